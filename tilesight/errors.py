@@ -1,0 +1,69 @@
+"""Typed errors. Every error names the offending field, value, op or source location.
+
+Users catch :class:`TileSightError`; the subclasses say which stage refused the input.
+"""
+
+from __future__ import annotations
+
+
+class TileSightError(Exception):
+    """Base of every error TileSight raises on purpose."""
+
+
+class PlanError(TileSightError, ValueError):
+    """A tile plan is inconsistent (cycle, bad trip count, tile larger than its tensor, ...)."""
+
+    def __init__(self, field: str, value: object, problem: str) -> None:
+        self.field = field
+        self.value = value
+        self.problem = problem
+        super().__init__(f"{field}={value!r}: {problem}")
+
+
+class ProfileError(TileSightError, ValueError):
+    """A hardware profile is missing, unknown, or has an invalid field."""
+
+
+class UnknownProfileError(ProfileError, KeyError):
+    """An unknown profile name; the message lists the known ones."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown hardware profile {name!r}; known profiles: {', '.join(known)}")
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return self.args[0]
+
+
+class LaunchError(TileSightError, ValueError):
+    """The plan cannot launch on the GPU (shared memory, registers or threads beyond its limits)."""
+
+    def __init__(self, field: str, value: object, limit: object, hw: str) -> None:
+        self.field = field
+        self.value = value
+        self.limit = limit
+        super().__init__(f"{field}={value!r} exceeds {hw}'s limit of {limit!r}: the kernel cannot launch")
+
+
+class FrontendError(TileSightError):
+    """A frontend met a construct it does not model; names the construct and its source location."""
+
+    def __init__(self, message: str, *, construct: str | None = None, location: str | None = None) -> None:
+        self.construct = construct
+        self.location = location
+        where = f" at {location}" if location else ""
+        super().__init__(f"{message}{where}")
+
+
+class UnsupportedOpError(FrontendError):
+    """An IR op the walker does not model."""
+
+    def __init__(self, op: str, kernel: str, location: str | None = None) -> None:
+        super().__init__(
+            f"kernel {kernel!r} uses {op!r}, which TileSight does not model", construct=op, location=location
+        )
+
+
+class VersionError(FrontendError):
+    """An installed frontend library outside the supported version range."""

@@ -1,0 +1,283 @@
+"""Hardware profiles: GPU data loaded from ``hw_profiles/*.toml`` into a validated, frozen object.
+
+Every numeric field carries its unit in its name and a source in the TOML file: a datasheet, a paper table,
+or a calibration run (date and command). Code never hard-codes a GPU number; formulas read them from here.
+
+File shape (one GPU per file)::
+
+    name = "h200"
+    display_name = "NVIDIA H200 SXM 141GB"
+    vendor = "nvidia"
+    arch = "sm_90"
+    triton_backend = "cuda"
+    triton_arch = 90
+
+    [fields]
+    sm_count = { value = 132, source = "NVIDIA H200 datasheet" }
+    ...
+    [tensor_core]                 # dense FLOP/s per operand dtype, per instruction family
+    float16 = { value = 9.28e14, source = "..." }
+    [tensor_core_legacy]          # warp-level mma where a newer family (wgmma/tcgen05) exists
+    float16 = { value = ..., source = "..." }
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import tomllib
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .dtypes import canonical_dtype
+from .errors import ProfileError, UnknownProfileError
+
+# Numeric fields every profile must give (value > 0 unless listed in _MAY_BE_ZERO).
+_REQUIRED = (
+    "sm_count",
+    "sm_clock_hz",
+    "warp_size",
+    "max_threads_per_block",
+    "max_threads_per_sm",
+    "max_warps_per_sm",
+    "max_blocks_per_sm",
+    "regs_per_sm",
+    "regs_per_thread_max",
+    "reg_alloc_unit_regs",
+    "smem_per_sm_bytes",
+    "smem_per_block_max_bytes",
+    "smem_reserved_per_block_bytes",
+    "smem_alloc_unit_bytes",
+    "l2_bytes",
+    "l2_effective_bytes",
+    "l2_associativity",
+    "l2_line_bytes",
+    "l2_sector_bytes",
+    "ddr_bytes",
+    "ddr_bw_spec_bytes_per_s",
+    "ddr_bw_bytes_per_s",
+    "l2_bw_bytes_per_s",
+    "l2_bw_per_sm_bytes_per_s",
+    "smem_bw_per_sm_bytes_per_s",
+    "cuda_flops_per_s",
+    "sfu_ops_per_s",
+    "ddr_latency_s",
+    "l2_latency_s",
+    "launch_overhead_s",
+)
+# Optional tiers: absent or 0 means the GPU has no such tier.
+_OPTIONAL = (
+    "l15_bytes",
+    "l15_effective_bytes",
+    "l15_bw_bytes_per_s",
+    "l15_sms_per_group",
+    "tmem_per_sm_bytes",
+    "tmem_bw_per_sm_bytes_per_s",
+    "tma_supported",
+)
+_MAY_BE_ZERO = frozenset({"smem_reserved_per_block_bytes", *_OPTIONAL})
+
+
+@dataclass(frozen=True)
+class HardwareProfile:
+    """One GPU. Rates are whole-chip unless the name says ``per_sm``; FLOP counts a fused multiply-add as 2."""
+
+    name: str
+    display_name: str
+    vendor: str
+    arch: str
+    triton_backend: str
+    triton_arch: int | str
+    # chip
+    sm_count: int
+    sm_clock_hz: float
+    warp_size: int
+    # occupancy limits
+    max_threads_per_block: int
+    max_threads_per_sm: int
+    max_warps_per_sm: int
+    max_blocks_per_sm: int
+    regs_per_sm: int
+    regs_per_thread_max: int
+    reg_alloc_unit_regs: int
+    smem_per_sm_bytes: int
+    smem_per_block_max_bytes: int
+    smem_reserved_per_block_bytes: int
+    smem_alloc_unit_bytes: int
+    # memory hierarchy
+    l2_bytes: int
+    l2_effective_bytes: int
+    l2_associativity: int
+    l2_line_bytes: int
+    l2_sector_bytes: int
+    ddr_bytes: int
+    ddr_bw_spec_bytes_per_s: float
+    ddr_bw_bytes_per_s: float
+    l2_bw_bytes_per_s: float
+    l2_bw_per_sm_bytes_per_s: float
+    smem_bw_per_sm_bytes_per_s: float
+    # compute
+    cuda_flops_per_s: float
+    sfu_ops_per_s: float
+    tc_flops_per_s: MappingProxyType[str, float]
+    tc_legacy_flops_per_s: MappingProxyType[str, float]
+    # latencies
+    ddr_latency_s: float
+    l2_latency_s: float
+    launch_overhead_s: float
+    # optional tiers
+    l15_bytes: int = 0
+    l15_effective_bytes: int = 0
+    l15_bw_bytes_per_s: float = 0.0
+    l15_sms_per_group: int = 0
+    tmem_per_sm_bytes: int = 0
+    tmem_bw_per_sm_bytes_per_s: float = 0.0
+    tma_supported: int = 0
+    sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
+    calibration: MappingProxyType[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.name in _REQUIRED or f.name in _OPTIONAL:
+                v = getattr(self, f.name)
+                if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                    raise ProfileError(f"profile {self.name!r}: field {f.name}={v!r} must be a finite number")
+                if v < 0 or (v == 0 and f.name not in _MAY_BE_ZERO):
+                    raise ProfileError(f"profile {self.name!r}: field {f.name}={v!r} must be > 0")
+        if not self.tc_flops_per_s:
+            raise ProfileError(f"profile {self.name!r}: [tensor_core] needs at least one dtype rate")
+        for table in (self.tc_flops_per_s, self.tc_legacy_flops_per_s):
+            for k, v in table.items():
+                if not (isinstance(v, int | float) and v > 0 and math.isfinite(v)):
+                    raise ProfileError(f"profile {self.name!r}: tensor-core rate {k}={v!r} must be > 0")
+        if self.l2_effective_bytes > self.l2_bytes:
+            raise ProfileError(
+                f"profile {self.name!r}: l2_effective_bytes={self.l2_effective_bytes} exceeds l2_bytes={self.l2_bytes}"
+            )
+        if self.ddr_bw_bytes_per_s > self.ddr_bw_spec_bytes_per_s * 1.05:
+            raise ProfileError(
+                f"profile {self.name!r}: measured ddr_bw_bytes_per_s={self.ddr_bw_bytes_per_s:.3g} exceeds the "
+                f"datasheet's {self.ddr_bw_spec_bytes_per_s:.3g}"
+            )
+        if self.smem_per_block_max_bytes > self.smem_per_sm_bytes:
+            raise ProfileError(f"profile {self.name!r}: smem_per_block_max_bytes exceeds smem_per_sm_bytes")
+        if self.max_warps_per_sm * self.warp_size != self.max_threads_per_sm:
+            raise ProfileError(
+                f"profile {self.name!r}: max_warps_per_sm x warp_size = {self.max_warps_per_sm * self.warp_size}"
+                f" != max_threads_per_sm = {self.max_threads_per_sm}"
+            )
+
+    # -- rates --------------------------------------------------------------------------------------------
+    @property
+    def has_l15(self) -> bool:
+        return self.l15_bytes > 0 and self.l15_bw_bytes_per_s > 0
+
+    @property
+    def has_tmem(self) -> bool:
+        return self.tmem_per_sm_bytes > 0
+
+    def tc_rate(self, dtype: str, variant: str | None = None) -> float:
+        """Dense tensor-core FLOP/s for ``dtype`` operands (whole chip).
+
+        ``variant="mma"`` asks for the warp-level (legacy) instruction family on GPUs that have a newer one;
+        it falls back to the main table where no legacy rate is listed. A dtype without tensor-core support
+        raises ProfileError naming the dtype and the supported ones.
+        """
+        key = canonical_dtype(dtype)
+        if variant == "mma" and key in self.tc_legacy_flops_per_s:
+            return self.tc_legacy_flops_per_s[key]
+        try:
+            return self.tc_flops_per_s[key]
+        except KeyError:
+            raise ProfileError(
+                f"{self.name} has no tensor-core rate for {key}; supported: {', '.join(self.tc_flops_per_s)}"
+            ) from None
+
+    def source(self, fieldname: str) -> str:
+        return self.sources.get(fieldname, "")
+
+
+def _profile_dir() -> Path:
+    return Path(str(resources.files("tilesight.hw_profiles")))
+
+
+@functools.cache
+def profiles() -> tuple[str, ...]:
+    """Names of the known GPU profiles (files in ``hw_profiles/``)."""
+    return tuple(sorted(p.stem for p in _profile_dir().glob("*.toml")))
+
+
+@functools.cache
+def load_profile(name: str) -> HardwareProfile:
+    """Load a profile by name (case-insensitive, e.g. ``"h200"``) or by path to a TOML file."""
+    if not isinstance(name, str) or not name:
+        raise UnknownProfileError(repr(name), list(profiles()))
+    path = Path(name)
+    if path.suffix == ".toml" and path.exists():
+        return parse_profile(path.read_text(), origin=str(path))
+    key = name.lower().replace("-", "_")
+    candidate = _profile_dir() / f"{key}.toml"
+    if not candidate.exists():
+        raise UnknownProfileError(name, list(profiles()))
+    return parse_profile(candidate.read_text(), origin=str(candidate))
+
+
+def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
+    """Parse a profile's TOML text; every problem raises ProfileError naming the file and field."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{origin}: not valid TOML: {exc}") from None
+    top = {}
+    for key in ("name", "display_name", "vendor", "arch", "triton_backend", "triton_arch"):
+        if key not in doc:
+            raise ProfileError(f"{origin}: missing top-level key {key!r}")
+        top[key] = doc[key]
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    known = set(_REQUIRED) | set(_OPTIONAL)
+    for key, entry in doc.get("fields", {}).items():
+        if key not in known:
+            raise ProfileError(f"{origin}: unknown field {key!r}")
+        values[key], sources[key] = _entry(origin, key, entry)
+    missing = [k for k in _REQUIRED if k not in values]
+    if missing:
+        raise ProfileError(f"{origin}: missing fields {missing}")
+    tables = {}
+    for table in ("tensor_core", "tensor_core_legacy"):
+        rates = {}
+        for dt, entry in doc.get(table, {}).items():
+            value, src = _entry(origin, f"{table}.{dt}", entry)
+            rates[canonical_dtype(dt)] = float(value)
+            sources[f"{table}.{dt}"] = src
+        tables[table] = MappingProxyType(rates)
+    ints = {f.name for f in fields(HardwareProfile) if f.type in ("int", int)}
+    for k in list(values):
+        if k in ints:
+            if float(values[k]) != int(values[k]):
+                raise ProfileError(f"{origin}: field {k}={values[k]!r} must be an integer")
+            values[k] = int(values[k])
+        else:
+            values[k] = float(values[k])
+    return HardwareProfile(
+        **top,
+        **values,
+        tc_flops_per_s=tables["tensor_core"],
+        tc_legacy_flops_per_s=tables["tensor_core_legacy"],
+        sources=MappingProxyType(sources),
+        calibration=MappingProxyType(doc.get("calibration", {})),
+    )
+
+
+def _entry(origin: str, key: str, entry: Any) -> tuple[Any, str]:
+    if not isinstance(entry, dict) or "value" not in entry or "source" not in entry:
+        raise ProfileError(f"{origin}: field {key} must be {{ value = ..., source = \"...\" }}, got {entry!r}")
+    if not str(entry["source"]).strip():
+        raise ProfileError(f"{origin}: field {key} has an empty source")
+    value = entry["value"]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ProfileError(f"{origin}: field {key}={value!r} must be a number")
+    return value, str(entry["source"])

@@ -1,0 +1,472 @@
+"""The tile execution plan (paper section 3.1, Table 2) as frozen, validated value objects.
+
+A :class:`TilePlan` is the only thing frontends produce and the only thing the core consumes. It holds
+
+* the tile grid and its launch order (row-major, grouped/swizzled, explicit, persistent programs),
+* the tensor accesses (footprint per tile, dtype, placement level, reuse dimensions),
+* the per-tile program: tile actions and loops (trip counts, software-pipeline stages, reduction axis),
+  with explicit dependencies between siblings, forming the tile-action DAG of each body,
+* the per-block resources that bound occupancy (threads, shared memory, registers).
+
+Users may write a plan by hand for a kernel no frontend reads; every field is checked on construction and a
+bad value raises :class:`~tilesight.errors.PlanError` naming the field and the value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import networkx as nx
+import numpy as np
+
+from .dtypes import canonical_dtype, dtype_bytes
+from .errors import PlanError
+
+
+class Pipeline(StrEnum):
+    """The nine independently schedulable pipelines of the resource vector (paper Eq. 1)."""
+
+    TC = "tc"
+    CUDA = "cuda"
+    SFU = "sfu"
+    TMEM = "tmem"
+    SMEM = "smem"
+    L1_5 = "l1.5"
+    L2 = "l2"
+    DDR = "ddr"
+    NET = "net"
+
+
+PIPELINES: tuple[Pipeline, ...] = tuple(Pipeline)
+MEMORY_PIPELINES: frozenset[Pipeline] = frozenset({Pipeline.L1_5, Pipeline.L2, Pipeline.DDR, Pipeline.NET})
+COMPUTE_PIPELINES: frozenset[Pipeline] = frozenset({Pipeline.TC, Pipeline.CUDA, Pipeline.SFU})
+
+
+class MemLevel(StrEnum):
+    """Placement levels: where a tensor tile is produced or resides."""
+
+    REG = "reg"
+    TMEM = "tmem"
+    SMEM = "smem"
+    L1_5 = "l1.5"
+    L2 = "l2"
+    DDR = "ddr"
+    REMOTE = "remote"
+
+
+SCRATCHPAD_LEVELS: frozenset[MemLevel] = frozenset({MemLevel.REG, MemLevel.TMEM, MemLevel.SMEM})
+
+
+class LaunchOrder(StrEnum):
+    """How launch index maps to tile coordinates.
+
+    * ``ROW_MAJOR``: the last grid dimension varies fastest (Triton's ``pid_m = pid // num_pid_n``).
+    * ``COLUMN_MAJOR``: the first grid dimension varies fastest (CUDA's x-fastest multi-dimensional grid).
+    * ``GROUPED``: Triton's GROUP_M swizzle over the first two dimensions: ``group_size`` rows of the first
+      dimension are walked column by column before moving to the next group.
+    * ``EXPLICIT``: ``TileGrid.sequence`` lists the tile coordinate of every launch index (frontends that
+      evaluate a kernel's program-id map produce this).
+    """
+
+    ROW_MAJOR = "row_major"
+    COLUMN_MAJOR = "column_major"
+    GROUPED = "grouped"
+    EXPLICIT = "explicit"
+
+
+class AccessMode(StrEnum):
+    READ = "read"
+    WRITE = "write"
+    READ_WRITE = "read_write"
+    ATOMIC = "atomic"
+
+
+class ActionKind(StrEnum):
+    """Tile actions (paper Table 2, "Operation type")."""
+
+    LOAD = "load"  # global/remote -> scratchpad
+    STORE = "store"  # scratchpad -> global
+    DOT = "dot"  # tensor-core matmul
+    ELEMENTWISE = "elementwise"  # CUDA-core arithmetic (incl. CUDA-core matmul, rescaling)
+    SFU = "sfu"  # exp / exp2 / rsqrt / log / sin ...
+    REDUCE = "reduce"  # reductions across a tile axis (CUDA cores + shuffles / shared memory)
+    REMOTE = "remote"  # cross-device transfer
+
+
+MEMORY_KINDS = frozenset({ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE})
+
+
+def _positive_int(fieldname: str, value: object, *, allow_zero: bool = False) -> None:
+    ok = isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if not ok or value < (0 if allow_zero else 1):
+        bound = ">= 0" if allow_zero else ">= 1"
+        raise PlanError(fieldname, value, f"must be an integer {bound}")
+
+
+def _int_tuple(fieldname: str, values: object, *, allow_zero: bool = False) -> tuple[int, ...]:
+    try:
+        items = tuple(values)  # type: ignore[arg-type]
+    except TypeError:
+        raise PlanError(fieldname, values, "must be a sequence of integers") from None
+    for i, v in enumerate(items):
+        _positive_int(f"{fieldname}[{i}]", v, allow_zero=allow_zero)
+    return tuple(int(v) for v in items)
+
+
+@dataclass(frozen=True)
+class TileGrid:
+    """The tile grid: tiles per dimension, their names, and the launch order.
+
+    ``programs`` is the number of blocks launched. When it is smaller than the tile count the kernel is
+    persistent: program ``p`` processes launch indices ``p, p + programs, p + 2 * programs, ...``.
+    """
+
+    shape: tuple[int, ...]
+    dims: tuple[str, ...] = ()
+    order: LaunchOrder = LaunchOrder.ROW_MAJOR
+    group_size: int = 1
+    programs: int | None = None
+    sequence: np.ndarray | None = field(default=None, compare=False, repr=False)
+    sequence_digest: str = field(default="", init=False)
+
+    def __post_init__(self) -> None:
+        shape = _int_tuple("grid.shape", self.shape)
+        if not shape:
+            raise PlanError("grid.shape", self.shape, "needs at least one dimension")
+        object.__setattr__(self, "shape", shape)
+        dims = tuple(self.dims) if self.dims else ("x", "y", "z", "w", "v", "u")[: len(shape)]
+        if len(dims) != len(shape):
+            raise PlanError("grid.dims", self.dims, f"needs one name per grid dimension ({len(shape)})")
+        if len(set(dims)) != len(dims):
+            raise PlanError("grid.dims", self.dims, "names must be distinct")
+        object.__setattr__(self, "dims", dims)
+        try:
+            object.__setattr__(self, "order", LaunchOrder(self.order))
+        except ValueError:
+            raise PlanError("grid.order", self.order, f"unknown; one of {[o.value for o in LaunchOrder]}") from None
+        _positive_int("grid.group_size", self.group_size)
+        if self.order is LaunchOrder.GROUPED and len(shape) < 2:
+            raise PlanError("grid.order", self.order.value, "grouped order needs a grid of two or more dimensions")
+        if self.programs is not None:
+            _positive_int("grid.programs", self.programs)
+        if self.order is LaunchOrder.EXPLICIT:
+            if self.sequence is None:
+                raise PlanError("grid.sequence", None, "explicit launch order needs the tile sequence")
+            seq = np.ascontiguousarray(np.asarray(self.sequence, dtype=np.int64))
+            if seq.ndim != 2 or seq.shape[1] != len(shape):
+                raise PlanError("grid.sequence", seq.shape, f"must be (launches, {len(shape)}) tile coordinates")
+            if seq.size and (seq.min() < 0 or np.any(seq.max(axis=0) >= np.asarray(shape))):
+                raise PlanError("grid.sequence", "coordinates", f"fall outside the grid {shape}")
+            seq.setflags(write=False)
+            object.__setattr__(self, "sequence", seq)
+            object.__setattr__(self, "sequence_digest", hashlib.blake2b(seq.tobytes(), digest_size=12).hexdigest())
+        elif self.sequence is not None:
+            raise PlanError("grid.sequence", "given", f"only valid with order='explicit', not {self.order.value!r}")
+
+    @property
+    def tiles(self) -> int:
+        """Tiles (launch indices) in the grid; for an explicit order, the length of its sequence."""
+        if self.order is LaunchOrder.EXPLICIT and self.sequence is not None:
+            return int(self.sequence.shape[0])
+        return math.prod(self.shape)
+
+    @property
+    def blocks(self) -> int:
+        """Blocks launched: ``programs`` for a persistent kernel, else one per tile."""
+        return min(self.programs, self.tiles) if self.programs is not None else self.tiles
+
+    @property
+    def persistent(self) -> bool:
+        return self.programs is not None and self.programs < self.tiles
+
+    def coordinates(self) -> np.ndarray:
+        """Tile coordinates in launch order, shape (tiles, ndim); the concrete sequence the cache model walks."""
+        shape = self.shape
+        n = math.prod(shape)
+        if self.order is LaunchOrder.EXPLICIT:
+            assert self.sequence is not None
+            return self.sequence
+        idx = np.arange(n, dtype=np.int64)
+        if self.order is LaunchOrder.ROW_MAJOR:
+            return np.stack(np.unravel_index(idx, shape, order="C"), axis=1)
+        if self.order is LaunchOrder.COLUMN_MAJOR:
+            return np.stack(np.unravel_index(idx, shape, order="F"), axis=1)
+        # GROUPED over the first two dims (Triton GROUP_M); remaining dims vary slowest, in row-major order.
+        m, nn = shape[0], shape[1]
+        per_plane = m * nn
+        plane, pid = np.divmod(idx, per_plane)
+        in_group = self.group_size * nn
+        group_id = pid // in_group
+        first_m = group_id * self.group_size
+        group_m = np.minimum(m - first_m, self.group_size)
+        local = pid % in_group
+        pm = first_m + local % group_m
+        pn = local // group_m
+        if len(shape) == 2:
+            return np.stack([pm, pn], axis=1)
+        rest = np.stack(np.unravel_index(plane, shape[2:], order="C"), axis=1)
+        return np.concatenate([np.stack([pm, pn], axis=1), rest], axis=1)
+
+
+@dataclass(frozen=True)
+class TensorAccess:
+    """One tensor as the tile grid touches it.
+
+    ``tile`` is the block of elements one access of one tile moves (the per-tile footprint), ``reuse_dims`` the
+    grid dimensions along which tiles touch the same block (for a GEMM's A: the N-tile dimension), ``level``
+    where the tensor resides. ``masked`` says the kernel masks the access, so a tile may overhang the tensor;
+    ``indirect`` marks data-dependent addressing (gathers through an index tensor). ``repeat`` is how many
+    times one tile accesses the tensor; it is derived from the loops around the actions that move it.
+    """
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    tile: tuple[int, ...]
+    mode: AccessMode = AccessMode.READ
+    reuse_dims: frozenset[str] = frozenset()
+    level: MemLevel = MemLevel.DDR
+    masked: bool = False
+    indirect: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise PlanError("tensor.name", self.name, "must be a non-empty string")
+        object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
+        shape = _int_tuple(f"tensor[{self.name}].shape", self.shape)
+        tile = _int_tuple(f"tensor[{self.name}].tile", self.tile)
+        if len(tile) != len(shape):
+            raise PlanError(f"tensor[{self.name}].tile", tile, f"must have one extent per tensor dim {shape}")
+        if not self.masked:
+            for i, (t, s) in enumerate(zip(tile, shape, strict=True)):
+                if t > s:
+                    raise PlanError(
+                        f"tensor[{self.name}].tile[{i}]", t, f"exceeds the tensor's extent {s} and the access is not masked"
+                    )
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "tile", tile)
+        object.__setattr__(self, "reuse_dims", frozenset(self.reuse_dims))
+        object.__setattr__(self, "mode", AccessMode(self.mode))
+        object.__setattr__(self, "level", MemLevel(self.level))
+
+    @property
+    def tile_bytes(self) -> float:
+        """Bytes one access of one tile moves."""
+        return math.prod(self.tile) * dtype_bytes(self.dtype)
+
+    @property
+    def tensor_bytes(self) -> float:
+        return math.prod(self.shape) * dtype_bytes(self.dtype)
+
+
+@dataclass(frozen=True)
+class TileAction:
+    """One node of a tile-action DAG.
+
+    * LOAD / STORE / REMOTE move ``tensor`` (a :class:`TensorAccess` name) between its level and ``dst`` /
+      ``src`` (the scratchpad level: registers, shared memory or TMEM).
+    * DOT is a tensor-core matmul of ``shape = (m, n, k)`` on ``dtype`` operands read from ``src``;
+      ``variant`` names the instruction family where the rate differs (``"wgmma"``, ``"mma"``).
+    * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence.
+
+    ``smem_bytes`` optionally states the shared-memory traffic of one occurrence exactly (frontends that know
+    the layout); otherwise it is derived from the operands. ``deps`` name sibling nodes (actions or loops in
+    the same body) that must finish first.
+    """
+
+    name: str
+    kind: ActionKind
+    tensor: str | None = None
+    dtype: str | None = None
+    shape: tuple[int, ...] = ()
+    flops: float = 0.0
+    src: MemLevel = MemLevel.REG
+    dst: MemLevel = MemLevel.REG
+    deps: tuple[str, ...] = ()
+    variant: str | None = None
+    smem_bytes: float | None = None
+    location: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise PlanError("action.name", self.name, "must be a non-empty string")
+        try:
+            object.__setattr__(self, "kind", ActionKind(self.kind))
+        except ValueError:
+            raise PlanError(
+                f"action[{self.name}].kind", self.kind, f"unknown; one of {[k.value for k in ActionKind]}"
+            ) from None
+        object.__setattr__(self, "src", MemLevel(self.src))
+        object.__setattr__(self, "dst", MemLevel(self.dst))
+        object.__setattr__(self, "deps", tuple(self.deps))
+        object.__setattr__(self, "shape", _int_tuple(f"action[{self.name}].shape", self.shape))
+        if self.dtype is not None:
+            object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
+        if self.kind in MEMORY_KINDS and not self.tensor:
+            raise PlanError(f"action[{self.name}].tensor", self.tensor, f"a {self.kind.value} action names its tensor")
+        if self.kind is ActionKind.DOT:
+            if len(self.shape) != 3:
+                raise PlanError(f"action[{self.name}].shape", self.shape, "a dot needs (m, n, k)")
+            if self.dtype is None:
+                raise PlanError(f"action[{self.name}].dtype", None, "a dot needs its operand dtype")
+            if not self.flops:
+                m, n, k = self.shape
+                object.__setattr__(self, "flops", 2.0 * m * n * k)
+        if not (isinstance(self.flops, int | float) and math.isfinite(self.flops) and self.flops >= 0):
+            raise PlanError(f"action[{self.name}].flops", self.flops, "must be a finite number >= 0")
+        if self.smem_bytes is not None and not (self.smem_bytes >= 0):
+            raise PlanError(f"action[{self.name}].smem_bytes", self.smem_bytes, "must be >= 0")
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop in the per-tile program: ``trips`` iterations of ``body``, software-pipelined over ``stages``.
+
+    ``reduction`` marks the reduction axis (a GEMM's K loop): the cache model samples reuse along it.
+    """
+
+    name: str
+    trips: int
+    body: tuple[Node, ...]
+    stages: int = 1
+    reduction: bool = False
+    deps: tuple[str, ...] = ()
+    location: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise PlanError("loop.name", self.name, "must be a non-empty string")
+        if isinstance(self.trips, bool) or not isinstance(self.trips, int | np.integer) or self.trips < 0:
+            raise PlanError(f"loop[{self.name}].trips", self.trips, "trip count must be an integer >= 0")
+        object.__setattr__(self, "trips", int(self.trips))
+        _positive_int(f"loop[{self.name}].stages", self.stages)
+        object.__setattr__(self, "body", tuple(self.body))
+        object.__setattr__(self, "deps", tuple(self.deps))
+
+
+Node = TileAction | Loop
+
+
+@dataclass(frozen=True)
+class BlockResources:
+    """Per-block resources that bound how many blocks reside on one SM."""
+
+    threads: int
+    smem_bytes: int = 0
+    regs_per_thread: int | None = None
+    spill_bytes_per_thread: int = 0
+
+    def __post_init__(self) -> None:
+        _positive_int("resources.threads", self.threads)
+        _positive_int("resources.smem_bytes", self.smem_bytes, allow_zero=True)
+        if self.regs_per_thread is not None:
+            _positive_int("resources.regs_per_thread", self.regs_per_thread)
+        _positive_int("resources.spill_bytes_per_thread", self.spill_bytes_per_thread, allow_zero=True)
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    """A whole kernel as the model sees it. ``body`` is the program one tile runs."""
+
+    name: str
+    grid: TileGrid
+    tensors: tuple[TensorAccess, ...]
+    body: tuple[Node, ...]
+    resources: BlockResources
+    source: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tensors", tuple(self.tensors))
+        object.__setattr__(self, "body", tuple(self.body))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        names = [t.name for t in self.tensors]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise PlanError("tensors", sorted(dup), "tensor names must be unique")
+        if not self.body:
+            raise PlanError("body", (), "a tile program needs at least one action")
+        tensors = set(names)
+        seen: set[str] = set()
+        for node in _walk(self.body):
+            if node.name in seen:
+                raise PlanError("body", node.name, "action and loop names must be unique in a plan")
+            seen.add(node.name)
+            if isinstance(node, TileAction) and node.tensor is not None and node.tensor not in tensors:
+                raise PlanError(f"action[{node.name}].tensor", node.tensor, f"is not a tensor of the plan {sorted(tensors)}")
+        _check_dags(self.body, "body")
+
+    # -- derived views -------------------------------------------------------------------------------------
+    def actions(self) -> Iterator[tuple[TileAction, tuple[Loop, ...]]]:
+        """Every action with the loops enclosing it, outermost first."""
+        yield from _actions(self.body, ())
+
+    def tensor(self, name: str) -> TensorAccess:
+        for t in self.tensors:
+            if t.name == name:
+                return t
+        raise PlanError("tensor", name, f"not in the plan; tensors: {[t.name for t in self.tensors]}")
+
+    def access_count(self, tensor: str) -> int:
+        """How many times one tile accesses ``tensor`` (the product of trips around each action moving it)."""
+        total = 0
+        for act, loops in self.actions():
+            if act.tensor == tensor:
+                total += math.prod(lp.trips for lp in loops)
+        return total
+
+    def access_loops(self, tensor: str) -> tuple[Loop, ...]:
+        """The loops around the (first) action that moves ``tensor``."""
+        for act, loops in self.actions():
+            if act.tensor == tensor:
+                return loops
+        return ()
+
+
+def _walk(body: tuple[Node, ...]) -> Iterator[Node]:
+    for node in body:
+        yield node
+        if isinstance(node, Loop):
+            yield from _walk(node.body)
+
+
+def _actions(body: tuple[Node, ...], loops: tuple[Loop, ...]) -> Iterator[tuple[TileAction, tuple[Loop, ...]]]:
+    for node in body:
+        if isinstance(node, Loop):
+            yield from _actions(node.body, (*loops, node))
+        else:
+            yield node, loops
+
+
+def body_graph(body: tuple[Node, ...]) -> nx.DiGraph:
+    """The dependency DAG of one body: an edge u -> v when v depends on u."""
+    g = nx.DiGraph()
+    for node in body:
+        g.add_node(node.name)
+    for node in body:
+        for dep in node.deps:
+            g.add_edge(dep, node.name)
+    return g
+
+
+def _check_dags(body: tuple[Node, ...], where: str) -> None:
+    names = {n.name for n in body}
+    for node in body:
+        for dep in node.deps:
+            if dep not in names:
+                raise PlanError(f"{where}[{node.name}].deps", dep, f"is not a sibling node; siblings: {sorted(names)}")
+            if dep == node.name:
+                raise PlanError(f"{where}[{node.name}].deps", dep, "a node cannot depend on itself")
+    g = body_graph(body)
+    if not nx.is_directed_acyclic_graph(g):
+        cycle = nx.find_cycle(g)
+        raise PlanError(f"{where}.deps", [e[0] for e in cycle], "dependency cycle")
+    for node in body:
+        if isinstance(node, Loop):
+            if not node.body:
+                raise PlanError(f"loop[{node.name}].body", (), "a loop needs at least one action")
+            _check_dags(node.body, f"loop[{node.name}]")
