@@ -1,0 +1,100 @@
+"""What a cache model hands the engine: per-tensor L1.5/L2/DDR traffic over the whole kernel.
+
+The engine turns these into the L1.5, L2 and DDR entries of each memory action's resource vector (paper
+section 3.5.3: cache behaviour moves the envelope, not only a final number). Any cache model implements
+:class:`CacheModel`; :func:`compulsory_traffic` is the simplest one (every tensor block comes from DRAM once,
+every later access hits L2) and stays available as a named baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..hardware import HardwareProfile
+from ..plan import AccessMode, TilePlan
+
+
+@dataclass(frozen=True)
+class TensorTraffic:
+    """One tensor's traffic over the kernel.
+
+    ``requested_bytes`` is what the tiles ask for (accesses x tile bytes). ``l15_hit`` and ``l2_hit`` are the
+    fractions of requested bytes served by the L1.5 tier and by L2 (so ``l15_hit + l2_hit <= 1``); the rest
+    goes to DRAM, and ``ddr_bytes`` is that DRAM traffic (reads, or writes for stored tensors).
+    """
+
+    tensor: str
+    accesses: int
+    requested_bytes: float
+    l15_hit: float
+    l2_hit: float
+    ddr_bytes: float
+    write: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("l15_hit", "l2_hit"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0 + 1e-12:
+                raise ValueError(f"TensorTraffic[{self.tensor}].{name}={v} outside [0, 1]")
+        if self.l15_hit + self.l2_hit > 1.0 + 1e-9:
+            raise ValueError(f"TensorTraffic[{self.tensor}]: l15_hit + l2_hit > 1")
+
+
+@dataclass(frozen=True)
+class CacheTraffic:
+    """All tensors' traffic plus the NCU-comparable sector hit rates (reads and writes together)."""
+
+    tensors: Mapping[str, TensorTraffic]
+    l2_hit_rate: float
+    l15_hit_rate: float | None
+    dram_read_bytes: float
+    dram_write_bytes: float
+    model: str
+
+    @property
+    def dram_bytes(self) -> float:
+        return self.dram_read_bytes + self.dram_write_bytes
+
+
+class CacheModel(Protocol):
+    """A cache model: from a plan and a GPU to per-tensor traffic. Pure and deterministic."""
+
+    name: str
+
+    def traffic(self, plan: TilePlan, hw: HardwareProfile) -> CacheTraffic: ...
+
+
+def compulsory_traffic(plan: TilePlan, hw: HardwareProfile) -> CacheTraffic:
+    """Compulsory-miss traffic: each tensor's touched bytes cross DRAM once; every other access hits L2.
+
+    Writes count as L2 hits in the hit rate (write-back L2 absorbs them) and their bytes go to DRAM once.
+    """
+    tensors: dict[str, TensorTraffic] = {}
+    hits = total = 0.0
+    rd = wr = 0.0
+    for t in plan.tensors:
+        accesses = plan.access_count(t.name) * plan.grid.tiles
+        requested = accesses * t.tile_bytes
+        if requested == 0:
+            continue
+        write = t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
+        touched = min(t.tensor_bytes, requested)
+        l2_hit = 1.0 - touched / requested if not write else 1.0
+        tensors[t.name] = TensorTraffic(t.name, accesses, requested, 0.0, l2_hit, touched, write)
+        hits += l2_hit * requested
+        total += requested
+        if write:
+            wr += touched
+        else:
+            rd += touched
+    rate = hits / total if total else 0.0
+    return CacheTraffic(tensors, rate, None, rd, wr, model="compulsory")
+
+
+class CompulsoryCacheModel:
+    name = "compulsory"
+
+    def traffic(self, plan: TilePlan, hw: HardwareProfile) -> CacheTraffic:
+        return compulsory_traffic(plan, hw)
