@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .api import estimate
 from .errors import (
     FrontendError,
     LaunchError,
@@ -46,6 +47,7 @@ __all__ = [
     "TileSightError",
     "UnknownProfileError",
     "UnsupportedOpError",
+    "estimate",
     "load_profile",
     "profiles",
 ]
