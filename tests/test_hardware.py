@@ -1,14 +1,257 @@
+"""Hardware profiles: every shipped profile loads, its numbers are plausible, and bad files fail loudly.
+
+The ratio tests exist to catch copy-paste errors between profiles (PyTorch inductor once shipped one GPU's
+bandwidth under another's name); the bands are wide on purpose and documented where they are chosen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tilesight as ts
+from tilesight.hardware import MEASURED_OVER_SPEC_TOLERANCE, _profile_dir, parse_profile
+
+EXPECTED = ("a100", "b200", "h100", "h200", "mi210", "rtx_pro_6000")
+ALL = [ts.load_profile(n) for n in EXPECTED]
+H200_TEXT = (_profile_dir() / "h200.toml").read_text()
+
+
+def test_profiles_lists_every_shipped_gpu():
+    assert set(EXPECTED) <= set(ts.profiles())
 
 
 def test_h200_loads():
     p = ts.load_profile("h200")
     assert p.sm_count == 132
-    assert "h200" in ts.profiles()
+    assert p.display_name == "NVIDIA H200 SXM 141GB"
 
 
 def test_unknown_profile_lists_known():
-    with pytest.raises(ts.UnknownProfileError, match="known profiles: .*h200"):
+    with pytest.raises(ts.UnknownProfileError, match="known profiles: .*a100.*h200.*mi210"):
         ts.load_profile("h999")
+
+
+def test_lookup_is_case_and_dash_insensitive():
+    assert ts.load_profile("RTX-PRO-6000").name == "rtx_pro_6000"
+
+
+@pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
+def test_every_field_has_a_source(p):
+    numeric = [f.name for f in dataclasses.fields(p) if isinstance(getattr(p, f.name), int | float)]
+    given_fields = [k for k in p.sources if "." not in k]
+    assert given_fields, p.name
+    for key in given_fields:
+        assert p.source(key).strip(), f"{p.name}.{key} has no source"
+    for table in ("tensor_core", "tensor_core_legacy", "tensor_core_spec"):
+        for dt in p.sources:
+            if dt.startswith(table + "."):
+                assert p.source(dt).strip()
+    # every required numeric field was given in the file (hence has a source)
+    from tilesight.hardware import _REQUIRED
+
+    assert set(_REQUIRED) <= set(given_fields) <= set(numeric)
+
+
+@pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
+def test_measured_rates_within_spec(p):
+    tol = MEASURED_OVER_SPEC_TOLERANCE
+    assert p.ddr_bw_bytes_per_s <= p.ddr_bw_spec_bytes_per_s * tol
+    assert p.cuda_flops_per_s <= p.cuda_flops_spec_per_s * tol
+    assert p.sfu_ops_per_s <= p.sfu_ops_spec_per_s * tol
+    assert p.tc_spec_flops_per_s, f"{p.name} gives no [tensor_core_spec]"
+    for dt, rate in p.tc_flops_per_s.items():
+        assert rate <= p.tc_spec_flops_per_s[dt] * tol, dt
+    for dt, rate in p.tc_legacy_flops_per_s.items():
+        # the legacy warp-level family never beats the main one on the same GPU
+        assert rate <= p.tc_flops_per_s[dt], dt
+
+
+@pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
+def test_ddr_bandwidth_per_sm_plausible(p):
+    # Per-SM share of DRAM bandwidth: RTX PRO 6000 1.4e12/188 = 7.4 GB/s is the lowest shipped, B200
+    # 7.0e12/148 = 47 GB/s the highest. A profile carrying another GPU's bandwidth or SM count, or a bandwidth
+    # in GB/s instead of B/s, falls outside [4, 80] GB/s per SM.
+    per_sm = p.ddr_bw_bytes_per_s / p.sm_count
+    assert 4e9 <= per_sm <= 80e9, per_sm
+
+
+# Dense fp16 tensor-core FLOP/s over FP32 vector FLOP/s, from the datasheets: A100 312/19.5 = 16;
+# Hopper 989/66.9 = 14.8; B200 2382/74.5 = 32; RTX PRO 6000 468/117 = 4; MI210 181/45.3 = 4.
+TC_OVER_CUDA_SPEC = {
+    "a100": 16.0,
+    "h100": 14.8,
+    "h200": 14.8,
+    "b200": 32.0,
+    "rtx_pro_6000": 4.0,
+    "mi210": 4.0,
+}
+
+
+@pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
+def test_tensor_core_over_cuda_core_ratio_per_generation(p):
+    spec_ratio = p.tc_spec_flops_per_s["float16"] / p.cuda_flops_spec_per_s
+    assert spec_ratio == pytest.approx(TC_OVER_CUDA_SPEC[p.name], rel=0.05)
+    # measured rates fall short of spec by different amounts on each pipe (H200: 928/49.5 = 18.7), but never
+    # by enough to move the ratio to another generation's (a factor of 2 or more)
+    measured_ratio = p.tc_rate("float16") / p.cuda_flops_per_s
+    assert 0.6 * spec_ratio <= measured_ratio <= 1.5 * spec_ratio
+
+
+@pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
+def test_capacities_consistent(p):
+    assert p.smem_per_block_max_bytes <= p.smem_per_sm_bytes
+    assert p.l2_effective_bytes <= p.l2_bytes
+    assert p.l2_line_bytes % p.l2_sector_bytes == 0
+    assert p.max_warps_per_sm * p.warp_size == p.max_threads_per_sm
+    assert p.max_threads_per_block <= p.max_threads_per_sm
+    # per-SM L2 port times SM count must be able to reach the measured L2 bandwidth (otherwise one of the two
+    # is off by a unit): H200 126.7e9 x 132 = 16.7e12 >= 9.2e12
+    assert p.l2_bw_per_sm_bytes_per_s * p.sm_count >= p.l2_bw_bytes_per_s
+    # L2 is faster than DRAM and slower than the sum of shared memories
+    assert p.ddr_bw_bytes_per_s < p.l2_bw_bytes_per_s < p.smem_bw_per_sm_bytes_per_s * p.sm_count
+    assert p.l2_latency_s < p.ddr_latency_s
+
+
+@pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
+def test_low_precision_doubles_fp16_where_supported(p):
+    fp16 = p.tc_rate("float16")
+    for dt in ("float8_e4m3fn", "float8_e5m2"):
+        if dt in p.tc_flops_per_s:
+            assert p.tc_flops_per_s[dt] == pytest.approx(2 * fp16, rel=0.02)
+    if "tfloat32" in p.tc_flops_per_s:
+        assert p.tc_flops_per_s["tfloat32"] == pytest.approx(fp16 / 2, rel=0.02)
+    assert p.tc_rate("bfloat16") == pytest.approx(fp16, rel=0.02)
+
+
+def test_fp8_only_where_the_hardware_has_it():
+    for name in ("a100", "mi210"):
+        assert "float8_e4m3fn" not in ts.load_profile(name).tc_flops_per_s
+    for name in ("h100", "h200", "b200", "rtx_pro_6000"):
+        assert "float8_e4m3fn" in ts.load_profile(name).tc_flops_per_s
+
+
+def test_h200_has_more_ddr_than_h100_with_the_same_sm_array():
+    """Pins the classic copy-paste error: the H200 carrying the H100's bandwidth (or the reverse)."""
+    h100, h200 = ts.load_profile("h100"), ts.load_profile("h200")
+    assert h100.sm_count == h200.sm_count
+    assert h200.ddr_bw_spec_bytes_per_s > h100.ddr_bw_spec_bytes_per_s
+    assert h200.ddr_bw_bytes_per_s > h100.ddr_bw_bytes_per_s
+    assert h200.ddr_bytes > h100.ddr_bytes
+    assert h200.l2_bytes > h100.l2_bytes
+
+
+def test_tiers_only_where_they_exist():
+    # B200: two dies -> L1.5 between SM and the whole-chip L2; TMEM 128 lanes x 512 cols x 4 B = 256 KiB
+    b200 = ts.load_profile("b200")
+    assert b200.has_l15 and b200.has_tmem
+    assert b200.tmem_per_sm_bytes == 256 * 1024
+    assert b200.l15_sms_per_group * 2 == b200.sm_count
+    assert b200.l15_bw_bytes_per_s > b200.l2_bw_bytes_per_s
+    for name in ("a100", "h100", "h200", "rtx_pro_6000", "mi210"):
+        p = ts.load_profile(name)
+        assert not p.has_tmem, name
+    # legacy tensor-core tables only where a newer MMA family exists (wgmma on Hopper, tcgen05 on B200)
+    legacy = {n for n in EXPECTED if ts.load_profile(n).tc_legacy_flops_per_s}
+    assert legacy == {"h100", "h200", "b200"}
+
+
+def test_paper_figure2_cliffs():
+    # Figure 2: B200 smeared cliff at 83.12 MB, RTX PRO 6000 sharp cliff at 130.62 MB (1 MB = 1e6 B)
+    assert ts.load_profile("b200").l2_effective_bytes == 83_120_000
+    assert ts.load_profile("rtx_pro_6000").l2_effective_bytes == 130_620_000
+
+
+def test_mi210_is_a_wave64_hip_target():
+    p = ts.load_profile("mi210")
+    assert (p.vendor, p.arch, p.triton_backend, p.warp_size) == ("amd", "gfx90a", "hip", 64)
+    assert (p.sm_count, p.smem_per_sm_bytes, p.l2_bytes) == (104, 64 * 1024, 8 * 2**20)
+    assert p.sm_clock_hz == 1.7e9
+
+
+# -- malformed input -----------------------------------------------------------------------------------
+
+
+def _replace_value(text: str, field: str, new: str) -> str:
+    out, n = re.subn(rf"^{field} = \{{ value = [^,]+,", f"{field} = {{ value = {new},", text, flags=re.M)
+    assert n == 1, field
+    return out
+
+
+def test_malformed_toml_names_the_file():
+    with pytest.raises(ts.ProfileError, match=r"bad\.toml: not valid TOML"):
+        parse_profile(H200_TEXT + "\nsm_count = = 3\n", origin="bad.toml")
+
+
+def test_missing_field_is_named():
+    text = re.sub(r"^l2_bytes = .*\n", "", H200_TEXT, flags=re.M)
+    with pytest.raises(ts.ProfileError, match=r"missing fields \['l2_bytes'\]"):
+        parse_profile(text, origin="x.toml")
+
+
+def test_missing_top_level_key_is_named():
+    with pytest.raises(ts.ProfileError, match="'vendor'"):
+        parse_profile(re.sub(r"^vendor = .*\n", "", H200_TEXT, flags=re.M))
+
+
+@pytest.mark.parametrize("field", ["sm_count", "ddr_latency_s", "l2_bytes", "tma_supported"])
+def test_negative_value_is_named(field):
+    with pytest.raises(ts.ProfileError, match=rf"field {field}=-1"):
+        parse_profile(_replace_value(H200_TEXT, field, "-1"))
+
+
+def test_zero_required_value_is_named():
+    with pytest.raises(ts.ProfileError, match="field sm_count=0 must be > 0"):
+        parse_profile(_replace_value(H200_TEXT, "sm_count", "0"))
+
+
+def test_non_integer_count_is_named():
+    with pytest.raises(ts.ProfileError, match="sm_count=132.5 must be an integer"):
+        parse_profile(_replace_value(H200_TEXT, "sm_count", "132.5"))
+
+
+def test_string_value_is_named():
+    with pytest.raises(ts.ProfileError, match="sm_count='many' must be a number"):
+        parse_profile(_replace_value(H200_TEXT, "sm_count", '"many"'))
+
+
+def test_empty_source_is_named():
+    text = re.sub(r'^(l2_bytes = \{ value = \d+, source = )"[^"]*"', r'\1" "', H200_TEXT, flags=re.M)
+    with pytest.raises(ts.ProfileError, match="l2_bytes has an empty source"):
+        parse_profile(text)
+
+
+def test_unknown_field_is_named():
+    with pytest.raises(ts.ProfileError, match="unknown field 'l3_bytes'"):
+        parse_profile(H200_TEXT.replace("[fields]\n", '[fields]\nl3_bytes = { value = 1, source = "x" }\n'))
+
+
+def test_measured_above_spec_is_refused():
+    with pytest.raises(ts.ProfileError, match="ddr_bw_bytes_per_s=.* exceeds ddr_bw_spec_bytes_per_s"):
+        parse_profile(_replace_value(H200_TEXT, "ddr_bw_bytes_per_s", "5.2e12"))
+    text = re.sub(r"^(\[tensor_core\]\nfloat16 = \{ value = )[^,]+", r"\g<1>1.1e15", H200_TEXT, flags=re.M)
+    with pytest.raises(ts.ProfileError, match="tensor_core.float16=.* exceeds tensor_core_spec.float16"):
+        parse_profile(text)
+
+
+def test_effective_l2_above_l2_is_refused():
+    with pytest.raises(ts.ProfileError, match="l2_effective_bytes=.* exceeds l2_bytes"):
+        parse_profile(_replace_value(H200_TEXT, "l2_effective_bytes", "70000000"))
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(ts.ProfileError, match="triton_backend='metal'"):
+        parse_profile(H200_TEXT.replace('triton_backend = "cuda"', 'triton_backend = "metal"'))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(min_value=0.01, max_value=1.0))
+def test_any_measured_fraction_of_spec_loads(frac):
+    # invariant: a measured DDR rate at or below the datasheet always loads and keeps its value
+    spec = 4.8e12
+    p = parse_profile(_replace_value(H200_TEXT, "ddr_bw_bytes_per_s", repr(spec * frac)))
+    assert p.ddr_bw_bytes_per_s == pytest.approx(spec * frac)

@@ -19,6 +19,10 @@ File shape (one GPU per file)::
     float16 = { value = 9.28e14, source = "..." }
     [tensor_core_legacy]          # warp-level mma where a newer family (wgmma/tcgen05) exists
     float16 = { value = ..., source = "..." }
+    [tensor_core_spec]            # optional datasheet peaks; measured rates may not exceed them
+    float16 = { value = 9.89e14, source = "..." }
+    [calibration]                 # optional: date, command, gpu, versions of the run that wrote the
+    date = "2026-11-29"           # fields whose source starts with "calibrated"
 """
 
 from __future__ import annotations
@@ -77,13 +81,29 @@ _OPTIONAL = (
     "tmem_per_sm_bytes",
     "tmem_bw_per_sm_bytes_per_s",
     "tma_supported",
+    # datasheet peaks for rates whose measured value is a required field (0 = not given)
+    "cuda_flops_spec_per_s",
+    "sfu_ops_spec_per_s",
+    # streaming read-only DRAM bandwidth; ddr_bw_bytes_per_s is the copy (read + write) figure
+    "ddr_read_bw_bytes_per_s",
 )
+# A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
+# datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
+MEASURED_OVER_SPEC_TOLERANCE = 1.05
+# (measured field, datasheet field) pairs checked against MEASURED_OVER_SPEC_TOLERANCE.
+_MEASURED_VS_SPEC = (
+    ("ddr_bw_bytes_per_s", "ddr_bw_spec_bytes_per_s"),
+    ("ddr_read_bw_bytes_per_s", "ddr_bw_spec_bytes_per_s"),
+    ("cuda_flops_per_s", "cuda_flops_spec_per_s"),
+    ("sfu_ops_per_s", "sfu_ops_spec_per_s"),
+)
+_TRITON_BACKENDS = frozenset({"cuda", "hip"})
 _MAY_BE_ZERO = frozenset({"smem_reserved_per_block_bytes", *_OPTIONAL})
 
 
 @dataclass(frozen=True)
 class HardwareProfile:
-    """One GPU. Rates are whole-chip unless the name says ``per_sm``; FLOP counts a fused multiply-add as 2."""
+    """One GPU. Rates are whole-chip unless the name says ``per_sm``; a fused multiply-add counts 2 FLOP."""
 
     name: str
     display_name: str
@@ -136,8 +156,14 @@ class HardwareProfile:
     tmem_per_sm_bytes: int = 0
     tmem_bw_per_sm_bytes_per_s: float = 0.0
     tma_supported: int = 0
+    cuda_flops_spec_per_s: float = 0.0
+    sfu_ops_spec_per_s: float = 0.0
+    ddr_read_bw_bytes_per_s: float = 0.0
+    tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
-    calibration: MappingProxyType[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False)
+    calibration: MappingProxyType[str, Any] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -149,24 +175,55 @@ class HardwareProfile:
                     raise ProfileError(f"profile {self.name!r}: field {f.name}={v!r} must be > 0")
         if not self.tc_flops_per_s:
             raise ProfileError(f"profile {self.name!r}: [tensor_core] needs at least one dtype rate")
-        for table in (self.tc_flops_per_s, self.tc_legacy_flops_per_s):
+        if self.triton_backend not in _TRITON_BACKENDS:
+            raise ProfileError(
+                f"profile {self.name!r}: triton_backend={self.triton_backend!r} must be one of "
+                f"{sorted(_TRITON_BACKENDS)}"
+            )
+        for table in (self.tc_flops_per_s, self.tc_legacy_flops_per_s, self.tc_spec_flops_per_s):
             for k, v in table.items():
                 if not (isinstance(v, int | float) and v > 0 and math.isfinite(v)):
                     raise ProfileError(f"profile {self.name!r}: tensor-core rate {k}={v!r} must be > 0")
-        if self.l2_effective_bytes > self.l2_bytes:
-            raise ProfileError(
-                f"profile {self.name!r}: l2_effective_bytes={self.l2_effective_bytes} exceeds l2_bytes={self.l2_bytes}"
+        pairs = [
+            ("l2_effective_bytes", self.l2_effective_bytes, "l2_bytes", self.l2_bytes, 1),
+            ("l15_effective_bytes", self.l15_effective_bytes, "l15_bytes", self.l15_bytes, 1),
+            (
+                "smem_per_block_max_bytes",
+                self.smem_per_block_max_bytes,
+                "smem_per_sm_bytes",
+                self.smem_per_sm_bytes,
+                1,
+            ),
+        ]
+        for measured, spec in _MEASURED_VS_SPEC:
+            pairs.append(
+                (measured, getattr(self, measured), spec, getattr(self, spec), MEASURED_OVER_SPEC_TOLERANCE)
             )
-        if self.ddr_bw_bytes_per_s > self.ddr_bw_spec_bytes_per_s * 1.05:
+        for table_name, table in (
+            ("tensor_core", self.tc_flops_per_s),
+            ("tensor_core_legacy", self.tc_legacy_flops_per_s),
+        ):
+            for k, v in table.items():
+                spec_key = f"tensor_core_spec.{k}"
+                pairs.append(
+                    (
+                        f"{table_name}.{k}",
+                        v,
+                        spec_key,
+                        self.tc_spec_flops_per_s.get(k, 0.0),
+                        MEASURED_OVER_SPEC_TOLERANCE,
+                    )
+                )
+        for small, small_v, big, big_v, slack in pairs:
+            # a bound of 0 means "not given" (optional spec fields), except for the capacity pairs above
+            if small_v > big_v * slack and (big_v > 0 or slack == 1):
+                raise ProfileError(
+                    f"profile {self.name!r}: {small}={small_v:.6g} exceeds {big}={big_v:.6g} (x{slack})"
+                )
+        warps_x_size = self.max_warps_per_sm * self.warp_size
+        if warps_x_size != self.max_threads_per_sm:
             raise ProfileError(
-                f"profile {self.name!r}: measured ddr_bw_bytes_per_s={self.ddr_bw_bytes_per_s:.3g} exceeds the "
-                f"datasheet's {self.ddr_bw_spec_bytes_per_s:.3g}"
-            )
-        if self.smem_per_block_max_bytes > self.smem_per_sm_bytes:
-            raise ProfileError(f"profile {self.name!r}: smem_per_block_max_bytes exceeds smem_per_sm_bytes")
-        if self.max_warps_per_sm * self.warp_size != self.max_threads_per_sm:
-            raise ProfileError(
-                f"profile {self.name!r}: max_warps_per_sm x warp_size = {self.max_warps_per_sm * self.warp_size}"
+                f"profile {self.name!r}: max_warps_per_sm x warp_size = {warps_x_size}"
                 f" != max_threads_per_sm = {self.max_threads_per_sm}"
             )
 
@@ -247,7 +304,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     if missing:
         raise ProfileError(f"{origin}: missing fields {missing}")
     tables = {}
-    for table in ("tensor_core", "tensor_core_legacy"):
+    for table in ("tensor_core", "tensor_core_legacy", "tensor_core_spec"):
         rates = {}
         for dt, entry in doc.get(table, {}).items():
             value, src = _entry(origin, f"{table}.{dt}", entry)
@@ -267,6 +324,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         **values,
         tc_flops_per_s=tables["tensor_core"],
         tc_legacy_flops_per_s=tables["tensor_core_legacy"],
+        tc_spec_flops_per_s=tables["tensor_core_spec"],
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),
     )
@@ -274,7 +332,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
 
 def _entry(origin: str, key: str, entry: Any) -> tuple[Any, str]:
     if not isinstance(entry, dict) or "value" not in entry or "source" not in entry:
-        raise ProfileError(f"{origin}: field {key} must be {{ value = ..., source = \"...\" }}, got {entry!r}")
+        raise ProfileError(f'{origin}: field {key} must be {{ value = ..., source = "..." }}, got {entry!r}')
     if not str(entry["source"]).strip():
         raise ProfileError(f"{origin}: field {key} has an empty source")
     value = entry["value"]
