@@ -1,0 +1,240 @@
+"""The ``--args`` / ``--config`` mini-syntax: kernel arguments without tensors.
+
+Two spellings, the same meaning:
+
+* **Assignments**, separated by spaces::
+
+      a=f16[M,K] b=f16[K,N]@[1,K] c=f16[M,N] M=4096 N=4096 K=4096 eps=1e-5 HAS_BIAS=true
+
+  ``DTYPE[d0,d1,...]`` is a tensor of that element type (any name ``tilesight.dtypes`` knows: ``f16``,
+  ``bf16``, ``fp8e4m3``, ``float32``, ...) and shape; ``@[s0,s1,...]`` gives its strides in elements (default:
+  contiguous, row-major). A dimension or stride may name an integer argument (``M``). Scalars are integers,
+  floats, ``true``/``false`` or ``none``; ``a.stride(0)`` and ``a.shape(1)`` take a stride or an extent of
+  the tensor argument ``a`` (handy for kernels that take strides: ``stride_am=a.stride(0)``).
+* **JSON**, when the text starts with ``{``::
+
+      {"a": {"dtype": "f16", "shape": [4096, 4096]}, "b": "f16[4096,4096]@[1,4096]", "M": 4096}
+
+  A tensor is an object with ``dtype``, ``shape`` and optional ``strides``, or a string in the syntax above.
+
+Every problem raises :class:`ArgsError` naming the option, the token and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tilesight.dtypes import canonical_dtype
+from tilesight.errors import TileSightError
+
+Scalar = int | float | bool | None
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_TENSOR = re.compile(rf"^(?P<dtype>{_NAME})\[(?P<shape>[^\]]*)\](?:@\[(?P<strides>[^\]]*)\])?$")
+_ASSIGN = re.compile(rf"^(?P<name>{_NAME})=(?P<value>\S+)$")
+_REF = re.compile(rf"^(?P<tensor>{_NAME})\.(?P<attr>stride|shape)\((?P<dim>\d+)\)$")
+
+
+class ArgsError(TileSightError, ValueError):
+    """Malformed ``--args`` / ``--config`` text (or the same fields in tilesight.toml)."""
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A tensor argument described by element type, shape and (optional) strides in elements."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    strides: tuple[int, ...] | None = None
+
+    @property
+    def effective_strides(self) -> tuple[int, ...]:
+        """The strides, row-major contiguous when none were given."""
+        if self.strides is not None:
+            return self.strides
+        out, step = [], 1
+        for extent in reversed(self.shape):
+            out.append(step)
+            step *= extent
+        return tuple(reversed(out))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dtype": self.dtype,
+            "shape": list(self.shape),
+            "strides": list(self.strides) if self.strides else None,
+        }
+
+    def __str__(self) -> str:
+        text = f"{self.dtype}[{','.join(map(str, self.shape))}]"
+        return text + (f"@[{','.join(map(str, self.strides))}]" if self.strides else "")
+
+
+Value = Scalar | TensorArg
+
+
+def parse_args_text(text: str, option: str = "--args") -> dict[str, Value]:
+    """Parse the mini-syntax or JSON into ``{name: TensorArg | scalar}``."""
+    if not isinstance(text, str):
+        raise ArgsError(f"{option}: expected a string, got {type(text).__name__}")
+    stripped = text.strip()
+    if not stripped:
+        return {}
+    if stripped.startswith("{"):
+        return _from_json(stripped, option)
+    raw: dict[str, str] = {}
+    for token in stripped.split():
+        m = _ASSIGN.match(token)
+        if not m:
+            raise ArgsError(f"{option}: {token!r} is not NAME=VALUE (e.g. 'a=f16[4096,4096] M=4096')")
+        if m["name"] in raw:
+            raise ArgsError(f"{option}: {m['name']!r} is given twice")
+        raw[m["name"]] = m["value"]
+    refs = {name: value for name, value in raw.items() if _REF.match(value)}
+    scalars = {
+        name: _scalar(value, name, option)
+        for name, value in raw.items()
+        if "[" not in value and name not in refs
+    }
+    out: dict[str, Value] = {}
+    for name, value in raw.items():
+        if name in refs:
+            continue
+        out[name] = _tensor(value, name, option, scalars) if "[" in value else scalars[name]
+    for name, value in refs.items():
+        out[name] = _reference(value, name, option, out)
+    return {name: out[name] for name in raw}
+
+
+def _reference(text: str, name: str, option: str, values: Mapping[str, Any]) -> int:
+    m = _REF.match(text)
+    assert m is not None
+    tensor = values.get(m["tensor"])
+    if not isinstance(tensor, TensorArg):
+        raise ArgsError(f"{option}: {name}={text}: {m['tensor']!r} is not a tensor argument")
+    dim = int(m["dim"])
+    if dim >= len(tensor.shape):
+        raise ArgsError(f"{option}: {name}={text}: {m['tensor']} has {len(tensor.shape)} dimensions")
+    return tensor.shape[dim] if m["attr"] == "shape" else tensor.effective_strides[dim]
+
+
+def parse_config_text(text: str, option: str = "--config") -> dict[str, Scalar]:
+    """A config: scalars only (meta-parameters and launch options such as ``num_warps``)."""
+    values = parse_args_text(text, option)
+    for name, value in values.items():
+        if isinstance(value, TensorArg):
+            raise ArgsError(f"{option}: {name}={value} is a tensor; a config holds scalars only")
+    return values  # type: ignore[return-value]
+
+
+def format_values(values: Mapping[str, Any]) -> str:
+    """The mini-syntax text of ``values`` (the inverse of :func:`parse_args_text`), in key order."""
+    parts = []
+    for name, value in values.items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif value is None:
+            text = "none"
+        else:
+            text = str(value)
+        parts.append(f"{name}={text}")
+    return " ".join(parts)
+
+
+def _scalar(text: str, name: str, option: str) -> Scalar:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ArgsError(
+            f"{option}: {name}={text!r} is not a number, true/false, none or a tensor like f16[4096,4096]"
+        ) from None
+
+
+def _dims(text: str, name: str, what: str, option: str, scalars: Mapping[str, Any]) -> tuple[int, ...]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise ArgsError(f"{option}: {name}: empty {what} (write e.g. f16[4096,4096])")
+    dims = []
+    for item in items:
+        if re.fullmatch(_NAME, item):
+            value = scalars.get(item)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ArgsError(f"{option}: {name}: {what} entry {item!r} does not name an integer argument")
+        else:
+            try:
+                value = int(item)
+            except ValueError:
+                raise ArgsError(f"{option}: {name}: {what} entry {item!r} is not an integer") from None
+        if value < (0 if what == "strides" else 1):
+            raise ArgsError(f"{option}: {name}: {what} entry {item}={value} is out of range")
+        dims.append(value)
+    return tuple(dims)
+
+
+def _tensor(text: str, name: str, option: str, scalars: Mapping[str, Any]) -> TensorArg:
+    m = _TENSOR.match(text)
+    if not m:
+        raise ArgsError(
+            f"{option}: {name}={text!r} is not a tensor DTYPE[d0,d1,...] with optional @[strides]"
+        )
+    try:
+        dtype = canonical_dtype(m["dtype"])
+    except TileSightError as exc:
+        raise ArgsError(f"{option}: {name}: {exc}") from None
+    shape = _dims(m["shape"], name, "shape", option, scalars)
+    strides = _dims(m["strides"], name, "strides", option, scalars) if m["strides"] is not None else None
+    if strides is not None and len(strides) != len(shape):
+        raise ArgsError(f"{option}: {name}: {len(strides)} strides for a {len(shape)}-d shape")
+    return TensorArg(dtype, shape, strides)
+
+
+def _from_json(text: str, option: str) -> dict[str, Value]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArgsError(
+            f"{option}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(doc, dict):
+        raise ArgsError(f"{option}: JSON must be an object of name -> value")
+    scalars = {k: v for k, v in doc.items() if not isinstance(v, dict | str | list)}
+    out: dict[str, Value] = {}
+    for name, value in doc.items():
+        if isinstance(value, str):
+            out[name] = _tensor(value, name, option, scalars)
+        elif isinstance(value, dict):
+            unknown = set(value) - {"dtype", "shape", "strides"}
+            if unknown or "dtype" not in value or "shape" not in value:
+                raise ArgsError(
+                    f"{option}: {name}: a tensor object has 'dtype', 'shape' and optional 'strides'"
+                )
+            shape = ",".join(str(v) for v in _list(value["shape"], name, option))
+            strides = value.get("strides")
+            spec = f"{value['dtype']}[{shape}]"
+            if strides is not None:
+                spec += f"@[{','.join(str(v) for v in _list(strides, name, option))}]"
+            out[name] = _tensor(spec, name, option, scalars)
+        elif isinstance(value, bool | int | float) or value is None:
+            out[name] = value
+        else:
+            raise ArgsError(f"{option}: {name}: unsupported JSON value {value!r}")
+    return out
+
+
+def _list(value: Any, name: str, option: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ArgsError(f"{option}: {name}: shape and strides must be JSON lists, got {value!r}")
+    return value
