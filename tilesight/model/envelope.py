@@ -1,0 +1,70 @@
+"""The prologue-steady-epilogue pipeline envelope (paper section 3.4, Eq. 2 and 3).
+
+A body repeated ``N`` times with effective depth ``d`` (``d + 1`` iterations in flight), whose best list
+schedule gives one iteration's latency ``L``, its fill time ``L_fill`` (until the first non-memory action
+starts) and its per-pipeline busy sums ``U_r``, costs::
+
+    T_steady = max(max_r U_r, L / (d + 1))        # pipeline throughput, or Little's law on latency
+    T_pro    = L_fill + (min(N, d') - 1)^+ T_steady   # fill: the first d' iterations' loads in flight
+    T_epi    = L - L_fill                         # drain: the last iteration's compute and stores
+    T        = T_pro + max(N - d', 0) T_steady + T_epi   (N >= 1; T = 0 for N = 0)
+
+with ``d' = max(d, 1)``. For ``d >= 1`` this is the paper's Eq. 2 with ``d' = d``; in every case it equals
+the classic pipeline ``L + (N - 1) T_steady``. (With ``d = 0`` the paper's ``N - d`` would count the first
+iteration both in the fill and in the steady state; ``d'`` counts it once, and ``T_steady = L`` then gives
+the serial ``N L``.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """One envelope evaluation: its inputs, its three phases and its total."""
+
+    iterations: int
+    depth: int
+    latency_s: float  # L: one iteration standalone
+    fill_s: float  # L_fill
+    steady_s: float  # T_steady per iteration
+    prologue_s: float
+    steady_count: int  # max(N - d', 0)
+    epilogue_s: float
+    total_s: float
+    latency_bound: bool  # T_steady set by L / (d + 1) rather than a pipeline
+
+    @property
+    def steady_total_s(self) -> float:
+        return self.steady_count * self.steady_s
+
+
+def envelope(latency_s: float, fill_s: float, max_busy_s: float, iterations: int, depth: int) -> Envelope:
+    """Evaluate the envelope for ``iterations`` repetitions at effective depth ``depth`` (see module doc)."""
+    if iterations < 0:
+        raise ValueError(f"iterations={iterations} must be >= 0")
+    if depth < 0:
+        raise ValueError(f"depth={depth} must be >= 0")
+    if fill_s > latency_s:
+        raise ValueError(f"fill_s={fill_s} exceeds latency_s={latency_s}")
+    little = latency_s / (depth + 1)
+    steady = max(max_busy_s, little)
+    if iterations == 0:
+        return Envelope(0, depth, latency_s, fill_s, steady, 0.0, 0, 0.0, 0.0, little > max_busy_s)
+    d = max(depth, 1)
+    pro = fill_s + max(min(iterations, d) - 1, 0) * steady
+    count = max(iterations - d, 0)
+    epi = latency_s - fill_s
+    return Envelope(
+        iterations,
+        depth,
+        latency_s,
+        fill_s,
+        steady,
+        pro,
+        count,
+        epi,
+        pro + count * steady + epi,
+        little > max_busy_s,
+    )

@@ -1,0 +1,287 @@
+"""The core evaluation: (TilePlan, HardwareProfile) -> Report (paper Algorithms 1 and 2).
+
+1. Cache traffic from the cache model (memoised per plan, profile and model), then one resource vector per
+   action (:mod:`.resources`).
+2. Resident blocks ``p`` per SM and the wave decomposition (:mod:`.occupancy`).
+3. The per-SM tile stream ("over tile-block waves"). The unit is one tile's whole program, evaluated
+   recursively (:mod:`.tile`) with every inner loop at depth ``stages - 1`` and each of the ``p`` resident
+   blocks getting ``1/p`` of its SM's share (they run concurrently), giving ``L_tile`` and ``L_fill``; its
+   usage ``U_tile`` is per tile at the SM's full share.
+
+   * Full region: every SM busy; each runs ``n = full_waves x p x k`` units (``k`` tiles per program for a
+     persistent kernel, 1 otherwise) at depth ``p - 1`` with bandwidth split over all SMs:
+     ``T_full = envelope(unit, n, p - 1)``.
+   * Tail: ``r`` leftover blocks on ``a = min(SMs, r)`` SMs, ``ceil(r / SMs)`` on the busiest, each of those
+     SMs getting ``1/a`` of the chip's DDR/L2 bandwidth (the larger share):
+     ``T_tail = envelope(unit_tail, ceil(r / SMs) k, min(p, ceil(r / SMs)) - 1)`` minus the overlap with the
+     drain of the full region (its epilogue), not below 0. Without a full region the partial wave is the
+     only wave and is reported as prologue / steady / epilogue, with no tail.
+
+4. ``T = T_full + T_tail + launch_overhead_s``. Phases for the report: the prologue is the first tile's
+   fill, the epilogue the last tile's drain, the steady state everything between (interleaved tiles and the
+   inner loops' steady states), and the tail as above.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from ..cache import CacheModel, CacheTraffic, default_cache_model
+from ..hardware import HardwareProfile
+from ..plan import PIPELINES, TileAction, TilePlan
+from ..report import ActionStats, Occupancy, PhaseCost, Report
+from .envelope import Envelope, envelope
+from .explain import phase_cost
+from .occupancy import residency, waves
+from .resources import NPIPES, ZERO, ActionDemand, action_demand, region_scale
+from .tile import BodyCost, eval_body
+
+# Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
+# the same shapes while a frontend sweeps configurations.
+TRAFFIC_CACHE_SIZE = 256
+_TRAFFIC: OrderedDict[tuple, tuple[HardwareProfile, CacheTraffic]] = OrderedDict()
+
+
+def _model_key(model: CacheModel) -> Hashable:
+    """A cache model's identity for memoisation: its type and its (hashable) settings, else the object."""
+    state = getattr(model, "__dict__", None)
+    if state is not None:
+        try:
+            return (type(model), tuple(sorted(state.items())))
+        except TypeError:
+            return ("id", id(model))
+    return (type(model), getattr(model, "name", None))
+
+
+def cached_traffic(plan: TilePlan, hw: HardwareProfile, model: CacheModel) -> CacheTraffic:
+    """``model.traffic(plan, hw)``, memoised per (plan, profile object, model settings)."""
+    key = (plan, id(hw), _model_key(model))
+    hit = _TRAFFIC.get(key)
+    if hit is not None and hit[0] is hw:
+        _TRAFFIC.move_to_end(key)
+        return hit[1]
+    result = model.traffic(plan, hw)
+    _TRAFFIC[key] = (hw, result)
+    if len(_TRAFFIC) > TRAFFIC_CACHE_SIZE:
+        _TRAFFIC.popitem(last=False)
+    return result
+
+
+def _scaled(v: tuple[float, ...], k: float) -> tuple[float, ...]:
+    return tuple(x * k for x in v)
+
+
+def _sub(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
+    return tuple(max(x - y, 0.0) for x, y in zip(a, b, strict=True))
+
+
+class _Region:
+    """One region of the tile stream (full waves or tail): its unit cost and envelope."""
+
+    __slots__ = ("active", "resident", "units", "cost", "unit_busy", "env")
+
+    def __init__(self, plan: TilePlan, demands, hw: HardwareProfile, active: int, resident: int, units: int):
+        self.active = active
+        self.resident = resident
+        self.units = units
+        self.cost: BodyCost = eval_body(plan.body, demands, region_scale(hw, active, resident))
+        self.unit_busy = _scaled(self.cost.busy_s, 1.0 / resident)
+        self.env: Envelope = envelope(
+            self.cost.latency_s, self.cost.fill_s, max(self.unit_busy), units, resident - 1
+        )
+
+
+def evaluate(
+    plan: TilePlan,
+    profile: HardwareProfile,
+    *,
+    cache_model: CacheModel | None = None,
+    net_time_s: Mapping[str, float] | None = None,
+) -> Report:
+    """Predict one launch of ``plan`` on ``profile`` (module docstring). Raises LaunchError / PlanError."""
+    hw = profile
+    model = cache_model if cache_model is not None else default_cache_model()
+    grid = plan.grid
+    blocks = grid.blocks
+    per_program = math.ceil(grid.tiles / blocks)
+    occ = residency(plan.resources, hw, blocks)
+    p = occ.resident_blocks
+    wv = waves(blocks, hw.sm_count, p)
+    traffic = cached_traffic(plan, hw, model)
+
+    demands: dict[str, ActionDemand] = {}
+    occurrences: dict[str, int] = {}
+    for act, loops in plan.actions():
+        demands[act.name] = action_demand(act, plan, hw, traffic, net_time_s)
+        occurrences[act.name] = math.prod(lp.trips for lp in loops)
+
+    full = (
+        _Region(plan, demands, hw, hw.sm_count, p, wv.full_waves * p * per_program) if wv.full_waves else None
+    )
+    tail = None
+    if wv.tail_blocks:
+        p_tail = min(p, wv.tail_per_sm)
+        tail = _Region(plan, demands, hw, wv.tail_active_sms, p_tail, wv.tail_per_sm * per_program)
+    main = full if full is not None else tail
+    assert main is not None  # blocks >= 1
+    t_main = main.env.total_s
+    t_tail = (
+        max(tail.env.total_s - full.env.epilogue_s, 0.0) if (tail is not None and full is not None) else 0.0
+    )
+    latency = t_main + t_tail + hw.launch_overhead_s
+
+    busy = _scaled(main.unit_busy, main.units)
+    if tail is not None and full is not None:
+        busy = tuple(a + b for a, b in zip(busy, _scaled(tail.unit_busy, tail.units), strict=True))
+
+    per_tile_amount = [0.0] * NPIPES
+    for name, d in demands.items():
+        k = occurrences[name]
+        for r in range(NPIPES):
+            per_tile_amount[r] += d.amounts[r] * k
+    amounts = tuple(per_tile_amount)
+
+    phases = _phases(main, tail if full is not None else None, t_tail, amounts, wv)
+    bottleneck = max(phases, key=lambda ph: ph.time_s).bottleneck
+    total_busy = sum(busy)
+    overlap = (
+        min(max(1.0 - (latency - hw.launch_overhead_s) / total_busy, 0.0), 1.0) if total_busy > 0 else 0.0
+    )
+
+    stats = _action_stats(plan, demands, occurrences, hw, full, tail, grid.tiles)
+    notes = _notes(plan, traffic, demands, occ.limits, main, tail)
+    extras: dict[str, Any] = {
+        "tile_latency_s": main.cost.latency_s,
+        "tile_fill_s": main.cost.fill_s,
+        "units_per_sm": main.units,
+        "tiles_per_program": per_program,
+        "full_region_s": full.env.total_s if full is not None else 0.0,
+        "tail_region_s": t_tail,
+        "steady_per_unit_s": main.env.steady_s,
+        "best_orders": main.cost.orders(),
+        "order_search_exact": main.cost.exact(),
+        "cache_model": traffic.model,
+    }
+    return Report(
+        kernel=plan.name,
+        hw=hw.name,
+        latency_s=latency,
+        launch_overhead_s=hw.launch_overhead_s,
+        busy_s={pp: busy[i] for i, pp in enumerate(PIPELINES)},
+        utilization={pp: busy[i] / latency for i, pp in enumerate(PIPELINES)},
+        bottleneck=bottleneck,
+        phases=phases,
+        overlap_rate=overlap,
+        l2_hit_rate=traffic.l2_hit_rate,
+        dram_bytes=traffic.dram_bytes,
+        occupancy=Occupancy(
+            resident_blocks=p,
+            limiter=occ.limiter,
+            limits=dict(occ.limits),
+            blocks=blocks,
+            full_waves=wv.full_waves,
+            tail_blocks=wv.tail_blocks,
+            tail_active_sms=wv.tail_active_sms,
+            sm_count=hw.sm_count,
+        ),
+        actions=stats,
+        l15_hit_rate=traffic.l15_hit_rate,
+        flops=sum(s.flops for s in stats),
+        notes=notes,
+        extras=extras,
+    )
+
+
+def _latency_why(region: _Region) -> str:
+    cost = region.cost
+    if cost.main_loop is not None and cost.main_env is not None and cost.main_env.latency_bound:
+        lp = cost.main_loop
+        return (
+            f"too few iterations in flight ({lp.name}: stages={lp.stages}, d={lp.stages - 1}, "
+            f"{region.resident} resident block(s) per SM)"
+        )
+    return f"too few tiles in flight (d={region.resident - 1}, {region.resident} resident block(s) per SM)"
+
+
+def _phases(main: _Region, tail: _Region | None, t_tail: float, amounts, wv) -> tuple[PhaseCost, ...]:
+    cost = main.cost
+    unit_tile = main.unit_busy
+    pro_t, epi_t = cost.prologue_s, cost.epilogue_s
+    steady_t = max(main.env.total_s - pro_t - epi_t, 0.0)
+    busy_total = _scaled(main.unit_busy, main.units)
+    pro_b, epi_b = cost.busy_pro_s, cost.busy_epi_s
+    steady_b = _sub(_sub(busy_total, pro_b), epi_b)
+    why = _latency_why(main)
+    fill_why = f"{pro_t * 1e6:.3g} us until the first compute starts (memory latency and the first loads)"
+    drain_why = f"{epi_t * 1e6:.3g} us of dependent compute and stores after the last loads"
+    out = [
+        phase_cost("prologue", pro_t, pro_b, amounts, unit_tile, fill_why),
+        phase_cost("steady", steady_t, steady_b, amounts, unit_tile, why),
+        phase_cost("epilogue", epi_t, epi_b, amounts, unit_tile, drain_why),
+    ]
+    if tail is None:
+        out.append(phase_cost("tail", 0.0, ZERO, amounts, unit_tile, "", prefix="no tail wave: "))
+    else:
+        prefix = f"{wv.tail_blocks} block(s) on {tail.active} SM(s), {wv.tail_per_sm} on the busiest; "
+        tb = _scaled(tail.unit_busy, tail.units)
+        out.append(phase_cost("tail", t_tail, tb, amounts, tail.unit_busy, _latency_why(tail), prefix=prefix))
+    return tuple(out)
+
+
+def _action_stats(plan, demands, occurrences, hw, full, tail, tiles) -> tuple[ActionStats, ...]:
+    regions = [(rg, region_scale(hw, rg.active, rg.resident)) for rg in (full, tail) if rg is not None]
+    out = []
+    for name, d in demands.items():
+        k = occurrences[name]
+        busy = [0.0] * NPIPES
+        for rg, scale in regions:
+            w = k * rg.units / rg.resident
+            for r in range(NPIPES):
+                busy[r] += d.busy_s[r] * scale[r] * w
+        top = max(range(NPIPES), key=lambda r: d.busy_s[r])
+        count = k * tiles
+        out.append(
+            ActionStats(
+                name=name,
+                kind=d.kind.value,
+                count=count,
+                busy_s={pp: busy[i] for i, pp in enumerate(PIPELINES)},
+                bytes=d.bytes * count,
+                flops=d.flops * count,
+                l2_hit_rate=d.l2_hit,
+                bottleneck=PIPELINES[top] if d.busy_s[top] > 0 else None,
+            )
+        )
+    return tuple(out)
+
+
+def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
+    notes = list(plan.notes)
+    notes.append(f"cache model: {traffic.model}")
+    for t in plan.tensors:
+        if t.indirect:
+            notes.append(
+                f"tensor {t.name} uses indirect addressing: its traffic assumes the footprint as written"
+            )
+    res = plan.resources
+    if res.spill_bytes_per_thread:
+        notes.append(
+            f"register spills: {res.spill_bytes_per_thread} bytes per thread go to local memory "
+            "(not charged as traffic)"
+        )
+    if "registers" not in limits:
+        notes.append("registers per thread not given: occupancy ignores the register limit")
+    missing = sorted(d.name for d in demands.values() if d.net_missing)
+    if missing:
+        notes.append(f"no network time supplied for {missing}: their Net entry is 0")
+    for rg in (main, tail):
+        if rg is not None and not rg.cost.exact():
+            notes.append("order search hit its expansion cap: the best order found is used (not proven best)")
+            break
+    for act, _ in plan.actions():
+        if isinstance(act, TileAction) and act.location and act.name in missing:
+            notes.append(f"{act.name} at {act.location}")
+    return tuple(notes)

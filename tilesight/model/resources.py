@@ -1,0 +1,220 @@
+"""Per-action resource vectors (paper section 3.2, Eq. 1).
+
+One occurrence of a tile action asks each of the nine pipelines (``tilesight.plan.PIPELINES`` order: TC,
+CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module computes it in two steps:
+
+1. :func:`action_demand` turns the action into *amounts* (FLOPs / ops for TC, CUDA and SFU; bytes for TMEM,
+   SMEM, L1.5, L2 and DDR; seconds for Net) and into *busy seconds at the full-chip share*: every SM active
+   and one block resident, so a shared resource is split evenly over all ``sm_count`` SMs.
+
+   * LOAD / STORE of ``b`` bytes on a global tensor with cache traffic ``(l15_hit, l2_hit, ddr_fraction)``:
+     L1.5 = b / L1.5 share where the tier exists (every request looks the tier up first);
+     L2 = b (1 - l15_hit) / L2 share (every byte not served by L1.5 crosses L2);
+     DDR = b ddr_fraction / DDR share, ``ddr_fraction = ddr_bytes / requested_bytes`` of the tensor;
+     SMEM = b / smem share when the scratchpad side is shared memory; TMEM likewise for tensor memory.
+     The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
+   * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family; SMEM = ``smem_bytes`` if
+     the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory.
+   * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``).
+   * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
+     supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
+
+2. :func:`region_scale` gives, per pipeline, the factor by which busy times grow when only ``active_sms``
+   SMs share the chip-wide resources and ``resident`` blocks share one SM. Per-SM rates: compute = chip rate /
+   sm_count and SMEM = ``smem_bw_per_sm``, both split over the resident blocks; DDR share =
+   ``ddr_bw / active``; L2 share = ``min(l2_bw / active, l2_bw_per_sm)``; L1.5 share = ``l15_bw / active``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..cache.base import CacheTraffic
+from ..dtypes import dtype_bytes
+from ..errors import PlanError
+from ..hardware import HardwareProfile
+from ..plan import PIPELINES, ActionKind, MemLevel, TileAction, TilePlan
+
+NPIPES = len(PIPELINES)
+TC, CUDA, SFU, TMEM, SMEM, L15, L2, DDR, NET = range(NPIPES)
+ZERO: tuple[float, ...] = (0.0,) * NPIPES
+
+# Levels a LOAD/STORE reaches through the cache hierarchy (the rest are scratchpads or remote devices).
+_GLOBAL_LEVELS = frozenset({MemLevel.L1_5, MemLevel.L2, MemLevel.DDR})
+_SCRATCH_LEVELS = frozenset({MemLevel.REG, MemLevel.SMEM, MemLevel.TMEM})
+
+
+@dataclass(frozen=True)
+class ActionDemand:
+    """What one occurrence of one action asks of the nine pipelines.
+
+    ``amounts``: native units per pipeline (FLOPs/ops, bytes, or seconds for Net). ``busy_s``: seconds per
+    pipeline at the full-chip share (all SMs active, one resident block). ``latency_s``: access latency of a
+    memory action (added to its duration, not to any pipeline's busy time).
+    """
+
+    name: str
+    kind: ActionKind
+    amounts: tuple[float, ...]
+    busy_s: tuple[float, ...]
+    latency_s: float
+    memory: bool
+    bytes: float = 0.0
+    flops: float = 0.0
+    l2_hit: float | None = None
+    net_missing: bool = False
+
+
+def full_share_rates(hw: HardwareProfile) -> tuple[float, ...]:
+    """Per-SM rates at the full-chip share (one block per SM, all SMs active); TC is per dtype, so 0 here."""
+    sms = hw.sm_count
+    return (
+        0.0,
+        hw.cuda_flops_per_s / sms,
+        hw.sfu_ops_per_s / sms,
+        hw.tmem_bw_per_sm_bytes_per_s,
+        hw.smem_bw_per_sm_bytes_per_s,
+        hw.l15_bw_bytes_per_s / sms if hw.has_l15 else 0.0,
+        min(hw.l2_bw_bytes_per_s / sms, hw.l2_bw_per_sm_bytes_per_s),
+        hw.ddr_bw_bytes_per_s / sms,
+        1.0,
+    )
+
+
+def share_rates(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[float, ...]:
+    """Per-block rates when ``active_sms`` SMs are active and ``resident`` blocks share each SM (TC: 0)."""
+    p = float(resident)
+    return (
+        0.0,
+        hw.cuda_flops_per_s / hw.sm_count / p,
+        hw.sfu_ops_per_s / hw.sm_count / p,
+        hw.tmem_bw_per_sm_bytes_per_s / p,
+        hw.smem_bw_per_sm_bytes_per_s / p,
+        hw.l15_bw_bytes_per_s / active_sms / p if hw.has_l15 else 0.0,
+        min(hw.l2_bw_bytes_per_s / active_sms, hw.l2_bw_per_sm_bytes_per_s) / p,
+        hw.ddr_bw_bytes_per_s / active_sms / p,
+        1.0,
+    )
+
+
+def region_scale(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[float, ...]:
+    """Factor per pipeline turning full-chip-share busy seconds into those of a region.
+
+    Compute, TMEM and SMEM slow down by ``resident`` (blocks share the SM); DDR, L2 and L1.5 also change with
+    the number of active SMs that split the chip's bandwidth; Net times are given per action and not scaled.
+    """
+    if active_sms < 1 or active_sms > hw.sm_count:
+        raise PlanError("active_sms", active_sms, f"must be in [1, {hw.sm_count}]")
+    if resident < 1:
+        raise PlanError("resident", resident, "must be >= 1")
+    full = full_share_rates(hw)
+    part = share_rates(hw, active_sms, resident)
+    p = float(resident)
+    out = [p, p, p, p, p]
+    for r in (L15, L2, DDR):
+        out.append(full[r] / part[r] if part[r] > 0 else p)
+    out.append(1.0)
+    return tuple(out)
+
+
+def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
+    miss = max(0.0, 1.0 - l15_hit - l2_hit)
+    return (1.0 - miss) * hw.l2_latency_s + miss * hw.ddr_latency_s
+
+
+def action_demand(
+    action: TileAction,
+    plan: TilePlan,
+    hw: HardwareProfile,
+    traffic: CacheTraffic,
+    net_time_s: Mapping[str, float] | None = None,
+) -> ActionDemand:
+    """The demand of one occurrence of ``action`` (see the module docstring for each kind's rule)."""
+    amounts = [0.0] * NPIPES
+    kind = action.kind
+    latency = 0.0
+    nbytes = 0.0
+    flops = 0.0
+    l2_hit: float | None = None
+    net_missing = False
+    where = f"action[{action.name}]"
+    if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
+        assert action.tensor is not None  # TileAction validates it
+        tensor = plan.tensor(action.tensor)
+        nbytes = tensor.tile_bytes
+        scratch = action.dst if kind is not ActionKind.STORE else action.src
+        if scratch is MemLevel.SMEM:
+            amounts[SMEM] = nbytes
+        elif scratch is MemLevel.TMEM:
+            if not hw.has_tmem:
+                raise PlanError(
+                    f"{where}.{'src' if kind is ActionKind.STORE else 'dst'}",
+                    "tmem",
+                    f"{hw.name} has no TMEM",
+                )
+            amounts[TMEM] = nbytes
+        if kind is ActionKind.REMOTE or tensor.level is MemLevel.REMOTE:
+            given = (net_time_s or {}).get(action.name)
+            if given is None:
+                net_missing = True
+            elif not given >= 0:
+                raise PlanError(f"net_time_s[{action.name}]", given, "must be a time >= 0")
+            amounts[NET] = float(given or 0.0)
+        elif tensor.level in _GLOBAL_LEVELS:
+            tt = traffic.tensors.get(tensor.name)
+            if tt is None or tt.requested_bytes <= 0:
+                raise PlanError(
+                    f"{where}.tensor",
+                    tensor.name,
+                    f"the cache model {traffic.model!r} gave no traffic for it",
+                )
+            ddr_fraction = tt.ddr_bytes / tt.requested_bytes
+            if hw.has_l15:
+                amounts[L15] = nbytes
+            amounts[L2] = nbytes * (1.0 - tt.l15_hit)
+            amounts[DDR] = nbytes * ddr_fraction
+            latency = _memory_latency(hw, tt.l15_hit, tt.l2_hit)
+            l2_hit = tt.l2_hit
+        elif tensor.level in _SCRATCH_LEVELS:
+            if tensor.level is MemLevel.SMEM:
+                amounts[SMEM] += nbytes
+    elif kind is ActionKind.DOT:
+        m, n, k = action.shape
+        assert action.dtype is not None
+        flops = action.flops
+        amounts[TC] = flops
+        if action.smem_bytes is not None:
+            amounts[SMEM] = float(action.smem_bytes)
+        elif action.src is MemLevel.SMEM:
+            amounts[SMEM] = (m * k + k * n) * dtype_bytes(action.dtype)
+    elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
+        flops = action.flops
+        amounts[SFU if kind is ActionKind.SFU else CUDA] = flops
+        if action.smem_bytes is not None:
+            amounts[SMEM] = float(action.smem_bytes)
+    else:  # pragma: no cover - ActionKind is closed
+        raise PlanError(f"{where}.kind", kind, "no resource rule for this kind")
+
+    rates = full_share_rates(hw)
+    busy = [0.0] * NPIPES
+    for r in range(NPIPES):
+        a = amounts[r]
+        if a:
+            if r == TC:
+                rate = hw.tc_rate(action.dtype or "", action.variant) / hw.sm_count
+            else:
+                rate = rates[r]
+            busy[r] = a / rate
+    return ActionDemand(
+        name=action.name,
+        kind=kind,
+        amounts=tuple(amounts),
+        busy_s=tuple(busy),
+        latency_s=latency,
+        memory=kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE),
+        bytes=nbytes,
+        flops=flops,
+        l2_hit=l2_hit,
+        net_missing=net_missing,
+    )

@@ -1,0 +1,258 @@
+"""Steady-state order search over one body's tile-action DAG (paper section 3.4, Eq. 4/5).
+
+A body (the children of a loop, or the top-level tile program) is a DAG of nodes. Each node has a usage
+vector over the nine pipelines (seconds), a duration (its largest usage entry plus, for memory actions, the
+access latency, which does not occupy a pipeline; for a nested loop, its envelope time) and a memory flag.
+
+**List schedule** of a topological order sigma: nodes are issued in sigma order; a node starts when its
+dependencies have finished and every pipeline it uses is free (no back-filling); pipeline ``r`` is then busy
+for the node's own entry ``u_r``. This yields ``L(sigma)`` (one iteration's standalone latency),
+``L_fill(sigma)`` (when the first non-memory node starts; ``L`` if there is none) and the per-pipeline busy
+sums ``U_r`` (order independent).
+
+**Search.** The envelope ``T = L + (N - 1) T_steady`` with ``T_steady = max(max_r U_r, L / (d + 1))`` is
+non-decreasing in ``L`` for every ``N`` and ``d`` while ``U`` does not depend on the order, so the best order
+of Eq. 5 is the one with the smallest ``L`` (ties: the smaller ``L_fill``, then the earlier order). The list
+schedule depends only on the relative order of nodes that share a pipeline, so topological orders are
+deduplicated by that projection (computed once per DAG *structure*: dependencies plus the set of pipelines
+each node uses, and memoised). Up to :data:`MAX_DISTINCT_ORDERS` distinct projections every one is tried
+(exact); beyond it (or beyond :data:`MAX_ENUMERATED_ORDERS` raw orders) a branch-and-bound search over
+order prefixes with the lower bound ``max(max_r (free_r + remaining U_r), earliest start + critical path)``
+runs, exact unless it exhausts :data:`MAX_BNB_EXPANSIONS` prefix expansions, in which case the best order
+found is used and the result says ``exact=False``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from .resources import NPIPES
+
+# Distinct per-pipeline order projections tried exhaustively (7! = 5,040: any body of up to 7 nodes that all
+# share one pipeline, and every real kernel body we model, e.g. MLA decode's 132 orders, stays below it).
+MAX_DISTINCT_ORDERS = 5040
+# Raw topological orders enumerated while collecting distinct projections before switching to branch and
+# bound (bounds the enumeration for wide DAGs whose many orders collapse onto few projections).
+MAX_ENUMERATED_ORDERS = 200_000
+# Prefix expansions the branch-and-bound search may make before it settles for its best order so far.
+MAX_BNB_EXPANSIONS = 200_000
+
+
+@dataclass(frozen=True)
+class BodySchedule:
+    """The best list schedule of one body: issue order (node indices), ``L``, ``L_fill``, starts, ``U``."""
+
+    order: tuple[int, ...]
+    latency_s: float
+    fill_s: float
+    starts: tuple[float, ...]
+    busy_s: tuple[float, ...]
+    candidates: int
+    exact: bool
+
+
+def used_mask(vec: tuple[float, ...]) -> int:
+    """Bit ``r`` set when the node uses pipeline ``r``."""
+    m = 0
+    for r in range(NPIPES):
+        if vec[r] > 0.0:
+            m |= 1 << r
+    return m
+
+
+def list_schedule(
+    order: tuple[int, ...],
+    deps: tuple[tuple[int, ...], ...],
+    vecs: tuple[tuple[float, ...], ...],
+    durs: tuple[float, ...],
+    memory: tuple[bool, ...],
+) -> tuple[float, float, tuple[float, ...]]:
+    """``(L, L_fill, starts)`` of issuing ``order`` (a topological order of the body)."""
+    n = len(vecs)
+    free = [0.0] * NPIPES
+    finish = [0.0] * n
+    starts = [0.0] * n
+    fill = -1.0
+    for i in order:
+        t = 0.0
+        for j in deps[i]:
+            if finish[j] > t:
+                t = finish[j]
+        v = vecs[i]
+        for r in range(NPIPES):
+            if v[r] > 0.0 and free[r] > t:
+                t = free[r]
+        for r in range(NPIPES):
+            if v[r] > 0.0:
+                free[r] = t + v[r]
+        starts[i] = t
+        finish[i] = t + durs[i]
+        if not memory[i] and (fill < 0.0 or t < fill):
+            fill = t
+    latency = max(finish) if n else 0.0
+    return latency, (latency if fill < 0.0 else fill), tuple(starts)
+
+
+def _topological_orders(deps: tuple[tuple[int, ...], ...], masks: tuple[int, ...]):
+    """All topological orders (generator); nodes using no pipeline are placed as soon as they are ready."""
+    n = len(deps)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for i, ds in enumerate(deps):
+        for j in ds:
+            succ[j].append(i)
+            indeg[i] += 1
+    order: list[int] = []
+
+    def rec():
+        if len(order) == n:
+            yield tuple(order)
+            return
+        ready = [i for i in range(n) if indeg[i] == 0 and i not in placed]
+        free = [i for i in ready if masks[i] == 0]
+        for i in free[:1] or ready:
+            placed.add(i)
+            order.append(i)
+            for s in succ[i]:
+                indeg[s] -= 1
+            yield from rec()
+            for s in succ[i]:
+                indeg[s] += 1
+            order.pop()
+            placed.discard(i)
+
+    placed: set[int] = set()
+    yield from rec()
+
+
+@functools.lru_cache(maxsize=1024)
+def candidate_orders(
+    deps: tuple[tuple[int, ...], ...], masks: tuple[int, ...]
+) -> tuple[tuple[tuple[int, ...], ...], bool]:
+    """Topological orders with distinct per-pipeline projections, and whether that list is complete."""
+    seen: dict[tuple, tuple[int, ...]] = {}
+    bits = [[i for i in range(len(masks)) if masks[i] >> r & 1] for r in range(NPIPES)]
+    users = [frozenset(b) for b in bits if len(b) > 1]
+    count = 0
+    for order in _topological_orders(deps, masks):
+        count += 1
+        key = tuple(tuple(i for i in order if i in u) for u in users)
+        if key not in seen:
+            seen[key] = order
+            if len(seen) > MAX_DISTINCT_ORDERS:
+                return (), False
+        if count >= MAX_ENUMERATED_ORDERS:
+            return (), False
+    return tuple(seen.values()), True
+
+
+def _program_order(deps: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """Kahn's topological sort preferring the lowest index (the plan's program order where legal)."""
+    n = len(deps)
+    done: set[int] = set()
+    out: list[int] = []
+    while len(out) < n:
+        for i in range(n):
+            if i not in done and all(j in done for j in deps[i]):
+                done.add(i)
+                out.append(i)
+                break
+    return tuple(out)
+
+
+def _branch_and_bound(deps, vecs, durs, memory) -> tuple[tuple[int, ...], bool]:
+    n = len(vecs)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for i, ds in enumerate(deps):
+        for j in ds:
+            succ[j].append(i)
+    tail = [0.0] * n  # critical path from the start of i to the end of the body
+    for i in reversed(_program_order(deps)):
+        tail[i] = durs[i] + max((tail[s] for s in succ[i]), default=0.0)
+    best_order = _program_order(deps)
+    best = list_schedule(best_order, deps, vecs, durs, memory)[0]
+    expansions = 0
+    exact = True
+    free = [0.0] * NPIPES
+    finish = [0.0] * n
+    remaining = [sum(v[r] for v in vecs) for r in range(NPIPES)]
+    placed = [False] * n
+    prefix: list[int] = []
+
+    def bound() -> float:
+        lb = max(free[r] + remaining[r] for r in range(NPIPES))
+        for i in range(n):
+            if placed[i]:
+                lb = max(lb, finish[i])
+            else:
+                est = max((finish[j] for j in deps[i] if placed[j]), default=0.0)
+                lb = max(lb, est + tail[i])
+        return lb
+
+    def rec() -> None:
+        nonlocal best, best_order, expansions, exact
+        if len(prefix) == n:
+            lat = max(finish)
+            if lat < best:
+                best, best_order = lat, tuple(prefix)
+            return
+        for i in range(n):
+            if placed[i] or not all(placed[j] for j in deps[i]):
+                continue
+            if expansions >= MAX_BNB_EXPANSIONS:
+                exact = False
+                return
+            expansions += 1
+            saved = list(free)
+            v = vecs[i]
+            t = max((finish[j] for j in deps[i]), default=0.0)
+            for r in range(NPIPES):
+                if v[r] > 0.0 and free[r] > t:
+                    t = free[r]
+            for r in range(NPIPES):
+                if v[r] > 0.0:
+                    free[r] = t + v[r]
+                    remaining[r] -= v[r]
+            finish[i] = t + durs[i]
+            placed[i] = True
+            prefix.append(i)
+            if bound() < best:
+                rec()
+            prefix.pop()
+            placed[i] = False
+            for r in range(NPIPES):
+                if v[r] > 0.0:
+                    remaining[r] += v[r]
+            free[:] = saved
+
+    rec()
+    return best_order, exact
+
+
+@functools.lru_cache(maxsize=4096)
+def best_schedule(
+    deps: tuple[tuple[int, ...], ...],
+    vecs: tuple[tuple[float, ...], ...],
+    durs: tuple[float, ...],
+    memory: tuple[bool, ...],
+) -> BodySchedule:
+    """The order with the smallest ``L`` (Eq. 5) and its list schedule; memoised on the numbers."""
+    n = len(vecs)
+    busy = tuple(sum(v[r] for v in vecs) for r in range(NPIPES))
+    masks = tuple(used_mask(v) for v in vecs)
+    orders, exact = candidate_orders(deps, masks)
+    if exact:
+        best_key = None
+        best_order: tuple[int, ...] = orders[0]
+        best_res = None
+        for order in orders:
+            res = list_schedule(order, deps, vecs, durs, memory)
+            key = (res[0], res[1])
+            if best_key is None or key < best_key:
+                best_key, best_order, best_res = key, order, res
+        assert best_res is not None
+        return BodySchedule(best_order, best_res[0], best_res[1], best_res[2], busy, len(orders), True)
+    order, exact = _branch_and_bound(deps, vecs, durs, memory)
+    lat, fill, starts = list_schedule(order, deps, vecs, durs, memory)
+    return BodySchedule(order, lat, fill, starts, busy, 0 if n else 1, exact)

@@ -1,0 +1,137 @@
+"""One tile's program, evaluated recursively (paper Algorithm 2, ``AnalyzeLoop`` / ``ModelOverlap``).
+
+Every body (the tile program, or a loop's children) is list-scheduled in its best order
+(:mod:`tilesight.model.schedule`). An action node uses its resource vector, scaled to the region's share
+(:func:`tilesight.model.resources.region_scale`). A nested :class:`~tilesight.plan.Loop` is one node whose
+usage is ``trips x U`` of its body and whose duration is its envelope time with depth ``stages - 1``
+(:mod:`tilesight.model.envelope`).
+
+Each body's latency ``L`` is also split into prologue / steady / epilogue for the report: without a loop,
+``L_fill`` and ``L - L_fill``; with loops, around the *main* loop (the longest one): the prologue ends when
+that loop's own prologue ends, the epilogue starts when its epilogue starts. Busy time is attributed to the
+phase in which each node starts (the main loop's first-iteration fill to the prologue, its last iteration's
+drain to the epilogue, the rest to the steady state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..plan import Loop, Node, TileAction
+from .envelope import Envelope, envelope
+from .resources import NPIPES, ZERO, ActionDemand
+from .schedule import BodySchedule, best_schedule
+
+
+@dataclass(frozen=True)
+class BodyCost:
+    """A body's schedule, its latency split in three phases, and the busy time attributed to each."""
+
+    names: tuple[str, ...]
+    schedule: BodySchedule
+    latency_s: float
+    fill_s: float
+    busy_s: tuple[float, ...]  # U: per pipeline, one pass of the body
+    prologue_s: float
+    epilogue_s: float
+    busy_pro_s: tuple[float, ...]
+    busy_epi_s: tuple[float, ...]
+    main_loop: Loop | None = None
+    main_env: Envelope | None = None
+    loops: tuple[tuple[str, BodyCost, Envelope], ...] = ()
+
+    @property
+    def steady_s(self) -> float:
+        return max(self.latency_s - self.prologue_s - self.epilogue_s, 0.0)
+
+    def exact(self) -> bool:
+        return self.schedule.exact and all(sub.exact() for _, sub, _ in self.loops)
+
+    def orders(self, prefix: str = "tile") -> dict[str, list[str]]:
+        """Best issue order of every body, by body name (``tile`` for the top level, else the loop's name)."""
+        out = {prefix: [self.names[i] for i in self.schedule.order]}
+        for name, sub, _ in self.loops:
+            out.update(sub.orders(name))
+        return out
+
+
+def _add(a: tuple[float, ...], b: tuple[float, ...], k: float = 1.0) -> tuple[float, ...]:
+    return tuple(x + k * y for x, y in zip(a, b, strict=True))
+
+
+def body_deps(body: tuple[Node, ...]) -> tuple[tuple[int, ...], ...]:
+    index = {n.name: i for i, n in enumerate(body)}
+    return tuple(tuple(index[d] for d in n.deps) for n in body)
+
+
+def eval_body(
+    body: tuple[Node, ...], demands: Mapping[str, ActionDemand], scale: tuple[float, ...]
+) -> BodyCost:
+    """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring)."""
+    vecs: list[tuple[float, ...]] = []
+    durs: list[float] = []
+    mems: list[bool] = []
+    loops: list[tuple[int, BodyCost, Envelope]] = []
+    for i, node in enumerate(body):
+        if isinstance(node, TileAction):
+            d = demands[node.name]
+            v = tuple(b * s for b, s in zip(d.busy_s, scale, strict=True))
+            vecs.append(v)
+            durs.append(max(v) + d.latency_s)
+            mems.append(d.memory)
+        else:
+            sub = eval_body(node.body, demands, scale)
+            env = envelope(sub.latency_s, sub.fill_s, max(sub.busy_s), node.trips, node.stages - 1)
+            vecs.append(tuple(u * node.trips for u in sub.busy_s))
+            durs.append(env.total_s)
+            mems.append(False)
+            loops.append((i, sub, env))
+    sched = best_schedule(body_deps(body), tuple(vecs), tuple(durs), tuple(mems))
+    lat, fill, starts = sched.latency_s, sched.fill_s, sched.starts
+    busy_pro = busy_epi = ZERO
+    main = max((lp for lp in loops if lp[2].iterations > 0), key=lambda lp: lp[2].total_s, default=None)
+    if main is None:
+        pro, epi = fill, lat - fill
+        for i, v in enumerate(vecs):
+            if starts[i] < fill:
+                busy_pro = _add(busy_pro, v)
+            else:
+                busy_epi = _add(busy_epi, v)
+        main_loop = main_env = None
+    else:
+        mi, sub, env = main
+        s = starts[mi]
+        pro = s + env.prologue_s
+        steady_end = s + env.prologue_s + env.steady_total_s
+        epi = lat - steady_end
+        filled = max(min(env.iterations, max(env.depth, 1)) - 1, 0)
+        busy_pro = _add(sub.busy_pro_s, sub.busy_s, filled)
+        busy_epi = sub.busy_epi_s
+        for i, v in enumerate(vecs):
+            if i == mi:
+                continue
+            if starts[i] < s:
+                busy_pro = _add(busy_pro, v)
+            elif starts[i] >= steady_end:
+                busy_epi = _add(busy_epi, v)
+        main_loop = body[mi]
+        main_env = env
+        assert isinstance(main_loop, Loop)
+    return BodyCost(
+        names=tuple(n.name for n in body),
+        schedule=sched,
+        latency_s=lat,
+        fill_s=fill,
+        busy_s=sched.busy_s,
+        prologue_s=pro,
+        epilogue_s=max(epi, 0.0),
+        busy_pro_s=busy_pro,
+        busy_epi_s=busy_epi,
+        main_loop=main_loop,
+        main_env=main_env,
+        loops=tuple((body[i].name, sub, env) for i, sub, env in loops),
+    )
+
+
+__all__ = ["NPIPES", "BodyCost", "body_deps", "eval_body"]
