@@ -3,3 +3,12 @@
 from .base import Frontend, find_frontend, frontends, register, register_lazy
 
 __all__ = ["Frontend", "find_frontend", "frontends", "register", "register_lazy"]
+
+
+def _tilelang_frontend() -> Frontend:
+    from .tilelang import TileLangFrontend  # light: imports tilelang/tvm only when a plan is asked for
+
+    return TileLangFrontend()
+
+
+register_lazy("tilelang", _tilelang_frontend)

@@ -1,0 +1,52 @@
+"""The TileLang frontend: a ``T.prim_func`` (or a ``@tilelang.jit`` kernel with its arguments) -> TilePlan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilesight.errors import FrontendError
+from tilesight.hardware import HardwareProfile
+from tilesight.plan import TilePlan
+
+from .version import check_version, installed_version
+
+
+def _is_prim_func(obj: Any) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "PrimFunc" and cls.__module__.startswith("tvm.")
+
+
+def _is_jit(obj: Any) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "JITImpl" and cls.__module__.startswith("tilelang.")
+
+
+class TileLangFrontend:
+    """Reads TileLang 0.1.15 TIR on CPU; never compiles or launches the kernel."""
+
+    name = "tilelang"
+
+    def accepts(self, obj: Any) -> bool:
+        return _is_prim_func(obj) or _is_jit(obj)
+
+    def plan(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> TilePlan:
+        check_version(installed_version())
+        if _is_jit(obj):
+            func = obj.get_tir(*args, **kwargs)
+        elif args or kwargs:
+            raise FrontendError(
+                f"a TileLang prim_func takes no launch arguments (got {len(args)} positional, "
+                f"{sorted(kwargs)}); its shapes are fixed when it is built",
+                construct="estimate(prim_func, ...)",
+            )
+        else:
+            func = obj
+        return plan_prim_func(func, hw)
+
+
+def plan_prim_func(func: Any, hw: HardwareProfile, name: str | None = None) -> TilePlan:
+    """The TilePlan of one TileLang ``PrimFunc`` on ``hw``."""
+    from .lower import lower
+    from .walker import walk
+
+    return lower(walk(func, name), hw)

@@ -1,0 +1,395 @@
+"""Turn the walked TileLang kernel (:mod:`.walker`) into a :class:`~tilesight.plan.TilePlan`.
+
+* grid: one dimension per ``blockIdx`` (named after the kernel's block variables, x first); CUDA launches x
+  fastest, so the order is column-major, or the explicit rasterisation sequence under ``T.use_swizzle``;
+* tensors: one per kernel argument that a tile operator moves, its tile from the copy region, reuse along
+  the grid dimensions the region's start does not depend on;
+* body: copies from / to global memory become LOAD / STORE, ``T.gemm`` a DOT (wgmma or mma as TileLang would
+  pick), ``T.reduce_*`` a REDUCE, ``T.Parallel`` nests ELEMENTWISE and SFU work, on-chip copies and fills
+  ELEMENTWISE work with their shared-memory bytes; dependencies follow buffer reads and writes;
+* resources: threads, shared memory (multi-buffered ``num_stages`` times where a pipelined loop refills a
+  buffer) and registers from the fragments.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tilesight.dtypes import canonical_dtype, dtype_bytes
+from tilesight.errors import FrontendError
+from tilesight.hardware import HardwareProfile
+from tilesight.plan import (
+    AccessMode,
+    ActionKind,
+    BlockResources,
+    LaunchOrder,
+    Loop,
+    MemLevel,
+    Node,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+)
+
+from .gemm_inst import select_variant, warp_partition
+from .swizzle import rasterization_sequence
+from .walker import GLOBAL, SHARED, KernelIR, LoopNode, OpNode, Region, block_vars_of
+
+# TileLang aligns each dynamic shared-memory buffer so TMA and 128-byte-swizzled layouts can address it;
+# the 128B swizzle atom needs 1024-byte alignment on Hopper (CUDA programming guide, TMA swizzle modes).
+SMEM_BUFFER_ALIGN_BYTES = 1024
+# Registers a thread needs beyond its fragments (addresses, loop counters, indices, predicates): a
+# modelling constant, not fitted to any kernel; it keeps fragment-light kernels from looking register-free.
+REGISTER_OVERHEAD_PER_THREAD = 32
+REGISTER_BYTES = 4  # one 32-bit register
+
+
+def _level(scope: str) -> MemLevel:
+    return MemLevel.SMEM if scope == SHARED else MemLevel.REG
+
+
+def _bytes(region: Region) -> float:
+    return region.elements * dtype_bytes(canonical_dtype(region.dtype))
+
+
+@dataclass
+class _Tensor:
+    tile: tuple[int, ...]
+    used: frozenset[str]
+    read: bool = False
+    write: bool = False
+
+
+class _Lowering:
+    def __init__(self, ir: KernelIR, hw: HardwareProfile) -> None:
+        self.ir = ir
+        self.hw = hw
+        self.tensors: dict[str, _Tensor] = {}
+        self.names: set[str] = set()
+        self.notes: list[str] = []
+        self.multibuffered: dict[str, int] = {}
+
+    def _name(self, base: str) -> str:
+        name, i = base, 1
+        while name in self.names:
+            i += 1
+            name = f"{base}#{i}"
+        self.names.add(name)
+        return name
+
+    def _access(self, region: Region, *, write: bool, where: str) -> str:
+        used = block_vars_of(region.mins, self.ir.binds, self.ir.grid_vars)
+        seen = self.tensors.get(region.buffer)
+        if seen is None:
+            seen = self.tensors[region.buffer] = _Tensor(region.extents, used)
+        elif seen.tile != region.extents or seen.used != used:
+            raise FrontendError(
+                f"tensor {region.buffer!r} is moved with two different tiles {seen.tile} and "
+                f"{region.extents}",
+                construct=region.buffer,
+                location=where,
+            )
+        if write:
+            seen.write = True
+        else:
+            seen.read = True
+        return region.buffer
+
+    # -- nodes ---------------------------------------------------------------------------------------------
+    def body(self, nodes: tuple[OpNode | LoopNode, ...], stages: int) -> tuple[Node, ...]:
+        lowered: list[tuple[list[Node], set[str], set[str]]] = []
+        for node in nodes:
+            if isinstance(node, LoopNode):
+                acts = [self.loop(node)]
+                reads, writes = _loop_buffers(node)
+            else:
+                acts = self.op(node, stages)
+                reads = {r.buffer for r in node.reads}
+                writes = {w.buffer for w in node.writes}
+            lowered.append((acts, reads, writes))
+        out: list[Node] = []
+        for j, (acts, reads, writes) in enumerate(lowered):
+            deps: list[str] = []
+            for prev, p_reads, p_writes in lowered[:j]:
+                if p_writes & (reads | writes) or p_reads & writes:
+                    deps.extend(a.name for a in prev)
+            for a in acts:
+                out.append(_with_deps(a, tuple(deps)))
+        return tuple(out)
+
+    def loop(self, node: LoopNode) -> Loop:
+        trips = node.trips
+        if trips.size == 1:
+            count = int(trips.flat[0])
+        else:
+            count = int(math.floor(float(trips.mean()) + 0.5))
+            self.notes.append(
+                f"loop {node.var}: trip count varies by block ({int(trips.min())}..{int(trips.max())}, "
+                f"mean {float(trips.mean()):.2f}); the plan uses {count}"
+            )
+        body = self.body(node.body, node.stages)
+        reduction = any(
+            isinstance(op, OpNode)
+            and op.op == "gemm"
+            and len(op.reads) == 3
+            and not _filled_in(node, op.writes[0])
+            for op in node.body
+        )
+        return Loop(
+            self._name(f"loop_{node.var}"),
+            count,
+            body,
+            stages=node.stages,
+            reduction=reduction,
+            location=node.location,
+        )
+
+    def op(self, node: OpNode, stages: int) -> list[Node]:
+        if node.op == "copy":
+            return [self.copy(node, stages)]
+        if node.op == "fill":
+            dst = node.writes[0]
+            smem = _bytes(dst) if dst.scope == SHARED else 0.0
+            return [
+                TileAction(
+                    self._name(f"fill_{dst.buffer}"),
+                    ActionKind.ELEMENTWISE,
+                    flops=float(dst.elements),
+                    dst=_level(dst.scope),
+                    smem_bytes=smem,
+                    location=node.location,
+                )
+            ]
+        if node.op == "gemm":
+            return [self.gemm(node)]
+        if node.op == "reduce":
+            src, dst = node.reads[0], node.writes[0]
+            smem = _bytes(src) if src.scope == SHARED else 0.0
+            return [
+                TileAction(
+                    self._name(f"reduce_{dst.buffer}"),
+                    ActionKind.REDUCE,
+                    dtype=canonical_dtype(src.dtype),
+                    shape=src.extents,
+                    flops=float(src.elements),
+                    src=_level(src.scope),
+                    dst=_level(dst.scope),
+                    smem_bytes=smem,
+                    location=node.location,
+                )
+            ]
+        return self.elementwise(node)
+
+    def copy(self, node: OpNode, stages: int) -> TileAction:
+        src, dst = node.reads[0], node.writes[0]
+        if src.scope == GLOBAL and dst.scope == GLOBAL:
+            raise FrontendError(
+                "copy from global to global memory", construct="T.copy", location=node.location
+            )
+        if src.scope == GLOBAL:
+            tensor = self._access(src, write=False, where=node.location)
+            if dst.scope == SHARED and stages > 1:
+                self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
+            return TileAction(
+                self._name(f"load_{tensor}"),
+                ActionKind.LOAD,
+                tensor=tensor,
+                dtype=canonical_dtype(src.dtype),
+                shape=src.extents,
+                dst=_level(dst.scope),
+                location=node.location,
+            )
+        if dst.scope == GLOBAL:
+            tensor = self._access(dst, write=True, where=node.location)
+            return TileAction(
+                self._name(f"store_{tensor}"),
+                ActionKind.STORE,
+                tensor=tensor,
+                dtype=canonical_dtype(dst.dtype),
+                shape=dst.extents,
+                src=_level(src.scope),
+                location=node.location,
+            )
+        smem = sum(_bytes(r) for r in (src, dst) if r.scope == SHARED)
+        return TileAction(
+            self._name(f"copy_{src.buffer}_{dst.buffer}"),
+            ActionKind.ELEMENTWISE,
+            flops=float(dst.elements),
+            src=_level(src.scope),
+            dst=_level(dst.scope),
+            smem_bytes=float(smem),
+            location=node.location,
+        )
+
+    def gemm(self, node: OpNode) -> TileAction:
+        a, b = node.reads[0], node.reads[1]
+        g = node.gemm
+        a_dt, b_dt = canonical_dtype(a.dtype), canonical_dtype(b.dtype)
+        variant = select_variant(
+            self.hw,
+            a_dtype=a_dt,
+            b_dtype=b_dt,
+            b_shared=b.scope == SHARED,
+            m=g["m"],
+            k=g["k"],
+            trans_a=g["trans_a"],
+            trans_b=g["trans_b"],
+            threads=self.ir.threads,
+        )
+        part = warp_partition(variant, g["policy"], g["m"], g["n"], self.ir.threads, self.hw.warp_size)
+        smem = 0.0
+        if a.scope == SHARED:
+            smem += _bytes(a) * part.n_parts
+        if b.scope == SHARED:
+            smem += _bytes(b) * part.m_parts
+        return TileAction(
+            self._name(f"dot_{node.writes[0].buffer}"),
+            ActionKind.DOT,
+            dtype=a_dt,
+            shape=(g["m"], g["n"], g["k"]),
+            src=MemLevel.SMEM if MemLevel.SMEM in (_level(a.scope), _level(b.scope)) else MemLevel.REG,
+            dst=MemLevel.REG,
+            variant=variant,
+            smem_bytes=smem,
+            location=node.location,
+        )
+
+    def elementwise(self, node: OpNode) -> list[Node]:
+        out = node.writes[0].buffer
+        per_elem = sum(
+            dtype_bytes(canonical_dtype(r.dtype)) for r in (*node.reads, *node.writes) if r.scope == SHARED
+        )
+        smem = float(per_elem * node.elements)
+        acts: list[Node] = []
+        if node.sfu_ops:
+            acts.append(
+                TileAction(
+                    self._name(f"sfu_{out}"),
+                    ActionKind.SFU,
+                    flops=float(node.elements * node.sfu_ops),
+                    smem_bytes=0.0 if node.arith_ops else smem,
+                    location=node.location,
+                )
+            )
+        if node.arith_ops:
+            acts.append(
+                TileAction(
+                    self._name(f"ew_{out}"),
+                    ActionKind.ELEMENTWISE,
+                    flops=float(node.elements * node.arith_ops),
+                    smem_bytes=smem,
+                    location=node.location,
+                )
+            )
+        return acts
+
+    # -- plan pieces ---------------------------------------------------------------------------------------
+    def grid(self) -> TileGrid:
+        ir = self.ir
+        if ir.swizzle is None:
+            return TileGrid(ir.grid, ir.grid_vars, LaunchOrder.COLUMN_MAJOR)
+        func, panel = ir.swizzle
+        full = (*ir.grid, *(1,) * (3 - len(ir.grid)))
+        seq = rasterization_sequence(func, panel, full, ir.name)[:, : len(ir.grid)]
+        self.notes.append(f"TileLang {func} swizzle, panel {panel}")
+        return TileGrid(ir.grid, ir.grid_vars, LaunchOrder.EXPLICIT, sequence=seq)
+
+    def tensor_accesses(self) -> tuple[TensorAccess, ...]:
+        out = []
+        for name in self.ir.params:
+            t = self.tensors.get(name)
+            if t is None:
+                continue
+            _, dtype, shape = self.ir.buffers[name]
+            mode = (
+                AccessMode.READ_WRITE
+                if t.read and t.write
+                else AccessMode.WRITE
+                if t.write
+                else AccessMode.READ
+            )
+            masked = any(s % e for s, e in zip(shape, t.tile, strict=True))
+            reuse = frozenset(set(self.ir.grid_vars) - t.used)
+            out.append(TensorAccess(name, canonical_dtype(dtype), shape, t.tile, mode, reuse, masked=masked))
+        return tuple(out)
+
+    def resources(self) -> BlockResources:
+        smem = 0
+        frag_bytes = 0.0
+        for name, (scope, dtype, shape) in self.ir.buffers.items():
+            size = math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
+            if scope == SHARED:
+                copies = self.multibuffered.get(name, 1)
+                smem += copies * _align(size, SMEM_BUFFER_ALIGN_BYTES)
+            elif scope != GLOBAL:
+                frag_bytes += size
+        regs = math.ceil(frag_bytes / self.ir.threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
+        regs = min(regs, self.hw.regs_per_thread_max)
+        return BlockResources(threads=self.ir.threads, smem_bytes=int(smem), regs_per_thread=regs)
+
+
+def _align(size: float, unit: int) -> int:
+    return int(math.ceil(size / unit) * unit)
+
+
+def _with_deps(node: Node, deps: tuple[str, ...]) -> Node:
+    if isinstance(node, Loop):
+        return Loop(node.name, node.trips, node.body, node.stages, node.reduction, deps, node.location)
+    return TileAction(
+        node.name,
+        node.kind,
+        node.tensor,
+        node.dtype,
+        node.shape,
+        node.flops,
+        node.src,
+        node.dst,
+        deps,
+        node.variant,
+        node.smem_bytes,
+        node.location,
+    )
+
+
+def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:
+    reads: set[str] = set()
+    writes: set[str] = set()
+    for child in node.body:
+        if isinstance(child, LoopNode):
+            r, w = _loop_buffers(child)
+        else:
+            r, w = {x.buffer for x in child.reads}, {x.buffer for x in child.writes}
+        reads |= r
+        writes |= w
+    return reads, writes
+
+
+def _filled_in(loop: LoopNode, region: Region) -> bool:
+    """Whether the loop re-initialises ``region``'s buffer each iteration (so it is no running sum)."""
+    for op in loop.body:
+        if not isinstance(op, OpNode) or op.op == "gemm":
+            continue
+        if any(w.buffer == region.buffer for w in op.writes) and all(
+            r.buffer != region.buffer for r in op.reads
+        ):
+            return True
+    return False
+
+
+def lower(ir: KernelIR, hw: HardwareProfile) -> TilePlan:
+    """The TilePlan of a walked TileLang kernel on ``hw``."""
+    low = _Lowering(ir, hw)
+    body = low.body(ir.body, 1)
+    grid = low.grid()
+    tensors = low.tensor_accesses()
+    return TilePlan(
+        name=ir.name,
+        grid=grid,
+        tensors=tensors,
+        body=body,
+        resources=low.resources(),
+        source="tilelang",
+        notes=tuple(low.notes),
+    )

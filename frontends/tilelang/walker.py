@@ -1,0 +1,414 @@
+"""Walk a TileLang ``PrimFunc``'s TIR into launch facts, buffer allocations and a tree of tile operators.
+
+The walker knows the shape TileLang 0.1.15 gives a ``T.Kernel``: ``blockIdx`` thread-binding loops around a
+``tilelang_root`` block that allocates the shared / fragment / local buffers and carries
+``tl.launch_threads``; inside it tile operators are ``Evaluate(tl.tileop.*)`` calls on ``tl.region``
+arguments, ``T.Pipelined`` is a serial loop annotated with ``num_stages``, ``T.Parallel`` is a nest of
+parallel loops storing to buffers, and ``T.use_swizzle`` is a ``threadblock_swizzle_pattern`` attribute.
+Anything else raises UnsupportedOpError naming it. The result is plain data for :mod:`.lower`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from tvm import tirx
+
+from tilesight.errors import FrontendError, UnsupportedOpError
+
+from .expr import evaluate, free_vars
+
+GLOBAL, SHARED, REGISTER = "global", "shared", "register"
+_SCOPES = {
+    "global": GLOBAL,
+    "shared": SHARED,
+    "shared.dyn": SHARED,
+    "local.fragment": REGISTER,
+    "local": REGISTER,
+    "local.var": REGISTER,
+}
+_BLOCK_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
+# Calls in a T.Parallel body that run on the special-function units (MUFU), one operation per element.
+SFU_CALLS = frozenset(
+    {"exp", "exp2", "exp10", "log", "log2", "log10", "rsqrt", "sqrt", "sin", "cos", "tanh", "sigmoid", "erf"}
+)
+# Calls in a T.Parallel body that are ordinary CUDA-core arithmetic, one operation per element.
+ARITH_CALLS = frozenset(
+    {
+        "if_then_else",
+        "fabs",
+        "abs",
+        "floor",
+        "ceil",
+        "round",
+        "fmod",
+        "pow",
+        "shift_left",
+        "shift_right",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "bitwise_not",
+        "reinterpret",
+        "max_value",
+        "min_value",
+        "infinity",
+    }
+)
+# Leaf nodes that are free in a T.Parallel expression (constants, reads).
+_FREE_EXPR = (
+    tirx.IntImm,
+    tirx.FloatImm,
+    tirx.StringImm,
+    tirx.Var,
+    tirx.BufferLoad,
+    tirx.Broadcast,
+    tirx.Ramp,
+)
+# Attributes the walker reads (swizzle) or that do not change the tile program.
+SWIZZLE_ATTR = "threadblock_swizzle_pattern"
+_IGNORED_ATTRS = frozenset({"pragma_unroll_explicit", "tl.ws_op_id"})
+# Evaluate() calls that synchronise or hint and carry no modelled work.
+_IGNORED_CALLS = frozenset({"tirx.tvm_storage_sync", "tl.sync_threads", "tirx.call_extern"})
+
+
+@dataclass(frozen=True)
+class Region:
+    """A ``tl.region``: the buffer it views, its per-dimension start expressions and constant extents."""
+
+    buffer: str
+    scope: str
+    dtype: str
+    mins: tuple[Any, ...]
+    extents: tuple[int, ...]
+
+    @property
+    def elements(self) -> int:
+        return math.prod(self.extents)
+
+
+@dataclass(frozen=True)
+class OpNode:
+    """One tile operator: ``op`` is copy / fill / gemm / reduce / parallel / store."""
+
+    op: str
+    reads: tuple[Region, ...]
+    writes: tuple[Region, ...]
+    location: str
+    elements: int = 0  # elements the op touches (parallel: iterations of the nest)
+    arith_ops: int = 0  # CUDA-core operations per element (parallel / store)
+    sfu_ops: int = 0  # special-function operations per element (parallel)
+    gemm: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LoopNode:
+    """A serial loop around tile operators; ``trips`` holds the trip count of every block."""
+
+    var: str
+    trips: np.ndarray
+    stages: int
+    body: tuple[OpNode | LoopNode, ...]
+    location: str
+
+
+@dataclass(frozen=True)
+class KernelIR:
+    name: str
+    grid_vars: tuple[str, ...]  # block index variable names, x first
+    grid: tuple[int, ...]
+    threads: int
+    buffers: dict[str, tuple[str, str, tuple[int, ...]]]  # name -> (scope, dtype, shape)
+    params: tuple[str, ...]  # global buffers in argument order
+    swizzle: tuple[str, int] | None
+    body: tuple[OpNode | LoopNode, ...]
+    binds: dict[str, Any]  # let-bound variables -> their expressions
+
+
+class _Walker:
+    def __init__(self, func: tirx.PrimFunc, name: str) -> None:
+        self.func = func
+        self.name = name
+        self.buffers: dict[str, tuple[str, str, tuple[int, ...]]] = {}
+        self.params: list[str] = []
+        for handle in func.params:
+            buf = func.buffer_map.get(handle)
+            if buf is None:
+                raise UnsupportedOpError(f"scalar kernel parameter {handle.name!r}", name)
+            self.buffers[buf.name] = (GLOBAL, str(buf.dtype), self._shape(buf))
+            self.params.append(buf.name)
+        self.grid_vars: list[str] = []
+        self.grid: list[int] = []
+        self.threads = 0
+        self.swizzle: tuple[str, int] | None = None
+        self.binds: dict[str, Any] = {}
+        self.env: dict[str, Any] = {}
+        self.count = 0
+
+    # -- helpers -------------------------------------------------------------------------------------------
+    def _shape(self, buf: tirx.Buffer) -> tuple[int, ...]:
+        shape = []
+        for s in buf.shape:
+            if not isinstance(s, tirx.IntImm):
+                raise UnsupportedOpError(f"symbolic shape {s} of buffer {buf.name!r}", self.name)
+            shape.append(int(s.value))
+        return tuple(shape)
+
+    def _where(self, text: str) -> str:
+        self.count += 1
+        return f"{self.name}: op {self.count}: {text[:120]}"
+
+    def _const(self, expr: Any, what: str) -> int:
+        value = np.asarray(evaluate(expr, self.env, self.name))
+        if value.size != 1 and not np.all(value == value.flat[0]):
+            raise UnsupportedOpError(f"{what} that varies between blocks ({expr})", self.name)
+        return int(value.flat[0])
+
+    def _region(self, arg: Any) -> Region:
+        if isinstance(arg, tirx.Call) and arg.op.name == "tl.region":
+            load = arg.args[0]
+            extents = tuple(self._const(e, "region extent") for e in arg.args[2:])
+        elif isinstance(arg, tirx.BufferLoad):
+            load, extents = arg, (1,) * len(arg.indices)
+        else:
+            raise UnsupportedOpError(f"tile-operator argument {type(arg).__name__} ({arg})", self.name)
+        buf = load.buffer
+        if buf.name not in self.buffers:
+            raise FrontendError(
+                f"buffer {buf.name!r} is neither a kernel argument nor allocated in the kernel"
+            )
+        scope, dtype, shape = self.buffers[buf.name]
+        mins = tuple(load.indices)
+        if len(extents) < len(shape):
+            extents = (1,) * (len(shape) - len(extents)) + extents
+        return Region(buf.name, scope, dtype, mins, extents)
+
+    def _whole(self, buf: tirx.Buffer) -> Region:
+        scope, dtype, shape = self.buffers[buf.name]
+        return Region(buf.name, scope, dtype, (0,) * len(shape), shape)
+
+    # -- launch --------------------------------------------------------------------------------------------
+    def walk(self) -> KernelIR:
+        body = self._launch(self.func.body)
+        if not self.grid_vars:
+            raise UnsupportedOpError("a kernel without T.Kernel (no blockIdx binding)", self.name)
+        if self.threads <= 0:
+            raise UnsupportedOpError("a kernel without a thread count (tl.launch_threads)", self.name)
+        return KernelIR(
+            name=self.name,
+            grid_vars=tuple(self.grid_vars),
+            grid=tuple(self.grid),
+            threads=self.threads,
+            buffers=dict(self.buffers),
+            params=tuple(self.params),
+            swizzle=self.swizzle,
+            body=tuple(body),
+            binds=dict(self.binds),
+        )
+
+    def _launch(self, stmt: Any) -> list[OpNode | LoopNode]:
+        if isinstance(stmt, tirx.SBlockRealize):
+            return self._launch(stmt.block)
+        if isinstance(stmt, tirx.SBlock):
+            if stmt.name_hint == "tilelang_root":
+                return self._root(stmt)
+            return self._launch(stmt.body)
+        if isinstance(stmt, tirx.For) and stmt.kind == tirx.ForKind.THREAD_BINDING:
+            tag = stmt.thread_binding.thread_tag
+            if tag not in _BLOCK_TAGS:
+                raise UnsupportedOpError(f"thread binding {tag!r} outside the kernel root", self.name)
+            axis = _BLOCK_TAGS.index(tag)
+            if axis != len(self.grid_vars):
+                raise UnsupportedOpError(f"block binding {tag} out of x, y, z order", self.name)
+            extent = self._const(stmt.extent, f"grid extent of {tag}")
+            self.grid_vars.append(stmt.loop_var.name)
+            self.grid.append(extent)
+            return self._launch(stmt.body)
+        if isinstance(stmt, tirx.SeqStmt):
+            out: list[OpNode | LoopNode] = []
+            for s in stmt.seq:
+                out.extend(self._launch(s))
+            return out
+        if isinstance(stmt, tirx.Bind):
+            value = stmt.value
+            if isinstance(value, tirx.Call) and value.op.name == "tl.launch_thread_idx":
+                self.env[stmt.var.name] = 0
+                return []
+            return self._bind(stmt)
+        raise UnsupportedOpError(f"{type(stmt).__name__} around the kernel root", self.name)
+
+    def _root(self, block: tirx.SBlock) -> list[OpNode | LoopNode]:
+        threads = block.annotations.get("tl.launch_threads")
+        if threads is None:
+            raise UnsupportedOpError("T.Kernel without tl.launch_threads", self.name)
+        self.threads = math.prod(int(t) for t in threads)
+        for buf in block.alloc_buffers:
+            scope = _SCOPES.get(buf.scope())
+            if scope is None:
+                raise UnsupportedOpError(f"buffer scope {buf.scope()!r} ({buf.name})", self.name)
+            self.buffers[buf.name] = (scope, str(buf.dtype), self._shape(buf))
+        shape = [
+            np.arange(n).reshape([-1 if i == a else 1 for i in range(len(self.grid))])
+            for a, n in enumerate(self.grid)
+        ]
+        for var, values in zip(self.grid_vars, shape, strict=True):
+            self.env[var] = values
+        return self._body(block.body)
+
+    # -- tile program --------------------------------------------------------------------------------------
+    def _bind(self, stmt: tirx.Bind) -> list[OpNode | LoopNode]:
+        self.binds[stmt.var.name] = stmt.value
+        self.env[stmt.var.name] = evaluate(stmt.value, self.env, self.name)
+        return []
+
+    def _body(self, stmt: Any) -> list[OpNode | LoopNode]:
+        if isinstance(stmt, tirx.SeqStmt):
+            out: list[OpNode | LoopNode] = []
+            for s in stmt.seq:
+                out.extend(self._body(s))
+            return out
+        if isinstance(stmt, tirx.AttrStmt):
+            if stmt.attr_key == SWIZZLE_ATTR:
+                func, panel = stmt.value.args
+                self.swizzle = (str(func.value), int(panel.value))
+            elif stmt.attr_key not in _IGNORED_ATTRS:
+                raise UnsupportedOpError(f"attribute {stmt.attr_key!r}", self.name)
+            return self._body(stmt.body)
+        if isinstance(stmt, tirx.Bind):
+            return self._bind(stmt)
+        if isinstance(stmt, tirx.Evaluate):
+            return self._evaluate(stmt.value)
+        if isinstance(stmt, tirx.For):
+            if stmt.kind == tirx.ForKind.PARALLEL:
+                return [self._parallel(stmt)]
+            return [self._loop(stmt)]
+        if isinstance(stmt, tirx.BufferStore):
+            return [self._store(stmt, 1, str(stmt))]
+        if isinstance(stmt, tirx.IfThenElse):
+            raise UnsupportedOpError("if/else (data-dependent control flow) in the tile program", self.name)
+        raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
+
+    def _loop(self, stmt: tirx.For) -> LoopNode:
+        where = self._where(f"for {stmt.loop_var.name} in range({stmt.extent})")
+        trips = np.asarray(evaluate(stmt.extent, self.env, self.name))
+        if trips.size > 1:
+            trips = np.broadcast_to(trips, tuple(self.grid))
+        stages = int(stmt.annotations.get("num_stages", 1))
+        self.env[stmt.loop_var.name] = 0  # region starts are inspected symbolically, never by value
+        body = tuple(self._body(stmt.body))
+        if not body:
+            raise UnsupportedOpError(f"loop {stmt.loop_var.name!r} with no tile operators", self.name, where)
+        return LoopNode(stmt.loop_var.name, trips, max(1, stages), body, where)
+
+    def _evaluate(self, call: Any) -> list[OpNode | LoopNode]:
+        if not isinstance(call, tirx.Call):
+            raise UnsupportedOpError(f"expression statement {call}", self.name)
+        op = call.op.name
+        where = self._where(f"{op}")
+        if op == "tl.tileop.copy":
+            src, dst = self._region(call.args[0]), self._region(call.args[1])
+            return [OpNode("copy", (src,), (dst,), where, elements=dst.elements)]
+        if op == "tl.tileop.fill":
+            dst = self._region(call.args[0])
+            return [OpNode("fill", (), (dst,), where, elements=dst.elements)]
+        if op == "tl.tileop.gemm":
+            a, b, c = (self._region(x) for x in call.args[:3])
+            trans_a, trans_b = (bool(self._const(x, "gemm transpose")) for x in call.args[3:5])
+            m, n, k = (self._const(x, "gemm shape") for x in call.args[5:8])
+            policy = self._const(call.args[8], "gemm policy")
+            clear = bool(self._const(call.args[9], "gemm clear_accum"))
+            info = {"m": m, "n": n, "k": k, "trans_a": trans_a, "trans_b": trans_b, "policy": policy}
+            reads = (a, b) if clear else (a, b, c)
+            return [OpNode("gemm", reads, (c,), where, elements=m * n * k, gemm=info)]
+        if op == "tl.tileop.reduce":
+            src, dst = self._region(call.args[0]), self._region(call.args[1])
+            clear = bool(self._const(call.args[4], "reduce clear"))
+            reads = (src,) if clear else (src, dst)
+            return [OpNode("reduce", reads, (dst,), where, elements=src.elements)]
+        if op in _IGNORED_CALLS:
+            return []
+        raise UnsupportedOpError(op, self.name, where)
+
+    # -- T.Parallel and scalar stores ----------------------------------------------------------------------
+    def _parallel(self, stmt: tirx.For) -> OpNode:
+        where = self._where(f"T.Parallel over {stmt.loop_var.name}")
+        iters = 1
+        inner: Any = stmt
+        while isinstance(inner, tirx.For):
+            iters *= self._const(inner.extent, "parallel extent")
+            self.env[inner.loop_var.name] = 0
+            inner = inner.body
+        stores = list(inner.seq) if isinstance(inner, tirx.SeqStmt) else [inner]
+        reads: list[Region] = []
+        writes: list[Region] = []
+        arith = sfu = 0
+        for s in stores:
+            node = self._store(s, iters, where)
+            reads.extend(node.reads)
+            writes.extend(node.writes)
+            arith += node.arith_ops
+            sfu += node.sfu_ops
+        return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu)
+
+    def _store(self, stmt: Any, iters: int, where: str) -> OpNode:
+        if not isinstance(stmt, tirx.BufferStore):
+            raise UnsupportedOpError(f"{type(stmt).__name__} inside T.Parallel", self.name, where)
+        if self.buffers.get(stmt.buffer.name, (GLOBAL,))[0] == GLOBAL:
+            raise UnsupportedOpError(
+                f"element-wise store to global buffer {stmt.buffer.name!r}", self.name, where
+            )
+        counts = {"arith": 0, "sfu": 0}
+        loads: dict[str, Region] = {}
+
+        def visit(node: Any) -> None:
+            if isinstance(node, tirx.BufferLoad):
+                if self.buffers.get(node.buffer.name, (GLOBAL,))[0] == GLOBAL:
+                    raise UnsupportedOpError(
+                        f"element-wise load from global buffer {node.buffer.name!r}", self.name, where
+                    )
+                loads[node.buffer.name] = self._whole(node.buffer)
+            elif isinstance(node, tirx.Call):
+                short = node.op.name.split(".")[-1]
+                if short in SFU_CALLS:
+                    counts["sfu"] += 1
+                elif short in ARITH_CALLS:
+                    counts["arith"] += 1
+                else:
+                    raise UnsupportedOpError(node.op.name, self.name, where)
+            elif isinstance(node, tirx.PrimExpr) and not isinstance(node, _FREE_EXPR):
+                counts["arith"] += 1
+
+        tirx.stmt_functor.post_order_visit(stmt.value, visit)
+        # an element-wise op that only moves data still issues one instruction per element
+        arith = max(1, counts["arith"]) if not counts["sfu"] else counts["arith"]
+        out = self._whole(stmt.buffer)
+        return OpNode("store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"])
+
+
+def walk(func: tirx.PrimFunc, name: str | None = None) -> KernelIR:
+    """The launch facts and tile-operator tree of one TileLang ``PrimFunc``."""
+    if not isinstance(func, tirx.PrimFunc):
+        raise FrontendError(f"expected a TileLang PrimFunc, got {type(func).__qualname__}")
+    if name is None:
+        attrs = func.attrs
+        name = str(attrs["global_symbol"]) if attrs is not None and "global_symbol" in attrs else "kernel"
+    return _Walker(func, name).walk()
+
+
+def block_vars_of(
+    exprs: tuple[Any, ...], binds: dict[str, Any], grid_vars: tuple[str, ...]
+) -> frozenset[str]:
+    """Block index variables the expressions depend on, following let-bound variables."""
+    seen: set[str] = set()
+    todo = [v for e in exprs for v in free_vars(e)]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in binds:
+            todo.extend(free_vars(binds[v]))
+    return frozenset(seen & set(grid_vars))

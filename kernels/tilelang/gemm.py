@@ -1,0 +1,45 @@
+"""Tiled GEMM ``C = A @ B`` (A: M x K, B: K x N, row-major) written in TileLang.
+
+One block computes a ``block_M x block_N`` tile of C, walking K in ``block_K`` steps through a software
+pipeline of ``num_stages`` shared-memory buffers; ``use_swizzle`` turns on TileLang's row rasterisation
+with panels of ``panel_size`` block rows. Builds a ``T.prim_func`` without compiling it.
+"""
+
+import tilelang.language as T
+
+
+def gemm(
+    M: int,
+    N: int,
+    K: int,
+    block_M: int = 128,
+    block_N: int = 128,
+    block_K: int = 32,
+    num_stages: int = 3,
+    threads: int = 128,
+    dtype: str = "float16",
+    accum_dtype: str = "float32",
+    use_swizzle: bool = False,
+    panel_size: int = 10,
+):
+    """Return the ``T.prim_func`` of one GEMM configuration."""
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((K, N), dtype),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.use_swizzle(panel_size=panel_size, enable=use_swizzle)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
