@@ -1,0 +1,78 @@
+"""Turn the walker's findings into a validated :class:`~tilesight.plan.TilePlan`."""
+
+from __future__ import annotations
+
+import math
+
+from tilesight.errors import FrontendError
+from tilesight.plan import AccessMode, BlockResources, LaunchOrder, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+from tilesight.tensorspec import TensorSpec
+
+from .binding import Binding
+from .compile import CompiledIR
+from .coords import reuse_dims, tile_coordinates
+from .extract import _ELEM, Walker
+
+REGISTER_NOTE = "registers per thread unknown without ptxas; occupancy is bounded by threads and shared memory only"
+
+
+def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec) -> tuple[int, ...]:
+    """Map a tile's extents onto the tensor's dims: the tile's axes cover the tensor's innermost dims in
+    order (leading tensor dims get extent 1; extra leading tile axes fold into the first covered dim), each
+    clamped to the tensor's extent."""
+    shape = spec.shape or (1,)
+    rank = len(shape)
+    t = list(tile)
+    if len(t) > rank:
+        t = [math.prod(t[: len(t) - rank + 1]), *t[len(t) - rank + 1 :]]
+    t = [1] * (rank - len(t)) + t
+    return tuple(max(1, min(e, s)) for e, s in zip(t, shape, strict=True))
+
+
+def _nodes(raw: list[dict], stages: int) -> tuple:
+    out = []
+    for n in raw:
+        deps = tuple(sorted(n["deps"]))
+        if n["kind"] == "loop":
+            out.append(Loop(n["name"], n["trips"], _nodes(n["body"], stages), stages=stages if n["reduction"] else 1,
+                            reduction=n["reduction"], deps=deps, location=n["loc"]))  # fmt: skip
+            continue
+        out.append(TileAction(name=n["name"], kind=n["kind"], tensor=n.get("tensor"), dtype=n.get("dtype"),
+                              shape=n.get("shape", ()), flops=n.get("flops", 0.0), src=n.get("src", "reg"),
+                              dst=n.get("dst", "reg"), deps=deps, variant=n.get("variant"), location=n["loc"]))  # fmt: skip
+    return tuple(out)
+
+
+def build_plan(ir: CompiledIR, binding: Binding, grid: tuple[int, int, int]) -> TilePlan:
+    walker = Walker(ir, binding.scalars, {**binding.tensors, **binding.descriptors}, grid)
+    raw, accesses = walker.run()
+    if not raw:
+        raise FrontendError(f"kernel {walker.kernel!r} has no tile actions (no loads, stores or compute)")
+    coords = tile_coordinates(walker.cands, walker.valid)
+    specs = {**binding.tensors, **binding.descriptors}
+    tensors = []
+    for name, acc in accesses.items():
+        spec = specs.get(name)
+        if spec is None:
+            raise FrontendError(f"kernel {walker.kernel!r}: argument {name!r} is used as a pointer but was not given a tensor")
+        modes = acc["modes"]
+        mode = (AccessMode.ATOMIC if AccessMode.ATOMIC in modes else AccessMode.READ_WRITE if len(modes) > 1
+                else next(iter(modes)))  # fmt: skip
+        tile = _tile_in_tensor(acc["tile"], spec)
+        masked = acc["masked"] or any(e > s for e, s in zip(acc["tile"][-len(spec.shape):], spec.shape, strict=False))
+        tensors.append(TensorAccess(name=name, dtype=spec.dtype, shape=spec.shape or (1,), tile=tile, mode=mode,
+                                    reuse_dims=reuse_dims(coords, acc["cands"]), masked=masked,
+                                    indirect=acc["indirect"]))  # fmt: skip
+        if _ELEM.get(acc["elem"], spec.dtype) != spec.dtype:
+            walker.notes.append(f"{name}: kernel reads {_ELEM.get(acc['elem'])} from a {spec.dtype} tensor")
+    programs = grid[0] * grid[1] * grid[2]
+    persistent = walker.persistent
+    tile_grid = TileGrid(shape=coords.shape, dims=coords.dims, order=LaunchOrder.EXPLICIT, sequence=coords.sequence,
+                         programs=programs if persistent else None)  # fmt: skip
+    threads = ir.num_warps * ir.threads_per_warp
+    notes = [*walker.notes, REGISTER_NOTE]
+    if persistent:
+        notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")
+    return TilePlan(name=ir.name, grid=tile_grid, tensors=tuple(tensors), body=_nodes(raw, ir.num_stages),
+                    resources=BlockResources(threads=threads, smem_bytes=ir.smem_bytes), source="triton",
+                    notes=tuple(dict.fromkeys(notes)))  # fmt: skip

@@ -1,0 +1,184 @@
+"""Bind a Triton kernel's launch arguments the way Triton does, without a GPU.
+
+Triton's own binder (``create_function_from_signature`` in ``triton.runtime.jit``, present from 3.6 to 3.9)
+runs over the arguments, so a wrong count or type fails with Triton's message, and integers are specialised
+exactly as at launch (``1`` becomes a constexpr, multiples of 16 gain ``tt.divisibility``). Tensor arguments
+(TensorSpec, torch tensors on any device, numpy arrays) are replaced by :class:`_PointerProxy` objects whose
+``data_ptr()`` is 0: the allocation is taken to be 16-byte aligned, as every torch allocation is.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from triton.backends.compiler import GPUTarget
+from triton.compiler.compiler import make_backend
+from triton.runtime.jit import create_function_from_signature
+
+from tilesight.dtypes import dtype_bytes, is_float
+from tilesight.hardware import HardwareProfile
+from tilesight.tensorspec import TensorSpec, as_tensor_spec, is_tensor_like
+
+try:  # host-side TMA descriptors (Triton >= 3.4)
+    from triton.tools.tensor_descriptor import TensorDescriptor
+except ImportError:  # pragma: no cover - older Triton
+    TensorDescriptor = None  # type: ignore[assignment,misc]
+
+
+class _DtypeProxy:
+    """Enough of a torch dtype for Triton's specialisation and TensorDescriptor checks."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.itemsize = max(1, int(dtype_bytes(name)))
+        self.is_floating_point = is_float(name)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"dtype({self.name})"
+
+
+class _PointerProxy:
+    """A tensor argument as Triton's binder sees it: a dtype and a 16-byte-aligned data pointer."""
+
+    def __init__(self, spec: TensorSpec) -> None:
+        self.spec = spec
+        self.dtype = _DtypeProxy(spec.dtype)
+        self.shape = spec.shape
+
+    def data_ptr(self) -> int:
+        return 0
+
+    def stride(self, dim: int | None = None) -> Any:
+        return self.spec.stride(dim)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One launch's arguments after Triton's binding and specialisation.
+
+    ``key`` identifies the compiled specialisation (Triton's own cache key: specialisation plus options);
+    ``scalars`` holds the runtime integer/float arguments by name, ``tensors`` the tensor (or descriptor base)
+    arguments, ``constexprs`` the constexpr values by name (including integers Triton folded to constants).
+    """
+
+    fn_name: str
+    key: str
+    signature: dict[str, str]
+    constexprs: dict[tuple[int, ...], Any]
+    attrs: dict[tuple[int, ...], Any]
+    options: Any
+    meta: dict[str, Any]
+    scalars: dict[str, Any]
+    tensors: dict[str, TensorSpec]
+    descriptors: dict[str, TensorSpec] = field(default_factory=dict)
+
+
+def target_of(hw: HardwareProfile) -> GPUTarget:
+    """The explicit Triton target of a hardware profile (no device query)."""
+    return GPUTarget(hw.triton_backend, hw.triton_arch, hw.warp_size)
+
+
+@functools.lru_cache(maxsize=16)
+def backend_for(backend: str, arch: int | str, warp_size: int) -> Any:
+    return make_backend(GPUTarget(backend, arch, warp_size))
+
+
+_BINDERS: dict[tuple[int, str], Any] = {}
+
+
+def _binder(jit_fn: Any, backend: Any, target_key: str) -> Any:
+    key = (id(jit_fn), target_key)
+    binder = _BINDERS.get(key)
+    if binder is None:
+        binder = create_function_from_signature(jit_fn.signature, jit_fn.params, backend)
+        _BINDERS[key] = binder
+    return binder
+
+
+def _wrap(value: Any) -> tuple[Any, TensorSpec | None, TensorSpec | None]:
+    """(what Triton's binder gets, the tensor spec, the descriptor's base spec)."""
+    if TensorDescriptor is not None and isinstance(value, TensorDescriptor):
+        base = as_tensor_spec(value.base)
+        desc = TensorDescriptor(
+            _PointerProxy(base), list(value.shape), list(value.strides), list(value.block_shape), value.padding
+        )
+        return desc, None, base
+    if is_tensor_like(value):
+        spec = as_tensor_spec(value)
+        return _PointerProxy(spec), spec, None
+    return value, None, None
+
+
+def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> Binding:
+    """Bind ``args``/``kwargs`` (kernel arguments, constexprs and launch options such as ``num_warps``)."""
+    target = target_of(hw)
+    backend = backend_for(target.backend, target.arch, target.warp_size)
+    tensors: dict[str, TensorSpec] = {}
+    descriptors: dict[str, TensorSpec] = {}
+    names = [p.name for p in jit_fn.params]
+    wrapped_args = []
+    for i, a in enumerate(args):
+        w, spec, base = _wrap(a)
+        wrapped_args.append(w)
+        if i < len(names):
+            if spec is not None:
+                tensors[names[i]] = spec
+            if base is not None:
+                descriptors[names[i]] = base
+    wrapped_kwargs = {}
+    for k, v in kwargs.items():
+        w, spec, base = _wrap(v)
+        wrapped_kwargs[k] = w
+        if spec is not None:
+            tensors[k] = spec
+        if base is not None:
+            descriptors[k] = base
+    binder = _binder(jit_fn, backend, f"{target.backend}:{target.arch}:{target.warp_size}")
+    bound_args, specialization, launch_opts = binder(*wrapped_args, **wrapped_kwargs)
+    options = backend.parse_options(dict(launch_opts))
+    for k in launch_opts:
+        if k not in options.__dict__ and k not in names:
+            raise KeyError("Keyword argument %s was specified but unrecognised" % k)
+    sigvals = [s[0] for s in specialization]
+    signature = dict(zip(names, sigvals, strict=True))
+    constexprs: dict[tuple[int, ...], Any] = {}
+    attrs: dict[tuple[int, ...], Any] = {}
+    values = list(bound_args.values())
+    for i, (ty, spec_attr) in enumerate(specialization):
+        if ty == "constexpr":
+            constexprs[(i,)] = values[i]
+        elif isinstance(spec_attr, str) and spec_attr:
+            attrs[(i,)] = backend.parse_attr(spec_attr)
+    meta = dict(bound_args)
+    scalars = {n: v for n, v in bound_args.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    key = f"{jit_fn.cache_key}|{specialization}|{sorted(options.__dict__.items(), key=lambda kv: kv[0])}|{target}"
+    return Binding(
+        fn_name=jit_fn.__name__,
+        key=key,
+        signature=signature,
+        constexprs=constexprs,
+        attrs=attrs,
+        options=options,
+        meta=meta,
+        scalars=scalars,
+        tensors=tensors,
+        descriptors=descriptors,
+    )
+
+
+def resolve_grid(grid: Any, meta: dict[str, Any]) -> tuple[int, int, int]:
+    """Triton's grid (a tuple or a callable of the meta dict) as three launch extents."""
+    g = grid(meta) if callable(grid) else grid
+    if isinstance(g, int):
+        g = (g,)
+    g = tuple(int(x) for x in g)
+    if not 1 <= len(g) <= 3 or any(x < 0 for x in g):
+        from tilesight.errors import FrontendError
+
+        raise FrontendError(f"grid {g!r} must have 1 to 3 non-negative extents", construct="grid")
+    return (g + (1, 1))[:3]  # type: ignore[return-value]

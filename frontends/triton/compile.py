@@ -1,0 +1,116 @@
+"""Compile a bound Triton kernel to TTIR and TTGIR for an explicit target, stopping before LLVM.
+
+Triton's own backend stages run (``backend.add_stages``: "ttir" then "ttgir"); nothing is lowered to LLVM, PTX
+or a cubin, so no GPU and no ptxas run is needed for the IR. Shared memory comes from Triton's own allocation
+pass (``allocate_shared_memory_nv``) run on the TTGIR module, which sets the module attribute ``ttg.shared``.
+Results are cached by the binding's specialisation key, so a new shape of a config already seen (same
+specialisation) costs a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from triton._C.libtriton import ir, nvidia, passes
+from triton.compiler.compiler import ASTSource
+
+from tilesight.errors import FrontendError
+from tilesight.hardware import HardwareProfile
+
+from .binding import Binding, backend_for, target_of
+
+# How many compiled specialisations the in-process cache keeps (each holds two IR texts of a few tens of kB).
+COMPILE_CACHE_ENTRIES = 256
+
+_CACHE: OrderedDict[str, CompiledIR] = OrderedDict()
+
+
+@dataclass(frozen=True)
+class CompiledIR:
+    """The IR of one specialisation: TTIR (loop/load/dot structure before pipelining) and TTGIR (layouts)."""
+
+    name: str
+    ttir: str
+    ttgir: str
+    num_warps: int
+    num_stages: int
+    threads_per_warp: int
+    smem_bytes: int
+    mma_version: int | None  # 3 = wgmma, 2 = mma.sync, None = no tensor-core dot
+
+
+_MMA_RE = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+)")
+_INT_ATTR_RE = r'"?{name}"?\s*=\s*(\d+)\s*:\s*i32'
+
+
+def _module_int(text: str, name: str) -> int | None:
+    m = re.search(_INT_ATTR_RE.format(name=re.escape(name)), text)
+    return int(m.group(1)) if m else None
+
+
+def _shared_bytes(module: Any, options: Any, arch: int) -> int:
+    """Run Triton's shared-memory allocation pass on the TTGIR module and read ``ttg.shared``."""
+    from triton.backends.nvidia.compiler import get_ptx_version_from_options
+
+    pm = ir.pass_manager(module.context)
+    if hasattr(passes.ttgpuir, "add_allocate_warp_groups"):
+        try:
+            passes.ttgpuir.add_allocate_warp_groups(pm)
+        except TypeError:  # Triton 3.9 takes a sanitizer flag
+            passes.ttgpuir.add_allocate_warp_groups(pm, False)
+    passes.convert.add_scf_to_cf(pm)
+    nvidia.passes.ttgpuir.add_allocate_shared_memory_nv(pm, arch, get_ptx_version_from_options(options, arch))
+    try:
+        pm.run(module, "tilesight_allocate_shared")  # Triton >= 3.7 names each pass-manager run
+    except TypeError:
+        pm.run(module)  # Triton 3.6
+    shared = module.get_int_attr("ttg.shared")
+    if shared is None:
+        raise FrontendError("Triton's shared-memory allocation did not set ttg.shared", construct="ttg.shared")
+    return int(shared)
+
+
+def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR:
+    """TTIR and TTGIR of ``jit_fn`` specialised as ``binding`` says, for ``hw``'s target (cached)."""
+    cached = _CACHE.get(binding.key)
+    if cached is not None:
+        _CACHE.move_to_end(binding.key)
+        return cached
+    if hw.triton_backend != "cuda":
+        raise FrontendError(f"the Triton frontend reads NVIDIA TTGIR; profile {hw.name!r} targets {hw.triton_backend}")
+    target = target_of(hw)
+    backend = backend_for(target.backend, target.arch, target.warp_size)
+    options = binding.options
+    src = ASTSource(jit_fn, binding.signature, binding.constexprs, binding.attrs)
+    stages: dict[str, Any] = {}
+    backend.add_stages(stages, options, src.language)
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    codegen = backend.get_codegen_implementation(options)
+    module_map = backend.get_module_map() if hasattr(backend, "get_module_map") else {}
+    module = src.make_ir(target, options, codegen, module_map, context)
+    metadata: dict[str, Any] = {}
+    ttir_mod = stages["ttir"](module, metadata)
+    ttir = str(ttir_mod)
+    ttgir_mod = stages["ttgir"](ttir_mod, metadata)
+    ttgir = str(ttgir_mod)
+    smem = _shared_bytes(ttgir_mod, options, int(target.arch))
+    mma = _MMA_RE.search(ttgir)
+    compiled = CompiledIR(
+        name=binding.fn_name,
+        ttir=ttir,
+        ttgir=ttgir,
+        num_warps=_module_int(ttgir, "ttg.num-warps") or int(options.num_warps),
+        num_stages=int(options.num_stages),
+        threads_per_warp=_module_int(ttgir, "ttg.threads-per-warp") or int(target.warp_size),
+        smem_bytes=smem,
+        mma_version=int(mma.group(1)) if mma else None,
+    )
+    _CACHE[binding.key] = compiled
+    while len(_CACHE) > COMPILE_CACHE_ENTRIES:
+        _CACHE.popitem(last=False)
+    return compiled

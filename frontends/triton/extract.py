@@ -1,0 +1,462 @@
+"""Walk a kernel's TTIR and recover its TilePlan.
+
+One pass over the op tree, vectorised over every launched program (:mod:`.interp`), recovers
+
+* tile actions: loads/stores (pointer tensors, block pointers, TMA descriptors) with tile shapes, dtypes and
+  masks; ``tt.dot`` shapes; elementwise, SFU and reduction work (tensor element counts);
+* the loop nest with trip counts from the actual scalar arguments. A trip count that differs between
+  programs (causal attention) becomes the mean over programs, rounded to the nearest integer; the maximum is
+  reported in the plan notes;
+* the program-id to tile-coordinate map: every pid-dependent scalar that feeds an address (through
+  ``tt.splat``, a scalar ``tt.addptr``, or TMA/block-pointer offsets), followed back through affine ops with
+  a uniform operand, is a coordinate candidate; the grid dimensions are a minimal set of candidates of which
+  every other is a function. Each tensor's reuse dims are the grid dims its address does not depend on;
+* a persistent tile loop (an ``scf.for`` whose lower bound depends on the program id and that holds memory
+  actions) is unrolled over lanes: program ``p``'s iteration ``i`` is launch index ``i * programs + p``.
+
+Ops the walker does not model raise :class:`UnsupportedOpError` naming the op and its source line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tilesight.errors import FrontendError, UnsupportedOpError
+from tilesight.plan import (
+    AccessMode,
+    ActionKind,
+    BlockResources,
+    LaunchOrder,
+    Loop,
+    MemLevel,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+)
+from tilesight.tensorspec import TensorSpec
+
+from . import interp
+from .compile import CompiledIR
+from .ir import Op, parse_module, tensor_type
+
+_ELEM = {
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "tf32": "tfloat32",
+    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2", "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2FNUZ": "float8_e5m2fnuz", "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+}  # fmt: skip
+_SFU_MATH = frozenset({"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "tan"})
+_SFU_EXTERN = re.compile(r'symbol = "__nv_(\w*?)(?:f)?"')
+_SFU_EXTERN_NAMES = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "erf", "pow", "rcp")
+# Layout and bookkeeping ops: no arithmetic of their own at tile level.
+_LAYOUT = frozenset({
+    "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.make_range", "tt.addptr",
+    "tt.join", "tt.split", "tt.cat", "tt.bitcast", "tt.int_to_ptr", "tt.ptr_to_int", "tt.advance",
+    "tt.make_tensor_ptr", "tt.assert", "tt.print", "ttg.convert_layout", "tt.unsplat", "ub.poison",
+})  # fmt: skip
+_TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan.return", "scf.condition"})
+_TENSOR_EW_PREFIX = ("arith.", "math.")
+
+
+@dataclass
+class V:
+    """What the walker knows of one SSA value."""
+
+    val: np.ndarray | None = None  # per-lane scalar value, when computable
+    pid: bool = False  # depends on the program id
+    cands: frozenset[str] = frozenset()  # coordinate candidates reaching it
+    base: str | None = None  # pointer base argument
+    loaded: bool = False  # derived from loaded data
+    prods: frozenset[str] = frozenset()  # producing actions / loops in the current body
+
+
+@dataclass
+class _Body:
+    nodes: list[dict] = field(default_factory=list)
+    index: dict[str, dict] = field(default_factory=dict)
+
+    def add(self, node: dict) -> None:
+        self.nodes.append(node)
+        self.index[node["name"]] = node
+
+    def depends_on(self, a: str, b: str) -> bool:
+        """True when node ``a`` depends (transitively) on ``b``."""
+        seen, todo = set(), [a]
+        while todo:
+            n = todo.pop()
+            if n == b:
+                return True
+            if n in seen or n not in self.index:
+                continue
+            seen.add(n)
+            todo.extend(self.index[n]["deps"])
+        return False
+
+
+class Walker:
+    def __init__(self, ir: CompiledIR, scalars: dict, tensors: dict[str, TensorSpec], grid: tuple[int, int, int]):
+        self.ir = ir
+        self.fn = parse_module(ir.ttir)
+        self.kernel = self.fn.name
+        self.scalars = scalars
+        self.tensors = tensors
+        self.grid = grid
+        self.programs = grid[0] * grid[1] * grid[2]
+        idx = np.arange(self.programs, dtype=np.int64)
+        self.pid = [idx % grid[0], (idx // grid[0]) % grid[1], idx // (grid[0] * grid[1])]
+        self.lanes = self.programs
+        self.valid = np.ones(self.programs, dtype=bool)
+        self.env: dict[str, V] = {}
+        self.defs: dict[str, Op] = {}
+        self.cands: dict[str, np.ndarray] = {}
+        self.cand_valid: dict[str, np.ndarray] = {}
+        self.accesses: dict[str, dict] = {}
+        self.notes: list[str] = []
+        self.names: set[str] = set()
+        self.persistent = False
+
+    # -- helpers -------------------------------------------------------------------------------------------
+    def unsupported(self, op: Op) -> UnsupportedOpError:
+        return UnsupportedOpError(op.name, self.kernel, op.loc)
+
+    def get(self, name: str) -> V:
+        v = self.env.get(name)
+        if v is None:
+            return V()
+        return v
+
+    def fresh(self, stem: str) -> str:
+        stem = re.sub(r"[^\w]", "_", stem)
+        name, i = stem, 1
+        while name in self.names:
+            i += 1
+            name = f"{stem}_{i}"
+        self.names.add(name)
+        return name
+
+    def lane_array(self, value: float | int | bool) -> np.ndarray:
+        return np.full(self.lanes, value)
+
+    def merged(self, names: list[str]) -> V:
+        vs = [self.get(n) for n in names]
+        return V(
+            pid=any(v.pid for v in vs),
+            cands=frozenset().union(*(v.cands for v in vs)) if vs else frozenset(),
+            base=next((v.base for v in vs if v.base), None),
+            loaded=any(v.loaded for v in vs),
+            prods=frozenset().union(*(v.prods for v in vs)) if vs else frozenset(),
+        )
+
+    def candidate(self, name: str) -> frozenset[str]:
+        """Follow a pid-dependent scalar back through affine ops; record the coordinate it carries."""
+        v = self.get(name)
+        if not v.pid or v.val is None:
+            return v.cands
+        while True:
+            op = self.defs.get(name)
+            if op is None or op.name not in interp.AFFINE:
+                break
+            dep = [o for o in op.operands if self.get(o).pid]
+            if len(dep) != 1 or self.get(dep[0]).val is None:
+                break
+            name = dep[0]
+        val = self.get(name).val
+        assert val is not None
+        self.cands[name] = np.broadcast_to(val, (self.lanes,)).copy()
+        self.cand_valid[name] = self.valid.copy()
+        return v.cands | {name}
+
+    # -- the walk ------------------------------------------------------------------------------------------
+    def run(self) -> tuple[list[dict], dict]:
+        for arg, ty in self.fn.args:
+            key = arg[1:]
+            if "ptr" in ty or "tensordesc" in ty:
+                self.env[arg] = V(base=key)
+            elif key in self.scalars:
+                self.env[arg] = V(val=self.lane_array(self.scalars[key]))
+            else:
+                self.env[arg] = V()
+        body = _Body()
+        self.walk(self.fn.body, body)
+        return body.nodes, self.accesses
+
+    def walk(self, ops: list[Op], body: _Body) -> None:
+        for op in ops:
+            for r in op.results:
+                self.defs[r] = op
+            self.step(op, body)
+
+    def set_results(self, op: Op, v: V) -> None:
+        for r in op.results:
+            self.env[r] = v
+
+    def step(self, op: Op, body: _Body) -> None:
+        n = op.name
+        if n in _TERMINATORS:
+            return
+        if n == "arith.constant":
+            c = interp.constant(op.text)
+            self.set_results(op, V(val=None if c is None else self.lane_array(c)))
+            return
+        if n in ("tt.get_program_id", "tt.get_num_programs"):
+            axis = {"x": 0, "y": 1, "z": 2}[op.text.split()[0].strip()]
+            if n == "tt.get_program_id":
+                self.set_results(op, V(val=self.expand(self.pid[axis]), pid=True))
+            else:
+                self.set_results(op, V(val=self.lane_array(self.grid[axis])))
+            return
+        shape = tensor_type(op.rtype)
+        vin = self.merged(op.operands)
+        if n in interp.SCALAR_OPS and shape is None:
+            args = [self.get(o).val for o in op.operands]
+            val = interp.evaluate(n, op.text, args) if all(a is not None for a in args) else None  # type: ignore
+            vin.val = val
+            vin.prods = frozenset()
+            self.set_results(op, vin)
+            return
+        if n == "scf.for":
+            self.loop(op, body)
+            return
+        if n == "scf.if":
+            self.branch(op, body)
+            return
+        if n in ("tt.load", "tt.descriptor_load", "tt.store", "tt.descriptor_store", "tt.atomic_rmw",
+                 "tt.atomic_cas"):  # fmt: skip
+            self.memory(op, body, vin)
+            return
+        if n == "tt.make_tensor_descriptor":
+            for o in op.operands[1:]:
+                if self.get(o).pid:
+                    vin.cands = vin.cands | self.candidate(o)
+            vin.base = self.get(op.operands[0]).base
+            self.set_results(op, vin)
+            return
+        if n in ("tt.dot", "tt.dot_scaled"):
+            self.dot(op, body, vin)
+            return
+        if n in ("tt.reduce", "tt.scan"):
+            src = tensor_type(self._operand_type(op)) or ((1,), "f32")
+            self.compute(op, body, vin, ActionKind.REDUCE, math.prod(src[0]))
+            return
+        if n == "tt.splat" or (n in ("tt.addptr", "tt.make_tensor_ptr") and op.operands):
+            for o in op.operands[1:] if n != "tt.splat" else op.operands:
+                if self.get(o).pid and self.get(o).val is not None:
+                    vin.cands = vin.cands | self.candidate(o)
+            if n == "tt.addptr" and shape is None:
+                vin.val = None
+            self.set_results(op, vin)
+            return
+        if n in _LAYOUT:
+            vin.val = None
+            self.set_results(op, vin)
+            return
+        if n.startswith(_TENSOR_EW_PREFIX) or n in ("tt.extern_elementwise", "tt.precise_sqrt", "tt.precise_divf",
+                                                     "tt.fp_to_fp", "tt.clampf", "tt.mulhiui"):  # fmt: skip
+            numel = math.prod(shape[0]) if shape else 1
+            kind = ActionKind.ELEMENTWISE
+            short = n.split(".", 1)[1]
+            if n.startswith("math.") and short in _SFU_MATH or n in ("arith.divf", "tt.precise_sqrt",
+                                                                       "tt.precise_divf"):  # fmt: skip
+                kind = ActionKind.SFU
+            elif n == "tt.extern_elementwise":
+                m = _SFU_EXTERN.search(op.text)
+                if m and m.group(1).startswith(_SFU_EXTERN_NAMES):
+                    kind = ActionKind.SFU
+            if shape is None or (_is_int(shape[1]) and not vin.loaded):
+                # scalar math, or index/mask arithmetic on integer tensors (address generation): no tile cost
+                vin.val = None
+                vin.prods = frozenset()
+                self.set_results(op, vin)
+                return
+            self.group(op, body, vin, kind, numel)
+            return
+        raise self.unsupported(op)
+
+    def expand(self, arr: np.ndarray) -> np.ndarray:
+        """A per-program array in the current lane space (tiled over persistent-loop iterations)."""
+        return np.tile(arr, self.lanes // arr.shape[0])
+
+    def _operand_type(self, op: Op) -> str:
+        m = re.search(r"\(\s*(tensor<[^)]*?>)\s*\)\s*->", op.rtype) or re.search(r"(tensor<[^>]*>)", op.text)
+        return m.group(1) if m else ""
+
+    # -- actions -------------------------------------------------------------------------------------------
+    def deps_in(self, body: _Body, v: V) -> list[str]:
+        return sorted(p for p in v.prods if p in body.index)
+
+    def memory(self, op: Op, body: _Body, vin: V) -> None:
+        ptr = self.get(op.operands[0])
+        base = ptr.base
+        if base is None:
+            raise FrontendError(
+                f"kernel {self.kernel!r}: {op.name} through a pointer not derived from a kernel argument",
+                construct=op.name,
+                location=op.loc,
+            )
+        cands = set(ptr.cands)
+        if op.name.startswith("tt.descriptor"):
+            idx = re.search(r"\[([^\]]*)\]", op.text)
+            for o in re.findall(r"%[\w.$-]+", idx.group(1)) if idx else []:
+                if self.get(o).pid and self.get(o).val is not None:
+                    cands |= self.candidate(o)
+        store = op.name in ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas")
+        if op.name == "tt.descriptor_store":
+            tt = tensor_type(op.text.rsplit(" : ", 1)[-1].split(", ")[-1]) or tensor_type(op.text)
+        elif store:
+            tt = tensor_type(op.text.rsplit(" : ", 1)[-1]) or None
+        else:
+            tt = tensor_type(op.rtype)
+        tile, elem = (tt[0] or (1,), tt[1]) if tt else ((1,), "f32")
+        elem = re.sub(r"!tt\.ptr<([^>]+)>", r"\1", elem)
+        masked = op.name in ("tt.load", "tt.store") and len(op.operands) > (2 if store else 1)
+        mode = AccessMode.ATOMIC if op.name.startswith("tt.atomic") else AccessMode.WRITE if store else AccessMode.READ
+        acc = self.accesses.setdefault(base, {"tile": tile, "elem": elem, "modes": set(), "cands": set(),
+                                              "masked": False, "indirect": False, "tma": False})  # fmt: skip
+        acc["modes"].add(mode)
+        acc["cands"] |= cands
+        acc["masked"] |= masked
+        acc["indirect"] |= ptr.loaded
+        acc["tma"] |= op.name.startswith("tt.descriptor")
+        if ptr.loaded:
+            self.notes.append(f"{op.name} on {base} at {op.loc}: indirect (data-dependent) addressing")
+        name = self.fresh(f"{'store' if store else 'load'}_{base}")
+        deps = self.deps_in(body, vin)
+        kind = ActionKind.STORE if store else ActionKind.LOAD
+        level = MemLevel.SMEM if acc["tma"] else MemLevel.REG
+        node = {"name": name, "kind": kind, "tensor": base, "deps": set(deps), "loc": op.loc,
+                "src": level if store else MemLevel.DDR, "dst": MemLevel.DDR if store else level}  # fmt: skip
+        body.add(node)
+        self.set_results(op, V(loaded=True, prods=frozenset({name}), pid=vin.pid))
+
+    def dot(self, op: Op, body: _Body, vin: V) -> None:
+        types = re.findall(r"tensor<[^>]*>", op.text.rsplit(" : ", 1)[-1])
+        if len(types) < 2:
+            raise FrontendError(f"cannot read {op.name} operand types", construct=op.name, location=op.loc)
+        a, b = tensor_type(types[0]), tensor_type(types[1])
+        assert a is not None and b is not None
+        m, k = a[0][-2], a[0][-1]
+        nn = b[0][-1]
+        batch = math.prod(a[0][:-2]) if len(a[0]) > 2 else 1
+        variant = {3: "wgmma", 2: "mma"}.get(self.ir.mma_version or 0)
+        name = self.fresh("dot")
+        body.add({"name": name, "kind": ActionKind.DOT, "shape": (m * batch, nn, k), "dtype": _ELEM.get(a[1], a[1]),
+                  "variant": variant, "deps": set(self.deps_in(body, vin)), "loc": op.loc,
+                  "src": MemLevel.SMEM})  # fmt: skip
+        self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
+
+    def compute(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
+        name = self.fresh(kind.value)
+        body.add({"name": name, "kind": kind, "flops": float(numel), "deps": set(self.deps_in(body, vin)),
+                  "loc": op.loc})  # fmt: skip
+        self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
+
+    def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
+        """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small)."""
+        deps = set(self.deps_in(body, vin))
+        same = [d for d in deps if body.index[d]["kind"] is kind and "fusable" in body.index[d]]
+        for g in same:
+            others = deps - {g}
+            if not any(body.depends_on(o, g) for o in others):
+                node = body.index[g]
+                node["flops"] += float(numel)
+                node["deps"] |= others
+                self.set_results(op, V(loaded=vin.loaded, prods=frozenset({g}), cands=vin.cands, base=vin.base))
+                return
+        name = self.fresh(kind.value)
+        body.add({"name": name, "kind": kind, "flops": float(numel), "deps": deps, "loc": op.loc, "fusable": True})
+        self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
+
+    # -- control flow --------------------------------------------------------------------------------------
+    def loop(self, op: Op, body: _Body) -> None:
+        lb, ub, step, *inits = op.operands
+        vals = [self.get(x).val for x in (lb, ub, step)]
+        iv, *iter_args = op.block_args[0]
+        if any(v is None for v in vals):
+            raise FrontendError(
+                f"kernel {self.kernel!r}: loop trip count depends on values the walker cannot evaluate",
+                construct="scf.for",
+                location=op.loc,
+            )
+        lbv, ubv, stv = (np.broadcast_to(v, (self.lanes,)) for v in vals)  # type: ignore[arg-type]
+        trips = interp.trip_counts(lbv, ubv, stv)
+        distributing = self.get(lb).pid and _has_memory(op.regions[0]) and not self.persistent
+        vin = self.merged([lb, ub, step, *inits])
+        if distributing:
+            self.persistent_loop(op, body, lbv, stv, trips, iter_args, inits)
+            return
+        live = trips[self.valid] if self.valid.any() else trips
+        mean = float(live.mean()) if live.size else 0.0
+        n_trips = int(round(mean))
+        if live.size and live.max() != live.min():
+            self.notes.append(
+                f"loop at {op.loc}: trip count varies by program (min {int(live.min())}, mean {mean:.2f}, "
+                f"max {int(live.max())}); the plan uses the rounded mean"
+            )
+        self.env[iv] = V(pid=False)
+        for a, init in zip(iter_args, inits, strict=True):
+            v = self.get(init)
+            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded)
+        inner = _Body()
+        self.walk(op.regions[0], inner)
+        name = self.fresh(f"loop_{(op.loc or 'L').rsplit(':', 1)[-1]}")
+        has_dot = any(n["kind"] is ActionKind.DOT for n in inner.nodes)
+        if not inner.nodes:
+            self.set_results(op, V())
+            return
+        body.add({"name": name, "kind": "loop", "trips": n_trips, "body": inner.nodes, "reduction": has_dot,
+                  "deps": set(self.deps_in(body, vin)), "loc": op.loc})  # fmt: skip
+        yielded = op.regions[0][-1].operands if op.regions[0] and op.regions[0][-1].name == "scf.yield" else []
+        for r, y in zip(op.results, yielded, strict=False):
+            yv = self.get(y)
+            self.env[r] = V(pid=yv.pid, cands=yv.cands, base=yv.base, loaded=yv.loaded, prods=frozenset({name}))
+
+    def persistent_loop(self, op, body, lbv, stv, trips, iter_args, inits) -> None:
+        self.persistent = True
+        t_max = int(trips.max()) if trips.size else 0
+        t_max = max(t_max, 1)
+        old = self.lanes
+        self.lanes = old * t_max
+        it = np.repeat(np.arange(t_max, dtype=np.int64), old)
+        for v in self.env.values():
+            if v.val is not None and v.val.shape == (old,):
+                v.val = np.tile(v.val, t_max)
+        self.valid = np.tile(self.valid, t_max) & (it < np.tile(trips, t_max))
+        iv = op.block_args[0][0]
+        self.env[iv] = V(val=np.tile(lbv, t_max) + it * np.tile(stv, t_max), pid=True)
+        for a, init in zip(iter_args, inits, strict=True):
+            v = self.get(init)
+            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded)
+        self.walk(op.regions[0], body)
+        for r in op.results:
+            self.env[r] = V()
+
+    def branch(self, op: Op, body: _Body) -> None:
+        cond = self.get(op.operands[0]).val
+        take_then = True
+        if cond is not None:
+            live = np.broadcast_to(cond, (self.lanes,))[self.valid]
+            take_then = bool(live.mean() >= 0.5) if live.size else True  # the branch most programs take
+        region = op.regions[0] if take_then or len(op.regions) < 2 else op.regions[1]
+        if cond is None:
+            self.notes.append(f"scf.if at {op.loc}: condition unknown before launch; the plan takes the then-branch")
+        self.walk(region, body)
+        yielded = region[-1].operands if region and region[-1].name == "scf.yield" else []
+        for r, y in zip(op.results, yielded, strict=False):
+            self.env[r] = self.get(y)
+
+
+def _is_int(elem: str) -> bool:
+    return elem.startswith(("i", "!tt.ptr", "ui"))
+
+
+def _has_memory(ops: list[Op]) -> bool:
+    for op in ops:
+        if op.name in ("tt.load", "tt.store", "tt.descriptor_load", "tt.descriptor_store"):
+            return True
+        if any(_has_memory(r) for r in op.regions):
+            return True
+    return False

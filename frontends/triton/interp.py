@@ -1,0 +1,136 @@
+"""A vectorised abstract interpreter over TTIR scalar ops.
+
+Every scalar SSA value is a numpy array with one entry per *lane* (a launched program, or a (program,
+iteration) pair inside a persistent tile loop), so trip counts and tile coordinates of every program come
+out of one pass. Integer ops follow MLIR's ``arith`` semantics on int64 (signed division truncates toward
+zero; ``remsi`` takes the dividend's sign); a division by zero yields 0 in lanes where it happens (those
+lanes are masked-out work in a real launch). Only the ops listed in :data:`SCALAR_OPS` are evaluated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+Arr = np.ndarray
+
+
+def _safe(b: Arr) -> Arr:
+    return np.where(b == 0, 1, b)
+
+
+def _divsi(a: Arr, b: Arr) -> Arr:
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    q = np.abs(a) // np.abs(_safe(b)) * np.sign(a) * np.sign(_safe(b))
+    return np.where(b == 0, 0, q)
+
+
+def _remsi(a: Arr, b: Arr) -> Arr:
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    return np.where(b == 0, 0, a - _divsi(a, b) * b)
+
+
+def _ceildivsi(a: Arr, b: Arr) -> Arr:
+    q = _divsi(a, b)
+    return q + ((_remsi(a, b) != 0) & ((a < 0) == (b < 0)))
+
+
+def _floordivsi(a: Arr, b: Arr) -> Arr:
+    return np.where(b == 0, 0, np.floor_divide(a, _safe(b)))
+
+
+_CMP: dict[str, Callable[[Arr, Arr], Arr]] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "slt": np.less,
+    "sle": np.less_equal,
+    "sgt": np.greater,
+    "sge": np.greater_equal,
+    "ult": np.less,
+    "ule": np.less_equal,
+    "ugt": np.greater,
+    "uge": np.greater_equal,
+    "oeq": np.equal,
+    "one": np.not_equal,
+    "olt": np.less,
+    "ole": np.less_equal,
+    "ogt": np.greater,
+    "oge": np.greater_equal,
+}
+
+BINARY: dict[str, Callable[[Arr, Arr], Arr]] = {
+    "arith.addi": np.add,
+    "arith.subi": np.subtract,
+    "arith.muli": np.multiply,
+    "arith.divsi": _divsi,
+    "arith.divui": _floordivsi,
+    "arith.remsi": _remsi,
+    "arith.remui": lambda a, b: np.where(b == 0, 0, np.mod(a, _safe(b))),
+    "arith.ceildivsi": _ceildivsi,
+    "arith.ceildivui": _ceildivsi,
+    "arith.floordivsi": _floordivsi,
+    "arith.minsi": np.minimum,
+    "arith.maxsi": np.maximum,
+    "arith.minui": np.minimum,
+    "arith.maxui": np.maximum,
+    "arith.andi": lambda a, b: np.bitwise_and(a.astype(np.int64), b.astype(np.int64)),
+    "arith.ori": lambda a, b: np.bitwise_or(a.astype(np.int64), b.astype(np.int64)),
+    "arith.xori": lambda a, b: np.bitwise_xor(a.astype(np.int64), b.astype(np.int64)),
+    "arith.shli": lambda a, b: np.left_shift(a.astype(np.int64), b.astype(np.int64)),
+    "arith.shrsi": lambda a, b: np.right_shift(a.astype(np.int64), b.astype(np.int64)),
+    "arith.shrui": lambda a, b: np.right_shift(a.astype(np.int64), b.astype(np.int64)),
+    "arith.addf": np.add,
+    "arith.subf": np.subtract,
+    "arith.mulf": np.multiply,
+    "arith.divf": lambda a, b: np.divide(a, _safe(b)),
+    "arith.maxnumf": np.maximum,
+    "arith.minnumf": np.minimum,
+    "arith.maximumf": np.maximum,
+    "arith.minimumf": np.minimum,
+}
+CASTS = frozenset(
+    {"arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.sitofp", "arith.uitofp",
+     "arith.fptosi", "arith.fptoui", "arith.extf", "arith.truncf", "arith.bitcast"}
+)
+# Ops through which a coordinate keeps its identity (an affine map with a uniform other operand).
+AFFINE = frozenset({"arith.addi", "arith.subi", "arith.muli", "arith.extsi", "arith.extui", "arith.trunci",
+                    "arith.index_cast"})
+SCALAR_OPS = frozenset({*BINARY, *CASTS, "arith.cmpi", "arith.cmpf", "arith.select", "arith.constant"})
+
+_CONST = re.compile(r"^\s*(-?[0-9.eE+-]+|true|false)\s*:")
+
+
+def constant(text: str) -> float | int | bool | None:
+    """The value of a scalar ``arith.constant`` (None for a dense tensor constant)."""
+    m = _CONST.match(text)
+    if not m:
+        return None
+    lit = m.group(1)
+    if lit in ("true", "false"):
+        return lit == "true"
+    return float(lit) if any(c in lit for c in ".eE") else int(lit)
+
+
+def evaluate(name: str, text: str, args: list[Arr]) -> Arr:
+    """One scalar op over lanes."""
+    if name in BINARY:
+        with np.errstate(all="ignore"):
+            return BINARY[name](args[0], args[1])
+    if name in CASTS:
+        if name in ("arith.fptosi", "arith.fptoui"):
+            return np.trunc(args[0]).astype(np.int64)
+        return args[0]
+    if name in ("arith.cmpi", "arith.cmpf"):
+        pred = text.strip().split(",", 1)[0].strip()
+        return _CMP[pred](args[0], args[1])
+    if name == "arith.select":
+        return np.where(args[0].astype(bool), args[1], args[2])
+    raise KeyError(name)
+
+
+def trip_counts(lb: Arr, ub: Arr, step: Arr) -> Arr:
+    """Iterations of ``scf.for lb to ub step step`` per lane (0 where ub <= lb)."""
+    span = np.maximum(ub - lb, 0)
+    return np.where(step > 0, -(-span // np.where(step > 0, step, 1)), 0).astype(np.int64)

@@ -1,0 +1,185 @@
+"""Parse Triton's printed TTIR into a small op tree (text, so one parser serves Triton 3.6 to 3.9).
+
+Each :class:`Op` keeps its name, result and operand SSA names, its result type text, its nested regions and
+its source location resolved to ``file:line`` through the module's ``#loc`` aliases.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
+_TRAILING_LOC = re.compile(r"\s+loc\((.*)\)\s*$")
+_RESULTS = re.compile(r"^((?:%[\w.$-]+(?::\d+)?)(?:, %[\w.$-]+)*) = (.*)$")
+_OPNAME = re.compile(r'^"?([a-z_][\w.]*)"?(.*)$')
+_SSA = re.compile(r"%[\w.$-]+(?:#\d+)?")
+_TENSOR = re.compile(r"tensor<((?:\d+x)*)((?:!tt\.ptr<[^>]+>)|[a-zA-Z][\w]*)")
+_FUNC_ARG = re.compile(r"(%[\w.$-]+): ((?:!tt\.[a-z]+<(?:[^<>]|<[^<>]*(?:<[^<>]*>)?[^<>]*>)*>)|[\w]+)")
+
+
+@dataclass
+class Op:
+    name: str
+    results: list[str]
+    operands: list[str]
+    text: str  # the op's line without its result names and location
+    rtype: str  # result type text ("" when the op yields nothing)
+    loc: str | None = None
+    regions: list[list[Op]] = field(default_factory=list)
+    block_args: list[list[str]] = field(default_factory=list)
+
+
+@dataclass
+class Function:
+    name: str
+    args: list[tuple[str, str]]  # (ssa name, type)
+    body: list[Op]
+
+
+def tensor_type(t: str) -> tuple[tuple[int, ...], str] | None:
+    """(shape, element type) of ``tensor<128x64xf16>``; None for a scalar type."""
+    m = _TENSOR.search(t)
+    if not m:
+        return None
+    dims = tuple(int(d) for d in m.group(1).split("x") if d)
+    return dims, m.group(2)
+
+
+def _split_results(s: str) -> list[str]:
+    out: list[str] = []
+    for part in s.split(", "):
+        if ":" in part:
+            base, n = part.split(":")
+            out.extend(f"{base}#{i}" for i in range(int(n)))
+        else:
+            out.append(part)
+    return out
+
+
+def _result_type(name: str, rest: str) -> str:
+    if " -> " in rest:
+        return rest.rsplit(" -> ", 1)[1].rstrip(" {").strip()
+    if name in ("arith.truncf", "arith.extf", "arith.extsi", "arith.extui", "arith.trunci", "arith.sitofp",
+                "arith.fptosi", "arith.uitofp", "arith.fptoui", "arith.index_cast", "arith.bitcast", "tt.fp_to_fp"):
+        if " to " in rest:
+            return rest.rsplit(" to ", 1)[1].strip()
+    if " : " in rest:
+        return rest.rsplit(" : ", 1)[1].strip()
+    return ""
+
+
+class _LocTable:
+    def __init__(self, defs: dict[str, str]) -> None:
+        self.defs = defs
+
+    def resolve(self, text: str | None, depth: int = 0) -> str | None:
+        if text is None or depth > 32:
+            return None
+        text = text.strip()
+        if text.startswith("#loc"):
+            return self.resolve(self.defs.get(text), depth + 1)
+        m = re.match(r'^"([^"]+)":(\d+):\d+', text)
+        if m:
+            return f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
+        m = re.match(r"^callsite\((\S+) at (\S+)\)", text)
+        if m:
+            return self.resolve(m.group(2), depth + 1)
+        m = re.match(r'^"[^"]*"\((.*)\)$', text)
+        if m:
+            return self.resolve(m.group(1), depth + 1)
+        m = re.match(r"^fused(?:<[^>]*>)?\[([^,\]]+)", text)
+        if m:
+            return self.resolve(m.group(1), depth + 1)
+        return None
+
+
+def parse_module(text: str) -> Function:
+    """The public ``tt.func`` of a printed TTIR module."""
+    lines = text.splitlines()
+    defs: dict[str, str] = {}
+    for line in lines:
+        m = _LOC_DEF.match(line.strip())
+        if m:
+            defs[m.group(1)] = m.group(2)
+    locs = _LocTable(defs)
+    func: Function | None = None
+    stack: list[tuple[Op | None, list[Op]]] = []
+    last: Op | None = None
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith("#") or line.startswith("module") or line.startswith("^bb"):
+            continue
+        loc_text = None
+        m = _TRAILING_LOC.search(line)
+        if m:
+            loc_text = m.group(1)
+            line = line[: m.start()]
+        if line.startswith("tt.func"):
+            name = re.search(r"@([\w$.]+)", line)
+            args = [(a, t) for a, t in _FUNC_ARG.findall(line.split("(", 1)[1])] if "(" in line else []
+            func = Function(name.group(1) if name else "?", args, [])
+            stack = [(None, func.body)]
+            continue
+        if line.startswith("}"):
+            if len(stack) <= 1:
+                continue
+            owner, _ = stack.pop()
+            if owner is not None:
+                if loc_text and owner.loc is None:
+                    owner.loc = locs.resolve(loc_text)
+                tail = line.lstrip("})").strip()
+                if tail.startswith(":") and not owner.rtype:
+                    owner.rtype = _result_type(owner.name, tail)
+                if line.rstrip().endswith("{"):
+                    region: list[Op] = []
+                    owner.regions.append(region)
+                    owner.block_args.append([])
+                    stack.append((owner, region))
+            continue
+        if func is None:
+            continue
+        m = _RESULTS.match(line)
+        results, rest = (_split_results(m.group(1)), m.group(2)) if m else ([], line)
+        m2 = _OPNAME.match(rest)
+        if not m2:
+            continue
+        name, tail = m2.group(1), m2.group(2)
+        opens = tail.rstrip().endswith("{")
+        head = tail.split(" iter_args(")[0] if name == "scf.for" else tail
+        operands = _SSA.findall(head.split(" : ")[0] if not opens else head)
+        rtype = "" if tail.rstrip().endswith("({") else _result_type(name, tail.rstrip(" {"))
+        op = Op(name, results, operands, tail, rtype, locs.resolve(loc_text))
+        if name == "scf.for":
+            _parse_for(op, tail)
+        stack[-1][1].append(op)
+        last = op
+        if opens:
+            region = []
+            op.regions.append(region)
+            if name != "scf.for":
+                op.block_args.append([])
+            stack.append((op, region))
+    del last
+    if func is None:
+        raise ValueError("no tt.func in the module")
+    return func
+
+
+def _parse_for(op: Op, tail: str) -> None:
+    m = re.match(r"\s*(%[\w.$-]+) = (%[\w.$-]+) to (%[\w.$-]+) step (%[\w.$-]+)", tail)
+    if not m:
+        raise ValueError(f"cannot read scf.for bounds from {tail[:80]!r}")
+    iv, lb, ub, step = m.groups()
+    inits: list[str] = []
+    args = [iv]
+    it = re.search(r"iter_args\((.*?)\) ->", tail)
+    if it:
+        for pair in it.group(1).split(", "):
+            a, v = pair.split(" = ")
+            args.append(a.strip())
+            inits.append(v.strip())
+    op.operands = [lb, ub, step, *inits]
+    op.block_args.append(args)
+    m2 = re.search(r"\) -> \((.*)\)\s*:", tail) or re.search(r"\) -> ([^:]*?)\s*:", tail)
+    op.rtype = m2.group(1) if m2 else ""
