@@ -17,11 +17,10 @@ the serial ``N L``.)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Envelope:
+class Envelope(NamedTuple):
     """One envelope evaluation: its inputs, its three phases and its total."""
 
     iterations: int

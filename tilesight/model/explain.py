@@ -45,7 +45,10 @@ def phase_cost(
     prefix: str = "",
 ) -> PhaseCost:
     """The PhaseCost of one phase: bottleneck = the busiest pipeline; reason throughput- or latency-bound."""
-    r = max(range(len(busy)), key=lambda i: busy[i])
+    r = 0
+    for i in range(1, len(busy)):
+        if busy[i] > busy[r]:
+            r = i
     pipe = PIPELINES[r]
     words = _PHASE_WORDS[phase]
     if time_s <= 0.0:
@@ -60,6 +63,6 @@ def phase_cost(
         phase=phase,
         time_s=time_s,
         bottleneck=pipe,
-        busy_s={p: busy[i] for i, p in enumerate(PIPELINES)},
+        busy_s=dict(zip(PIPELINES, busy, strict=True)),
         reason=reason,
     )

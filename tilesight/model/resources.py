@@ -28,13 +28,13 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..cache.base import CacheTraffic
 from ..dtypes import dtype_bytes
 from ..errors import PlanError
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, ActionKind, MemLevel, TileAction, TilePlan
+from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, TilePlan
 
 NPIPES = len(PIPELINES)
 TC, CUDA, SFU, TMEM, SMEM, L15, L2, DDR, NET = range(NPIPES)
@@ -43,10 +43,10 @@ ZERO: tuple[float, ...] = (0.0,) * NPIPES
 # Levels a LOAD/STORE reaches through the cache hierarchy (the rest are scratchpads or remote devices).
 _GLOBAL_LEVELS = frozenset({MemLevel.L1_5, MemLevel.L2, MemLevel.DDR})
 _SCRATCH_LEVELS = frozenset({MemLevel.REG, MemLevel.SMEM, MemLevel.TMEM})
+_MEMORY_KINDS = frozenset({ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE})
 
 
-@dataclass(frozen=True)
-class ActionDemand:
+class ActionDemand(NamedTuple):
     """What one occurrence of one action asks of the nine pipelines.
 
     ``amounts``: native units per pipeline (FLOPs/ops, bytes, or seconds for Net). ``busy_s``: seconds per
@@ -129,8 +129,15 @@ def action_demand(
     hw: HardwareProfile,
     traffic: CacheTraffic,
     net_time_s: Mapping[str, float] | None = None,
+    *,
+    tensors: Mapping[str, TensorAccess] | None = None,
+    rates: tuple[float, ...] | None = None,
 ) -> ActionDemand:
-    """The demand of one occurrence of ``action`` (see the module docstring for each kind's rule)."""
+    """The demand of one occurrence of ``action`` (see the module docstring for each kind's rule).
+
+    ``tensors`` (name -> access) and ``rates`` (:func:`full_share_rates`) may be passed in precomputed when
+    evaluating many actions of one plan.
+    """
     amounts = [0.0] * NPIPES
     kind = action.kind
     latency = 0.0
@@ -141,7 +148,7 @@ def action_demand(
     where = f"action[{action.name}]"
     if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
         assert action.tensor is not None  # TileAction validates it
-        tensor = plan.tensor(action.tensor)
+        tensor = tensors[action.tensor] if tensors is not None else plan.tensor(action.tensor)
         nbytes = tensor.tile_bytes
         scratch = action.dst if kind is not ActionKind.STORE else action.src
         if scratch is MemLevel.SMEM:
@@ -196,7 +203,8 @@ def action_demand(
     else:  # pragma: no cover - ActionKind is closed
         raise PlanError(f"{where}.kind", kind, "no resource rule for this kind")
 
-    rates = full_share_rates(hw)
+    if rates is None:
+        rates = full_share_rates(hw)
     busy = [0.0] * NPIPES
     for r in range(NPIPES):
         a = amounts[r]
@@ -212,7 +220,7 @@ def action_demand(
         amounts=tuple(amounts),
         busy_s=tuple(busy),
         latency_s=latency,
-        memory=kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE),
+        memory=kind in _MEMORY_KINDS,
         bytes=nbytes,
         flops=flops,
         l2_hit=l2_hit,

@@ -25,7 +25,7 @@ found is used and the result says ``exact=False``.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .resources import NPIPES
 
@@ -39,8 +39,7 @@ MAX_ENUMERATED_ORDERS = 200_000
 MAX_BNB_EXPANSIONS = 200_000
 
 
-@dataclass(frozen=True)
-class BodySchedule:
+class BodySchedule(NamedTuple):
     """The best list schedule of one body: issue order (node indices), ``L``, ``L_fill``, starts, ``U``."""
 
     order: tuple[int, ...]

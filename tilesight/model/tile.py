@@ -16,16 +16,15 @@ drain to the epilogue, the rest to the steady state).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..plan import Loop, Node, TileAction
 from .envelope import Envelope, envelope
-from .resources import NPIPES, ZERO, ActionDemand
+from .resources import NPIPES, ActionDemand
 from .schedule import BodySchedule, best_schedule
 
 
-@dataclass(frozen=True)
-class BodyCost:
+class BodyCost(NamedTuple):
     """A body's schedule, its latency split in three phases, and the busy time attributed to each."""
 
     names: tuple[str, ...]
@@ -39,7 +38,7 @@ class BodyCost:
     busy_epi_s: tuple[float, ...]
     main_loop: Loop | None = None
     main_env: Envelope | None = None
-    loops: tuple[tuple[str, BodyCost, Envelope], ...] = ()
+    loops: tuple[tuple[str, BodyCost, Envelope], ...] = ()  # type: ignore[name-defined]
 
     @property
     def steady_s(self) -> float:
@@ -56,8 +55,9 @@ class BodyCost:
         return out
 
 
-def _add(a: tuple[float, ...], b: tuple[float, ...], k: float = 1.0) -> tuple[float, ...]:
-    return tuple(x + k * y for x, y in zip(a, b, strict=True))
+def _add(acc: list[float], v: tuple[float, ...], k: float = 1.0) -> None:
+    for r in range(NPIPES):
+        acc[r] += k * v[r]
 
 
 def body_deps(body: tuple[Node, ...]) -> tuple[tuple[int, ...], ...]:
@@ -76,7 +76,11 @@ def eval_body(
     for i, node in enumerate(body):
         if isinstance(node, TileAction):
             d = demands[node.name]
-            v = tuple(b * s for b, s in zip(d.busy_s, scale, strict=True))
+            b = d.busy_s
+            v = (
+                b[0] * scale[0], b[1] * scale[1], b[2] * scale[2], b[3] * scale[3], b[4] * scale[4],
+                b[5] * scale[5], b[6] * scale[6], b[7] * scale[7], b[8] * scale[8],
+            )  # fmt: skip
             vecs.append(v)
             durs.append(max(v) + d.latency_s)
             mems.append(d.memory)
@@ -89,15 +93,13 @@ def eval_body(
             loops.append((i, sub, env))
     sched = best_schedule(body_deps(body), tuple(vecs), tuple(durs), tuple(mems))
     lat, fill, starts = sched.latency_s, sched.fill_s, sched.starts
-    busy_pro = busy_epi = ZERO
+    busy_pro = [0.0] * NPIPES
+    busy_epi = [0.0] * NPIPES
     main = max((lp for lp in loops if lp[2].iterations > 0), key=lambda lp: lp[2].total_s, default=None)
     if main is None:
         pro, epi = fill, lat - fill
         for i, v in enumerate(vecs):
-            if starts[i] < fill:
-                busy_pro = _add(busy_pro, v)
-            else:
-                busy_epi = _add(busy_epi, v)
+            _add(busy_pro if starts[i] < fill else busy_epi, v)
         main_loop = main_env = None
     else:
         mi, sub, env = main
@@ -106,15 +108,16 @@ def eval_body(
         steady_end = s + env.prologue_s + env.steady_total_s
         epi = lat - steady_end
         filled = max(min(env.iterations, max(env.depth, 1)) - 1, 0)
-        busy_pro = _add(sub.busy_pro_s, sub.busy_s, filled)
-        busy_epi = sub.busy_epi_s
+        _add(busy_pro, sub.busy_pro_s)
+        _add(busy_pro, sub.busy_s, filled)
+        _add(busy_epi, sub.busy_epi_s)
         for i, v in enumerate(vecs):
             if i == mi:
                 continue
             if starts[i] < s:
-                busy_pro = _add(busy_pro, v)
+                _add(busy_pro, v)
             elif starts[i] >= steady_end:
-                busy_epi = _add(busy_epi, v)
+                _add(busy_epi, v)
         main_loop = body[mi]
         main_env = env
         assert isinstance(main_loop, Loop)
@@ -126,8 +129,8 @@ def eval_body(
         busy_s=sched.busy_s,
         prologue_s=pro,
         epilogue_s=max(epi, 0.0),
-        busy_pro_s=busy_pro,
-        busy_epi_s=busy_epi,
+        busy_pro_s=tuple(busy_pro),
+        busy_epi_s=tuple(busy_epi),
         main_loop=main_loop,
         main_env=main_env,
         loops=tuple((body[i].name, sub, env) for i, sub, env in loops),

@@ -1,0 +1,81 @@
+"""Core evaluation speed: plan evaluations per second on this CPU (a benchmark, not a test).
+
+Two workloads on the H200 profile:
+
+* ``same``: one GEMM plan (a K loop of two loads and a dot, then a store) evaluated repeatedly, the case of
+  a decorator or a report re-rendered for one configuration (cache traffic memoised per plan);
+* ``sweep``: distinct GEMM plans (block sizes x stages x warps x group sizes, as an autotune pruner sees
+  them), each evaluated once, so every evaluation recomputes its cache traffic and schedules.
+
+Goal: >= 5,000 evaluations/s. Run: ``python benchmarks/bench_core_speed.py [--seconds 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+
+from tilesight.hardware import load_profile
+from tilesight.library.gemm import gemm_plan
+from tilesight.model.evaluate import clear_caches, evaluate
+
+GOAL_PER_S = 5000
+# Sweep filter: operand buffers of fp16 tiles within H200's 227 KB per-block shared memory.
+FP16_BYTES = 2
+SMEM_BUDGET_BYTES = 232448
+
+
+def _sweep_plans() -> list:
+    plans = []
+    for bm, bn, bk, stages, warps, group in itertools.product(
+        (64, 128, 256), (64, 128, 256), (32, 64), (2, 3, 4), (4, 8), (1, 8)
+    ):
+        if stages * (bm * bk + bk * bn) * FP16_BYTES > SMEM_BUDGET_BYTES:
+            continue
+        plans.append(
+            gemm_plan(4096, 4096, 4096, bm, bn, bk, group_m=group, num_stages=stages, num_warps=warps)
+        )
+    return plans
+
+
+def _rate(fn, seconds: float) -> float:
+    n = 0
+    t0 = time.perf_counter()
+    while (elapsed := time.perf_counter() - t0) < seconds:
+        fn()
+        n += 1
+    return n / elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=2.0)
+    args = ap.parse_args()
+    hw = load_profile("h200")
+    plan = gemm_plan(4096, 4096, 4096, 128, 128, 64, group_m=8, num_stages=3, num_warps=8)
+    evaluate(plan, hw)
+    same = _rate(lambda: evaluate(plan, hw), args.seconds)
+
+    def uncached():
+        clear_caches()
+        evaluate(plan, hw)
+
+    cold_same = _rate(uncached, args.seconds)
+    plans = _sweep_plans()
+    it = itertools.cycle(plans)
+    t0 = time.perf_counter()
+    for pl in plans:  # first pass: nothing memoised for these plans
+        evaluate(pl, hw)
+    cold = len(plans) / (time.perf_counter() - t0)
+    warm = _rate(lambda: evaluate(next(it), hw), args.seconds)
+    print(f"same GEMM plan:          {same:10,.0f} evaluations/s (memoised report)")
+    print(f"same GEMM plan, no memo: {cold_same:10,.0f} evaluations/s (traffic and report recomputed)")
+    print(f"sweep, first evaluation: {cold:10,.0f} evaluations/s ({len(plans)} distinct plans)")
+    print(f"sweep, re-evaluated:     {warm:10,.0f} evaluations/s")
+    print(f"goal {GOAL_PER_S:,}/s memoised: {'met' if min(same, warm) >= GOAL_PER_S else 'NOT met'}")
+    print(f"goal {GOAL_PER_S:,}/s without memo: {'met' if min(cold_same, cold) >= GOAL_PER_S else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
