@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .api import estimate
+from .distributed.api import estimate_collective
 from .errors import (
     FrontendError,
     LaunchError,
@@ -26,6 +27,16 @@ from .plan import (
     TileGrid,
     TilePlan,
 )
+from .tensorspec import TensorSpec
+
+
+def __getattr__(name: str) -> object:
+    if name == "predict":  # lazy: importing tilesight never imports triton
+        from .integrations.triton_predict import predict
+
+        return predict
+    raise AttributeError(f"module 'tilesight' has no attribute {name!r}")
+
 
 __all__ = [
     "AccessMode",
@@ -41,6 +52,7 @@ __all__ = [
     "PlanError",
     "ProfileError",
     "TensorAccess",
+    "TensorSpec",
     "TileAction",
     "TileGrid",
     "TilePlan",
@@ -48,7 +60,9 @@ __all__ = [
     "UnknownProfileError",
     "UnsupportedOpError",
     "estimate",
+    "estimate_collective",
     "load_profile",
+    "predict",
     "profiles",
 ]
 __version__ = "0.1.0"

@@ -1,0 +1,27 @@
+"""Cross-device tiles (paper section 3.6): network hierarchy, collectives as routed stages, fused kernels."""
+
+from __future__ import annotations
+
+from .api import collective_cost, estimate_collective, resolve_network
+from .collectives import CollectiveCost, CollectiveOp, choose_collective, get_algorithm, register_algorithm
+from .network import NetworkHierarchy, load_network, networks
+from .stages import Exchange, Stage, StageCost, sequence_cost, stage_cost
+
+__all__ = [
+    "CollectiveCost",
+    "CollectiveOp",
+    "Exchange",
+    "NetworkHierarchy",
+    "Stage",
+    "StageCost",
+    "choose_collective",
+    "collective_cost",
+    "estimate_collective",
+    "get_algorithm",
+    "load_network",
+    "networks",
+    "register_algorithm",
+    "resolve_network",
+    "sequence_cost",
+    "stage_cost",
+]
