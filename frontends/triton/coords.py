@@ -15,10 +15,30 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def _distinct(cols: list[np.ndarray]) -> int:
+# Above this many joint codes, distinct counting sorts instead of using a histogram.
+_BINCOUNT_LIMIT = 1 << 24
+
+
+def _ranked(col: np.ndarray) -> tuple[np.ndarray, int]:
+    uniq, inv = np.unique(col, return_inverse=True)
+    return inv.astype(np.int64), len(uniq)
+
+
+def _distinct(cols: list[tuple[np.ndarray, int]]) -> int:
+    """Distinct rows of ranked columns, through one mixed-radix code per row."""
     if not cols:
         return 1
-    return int(np.unique(np.stack(cols, axis=1), axis=0).shape[0])
+    code = np.zeros_like(cols[0][0])
+    radix = 1
+    for inv, n in cols:
+        if radix * n > _BINCOUNT_LIMIT:
+            code = np.unique(code, return_inverse=True)[1].astype(np.int64)
+            radix = int(code.max()) + 1 if code.size else 1
+        code = code + inv * radix
+        radix *= n
+    if radix <= _BINCOUNT_LIMIT:
+        return int(np.count_nonzero(np.bincount(code, minlength=1)))
+    return int(np.unique(code).shape[0])
 
 
 @dataclass(frozen=True)
@@ -26,7 +46,7 @@ class Coordinates:
     dims: tuple[str, ...]
     shape: tuple[int, ...]
     sequence: np.ndarray  # (launches, ndim), launch order
-    columns: dict[str, np.ndarray]  # candidate -> values over valid lanes
+    columns: dict[str, tuple[np.ndarray, int]]  # candidate or dim -> (ranks over valid lanes, distinct count)
 
 
 def _dim_name(cand: str, taken: set[str]) -> str:
@@ -41,11 +61,15 @@ def _dim_name(cand: str, taken: set[str]) -> str:
 
 def tile_coordinates(cands: dict[str, np.ndarray], valid: np.ndarray) -> Coordinates:
     lanes = valid.shape[0]
-    cols = {k: np.tile(v, lanes // v.shape[0])[valid] for k, v in cands.items() if v.shape[0] and lanes % v.shape[0] == 0}
-    order = sorted(cols, key=lambda k: (len(np.unique(cols[k])), k))
+    cols = {
+        k: _ranked(np.tile(v, lanes // v.shape[0])[valid])
+        for k, v in cands.items()
+        if v.shape[0] and lanes % v.shape[0] == 0
+    }
+    order = sorted(cols, key=lambda k: (cols[k][1], k))
     chosen: list[str] = []
     for k in order:
-        if len(np.unique(cols[k])) < 2:
+        if cols[k][1] < 2:
             continue
         base = [cols[c] for c in chosen]
         if _distinct([*base, cols[k]]) > _distinct(base):
@@ -58,20 +82,18 @@ def tile_coordinates(cands: dict[str, np.ndarray], valid: np.ndarray) -> Coordin
     for c in chosen:
         dims.append(_dim_name(c, taken))
         taken.add(dims[-1])
-    ranks, shape = [], []
-    for c in chosen:
-        uniq, inv = np.unique(cols[c], return_inverse=True)
-        ranks.append(inv.astype(np.int64))
-        shape.append(len(uniq))
-    return Coordinates(tuple(dims), tuple(shape), np.stack(ranks, axis=1), {**cols, **dict(zip(dims, ranks, strict=True))})
+    ranks = [cols[c][0] for c in chosen]
+    shape = [cols[c][1] for c in chosen]
+    dim_cols = {d: cols[c] for d, c in zip(dims, chosen, strict=True)}
+    return Coordinates(tuple(dims), tuple(shape), np.stack(ranks, axis=1), {**cols, **dim_cols})
 
 
 def reuse_dims(coords: Coordinates, address: set[str]) -> frozenset[str]:
     """Grid dims (names) along which ``address`` (its candidate names) stays the same."""
     key = [coords.columns[a] for a in sorted(address) if a in coords.columns]
     out = set()
-    for i, d in enumerate(coords.dims):
-        others = [coords.sequence[:, j] for j in range(len(coords.dims)) if j != i]
+    for d in coords.dims:
+        others = [coords.columns[o] for o in coords.dims if o != d]
         if _distinct([*others, *key]) <= _distinct(others):
             out.add(d)
     return frozenset(out)

@@ -6,6 +6,7 @@ its source location resolved to ``file:line`` through the module's ``#loc`` alia
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -94,8 +95,9 @@ class _LocTable:
         return None
 
 
+@functools.lru_cache(maxsize=256)
 def parse_module(text: str) -> Function:
-    """The public ``tt.func`` of a printed TTIR module."""
+    """The public ``tt.func`` of a printed TTIR module (cached by text; callers must not mutate it)."""
     lines = text.splitlines()
     defs: dict[str, str] = {}
     for line in lines:

@@ -1,0 +1,77 @@
+"""The Triton frontend: ``@triton.jit`` kernels (also under ``@triton.autotune`` / ``@triton.heuristics``).
+
+``plan(kernel, (grid, *kernel_args), {num_warps, num_stages, **constexprs}, hw)`` binds the arguments with
+Triton's binder, compiles to TTGIR for the profile's target (cached by specialisation), walks the TTIR and
+returns the TilePlan. Nothing is launched. Under ``@triton.autotune``, :meth:`plans` yields one plan per
+config; :meth:`plan` takes the first config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from tilesight.hardware import HardwareProfile
+from tilesight.plan import TilePlan
+
+DEFAULT_NUM_WARPS = 4  # Triton's default launch option
+DEFAULT_NUM_STAGES = 3  # Triton's default launch option on NVIDIA
+
+_KINDS = ("JITFunction", "Autotuner", "Heuristics")
+
+
+def _is_triton(obj: Any) -> bool:
+    if type(obj).__name__ == "PredictedKernel":
+        return True
+    mod = type(obj).__module__ or ""
+    return mod.startswith("triton.") and type(obj).__name__ in _KINDS
+
+
+def unwrap(obj: Any) -> tuple[Any, list[Any], list[dict[str, Any]]]:
+    """(the JITFunction, heuristics outermost first, autotune configs as kwargs dicts)."""
+    heuristics: list[Any] = []
+    configs: list[dict[str, Any]] = []
+    while type(obj).__name__ != "JITFunction":
+        if type(obj).__name__ == "PredictedKernel":
+            obj = obj.kernel
+            continue
+        if type(obj).__name__ == "Autotuner" and not configs:
+            for cfg in obj.configs:
+                configs.append(dict(cfg.all_kwargs()))
+        elif type(obj).__name__ == "Heuristics":
+            heuristics.append(obj)
+        obj = obj.fn
+    return obj, heuristics, configs
+
+
+class TritonFrontend:
+    name = "triton"
+
+    def accepts(self, obj: Any) -> bool:
+        return _is_triton(obj)
+
+    def plan(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> TilePlan:
+        return next(self.plans(obj, args, kwargs, hw))
+
+    def plans(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> Iterator[TilePlan]:
+        from .assemble import build_plan
+        from .binding import bind, resolve_grid
+        from .compile import compile_ir
+
+        if not args:
+            raise TypeError("a Triton kernel's estimate needs the grid first: estimate(kernel, grid, *args, ...)")
+        grid, kargs = args[0], tuple(args[1:])
+        jit_fn, heuristics, configs = unwrap(obj)
+        names = [p.name for p in jit_fn.params]
+        for cfg in configs or [{}]:
+            kw = {"num_warps": DEFAULT_NUM_WARPS, "num_stages": DEFAULT_NUM_STAGES, **cfg, **kwargs}
+            kw = {k: v for k, v in kw.items() if v is not None or k in names}
+            if heuristics:
+                named = {**dict(zip(names, kargs, strict=False)), **kw}
+                for h in reversed(heuristics):
+                    for key, fn in h.values.items():
+                        if key not in kw:
+                            kw[key] = named[key] = fn(named)
+            binding = bind(jit_fn, kargs, kw, hw)
+            compiled = compile_ir(jit_fn, binding, hw)
+            yield build_plan(compiled, binding, resolve_grid(grid, binding.meta))
