@@ -12,3 +12,12 @@ def _tilelang_frontend() -> Frontend:
 
 
 register_lazy("tilelang", _tilelang_frontend)
+
+
+def _triton_frontend() -> Frontend:
+    from .triton.frontend import TritonFrontend  # imports triton only when a plan is asked for
+
+    return TritonFrontend()
+
+
+register_lazy("triton", _triton_frontend)
