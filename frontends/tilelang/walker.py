@@ -364,13 +364,15 @@ class _Walker:
         loads: dict[str, Region] = {}
 
         def visit(node: Any) -> None:
+            # index arithmetic inside a load is address math the compiler folds into the unrolled access
             if isinstance(node, tirx.BufferLoad):
                 if self.buffers.get(node.buffer.name, (GLOBAL,))[0] == GLOBAL:
                     raise UnsupportedOpError(
                         f"element-wise load from global buffer {node.buffer.name!r}", self.name, where
                     )
                 loads[node.buffer.name] = self._whole(node.buffer)
-            elif isinstance(node, tirx.Call):
+                return
+            if isinstance(node, tirx.Call):
                 short = node.op.name.split(".")[-1]
                 if short in SFU_CALLS:
                     counts["sfu"] += 1
@@ -378,10 +380,23 @@ class _Walker:
                     counts["arith"] += 1
                 else:
                     raise UnsupportedOpError(node.op.name, self.name, where)
-            elif isinstance(node, tirx.PrimExpr) and not isinstance(node, _FREE_EXPR):
-                counts["arith"] += 1
+                for arg in node.args:
+                    visit(arg)
+                return
+            if isinstance(node, _FREE_EXPR):
+                return
+            if not isinstance(node, tirx.PrimExpr):
+                raise UnsupportedOpError(
+                    f"{type(node).__name__} in an element-wise expression", self.name, where
+                )
+            counts["arith"] += 1
+            for child in (
+                getattr(node, f, None) for f in ("a", "b", "value", "condition", "true_value", "false_value")
+            ):
+                if child is not None:
+                    visit(child)
 
-        tirx.stmt_functor.post_order_visit(stmt.value, visit)
+        visit(stmt.value)
         # an element-wise op that only moves data still issues one instruction per element
         arith = max(1, counts["arith"]) if not counts["sfu"] else counts["arith"]
         out = self._whole(stmt.buffer)

@@ -1,0 +1,59 @@
+"""Weight-only-quantised GEMM ``C = A @ dequant(B)^T`` written in TileLang (4-bit weights -> fp16).
+
+``B`` holds an N x K matrix of 4-bit weights packed two per byte along K (``[N, K // 2]`` int8; element j of a
+row sits in byte j // 2, low nibble first). Signed weights (``int4``) are stored with an offset of 8; unsigned
+ones (``uint4``) are used as they are. Each block loads its A tile and packed B tile through a
+``num_stages`` pipeline, unpacks B into shared memory in a ``T.Parallel`` loop, and multiplies with ``T.gemm``
+(B transposed). Builds a ``T.prim_func`` without compiling it.
+"""
+
+import tilelang.language as T
+
+NIBBLE_BITS = 4  # bits per packed weight
+NIBBLE_MASK = 0xF
+INT4_OFFSET = 8  # signed 4-bit weights are stored as value + 8
+
+
+def dequant_gemm(
+    M: int,
+    N: int,
+    K: int,
+    block_M: int = 128,
+    block_N: int = 128,
+    block_K: int = 64,
+    num_stages: int = 2,
+    threads: int = 128,
+    weight: str = "int4",
+    dtype: str = "float16",
+    accum_dtype: str = "float32",
+):
+    """Return the ``T.prim_func`` of one dequantising GEMM configuration (inputs A, B packed; output C)."""
+    if weight not in ("int4", "uint4"):
+        raise ValueError(f"weight={weight!r}: one of 'int4', 'uint4'")
+    offset = INT4_OFFSET if weight == "int4" else 0
+    packed = block_K // 2
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((N, K // 2), "int8"),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_packed = T.alloc_shared((block_N, packed), "int8")
+            B_shared = T.alloc_shared((block_N, block_K), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[bx * block_N, k * packed], B_packed)
+                for i, j in T.Parallel(block_N, block_K):
+                    B_shared[i, j] = T.Cast(
+                        dtype,
+                        ((B_packed[i, j // 2] >> ((j % 2) * NIBBLE_BITS)) & NIBBLE_MASK) - offset,
+                    )
+                T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
