@@ -1,0 +1,118 @@
+"""tilesight.cache.model: the tile reuse-distance SDCM cache model and its L1.5 -> L2 cascade."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tilesight.cache import CompulsoryCacheModel
+from tilesight.cache.model import WRITE_SECTOR_HIT_RATE, SdcmCacheModel, sdcm_breakdown
+from tilesight.hardware import load_profile
+from tilesight.library.gemm import gemm_plan
+
+H200 = load_profile("h200")
+# A B200-like synthetic profile with an L1.5 tier: 2 SMs per group, 4 MiB effective each.
+WITH_L15 = dataclasses.replace(
+    H200, l15_bytes=8 << 20, l15_effective_bytes=4 << 20, l15_bw_bytes_per_s=2.0e13, l15_sms_per_group=2
+)
+
+
+def test_tiny_gemm_by_hand():
+    # 256^3 with 128x128x64 tiles: 2 x 2 tiles in one wave, 4 K steps. Per step A(m, k) is read by both tiles
+    # of row m: one miss, one hit -> A hit 1/2; B likewise. Reads: A 4 tiles x 4 steps x 16 KiB = 256 KiB,
+    # B 256 KiB; C writes 4 x 32 KiB = 128 KiB, all hits. L2 hit = (128 + 128 + 128) / 640 = 0.6.
+    traffic, rows = sdcm_breakdown(gemm_plan(256, 256, 256, 128, 128, 64), H200)
+    assert traffic.l2_hit_rate == pytest.approx(0.6)
+    assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
+    assert traffic.tensors["c"].l2_hit == WRITE_SECTOR_HIT_RATE
+    # DRAM: each of A, B (128 KiB) read once, C (128 KiB) written once
+    assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
+    assert traffic.dram_write_bytes == pytest.approx(131072)
+    assert traffic.l15_hit_rate is None
+    by_action = {r.action: r for r in rows}
+    assert by_action["load_a"].compulsory_fraction == pytest.approx(0.5)
+
+
+def test_everything_fits_matches_compulsory():
+    plan = gemm_plan(1024, 1024, 1024, 64, 64, 32)
+    sd = SdcmCacheModel().traffic(plan, H200)
+    comp = CompulsoryCacheModel().traffic(plan, H200)
+    # the whole problem (3 x 2 MiB) fits the 50 MiB L2: only first touches miss
+    assert sd.l2_hit_rate == pytest.approx(comp.l2_hit_rate, abs=1e-9)
+    assert sd.dram_bytes == pytest.approx(comp.dram_bytes)
+
+
+def test_masked_blocks_move_only_tensor_bytes():
+    traffic, _ = sdcm_breakdown(gemm_plan(1000, 1000, 1000, 128, 128, 64), H200)
+    # A and B are 1000 x 1000 fp16 = 2 MB each; everything fits, so each is read once
+    assert traffic.dram_read_bytes == pytest.approx(4e6)
+    assert traffic.dram_write_bytes == pytest.approx(2e6)
+
+
+def test_group_m_improves_reuse_on_large_gemm():
+    # 8192^3 with 128x256 tiles: row-major waves span 2 rows x 32 columns and re-read all of B every wave
+    # (64 MiB of B per wave > 50 MiB L2); GROUP_M = 8 walks 8-row panels and keeps B columns warm
+    flat = SdcmCacheModel().traffic(gemm_plan(8192, 8192, 8192, 128, 256, 64, group_m=1), H200)
+    grouped = SdcmCacheModel().traffic(gemm_plan(8192, 8192, 8192, 128, 256, 64, group_m=8), H200)
+    assert grouped.l2_hit_rate > flat.l2_hit_rate + 0.03
+    assert grouped.dram_bytes < flat.dram_bytes
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.floats(4e6, 2e8), st.floats(1.05, 4.0))
+def test_more_capacity_never_hurts(cap, factor):
+    plan = gemm_plan(4096, 8192, 4096, 128, 128, 64, group_m=4)
+    small = SdcmCacheModel(l2_capacity_bytes=cap).traffic(plan, H200)
+    large = SdcmCacheModel(l2_capacity_bytes=cap * factor).traffic(plan, H200)
+    assert large.l2_hit_rate >= small.l2_hit_rate - 1e-9
+    for t in small.tensors.values():
+        assert 0.0 <= t.l2_hit <= 1.0
+
+
+def test_sampling_along_k_matches_full_replay():
+    plan = gemm_plan(6144, 6144, 2048, 128, 128, 32, group_m=4)
+    sampled = SdcmCacheModel().traffic(plan, H200)
+    full = SdcmCacheModel(samples=10_000).traffic(plan, H200)  # every one of the 64 K steps
+    assert sampled.l2_hit_rate == pytest.approx(full.l2_hit_rate, abs=0.005)
+
+
+def test_persistent_gemm_runs():
+    traffic = SdcmCacheModel().traffic(
+        gemm_plan(8192, 8192, 4096, 128, 128, 64, group_m=8, programs=132), H200
+    )
+    assert 0.0 < traffic.l2_hit_rate < 1.0
+
+
+def test_l15_cascade_by_hand():
+    # 2 x 2 tiles on SMs 0..3; groups {0, 1} hold row m = 0, {2, 3} row m = 1.
+    # A(m, k): the second tile of each row hits in its group's L1.5 -> A: L1.5 1/2, L2 0, DRAM 1/2.
+    # B(k, n): first touched in group 0, re-read by group 1 -> B: L1.5 0, L2 1/2, DRAM 1/2.
+    # L2 sees 128 KiB of A misses + 256 KiB of B + 128 KiB of C writes = 512 KiB, of which 128 + 128 hit.
+    traffic, _ = sdcm_breakdown(gemm_plan(256, 256, 256, 128, 128, 64), WITH_L15)
+    assert traffic.tensors["a"].l15_hit == pytest.approx(0.5) and traffic.tensors[
+        "a"
+    ].l2_hit == pytest.approx(0)
+    assert traffic.tensors["b"].l15_hit == pytest.approx(0) and traffic.tensors["b"].l2_hit == pytest.approx(
+        0.5
+    )
+    assert traffic.l2_hit_rate == pytest.approx(0.5)
+    # L1.5 hits: 128 KiB of 512 KiB of reads
+    assert traffic.l15_hit_rate == pytest.approx(0.25)
+    assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
+
+
+def test_l15_never_adds_dram_traffic():
+    plan = gemm_plan(8192, 8192, 4096, 128, 256, 64, group_m=8)
+    one = SdcmCacheModel().traffic(plan, H200)
+    two = SdcmCacheModel().traffic(plan, WITH_L15)
+    assert two.dram_read_bytes <= one.dram_read_bytes * (1 + 1e-9)
+    for t in two.tensors.values():
+        assert t.l15_hit + t.l2_hit <= 1.0 + 1e-9
+
+
+def test_memoised_per_plan_and_profile():
+    plan = gemm_plan(2048, 2048, 2048, 128, 128, 64)
+    assert SdcmCacheModel().traffic(plan, H200) is SdcmCacheModel().traffic(plan, H200)

@@ -1,0 +1,47 @@
+"""tilesight.cache.reuse: reuse keys from reuse dimensions (Eq. 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilesight.cache.reuse import reuse_keys
+from tilesight.errors import PlanError
+from tilesight.library.gemm import gemm_plan
+from tilesight.plan import TensorAccess, TileGrid
+
+
+def test_gemm_keys():
+    plan = gemm_plan(256, 384, 64, 128, 128, 64)  # 2 x 3 tiles, row-major
+    coords = plan.grid.coordinates()
+    ka, na = reuse_keys(plan.grid, plan.tensor("a"), coords)
+    kb, nb = reuse_keys(plan.grid, plan.tensor("b"), coords)
+    kc, nc = reuse_keys(plan.grid, plan.tensor("c"), coords)
+    # A reused along n: key = m; B along m: key = n; C not reused: key = m * 3 + n
+    np.testing.assert_array_equal(ka, [0, 0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(kb, [0, 1, 2, 0, 1, 2])
+    np.testing.assert_array_equal(kc, [0, 1, 2, 3, 4, 5])
+    assert (na, nb, nc) == (2, 3, 6)
+
+
+def test_attention_kv_reused_across_query_blocks_and_heads():
+    grid = TileGrid(shape=(4, 2, 3), dims=("q", "head", "batch"))
+    kv = TensorAccess("k", "fp16", (3, 2, 1024, 64), (1, 1, 64, 64), reuse_dims=frozenset({"q", "head"}))
+    keys, n = reuse_keys(grid, kv, grid.coordinates())
+    # the key is the batch coordinate only
+    np.testing.assert_array_equal(keys, grid.coordinates()[:, 2])
+    assert n == 3
+
+
+def test_fully_reused_tensor_has_one_key():
+    grid = TileGrid(shape=(2, 2), dims=("m", "n"))
+    bias = TensorAccess("bias", "fp32", (16,), (16,), reuse_dims=frozenset({"m", "n"}))
+    keys, n = reuse_keys(grid, bias, grid.coordinates())
+    assert n == 1 and not keys.any()
+
+
+def test_unknown_reuse_dim_names_tensor():
+    grid = TileGrid(shape=(2, 2), dims=("m", "n"))
+    t = TensorAccess("w", "fp16", (16,), (16,), reuse_dims=frozenset({"k"}))
+    with pytest.raises(PlanError, match=r"tensor\[w\]\.reuse_dims"):
+        reuse_keys(grid, t, grid.coordinates())

@@ -1,0 +1,88 @@
+"""tilesight.cache.sdcm: exact binomial (Eq. 7) and Gaussian / Zelen-Severo (Eq. 8-10) hit probabilities."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from tilesight.cache.sdcm import (
+    ZELEN_SEVERO_MAX_ERROR,
+    gaussian_valid,
+    hit_probability,
+    hit_probability_exact,
+    hit_probability_gaussian,
+    zelen_severo_cdf,
+)
+from tilesight.errors import ProfileError, TileSightError
+
+# Where the normal approximation is valid (D p >= 5 and D (1 - p) >= 5) the two forms agree within this
+# absolute tolerance; worst case over A in {1..32}, B up to 1e5: 0.0183 (A = 2), from the binomial's skew.
+GAUSSIAN_TOLERANCE = 0.02
+
+
+def test_exact_hand_values():
+    # A = 1, B = 4: P = (1 - 1/4)^D; D = 2 -> 0.5625
+    assert hit_probability_exact(2, 4.0, 1) == pytest.approx(0.5625)
+    # A = 2, B = 4, D = 3: p = 1/2, P(X <= 1) = (C(3,0) + C(3,1)) / 8 = 4/8
+    assert hit_probability_exact(3, 4.0, 2) == pytest.approx(0.5)
+    # fewer intervening blocks than ways always hit; a first access (inf) always misses
+    np.testing.assert_array_equal(hit_probability_exact([0, 15], 1000.0, 16), [1.0, 1.0])
+    assert hit_probability_exact(np.inf, 1000.0, 16) == 0.0
+
+
+def test_capacity_below_ways_is_fully_associative():
+    # B = 8 slots, A = 16 ways: one set of 8; hit iff fewer than 8 blocks intervened
+    np.testing.assert_array_equal(hit_probability_exact([7, 8, 20], 8.0, 16), [1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(hit_probability_gaussian([7, 8, 20], 8.0, 16), [1.0, 0.0, 0.0])
+
+
+def test_zelen_severo_matches_normal_cdf():
+    x = np.linspace(-8, 8, 4001)
+    assert np.max(np.abs(zelen_severo_cdf(x) - stats.norm.cdf(x))) < ZELEN_SEVERO_MAX_ERROR
+    assert zelen_severo_cdf(0.0) == pytest.approx(0.5, abs=ZELEN_SEVERO_MAX_ERROR)
+
+
+def test_gaussian_near_capacity():
+    # B = 3200 blocks, A = 16: mean = D / 200; at D = 3000 the mean is 15, sigma = sqrt(15 * 0.995) = 3.86,
+    # z = (15.5 - 15) / 3.86 = 0.129 -> Phi = 0.551; the exact binomial CDF is 0.568
+    assert hit_probability_gaussian(3000, 3200.0, 16) == pytest.approx(0.5515, abs=1e-3)
+    assert hit_probability_exact(3000, 3200.0, 16) == pytest.approx(0.5681, abs=1e-3)
+
+
+def test_bad_geometry_and_form():
+    with pytest.raises(ProfileError):
+        hit_probability_exact(1, 0.0, 16)
+    with pytest.raises(ProfileError):
+        hit_probability_gaussian(1, 10.0, 0)
+    with pytest.raises(TileSightError):
+        hit_probability_exact(-1, 10.0, 2)
+    with pytest.raises(TileSightError):
+        hit_probability(1, 10.0, 2, form="lru")
+
+
+geometry = st.tuples(st.floats(1.0, 1e5), st.integers(1, 32))
+distances = st.lists(st.floats(0.0, 2e5, allow_nan=False), min_size=1, max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(geometry, distances, st.sampled_from(["exact", "gaussian"]))
+def test_probability_in_unit_interval_and_non_increasing(geom, dist, form):
+    cap, ways = geom
+    d = np.sort(np.asarray(dist))
+    p = hit_probability(d, cap, ways, form)
+    assert np.all((p >= 0.0) & (p <= 1.0))
+    assert np.all(np.diff(p) <= 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 32), st.floats(1.5, 2000.0), distances)
+def test_forms_agree_where_gaussian_valid(ways, cap_over_ways, dist):
+    cap = ways * cap_over_ways
+    d = np.asarray(dist)
+    valid = gaussian_valid(d, cap, ways)
+    if valid.any():
+        diff = hit_probability_exact(d[valid], cap, ways) - hit_probability_gaussian(d[valid], cap, ways)
+        assert np.max(np.abs(diff)) <= GAUSSIAN_TOLERANCE

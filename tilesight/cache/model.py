@@ -1,0 +1,379 @@
+"""The tile reuse-distance cache model (paper 3.5): execution order -> reuse distances -> SDCM -> traffic.
+
+The reuse universe is tile-sized blocks: block = (tensor, reuse key of the tile (Eq. 6), iteration index of
+the loops around the access). Tiles of one wave run in lockstep; within one loop step the wave's tiles issue
+their accesses tile after tile, in wave order. Reuse distances are counted in *bytes* of distinct blocks and
+converted to units of the re-accessed tensor's tile (``D_T = D_bytes / tile_bytes``, ``B_T = capacity /
+tile_bytes``): the SDCM mean ``D_T A / B_T`` then does not depend on the tile size, which keeps plans whose
+tensors have different tile sizes (A, B and C of a GEMM) on one consistent scale.
+
+Distinct bytes between two accesses are summed per (wave, step) from each wave's distinct keys; this is exact
+when the previous access of a block lies in the same or the previous wave (the dominant case) and an upper
+bound when it lies further back (a block touched in two intervening waves is counted twice).
+
+Reads go through the SDCM; writes (stores) are absorbed by the write-back L2 (NCU counts their sectors as
+hits, :data:`WRITE_SECTOR_HIT_RATE`), occupy capacity like reads, and reach DRAM once per written block.
+On GPUs with an L1.5 tier the same walk runs per SM group with the L1.5 capacity; per access the L1.5 serves
+``P15``, L2 ``max(P2 - P15, 0)`` (an LRU stack property: what hits the small cache hits the large one), and
+DRAM the rest.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..hardware import HardwareProfile
+from ..plan import AccessMode, ActionKind, Loop, MemLevel, Node, TilePlan
+from .base import CacheTraffic, TensorTraffic
+from .order import execution_order
+from .reuse import reuse_keys
+from .sdcm import hit_probability
+
+# Fraction of written L2 sectors NCU's lts__t_sector_hit_rate counts as hits: full-sector stores into a
+# write-back L2 allocate without fetching from DRAM.
+WRITE_SECTOR_HIT_RATE = 1.0
+
+# Loop iterations sampled per access along the reduction axis (paper 3.5.2: sample reuse events along the
+# reduction axis instead of replaying every iteration); evenly spaced, first and last included.
+REDUCTION_SAMPLES = 4
+
+_CACHED_LEVELS = frozenset({MemLevel.DDR, MemLevel.L2, MemLevel.L1_5})
+
+
+@dataclass(frozen=True)
+class _Stream:
+    """One memory action of the tile program: tensor, occurrence slots in a tile's timeline, block bytes."""
+
+    action: str
+    tensor: str
+    write: bool
+    slots: np.ndarray  # sorted slot of every occurrence in one tile's program
+    block_bytes: float  # average bytes of one block (masked edge blocks included)
+    keys: np.ndarray  # reuse key per launch index (time order)
+    nkeys: int
+
+
+@dataclass(frozen=True)
+class AccessBreakdown:
+    """Hit fractions of one memory action over the kernel (reads; writes report their constant)."""
+
+    action: str
+    tensor: str
+    write: bool
+    accesses: int
+    requested_bytes: float
+    l15_hit: float
+    l2_hit: float
+    ddr_bytes: float
+    compulsory_fraction: float  # first-touch share of the accesses
+
+
+def _timeline(body: tuple[Node, ...], start: int, out: dict[str, list[np.ndarray]]) -> int:
+    """Assign slots to every action: consecutive actions share a slot, a loop takes trips x body slots.
+
+    Returns the length in slots; ``out[action]`` collects arrays of the action's occurrence slots.
+    """
+    pos = start
+    open_slot = False
+    for node in body:
+        if isinstance(node, Loop):
+            if open_slot:
+                pos += 1
+                open_slot = False
+            inner: dict[str, list[np.ndarray]] = {}
+            length = max(_timeline(node.body, 0, inner), 1)
+            base = pos + np.arange(node.trips, dtype=np.int64) * length
+            for name, parts in inner.items():
+                slots = np.concatenate(parts)
+                out.setdefault(name, []).append((base[:, None] + slots[None, :]).ravel())
+            pos += node.trips * length
+        else:
+            out.setdefault(node.name, []).append(np.array([pos], dtype=np.int64))
+            open_slot = True
+    return pos + (1 if open_slot else 0) - start
+
+
+def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
+    slots: dict[str, list[np.ndarray]] = {}
+    _timeline(plan.body, 0, slots)
+    tiles = coords.shape[0]
+    streams = []
+    for act, _loops in plan.actions():
+        if act.kind not in (ActionKind.LOAD, ActionKind.STORE) or act.tensor is None:
+            continue
+        t = plan.tensor(act.tensor)
+        if t.level not in _CACHED_LEVELS:
+            continue
+        occ = np.sort(np.concatenate(slots[act.name]))
+        keys, nkeys = reuse_keys(plan.grid, t, coords)
+        distinct = int(_distinct_per_bin(keys, nkeys, 1)[0]) * occ.size
+        # masked edge blocks move fewer bytes: spread the tensor's bytes over the blocks that cover it
+        block_bytes = t.tile_bytes * min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
+        write = act.kind is ActionKind.STORE or t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
+        if tiles:
+            streams.append(_Stream(act.name, t.name, write, occ, block_bytes, keys, nkeys))
+    return streams
+
+
+# Largest dense table (entries) used to count distinct keys with a flag array instead of a sort.
+_DENSE_DISTINCT_MAX = 1 << 26
+
+
+def _distinct_per_bin(ids: np.ndarray, per_bin: int, bins: int) -> np.ndarray:
+    """Number of distinct ids in each bin, where bin = id // per_bin."""
+    if per_bin * bins <= _DENSE_DISTINCT_MAX:
+        flag = np.zeros(per_bin * bins, dtype=bool)
+        flag[ids] = True
+        return flag.reshape(bins, per_bin).sum(axis=1)
+    return np.bincount(np.unique(ids) // per_bin, minlength=bins)
+
+
+def _sample_indices(n: int, samples: int) -> np.ndarray:
+    return np.unique(np.round(np.linspace(0, n - 1, min(n, samples))).astype(np.int64))
+
+
+def _hit_matrix(
+    streams: list[_Stream],
+    wave: np.ndarray,
+    group: np.ndarray,
+    capacity_bytes: float,
+    associativity: int,
+    form: str,
+    samples: int,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Hit probability per (launch index, sampled occurrence) for every read stream, in caches split by
+    ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses."""
+    tiles = wave.size
+    ngroups = int(group.max()) + 1 if tiles else 1
+    nwaves = int(wave.max()) + 1 if tiles else 0
+    cell = wave * ngroups + group  # one (wave, group) cell = the tiles one cache sees concurrently
+    ncells = nwaves * ngroups
+    cell_size = np.bincount(cell, minlength=ncells).astype(np.float64)
+    # position of each tile within its cell, in time order
+    order = np.argsort(cell, kind="stable")
+    first = np.concatenate(([0], np.cumsum(cell_size)[:-1])).astype(np.int64)
+    pos = np.empty(tiles, dtype=np.int64)
+    pos[order] = np.arange(tiles) - first[cell[order]]
+
+    # distinct bytes per cell and stream per occurrence
+    uniq = np.zeros((ncells, len(streams)))
+    for j, s in enumerate(streams):
+        per_cell = s.nkeys * ngroups
+        pair = cell * per_cell + group * s.nkeys + s.keys
+        uniq[:, j] = _distinct_per_bin(pair, per_cell, ncells) * s.block_bytes
+    per_wave_bytes = uniq @ np.array([s.slots.size for s in streams], dtype=np.float64)
+    # bytes of all earlier waves of the same group
+    prefix = np.zeros(ncells)
+    by_group = per_wave_bytes.reshape(nwaves, ngroups)
+    prefix[:] = (np.cumsum(by_group, axis=0) - by_group).ravel()
+
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for s in streams:
+        if s.write:
+            continue
+        idx = _sample_indices(s.slots.size, samples)
+        sig = s.slots[idx]  # sampled slots
+        before = np.stack([np.searchsorted(o.slots, sig, side="left") for o in streams], axis=0).astype(float)
+        at = np.stack([np.isin(sig, o.slots) for o in streams], axis=0).astype(float)
+        before_bytes = uniq @ before  # (cells, samples)
+        step_bytes = uniq @ at
+        # previous access of the same block (same key, same cache group) in time order
+        gk = group * s.nkeys + s.keys
+        srt = np.argsort(gk, kind="stable")  # stable: time order within each key
+        prev = np.full(tiles, -1, dtype=np.int64)
+        same = gk[srt[1:]] == gk[srt[:-1]]
+        prev[srt[1:][same]] = srt[:-1][same]
+        has = prev >= 0
+        hits = np.zeros((tiles, idx.size))
+        if s.block_bytes <= 0:
+            out[s.action] = (hits, ~has)
+            continue
+        cap_blocks = capacity_bytes / s.block_bytes
+        j = np.nonzero(has)[0]
+        i = prev[j]
+        cj, ci = cell[j], cell[i]
+        frac_j = pos[j] / cell_size[cj]
+        frac_i = pos[i] / cell_size[ci]
+        # reuse inside one cell: the distance is the share of one step's bytes between the two tiles; when the
+        # step's bytes do not vary over the samples it is the same for every sample (most reuses in a wave)
+        step_const = np.all(step_bytes == step_bytes[:, :1], axis=1)
+        inner = (cj == ci) & step_const[cj]
+        ji, cin = j[inner], cj[inner]
+        d_in = np.maximum((frac_j[inner] - frac_i[inner]) * step_bytes[cin, 0] - s.block_bytes, 0.0)
+        hits[ji] = hit_probability(d_in / s.block_bytes, cap_blocks, associativity, form)[:, None]
+        o = ~inner
+        jo, cjo, cio = j[o], cj[o], ci[o]
+        cum_j = prefix[cjo][:, None] + before_bytes[cjo] + frac_j[o][:, None] * step_bytes[cjo]
+        cum_i = prefix[cio][:, None] + before_bytes[cio] + frac_i[o][:, None] * step_bytes[cio]
+        dist = np.maximum(cum_j - cum_i - s.block_bytes, 0.0)
+        hits[jo] = hit_probability(dist / s.block_bytes, cap_blocks, associativity, form)
+        out[s.action] = (hits, ~has)
+    return out
+
+
+def _compute(
+    plan: TilePlan,
+    hw: HardwareProfile,
+    l2_capacity_bytes: float,
+    form: str,
+    samples: int,
+    resident: int | None,
+) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
+    eo = execution_order(plan, hw, resident)
+    streams = _streams(plan, eo.coords)
+    tiles = eo.wave.size
+    zeros = np.zeros(tiles, dtype=np.int64)
+    l2 = _hit_matrix(streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples)
+    l15 = None
+    if hw.has_l15 and hw.l15_sms_per_group > 0:
+        groups = eo.sm // hw.l15_sms_per_group
+        # no L1.5 associativity field in the profile: the L1.5 tier is modelled with the L2's associativity
+        l15 = _hit_matrix(
+            streams, eo.wave, groups, hw.l15_effective_bytes, hw.l2_associativity, form, samples
+        )
+
+    rows: list[AccessBreakdown] = []
+    for s in streams:
+        accesses = int(s.slots.size * tiles)
+        requested = accesses * s.block_bytes
+        if s.write:
+            distinct = int(_distinct_per_bin(s.keys, s.nkeys, 1)[0]) * s.slots.size * s.block_bytes
+            rows.append(
+                AccessBreakdown(
+                    s.action, s.tensor, True, accesses, requested, 0.0, WRITE_SECTOR_HIT_RATE, distinct, 1.0
+                )
+            )
+            continue
+        p2, first = l2[s.action]
+        p15 = l15[s.action][0] if l15 is not None else np.zeros_like(p2)
+        h15 = float(p15.mean())
+        h2 = float(np.maximum(p2 - p15, 0.0).mean())
+        ddr = requested * max(0.0, 1.0 - h15 - h2)
+        rows.append(
+            AccessBreakdown(s.action, s.tensor, False, accesses, requested, h15, h2, ddr, float(first.mean()))
+        )
+
+    tensors: dict[str, TensorTraffic] = {}
+    for name in dict.fromkeys(r.tensor for r in rows):
+        mine = [r for r in rows if r.tensor == name]
+        acc = sum(r.accesses for r in mine)
+        req = sum(r.requested_bytes for r in mine)
+        if req <= 0:
+            continue
+        h15 = sum(r.l15_hit * r.requested_bytes for r in mine) / req
+        h2 = min(sum(r.l2_hit * r.requested_bytes for r in mine) / req, 1.0 - h15)
+        ddr = sum(r.ddr_bytes for r in mine)
+        tensors[name] = TensorTraffic(name, acc, req, h15, h2, ddr, write=all(r.write for r in mine))
+    reads = [r for r in rows if not r.write]
+    writes = [r for r in rows if r.write]
+    at_l2 = sum(r.requested_bytes * (1.0 - r.l15_hit) for r in reads) + sum(r.requested_bytes for r in writes)
+    l2_hits = sum(r.requested_bytes * r.l2_hit for r in rows)
+    l2_rate = l2_hits / at_l2 if at_l2 > 0 else 0.0
+    req_reads = sum(r.requested_bytes for r in reads)
+    l15_rate = (
+        (sum(r.requested_bytes * r.l15_hit for r in reads) / req_reads if req_reads else 0.0) if l15 else None
+    )
+    traffic = CacheTraffic(
+        tensors=tensors,
+        l2_hit_rate=l2_rate,
+        l15_hit_rate=l15_rate,
+        dram_read_bytes=sum(r.ddr_bytes for r in reads),
+        dram_write_bytes=sum(r.ddr_bytes for r in writes),
+        model="sdcm",
+    )
+    return traffic, tuple(rows)
+
+
+def _hw_key(hw: HardwareProfile) -> tuple:
+    return (
+        hw.name,
+        hw.sm_count,
+        hw.l2_effective_bytes,
+        hw.l2_associativity,
+        hw.l15_bytes,
+        hw.l15_effective_bytes,
+        hw.l15_bw_bytes_per_s,
+        hw.l15_sms_per_group,
+        hw.warp_size,
+        hw.max_threads_per_sm,
+        hw.max_warps_per_sm,
+        hw.max_blocks_per_sm,
+        hw.smem_per_sm_bytes,
+        hw.smem_reserved_per_block_bytes,
+        hw.smem_alloc_unit_bytes,
+        hw.regs_per_sm,
+        hw.reg_alloc_unit_regs,
+    )
+
+
+def sdcm_breakdown(
+    plan: TilePlan,
+    hw: HardwareProfile,
+    *,
+    l2_capacity_bytes: float | None = None,
+    form: str = "gaussian",
+    samples: int = REDUCTION_SAMPLES,
+    resident: int | None = None,
+) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
+    """Traffic and per-action breakdown; memoised per (plan, profile fields, options)."""
+    cap = float(l2_capacity_bytes if l2_capacity_bytes is not None else hw.l2_effective_bytes)
+    return _evaluate_keyed(plan, _hw_key(hw), _Unhashed(hw), cap, form, samples, resident)
+
+
+class _Unhashed:
+    """Carries the profile through the memo without taking part in its key."""
+
+    __slots__ = ("hw",)
+
+    def __init__(self, hw: HardwareProfile) -> None:
+        self.hw = hw
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Unhashed)
+
+
+@functools.lru_cache(maxsize=256)
+def _evaluate_keyed(
+    plan: TilePlan, hw_key: tuple, hw: _Unhashed, cap: float, form: str, samples: int, resident: int | None
+) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
+    return _compute(plan, hw.hw, cap, form, samples, resident)
+
+
+class SdcmCacheModel:
+    """Tile reuse distance + stochastic distance cache model (paper 3.5), with an L1.5 -> L2 cascade."""
+
+    name = "sdcm"
+
+    def __init__(
+        self,
+        *,
+        form: str = "gaussian",
+        samples: int = REDUCTION_SAMPLES,
+        l2_capacity_bytes: float | None = None,
+        resident: int | None = None,
+    ) -> None:
+        self.form = form
+        self.samples = samples
+        self.l2_capacity_bytes = l2_capacity_bytes
+        self.resident = resident
+
+    def traffic(self, plan: TilePlan, hw: HardwareProfile) -> CacheTraffic:
+        return self.breakdown(plan, hw)[0]
+
+    def breakdown(
+        self, plan: TilePlan, hw: HardwareProfile
+    ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
+        return sdcm_breakdown(
+            plan,
+            hw,
+            l2_capacity_bytes=self.l2_capacity_bytes,
+            form=self.form,
+            samples=self.samples,
+            resident=self.resident,
+        )

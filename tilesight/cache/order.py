@@ -1,0 +1,87 @@
+"""The concrete tile execution order the cache model walks (paper section 3.5.3).
+
+Tiles leave :meth:`TileGrid.coordinates` in launch order (row-major, GROUP_M swizzle, explicit rasterisation)
+and are dispatched onto ``sm_count x resident_blocks`` slots. The tiles resident together form a *wave*; they
+run concurrently and, in the model, in lockstep through their loops. A persistent kernel's ``programs`` blocks
+each walk launch indices ``p, p + programs, ...``: the tiles the programs handle at the same step form a wave.
+
+Position ``pos`` within a wave maps to SM ``pos mod sm_count`` (the block scheduler fills every SM before
+stacking a second block on one); on GPUs with an L1.5 tier, SM ``s`` belongs to group
+``s // l15_sms_per_group``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..hardware import HardwareProfile
+from ..plan import TilePlan
+
+
+def resident_blocks(plan: TilePlan, hw: HardwareProfile) -> int:
+    """Blocks of ``plan`` resident on one SM at once: the tightest of the thread, warp, block, shared-memory
+    and register limits (registers only when the plan states them). At least 1: a block that does not fit is
+    the engine's launch check to refuse, not the cache model's."""
+    res = plan.resources
+    warps = math.ceil(res.threads / hw.warp_size)
+    limits = [
+        hw.max_blocks_per_sm,
+        hw.max_threads_per_sm // res.threads,
+        hw.max_warps_per_sm // warps,
+    ]
+    if res.smem_bytes > 0:
+        per_block = res.smem_bytes + hw.smem_reserved_per_block_bytes
+        per_block = math.ceil(per_block / hw.smem_alloc_unit_bytes) * hw.smem_alloc_unit_bytes
+        limits.append(hw.smem_per_sm_bytes // per_block)
+    if res.regs_per_thread is not None:
+        regs_per_warp = res.regs_per_thread * hw.warp_size
+        regs_per_warp = math.ceil(regs_per_warp / hw.reg_alloc_unit_regs) * hw.reg_alloc_unit_regs
+        limits.append((hw.regs_per_sm // regs_per_warp) // warps)
+    return max(1, min(limits))
+
+
+@dataclass(frozen=True)
+class ExecutionOrder:
+    """Per launch index: its tile coordinate, wave, position in the wave and SM; plus the concurrency."""
+
+    coords: np.ndarray  # (tiles, ndim) in launch order
+    wave: np.ndarray  # (tiles,) wave index, non-decreasing in time
+    pos: np.ndarray  # (tiles,) position within the wave (the slot it occupies)
+    sm: np.ndarray  # (tiles,) SM the tile runs on
+    concurrency: int  # tiles resident at once
+    waves: int
+
+
+def execution_order(plan: TilePlan, hw: HardwareProfile, resident: int | None = None) -> ExecutionOrder:
+    """Waves and positions of every launch index of ``plan`` on ``hw`` (``resident`` overrides the per-SM
+    residency computed by :func:`resident_blocks`)."""
+    grid = plan.grid
+    coords = grid.coordinates()
+    tiles = coords.shape[0]
+    per_sm = resident if resident is not None else resident_blocks(plan, hw)
+    slots = hw.sm_count * per_sm
+    idx = np.arange(tiles, dtype=np.int64)
+    if grid.persistent:
+        assert grid.programs is not None
+        programs = grid.programs
+        program, step = idx % programs, idx // programs
+        if programs <= slots:
+            wave, pos = step, program
+        else:
+            # programs beyond the resident slots start when a whole batch of programs has finished its tiles
+            steps = math.ceil(tiles / programs)
+            wave, pos = (program // slots) * steps + step, program % slots
+        concurrency = min(programs, slots)
+    else:
+        wave, pos = idx // slots, idx % slots
+        concurrency = min(slots, tiles)
+    if tiles and not np.all(np.diff(wave) >= 0):
+        # keep launch-index arrays but make the time order explicit: sort by (wave, pos)
+        order = np.lexsort((pos, wave))
+        coords, wave, pos = coords[order], wave[order], pos[order]
+    sm = pos % hw.sm_count
+    waves = int(wave.max()) + 1 if tiles else 0
+    return ExecutionOrder(coords, wave, pos, sm, concurrency, waves)
