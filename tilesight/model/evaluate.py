@@ -14,7 +14,8 @@
    * Tail: ``r`` leftover blocks on ``a = min(SMs, r)`` SMs, ``ceil(r / SMs)`` on the busiest, each of those
      SMs getting ``1/a`` of the chip's DDR/L2 bandwidth (the larger share):
      ``T_tail = envelope(unit_tail, ceil(r / SMs) k, min(p, ceil(r / SMs)) - 1)`` minus the overlap with the
-     drain of the full region (its epilogue), not below 0. Without a full region the partial wave is the
+     end of the full region (:func:`tail_overlap`: its epilogue, or ``(p - 1) T_steady`` when a resident slot
+     frees earlier), not below 0. Without a full region the partial wave is the
      only wave and is reported as prologue / steady / epilogue, with no tail.
 
 4. ``T = T_full + T_tail + launch_overhead_s``. Phases for the report: the prologue is the first tile's
@@ -68,6 +69,16 @@ def cached_traffic(plan: TilePlan, hw: HardwareProfile, model: CacheModel) -> Ca
     if len(_TRAFFIC) > TRAFFIC_CACHE_SIZE:
         _TRAFFIC.popitem(last=False)
     return result
+
+
+def tail_overlap(full_env: Envelope, resident: int) -> float:
+    """How much of the tail runs before the full region ends.
+
+    The tail starts as the last full-region tiles drain (their epilogue: their loads are done), or, with
+    ``p`` resident blocks, as soon as the first of the last ``p`` tiles frees its slot, ``(p - 1) T_steady``
+    before the end; the earlier of the two, never more than the full region itself.
+    """
+    return min(max(full_env.epilogue_s, (resident - 1) * full_env.steady_s), full_env.total_s)
 
 
 def _scaled(v: tuple[float, ...], k: float) -> tuple[float, ...]:
@@ -157,9 +168,9 @@ def _evaluate(
     main = full if full is not None else tail
     assert main is not None  # blocks >= 1
     t_main = main.env.total_s
-    t_tail = (
-        max(tail.env.total_s - full.env.epilogue_s, 0.0) if (tail is not None and full is not None) else 0.0
-    )
+    t_tail = 0.0
+    if tail is not None and full is not None:
+        t_tail = max(tail.env.total_s - tail_overlap(full.env, full.resident), 0.0)
     latency = t_main + t_tail + hw.launch_overhead_s
 
     busy = _scaled(main.unit_busy, main.units)
@@ -252,7 +263,7 @@ def _phases(main: _Region, tail: _Region | None, t_tail: float, amounts, wv) -> 
         phase_cost("epilogue", epi_t, epi_b, amounts, unit_tile, drain_why),
     ]
     if tail is None:
-        out.append(phase_cost("tail", 0.0, ZERO, amounts, unit_tile, "", prefix="no tail wave: "))
+        out.append(phase_cost("tail", 0.0, ZERO, amounts, unit_tile, ""))
     else:
         prefix = f"{wv.tail_blocks} block(s) on {tail.active} SM(s), {wv.tail_per_sm} on the busiest; "
         tb = _scaled(tail.unit_busy, tail.units)
