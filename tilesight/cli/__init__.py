@@ -1,0 +1,55 @@
+"""The ``tilesight`` command: predict, rank, explain, timeline, kernels, profiles, check.
+
+Every command takes ``--json``. Bad input (a file that does not parse, an unknown kernel or GPU, malformed
+``--args``, a missing baseline) prints one line on stderr and exits 2; ``tilesight check`` exits 1 when a
+prediction regresses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from tilesight.errors import TileSightError
+
+from . import check, explain, kernels, predict, profiles, rank, timeline
+from .common import Output
+
+EXIT_USAGE = 2
+COMMANDS = (predict, rank, explain, timeline, kernels, profiles, check)
+
+
+class UsageError(TileSightError):
+    """A command line argparse refused."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="tilesight", description="Predict how tile-based GPU kernels run, without launching them."
+    )
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    for command in COMMANDS:
+        command.register(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        ns = parser().parse_args(argv)
+        return int(ns.run(ns, Output(getattr(ns, "json", False))))
+    except TileSightError as exc:
+        print(f"tilesight: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("tilesight: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

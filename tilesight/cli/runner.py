@@ -1,0 +1,155 @@
+"""One prediction from command-line pieces: a loaded kernel, its ``--args``, ``--config``, ``--grid`` and GPU.
+
+Binding follows the kernel's signature as discovery read it: runtime parameters go positionally, constexprs as
+keywords, heuristics fill constexprs the config leaves out, and every unknown or missing name is an
+:class:`ArgsError`. The frontend then builds the TilePlan and the engine evaluates it; both are returned,
+since the diagnosis reads the plan (indirect accesses, spills) as well as the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from tilesight.frontends.source import KernelKind
+from tilesight.plan import TilePlan
+from tilesight.report import Report
+
+from .argspec import ArgsError, Scalar, TensorArg, Value
+from .gridexpr import eval_grid
+from .loader import LoadedKernel
+
+# Launch options a Triton config may carry besides constexprs, with Triton's own defaults where it has one.
+TRITON_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+TRITON_DEFAULT_NUM_WARPS = 4  # triton.Config / JITFunction.run default
+TRITON_DEFAULT_NUM_STAGES = 3  # triton.Config default on CUDA
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What to predict: argument values, one config, a grid expression (Triton) and the GPU profile name."""
+
+    args: Mapping[str, Value]
+    config: Mapping[str, Scalar]
+    grid: str | None
+    hw: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
+        object.__setattr__(self, "config", MappingProxyType(dict(self.config)))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A prediction and the plan it was made from."""
+
+    plan: TilePlan
+    report: Report
+
+
+def evaluate_call(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: str) -> Outcome:
+    """What ``tilesight.estimate(obj, *args, hw=hw, **kwargs)`` does, keeping the plan."""
+    from tilesight.api import resolve_hw
+    from tilesight.frontends import find_frontend
+    from tilesight.model.evaluate import evaluate
+
+    profile = resolve_hw(hw)
+    plan = find_frontend(obj).plan(obj, args, kwargs, profile)
+    return Outcome(plan, evaluate(plan, profile))
+
+
+def predict(kernel: LoadedKernel, launch: Launch) -> Outcome:
+    if kernel.source.kind is KernelKind.TRITON:
+        return _predict_triton(kernel, launch)
+    return _predict_tilelang(kernel, launch)
+
+
+def _spec(value: Value) -> Any:
+    if isinstance(value, TensorArg):
+        from tilesight.tensorspec import TensorSpec
+
+        return TensorSpec(value.shape, value.dtype, value.strides)
+    return value
+
+
+def _predict_triton(kernel: LoadedKernel, launch: Launch) -> Outcome:
+    src = kernel.source
+    params = {p.name: p for p in src.params}
+    constexprs = set(src.constexprs)
+    for name in launch.args:
+        if name not in params:
+            raise ArgsError(
+                f"--args: {name!r} is not a parameter of {src.qualname}; parameters: {', '.join(params)}"
+            )
+    for name in launch.config:
+        if name not in constexprs and name not in TRITON_LAUNCH_OPTIONS:
+            raise ArgsError(
+                f"--config: {name!r} is neither a constexpr of {src.qualname} "
+                f"({', '.join(sorted(constexprs))}) nor a launch option ({', '.join(TRITON_LAUNCH_OPTIONS)})"
+            )
+    meta: dict[str, Any] = {k: v for k, v in launch.args.items() if k in constexprs}
+    meta.update({k: v for k, v in launch.config.items() if k in constexprs})
+    named = {k: _spec(v) for k, v in launch.args.items()}
+    for hname, fn in kernel.heuristics.items():
+        if hname not in meta:
+            try:
+                meta[hname] = fn({**named, **meta})
+            except Exception as exc:  # a user lambda failed: name it, never guess a value
+                raise ArgsError(
+                    f"{src.location}: heuristic {hname!r} failed: {type(exc).__name__}: {exc}"
+                ) from exc
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    gap = False  # after a runtime parameter left to its default, the rest go by keyword
+    for p in src.params:
+        if p.constexpr:
+            if p.name in meta:
+                keywords[p.name] = meta[p.name]
+            elif p.default is None:
+                raise ArgsError(
+                    f"{src.qualname}: constexpr {p.name!r} has no value; give it in --config or --args"
+                )
+        elif p.name in launch.args:
+            if gap:
+                keywords[p.name] = named[p.name]
+            else:
+                positional.append(named[p.name])
+        elif p.default is not None:
+            gap = True
+        else:
+            missing = [
+                q.name
+                for q in src.params
+                if not q.constexpr and q.default is None and q.name not in launch.args
+            ]
+            raise ArgsError(f"--args: {src.qualname} needs {', '.join(missing)}")
+    if launch.grid is None:
+        raise ArgsError(
+            f"{src.qualname}: give the launch grid with --grid, e.g. 'cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)'"
+        )
+    scalars = {k: v for k, v in launch.args.items() if not isinstance(v, TensorArg)}
+    grid = eval_grid(launch.grid, {**scalars, **meta})
+    options = {k: launch.config[k] for k in TRITON_LAUNCH_OPTIONS if k in launch.config}
+    options.setdefault("num_warps", TRITON_DEFAULT_NUM_WARPS)
+    options.setdefault("num_stages", TRITON_DEFAULT_NUM_STAGES)
+    return evaluate_call(kernel.jit, (grid, *positional), {**options, **keywords}, launch.hw)
+
+
+def _predict_tilelang(kernel: LoadedKernel, launch: Launch) -> Outcome:
+    src = kernel.source
+    values = {**{k: _spec(v) for k, v in launch.args.items()}, **dict(launch.config)}
+    obj = kernel.obj
+    if src.kind is KernelKind.TILELANG_PRIM_FUNC and src.parent is None:
+        if values:
+            raise ArgsError(f"{src.qualname} is a fixed prim_func; it takes no --args or --config")
+        return evaluate_call(obj, (), {}, launch.hw)
+    build = (
+        getattr(obj, "get_tir", None) or obj
+    )  # @tilelang.jit factories expose get_tir; plain ones are called
+    try:
+        prim = build(**values)
+    except TypeError as exc:
+        raise ArgsError(f"{src.location}: calling factory {src.parent or src.name}: {exc}") from None
+    return evaluate_call(prim, (), {}, launch.hw)

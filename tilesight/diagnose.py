@@ -1,0 +1,398 @@
+"""Diagnosis: map a Report to the paper's recurring bottleneck classes and to tile-level changes (section 5).
+
+Pure functions. :func:`find_issues` reads one Report (and, when given, its TilePlan and the config that
+produced it) and returns the bottleneck classes it shows, each with the config changes worth trying.
+:func:`diagnose` takes the what-if re-predictions of those changes, made by the caller (see
+:mod:`tilesight.integrations.whatif`), and states each one's predicted effect, e.g.
+"GROUP_M=8 raises predicted L2 hit from 41% to 78%: 1.30x faster". Nothing here predicts or guesses a number:
+every effect is a ratio of two predictions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+from .plan import MEMORY_PIPELINES, Pipeline, TilePlan
+from .report import Report
+
+# Thresholds that decide whether a class applies. They are reading aids, not model parameters: a finding only
+# suggests what to try; the what-if predictions decide whether it helps.
+LOW_L2_HIT_RATE = 0.6  # below this, a DDR- or L2-bound kernel has poor L2 locality
+EXPOSED_TIME_FRACTION = 0.3  # the busiest pipeline idles more than this share of the kernel: overlap is poor
+LOW_RESIDENT_BLOCKS = 2  # fewer resident blocks per SM than this leaves no block to switch to while one waits
+OCCUPANCY_LIMITERS = frozenset({"smem", "registers", "warps", "threads"})  # resource limits (not grid/blocks)
+TAIL_WAVE_EFFICIENCY = 0.8  # waves / ceil(waves) below this: the last partial wave wastes SMs
+MAX_TAIL_WAVES = 4.0  # beyond this many waves a partial last one costs little
+RECOMMENDED_GROUP_SIZE = 8  # the GROUP_M Triton's matmul tutorial uses; the what-if checks it
+MIN_SPEEDUP_TO_RECOMMEND = 1.02  # effects below this are reported as "no gain"
+
+_GROUP_KEY = re.compile(r"^GROUP(_SIZE)?_M$|^group_m$|^GROUP_SIZE$", re.IGNORECASE)
+_BLOCK_KEY = re.compile(r"^(BLOCK|block)(_SIZE)?(_[A-Za-z]+)?$")
+_STAGES_KEYS = ("num_stages",)
+_WARPS_KEYS = ("num_warps",)
+
+
+class BottleneckClass(StrEnum):
+    INDIRECT_ADDRESSING = "indirect addressing"
+    PIPELINE_OVERLAP = "insufficient pipeline overlap"
+    L2_LOCALITY = "poor L2 locality"
+    OCCUPANCY = "occupancy limit"
+    SPILLS = "register spills"
+    TAIL_WAVE = "tail wave"
+    SMALL_GRID = "small grid"
+
+
+# The tile-level change each class calls for (paper section 5, Table 5), in words.
+ADVICE: dict[BottleneckClass, str] = {
+    BottleneckClass.INDIRECT_ADDRESSING: (
+        "unroll or precompute the addresses (load the indices once per tile); sort or group the "
+        "indices so neighbouring tiles share cache lines"
+    ),
+    BottleneckClass.PIPELINE_OVERLAP: (
+        "deepen the software pipeline (num_stages) or keep more blocks resident so memory and compute overlap"
+    ),
+    BottleneckClass.L2_LOCALITY: (
+        "launch tiles that share operands together (GROUP_M swizzle, a persistent tile order) or "
+        "shrink the footprint so concurrent tiles fit in L2"
+    ),
+    BottleneckClass.OCCUPANCY: (
+        "free the limiting resource (fewer stages or a smaller tile for shared memory, fewer "
+        "registers per thread) so another block can hide the first one's stalls"
+    ),
+    BottleneckClass.SPILLS: (
+        "spread the tile over more warps or shrink it so its live values fit in registers"
+    ),
+    BottleneckClass.TAIL_WAVE: (
+        "change the tile size so the block count fills whole waves, or make the kernel persistent"
+    ),
+    BottleneckClass.SMALL_GRID: ("use smaller tiles (or split the reduction) so every SM gets work"),
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    """A config change to try: ``delta`` overrides entries of the config."""
+
+    delta: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "delta", MappingProxyType(dict(sorted(self.delta.items()))))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.delta.items()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Change) and tuple(self.delta.items()) == tuple(other.delta.items())
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.delta.items())
+
+    def apply(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**config, **self.delta}
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One bottleneck class the report shows; ``share`` ranks issues (a fraction of the kernel's time)."""
+
+    cls: BottleneckClass
+    evidence: str
+    advice: str
+    share: float
+    changes: tuple[Change, ...] = ()
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A change's predicted effect: the two predictions, or why the changed config cannot run."""
+
+    change: Change
+    metric: str
+    before: float
+    after: float | None
+    speedup: float | None
+    error: str | None = None
+
+    def sentence(self) -> str:
+        if self.error is not None:
+            return f"{self.change.label}: not predicted ({self.error})"
+        assert self.after is not None and self.speedup is not None
+        verb = "raises" if self.after > self.before else "lowers" if self.after < self.before else "keeps"
+        metric = f"{verb} predicted {self.metric} from {_fmt(self.metric, self.before)}"
+        if verb != "keeps":
+            metric += f" to {_fmt(self.metric, self.after)}"
+        if self.speedup >= MIN_SPEEDUP_TO_RECOMMEND:
+            gain = f"{self.speedup:.2f}x faster"
+        elif self.speedup <= 1 / MIN_SPEEDUP_TO_RECOMMEND:
+            gain = f"{1 / self.speedup:.2f}x slower"
+        else:
+            gain = "no gain"
+        return f"{self.change.label} {metric}: {gain}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "change": dict(self.change.delta),
+            "metric": self.metric,
+            "before": self.before,
+            "after": self.after,
+            "speedup": self.speedup,
+            "error": self.error,
+            "sentence": self.sentence(),
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    issue: Issue
+    effects: tuple[Effect, ...] = ()
+
+    @property
+    def best(self) -> Effect | None:
+        ok = [e for e in self.effects if e.speedup is not None]
+        return max(ok, key=lambda e: e.speedup or 0.0) if ok else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "class": self.issue.cls.value,
+            "evidence": self.issue.evidence,
+            "advice": self.issue.advice,
+            "share": self.issue.share,
+            "effects": [e.to_dict() for e in self.effects],
+        }
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    kernel: str
+    hw: str
+    latency_s: float
+    bottleneck: Pipeline
+    reason: str
+    findings: tuple[Finding, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "hw": self.hw,
+            "latency_s": self.latency_s,
+            "bottleneck": self.bottleneck.value,
+            "reason": self.reason,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+# -- metrics an effect is stated in ------------------------------------------------------------------------
+def _bottleneck_util(r: Report) -> float:
+    return max(r.utilization.values(), default=0.0)
+
+
+METRICS: dict[BottleneckClass, tuple[str, Callable[[Report], float]]] = {
+    BottleneckClass.L2_LOCALITY: ("L2 hit", lambda r: r.l2_hit_rate),
+    BottleneckClass.PIPELINE_OVERLAP: ("busiest-pipeline utilisation", _bottleneck_util),
+    BottleneckClass.OCCUPANCY: ("resident blocks per SM", lambda r: float(r.occupancy.resident_blocks)),
+    BottleneckClass.TAIL_WAVE: ("waves", lambda r: r.occupancy.waves),
+    BottleneckClass.SMALL_GRID: ("blocks", lambda r: float(r.occupancy.blocks)),
+    BottleneckClass.SPILLS: ("latency (us)", lambda r: r.latency_us),
+    BottleneckClass.INDIRECT_ADDRESSING: ("latency (us)", lambda r: r.latency_us),
+}
+_PERCENT_METRICS = frozenset({"L2 hit", "busiest-pipeline utilisation"})
+
+
+def _fmt(metric: str, value: float) -> str:
+    if metric in _PERCENT_METRICS:
+        return f"{value:.0%}"
+    return f"{value:.3g}"
+
+
+# -- candidate changes ---------------------------------------------------------------------------------------
+def _keys(config: Mapping[str, Any], pattern: re.Pattern[str]) -> list[str]:
+    return [
+        k for k, v in config.items() if pattern.match(k) and isinstance(v, int) and not isinstance(v, bool)
+    ]
+
+
+def _block_changes(config: Mapping[str, Any], factor: float) -> tuple[Change, ...]:
+    out = []
+    for key in _keys(config, _BLOCK_KEY):
+        if key.upper().endswith("_K"):
+            continue  # the reduction block does not change the grid
+        value = int(config[key] * factor)
+        if value >= 16 and value != config[key]:
+            out.append(Change({key: value}))
+    return tuple(out)
+
+
+def _int_change(
+    config: Mapping[str, Any], keys: tuple[str, ...], step: Callable[[int], int]
+) -> tuple[Change, ...]:
+    for key in keys:
+        value = config.get(key)
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and step(value) >= 1
+            and step(value) != value
+        ):
+            return (Change({key: step(value)}),)
+    return ()
+
+
+# -- the rules -----------------------------------------------------------------------------------------------
+def find_issues(
+    report: Report, plan: TilePlan | None = None, config: Mapping[str, Any] | None = None
+) -> tuple[Issue, ...]:
+    """The bottleneck classes ``report`` shows, largest share first, with changes to try on ``config``."""
+    cfg = dict(config or {})
+    occ = report.occupancy
+    latency = max(report.latency_s, 1e-30)
+    issues: list[Issue] = []
+    memory_bound = report.bottleneck in MEMORY_PIPELINES
+
+    if plan is not None:
+        indirect = [t.name for t in plan.tensors if t.indirect]
+        if indirect and memory_bound:
+            issues.append(
+                Issue(
+                    BottleneckClass.INDIRECT_ADDRESSING,
+                    f"{', '.join(indirect)} read through an index tensor, {report.bottleneck.value}-bound",
+                    ADVICE[BottleneckClass.INDIRECT_ADDRESSING],
+                    _bottleneck_util(report),
+                )
+            )
+        spill = plan.resources.spill_bytes_per_thread
+        if spill > 0:
+            issues.append(
+                Issue(
+                    BottleneckClass.SPILLS,
+                    f"{spill} bytes per thread spill to local memory",
+                    ADVICE[BottleneckClass.SPILLS],
+                    report.utilization.get(Pipeline.L2, 0.0),
+                    (*_int_change(cfg, _WARPS_KEYS, lambda v: v * 2), *_block_changes(cfg, 0.5)),
+                )
+            )
+
+    if report.bottleneck in (Pipeline.DDR, Pipeline.L2) and report.l2_hit_rate < LOW_L2_HIT_RATE:
+        groups = _keys(cfg, _GROUP_KEY)
+        changes = tuple(
+            Change({g: RECOMMENDED_GROUP_SIZE}) for g in groups if cfg[g] != RECOMMENDED_GROUP_SIZE
+        )
+        issues.append(
+            Issue(
+                BottleneckClass.L2_LOCALITY,
+                f"{report.bottleneck.value}-bound with an L2 hit rate of {report.l2_hit_rate:.0%}",
+                ADVICE[BottleneckClass.L2_LOCALITY],
+                report.utilization.get(Pipeline.DDR, 0.0),
+                changes,
+            )
+        )
+
+    exposed = 1.0 - _bottleneck_util(report)
+    if exposed > EXPOSED_TIME_FRACTION:
+        issues.append(
+            Issue(
+                BottleneckClass.PIPELINE_OVERLAP,
+                f"the busiest pipeline ({report.bottleneck.value}) works {1 - exposed:.0%} of the kernel; "
+                f"overlap rate {report.overlap_rate:.0%}",
+                ADVICE[BottleneckClass.PIPELINE_OVERLAP],
+                exposed,
+                _int_change(cfg, _STAGES_KEYS, lambda v: v + 1),
+            )
+        )
+
+    if (
+        occ.resident_blocks < LOW_RESIDENT_BLOCKS
+        and occ.limiter in OCCUPANCY_LIMITERS
+        and occ.blocks > occ.sm_count
+    ):
+        changes: tuple[Change, ...] = ()
+        if occ.limiter == "smem":
+            changes = _int_change(cfg, _STAGES_KEYS, lambda v: v - 1)
+        elif occ.limiter in ("registers", "warps", "threads"):
+            changes = _int_change(cfg, _WARPS_KEYS, lambda v: v // 2)
+        issues.append(
+            Issue(
+                BottleneckClass.OCCUPANCY,
+                f"{occ.resident_blocks} resident block(s) per SM, limited by {occ.limiter} "
+                f"(limits: {', '.join(f'{k}={v}' for k, v in sorted(occ.limits.items()))})",
+                ADVICE[BottleneckClass.OCCUPANCY],
+                exposed if exposed > 0 else 0.0,
+                changes,
+            )
+        )
+
+    if occ.blocks < occ.sm_count:
+        issues.append(
+            Issue(
+                BottleneckClass.SMALL_GRID,
+                f"{occ.blocks} blocks for {occ.sm_count} SMs: {occ.sm_count - occ.blocks} SMs idle",
+                ADVICE[BottleneckClass.SMALL_GRID],
+                1.0 - occ.blocks / occ.sm_count,
+                _block_changes(cfg, 0.5),
+            )
+        )
+    elif occ.tail_blocks > 0 and occ.waves <= MAX_TAIL_WAVES:
+        full = occ.full_waves + 1
+        efficiency = occ.waves / full
+        if efficiency < TAIL_WAVE_EFFICIENCY:
+            tail = sum(p.time_s for p in report.phases if p.phase == "tail")
+            issues.append(
+                Issue(
+                    BottleneckClass.TAIL_WAVE,
+                    f"{occ.waves:.2f} waves: the last wave runs {occ.tail_blocks} blocks on "
+                    f"{occ.tail_active_sms} of {occ.sm_count} SMs ({efficiency:.0%} wave efficiency)",
+                    ADVICE[BottleneckClass.TAIL_WAVE],
+                    tail / latency if tail else 1.0 - efficiency,
+                    (*_block_changes(cfg, 0.5), *_block_changes(cfg, 2.0)),
+                )
+            )
+
+    return tuple(sorted(issues, key=lambda i: -i.share))
+
+
+def proposals(issues: tuple[Issue, ...]) -> tuple[Change, ...]:
+    """Every distinct change the issues suggest, in issue order."""
+    seen: dict[Change, None] = {}
+    for issue in issues:
+        for change in issue.changes:
+            seen.setdefault(change, None)
+    return tuple(seen)
+
+
+def diagnose(
+    report: Report,
+    plan: TilePlan | None = None,
+    config: Mapping[str, Any] | None = None,
+    whatifs: Mapping[Change, Report | str] | None = None,
+) -> Diagnosis:
+    """The findings for ``report`` with each suggested change's effect, read from ``whatifs`` (a
+    re-prediction, or the reason the changed config cannot run). Changes not in ``whatifs`` are left out."""
+    results = whatifs or {}
+    findings = []
+    for issue in find_issues(report, plan, config):
+        name, metric = METRICS[issue.cls]
+        effects = []
+        for change in issue.changes:
+            if change not in results:
+                continue
+            other = results[change]
+            if isinstance(other, str):
+                effects.append(Effect(change, name, metric(report), None, None, other))
+            else:
+                speedup = report.latency_s / other.latency_s if other.latency_s > 0 else None
+                effects.append(Effect(change, name, metric(report), metric(other), speedup))
+        effects.sort(key=lambda e: -(e.speedup or 0.0))
+        findings.append(Finding(issue, tuple(effects)))
+    return Diagnosis(
+        report.kernel,
+        report.hw,
+        report.latency_s,
+        report.bottleneck,
+        report.bottleneck_reason,
+        tuple(findings),
+    )
