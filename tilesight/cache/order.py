@@ -18,29 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..hardware import HardwareProfile
+from ..model.occupancy import residency
 from ..plan import TilePlan
 
 
 def resident_blocks(plan: TilePlan, hw: HardwareProfile) -> int:
-    """Blocks of ``plan`` resident on one SM at once: the tightest of the thread, warp, block, shared-memory
-    and register limits (registers only when the plan states them). At least 1: a block that does not fit is
-    the engine's launch check to refuse, not the cache model's."""
-    res = plan.resources
-    warps = math.ceil(res.threads / hw.warp_size)
-    limits = [
-        hw.max_blocks_per_sm,
-        hw.max_threads_per_sm // res.threads,
-        hw.max_warps_per_sm // warps,
-    ]
-    if res.smem_bytes > 0:
-        per_block = res.smem_bytes + hw.smem_reserved_per_block_bytes
-        per_block = math.ceil(per_block / hw.smem_alloc_unit_bytes) * hw.smem_alloc_unit_bytes
-        limits.append(hw.smem_per_sm_bytes // per_block)
-    if res.regs_per_thread is not None:
-        regs_per_warp = res.regs_per_thread * hw.warp_size
-        regs_per_warp = math.ceil(regs_per_warp / hw.reg_alloc_unit_regs) * hw.reg_alloc_unit_regs
-        limits.append((hw.regs_per_sm // regs_per_warp) // warps)
-    return max(1, min(limits))
+    """Blocks of ``plan`` resident on one SM at once, computed exactly as the engine does
+    (:func:`tilesight.model.occupancy.residency`); a block that cannot launch raises LaunchError."""
+    return residency(plan.resources, hw, plan.grid.blocks).resident_blocks
 
 
 @dataclass(frozen=True)
