@@ -1,0 +1,115 @@
+"""Pure post-processing of calibration measurements (no torch, no GPU): the L2-cliff estimate and the mapping
+from measurements to profile fields. Tested on CPU with synthetic data (tests/benchmarks/calibrate/)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# The effective L2 capacity is where the read-bandwidth sweep has fallen this fraction of the way from the L2
+# plateau to the DRAM plateau (the task's definition: "halfway").
+CLIFF_FRACTION = 0.5
+# The DRAM plateau is the median bandwidth of the sweep's largest working sets: this many of them.
+DRAM_PLATEAU_POINTS = 2
+
+# tensor-core dtypes measured (profile key -> how the run names it) and the profile keys filled from another's
+# measurement, with the reason written into the source.
+TC_DERIVED = {
+    "float32": ("tfloat32", "fp32 dots run as tf32 (Triton's default input_precision): the tfloat32 rate"),
+    "float8_e5m2": ("float8_e4m3fn", "same rate as the float8_e4m3fn measurement (one fp8 datapath)"),
+}
+
+
+def l2_cliff(sizes_bytes: Sequence[float], bw_bytes_per_s: Sequence[float]) -> dict[str, float]:
+    """Locate the L2 cliff in a read-bandwidth sweep (sizes ascending).
+
+    L2 plateau = the highest bandwidth seen; DRAM plateau = median of the last DRAM_PLATEAU_POINTS points.
+    The effective capacity is the first size after the peak where bandwidth drops below
+    ``dram + CLIFF_FRACTION * (l2 - dram)``, interpolated linearly in log(size) between the two neighbouring
+    sweep points. Raises ValueError when the sweep shows no cliff (too few points, unsorted, or never drops).
+    """
+    if len(sizes_bytes) != len(bw_bytes_per_s) or len(sizes_bytes) < DRAM_PLATEAU_POINTS + 2:
+        need = DRAM_PLATEAU_POINTS + 2
+        raise ValueError(f"l2_cliff: need matching sizes and bandwidths, at least {need} points")
+    if any(b <= a for a, b in zip(sizes_bytes, sizes_bytes[1:], strict=False)):
+        raise ValueError("l2_cliff: sizes must be strictly ascending")
+    peak_i = max(range(len(bw_bytes_per_s)), key=lambda i: bw_bytes_per_s[i])
+    l2 = bw_bytes_per_s[peak_i]
+    tail = sorted(bw_bytes_per_s[-DRAM_PLATEAU_POINTS:])
+    dram = (tail[(len(tail) - 1) // 2] + tail[len(tail) // 2]) / 2
+    if not dram < l2:
+        raise ValueError(f"l2_cliff: no cliff (L2 plateau {l2:.3g} <= DRAM plateau {dram:.3g})")
+    threshold = dram + CLIFF_FRACTION * (l2 - dram)
+    for i in range(peak_i + 1, len(sizes_bytes)):
+        if bw_bytes_per_s[i] < threshold:
+            s0, s1 = math.log(sizes_bytes[i - 1]), math.log(sizes_bytes[i])
+            b0, b1 = bw_bytes_per_s[i - 1], bw_bytes_per_s[i]
+            frac = (b0 - threshold) / (b0 - b1)
+            return {
+                "l2_plateau_bytes_per_s": l2,
+                "dram_plateau_bytes_per_s": dram,
+                "threshold_bytes_per_s": threshold,
+                "effective_bytes": math.exp(s0 + frac * (s1 - s0)),
+            }
+    raise ValueError("l2_cliff: bandwidth never falls below the halfway threshold")
+
+
+def _ok(m: Any) -> bool:
+    return isinstance(m, Mapping) and "error" not in m
+
+
+def profile_fields(measurements: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Profile field -> {"value", "note"} for every measurement that succeeded; failed ones are left out."""
+    out: dict[str, dict[str, Any]] = {}
+
+    def put(key: str, value: Any, note: str) -> None:
+        if isinstance(value, int | float) and math.isfinite(value) and value > 0:
+            out[key] = {"value": value, "note": note}
+
+    ddr = measurements.get("ddr")
+    if _ok(ddr):
+        put(
+            "ddr_bw_bytes_per_s", ddr.get("copy_bytes_per_s"), "streaming copy 2 GiB -> 2 GiB, reads + writes"
+        )
+        put("ddr_read_bw_bytes_per_s", ddr.get("read_bytes_per_s"), "streaming read-reduce over 4 GiB")
+    sweep = measurements.get("l2_sweep")
+    if _ok(sweep) and _ok(sweep.get("cliff")):
+        cliff = sweep["cliff"]
+        put("l2_bw_bytes_per_s", cliff.get("l2_plateau_bytes_per_s"), "peak of the read-bandwidth sweep")
+        l2_bytes = sweep.get("l2_cache_size_bytes")
+        eff = cliff.get("effective_bytes")
+        if isinstance(eff, int | float):
+            eff = int(min(eff, l2_bytes)) if isinstance(l2_bytes, int) and l2_bytes > 0 else int(eff)
+        put("l2_effective_bytes", eff, f"sweep falls {CLIFF_FRACTION:.0%} of the way from L2 to DRAM plateau")
+    tc = measurements.get("tensor_core")
+    if _ok(tc):
+        for family, table in (("wgmma", "tensor_core"), ("legacy", "tensor_core_legacy")):
+            rates = tc.get(family, {})
+            for dtype, entry in rates.items():
+                if _ok(entry):
+                    put(f"{table}.{dtype}", entry.get("flops_per_s"), entry.get("note", ""))
+        for dtype, entry in tc.get("torch", {}).items():
+            key = f"tensor_core.{dtype}"
+            if _ok(entry) and entry.get("flops_per_s", 0) > out.get(key, {}).get("value", 0):
+                note = f"torch cross-check beat the Triton GEMM: {entry.get('note', '')}"
+                put(key, entry["flops_per_s"], note)
+        for table in ("tensor_core", "tensor_core_legacy"):
+            for dst, (src, why) in TC_DERIVED.items():
+                if f"{table}.{src}" in out:
+                    put(f"{table}.{dst}", out[f"{table}.{src}"]["value"], why)
+    simple = (
+        ("cuda_core", "cuda_flops_per_s", "flops_per_s", "register-resident FP32 FMA chains"),
+        ("sfu", "sfu_ops_per_s", "exp2_ops_per_s", "ex2.approx chains"),
+        ("smem", "smem_bw_per_sm_bytes_per_s", "bytes_per_s_per_sm", "transposes through shared memory"),
+        ("launch", "launch_overhead_s", "empty_kernel_s", "empty Triton kernel under do_bench"),
+    )
+    for name, key, field, note in simple:
+        m = measurements.get(name)
+        if _ok(m):
+            put(key, m.get(field), note)
+    lat = measurements.get("latency")
+    if _ok(lat):
+        put("ddr_latency_s", lat.get("ddr_s"), f"pointer chase over {lat.get('ddr_buffer_bytes', '?')} B")
+        put("l2_latency_s", lat.get("l2_s"), f"pointer chase over {lat.get('l2_buffer_bytes', '?')} B")
+    return out

@@ -1,0 +1,179 @@
+"""Triton microbenchmark kernels for the calibration suite (GPU side; importable and compilable on CPU).
+
+Only APIs present in Triton 3.6 are used (the measurement GPU's version):
+``tl.load(..., cache_modifier=".cg")``, ``tl.dot(..., input_precision=...)``, ``tl.math.exp2`` /
+``tl.math.rsqrt``, ``tl.static_range``.
+
+Tensor-core instruction family on sm_90 (Triton 3.6 ``lib/Analysis/Utility.cpp::supportMMA``): a dot is
+lowered to wgmma (``versionMajor = 3``) only when ``num_warps % 4 == 0``, the per-CTA result's M is a multiple
+of 64 and N a multiple of 8 (and K large enough); otherwise it falls back to warp-level ``mma.sync``
+(``versionMajor = 2``).
+``GEMM_WGMMA`` and ``GEMM_LEGACY`` below pick configs on each side of that rule; tests compile them for
+``GPUTarget("cuda", 90, 32)`` and check the TTGIR, and run.py re-checks the PTX of what it times.
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+# (BLOCK_M, BLOCK_N, BLOCK_K for 16-bit operands, num_warps, num_stages). BLOCK_K scales with 1 / element size
+# so a stage holds the same bytes for fp8/int8 (x2) and tf32 (/2).
+GEMM_WGMMA = (128, 256, 64, 8, 3)
+GEMM_LEGACY = (
+    (64, 128, 64, 2, 3),  # num_warps % 4 != 0 -> mma.sync
+    (32, 256, 64, 4, 3),  # BLOCK_M % 64 != 0 -> mma.sync
+    (32, 128, 64, 4, 4),
+)
+GROUP_M = 8  # grouped tile order so the sweep over N reuses A tiles in L2 (the GEMM probes compute, not DRAM)
+
+
+@triton.jit
+def read_reduce(x_ptr, out_ptr, n_elem, BLOCK: tl.constexpr):
+    """Grid-stride streaming read; one partial sum per program (keeps the loads live)."""
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(pid * BLOCK, n_elem, nprog * BLOCK):
+        acc += tl.load(x_ptr + start + offs, cache_modifier=".cg")
+    tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def copy(src_ptr, dst_ptr, n_elem, BLOCK: tl.constexpr):
+    """Grid-stride streaming copy (reads + writes n_elem elements)."""
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    offs = tl.arange(0, BLOCK)
+    for start in range(pid * BLOCK, n_elem, nprog * BLOCK):
+        tl.store(dst_ptr + start + offs, tl.load(src_ptr + start + offs, cache_modifier=".cg"))
+
+
+@triton.jit
+def reread(x_ptr, out_ptr, n_elem, reps, BLOCK: tl.constexpr):
+    """Read the same n_elem buffer ``reps`` times in one launch, bypassing L1 (.cg): L2-resident sets show L2
+    bandwidth, larger ones DRAM bandwidth."""
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for _ in range(reps):
+        for start in range(pid * BLOCK, n_elem, nprog * BLOCK):
+            acc += tl.load(x_ptr + start + offs, mask=start + offs < n_elem, other=0.0, cache_modifier=".cg")
+    tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def gemm(
+    a_ptr,
+    bt_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP: tl.constexpr,
+    PRECISION: tl.constexpr,
+):
+    """C = A @ B with A (M, K) row-major and B given transposed, Bt (N, K) row-major (K-major operands, the
+    layout wgmma wants for every dtype including fp8). M, N, K are multiples of the blocks (no masks)."""
+    pid = tl.program_id(0)
+    grid_n = N // BLOCK_N
+    width = GROUP * grid_n
+    group = pid // width
+    first_m = group * GROUP
+    size_m = min(M // BLOCK_M - first_m, GROUP)
+    pid_m = first_m + (pid % width) % size_m
+    pid_n = (pid % width) // size_m
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = bt_ptr + rn[None, :] * K + rk[:, None]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)
+    for _ in range(0, K, BLOCK_K):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def fma_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, CHAINS: tl.constexpr):
+    """CHAINS independent register-resident FMA chains per element; 2 * CHAINS FLOP per element per iter."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = x * 0.5
+    a0 = x
+    a1 = x + 1.0
+    a2 = x + 2.0
+    a3 = x + 3.0
+    for _ in range(iters):
+        for _u in tl.static_range(CHAINS // 4):
+            a0 = a0 * x + y
+            a1 = a1 * x + y
+            a2 = a2 * x + y
+            a3 = a3 * x + y
+    tl.store(out_ptr + offs, a0 + a1 + a2 + a3)
+
+
+@triton.jit
+def sfu_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, OP: tl.constexpr):
+    """Four independent chains of a special-function op (OP 0: exp2(-a), 1: rsqrt(a)); 4 * UNROLL ops per
+    element per iter. Values stay finite: exp2(-a) maps [0, 1] into [0.5, 1]; rsqrt(a) maps [0.5, 2] into
+    itself."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    a0 = x
+    a1 = x * 0.5 + 0.25
+    a2 = x * 0.25 + 0.5
+    a3 = x * 0.125 + 0.75
+    for _ in range(iters):
+        for _u in tl.static_range(UNROLL):
+            if OP == 0:
+                a0 = tl.math.exp2(-a0)
+                a1 = tl.math.exp2(-a1)
+                a2 = tl.math.exp2(-a2)
+                a3 = tl.math.exp2(-a3)
+            else:
+                a0 = tl.math.rsqrt(a0)
+                a1 = tl.math.rsqrt(a1)
+                a2 = tl.math.rsqrt(a2)
+                a3 = tl.math.rsqrt(a3)
+    tl.store(out_ptr + offs, a0 + a1 + a2 + a3)
+
+
+@triton.jit
+def smem_transpose(x_ptr, out_ptr, iters, T: tl.constexpr):
+    """Shared-memory round trips: ``x + trans(x)`` on a T x T fp32 tile needs a layout conversion that goes
+    through shared memory (every warp writes its part, then reads another warp's), T*T*4 bytes written and
+    read per iteration. run.py checks the PTX has shared loads/stores inside the loop before trusting it."""
+    pid = tl.program_id(0)
+    r = tl.arange(0, T)
+    x = tl.load(x_ptr + pid * T * T + r[:, None] * T + r[None, :])
+    for _ in range(iters):
+        x = x * 0.5 + tl.trans(x)
+    tl.store(out_ptr + pid * T * T + r[:, None] * T + r[None, :], x)
+
+
+@triton.jit
+def empty():
+    """Does nothing: its time under do_bench is the launch overhead."""
+    pass
+
+
+@triton.jit
+def pointer_chase(next_ptr, out_ptr, steps, start):
+    """One dependent load after another (a single program): time / steps is the load-to-use latency of the
+    level the chain lives in. ``next_ptr`` holds, at each visited index, the index of the next element."""
+    p = start
+    for _ in range(steps):
+        p = tl.load(next_ptr + p, cache_modifier=".cg")
+    tl.store(out_ptr, p)

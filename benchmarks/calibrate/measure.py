@@ -1,0 +1,263 @@
+"""GPU measurements for the calibration suite. Each function returns a JSON-ready dict; run.py calls them one
+by one and turns an exception into an error entry, so one failing probe never stops the rest.
+
+Timing: ``triton.testing.do_bench`` medians (it clears L2 before every repetition, so streaming figures are
+cold-L2), except the pointer chases, which are timed with CUDA events on a warm chain.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+import torch
+import triton
+
+from benchmarks.calibrate import analysis
+from benchmarks.calibrate import kernels as K
+
+GiB = 1 << 30
+MiB = 1 << 20
+STREAM_PROGRAMS_PER_SM = 4  # 4 programs x 8 warps = 32 resident warps per SM for the streaming kernels
+STREAM_BLOCK = 4096
+SWEEP_BLOCK = 1024
+SWEEP_MIB = (1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64, 72, 80, 96, 112, 128, 160,
+             192, 256, 384, 512)  # fmt: skip
+SWEEP_TARGET_BYTES = 4 * GiB  # bytes read per sweep point (reps = target / size)
+GEMM_SIZE = 8192
+COMPUTE_PROGRAMS_PER_SM = 8
+FMA_ITERS, FMA_CHAINS, FMA_BLOCK = 4096, 8, 1024
+SFU_ITERS, SFU_UNROLL, SFU_BLOCK = 1024, 4, 1024
+SMEM_T, SMEM_ITERS, SMEM_WARPS = 64, 2048, 8
+CHASE_STRIDE_BYTES = 128  # one L2 line per hop
+CHASE_STEPS = 1 << 16
+CHASE_DDR_BYTES = 1 * GiB  # >> any L2
+CHASE_L2_BYTES = 4 * MiB  # >> L1 (256 KB), << L2
+BENCH = {"warmup": 25, "rep": 100}
+
+
+def bench_s(fn) -> float:
+    """Median seconds of ``fn`` under do_bench."""
+    return triton.testing.do_bench(fn, return_mode="median", **BENCH) * 1e-3
+
+
+def n_sm() -> int:
+    return torch.cuda.get_device_properties(0).multi_processor_count
+
+
+def _read(grid: tuple[int], n: int) -> dict:
+    x = torch.rand(n, device="cuda")
+    out = torch.empty(grid[0], device="cuda")
+    t = bench_s(lambda: K.read_reduce[grid](x, out, n, BLOCK=STREAM_BLOCK, num_warps=8))
+    ok = abs(out.double().sum().item() - x.double().sum().item()) <= 1e-3 * n
+    return {"read_bytes_per_s": n * 4 / t, "read_s": t, "read_sum_matches": ok}
+
+
+def _copy(grid: tuple[int], n: int) -> dict:
+    src = torch.rand(n, device="cuda")
+    dst = torch.empty_like(src)
+    t = bench_s(lambda: K.copy[grid](src, dst, n, BLOCK=STREAM_BLOCK, num_warps=8))
+    return {"copy_bytes_per_s": 2 * n * 4 / t, "copy_s": t, "copy_matches": bool(torch.equal(src, dst))}
+
+
+def ddr() -> dict:
+    """Streaming read of 4 GiB and copy of 2 GiB into 2 GiB (4 GiB of traffic), fp32."""
+    grid = (n_sm() * STREAM_PROGRAMS_PER_SM,)
+    n = 4 * GiB // 4
+    result = {"grid": grid[0], **_read(grid, n)}
+    torch.cuda.empty_cache()
+    result.update(_copy(grid, n // 2))
+    torch.cuda.empty_cache()
+    return result
+
+
+def l2_sweep() -> dict:
+    grid = (n_sm() * STREAM_PROGRAMS_PER_SM,)
+    buf = torch.rand(max(SWEEP_MIB) * MiB // 4, device="cuda")
+    out = torch.empty(grid[0], device="cuda")
+    sizes, bws, points = [], [], []
+    for mib in SWEEP_MIB:
+        n = mib * MiB // 4
+        reps = max(2, SWEEP_TARGET_BYTES // (mib * MiB))
+        t = bench_s(lambda n=n, reps=reps: K.reread[grid](buf, out, n, reps, BLOCK=SWEEP_BLOCK, num_warps=4))
+        bw = reps * n * 4 / t
+        sizes.append(mib * MiB)
+        bws.append(bw)
+        points.append({"bytes": mib * MiB, "reps": reps, "s": t, "bytes_per_s": bw})
+    props = torch.cuda.get_device_properties(0)
+    result = {"points": points, "l2_cache_size_bytes": getattr(props, "L2_cache_size", None)}
+    try:
+        result["cliff"] = analysis.l2_cliff(sizes, bws)
+    except ValueError as exc:  # the sweep itself is still worth keeping
+        result["cliff"] = {"error": str(exc)}
+    return result
+
+
+_TORCH_DTYPES = {
+    "float16": (torch.float16, torch.float32, "tf32", 1),
+    "bfloat16": (torch.bfloat16, torch.float32, "tf32", 1),
+    "float8_e4m3fn": (torch.float8_e4m3fn, torch.float32, "tf32", 2),
+    "tfloat32": (torch.float32, torch.float32, "tf32", 0.5),
+    "int8": (torch.int8, torch.int32, "tf32", 2),
+}
+WGMMA_DTYPES = tuple(_TORCH_DTYPES)
+LEGACY_DTYPES = ("float16", "bfloat16", "tfloat32", "int8")
+
+
+def _operands(dtype: str, m: int, n: int, k: int):
+    tdt, acc, _, _ = _TORCH_DTYPES[dtype]
+    if tdt == torch.int8:
+        a = torch.randint(-8, 8, (m, k), device="cuda", dtype=torch.int8)
+        bt = torch.randint(-8, 8, (n, k), device="cuda", dtype=torch.int8)
+    else:
+        a = torch.randn(m, k, device="cuda").to(tdt)
+        bt = torch.randn(n, k, device="cuda").to(tdt)
+    return a, bt, torch.empty(m, n, device="cuda", dtype=acc)
+
+
+def mma_family(ptx: str) -> str:
+    if "wgmma" in ptx:
+        return "wgmma"
+    if "tcgen05.mma" in ptx:
+        return "tcgen05"
+    if re.search(r"\bmma\.sync", ptx):
+        return "mma.sync"
+    return "none"
+
+
+def triton_gemm(dtype: str, cfg: tuple, size: int = GEMM_SIZE) -> dict:
+    bm, bn, bk16, nw, ns = cfg
+    _, _, precision, scale = _TORCH_DTYPES[dtype]
+    bk = int(bk16 * scale)
+    a, bt, c = _operands(dtype, size, size, size)
+    grid = ((size // bm) * (size // bn),)
+
+    def launch():
+        return K.gemm[grid](a, bt, c, size, size, size, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP=K.GROUP_M,
+                            PRECISION=precision, num_warps=nw, num_stages=ns)  # fmt: skip
+
+    compiled = launch()
+    torch.cuda.synchronize()
+    ref = a[:64].float() @ bt[:64].float().T
+    got = c[:64, :64].float()
+    rel = ((got - ref).abs().max() / ref.abs().max().clamp_min(1e-6)).item()
+    t = bench_s(launch)
+    ptx = compiled.asm["ptx"]
+    return {
+        "flops_per_s": 2 * size**3 / t,
+        "s": t,
+        "config": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_warps": nw, "num_stages": ns},
+        "family": mma_family(ptx),
+        "max_rel_err_64x64": rel,
+        "n_regs": getattr(compiled, "n_regs", None),
+        "n_spills": getattr(compiled, "n_spills", None),
+        "shared_bytes": compiled.metadata.shared,
+        "note": f"Triton GEMM {size}^3, {dtype}, {bm}x{bn}x{bk}, {nw} warps, {ns} stages",
+    }
+
+
+def torch_gemm(dtype: str, size: int = GEMM_SIZE) -> dict:
+    a, bt, _ = _operands(dtype, size, size, size)
+    b = bt.T  # column-major (K, N), what _scaled_mm / _int_mm want
+    if dtype == "float8_e4m3fn":
+        one = torch.ones((), device="cuda", dtype=torch.float32)
+        fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)  # noqa: E731
+    elif dtype == "int8":
+        fn = lambda: torch._int_mm(a, b)  # noqa: E731
+    else:
+        torch.backends.cuda.matmul.allow_tf32 = dtype == "tfloat32"
+        fn = lambda: torch.matmul(a, b)  # noqa: E731
+    fn()
+    t = bench_s(fn)
+    return {"flops_per_s": 2 * size**3 / t, "s": t, "note": f"torch {size}^3 {dtype}"}
+
+
+def cuda_core() -> dict:
+    grid = (n_sm() * COMPUTE_PROGRAMS_PER_SM,)
+    x = torch.rand(grid[0] * FMA_BLOCK, device="cuda") * 0.5 + 0.5
+    out = torch.empty_like(x)
+    fn = lambda: K.fma_chain[grid](x, out, FMA_ITERS, BLOCK=FMA_BLOCK, CHAINS=FMA_CHAINS, num_warps=4)  # noqa: E731
+    compiled = fn()
+    t = bench_s(fn)
+    flops = 2 * FMA_CHAINS * FMA_ITERS * x.numel()
+    n_fma = len(re.findall(r"\bfma\.rn\.f32", compiled.asm["ptx"]))
+    return {"flops_per_s": flops / t, "s": t, "fma_in_ptx": n_fma, "finite": bool(torch.isfinite(out).all())}
+
+
+def sfu() -> dict:
+    grid = (n_sm() * COMPUTE_PROGRAMS_PER_SM,)
+    x = torch.rand(grid[0] * SFU_BLOCK, device="cuda") * 0.5 + 0.5
+    out = torch.empty_like(x)
+    result = {}
+    for op, name in ((0, "exp2"), (1, "rsqrt")):
+        fn = lambda op=op: K.sfu_chain[grid](x, out, SFU_ITERS, BLOCK=SFU_BLOCK, UNROLL=SFU_UNROLL, OP=op,  # noqa: E731
+                                             num_warps=4)  # fmt: skip
+        compiled = fn()
+        t = bench_s(fn)
+        result[f"{name}_ops_per_s"] = 4 * SFU_UNROLL * SFU_ITERS * x.numel() / t
+        result[f"{name}_s"] = t
+        result[f"{name}_ptx_ops"] = len(re.findall(r"ex2\.approx|rsqrt\.approx", compiled.asm["ptx"]))
+    return result
+
+
+def smem() -> dict:
+    sms = n_sm()
+    grid = (sms * COMPUTE_PROGRAMS_PER_SM,)
+    x = torch.rand(grid[0] * SMEM_T * SMEM_T, device="cuda")
+    out = torch.empty_like(x)
+    fn = lambda: K.smem_transpose[grid](x, out, SMEM_ITERS, T=SMEM_T, num_warps=SMEM_WARPS)  # noqa: E731
+    compiled = fn()
+    ptx = compiled.asm["ptx"]
+    st, ld = len(re.findall(r"st\.shared", ptx)), len(re.findall(r"ld\.shared", ptx))
+    if not (st and ld):
+        raise RuntimeError(f"smem_transpose compiled without shared-memory traffic (st={st}, ld={ld})")
+    t = bench_s(fn)
+    moved = 2 * SMEM_T * SMEM_T * 4 * SMEM_ITERS * grid[0]  # written + read per iteration
+    return {
+        "bytes_per_s_per_sm": moved / t / sms,
+        "s": t,
+        "st_shared_in_ptx": st,
+        "ld_shared_in_ptx": ld,
+        "note": "lower bound: Triton's layout conversion, scalar 4-byte accesses",
+    }
+
+
+def launch() -> dict:
+    K.empty[(1,)](num_warps=1)
+    return {"empty_kernel_s": bench_s(lambda: K.empty[(1,)](num_warps=1))}
+
+
+def _chain(n_bytes: int) -> tuple[torch.Tensor, int]:
+    step = CHASE_STRIDE_BYTES // 8
+    lines = n_bytes // CHASE_STRIDE_BYTES
+    idx = torch.randperm(lines, device="cuda", dtype=torch.int64) * step
+    nxt = torch.zeros(n_bytes // 8, device="cuda", dtype=torch.int64)
+    nxt[idx] = torch.roll(idx, -1)
+    return nxt, int(idx[0].item())
+
+
+def _chase_s(n_bytes: int, reps: int = 3) -> float:
+    nxt, start = _chain(n_bytes)
+    out = torch.empty(1, device="cuda", dtype=torch.int64)
+    K.pointer_chase[(1,)](nxt, out, CHASE_STEPS, start, num_warps=1)  # compile + warm the chain
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        t0.record()
+        K.pointer_chase[(1,)](nxt, out, CHASE_STEPS, start, num_warps=1)
+        t1.record()
+        torch.cuda.synchronize()
+        times.append(t0.elapsed_time(t1) * 1e-3)
+    return statistics.median(times) / CHASE_STEPS
+
+
+def latency() -> dict:
+    return {
+        "ddr_s": _chase_s(CHASE_DDR_BYTES),
+        "ddr_buffer_bytes": CHASE_DDR_BYTES,
+        "l2_s": _chase_s(CHASE_L2_BYTES),
+        "l2_buffer_bytes": CHASE_L2_BYTES,
+        "steps": CHASE_STEPS,
+        "stride_bytes": CHASE_STRIDE_BYTES,
+    }
