@@ -6,6 +6,9 @@ Every body (the tile program, or a loop's children) is list-scheduled in its bes
 usage is ``trips x U`` of its body and whose duration is its envelope time with depth ``stages - 1``
 (:mod:`tilesight.model.envelope`).
 
+A body's ``L_fill`` is when its first compute starts; when that node is a loop, its first iteration's own
+fill is added (the loads in flight before the loop's first compute).
+
 Each body's latency ``L`` is also split into prologue / steady / epilogue for the report: without a loop,
 ``L_fill`` and ``L - L_fill``; with loops, around the *main* loop (the longest one): the prologue ends when
 that loop's own prologue ends, the epilogue starts when its epilogue starts. Busy time is attributed to the
@@ -92,7 +95,16 @@ def eval_body(
             mems.append(False)
             loops.append((i, sub, env))
     sched = best_schedule(body_deps(body), tuple(vecs), tuple(durs), tuple(mems))
-    lat, fill, starts = sched.latency_s, sched.fill_s, sched.starts
+    lat, starts = sched.latency_s, sched.starts
+    # L_fill: when the first compute starts; inside a loop node that is its first iteration's fill.
+    loop_fill = {i: sub.fill_s for i, sub, env in loops if env.iterations > 0}
+    zero_trip = {i for i, _, env in loops if env.iterations == 0}
+    fill = lat
+    for i in range(len(body)):
+        if not mems[i] and i not in zero_trip:
+            t = starts[i] + loop_fill.get(i, 0.0)
+            if t < fill:
+                fill = t
     busy_pro = [0.0] * NPIPES
     busy_epi = [0.0] * NPIPES
     main = max((lp for lp in loops if lp[2].iterations > 0), key=lambda lp: lp[2].total_s, default=None)

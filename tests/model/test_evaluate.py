@@ -1,0 +1,144 @@
+"""End-to-end evaluation on the round-number GPU (tests/model/conftest.py); every number worked by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import tilesight as ts
+from tilesight.errors import LaunchError
+from tilesight.library.gemm import gemm_plan
+from tilesight.model.evaluate import evaluate
+from tilesight.plan import Pipeline
+
+from .plans import stream_plan, two_chain_plan
+
+US = 1e-6
+
+
+def test_two_stage_load_compute_pipeline(round_hw):
+    # 4 tiles on 4 SMs, 1 resident (grid limit). Per iteration at full share:
+    #   load: DDR 1e5/1e11 = 1 us, L2 0.5 us, + DDR latency 1 us -> finishes at 2 us;
+    #   compute: 3e6 / 1e12 = 3 us on CUDA, starts at 2 -> L = 5 us, L_fill = 2 us, max U = 3 us (CUDA).
+    # stages=2 -> d = 1: T_steady = max(3, 5/2) = 3; T_pro = 2; 3 steady iterations; T_epi = 3
+    #   T = 2 + 3*3 + 3 = 14 us, + 2 us launch = 16 us.
+    r = evaluate(stream_plan(tiles=4, trips=4, stages=2), round_hw)
+    assert r.latency_s == pytest.approx(16 * US)
+    ph = {p.phase: p for p in r.phases}
+    assert ph["prologue"].time_s == pytest.approx(2 * US)
+    assert ph["steady"].time_s == pytest.approx(9 * US)
+    assert ph["epilogue"].time_s == pytest.approx(3 * US)
+    assert ph["tail"].time_s == 0.0
+    assert ph["steady"].bottleneck is Pipeline.CUDA
+    assert ph["steady"].reason.startswith("CUDA-bound in steady state")
+    # busiest SM: 4 iterations x (CUDA 3, DDR 1, L2 0.5) us
+    assert r.busy_s[Pipeline.CUDA] == pytest.approx(12 * US)
+    assert r.busy_s[Pipeline.DDR] == pytest.approx(4 * US)
+    assert r.busy_s[Pipeline.L2] == pytest.approx(2 * US)
+    assert r.utilization[Pipeline.CUDA] == pytest.approx(12 / 16)
+    # overlap: 1 - 14 / (12 + 4 + 2) = 1 - 14/18
+    assert r.overlap_rate == pytest.approx(1 - 14 / 18)
+    assert r.bottleneck is Pipeline.CUDA
+
+
+def test_single_stage_serialises_the_loop(round_hw):
+    # stages=1 -> d = 0: T_steady = max(3, 5/1) = 5, T = 5 + 3*5 = 20 us (+2 launch)
+    r = evaluate(stream_plan(tiles=4, trips=4, stages=1), round_hw)
+    assert r.latency_s == pytest.approx(22 * US)
+    assert "latency-bound in steady state" in {p.phase: p for p in r.phases}["steady"].reason
+
+
+def test_best_order_differs_from_program_order(round_hw):
+    # load_x: DDR 1 us + 1 us latency -> done at 2; cx 1 us CUDA (needs x); cy 2 us CUDA.
+    # program order (load_x, cx, cy): cx 2..3, cy 3..5 -> L = 5 us;
+    # best order (load_x, cy, cx): cy 0..2, cx 2..3 -> L = 3 us. T = 3 + 2 launch = 5 us.
+    r = evaluate(two_chain_plan(), round_hw)
+    assert r.latency_s == pytest.approx(5 * US)
+    assert r.extras["best_orders"]["tile"] == ["load_x", "cy", "cx"]
+
+
+def test_tail_wave_gets_a_larger_bandwidth_share(round_hw):
+    # 5 tiles, 60,000 B smem each -> (60000 + 1024) rounded to 61,440 -> 1 resident. One full wave of 4, then
+    # 1 tail block on 1 SM.
+    # full: load DDR 1 us + 1 us latency -> 2; compute 3 us -> L = 5, L_fill = 2, epilogue 3 us. T_full = 5.
+    # tail on 1 SM: DDR share 4e11 -> 0.25 us, L2 share min(8e11, 2e11) -> 0.5 us; load 0.5 + 1 = 1.5;
+    #   L = 4.5 us. It overlaps the full region's 3 us drain: 4.5 - 3 = 1.5 us.
+    # T = 5 + 1.5 + 2 launch = 8.5 us.
+    r = evaluate(stream_plan(tiles=5, trips=1, stages=1, smem=60_000), round_hw)
+    occ = r.occupancy
+    assert (occ.resident_blocks, occ.limiter) == (1, "smem")
+    assert (occ.full_waves, occ.tail_blocks, occ.tail_active_sms) == (1, 1, 1)
+    ph = {p.phase: p for p in r.phases}
+    assert ph["tail"].time_s == pytest.approx(1.5 * US)
+    assert r.latency_s == pytest.approx(8.5 * US)
+    assert "1 block(s) on 1 SM(s)" in ph["tail"].reason
+
+
+def test_partial_single_wave_has_no_tail(round_hw):
+    # 2 tiles on 4 SMs: the only wave is partial, active = 2: DDR share 2e11 -> 0.5 us; L2 min(4e11, 2e11)
+    # -> 0.5 us; load = 0.5 + 1 latency = 1.5; compute 3 -> L = 4.5 us; + 2 launch = 6.5 us.
+    r = evaluate(stream_plan(tiles=2, trips=1, stages=1), round_hw)
+    assert r.latency_s == pytest.approx(6.5 * US)
+    assert {p.phase: p for p in r.phases}["tail"].time_s == 0.0
+
+
+def test_resident_blocks_interleave(round_hw):
+    # 8 tiles, 2 resident per SM (grid limit ceil(8/4)); each block gets half the SM's share:
+    #   load DDR 2 us + 1 latency = 3; compute 6 us -> L_tile = 9 us, fill 3; U_tile (full share) = 3 us CUDA.
+    # outer envelope N = 2, d = 1: T_steady = max(3, 9/2) = 4.5; T = 9 + 4.5 = 13.5 us (+2 launch).
+    r = evaluate(stream_plan(tiles=8, trips=1, stages=1), round_hw)
+    assert r.occupancy.resident_blocks == 2
+    assert r.latency_s == pytest.approx(15.5 * US)
+
+
+def test_launch_errors_name_the_field(round_hw):
+    with pytest.raises(LaunchError, match="resources.smem_bytes=102401"):
+        evaluate(stream_plan(4, 1, 1, smem=102_401), round_hw)
+    with pytest.raises(LaunchError, match="resources.threads=1056"):
+        evaluate(stream_plan(4, 1, 1, threads=1056), round_hw)
+
+
+def test_estimate_dispatches_by_profile_name_and_rejects_unknown():
+    plan = gemm_plan(1024, 1024, 1024, 128, 128, 64)
+    r = ts.estimate(plan, hw="h200")
+    assert r.hw == "h200" and r.latency_s > 0
+    json.dumps(r.to_dict())
+    with pytest.raises(ts.UnknownProfileError, match="h999"):
+        ts.estimate(plan, hw="h999")
+
+
+def test_gemm_on_h200_is_consistent():
+    r = ts.estimate(gemm_plan(4096, 4096, 4096, 128, 128, 64, group_m=8), hw="h200")
+    total = sum(p.time_s for p in r.phases) + r.launch_overhead_s
+    assert total == pytest.approx(r.latency_s)
+    assert r.flops == pytest.approx(2 * 4096**3)
+    assert r.extras["order_search_exact"]
+    assert {a.name for a in r.actions} == {"load_a", "load_b", "dot", "store_c"}
+
+
+def test_net_time_fills_the_net_entry_and_missing_is_noted(round_hw):
+    from tilesight.plan import (
+        ActionKind,
+        BlockResources,
+        MemLevel,
+        TensorAccess,
+        TileAction,
+        TileGrid,
+        TilePlan,
+    )
+
+    w = TensorAccess("w", "float32", (4, 1000), (1, 1000), level=MemLevel.REMOTE)
+    plan = TilePlan(
+        "remote",
+        TileGrid((4,)),
+        (w,),
+        (TileAction("fetch", ActionKind.REMOTE, tensor="w"),),
+        BlockResources(64),
+    )
+    r = evaluate(plan, round_hw, net_time_s={"fetch": 5e-6})
+    # one 5 us Net action per SM, + 2 us launch
+    assert r.latency_s == pytest.approx(7 * US)
+    assert r.busy_s[Pipeline.NET] == pytest.approx(5 * US)
+    r0 = evaluate(plan, round_hw)
+    assert any("no network time" in n for n in r0.notes)
