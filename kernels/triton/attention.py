@@ -41,11 +41,13 @@ def attention_fwd_kernel(
     rows = q_block * BLOCK_M + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, HEAD_DIM)
     row_ok = rows < N_CTX
-    q = tl.load(q_ptr + base + rows[:, None] * stride_n + dims[None, :] * stride_d, mask=row_ok[:, None], other=0.0)
+    q = tl.load(
+        q_ptr + base + rows[:, None] * stride_n + dims[None, :] * stride_d, mask=row_ok[:, None], other=0.0
+    )
     scale = sm_scale * LOG2E
 
-    m = tl.full((BLOCK_M,), -float("inf"), dtype=tl.float32)
-    l = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    row_max = tl.full((BLOCK_M,), -float("inf"), dtype=tl.float32)
+    row_sum = tl.zeros((BLOCK_M,), dtype=tl.float32)
     acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
     if CAUSAL:
         kv_end = tl.minimum((q_block + 1) * BLOCK_M, N_CTX)
@@ -54,20 +56,28 @@ def attention_fwd_kernel(
     for kv_start in range(0, kv_end, BLOCK_N):
         keys = kv_start + tl.arange(0, BLOCK_N)
         key_ok = keys < N_CTX
-        kt = tl.load(k_ptr + base + keys[None, :] * stride_n + dims[:, None] * stride_d, mask=key_ok[None, :], other=0.0)
+        kt = tl.load(
+            k_ptr + base + keys[None, :] * stride_n + dims[:, None] * stride_d,
+            mask=key_ok[None, :],
+            other=0.0,
+        )
         s = tl.dot(q, kt) * scale
         keep = key_ok[None, :]
         if CAUSAL:
             keep = keep & (rows[:, None] >= keys[None, :])
         s = tl.where(keep, s, -float("inf"))
-        m_new = tl.maximum(m, tl.max(s, axis=1))
+        m_new = tl.maximum(row_max, tl.max(s, axis=1))
         p = tl.math.exp2(s - m_new[:, None])
-        rescale = tl.math.exp2(m - m_new)
-        l = l * rescale + tl.sum(p, axis=1)
-        v = tl.load(v_ptr + base + keys[:, None] * stride_n + dims[None, :] * stride_d, mask=key_ok[:, None], other=0.0)
+        rescale = tl.math.exp2(row_max - m_new)
+        row_sum = row_sum * rescale + tl.sum(p, axis=1)
+        v = tl.load(
+            v_ptr + base + keys[:, None] * stride_n + dims[None, :] * stride_d,
+            mask=key_ok[:, None],
+            other=0.0,
+        )
         acc = acc * rescale[:, None] + tl.dot(p.to(v.dtype), v)
-        m = m_new
-    out = acc / l[:, None]
+        row_max = m_new
+    out = acc / row_sum[:, None]
     o = o_ptr + base + rows[:, None] * stride_n + dims[None, :] * stride_d
     tl.store(o, out.to(o_ptr.dtype.element_ty), mask=row_ok[:, None])
 
@@ -81,11 +91,15 @@ def attention(q, k, v, *, causal, sm_scale=None, block_m=128, block_n=64, num_wa
     import torch
 
     if not (q.shape == k.shape == v.shape) or q.ndim != 4 or not (q.stride() == k.stride() == v.stride()):
-        raise ValueError(f"attention: q, k, v need one 4-D shape and layout, got {tuple(q.shape)}, {q.stride()}")
+        raise ValueError(
+            f"attention: q, k, v need one 4-D shape and layout, got {tuple(q.shape)}, {q.stride()}"
+        )
     batch, heads, n_ctx, head_dim = q.shape
     o = torch.empty_like(q)
     if o.stride() != q.stride():
-        raise ValueError(f"attention: output layout {o.stride()} differs from q's {q.stride()}; pass contiguous q")
+        raise ValueError(
+            f"attention: output layout {o.stride()} differs from q's {q.stride()}; pass contiguous q"
+        )
     scale = sm_scale if sm_scale is not None else head_dim**-0.5
     attention_fwd_kernel[attention_grid(n_ctx, batch * heads, {"BLOCK_M": block_m})](
         q, k, v, o, scale, q.stride(0), q.stride(1), q.stride(2), q.stride(3), heads, n_ctx,

@@ -1,7 +1,8 @@
 """Embedding-style gather ``out[i, :] = table[idx[i], :]``: addresses depend on data (an index tensor).
 
-A program copies ``BLOCK_R`` gathered rows by ``BLOCK_D`` columns; grid ``(cdiv(n_idx, BLOCK_R), cdiv(D,
-BLOCK_D))``. The table reads are indirect, so which rows are touched (and how often) is only known at run time.
+A program copies ``BLOCK_R`` gathered rows by ``BLOCK_D`` columns; grid
+``(cdiv(n_idx, BLOCK_R), cdiv(D, BLOCK_D))``. The table reads are indirect, so which rows are touched (and how
+often) is only known at run time.
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ import triton.language as tl
 
 @triton.jit
 def gather_rows_kernel(
-    table_ptr, idx_ptr, out_ptr, n_idx, D, stride_table, stride_out, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr
+    table_ptr,
+    idx_ptr,
+    out_ptr,
+    n_idx,
+    D,
+    stride_table,
+    stride_out,
+    BLOCK_R: tl.constexpr,
+    BLOCK_D: tl.constexpr,
 ):
     rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     cols = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)

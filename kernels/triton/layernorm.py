@@ -1,6 +1,7 @@
 """LayerNorm forward with weight and bias; also writes each row's mean and 1/std (for a backward pass).
 
-One program per row; the row is held in one ``BLOCK`` (the next power of two of ``n_cols``), statistics in fp32.
+One program per row; the row is held in one ``BLOCK`` (the next power of two of ``n_cols``); statistics are
+fp32.
 """
 
 from __future__ import annotations
@@ -11,7 +12,17 @@ import triton.language as tl
 
 @triton.jit
 def layernorm_kernel(
-    x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride_x_row, stride_y_row, n_cols, eps, BLOCK: tl.constexpr
+    x_ptr,
+    y_ptr,
+    w_ptr,
+    b_ptr,
+    mean_ptr,
+    rstd_ptr,
+    stride_x_row,
+    stride_y_row,
+    n_cols,
+    eps,
+    BLOCK: tl.constexpr,
 ):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
@@ -33,7 +44,8 @@ def layernorm(x, weight, bias, *, eps=1e-5, num_warps=4):
     import torch
 
     if x.ndim != 2 or x.stride(1) != 1 or weight.shape != (x.shape[1],) or bias.shape != (x.shape[1],):
-        raise ValueError(f"layernorm: x {tuple(x.shape)}, weight {tuple(weight.shape)}, bias {tuple(bias.shape)}")
+        shapes = f"x {tuple(x.shape)}, weight {tuple(weight.shape)}, bias {tuple(bias.shape)}"
+        raise ValueError(f"layernorm: needs rows of x contiguous and 1-D weight/bias of its width: {shapes}")
     n_rows, n_cols = x.shape
     y = torch.empty_like(x)
     mean = torch.empty(n_rows, device=x.device, dtype=torch.float32)

@@ -1,7 +1,7 @@
 """Persistent GEMM: ``min(NUM_SMS, tiles)`` programs stride over the output tiles in GROUP_M-swizzled order.
 
-Program ``p`` handles launch indices ``p, p + NUM_SMS, p + 2 * NUM_SMS, ...``; each launch index is mapped to a
-tile exactly as in :mod:`kernels.triton.gemm` and computed with a masked K loop and an fp32 accumulator.
+Program ``p`` handles launch indices ``p, p + NUM_SMS, p + 2 * NUM_SMS, ...``; each launch index is mapped to
+a tile exactly as in :mod:`kernels.triton.gemm` and computed with a masked K loop and an fp32 accumulator.
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ def persistent_grid(M: int, N: int, meta: dict) -> tuple[int]:
     return (min(meta["NUM_SMS"], tiles),)
 
 
-def matmul_persistent(a, b, *, block_m, block_n, block_k, group_m, num_warps, num_stages, num_sms, out_dtype=None):
+def matmul_persistent(
+    a, b, *, block_m, block_n, block_k, group_m, num_warps, num_stages, num_sms, out_dtype=None
+):
     """``a @ b`` with the persistent kernel; ``num_sms`` is the device's SM count (the caller reads it)."""
     import torch
 

@@ -4,8 +4,8 @@ A, B and C must be row-major (unit last stride) with 16-byte aligned row strides
 descriptors are built on the device, so the host must install a scratch allocator once
 (:func:`install_allocator`) before the first launch. The builder is ``tl.make_tensor_descriptor`` in Triton
 3.4 and later (every version the project supports, 3.6 to 3.9); 3.3 called it
-``tl._experimental_make_tensor_descriptor``, which the interpreter and the JIT only recognise under its own name,
-so on such a version importing this module raises an ImportError that says so.
+``tl._experimental_make_tensor_descriptor``, which the interpreter and the JIT only recognise under its own
+name, so on such a version importing this module raises an ImportError that says so.
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ import triton
 import triton.language as tl
 
 if not hasattr(tl, "make_tensor_descriptor"):
-    _old = "has only tl._experimental_make_tensor_descriptor" if hasattr(tl, "_experimental_make_tensor_descriptor") else ""
+    _has_old = hasattr(tl, "_experimental_make_tensor_descriptor")
+    _what = (
+        "has only tl._experimental_make_tensor_descriptor" if _has_old else "has no device-side descriptors"
+    )
     raise ImportError(
-        f"kernels.triton.tma_gemm needs tl.make_tensor_descriptor (Triton >= 3.4); triton {triton.__version__} "
-        f"{_old or 'has no device-side tensor descriptors'}"
+        f"kernels.triton.tma_gemm needs tl.make_tensor_descriptor (Triton >= 3.4); "
+        f"triton {triton.__version__} {_what}"
     )
 
 
@@ -37,9 +40,9 @@ def matmul_tma_kernel(
     BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
 ):
-    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_M, BLOCK_K])
-    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[stride_bk, 1], block_shape=[BLOCK_K, BLOCK_N])
-    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_M, BLOCK_N])
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BLOCK_M, BLOCK_N])
 
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BLOCK_M)

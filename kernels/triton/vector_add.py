@@ -23,7 +23,9 @@ def add(x, y, *, block=1024, num_warps=4):
     import torch
 
     if x.shape != y.shape or not (x.is_contiguous() and y.is_contiguous()):
-        raise ValueError(f"add: needs two contiguous tensors of one shape, got {tuple(x.shape)}, {tuple(y.shape)}")
+        raise ValueError(
+            f"add: needs two contiguous tensors of one shape: {tuple(x.shape)}, {tuple(y.shape)}"
+        )
     out = torch.empty_like(x)
     n = x.numel()
     add_kernel[add_grid(n, {"BLOCK": block})](x, y, out, n, BLOCK=block, num_warps=num_warps)
