@@ -1,0 +1,56 @@
+"""The prologue-steady-epilogue envelope: hand-worked values and invariants."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tilesight.model.envelope import envelope
+
+
+def test_hand_worked_two_stage():
+    # L = 5, L_fill = 2, max U = 3, N = 4, d = 1: T_steady = max(3, 2.5) = 3, T_pro = 2, 3 steady, T_epi = 3
+    env = envelope(5.0, 2.0, 3.0, 4, 1)
+    assert (env.steady_s, env.prologue_s, env.steady_count, env.epilogue_s) == (3.0, 2.0, 3, 3.0)
+    assert env.total_s == 14.0 and not env.latency_bound
+
+
+def test_deep_pipeline_prologue_holds_d_iterations():
+    # L = 8, L_fill = 3, max U = 1, N = 10, d = 3: T_steady = max(1, 8/4) = 2 (latency-bound)
+    # T_pro = 3 + (3 - 1) * 2 = 7; steady 7 * 2 = 14; T_epi = 5 -> T = 26 = L + (N - 1) T_steady = 8 + 18
+    env = envelope(8.0, 3.0, 1.0, 10, 3)
+    assert env.latency_bound
+    assert (env.prologue_s, env.steady_count, env.epilogue_s, env.total_s) == (7.0, 7, 5.0, 26.0)
+
+
+def test_zero_depth_is_serial_and_zero_trips_cost_nothing():
+    assert envelope(5.0, 2.0, 3.0, 4, 0).total_s == 20.0
+    assert envelope(5.0, 2.0, 3.0, 0, 2).total_s == 0.0
+
+
+def test_fewer_iterations_than_depth():
+    # N = 2 < d = 4: T_steady = max(1, 10/5) = 2; T_pro = 4 + (2 - 1) * 2 = 6; no steady; T_epi = 6 -> 12
+    env = envelope(10.0, 4.0, 1.0, 2, 4)
+    assert (env.prologue_s, env.steady_count, env.total_s) == (6.0, 0, 12.0)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="iterations"):
+        envelope(1.0, 0.5, 1.0, -1, 0)
+    with pytest.raises(ValueError, match="fill_s"):
+        envelope(1.0, 2.0, 1.0, 1, 0)
+
+
+_times = st.floats(min_value=1e-9, max_value=1e-3)
+
+
+@given(_times, st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.integers(1, 200), st.integers(0, 8))
+def test_invariants(lat, fill_frac, busy_frac, n, d):
+    fill, busy = lat * fill_frac, lat * busy_frac  # busy <= L: a list schedule never beats a pipe's sum
+    env = envelope(lat, fill, busy, n, d)
+    assert env.total_s == pytest.approx(lat + (n - 1) * env.steady_s)
+    assert env.total_s >= n * busy * (1 - 1e-12)  # never faster than the busiest pipeline
+    assert env.total_s <= n * lat * (1 + 1e-12)  # never slower than running iterations back to back
+    assert envelope(lat, fill, busy, n + 1, d).total_s >= env.total_s  # more iterations never take less
+    assert envelope(lat, fill, busy, n, d + 1).total_s <= env.total_s * (1 + 1e-12)  # deeper never slower
