@@ -74,7 +74,12 @@ def is_tensor_like(obj: Any) -> bool:
         return True
     if type(obj).__module__ == "numpy" and hasattr(obj, "dtype") and hasattr(obj, "shape"):
         return True
-    return hasattr(obj, "data_ptr") and hasattr(obj, "dtype") and hasattr(obj, "shape") and hasattr(obj, "stride")
+    return (
+        hasattr(obj, "data_ptr")
+        and hasattr(obj, "dtype")
+        and hasattr(obj, "shape")
+        and hasattr(obj, "stride")
+    )
 
 
 def as_tensor_spec(obj: Any) -> TensorSpec:
@@ -86,4 +91,6 @@ def as_tensor_spec(obj: Any) -> TensorSpec:
         return TensorSpec(tuple(obj.shape), str(obj.dtype), strides)
     if is_tensor_like(obj):
         return TensorSpec(tuple(obj.shape), str(obj.dtype), tuple(obj.stride()))
-    raise PlanError("tensor", type(obj).__qualname__, "expected a TensorSpec, a torch tensor or a numpy array")
+    raise PlanError(
+        "tensor", type(obj).__qualname__, "expected a TensorSpec, a torch tensor or a numpy array"
+    )

@@ -5,7 +5,16 @@ from __future__ import annotations
 import math
 
 from tilesight.errors import FrontendError
-from tilesight.plan import AccessMode, BlockResources, LaunchOrder, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+from tilesight.plan import (
+    AccessMode,
+    BlockResources,
+    LaunchOrder,
+    Loop,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+)
 from tilesight.tensorspec import TensorSpec
 
 from .binding import Binding
@@ -13,7 +22,9 @@ from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
 
-REGISTER_NOTE = "registers per thread unknown without ptxas; occupancy is bounded by threads and shared memory only"
+REGISTER_NOTE = (
+    "registers per thread unknown without ptxas; occupancy is bounded by threads and shared memory only"
+)
 
 
 def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec) -> tuple[int, ...]:
@@ -34,12 +45,33 @@ def _nodes(raw: list[dict], stages: int) -> tuple:
     for n in raw:
         deps = tuple(sorted(n["deps"]))
         if n["kind"] == "loop":
-            out.append(Loop(n["name"], n["trips"], _nodes(n["body"], stages), stages=stages if n["reduction"] else 1,
-                            reduction=n["reduction"], deps=deps, location=n["loc"]))  # fmt: skip
+            out.append(
+                Loop(
+                    n["name"],
+                    n["trips"],
+                    _nodes(n["body"], stages),
+                    stages=stages if n["reduction"] else 1,
+                    reduction=n["reduction"],
+                    deps=deps,
+                    location=n["loc"],
+                )
+            )
             continue
-        out.append(TileAction(name=n["name"], kind=n["kind"], tensor=n.get("tensor"), dtype=n.get("dtype"),
-                              shape=n.get("shape", ()), flops=n.get("flops", 0.0), src=n.get("src", "reg"),
-                              dst=n.get("dst", "reg"), deps=deps, variant=n.get("variant"), location=n["loc"]))  # fmt: skip
+        out.append(
+            TileAction(
+                name=n["name"],
+                kind=n["kind"],
+                tensor=n.get("tensor"),
+                dtype=n.get("dtype"),
+                shape=n.get("shape", ()),
+                flops=n.get("flops", 0.0),
+                src=n.get("src", "reg"),
+                dst=n.get("dst", "reg"),
+                deps=deps,
+                variant=n.get("variant"),
+                location=n["loc"],
+            )
+        )
     return tuple(out)
 
 
@@ -54,25 +86,54 @@ def build_plan(ir: CompiledIR, binding: Binding, grid: tuple[int, int, int]) -> 
     for name, acc in accesses.items():
         spec = specs.get(name)
         if spec is None:
-            raise FrontendError(f"kernel {walker.kernel!r}: argument {name!r} is used as a pointer but was not given a tensor")
+            raise FrontendError(
+                f"kernel {walker.kernel!r}: argument {name!r} is used as a pointer but was not given a tensor"
+            )
         modes = acc["modes"]
-        mode = (AccessMode.ATOMIC if AccessMode.ATOMIC in modes else AccessMode.READ_WRITE if len(modes) > 1
-                else next(iter(modes)))  # fmt: skip
+        mode = (
+            AccessMode.ATOMIC
+            if AccessMode.ATOMIC in modes
+            else AccessMode.READ_WRITE
+            if len(modes) > 1
+            else next(iter(modes))
+        )
         tile = _tile_in_tensor(acc["tile"], spec)
-        masked = acc["masked"] or any(e > s for e, s in zip(acc["tile"][-len(spec.shape):], spec.shape, strict=False))
-        tensors.append(TensorAccess(name=name, dtype=spec.dtype, shape=spec.shape or (1,), tile=tile, mode=mode,
-                                    reuse_dims=reuse_dims(coords, acc["cands"]), masked=masked,
-                                    indirect=acc["indirect"]))  # fmt: skip
+        masked = acc["masked"] or any(
+            e > s for e, s in zip(acc["tile"][-len(spec.shape) :], spec.shape, strict=False)
+        )
+        tensors.append(
+            TensorAccess(
+                name=name,
+                dtype=spec.dtype,
+                shape=spec.shape or (1,),
+                tile=tile,
+                mode=mode,
+                reuse_dims=reuse_dims(coords, acc["cands"]),
+                masked=masked,
+                indirect=acc["indirect"],
+            )
+        )
         if _ELEM.get(acc["elem"], spec.dtype) != spec.dtype:
             walker.notes.append(f"{name}: kernel reads {_ELEM.get(acc['elem'])} from a {spec.dtype} tensor")
     programs = grid[0] * grid[1] * grid[2]
     persistent = walker.persistent
-    tile_grid = TileGrid(shape=coords.shape, dims=coords.dims, order=LaunchOrder.EXPLICIT, sequence=coords.sequence,
-                         programs=programs if persistent else None)  # fmt: skip
+    tile_grid = TileGrid(
+        shape=coords.shape,
+        dims=coords.dims,
+        order=LaunchOrder.EXPLICIT,
+        sequence=coords.sequence,
+        programs=programs if persistent else None,
+    )
     threads = ir.num_warps * ir.threads_per_warp
     notes = [*walker.notes, REGISTER_NOTE]
     if persistent:
         notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")
-    return TilePlan(name=ir.name, grid=tile_grid, tensors=tuple(tensors), body=_nodes(raw, ir.num_stages),
-                    resources=BlockResources(threads=threads, smem_bytes=ir.smem_bytes), source="triton",
-                    notes=tuple(dict.fromkeys(notes)))  # fmt: skip
+    return TilePlan(
+        name=ir.name,
+        grid=tile_grid,
+        tensors=tuple(tensors),
+        body=_nodes(raw, ir.num_stages),
+        resources=BlockResources(threads=threads, smem_bytes=ir.smem_bytes),
+        source="triton",
+        notes=tuple(dict.fromkeys(notes)),
+    )

@@ -105,7 +105,11 @@ def _wrap(value: Any) -> tuple[Any, TensorSpec | None, TensorSpec | None]:
     if TensorDescriptor is not None and isinstance(value, TensorDescriptor):
         base = as_tensor_spec(value.base)
         desc = TensorDescriptor(
-            _PointerProxy(base), list(value.shape), list(value.strides), list(value.block_shape), value.padding
+            _PointerProxy(base),
+            list(value.shape),
+            list(value.strides),
+            list(value.block_shape),
+            value.padding,
         )
         return desc, None, base
     if is_tensor_like(value):
@@ -143,7 +147,7 @@ def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: Hardwar
     options = backend.parse_options(dict(launch_opts))
     for k in launch_opts:
         if k not in options.__dict__ and k not in names:
-            raise KeyError("Keyword argument %s was specified but unrecognised" % k)
+            raise KeyError(f"Keyword argument {k} was specified but unrecognised")  # Triton's message
     sigvals = [s[0] for s in specialization]
     signature = dict(zip(names, sigvals, strict=True))
     constexprs: dict[tuple[int, ...], Any] = {}
@@ -156,7 +160,8 @@ def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: Hardwar
             attrs[(i,)] = backend.parse_attr(spec_attr)
     meta = dict(bound_args)
     scalars = {n: v for n, v in bound_args.items() if isinstance(v, int | float) and not isinstance(v, bool)}
-    key = f"{jit_fn.cache_key}|{specialization}|{sorted(options.__dict__.items(), key=lambda kv: kv[0])}|{target}"
+    opts = sorted(options.__dict__.items(), key=lambda kv: kv[0])
+    key = f"{jit_fn.cache_key}|{specialization}|{opts}|{target}"
     return Binding(
         fn_name=jit_fn.__name__,
         key=key,

@@ -69,7 +69,9 @@ def _shared_bytes(module: Any, options: Any, arch: int) -> int:
         pm.run(module)  # Triton 3.6
     shared = module.get_int_attr("ttg.shared")
     if shared is None:
-        raise FrontendError("Triton's shared-memory allocation did not set ttg.shared", construct="ttg.shared")
+        raise FrontendError(
+            "Triton's shared-memory allocation did not set ttg.shared", construct="ttg.shared"
+        )
     return int(shared)
 
 
@@ -80,7 +82,9 @@ def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR
         _CACHE.move_to_end(binding.key)
         return cached
     if hw.triton_backend != "cuda":
-        raise FrontendError(f"the Triton frontend reads NVIDIA TTGIR; profile {hw.name!r} targets {hw.triton_backend}")
+        raise FrontendError(
+            f"the Triton frontend reads NVIDIA TTGIR; profile {hw.name!r} targets {hw.triton_backend}"
+        )
     target = target_of(hw)
     backend = backend_for(target.backend, target.arch, target.warp_size)
     options = binding.options

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 # Above this many joint codes, distinct counting sorts instead of using a histogram.
 _BINCOUNT_LIMIT = 1 << 24
 

@@ -29,14 +29,7 @@ from tilesight.errors import FrontendError, UnsupportedOpError
 from tilesight.plan import (
     AccessMode,
     ActionKind,
-    BlockResources,
-    LaunchOrder,
-    Loop,
     MemLevel,
-    TensorAccess,
-    TileAction,
-    TileGrid,
-    TilePlan,
 )
 from tilesight.tensorspec import TensorSpec
 
@@ -45,19 +38,49 @@ from .compile import CompiledIR
 from .ir import Op, parse_module, tensor_type
 
 _ELEM = {
-    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "tf32": "tfloat32",
-    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2", "f8E4M3FNUZ": "float8_e4m3fnuz",
-    "f8E5M2FNUZ": "float8_e5m2fnuz", "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-}  # fmt: skip
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f32": "float32",
+    "f64": "float64",
+    "tf32": "tfloat32",
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E5M2": "float8_e5m2",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "i1": "bool",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+}
 _SFU_MATH = frozenset({"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "tan"})
 _SFU_EXTERN = re.compile(r'symbol = "__nv_(\w*?)(?:f)?"')
 _SFU_EXTERN_NAMES = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "erf", "pow", "rcp")
 # Layout and bookkeeping ops: no arithmetic of their own at tile level.
-_LAYOUT = frozenset({
-    "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.make_range", "tt.addptr",
-    "tt.join", "tt.split", "tt.cat", "tt.bitcast", "tt.int_to_ptr", "tt.ptr_to_int", "tt.advance",
-    "tt.make_tensor_ptr", "tt.assert", "tt.print", "ttg.convert_layout", "tt.unsplat", "ub.poison",
-})  # fmt: skip
+_LAYOUT = frozenset(
+    {
+        "tt.splat",
+        "tt.broadcast",
+        "tt.expand_dims",
+        "tt.reshape",
+        "tt.trans",
+        "tt.make_range",
+        "tt.addptr",
+        "tt.join",
+        "tt.split",
+        "tt.cat",
+        "tt.bitcast",
+        "tt.int_to_ptr",
+        "tt.ptr_to_int",
+        "tt.advance",
+        "tt.make_tensor_ptr",
+        "tt.assert",
+        "tt.print",
+        "ttg.convert_layout",
+        "tt.unsplat",
+        "ub.poison",
+    }
+)
 _TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan.return", "scf.condition"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
 
@@ -98,7 +121,9 @@ class _Body:
 
 
 class Walker:
-    def __init__(self, ir: CompiledIR, scalars: dict, tensors: dict[str, TensorSpec], grid: tuple[int, int, int]):
+    def __init__(
+        self, ir: CompiledIR, scalars: dict, tensors: dict[str, TensorSpec], grid: tuple[int, int, int]
+    ):
         self.ir = ir
         self.fn = parse_module(ir.ttir)
         self.kernel = self.fn.name
@@ -224,8 +249,14 @@ class Walker:
         if n == "scf.if":
             self.branch(op, body)
             return
-        if n in ("tt.load", "tt.descriptor_load", "tt.store", "tt.descriptor_store", "tt.atomic_rmw",
-                 "tt.atomic_cas"):  # fmt: skip
+        if n in (
+            "tt.load",
+            "tt.descriptor_load",
+            "tt.store",
+            "tt.descriptor_store",
+            "tt.atomic_rmw",
+            "tt.atomic_cas",
+        ):
             self.memory(op, body, vin)
             return
         if n == "tt.make_tensor_descriptor":
@@ -254,13 +285,22 @@ class Walker:
             vin.val = None
             self.set_results(op, vin)
             return
-        if n.startswith(_TENSOR_EW_PREFIX) or n in ("tt.extern_elementwise", "tt.precise_sqrt", "tt.precise_divf",
-                                                     "tt.fp_to_fp", "tt.clampf", "tt.mulhiui"):  # fmt: skip
+        if n.startswith(_TENSOR_EW_PREFIX) or n in (
+            "tt.extern_elementwise",
+            "tt.precise_sqrt",
+            "tt.precise_divf",
+            "tt.fp_to_fp",
+            "tt.clampf",
+            "tt.mulhiui",
+        ):
             numel = math.prod(shape[0]) if shape else 1
             kind = ActionKind.ELEMENTWISE
             short = n.split(".", 1)[1]
-            if n.startswith("math.") and short in _SFU_MATH or n in ("arith.divf", "tt.precise_sqrt",
-                                                                       "tt.precise_divf"):  # fmt: skip
+            if (
+                n.startswith("math.")
+                and short in _SFU_MATH
+                or n in ("arith.divf", "tt.precise_sqrt", "tt.precise_divf")
+            ):
                 kind = ActionKind.SFU
             elif n == "tt.extern_elementwise":
                 m = _SFU_EXTERN.search(op.text)
@@ -281,7 +321,7 @@ class Walker:
         return np.tile(arr, self.lanes // arr.shape[0])
 
     def _operand_type(self, op: Op) -> str:
-        m = re.search(r"\(\s*(tensor<[^)]*?>)\s*\)\s*->", op.rtype) or re.search(r"(tensor<[^>]*>)", op.text)
+        m = re.search(r":\s*\((tensor<[^)]*?>)[,)]", op.text)
         return m.group(1) if m else ""
 
     # -- actions -------------------------------------------------------------------------------------------
@@ -313,9 +353,25 @@ class Walker:
         tile, elem = (tt[0] or (1,), tt[1]) if tt else ((1,), "f32")
         elem = re.sub(r"!tt\.ptr<([^>]+)>", r"\1", elem)
         masked = op.name in ("tt.load", "tt.store") and len(op.operands) > (2 if store else 1)
-        mode = AccessMode.ATOMIC if op.name.startswith("tt.atomic") else AccessMode.WRITE if store else AccessMode.READ
-        acc = self.accesses.setdefault(base, {"tile": tile, "elem": elem, "modes": set(), "cands": set(),
-                                              "masked": False, "indirect": False, "tma": False})  # fmt: skip
+        mode = (
+            AccessMode.ATOMIC
+            if op.name.startswith("tt.atomic")
+            else AccessMode.WRITE
+            if store
+            else AccessMode.READ
+        )
+        acc = self.accesses.setdefault(
+            base,
+            {
+                "tile": tile,
+                "elem": elem,
+                "modes": set(),
+                "cands": set(),
+                "masked": False,
+                "indirect": False,
+                "tma": False,
+            },
+        )
         acc["modes"].add(mode)
         acc["cands"] |= cands
         acc["masked"] |= masked
@@ -327,8 +383,15 @@ class Walker:
         deps = self.deps_in(body, vin)
         kind = ActionKind.STORE if store else ActionKind.LOAD
         level = MemLevel.SMEM if acc["tma"] else MemLevel.REG
-        node = {"name": name, "kind": kind, "tensor": base, "deps": set(deps), "loc": op.loc,
-                "src": level if store else MemLevel.DDR, "dst": MemLevel.DDR if store else level}  # fmt: skip
+        node = {
+            "name": name,
+            "kind": kind,
+            "tensor": base,
+            "deps": set(deps),
+            "loc": op.loc,
+            "src": level if store else MemLevel.DDR,
+            "dst": MemLevel.DDR if store else level,
+        }
         body.add(node)
         self.set_results(op, V(loaded=True, prods=frozenset({name}), pid=vin.pid))
 
@@ -343,15 +406,31 @@ class Walker:
         batch = math.prod(a[0][:-2]) if len(a[0]) > 2 else 1
         variant = {3: "wgmma", 2: "mma"}.get(self.ir.mma_version or 0)
         name = self.fresh("dot")
-        body.add({"name": name, "kind": ActionKind.DOT, "shape": (m * batch, nn, k), "dtype": _ELEM.get(a[1], a[1]),
-                  "variant": variant, "deps": set(self.deps_in(body, vin)), "loc": op.loc,
-                  "src": MemLevel.SMEM})  # fmt: skip
+        body.add(
+            {
+                "name": name,
+                "kind": ActionKind.DOT,
+                "shape": (m * batch, nn, k),
+                "dtype": _ELEM.get(a[1], a[1]),
+                "variant": variant,
+                "deps": set(self.deps_in(body, vin)),
+                "loc": op.loc,
+                "src": MemLevel.SMEM,
+            }
+        )
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
 
     def compute(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
         name = self.fresh(kind.value)
-        body.add({"name": name, "kind": kind, "flops": float(numel), "deps": set(self.deps_in(body, vin)),
-                  "loc": op.loc})  # fmt: skip
+        body.add(
+            {
+                "name": name,
+                "kind": kind,
+                "flops": float(numel),
+                "deps": set(self.deps_in(body, vin)),
+                "loc": op.loc,
+            }
+        )
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
 
     def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
@@ -364,10 +443,14 @@ class Walker:
                 node = body.index[g]
                 node["flops"] += float(numel)
                 node["deps"] |= others
-                self.set_results(op, V(loaded=vin.loaded, prods=frozenset({g}), cands=vin.cands, base=vin.base))
+                self.set_results(
+                    op, V(loaded=vin.loaded, prods=frozenset({g}), cands=vin.cands, base=vin.base)
+                )
                 return
         name = self.fresh(kind.value)
-        body.add({"name": name, "kind": kind, "flops": float(numel), "deps": deps, "loc": op.loc, "fusable": True})
+        body.add(
+            {"name": name, "kind": kind, "flops": float(numel), "deps": deps, "loc": op.loc, "fusable": True}
+        )
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
 
     # -- control flow --------------------------------------------------------------------------------------
@@ -407,12 +490,25 @@ class Walker:
         if not inner.nodes:
             self.set_results(op, V())
             return
-        body.add({"name": name, "kind": "loop", "trips": n_trips, "body": inner.nodes, "reduction": has_dot,
-                  "deps": set(self.deps_in(body, vin)), "loc": op.loc})  # fmt: skip
-        yielded = op.regions[0][-1].operands if op.regions[0] and op.regions[0][-1].name == "scf.yield" else []
+        body.add(
+            {
+                "name": name,
+                "kind": "loop",
+                "trips": n_trips,
+                "body": inner.nodes,
+                "reduction": has_dot,
+                "deps": set(self.deps_in(body, vin)),
+                "loc": op.loc,
+            }
+        )
+        yielded = (
+            op.regions[0][-1].operands if op.regions[0] and op.regions[0][-1].name == "scf.yield" else []
+        )
         for r, y in zip(op.results, yielded, strict=False):
             yv = self.get(y)
-            self.env[r] = V(pid=yv.pid, cands=yv.cands, base=yv.base, loaded=yv.loaded, prods=frozenset({name}))
+            self.env[r] = V(
+                pid=yv.pid, cands=yv.cands, base=yv.base, loaded=yv.loaded, prods=frozenset({name})
+            )
 
     def persistent_loop(self, op, body, lbv, stv, trips, iter_args, inits) -> None:
         self.persistent = True
@@ -442,7 +538,9 @@ class Walker:
             take_then = bool(live.mean() >= 0.5) if live.size else True  # the branch most programs take
         region = op.regions[0] if take_then or len(op.regions) < 2 else op.regions[1]
         if cond is None:
-            self.notes.append(f"scf.if at {op.loc}: condition unknown before launch; the plan takes the then-branch")
+            self.notes.append(
+                f"scf.if at {op.loc}: condition unknown before launch; the plan takes the then-branch"
+            )
         self.walk(region, body)
         yielded = region[-1].operands if region and region[-1].name == "scf.yield" else []
         for r, y in zip(op.results, yielded, strict=False):

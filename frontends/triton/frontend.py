@@ -53,13 +53,17 @@ class TritonFrontend:
     def plan(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> TilePlan:
         return next(self.plans(obj, args, kwargs, hw))
 
-    def plans(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> Iterator[TilePlan]:
+    def plans(
+        self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile
+    ) -> Iterator[TilePlan]:
         from .assemble import build_plan
         from .binding import bind, resolve_grid
         from .compile import compile_ir
 
         if not args:
-            raise TypeError("a Triton kernel's estimate needs the grid first: estimate(kernel, grid, *args, ...)")
+            raise TypeError(
+                "a Triton kernel's estimate needs the grid first: estimate(kernel, grid, *args, ...)"
+            )
         grid, kargs = args[0], tuple(args[1:])
         jit_fn, heuristics, configs = unwrap(obj)
         names = [p.name for p in jit_fn.params]

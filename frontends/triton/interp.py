@@ -91,12 +91,32 @@ BINARY: dict[str, Callable[[Arr, Arr], Arr]] = {
     "arith.minimumf": np.minimum,
 }
 CASTS = frozenset(
-    {"arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.sitofp", "arith.uitofp",
-     "arith.fptosi", "arith.fptoui", "arith.extf", "arith.truncf", "arith.bitcast"}
+    {
+        "arith.extsi",
+        "arith.extui",
+        "arith.trunci",
+        "arith.index_cast",
+        "arith.sitofp",
+        "arith.uitofp",
+        "arith.fptosi",
+        "arith.fptoui",
+        "arith.extf",
+        "arith.truncf",
+        "arith.bitcast",
+    }
 )
 # Ops through which a coordinate keeps its identity (an affine map with a uniform other operand).
-AFFINE = frozenset({"arith.addi", "arith.subi", "arith.muli", "arith.extsi", "arith.extui", "arith.trunci",
-                    "arith.index_cast"})
+AFFINE = frozenset(
+    {
+        "arith.addi",
+        "arith.subi",
+        "arith.muli",
+        "arith.extsi",
+        "arith.extui",
+        "arith.trunci",
+        "arith.index_cast",
+    }
+)
 SCALAR_OPS = frozenset({*BINARY, *CASTS, "arith.cmpi", "arith.cmpf", "arith.select", "arith.constant"})
 
 _CONST = re.compile(r"^\s*(-?[0-9.eE+-]+|true|false)\s*:")

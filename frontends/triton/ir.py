@@ -61,8 +61,20 @@ def _split_results(s: str) -> list[str]:
 def _result_type(name: str, rest: str) -> str:
     if " -> " in rest:
         return rest.rsplit(" -> ", 1)[1].rstrip(" {").strip()
-    if name in ("arith.truncf", "arith.extf", "arith.extsi", "arith.extui", "arith.trunci", "arith.sitofp",
-                "arith.fptosi", "arith.uitofp", "arith.fptoui", "arith.index_cast", "arith.bitcast", "tt.fp_to_fp"):
+    if name in (
+        "arith.truncf",
+        "arith.extf",
+        "arith.extsi",
+        "arith.extui",
+        "arith.trunci",
+        "arith.sitofp",
+        "arith.fptosi",
+        "arith.uitofp",
+        "arith.fptoui",
+        "arith.index_cast",
+        "arith.bitcast",
+        "tt.fp_to_fp",
+    ):
         if " to " in rest:
             return rest.rsplit(" to ", 1)[1].strip()
     if " : " in rest:
@@ -133,6 +145,7 @@ def parse_module(text: str) -> Function:
                 tail = line.lstrip("})").strip()
                 if tail.startswith(":") and not owner.rtype:
                     owner.rtype = _result_type(owner.name, tail)
+                    owner.text += " " + tail
                 if line.rstrip().endswith("{"):
                     region: list[Op] = []
                     owner.regions.append(region)

@@ -1,0 +1,128 @@
+"""Extraction of tile plans from Triton kernels (CPU only: compiles to TTGIR for an explicit sm_90 target)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("triton")
+
+import triton_fe_kernels as k  # noqa: E402
+from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
+
+from tilesight import TensorSpec, load_profile  # noqa: E402
+from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
+from tilesight.plan import ActionKind, Loop  # noqa: E402
+
+HW = load_profile("h200")
+FE = TritonFrontend()
+
+
+def _gemm_plan(M=1024, N=1024, K=1024, group_m=8, dtype="float16", bm=128, bn=128, bk=64):
+    a, b, c = TensorSpec((M, K), dtype), TensorSpec((K, N), dtype), TensorSpec((M, N), "float16")
+    tiles = -(-M // bm) * -(-N // bn)
+    args = ((tiles,), a, b, c, M, N, K, K, 1, N, 1, N, 1)
+    return FE.plan(k.gemm, args, dict(BM=bm, BN=bn, BK=bk, GROUP_M=group_m, num_warps=8, num_stages=3), HW)
+
+
+def _find(body, kind):
+    for n in body:
+        if isinstance(n, Loop):
+            yield from _find(n.body, kind)
+        elif n.kind is kind:
+            yield n
+
+
+def test_gemm_grid_tiles_and_reuse():
+    plan = _gemm_plan()
+    # 1024/128 = 8 tiles per dim; GROUP_M=8 covers all rows, so launch 0..7 walk column 0 down the rows.
+    assert plan.grid.shape == (8, 8)
+    assert plan.grid.sequence[:9].tolist() == [[i, 0] for i in range(8)] + [[0, 1]]
+    t = {x.name: x for x in plan.tensors}
+    assert t["a_ptr"].tile == (128, 64) and t["b_ptr"].tile == (64, 128) and t["c_ptr"].tile == (128, 128)
+    m_dim, n_dim = plan.grid.dims
+    assert t["a_ptr"].reuse_dims == {n_dim} and t["b_ptr"].reuse_dims == {m_dim} and not t["c_ptr"].reuse_dims
+
+
+def test_gemm_loop_dot_and_resources():
+    plan = _gemm_plan(K=1000)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.trips == 16 and loop.stages == 3 and loop.reduction  # ceil(1000 / 64) = 16
+    (dot,) = _find(plan.body, ActionKind.DOT)
+    assert dot.shape == (128, 128, 64) and dot.dtype == "float16" and dot.variant == "wgmma"
+    assert set(dot.deps) == {"load_a_ptr", "load_b_ptr"}
+    assert plan.resources.threads == 256  # 8 warps x 32
+    # K divisible by 16: Triton pipelines 3 stages of a 128x64 and a 64x128 fp16 tile: 3 * 16384 * 2 B.
+    assert _gemm_plan(K=1024).resources.smem_bytes == 98304
+    assert plan.resources.regs_per_thread is None
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn"])
+def test_gemm_dtypes(dtype):
+    plan = _gemm_plan(dtype=dtype, M=256, N=256, K=256, bk=32)
+    (dot,) = _find(plan.body, ActionKind.DOT)
+    assert dot.dtype == dtype
+
+
+def test_group_m_one_is_row_major():
+    plan = _gemm_plan(M=512, N=512, group_m=1)
+    seq = plan.grid.sequence
+    assert seq[:5].tolist() == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0]]
+
+
+def test_softmax_sfu_and_reductions():
+    x = TensorSpec((64, 1000), "float32")
+    plan = FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000), dict(BLOCK=1024), HW)
+    assert plan.grid.shape == (64,)
+    reduces = list(_find(plan.body, ActionKind.REDUCE))
+    assert [r.flops for r in reduces] == [1024.0, 1024.0]  # max and sum over a 1024-element row
+    sfu = sum(a.flops for a in _find(plan.body, ActionKind.SFU))
+    assert sfu == 2048.0  # exp and the division (reciprocal) over 1024 elements
+    (x_acc,) = [t for t in plan.tensors if t.name == "x_ptr"]
+    assert x_acc.tile == (1, 1000) and x_acc.masked
+
+
+def test_persistent_loop_sequence():
+    x = TensorSpec((4096,), "float16")
+    # 10 tiles of 256 over 4 programs: program p takes tiles p, p+4, p+8; launch index = iteration*4 + p.
+    plan = FE.plan(k.persistent_copy, ((4,), x, x, 10), dict(BLOCK=256, NUM_PROGS=4), HW)
+    assert plan.grid.programs == 4 and plan.grid.persistent
+    assert plan.grid.sequence[:, 0].tolist() == list(range(10))
+
+
+def test_indirect_addressing_detected():
+    table, idx, out = (
+        TensorSpec((1000, 128), "float16"),
+        TensorSpec((64,), "int32"),
+        TensorSpec((64, 128), "float16"),
+    )
+    plan = FE.plan(k.gather, ((64,), table, idx, out, 128), dict(BLOCK_D=128), HW)
+    t = {x.name: x for x in plan.tensors}
+    assert t["table_ptr"].indirect and not t["idx_ptr"].indirect
+    assert any("indirect" in n for n in plan.notes)
+
+
+def test_unsupported_op_names_op_and_line():
+    x = TensorSpec((128,), "int32")
+    with pytest.raises(UnsupportedOpError) as e:
+        FE.plan(k.uses_histogram, ((1,), x, x), dict(BLOCK=128), HW)
+    assert "tt.histogram" in str(e.value) and "triton_fe_kernels.py:" in str(e.value)
+
+
+def test_wrong_argument_count_is_tritons_error():
+    x = TensorSpec((128,), "float32")
+    with pytest.raises(TypeError, match="missing"):
+        FE.plan(k.softmax, ((1,), x, x, 128), dict(BLOCK=128), HW)
+
+
+def test_torch_meta_and_numpy_tensors_accepted():
+    torch = pytest.importorskip("torch")
+    x = torch.empty((64, 1000), dtype=torch.float32, device="meta")
+    y = np.zeros((64, 1000), dtype=np.float32)
+    plan = FE.plan(k.softmax, ((64,), x, y, 1000, 1000, 1000), dict(BLOCK=1024), HW)
+    assert {t.name for t in plan.tensors} == {"x_ptr", "y_ptr"}
+
+
+def test_unknown_hw_lists_profiles():
+    import tilesight
+
+    with pytest.raises(UnknownProfileError, match="known profiles"):
+        tilesight.estimate(k.softmax, (1,), hw="no-such-gpu")

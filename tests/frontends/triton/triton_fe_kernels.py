@@ -1,0 +1,80 @@
+"""Small Triton kernels the frontend tests extract (defined here so tests do not track kernels/ edits)."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gemm(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    npm = tl.cdiv(M, BM)
+    npn = tl.cdiv(N, BN)
+    in_group = GROUP_M * npn
+    first_m = (pid // in_group) * GROUP_M
+    gsize = min(npm - first_m, GROUP_M)
+    pid_m = first_m + (pid % in_group) % gsize
+    pid_n = (pid % in_group) // gsize
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = a_ptr + rm[:, None] * sam + rk[None, :] * sak
+    b = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(
+            tl.load(a, mask=rk[None, :] < K - k * BK, other=0.0),
+            tl.load(b, mask=rk[:, None] < K - k * BK, other=0.0),
+            acc,
+        )
+        a += BK * sak
+        b += BK * sbk
+    c = c_ptr + rm[:, None] * scm + rn[None, :] * scn
+    tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def softmax(x_ptr, y_ptr, n_cols, sx, sy, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * sx + cols, mask=cols < n_cols, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    tl.store(y_ptr + row * sy + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
+def persistent_copy(x_ptr, y_ptr, n_tiles, BLOCK: tl.constexpr, NUM_PROGS: tl.constexpr):
+    for t in range(tl.program_id(0), n_tiles, NUM_PROGS):
+        offs = t * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+
+@triton.jit
+def gather(table_ptr, idx_ptr, out_ptr, D, BLOCK_D: tl.constexpr):
+    r = tl.program_id(0)
+    row = tl.load(idx_ptr + r)
+    d = tl.arange(0, BLOCK_D)
+    tl.store(out_ptr + r * D + d, tl.load(table_ptr + row * D + d, mask=d < D), mask=d < D)
+
+
+@triton.jit
+def uses_histogram(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(y_ptr + tl.arange(0, BLOCK), tl.histogram(x, BLOCK))
