@@ -1,0 +1,91 @@
+"""benchmarks/calibrate/analysis.py: L2-cliff estimate and measurement -> profile fields (pure, CPU)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "calibrate" / "analysis.py"
+_spec = importlib.util.spec_from_file_location("calibrate_analysis", _PATH)
+analysis = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(analysis)
+
+MiB = 1 << 20
+
+
+def test_cliff_interpolates_halfway_in_log_size():
+    # L2 plateau 9e12 up to 32 MiB, 8e12 at 48 MiB, 5e12 at 64 MiB, DRAM plateau 4e12 from 128 MiB.
+    # threshold = 4e12 + 0.5 * (9e12 - 4e12) = 6.5e12, crossed between 48 and 64 MiB at
+    # frac = (8 - 6.5) / (8 - 5) = 0.5 of the log distance: sqrt(48 * 64) MiB = 55.43 MiB.
+    sizes = [8 * MiB, 16 * MiB, 32 * MiB, 48 * MiB, 64 * MiB, 128 * MiB, 256 * MiB]
+    bws = [9e12, 9e12, 9e12, 8e12, 5e12, 4e12, 4e12]
+    c = analysis.l2_cliff(sizes, bws)
+    assert c["l2_plateau_bytes_per_s"] == 9e12
+    assert c["dram_plateau_bytes_per_s"] == 4e12
+    assert c["threshold_bytes_per_s"] == 6.5e12
+    assert c["effective_bytes"] == pytest.approx(math.sqrt(48 * 64) * MiB)
+
+
+def test_cliff_refuses_a_flat_sweep():
+    with pytest.raises(ValueError, match="no cliff"):
+        analysis.l2_cliff([1, 2, 3, 4], [5.0, 5.0, 5.0, 5.0])
+
+
+def test_cliff_refuses_unsorted_sizes():
+    with pytest.raises(ValueError, match="ascending"):
+        analysis.l2_cliff([1, 3, 2, 4], [9.0, 9.0, 4.0, 4.0])
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.floats(min_value=2e12, max_value=3e13),
+    st.floats(min_value=0.05, max_value=0.9),
+    st.integers(min_value=3, max_value=9),
+)
+def test_cliff_lies_between_the_neighbouring_sizes(l2, dram_frac, drop_at):
+    # invariant: a step from the L2 to the DRAM plateau at sweep point `drop_at` puts the effective capacity
+    # between the last L2-speed size and the first DRAM-speed size
+    sizes = [2**i * MiB for i in range(12)]
+    bws = [l2 if i < drop_at else l2 * dram_frac for i in range(12)]
+    c = analysis.l2_cliff(sizes, bws)
+    assert sizes[drop_at - 1] <= c["effective_bytes"] <= sizes[drop_at]
+
+
+def test_profile_fields_maps_successes_and_skips_errors():
+    m = {
+        "ddr": {"copy_bytes_per_s": 4.1e12, "read_bytes_per_s": 4.4e12},
+        "l2_sweep": {
+            "l2_cache_size_bytes": 60 * MiB,
+            "cliff": {"l2_plateau_bytes_per_s": 9e12, "effective_bytes": 70 * MiB},
+        },
+        "tensor_core": {
+            "wgmma": {
+                "float16": {"flops_per_s": 7e14, "note": "triton"},
+                "float8_e4m3fn": {"error": "boom"},
+                "tfloat32": {"flops_per_s": 3e14},
+            },
+            "legacy": {"float16": {"flops_per_s": 5e14}},
+            "torch": {"float16": {"flops_per_s": 7.5e14}, "float8_e4m3fn": {"flops_per_s": 1.3e15}},
+        },
+        "cuda_core": {"flops_per_s": 5e13},
+        "sfu": {"error": "RuntimeError: x"},
+        "launch": {"empty_kernel_s": 4e-6},
+        "latency": {"ddr_s": 7e-7, "l2_s": 3e-7},
+    }
+    f = analysis.profile_fields(m)
+    assert f["ddr_bw_bytes_per_s"]["value"] == 4.1e12  # the copy figure, as paper Table 3
+    assert f["ddr_read_bw_bytes_per_s"]["value"] == 4.4e12
+    assert f["l2_effective_bytes"]["value"] == 60 * MiB  # clamped to the reported L2 size
+    assert f["tensor_core.float16"]["value"] == 7.5e14  # torch beat Triton
+    assert f["tensor_core.float8_e4m3fn"]["value"] == 1.3e15  # Triton failed, torch did not
+    assert f["tensor_core.float8_e5m2"]["value"] == 1.3e15  # derived from e4m3
+    assert f["tensor_core.float32"]["value"] == 3e14  # derived from tf32
+    assert f["tensor_core_legacy.float16"]["value"] == 5e14
+    assert "sfu_ops_per_s" not in f
+    assert f["launch_overhead_s"]["value"] == 4e-6
+    assert f["l2_latency_s"]["value"] == 3e-7
