@@ -1,0 +1,74 @@
+"""Per-action resource vectors on the round-number GPU (tests/model/conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tilesight.cache.base import CacheTraffic, TensorTraffic
+from tilesight.errors import PlanError
+from tilesight.model.resources import CUDA, DDR, L2, SFU, SMEM, TC, TMEM, action_demand, region_scale
+from tilesight.plan import ActionKind, BlockResources, MemLevel, TensorAccess, TileAction, TileGrid, TilePlan
+
+US = 1e-6
+
+
+def _plan(*actions: TileAction) -> TilePlan:
+    a = TensorAccess("a", "float16", (1000, 1000), (100, 500))  # 100 x 500 x 2 B = 100,000 B per tile
+    return TilePlan("p", TileGrid((4,)), (a,), actions, BlockResources(128))
+
+
+def _traffic(l2_hit: float, ddr_fraction: float) -> CacheTraffic:
+    t = TensorTraffic("a", 10, 1e6, 0.0, l2_hit, 1e6 * ddr_fraction)
+    return CacheTraffic({"a": t}, l2_hit, None, 1e6 * ddr_fraction, 0.0, "test")
+
+
+def test_load_splits_bytes_by_cache_traffic(round_hw):
+    act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM)
+    d = action_demand(act, _plan(act), round_hw, _traffic(0.75, 0.25))
+    # L2 1e5 / 2e11 = 0.5 us; DDR 0.25 x 1e5 / 1e11 = 0.25 us; SMEM 1e5 / 1e12 = 0.1 us
+    assert d.busy_s[L2] == pytest.approx(0.5 * US)
+    assert d.busy_s[DDR] == pytest.approx(0.25 * US)
+    assert d.busy_s[SMEM] == pytest.approx(0.1 * US)
+    # latency: 75% L2 hits at 0.5 us, 25% DRAM at 1 us -> 0.625 us
+    assert d.latency_s == pytest.approx(0.625 * US)
+    assert d.memory and d.bytes == 100_000
+
+
+def test_dot_compute_ops(round_hw):
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64), src=MemLevel.SMEM)
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=2e6)
+    ex = TileAction("ex", ActionKind.SFU, flops=1e5)
+    red = TileAction("rd", ActionKind.REDUCE, flops=1e6, smem_bytes=2e5)
+    plan = _plan(dot, ew, ex, red)
+    tr = _traffic(0.0, 1.0)
+    d = action_demand(dot, plan, round_hw, tr)
+    # 2*128*128*64 = 2,097,152 FLOP / 1e13 = 0.2097 us; SMEM (128*64 + 64*128) * 2 B = 32,768 B / 1e12
+    assert d.busy_s[TC] == pytest.approx(2_097_152 / 1e13)
+    assert d.busy_s[SMEM] == pytest.approx(32_768 / 1e12)
+    assert action_demand(ew, plan, round_hw, tr).busy_s[CUDA] == pytest.approx(2 * US)
+    assert action_demand(ex, plan, round_hw, tr).busy_s[SFU] == pytest.approx(1 * US)
+    r = action_demand(red, plan, round_hw, tr)
+    assert r.busy_s[CUDA] == pytest.approx(1 * US) and r.busy_s[SMEM] == pytest.approx(0.2 * US)
+
+
+def test_region_scale(round_hw):
+    # 1 active SM, 2 resident: compute x2; DDR share 4e11/1/2 = 2e11 vs 1e11 -> x0.5;
+    # L2 min(8e11, 2e11)/2 = 1e11 vs 2e11 -> x2
+    s = region_scale(round_hw, 1, 2)
+    assert s[CUDA] == 2.0 and s[DDR] == pytest.approx(0.5) and s[L2] == pytest.approx(2.0)
+    with pytest.raises(PlanError, match="active_sms"):
+        region_scale(round_hw, 5, 1)
+
+
+def test_tmem_on_a_gpu_without_it_is_an_error(round_hw):
+    act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.TMEM)
+    with pytest.raises(PlanError, match=r"action\[ld\].dst"):
+        action_demand(act, _plan(act), round_hw, _traffic(0.0, 1.0))
+    assert TMEM == 3
+
+
+def test_missing_traffic_is_an_error(round_hw):
+    act = TileAction("ld", ActionKind.LOAD, tensor="a")
+    empty = CacheTraffic({}, 0.0, None, 0.0, 0.0, "empty")
+    with pytest.raises(PlanError, match="gave no traffic"):
+        action_demand(act, _plan(act), round_hw, empty)
