@@ -15,7 +15,7 @@ INTERPRETED_TIMEOUT_S = 300  # a generous bound for a tiny interpreted run on a 
 
 @pytest.fixture
 def run_interpreted():
-    """Call with a kernel name from interpreted.CHECKS; fails with the subprocess's output if the check fails."""
+    """Call with a kernel name from interpreted.CHECKS; on failure shows the subprocess's output."""
     pytest.importorskip("triton")
     pytest.importorskip("torch")
 

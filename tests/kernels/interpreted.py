@@ -1,8 +1,8 @@
 """Runs one reference kernel under the Triton interpreter on tiny CPU tensors and checks it against torch.
 
-Used by the tests in this folder as ``python interpreted.py NAME`` in a subprocess: TRITON_INTERPRET must be set
-before triton is imported, and setting it in the pytest process would leak into the frontend tests, which compile
-real TTGIR. Exits non-zero (an AssertionError with the worst error) if a result is off.
+Used by the tests in this folder as ``python interpreted.py NAME`` in a subprocess: TRITON_INTERPRET must be
+set before triton is imported, and setting it in the pytest process would leak into the frontend tests, which
+compile real TTGIR. Exits non-zero (an AssertionError with the worst error) if a result is off.
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ def check_persistent_gemm() -> None:
 
 def check_tma_gemm() -> None:
     import triton
-
     from tilesight.kernels.triton.tma_gemm import matmul_tma
 
     triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8))

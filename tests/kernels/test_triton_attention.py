@@ -1,4 +1,4 @@
-"""kernels/triton/attention.py under the Triton interpreter matches torch (see interpreted.check_attention)."""
+"""kernels/triton/attention.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""kernels/triton/gather_rows.py under the Triton interpreter matches torch (see interpreted.check_gather_rows)."""
+"""kernels/triton/gather_rows.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

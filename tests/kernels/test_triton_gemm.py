@@ -1,4 +1,4 @@
-"""kernels/triton/gemm.py under the Triton interpreter matches torch (see interpreted.check_gemm)."""
+"""kernels/triton/gemm.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""kernels/triton/layernorm.py under the Triton interpreter matches torch (see interpreted.check_layernorm)."""
+"""kernels/triton/layernorm.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

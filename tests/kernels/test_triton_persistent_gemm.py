@@ -1,4 +1,4 @@
-"""kernels/triton/persistent_gemm.py under the Triton interpreter matches torch (see interpreted.check_persistent_gemm)."""
+"""kernels/triton/persistent_gemm.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

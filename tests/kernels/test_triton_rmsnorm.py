@@ -1,4 +1,4 @@
-"""kernels/triton/rmsnorm.py under the Triton interpreter matches torch (see interpreted.check_rmsnorm)."""
+"""kernels/triton/rmsnorm.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

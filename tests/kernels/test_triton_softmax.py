@@ -1,4 +1,4 @@
-"""kernels/triton/softmax.py under the Triton interpreter matches torch (see interpreted.check_softmax)."""
+"""kernels/triton/softmax.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

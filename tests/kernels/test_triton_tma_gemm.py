@@ -1,4 +1,4 @@
-"""kernels/triton/tma_gemm.py under the Triton interpreter matches torch (see interpreted.check_tma_gemm)."""
+"""kernels/triton/tma_gemm.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 

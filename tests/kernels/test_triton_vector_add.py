@@ -1,4 +1,4 @@
-"""kernels/triton/vector_add.py under the Triton interpreter matches torch (see interpreted.check_vector_add)."""
+"""kernels/triton/vector_add.py, interpreted on CPU, matches torch (see interpreted.py)."""
 
 import pytest
 
