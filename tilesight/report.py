@@ -144,6 +144,7 @@ class Report:
             "occupancy": self.occupancy.to_dict(),
             "actions": [a.to_dict() for a in self.actions],
             "notes": list(self.notes),
+            "extras": dict(self.extras),
         }
 
     def __rich__(self) -> Any:

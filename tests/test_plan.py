@@ -1,0 +1,69 @@
+"""Plan validation: an inconsistent plan raises a typed error naming the field and the value."""
+
+from __future__ import annotations
+
+import pytest
+
+import tilesight as ts
+from tilesight.errors import LaunchError, PlanError
+from tilesight.library.gemm import gemm_plan
+from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+
+
+def _tensor(**kw):
+    return TensorAccess("x", "float16", (64, 64), (32, 32), **kw)
+
+
+def test_dependency_cycle():
+    body = (
+        TileAction("a", ActionKind.ELEMENTWISE, flops=1, deps=("b",)),
+        TileAction("b", ActionKind.ELEMENTWISE, flops=1, deps=("a",)),
+    )
+    with pytest.raises(PlanError, match="body.deps") as err:
+        TilePlan("cyc", TileGrid((1,)), (), body, BlockResources(32))
+    assert set(err.value.value) == {"a", "b"} and "cycle" in err.value.problem
+
+
+def test_tile_larger_than_tensor_without_mask():
+    with pytest.raises(PlanError, match=r"tensor\[x\].tile\[0\]=128"):
+        TensorAccess("x", "float16", (64, 64), (128, 32))
+    assert TensorAccess("x", "float16", (64, 64), (128, 32), masked=True).tile == (128, 32)
+
+
+def test_negative_trip_count():
+    body = (TileAction("a", ActionKind.ELEMENTWISE, flops=1),)
+    with pytest.raises(PlanError, match=r"loop\[k\].trips=-1"):
+        Loop("k", -1, body)
+
+
+def test_unknown_dependency_and_duplicate_names():
+    with pytest.raises(PlanError, match="is not a sibling"):
+        TilePlan(
+            "p",
+            TileGrid((1,)),
+            (),
+            (TileAction("a", ActionKind.ELEMENTWISE, flops=1, deps=("zz",)),),
+            BlockResources(32),
+        )
+    body = (TileAction("a", ActionKind.ELEMENTWISE, flops=1), TileAction("a", ActionKind.SFU, flops=1))
+    with pytest.raises(PlanError, match="unique"):
+        TilePlan("p", TileGrid((1,)), (), body, BlockResources(32))
+
+
+def test_shared_memory_beyond_the_gpu_limit():
+    plan = gemm_plan(4096, 4096, 4096, 256, 256, 128, num_stages=4)  # 4 x (256x128 + 128x256) x 2 B = 512 KiB
+    with pytest.raises(LaunchError, match="resources.smem_bytes=524288 exceeds h200's limit of 232448"):
+        ts.estimate(plan, hw="h200")
+
+
+def test_unknown_profile():
+    with pytest.raises(ts.UnknownProfileError, match="unknown hardware profile 'gpu9000'"):
+        ts.estimate(gemm_plan(256, 256, 256, 64, 64, 32), hw="gpu9000")
+
+
+def test_bad_action_kind_and_dot_shape():
+    with pytest.raises(PlanError, match=r"action\[a\].kind='fma'"):
+        TileAction("a", "fma")
+    with pytest.raises(PlanError, match=r"action\[d\].shape"):
+        TileAction("d", ActionKind.DOT, dtype="float16", shape=(1, 2))
+    assert _tensor().tile_bytes == 32 * 32 * 2
