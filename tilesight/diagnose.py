@@ -30,6 +30,8 @@ TAIL_WAVE_EFFICIENCY = 0.8  # waves / ceil(waves) below this: the last partial w
 MAX_TAIL_WAVES = 4.0  # beyond this many waves a partial last one costs little
 RECOMMENDED_GROUP_SIZE = 8  # the GROUP_M Triton's matmul tutorial uses; the what-if checks it
 MIN_SPEEDUP_TO_RECOMMEND = 1.02  # effects below this are reported as "no gain"
+US_PER_S = 1e6  # display unit
+_REUSE_BOUND = frozenset({Pipeline.L2, Pipeline.SMEM, Pipeline.L1_5})
 
 _GROUP_KEY = re.compile(r"^GROUP(_SIZE)?_M$|^group_m$|^GROUP_SIZE$", re.IGNORECASE)
 _BLOCK_KEY = re.compile(r"^(BLOCK|block)(_SIZE)?(_[A-Za-z]+)?$")
@@ -45,6 +47,7 @@ class BottleneckClass(StrEnum):
     SPILLS = "register spills"
     TAIL_WAVE = "tail wave"
     SMALL_GRID = "small grid"
+    TILE_REUSE = "low tile reuse"  # bound by on-chip or L2 bandwidth with cache hits already high
 
 
 # The tile-level change each class calls for (paper section 5, Table 5), in words.
@@ -71,6 +74,10 @@ ADVICE: dict[BottleneckClass, str] = {
         "change the tile size so the block count fills whole waves, or make the kernel persistent"
     ),
     BottleneckClass.SMALL_GRID: ("use smaller tiles (or split the reduction) so every SM gets work"),
+    BottleneckClass.TILE_REUSE: (
+        "use larger output tiles (BLOCK_M/BLOCK_N) so every loaded byte feeds more work and fewer bytes per "
+        "FLOP cross the bound pipeline"
+    ),
 }
 
 
@@ -200,6 +207,10 @@ METRICS: dict[BottleneckClass, tuple[str, Callable[[Report], float]]] = {
     BottleneckClass.SMALL_GRID: ("blocks", lambda r: float(r.occupancy.blocks)),
     BottleneckClass.SPILLS: ("latency (us)", lambda r: r.latency_us),
     BottleneckClass.INDIRECT_ADDRESSING: ("latency (us)", lambda r: r.latency_us),
+    BottleneckClass.TILE_REUSE: (
+        "busiest-pipeline busy time (us)",
+        lambda r: max(r.busy_s.values()) * US_PER_S,
+    ),
 }
 _PERCENT_METRICS = frozenset({"L2 hit", "busiest-pipeline utilisation"})
 
@@ -293,6 +304,18 @@ def find_issues(
         )
 
     exposed = 1.0 - _bottleneck_util(report)
+    high_hit_ddr = report.bottleneck is Pipeline.DDR and report.l2_hit_rate >= LOW_L2_HIT_RATE
+    if (report.bottleneck in _REUSE_BOUND or high_hit_ddr) and exposed <= EXPOSED_TIME_FRACTION:
+        issues.append(
+            Issue(
+                BottleneckClass.TILE_REUSE,
+                f"{report.bottleneck.value}-bound at {1 - exposed:.0%} utilisation with an L2 hit rate of "
+                f"{report.l2_hit_rate:.0%}: the traffic itself, not misses, bounds the kernel",
+                ADVICE[BottleneckClass.TILE_REUSE],
+                1.0 - exposed,
+                _block_changes(cfg, 2.0),
+            )
+        )
     if exposed > EXPOSED_TIME_FRACTION:
         issues.append(
             Issue(

@@ -6,8 +6,10 @@ Two sources, in order of preference:
   label)`` intervals (``pipeline`` a :class:`~tilesight.plan.Pipeline` or its value). Drawn as given.
 * Otherwise the lanes are **derived from the phases**: the phases are laid end to end in
   :data:`~tilesight.report.PHASES` order, and inside each phase every pipeline's busy time is one interval
-  that starts with the phase (clipped to the phase's length). This shows how much of each phase each
-  pipeline works and which one bounds it, not the order of actions inside the phase.
+  that starts with the phase (clipped to the phase's length). When the engine gives the steady time per
+  repeated unit (``report.extras["steady_per_unit_s"]``), the steady phase is cut into that many repeated
+  chunks (at most :data:`MAX_DRAWN_UNITS`), each pipeline's busy time shared evenly among them. This shows how
+  much of each phase each pipeline works and which one bounds it, not the order of actions inside a unit.
 
 Pure: no drawing here (see :mod:`tilesight.integrations.plot`).
 """
@@ -23,6 +25,8 @@ from .plan import PIPELINES, Pipeline
 from .report import PHASES, Report
 
 TIMELINE_EXTRA = "timeline"  # the report.extras key the engine may fill with explicit intervals
+STEADY_UNIT_EXTRA = "steady_per_unit_s"  # the engine's steady-state time per repeated unit, when it gives one
+MAX_DRAWN_UNITS = 16  # the steady phase is drawn as at most this many repeated chunks (readability only)
 
 
 class TimelineError(TileSightError, ValueError):
@@ -127,16 +131,26 @@ def _phase_spans(report: Report) -> tuple[PhaseSpan, ...]:
     return tuple(spans)
 
 
+def _chunks(report: Report, span: PhaseSpan) -> int:
+    unit = report.extras.get(STEADY_UNIT_EXTRA)
+    if span.phase != "steady" or not isinstance(unit, int | float) or unit <= 0:
+        return 1
+    units = round((span.end_s - span.start_s) / unit)
+    return max(1, min(units, MAX_DRAWN_UNITS))
+
+
 def _derived_segments(report: Report, spans: tuple[PhaseSpan, ...]) -> list[Segment]:
     by_name = {p.phase: p for p in report.phases}
     out = []
     for span in spans:
-        length = span.end_s - span.start_s
+        chunks = _chunks(report, span)
+        length = (span.end_s - span.start_s) / chunks
         for pipe, busy in by_name[span.phase].busy_s.items():
-            if busy > 0:
-                out.append(
-                    Segment(Pipeline(pipe), span.start_s, span.start_s + min(busy, length), span.phase)
-                )
+            if busy <= 0:
+                continue
+            for c in range(chunks):
+                start = span.start_s + c * length
+                out.append(Segment(Pipeline(pipe), start, start + min(busy / chunks, length), span.phase))
     return out
 
 
