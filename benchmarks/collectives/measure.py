@@ -30,7 +30,7 @@ import torch
 import torch.distributed as dist
 
 KIB = 1024
-DEFAULT_SIZES = [4 * KIB * 4**i for i in range(10)]  # 4 KiB, 16 KiB, ..., 1 GiB
+DEFAULT_SIZES = [4 * KIB * 2**i for i in range(19)]  # 4 KiB, 8 KiB, ..., 1 GiB
 # (M, N, K) of the whole problem. all-gather + GEMM: A (M, K) sharded over M, B (K, N) local, C (M, N).
 # GEMM + reduce-scatter: A (M, K) sharded over K, B (K, N) sharded over K, C (M, N) partial, reduce-scattered.
 AG_GEMM_CASES = [(8192, 1024, 8192), (16384, 1024, 8192), (8192, 4096, 8192), (16384, 8192, 8192)]
