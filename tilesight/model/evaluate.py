@@ -82,7 +82,7 @@ def tail_overlap(full_env: Envelope, resident: int) -> float:
 
 
 def _scaled(v: tuple[float, ...], k: float) -> tuple[float, ...]:
-    return tuple(x * k for x in v)
+    return tuple([x * k for x in v])
 
 
 def _sub(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
@@ -94,12 +94,24 @@ class _Region:
 
     __slots__ = ("active", "resident", "units", "scale", "cost", "unit_busy", "env")
 
-    def __init__(self, plan: TilePlan, demands, hw: HardwareProfile, active: int, resident: int, units: int):
+    def __init__(
+        self,
+        plan: TilePlan,
+        demands,
+        hw: HardwareProfile,
+        active: int,
+        resident: int,
+        units: int,
+        same_as: _Region | None = None,
+    ):
         self.active = active
         self.resident = resident
         self.units = units
         self.scale = region_scale(hw, active, resident)
-        self.cost: BodyCost = eval_body(plan.body, demands, self.scale)
+        if same_as is not None and same_as.scale == self.scale:  # e.g. a tail that still fills every SM
+            self.cost: BodyCost = same_as.cost
+        else:
+            self.cost = eval_body(plan.body, demands, self.scale)
         self.unit_busy = _scaled(self.cost.busy_s, 1.0 / resident)
         self.env: Envelope = envelope(
             self.cost.latency_s, self.cost.fill_s, max(self.unit_busy), units, resident - 1
@@ -164,7 +176,7 @@ def _evaluate(
     tail = None
     if wv.tail_blocks:
         p_tail = min(p, wv.tail_per_sm)
-        tail = _Region(plan, demands, hw, wv.tail_active_sms, p_tail, wv.tail_per_sm * per_program)
+        tail = _Region(plan, demands, hw, wv.tail_active_sms, p_tail, wv.tail_per_sm * per_program, full)
     main = full if full is not None else tail
     assert main is not None  # blocks >= 1
     t_main = main.env.total_s
