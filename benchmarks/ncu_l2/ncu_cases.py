@@ -1,0 +1,105 @@
+"""The GEMM cases profiled for L2 hit rates, and the fixed calibration / held-out split.
+
+Pure Python (no torch, triton or tilesight): the GPU driver, the CSV parser and the CPU scorer all import it.
+Cases span square, non-square, LLM-like and ragged shapes from 1k to 16k, tiles 64..256 x 64..256 with BLOCK_K
+32 / 64, GROUP_M 1 / 4 / 8, several num_stages / num_warps, and a persistent GEMM with several program counts.
+Matrices stay small enough (at most a few hundred MB, about 1 TFLOP) that one NCU pass over every case takes a
+few minutes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+
+DTYPE = "float16"
+ELEMENT_BYTES = 2
+# H200 per-block shared-memory limit (opt-in), bytes; configs whose pipelined operand buffers exceed it are
+# dropped (Triton would refuse them at launch). Mirrors hw_profiles/h200.toml's smem_per_block_max_bytes.
+SMEM_PER_BLOCK_MAX_BYTES = 232448
+HELD_OUT_MODULUS = 3  # one case in three (by hash of its id) is held out of any calibration
+
+# (M, N, K)
+SHAPES = [
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 2048),
+    (8192, 8192, 8192),
+    (16384, 4096, 1024),
+    (4096, 16384, 1024),
+    (16384, 16384, 512),
+    (4096, 11008, 4096),  # LLaMA-7B MLP up-projection, 4k tokens
+    (4096, 4096, 11008),  # ... and the down-projection
+    (2048, 14336, 4096),  # Mistral / LLaMA-3-8B MLP, 2k tokens
+    (16384, 1024, 4096),  # tall-skinny
+    (1024, 16384, 8192),  # wide, long K
+    (6144, 6144, 6144),
+    (3000, 5000, 2000),  # ragged: masked edge tiles
+    (12288, 12288, 1024),
+]
+
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps); 256-wide tiles use 8 warps to keep the accumulator in
+# registers (256 x 128 fp32 / 256 threads = 128 registers).
+CONFIGS = [
+    (128, 128, 64, 3, 4),
+    (128, 256, 64, 3, 8),
+    (64, 64, 32, 4, 4),
+    (256, 128, 32, 4, 8),
+    (128, 128, 32, 4, 8),
+    (64, 128, 64, 3, 4),
+    (128, 64, 32, 3, 4),
+    (256, 64, 64, 3, 8),
+]
+GROUP_MS = (1, 4, 8)
+CONFIGS_PER_SHAPE = 4
+
+# Persistent GEMM: (shape, config, GROUP_M) with program counts one, two and a half SM count.
+PERSISTENT_SHAPES = [(8192, 8192, 2048), (4096, 11008, 4096), (16384, 4096, 1024), (6144, 6144, 6144)]
+PERSISTENT_CONFIGS = [(128, 128, 64, 3, 4), (128, 256, 64, 3, 8)]
+PERSISTENT_PROGRAMS = (132, 264, 66)
+PERSISTENT_GROUP_MS = (1, 8)
+
+
+def smem_bytes(block_m: int, block_n: int, block_k: int, num_stages: int) -> int:
+    return num_stages * (block_m * block_k + block_k * block_n) * ELEMENT_BYTES
+
+
+def case_id(c: dict) -> str:
+    cid = (
+        f"{c['kernel']}_M{c['M']}_N{c['N']}_K{c['K']}_b{c['block_m']}x{c['block_n']}x{c['block_k']}"
+        f"_g{c['group_m']}_s{c['num_stages']}_w{c['num_warps']}"
+    )
+    return cid + (f"_p{c['programs']}" if c["programs"] else "")
+
+
+def _case(kernel, shape, cfg, group_m, programs=None) -> dict:
+    (m, n, k), (bm, bn, bk, stages, warps) = shape, cfg
+    c = dict(
+        kernel=kernel, M=m, N=n, K=k, block_m=bm, block_n=bn, block_k=bk, group_m=group_m,
+        num_stages=stages, num_warps=warps, programs=programs, dtype=DTYPE,
+    )  # fmt: skip
+    c["case_id"] = case_id(c)
+    return c
+
+
+def build_cases() -> list[dict]:
+    """Every case, in a fixed order grouped by shape (so the driver reuses its input matrices)."""
+    cases = []
+    for i, shape in enumerate(SHAPES):
+        # a rotating window over CONFIGS: each shape sees different tiles, every config appears on many shapes
+        configs = [CONFIGS[(i + j) % len(CONFIGS)] for j in range(CONFIGS_PER_SHAPE)]
+        for cfg, g in itertools.product(configs, GROUP_MS):
+            if smem_bytes(*cfg[:4]) <= SMEM_PER_BLOCK_MAX_BYTES:
+                cases.append(_case("grouped", shape, cfg, g))
+    for shape in PERSISTENT_SHAPES:
+        for cfg, g, p in itertools.product(PERSISTENT_CONFIGS, PERSISTENT_GROUP_MS, PERSISTENT_PROGRAMS):
+            cases.append(_case("persistent", shape, cfg, g, p))
+    ids = [c["case_id"] for c in cases]
+    assert len(set(ids)) == len(ids), "case ids must be unique"
+    return cases
+
+
+def is_held_out(cid: str) -> bool:
+    """Fixed, deterministic split: a third of the cases (by a hash of the id) never enter calibration."""
+    return int(hashlib.sha256(cid.encode()).hexdigest(), 16) % HELD_OUT_MODULUS == 0

@@ -1,0 +1,143 @@
+"""benchmarks/ncu_l2: case generation, the driver's dry run and launch path, and the ncu CSV parser (CPU)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "ncu_l2"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"tilesight_bench_{name}", HARNESS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+cases_mod = _load("ncu_cases")
+parse_mod = _load("ncu_parse")
+
+
+def test_cases_cover_the_study():
+    cases = cases_mod.build_cases()
+    assert len(cases) >= 180
+    assert len({c["case_id"] for c in cases}) == len(cases)
+    dims = {d for c in cases for d in (c["M"], c["N"], c["K"])}
+    assert min(dims) <= 1024 and max(dims) >= 16384
+    assert {c["group_m"] for c in cases} == {1, 4, 8}
+    assert {c["block_m"] for c in cases} >= {64, 128, 256} and {c["block_k"] for c in cases} == {32, 64}
+    persistent = [c for c in cases if c["kernel"] == "persistent"]
+    assert len({c["programs"] for c in persistent}) >= 3
+    assert any(c["M"] % c["block_m"] for c in cases)  # ragged shapes exercise masking
+    for c in cases:
+        smem = cases_mod.smem_bytes(c["block_m"], c["block_n"], c["block_k"], c["num_stages"])
+        assert smem <= cases_mod.SMEM_PER_BLOCK_MAX_BYTES
+
+
+def test_held_out_split_is_a_fixed_third():
+    ids = [c["case_id"] for c in cases_mod.build_cases()]
+    held = [i for i in ids if cases_mod.is_held_out(i)]
+    assert 0.25 < len(held) / len(ids) < 0.42
+    assert held == [i for i in ids if cases_mod.is_held_out(i)]  # deterministic
+
+
+def test_driver_dry_run_prints_markers():
+    out = subprocess.run(
+        [sys.executable, str(HARNESS / "driver.py"), "--dry-run", "--limit", "4"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert parse_mod.markers(out.stdout) == [c["case_id"] for c in cases_mod.build_cases()[:4]]
+
+
+# A fake ncu --csv output: the driver's markers and ncu's log lines interleave with the CSV; values carry
+# units (Mbyte, Kbyte with a thousands separator, usecond, %).
+FAKE_NCU = (Path(__file__).parent / "data" / "ncu_l2_fake.csv").read_text()
+
+
+def _doc(grid_b=132):
+    return {
+        "meta": {"gpu": "NVIDIA H200"},
+        "cases": [
+            {"case_id": "caseA", "grid": [64], "threads": 128, "M": 1024},
+            {"case_id": "caseB", "grid": [grid_b], "threads": 256, "M": 4096},
+        ],
+    }
+
+
+def test_parse_fake_ncu_csv():
+    ncu = parse_mod.parse_ncu_csv(FAKE_NCU)
+    assert sorted(ncu) == [0, 1]
+    # 6.29 Mbyte = 6.29e6 bytes; "2,097.15" Kbyte = 2.09715e6 bytes; 12.48 us = 1.248e-5 s
+    assert ncu[0]["dram_read_bytes"] == pytest.approx(6.29e6)
+    assert ncu[0]["dram_write_bytes"] == pytest.approx(2.09715e6)
+    assert ncu[0]["time_s"] == pytest.approx(1.248e-5)
+    assert ncu[1]["l2_hit_pct"] == pytest.approx(88.1) and ncu[1]["dram_read_bytes"] == pytest.approx(1.5e9)
+    rows = parse_mod.join(_doc(), ncu, parse_mod.markers(FAKE_NCU))
+    assert [r["case_id"] for r in rows] == ["caseA", "caseB"]
+    assert rows[0]["l2_hit_pct"] == pytest.approx(93.75) and rows[1]["kernel"] == "matmul_persistent_kernel"
+
+
+def test_parse_detects_misalignment():
+    ncu = parse_mod.parse_ncu_csv(FAKE_NCU)
+    with pytest.raises(parse_mod.NcuParseError, match="caseB"):
+        parse_mod.join(_doc(grid_b=100), ncu)
+    with pytest.raises(parse_mod.NcuParseError, match="launch order"):
+        parse_mod.join(_doc(), ncu, ["caseB", "caseA"])
+    with pytest.raises(parse_mod.NcuParseError, match="header"):
+        parse_mod.parse_ncu_csv("no csv here")
+
+
+def test_parse_main_writes_json_and_csv(tmp_path):
+    (tmp_path / "raw.csv").write_text(FAKE_NCU)
+    (tmp_path / "cases.json").write_text(json.dumps(_doc()))
+    out = tmp_path / "ncu_l2_h200.json"
+    parse_mod.main(
+        ["--raw", str(tmp_path / "raw.csv"), "--cases", str(tmp_path / "cases.json"), "--out", str(out)]
+    )
+    doc = json.loads(out.read_text())
+    assert len(doc["cases"]) == 2 and doc["meta"]["gpu"] == "NVIDIA H200"
+    assert out.with_suffix(".csv").read_text().startswith("case_id")
+
+
+def test_driver_signature_matches_kernels():
+    pytest.importorskip("triton")
+    driver = _load("driver")
+    matmul, persistent = driver._kernels()
+    for c in cases_mod.build_cases()[:1] + [c for c in cases_mod.build_cases() if c["programs"]][:1]:
+        fn = persistent if c["programs"] else matmul
+        names = list(fn.arg_names)
+        consts = {k for k in driver._constexprs(c) if k not in ("num_warps", "num_stages")}
+        assert names[: len(driver._args(c, 1, 2, 3))] == names[: -len(consts)]
+        assert set(names[-len(consts) :]) == consts
+
+
+def test_driver_launch_path_in_interpreter(tmp_path):
+    pytest.importorskip("triton")
+    pytest.importorskip("torch")
+    tiny = [
+        cases_mod._case("grouped", (64, 96, 80), (32, 32, 32, 2, 4), 2),
+        cases_mod._case("persistent", (64, 96, 80), (32, 32, 32, 2, 4), 2, 3),
+    ]
+    (tmp_path / "cases.json").write_text(json.dumps(tiny))
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    cmd = [
+        sys.executable,
+        str(HARNESS / "driver.py"),
+        "--cases",
+        str(tmp_path / "cases.json"),
+        "--device",
+        "cpu",
+    ]
+    out = subprocess.run([*cmd, "--out", str(tmp_path)], capture_output=True, text=True, env=env, check=True)
+    assert parse_mod.markers(out.stdout) == [c["case_id"] for c in tiny]
+    doc = json.loads((tmp_path / "ncu_l2_cases.json").read_text())
+    # 64/32 x 96/32 = 6 tiles; the persistent kernel launches min(3 programs, 6 tiles) = 3
+    assert [c["grid"] for c in doc["cases"]] == [[6], [3]]
