@@ -1,0 +1,152 @@
+"""Calibration kernels on CPU: they compute the right thing under TRITON_INTERPRET=1 on tiny sizes, and
+compile for sm_90 (GPUTarget("cuda", 90, 32)) to the instruction families the suite claims to time."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# Runs in a fresh interpreter: TRITON_INTERPRET must be set before triton is imported. Each check redoes the
+# kernel's arithmetic in torch (e.g. the chase 0 -> 2 -> 3 -> 1 ends on index 1 after 3 steps).
+INTERPRETER_SCRIPT = r"""
+import torch
+from benchmarks.calibrate import kernels as K
+x = torch.rand(4096); out = torch.zeros(4)
+K.read_reduce[(4,)](x, out, 4096, BLOCK=256)
+assert abs(out.sum().item() - x.sum().item()) < 1e-2, (out.sum(), x.sum())
+dst = torch.empty_like(x); K.copy[(4,)](x, dst, 4096, BLOCK=256); assert torch.equal(x, dst)
+K.reread[(4,)](x, out, 1024, 3, BLOCK=256); assert abs(out.sum().item() - 3 * x[:1024].sum().item()) < 1e-2
+a = torch.randn(64, 32).half(); bt = torch.randn(32, 32).half(); c = torch.empty(64, 32)
+K.gemm[(2,)](a, bt, c, 64, 32, 32, BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP=2, PRECISION="tf32")
+assert torch.allclose(c, a.float() @ bt.float().T, atol=1e-2), (c - a.float() @ bt.float().T).abs().max()
+x = torch.rand(256) * 0.5 + 0.5; y = torch.empty_like(x)
+K.fma_chain[(2,)](x, y, 3, BLOCK=128, CHAINS=8)
+a0 = x.clone(); acc = []
+for s in (0, 1, 2, 3):
+    a = x + s
+    for _ in range(3 * 2): a = a * x + x * 0.5
+    acc.append(a)
+assert torch.allclose(y, sum(acc), rtol=1e-5)
+K.sfu_chain[(2,)](x, y, 2, BLOCK=128, UNROLL=2, OP=0)
+a = x.clone()
+for _ in range(4): a = torch.exp2(-a)
+starts = [x, x*0.5+0.25, x*0.25+0.5, x*0.125+0.75]
+ref = 0
+for s in starts:
+    a = s
+    for _ in range(4): a = torch.exp2(-a)
+    ref = ref + a
+assert torch.allclose(y, ref, rtol=1e-5)
+t = torch.rand(2 * 16 * 16); o = torch.empty_like(t)
+K.smem_transpose[(2,)](t, o, 2, T=16)
+r = t.view(2, 16, 16)
+for _ in range(2): r = r * 0.5 + r.transpose(1, 2)
+assert torch.allclose(o.view(2, 16, 16), r, rtol=1e-5)
+nxt = torch.tensor([2, 0, 3, 1], dtype=torch.int64); po = torch.empty(1, dtype=torch.int64)
+K.pointer_chase[(1,)](nxt, po, 3, 0)  # 0 -> 2 -> 3 -> 1
+assert po.item() == 1, po
+K.empty[(1,)]()
+print("INTERPRETER_OK")
+"""
+
+
+@pytest.mark.triton
+def test_kernels_compute_the_right_thing_under_the_interpreter(tmp_path):
+    pytest.importorskip("triton")
+    pytest.importorskip("torch")
+    script = tmp_path / "interp.py"
+    script.write_text(INTERPRETER_SCRIPT)
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert "INTERPRETER_OK" in proc.stdout, proc.stderr[-3000:]
+
+
+def _compile(fn, signature, constexprs, **options):
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    sig = {**signature, **{k: "constexpr" for k in constexprs}}
+    src = ASTSource(fn, sig, constexprs=constexprs)
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
+
+
+@pytest.fixture(scope="module")
+def K():
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.calibrate import kernels
+
+    return kernels
+
+
+GEMM_SIG = {"a_ptr": "*fp16", "bt_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
+
+
+def _gemm(K, cfg):
+    bm, bn, bk, nw, ns = cfg
+    const = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP": K.GROUP_M, "PRECISION": "tf32"}
+    return _compile(K.gemm, GEMM_SIG, const, num_warps=nw, num_stages=ns)
+
+
+@pytest.mark.triton
+def test_wgmma_config_compiles_to_mma_v3(K):
+    k = _gemm(K, K.GEMM_WGMMA)
+    assert re.findall(r"versionMajor = (\d)", k.asm["ttgir"])[0] == "3"
+    assert "wgmma" in k.asm["ptx"]
+
+
+@pytest.mark.triton
+@pytest.mark.parametrize("i", [0, 1])
+def test_legacy_configs_compile_to_mma_sync(K, i):
+    # rule (Triton supportMMA): v3 needs num_warps % 4 == 0 and BLOCK_M % 64 == 0; config 0 breaks the first
+    # (2 warps), config 1 the second (BLOCK_M = 32)
+    k = _gemm(K, K.GEMM_LEGACY[i])
+    assert re.findall(r"versionMajor = (\d)", k.asm["ttgir"])[0] == "2"
+    assert "mma.sync" in k.asm["ptx"] and "wgmma" not in k.asm["ptx"]
+
+
+@pytest.mark.triton
+def test_smem_kernel_round_trips_through_shared_memory(K):
+    sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "iters": "i32"}
+    k = _compile(K.smem_transpose, sig, {"T": 64}, num_warps=8)
+    assert "st.shared" in k.asm["ptx"] and "ld.shared" in k.asm["ptx"]
+
+
+@pytest.mark.triton
+def test_sfu_and_fma_kernels_emit_the_probed_instructions(K):
+    sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "iters": "i32"}
+    k = _compile(K.sfu_chain, sig, {"BLOCK": 1024, "UNROLL": 4, "OP": 0}, num_warps=4)
+    # 4 chains x UNROLL 4 x 8 elements per thread (1024 / 128 threads) = 128 ex2 per loop body
+    assert len(re.findall(r"ex2\.approx", k.asm["ptx"])) == 128
+    k = _compile(K.fma_chain, sig, {"BLOCK": 1024, "CHAINS": 8}, num_warps=4)
+    # 8 chains x 8 elements per thread = 64 fma per loop body
+    assert len(re.findall(r"\bfma\.rn\.f32", k.asm["ptx"])) == 64
+
+
+@pytest.mark.triton
+def test_pointer_chase_bypasses_l1(K):
+    sig = {"next_ptr": "*i64", "out_ptr": "*i64", "steps": "i32", "start": "i64"}
+    k = _compile(K.pointer_chase, sig, {}, num_warps=1)
+    assert "ld.global.cg" in k.asm["ptx"]
+
+
+def test_run_without_a_gpu_exits_cleanly(tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.calibrate import measure, run
+
+    assert run.main(["--out", str(tmp_path / "c.json")]) == 2
+    assert measure.mma_family("wgmma.mma_async.sync") == "wgmma"
+    assert measure.mma_family("mma.sync.aligned.m16n8k16") == "mma.sync"
+    assert measure.mma_family("fma.rn.f32") == "none"
