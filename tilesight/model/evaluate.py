@@ -43,7 +43,7 @@ from .tile import BodyCost, eval_body
 # Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
 # the same shapes while a frontend sweeps configurations.
 TRAFFIC_CACHE_SIZE = 256
-_TRAFFIC: OrderedDict[tuple, tuple[HardwareProfile, CacheTraffic]] = OrderedDict()
+_TRAFFIC: OrderedDict[_Key, tuple[HardwareProfile, CacheTraffic]] = OrderedDict()
 
 
 def _model_key(model: CacheModel) -> Hashable:
@@ -57,9 +57,27 @@ def _model_key(model: CacheModel) -> Hashable:
     return (type(model), getattr(model, "name", None))
 
 
-def cached_traffic(plan: TilePlan, hw: HardwareProfile, model: CacheModel) -> CacheTraffic:
+class _Key:
+    """A memo key that hashes its parts once (a plan's dataclass hash walks the whole plan every time)."""
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, *parts: Hashable) -> None:
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self._hash == other._hash and self.parts == other.parts
+
+
+def cached_traffic(
+    plan: TilePlan, hw: HardwareProfile, model: CacheModel, *, plan_hash: int | None = None
+) -> CacheTraffic:
     """``model.traffic(plan, hw)``, memoised per (plan, profile object, model settings)."""
-    key = (plan, id(hw), _model_key(model))
+    key = _Key(plan_hash if plan_hash is not None else hash(plan), plan, id(hw), _model_key(model))
     hit = _TRAFFIC.get(key)
     if hit is not None and hit[0] is hw:
         _TRAFFIC.move_to_end(key)
@@ -121,7 +139,7 @@ class _Region:
 # Reports kept per (plan, profile, cache model, network times): re-evaluating an unchanged launch (a decorated
 # kernel called in a loop) returns the same immutable Report.
 REPORT_CACHE_SIZE = 256
-_REPORTS: OrderedDict[tuple, tuple[HardwareProfile, Report]] = OrderedDict()
+_REPORTS: OrderedDict[_Key, tuple[HardwareProfile, Report]] = OrderedDict()
 
 
 def evaluate(
@@ -133,12 +151,13 @@ def evaluate(
 ) -> Report:
     """Predict one launch of ``plan`` on ``profile`` (module docstring). Raises LaunchError / PlanError."""
     model = cache_model if cache_model is not None else default_cache_model()
-    key = (plan, id(profile), _model_key(model), tuple(sorted((net_time_s or {}).items())))
+    plan_hash = hash(plan)
+    key = _Key(plan_hash, plan, id(profile), _model_key(model), tuple(sorted((net_time_s or {}).items())))
     hit = _REPORTS.get(key)
     if hit is not None and hit[0] is profile:
         _REPORTS.move_to_end(key)
         return hit[1]
-    report = _evaluate(plan, profile, model, net_time_s)
+    report = _evaluate(plan, profile, model, net_time_s, plan_hash)
     _REPORTS[key] = (profile, report)
     if len(_REPORTS) > REPORT_CACHE_SIZE:
         _REPORTS.popitem(last=False)
@@ -152,7 +171,11 @@ def clear_caches() -> None:
 
 
 def _evaluate(
-    plan: TilePlan, hw: HardwareProfile, model: CacheModel, net_time_s: Mapping[str, float] | None
+    plan: TilePlan,
+    hw: HardwareProfile,
+    model: CacheModel,
+    net_time_s: Mapping[str, float] | None,
+    plan_hash: int,
 ) -> Report:
     grid = plan.grid
     blocks = grid.blocks
@@ -160,7 +183,7 @@ def _evaluate(
     occ = residency(plan.resources, hw, blocks)
     p = occ.resident_blocks
     wv = waves(blocks, hw.sm_count, p)
-    traffic = cached_traffic(plan, hw, model)
+    traffic = cached_traffic(plan, hw, model, plan_hash=plan_hash)
 
     demands: dict[str, ActionDemand] = {}
     occurrences: dict[str, int] = {}
