@@ -1,0 +1,208 @@
+"""Score the cache model against the committed NCU L2 data (CPU only).
+
+    python benchmarks/score_l2.py [--data benchmarks/data/ncu_l2_h200.json] [--hw h200] [--json OUT]
+
+For every measured GEMM launch it builds the plan with :func:`tilesight.library.gemm.gemm_plan` (shared memory
+and registers as the compiled kernel reported them), predicts with the SDCM cache model and prints
+
+* MAE of the L2 sector hit rate in percentage points, separately on the calibration and held-out thirds
+  (fixed split by a hash of the case id, ``benchmarks/ncu_l2/ncu_cases.py``); the compulsory-miss baseline
+  alongside;
+* mean relative error of DRAM bytes (read + write);
+* swizzle sensitivity: for each configuration where NCU shows GROUP_M moving the hit rate by more than
+  :data:`SWIZZLE_THRESHOLD_PP`, whether the model moves the same way.
+
+``--capacity-sweep`` additionally reports which single L2 effective capacity fits the calibration third best
+(a diagnostic for the profile's calibrated ``l2_effective_bytes``; the held-out third is never used for it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from tilesight.cache import CompulsoryCacheModel
+from tilesight.cache.model import SdcmCacheModel
+from tilesight.hardware import load_profile
+from tilesight.library.gemm import gemm_plan
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = HERE / "data" / "ncu_l2_h200.json"
+SWIZZLE_THRESHOLD_PP = 5.0
+TARGET_MAE_PP = 2.0
+TARGET_DRAM_REL = 0.10
+
+
+def _split():
+    spec = importlib.util.spec_from_file_location(
+        "tilesight_bench_ncu_cases", HERE / "ncu_l2" / "ncu_cases.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.is_held_out
+
+
+def plan_for(case: dict):
+    """The GEMM plan of one measured case, with the compiled kernel's shared memory and registers."""
+    shared = case.get("shared_bytes", -1)
+    regs = case.get("n_regs", -1)
+    return gemm_plan(
+        case["M"], case["N"], case["K"], case["block_m"], case["block_n"], case["block_k"],
+        group_m=case["group_m"], num_stages=case["num_stages"], num_warps=case["num_warps"],
+        dtype=case.get("dtype", "float16"), programs=case.get("programs") or None,
+        smem_bytes=shared if shared is not None and shared >= 0 else None,
+        regs_per_thread=regs if regs is not None and regs > 0 else None,
+    )  # fmt: skip
+
+
+def predict(cases: list[dict], hw, model) -> list[dict]:
+    rows = []
+    for c in cases:
+        t = model.traffic(plan_for(c), hw)
+        rows.append(
+            {
+                "case_id": c["case_id"],
+                "pred_hit_pct": 100.0 * t.l2_hit_rate,
+                "meas_hit_pct": c["l2_hit_pct"],
+                "pred_dram": t.dram_bytes,
+                "meas_dram": c["dram_read_bytes"] + c["dram_write_bytes"],
+            }
+        )
+    return rows
+
+
+def _mae(rows: list[dict]) -> float:
+    return (
+        float(np.mean([abs(r["pred_hit_pct"] - r["meas_hit_pct"]) for r in rows])) if rows else float("nan")
+    )
+
+
+def _dram_rel(rows: list[dict]) -> float:
+    rel = [abs(r["pred_dram"] - r["meas_dram"]) / r["meas_dram"] for r in rows if r["meas_dram"] > 0]
+    return float(np.mean(rel)) if rel else float("nan")
+
+
+def swizzle_check(cases: list[dict], rows: list[dict]) -> tuple[int, int, list[str]]:
+    """(agreeing, total, failures) over GROUP_M pairs of the same configuration moving NCU by > threshold."""
+    by_id = {r["case_id"]: r for r in rows}
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for c in cases:
+        key = tuple(c.get(k) for k in ("kernel", "M", "N", "K", "block_m", "block_n", "block_k", "num_stages",
+                                        "num_warps", "programs"))  # fmt: skip
+        groups[key].append(c)
+    agree = total = 0
+    failures = []
+    for members in groups.values():
+        members = sorted(members, key=lambda c: c["group_m"])
+        for i, lo in enumerate(members):
+            for hi in members[i + 1 :]:
+                a, b = by_id[lo["case_id"]], by_id[hi["case_id"]]
+                dm = b["meas_hit_pct"] - a["meas_hit_pct"]
+                if abs(dm) <= SWIZZLE_THRESHOLD_PP:
+                    continue
+                dp = b["pred_hit_pct"] - a["pred_hit_pct"]
+                total += 1
+                if np.sign(dp) == np.sign(dm):
+                    agree += 1
+                else:
+                    failures.append(
+                        f"{lo['case_id']} -> GROUP_M={hi['group_m']}: NCU {dm:+.1f} pp, model {dp:+.1f} pp"
+                    )
+    return agree, total, failures
+
+
+def score(cases: list[dict], hw, model) -> dict:
+    held_out = _split()
+    rows = predict(cases, hw, model)
+    cal = [r for r in rows if not held_out(r["case_id"])]
+    held = [r for r in rows if held_out(r["case_id"])]
+    agree, total, failures = swizzle_check(cases, rows)
+    return {
+        "model": model.name,
+        "cases": len(rows),
+        "mae_pp_calibration": _mae(cal),
+        "mae_pp_held_out": _mae(held),
+        "dram_rel_err_calibration": _dram_rel(cal),
+        "dram_rel_err_held_out": _dram_rel(held),
+        "dram_rel_err_all": _dram_rel(rows),
+        "swizzle_agree": agree,
+        "swizzle_total": total,
+        "swizzle_failures": failures,
+        "rows": rows,
+    }
+
+
+def capacity_sweep(cases: list[dict], hw, factors: np.ndarray) -> list[tuple[float, float]]:
+    """MAE on the calibration third for a range of L2 effective capacities (never the held-out third)."""
+    held_out = _split()
+    cal = [c for c in cases if not held_out(c["case_id"])]
+    out = []
+    for f in factors:
+        cap = float(hw.l2_effective_bytes * f)
+        out.append((cap, _mae(predict(cal, hw, SdcmCacheModel(l2_capacity_bytes=cap)))))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--hw", default="h200")
+    ap.add_argument("--json", type=Path, default=None, help="write the scores (and per-case rows) here")
+    ap.add_argument("--capacity-sweep", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.data.exists():
+        print(
+            f"no measured data at {args.data}: run benchmarks/ncu_l2/run.sh on the GPU first", file=sys.stderr
+        )
+        return 2
+    doc = json.loads(args.data.read_text())
+    measured = ("l2_hit_pct", "dram_read_bytes", "dram_write_bytes")
+    cases = [c for c in doc["cases"] if all(np.isfinite(c.get(k, float("nan"))) for k in measured)]
+    if len(cases) < len(doc["cases"]):
+        print(f"skipping {len(doc['cases']) - len(cases)} cases without all of {measured}", file=sys.stderr)
+    hw = load_profile(args.hw)
+    print(f"{len(cases)} cases from {args.data.name} ({doc['meta'].get('gpu')}, {doc['meta'].get('date')})")
+    results = {}
+    for model in (SdcmCacheModel(), CompulsoryCacheModel()):
+        s = score(cases, hw, model)
+        results[model.name] = s
+        print(
+            f"{model.name:>10}: L2 hit MAE {s['mae_pp_calibration']:.2f} pp (calibration) / "
+            f"{s['mae_pp_held_out']:.2f} pp (held-out); DRAM bytes mean rel. err. "
+            f"{100 * s['dram_rel_err_calibration']:.1f}% / {100 * s['dram_rel_err_held_out']:.1f}%; "
+            f"swizzle direction {s['swizzle_agree']}/{s['swizzle_total']}"
+        )
+    s = results["sdcm"]
+    ok_mae = s["mae_pp_held_out"] <= TARGET_MAE_PP
+    ok_dram = s["dram_rel_err_all"] <= TARGET_DRAM_REL
+    ok_swz = s["swizzle_agree"] == s["swizzle_total"]
+    print(f"target held-out MAE <= {TARGET_MAE_PP} pp: {'PASS' if ok_mae else 'FAIL'}")
+    print(
+        f"target DRAM bytes within {100 * TARGET_DRAM_REL:.0f}% on average: {'PASS' if ok_dram else 'FAIL'}"
+    )
+    print(
+        f"target swizzle direction on every > {SWIZZLE_THRESHOLD_PP} pp change: "
+        f"{'PASS' if ok_swz else 'FAIL'}"
+    )
+    for f in s["swizzle_failures"][:20]:
+        print("   ", f)
+    worst = sorted(s["rows"], key=lambda r: -abs(r["pred_hit_pct"] - r["meas_hit_pct"]))[:10]
+    print("largest L2 hit-rate errors:")
+    for r in worst:
+        print(f"    {r['case_id']}: model {r['pred_hit_pct']:.1f}%  NCU {r['meas_hit_pct']:.1f}%")
+    if args.capacity_sweep:
+        for cap, mae in capacity_sweep(cases, hw, np.linspace(0.5, 1.2, 15)):
+            print(f"    L2 effective {cap / 2**20:6.1f} MiB: calibration MAE {mae:.2f} pp")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""benchmarks/score_l2.py: scoring of measured NCU data, on synthetic measurements."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tilesight.cache.model import SdcmCacheModel
+from tilesight.hardware import load_profile
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+score_l2 = _load(BENCH / "score_l2.py", "tilesight_bench_score_l2")
+ncu_cases = _load(BENCH / "ncu_l2" / "ncu_cases.py", "tilesight_bench_ncu_cases")
+H200 = load_profile("h200")
+
+
+def _measured(offset_pp: float) -> list[dict]:
+    """Small real cases with 'measurements' equal to the model's prediction plus ``offset_pp``."""
+    cases = [c for c in ncu_cases.build_cases() if c["M"] * c["N"] <= 2048 * 2048][:12]
+    out = []
+    for c in cases:
+        t = SdcmCacheModel().traffic(score_l2.plan_for(c), H200)
+        out.append(
+            dict(c, l2_hit_pct=100 * t.l2_hit_rate + offset_pp, dram_read_bytes=1.1 * t.dram_read_bytes,
+                 dram_write_bytes=1.1 * t.dram_write_bytes, shared_bytes=-1, n_regs=-1)
+        )  # fmt: skip
+    return out
+
+
+def test_scores_on_synthetic_measurements():
+    cases = _measured(1.5)
+    s = score_l2.score(cases, H200, SdcmCacheModel())
+    # predictions are 1.5 pp below the "measurement"; DRAM predictions 1/1.1 of it: |1/1.1 - 1| = 0.0909
+    assert s["mae_pp_calibration"] == pytest.approx(1.5) and s["mae_pp_held_out"] == pytest.approx(1.5)
+    assert s["dram_rel_err_all"] == pytest.approx(1 - 1 / 1.1)
+    assert s["cases"] == len(cases)
+
+
+def test_swizzle_check_counts_direction():
+    base = dict(kernel="grouped", M=1, N=1, K=1, block_m=1, block_n=1, block_k=1, num_stages=1, num_warps=1)
+    cases = [dict(base, case_id=f"g{g}", group_m=g, programs=None) for g in (1, 4, 8)]
+    rows = [
+        {"case_id": "g1", "meas_hit_pct": 60.0, "pred_hit_pct": 70.0},
+        {"case_id": "g4", "meas_hit_pct": 80.0, "pred_hit_pct": 75.0},  # +20 measured, +5 predicted: agrees
+        {
+            "case_id": "g8",
+            "meas_hit_pct": 82.0,
+            "pred_hit_pct": 60.0,
+        },  # vs g1: +22 / -10 disagrees; vs g4: < 5 pp
+    ]
+    agree, total, failures = score_l2.swizzle_check(cases, rows)
+    assert (agree, total) == (1, 2) and "GROUP_M=8" in failures[0]
+
+
+def test_main_reads_data_file(tmp_path, capsys):
+    data = tmp_path / "ncu.json"
+    data.write_text(json.dumps({"meta": {"gpu": "fake", "date": "today"}, "cases": _measured(0.0)}))
+    assert score_l2.main(["--data", str(data), "--json", str(tmp_path / "s.json")]) == 0
+    out = capsys.readouterr().out
+    assert "target held-out MAE <= 2.0 pp: PASS" in out
+    assert json.loads((tmp_path / "s.json").read_text())["sdcm"]["mae_pp_held_out"] == pytest.approx(0.0)
+
+
+def test_missing_data_is_reported(tmp_path):
+    assert score_l2.main(["--data", str(tmp_path / "none.json")]) == 2
