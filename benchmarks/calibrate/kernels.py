@@ -170,10 +170,12 @@ def empty():
 
 
 @triton.jit
-def pointer_chase(next_ptr, out_ptr, steps, start):
+def pointer_chase(next_ptr, out_ptr, steps):
     """One dependent load after another (a single program): time / steps is the load-to-use latency of the
-    level the chain lives in. ``next_ptr`` holds, at each visited index, the index of the next element."""
-    p = start
+    level the chain lives in. ``next_ptr`` holds, at each visited index, the index of the next element; the
+    start index is read from ``out_ptr[0]`` (an int64 tensor, so the loop-carried index is int64 whatever the
+    start value) and the final index is written back there."""
+    p = tl.load(out_ptr)
     for _ in range(steps):
         p = tl.load(next_ptr + p, cache_modifier=".cg")
     tl.store(out_ptr, p)

@@ -238,14 +238,14 @@ def _chain(n_bytes: int) -> tuple[torch.Tensor, int]:
 
 def _chase_s(n_bytes: int, reps: int = 3) -> float:
     nxt, start = _chain(n_bytes)
-    out = torch.empty(1, device="cuda", dtype=torch.int64)
-    K.pointer_chase[(1,)](nxt, out, CHASE_STEPS, start, num_warps=1)  # compile + warm the chain
+    out = torch.full((1,), start, device="cuda", dtype=torch.int64)  # start index in, end index out
+    K.pointer_chase[(1,)](nxt, out, CHASE_STEPS, num_warps=1)  # compile + warm the chain
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         t0.record()
-        K.pointer_chase[(1,)](nxt, out, CHASE_STEPS, start, num_warps=1)
+        K.pointer_chase[(1,)](nxt, out, CHASE_STEPS, num_warps=1)
         t1.record()
         torch.cuda.synchronize()
         times.append(t0.elapsed_time(t1) * 1e-3)
