@@ -142,3 +142,39 @@ def test_net_time_fills_the_net_entry_and_missing_is_noted(round_hw):
     assert r.busy_s[Pipeline.NET] == pytest.approx(5 * US)
     r0 = evaluate(plan, round_hw)
     assert any("no network time" in n for n in r0.notes)
+
+
+def test_persistent_programs_run_their_tiles_back_to_back(round_hw):
+    # 8 tiles on 4 programs: 4 blocks, 1 resident (grid limit ceil(4/4)), each program runs 2 tiles in turn:
+    # N = 2 units of L = 5 us at d = 0 -> 10 us, + 2 launch = 12 us.
+    from dataclasses import replace
+
+    plan = stream_plan(tiles=8, trips=1, stages=1)
+    plan = replace(plan, grid=replace(plan.grid, programs=4))
+    r = evaluate(plan, round_hw)
+    assert r.occupancy.blocks == 4 and r.occupancy.resident_blocks == 1
+    assert r.extras["tiles_per_program"] == 2
+    assert r.latency_s == pytest.approx(12 * US)
+
+
+def test_nested_loops_apply_the_envelope_recursively(round_hw):
+    # inner loop: 4 trips, 2 stages of (load 2 us incl. latency -> compute 3 us): T_inner = 14 us (as above),
+    # usage 4 x 3 = 12 us CUDA. outer loop: 2 trips, 1 stage: L = 14, T_steady = max(12, 14) = 14 -> 28 us.
+    # 4 tiles on 4 SMs: 28 + 2 launch = 30 us.
+    from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+
+    x = TensorAccess("x", "float32", (4 * 8, 25_000), (1, 25_000))
+    inner = Loop(
+        "inner",
+        4,
+        stages=2,
+        body=(
+            TileAction("load", ActionKind.LOAD, tensor="x"),
+            TileAction("compute", ActionKind.ELEMENTWISE, flops=3e6, deps=("load",)),
+        ),
+    )
+    plan = TilePlan("nested", TileGrid((4,)), (x,), (Loop("outer", 2, (inner,)),), BlockResources(128))
+    r = evaluate(plan, round_hw)
+    assert r.latency_s == pytest.approx(30 * US)
+    assert r.busy_s[Pipeline.CUDA] == pytest.approx(24 * US)
+    assert set(r.extras["best_orders"]) == {"tile", "outer", "inner"}
