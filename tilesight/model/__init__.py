@@ -7,10 +7,7 @@
 * :mod:`.occupancy`: resident blocks per SM and waves;
 * :mod:`.explain`: bottleneck and reason per phase;
 * :mod:`.evaluate`: the whole kernel, full waves and tail, and the Report.
+
+The entry point is :func:`tilesight.model.evaluate.evaluate` (``tilesight.estimate`` calls it). It is not
+re-exported here, so that ``tilesight.model.evaluate`` stays the module.
 """
-
-from __future__ import annotations
-
-from .evaluate import evaluate
-
-__all__ = ["evaluate"]
