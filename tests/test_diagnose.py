@@ -1,0 +1,181 @@
+"""Diagnosis rules: each bottleneck class from a report built by hand, and effects stated from two reports."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tilesight.diagnose import BottleneckClass, Change, diagnose, find_issues, proposals
+from tilesight.errors import LaunchError
+from tilesight.integrations.whatif import explore
+from tilesight.plan import (
+    ActionKind,
+    BlockResources,
+    Pipeline,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+)
+from tilesight.report import Occupancy, PhaseCost, Report
+
+
+def report(
+    *,
+    latency_s: float = 100e-6,
+    bottleneck: Pipeline = Pipeline.DDR,
+    util: dict[Pipeline, float] | None = None,
+    l2_hit: float = 0.9,
+    resident: int = 2,
+    limiter: str = "smem",
+    blocks: int = 1056,
+    full_waves: int = 4,
+    tail_blocks: int = 0,
+    sm_count: int = 132,
+    tail_s: float = 0.0,
+) -> Report:
+    util = util if util is not None else {bottleneck: 0.95}
+    busy = {p: u * latency_s for p, u in util.items()}
+    phases = (PhaseCost("steady", latency_s - tail_s, bottleneck, busy),)
+    if tail_s:
+        phases += (PhaseCost("tail", tail_s, bottleneck, busy),)
+    occ = Occupancy(resident, limiter, {limiter: resident}, blocks, full_waves, tail_blocks, 66, sm_count)
+    return Report(
+        kernel="k",
+        hw="h200",
+        latency_s=latency_s,
+        launch_overhead_s=0.0,
+        busy_s=busy,
+        utilization=util,
+        bottleneck=bottleneck,
+        phases=phases,
+        overlap_rate=0.2,
+        l2_hit_rate=l2_hit,
+        dram_bytes=1e6,
+        occupancy=occ,
+    )
+
+
+def classes(r: Report, **kw: object) -> list[BottleneckClass]:
+    return [i.cls for i in find_issues(r, **kw)]  # type: ignore[arg-type]
+
+
+CONFIG = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 1, "num_warps": 8, "num_stages": 3}
+
+
+def test_poor_l2_locality_suggests_group_m() -> None:
+    issues = find_issues(report(l2_hit=0.41), config=CONFIG)
+    assert issues[0].cls is BottleneckClass.L2_LOCALITY
+    assert issues[0].changes == (Change({"GROUP_M": 8}),)
+    assert "L2 hit rate of 41%" in issues[0].evidence
+
+
+def test_effect_sentence_from_two_predictions() -> None:
+    before = report(l2_hit=0.41, latency_s=130e-6)
+    after = report(l2_hit=0.78, latency_s=100e-6)
+    d = diagnose(before, config=CONFIG, whatifs={Change({"GROUP_M": 8}): after})
+    (effect,) = d.findings[0].effects
+    # 130 us / 100 us = 1.30x
+    assert effect.sentence() == "GROUP_M=8 raises predicted L2 hit from 41% to 78%: 1.30x faster"
+    assert d.findings[0].best is effect
+
+
+def test_refused_change_keeps_its_reason() -> None:
+    d = diagnose(report(l2_hit=0.41), config=CONFIG, whatifs={Change({"GROUP_M": 8}): "smem exceeds"})
+    assert d.findings[0].effects[0].sentence() == "GROUP_M=8: not predicted (smem exceeds)"
+
+
+def test_pipeline_overlap_when_busiest_pipeline_idles() -> None:
+    # busiest pipeline busy 50% of the kernel: 50% exposed > 30%
+    r = report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.5, Pipeline.DDR: 0.4})
+    (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.PIPELINE_OVERLAP]
+    assert issue.share == pytest.approx(0.5)
+    assert issue.changes == (Change({"num_stages": 4}),)
+
+
+def test_occupancy_limit_by_shared_memory() -> None:
+    r = report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.6}, resident=1, limiter="smem")
+    (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.OCCUPANCY]
+    assert issue.changes == (Change({"num_stages": 2}),)
+    r = report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.6}, resident=1, limiter="registers")
+    (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.OCCUPANCY]
+    assert issue.changes == (Change({"num_warps": 4}),)
+
+
+def test_small_grid() -> None:
+    r = report(blocks=64, full_waves=0, tail_blocks=64)
+    (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.SMALL_GRID]
+    assert issue.share == pytest.approx(1 - 64 / 132)  # 68 of 132 SMs idle
+    assert set(issue.changes) == {Change({"BLOCK_M": 64}), Change({"BLOCK_N": 64})}  # BLOCK_K left alone
+
+
+def test_tail_wave() -> None:
+    # 1.25 waves of 132 resident blocks: 165 blocks; efficiency 1.25 / 2 = 62.5% < 80%
+    r = report(blocks=165, resident=1, full_waves=1, tail_blocks=33, tail_s=40e-6)
+    (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.TAIL_WAVE]
+    assert issue.share == pytest.approx(0.4)  # tail phase 40 of 100 us
+    assert "62% wave efficiency" in issue.evidence or "63% wave efficiency" in issue.evidence
+
+
+def _plan(*, indirect: bool = False, spill: int = 0) -> TilePlan:
+    return TilePlan(
+        name="k",
+        grid=TileGrid((4,)),
+        tensors=(TensorAccess("x", "f16", (256,), (64,), indirect=indirect),),
+        body=(TileAction("ld", ActionKind.LOAD, tensor="x"),),
+        resources=BlockResources(128, spill_bytes_per_thread=spill),
+    )
+
+
+def test_indirect_addressing_and_spills_come_from_the_plan() -> None:
+    r = report()
+    assert BottleneckClass.INDIRECT_ADDRESSING in classes(r, plan=_plan(indirect=True))
+    assert BottleneckClass.INDIRECT_ADDRESSING not in classes(r, plan=_plan())
+    assert BottleneckClass.SPILLS in classes(r, plan=_plan(spill=64))
+
+
+def test_tile_reuse_when_traffic_not_misses_bounds() -> None:
+    r = report(bottleneck=Pipeline.L2, util={Pipeline.L2: 0.95}, l2_hit=0.97)
+    (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.TILE_REUSE]
+    assert set(issue.changes) == {Change({"BLOCK_M": 256}), Change({"BLOCK_N": 256})}
+
+
+def test_busy_compute_bound_kernel_has_no_findings() -> None:
+    assert find_issues(report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.97})) == ()
+
+
+def test_explore_repredicts_each_proposal_and_records_refusals() -> None:
+    before = report(l2_hit=0.41, latency_s=130e-6, util={Pipeline.DDR: 0.5})
+    seen = []
+
+    def predict(cfg: dict) -> Report:
+        seen.append(dict(cfg))
+        if cfg["num_stages"] == 4:
+            raise LaunchError("smem_bytes", 300000, 232448, "h200")
+        return dataclasses.replace(before, latency_s=100e-6, l2_hit_rate=0.78)
+
+    d = explore(before, CONFIG, predict)
+    assert {c.label for c in proposals(find_issues(before, config=CONFIG))} == {"GROUP_M=8", "num_stages=4"}
+    assert len(seen) == 2
+    effects = {e.change.label: e for f in d.findings for e in f.effects}
+    assert effects["GROUP_M=8"].speedup == pytest.approx(1.3)
+    assert "cannot launch" in (effects["num_stages=4"].error or "")
+
+
+@given(
+    st.floats(0.0, 1.0),
+    st.sampled_from(list(Pipeline)),
+    st.integers(1, 5000),
+    st.integers(1, 8),
+)
+def test_shares_are_fractions(hit: float, neck: Pipeline, blocks: int, resident: int) -> None:
+    waves, tail = divmod(blocks, resident * 132)
+    r = report(
+        l2_hit=hit, bottleneck=neck, util={neck: 0.5}, blocks=blocks, resident=resident, full_waves=waves
+    )
+    r = dataclasses.replace(r, occupancy=dataclasses.replace(r.occupancy, tail_blocks=tail))
+    for issue in find_issues(r, config=CONFIG):
+        assert 0.0 <= issue.share <= 1.0
