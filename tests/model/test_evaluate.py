@@ -178,3 +178,24 @@ def test_nested_loops_apply_the_envelope_recursively(round_hw):
     assert r.latency_s == pytest.approx(30 * US)
     assert r.busy_s[Pipeline.CUDA] == pytest.approx(24 * US)
     assert set(r.extras["best_orders"]) == {"tile", "outer", "inner"}
+
+
+def test_cache_model_is_used_and_memoised_by_its_settings(round_hw):
+    """Regression: a model whose settings cannot be hashed must not be memoised by object id."""
+    from tilesight.cache import compulsory_traffic
+
+    class Counting:
+        name = "counting"
+
+        def __init__(self):
+            self.calls = []  # unhashable state
+
+        def traffic(self, plan, hw):
+            self.calls.append(plan.name)
+            return compulsory_traffic(plan, hw)
+
+    m = Counting()
+    plan = stream_plan(tiles=4, trips=2, stages=1)
+    evaluate(plan, round_hw, cache_model=m)
+    evaluate(plan, round_hw, cache_model=m)
+    assert m.calls == ["stream", "stream"]

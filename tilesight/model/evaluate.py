@@ -46,15 +46,16 @@ TRAFFIC_CACHE_SIZE = 256
 _TRAFFIC: OrderedDict[_Key, tuple[HardwareProfile, CacheTraffic]] = OrderedDict()
 
 
-def _model_key(model: CacheModel) -> Hashable:
-    """A cache model's identity for memoisation: its type and its (hashable) settings, else the object."""
+def _model_key(model: CacheModel) -> Hashable | None:
+    """A cache model's identity for memoisation: its type and its settings; None (do not memoise) when the
+    settings are not hashable."""
     state = getattr(model, "__dict__", None)
-    if state is not None:
-        try:
-            return (type(model), tuple(sorted(state.items())))
-        except TypeError:
-            return ("id", id(model))
-    return (type(model), getattr(model, "name", None))
+    key = (type(model), tuple(sorted(state.items())) if state is not None else getattr(model, "name", None))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 class _Key:
@@ -77,7 +78,10 @@ def cached_traffic(
     plan: TilePlan, hw: HardwareProfile, model: CacheModel, *, plan_hash: int | None = None
 ) -> CacheTraffic:
     """``model.traffic(plan, hw)``, memoised per (plan, profile object, model settings)."""
-    key = _Key(plan_hash if plan_hash is not None else hash(plan), plan, id(hw), _model_key(model))
+    model_key = _model_key(model)
+    if model_key is None:
+        return model.traffic(plan, hw)
+    key = _Key(plan_hash if plan_hash is not None else hash(plan), plan, id(hw), model_key)
     hit = _TRAFFIC.get(key)
     if hit is not None and hit[0] is hw:
         _TRAFFIC.move_to_end(key)
@@ -152,7 +156,10 @@ def evaluate(
     """Predict one launch of ``plan`` on ``profile`` (module docstring). Raises LaunchError / PlanError."""
     model = cache_model if cache_model is not None else default_cache_model()
     plan_hash = hash(plan)
-    key = _Key(plan_hash, plan, id(profile), _model_key(model), tuple(sorted((net_time_s or {}).items())))
+    model_key = _model_key(model)
+    if model_key is None:
+        return _evaluate(plan, profile, model, net_time_s, plan_hash)
+    key = _Key(plan_hash, plan, id(profile), model_key, tuple(sorted((net_time_s or {}).items())))
     hit = _REPORTS.get(key)
     if hit is not None and hit[0] is profile:
         _REPORTS.move_to_end(key)
