@@ -42,12 +42,24 @@ class _DtypeProxy:
         return f"dtype({self.name})"
 
 
+_DTYPES: dict[str, _DtypeProxy] = {}
+
+
+def _dtype_proxy(name: str) -> _DtypeProxy:
+    """One proxy per dtype, alive for the process: Triton's native specialiser caches by dtype object identity,
+    so a short-lived proxy whose address is reused by another dtype would be mistaken for it."""
+    proxy = _DTYPES.get(name)
+    if proxy is None:
+        proxy = _DTYPES[name] = _DtypeProxy(name)
+    return proxy
+
+
 class _PointerProxy:
     """A tensor argument as Triton's binder sees it: a dtype and a 16-byte-aligned data pointer."""
 
     def __init__(self, spec: TensorSpec) -> None:
         self.spec = spec
-        self.dtype = _DtypeProxy(spec.dtype)
+        self.dtype = _dtype_proxy(spec.dtype)
         self.shape = spec.shape
 
     def data_ptr(self) -> int:

@@ -57,9 +57,13 @@ def test_gemm_loop_dot_and_resources():
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn"])
 def test_gemm_dtypes(dtype):
-    plan = _gemm_plan(dtype=dtype, M=256, N=256, K=256, bk=32)
+    M = N = K = 256
+    # Hopper fp8 wgmma wants a K-major B: pass B with strides (1, K).
+    a, b, c = TensorSpec((M, K), dtype), TensorSpec((K, N), dtype, (1, K)), TensorSpec((M, N), "float16")
+    args = ((4,), a, b, c, M, N, K, K, 1, 1, K, N, 1)
+    plan = FE.plan(k.gemm, args, dict(BM=128, BN=128, BK=64, GROUP_M=8, num_warps=8, num_stages=3), HW)
     (dot,) = _find(plan.body, ActionKind.DOT)
-    assert dot.dtype == dtype
+    assert dot.dtype == dtype and dot.shape == (128, 128, 64)
 
 
 def test_group_m_one_is_row_major():
