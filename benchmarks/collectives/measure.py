@@ -220,7 +220,8 @@ def environment(device: str) -> dict:
     }
     if device == "cuda":
         env["cuda"] = torch.version.cuda
-        env["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
+        ver = torch.cuda.nccl.version()
+        env["nccl"] = ".".join(map(str, ver)) if isinstance(ver, tuple) else str(ver)
         env["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
         env["visible_devices"] = os.environ.get("CUDA_VISIBLE_DEVICES", "")
         env["topo"] = run(["nvidia-smi", "topo", "-m"])

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Collectives + fused compute-communication measurement on $NGPU GPUs of one node (2, 4 or 8).
+# (torchrun is invoked as `python3 -m torch.distributed.run`, which works where the console script is not on PATH.)
 #
 #   OUT=/some/dir NGPU=2 bash benchmarks/collectives/run.sh
 #
@@ -14,8 +15,8 @@ OUT=${OUT:?OUT must be set}
 NGPU=${NGPU:-$(nvidia-smi -L | wc -l)}
 mkdir -p "$OUT/nccl_tuning"
 export PYTHONUNBUFFERED=1
-torchrun --standalone --nproc_per_node="$NGPU" benchmarks/collectives/measure.py --out "$OUT" 2>&1 | tee "$OUT/measure.log"
+python3 -m torch.distributed.run --standalone --nproc_per_node="$NGPU" benchmarks/collectives/measure.py --out "$OUT" 2>&1 | tee "$OUT/measure.log"
 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING NCCL_DEBUG_FILE="$OUT/nccl_tuning/nccl.%h.%p.log" \
-  torchrun --standalone --nproc_per_node="$NGPU" benchmarks/collectives/measure.py --out "$OUT/nccl_tuning" \
+  python3 -m torch.distributed.run --standalone --nproc_per_node="$NGPU" benchmarks/collectives/measure.py --out "$OUT/nccl_tuning" \
   --iters 1 --warmup 0 --skip-fused --tag _tuning > "$OUT/nccl_tuning/run.log" 2>&1 || echo "tuning pass failed (see nccl_tuning/run.log)"
 ls -la "$OUT"
