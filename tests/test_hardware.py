@@ -68,7 +68,7 @@ def test_measured_rates_within_spec(p):
         assert rate <= p.tc_spec_flops_per_s[dt] * tol, dt
     for dt, rate in p.tc_legacy_flops_per_s.items():
         # the legacy warp-level family never beats the main one on the same GPU
-        assert rate <= p.tc_flops_per_s[dt], dt
+        assert rate <= p.tc_flops_per_s[dt] * tol, dt
 
 
 @pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
@@ -117,15 +117,28 @@ def test_capacities_consistent(p):
     assert p.l2_latency_s < p.ddr_latency_s
 
 
+# Measured low-precision rates: datasheets give exactly 2x (fp8; int8 on NVIDIA) and 0.5x (tf32) fp16,
+# but calibrated values are measured per dtype and land within these bands; a value copied from the fp16 line
+# (ratio 1) or a tf32 rate taken for fp8 (ratio 0.5) falls outside.
+MEASURED_FP8_OVER_FP16 = (1.3, 2.3)
+MEASURED_TF32_OVER_FP16 = (0.3, 0.7)
+
+
 @pytest.mark.parametrize("p", ALL, ids=lambda p: p.name)
 def test_low_precision_doubles_fp16_where_supported(p):
+    spec16 = p.tc_spec_flops_per_s["float16"]
     fp16 = p.tc_rate("float16")
     for dt in ("float8_e4m3fn", "float8_e5m2"):
         if dt in p.tc_flops_per_s:
-            assert p.tc_flops_per_s[dt] == pytest.approx(2 * fp16, rel=0.02)
+            assert p.tc_spec_flops_per_s[dt] == pytest.approx(2 * spec16, rel=0.01)
+            lo, hi = MEASURED_FP8_OVER_FP16
+            assert lo <= p.tc_flops_per_s[dt] / fp16 <= hi, dt
     if "tfloat32" in p.tc_flops_per_s:
-        assert p.tc_flops_per_s["tfloat32"] == pytest.approx(fp16 / 2, rel=0.02)
-    assert p.tc_rate("bfloat16") == pytest.approx(fp16, rel=0.02)
+        assert p.tc_spec_flops_per_s["tfloat32"] == pytest.approx(spec16 / 2, rel=0.01)
+        lo, hi = MEASURED_TF32_OVER_FP16
+        assert lo <= p.tc_flops_per_s["tfloat32"] / fp16 <= hi
+    assert p.tc_spec_flops_per_s["bfloat16"] == spec16
+    assert p.tc_rate("bfloat16") == pytest.approx(fp16, rel=0.15)
 
 
 def test_fp8_only_where_the_hardware_has_it():
