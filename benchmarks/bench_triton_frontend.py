@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 
 import triton
+from tilesight.kernels.triton.gemm import matmul_kernel
 
 import tilesight
 from tilesight import TensorSpec
-from tilesight.kernels.triton.gemm import matmul_kernel
 
 
 def _estimate(size: int, block_m: int) -> float:
