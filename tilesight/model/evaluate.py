@@ -368,7 +368,8 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
         if rg is not None and not rg.cost.exact():
             notes.append("order search hit its expansion cap: the best order found is used (not proven best)")
             break
-    for act, _ in plan.actions():
-        if isinstance(act, TileAction) and act.location and act.name in missing:
-            notes.append(f"{act.name} at {act.location}")
+    if missing:
+        for act, _ in plan.actions():
+            if isinstance(act, TileAction) and act.location and act.name in missing:
+                notes.append(f"{act.name} at {act.location}")
     return tuple(notes)
