@@ -22,8 +22,28 @@ def _estimate(size: int, block_m: int) -> float:
         return (triton.cdiv(size, meta["BLOCK_M"]) * triton.cdiv(size, meta["BLOCK_N"]),)
 
     t0 = time.perf_counter()
-    tilesight.estimate(matmul_kernel, grid, a, b, c, size, size, size, size, 1, size, 1, size, 1,
-                       BLOCK_M=block_m, BLOCK_N=128, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)  # fmt: skip
+    tilesight.estimate(
+        matmul_kernel,
+        grid,
+        a,
+        b,
+        c,
+        size,
+        size,
+        size,
+        size,
+        1,
+        size,
+        1,
+        size,
+        1,
+        BLOCK_M=block_m,
+        BLOCK_N=128,
+        BLOCK_K=64,
+        GROUP_M=8,
+        num_warps=8,
+        num_stages=3,
+    )
     return time.perf_counter() - t0
 
 

@@ -46,7 +46,7 @@ _DTYPES: dict[str, _DtypeProxy] = {}
 
 
 def _dtype_proxy(name: str) -> _DtypeProxy:
-    """One proxy per dtype, alive for the process: Triton's native specialiser caches by dtype object identity,
+    """One proxy per dtype, alive for the process: Triton's native specialiser caches by dtype identity,
     so a short-lived proxy whose address is reused by another dtype would be mistaken for it."""
     proxy = _DTYPES.get(name)
     if proxy is None:
