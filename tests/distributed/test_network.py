@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.distributed.conftest import TOY_NETWORK
 from tilesight.distributed.network import load_network, networks, parse_network, standard_node
 from tilesight.errors import PlanError, ProfileError, UnknownProfileError
+
+from .conftest import TOY_NETWORK
 
 
 def test_shipped_networks():
