@@ -73,3 +73,12 @@ def test_h200_tail_of_133_blocks():
 
     w = waves(133, load_profile("h200").sm_count, 1)
     assert (w.full_waves, w.tail_blocks, w.tail_active_sms) == (1, 1, 1)
+
+
+def test_no_shared_memory_and_no_reservation_is_not_smem_limited(round_hw):
+    """Regression: a GPU reserving no shared memory per block (MI210) divided by zero for smem-free blocks."""
+    from dataclasses import replace
+
+    hw = replace(round_hw, smem_reserved_per_block_bytes=0)
+    occ = residency(BlockResources(32), hw, MANY)
+    assert "smem" not in occ.limits and (occ.resident_blocks, occ.limiter) == (32, "blocks")

@@ -67,7 +67,8 @@ def residency(res: BlockResources, hw: HardwareProfile, blocks: int) -> Residenc
     warps = -(-res.threads // hw.warp_size)
     limits: dict[str, int] = {}
     smem_block = _round_up(res.smem_bytes + hw.smem_reserved_per_block_bytes, hw.smem_alloc_unit_bytes)
-    limits["smem"] = hw.smem_per_sm_bytes // smem_block
+    if smem_block > 0:  # a block with no shared memory on a GPU that reserves none is not smem-limited
+        limits["smem"] = hw.smem_per_sm_bytes // smem_block
     if res.regs_per_thread is not None:
         regs_warp = _round_up(res.regs_per_thread * hw.warp_size, hw.reg_alloc_unit_regs)
         limits["registers"] = (hw.regs_per_sm // regs_warp) // warps
