@@ -1,0 +1,144 @@
+"""Measure every case of :mod:`sweep_cases` on the local GPU; write one JSONL per family and a meta JSON.
+
+Run through ``run.sh`` (it sets the paths). Phases:
+1. compile every case into Triton's cache in a spawn-context process pool (``--workers``), with a deadline;
+2. launch each compiled case once (Triton refuses configs beyond shared memory: recorded as skipped),
+   spot-check the first launch of each problem against torch, then time it with ``triton.testing.do_bench``
+   (warmup 25 ms, rep 100 ms, quantiles p50/p20/p80; do_bench clears L2 between runs, so times are cold-L2).
+Every case gets a record, written as soon as it is known; cases left when the time budget runs out are
+recorded as skipped with that reason, so a partial run is still usable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import datetime
+import json
+import multiprocessing
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import sweep_cases
+import sweep_gpu
+import sweep_schema
+import torch
+import triton
+import triton.runtime.errors
+
+FILE_PREFIX = "triton_"
+
+
+def _nvidia_smi(query: str) -> str:
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unavailable: {type(e).__name__}"
+    return out.stdout.strip() or f"unavailable: {out.stderr.strip()[:200]}"
+
+
+def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str, tuple[str, str]]:
+    """(status, reason) per id after compiling in a pool; cases not compiled by the deadline are skipped."""
+    result: dict[str, tuple[str, str]] = {}
+    ctx = multiprocessing.get_context("spawn")
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    futures = {pool.submit(sweep_gpu.compile_case, rec): rec["id"] for rec in records}
+    try:
+        for fut in cf.as_completed(futures, timeout=max(1.0, deadline - time.time())):
+            case_id, status, reason, _ = fut.result()
+            result[case_id] = (status, reason)
+    except cf.TimeoutError:
+        pass  # the cases still missing are recorded below with the deadline as their reason
+    for case_id in futures.values():
+        result.setdefault(case_id, ("skipped", "compile not finished before the compile deadline"))
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in list(getattr(pool, "_processes", {}).values()):  # workers stuck in a long ptxas run
+        proc.terminate()
+    return result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, required=True, help="folder for triton_*.jsonl and triton_meta.json")
+    ap.add_argument("--workers", type=int, default=14)
+    ap.add_argument("--budget-s", type=float, default=450.0, help="wall-clock budget for both phases")
+    ap.add_argument("--compile-share", type=float, default=0.45, help="fraction of the budget for compiling")
+    ap.add_argument("--only", default="", help="substring filter on case ids (for a quick trial)")
+    args = ap.parse_args()
+    start = time.time()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    records = [c.to_json() for c in sweep_cases.all_cases() if args.only in c.id]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if sms != sweep_cases.H200_SM_COUNT:
+        note = f"warning: GPU has {sms} SMs; persistent cases use NUM_SMS={sweep_cases.H200_SM_COUNT}"
+        print(note, file=sys.stderr)
+    from kernels.triton.tma_gemm import install_allocator
+
+    install_allocator()
+
+    compiled = compile_all(records, args.workers, start + args.budget_s * args.compile_share)
+    t_compiled = time.time()
+    n_ok = sum(s == "ok" for s, _ in compiled.values())
+    print(f"compiled {n_ok}/{len(records)} in {t_compiled - start:.0f} s", flush=True)
+
+    files = {fam: open(args.out / f"{FILE_PREFIX}{fam}.jsonl", "w") for fam in sweep_schema.FAMILIES}
+    pool = sweep_gpu.TensorPool()
+    checked: set[str] = set()
+    problem_key = None
+    counts: dict[str, int] = {}
+    for i, rec in enumerate(records):
+        key = json.dumps(rec["problem"], sort_keys=True)
+        if key != problem_key:
+            pool.clear()
+            problem_key = key
+        status, reason = compiled[rec["id"]]
+        row = dict(rec, status=status, reason=reason, measured_us=None)
+        if status == "ok" and time.time() - start > args.budget_s:
+            row.update(status="skipped", reason="time budget exhausted before timing")
+        elif status == "ok":
+            try:
+                row.update(sweep_gpu.measure(rec, pool, check=key not in checked))
+                checked.add(key)
+            except triton.runtime.errors.OutOfResources as e:
+                row.update(status="skipped", reason=f"cannot launch: {e}")
+            except Exception as e:  # recorded with the case; a CUDA fault shows up in every later row too
+                row.update(status="skipped", reason=f"launch failed: {type(e).__name__}: {str(e)[:300]}")
+        sweep_schema.validate_record(row, f"case {i} ({rec['id']})")
+        files[rec["family"]].write(json.dumps(row) + "\n")
+        files[rec["family"]].flush()
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    for f in files.values():
+        f.close()
+
+    meta = {
+        "command": " ".join(sys.argv),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "gpu": torch.cuda.get_device_name(0),
+        "sm_count": sms,
+        "sm_clock_mhz": _nvidia_smi("clocks.sm,clocks.max.sm"),
+        "driver": _nvidia_smi("driver_version"),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "cases": len(records),
+        "status_counts": counts,
+        "compile_s": round(t_compiled - start, 1),
+        "total_s": round(time.time() - start, 1),
+        "timing": "triton.testing.do_bench(warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]); cold L2; us",
+    }
+    (args.out / f"{FILE_PREFIX}meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(json.dumps(meta, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,434 @@
+"""The launches the H200 Triton sweep measures, generated deterministically and described fully in JSON.
+
+Pure Python (no torch, triton or tilesight import): the GPU harness builds tensors from these descriptions,
+and the CPU accuracy script rebuilds the same launches as ``tilesight.TensorSpec`` arguments.
+
+Families
+* ``gemm``: the GROUP_M-swizzled GEMM over 7 shapes x 84 autotune-style configs in fp16 (the same data is the
+  exhaustive sweep the autotuning work needs), plus bf16 and fp8 subsets and the persistent and TMA kernels;
+* ``memory``: softmax, LayerNorm, RMSNorm, vector add and the indirect row gather over shapes and warps;
+* ``attention``: fused attention forward, causal and not, seq 512..8192, head dim 64 and 128.
+
+Each case is assigned ``split`` = ``"holdout"`` or ``"main"``: within a family, cases sorted by a hash of
+their id and every third one (rank 0, 3, 6, ...) is held out. Nothing is fitted on either split; the
+held-out part checks that whatever is calibrated on the data does not only describe the cases it saw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+FAMILIES = ("gemm", "memory", "attention")
+HOLDOUT_EVERY = 3  # one case in three of each family is held out
+
+# The H200's SM count, the persistent GEMM's NUM_SMS; the harness checks it against the GPU it runs on.
+H200_SM_COUNT = 132
+
+# Generation-time guards on the config space (they keep the sweep runnable, they do not pick winners):
+# * fp32 accumulator registers per thread (BLOCK_M * BLOCK_N / threads) above this make ptxas take minutes
+#   while spilling far beyond what an autotuner would keep; 512 still includes 256x256 with 4 warps.
+MAX_ACC_REGS_PER_THREAD = 512
+# * with strides not divisible by 16 bytes Triton cannot vectorise or pipeline the loads, and heavily spilling
+#   configs then compile for ~100 s each: unaligned shapes keep configs up to this accumulator size.
+MAX_ACC_REGS_PER_THREAD_UNALIGNED = 128
+WARP_THREADS = 32
+CONFIGS_FITTING = 82  # per GEMM shape: the autotuning work needs >= 80 runnable configs per shape
+CONFIGS_OVERSIZED = 4  # per GEMM shape: configs beyond shared memory, recorded as skipped
+# Shared memory one block may opt in to on the H200 (Hopper tuning guide: 227 KB); only used to sort configs
+# into fitting / oversized when generating the sweep (the harness relies on Triton's own launch check).
+H200_SMEM_PER_BLOCK_BYTES = 232448
+
+DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float32": 4, "int32": 4, "int64": 8}
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor argument: ``init`` is "randn" (inputs; never zeros), "empty" (outputs) or "randint:HIGH"."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    strides: tuple[int, ...] | None = None
+    init: str = "randn"
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPE_BYTES:
+            raise ValueError(f"Tensor.dtype={self.dtype!r}: one of {sorted(DTYPE_BYTES)}")
+        if self.strides is None:
+            object.__setattr__(self, "strides", contiguous(self.shape))
+        if len(self.strides) != len(self.shape):
+            raise ValueError(f"Tensor.strides={self.strides!r}: need one per dim of {self.shape}")
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * DTYPE_BYTES[self.dtype]
+
+    def to_json(self) -> dict[str, Any]:
+        shape, strides = list(self.shape), list(self.strides)
+        return {"shape": shape, "dtype": self.dtype, "strides": strides, "init": self.init}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    family: str
+    kernel: str  # "module:function", importable from the repository root
+    grid: tuple[int, ...]
+    args: tuple[Tensor | int | float, ...]  # the kernel's non-constexpr parameters, in order
+    constexprs: dict[str, Any]
+    num_warps: int
+    num_stages: int
+    problem: dict[str, Any] = field(default_factory=dict)  # what the launch computes (sizes, dtype, flags)
+    split: str = "main"
+
+    def to_json(self) -> dict[str, Any]:
+        args = [{"tensor": a.to_json()} if isinstance(a, Tensor) else {"scalar": a} for a in self.args]
+        return {
+            "id": self.id,
+            "family": self.family,
+            "kernel": self.kernel,
+            "grid": list(self.grid),
+            "args": args,
+            "constexprs": dict(self.constexprs),
+            "num_warps": self.num_warps,
+            "num_stages": self.num_stages,
+            "problem": dict(self.problem),
+            "split": self.split,
+        }
+
+
+def contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return tuple(reversed(strides))
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# ---------------------------------------------------------------------------------------------------- GEMM
+
+# (name, M, N, K): square, LLM projections (Llama-3-8B-like MLP down and up, the up one scaled from
+# 8192x28672x4096 to run fast), a decode step, an unaligned shape, a small square and a short-K wide one.
+GEMM_SHAPES: tuple[tuple[str, int, int, int], ...] = (
+    ("sq4096", 4096, 4096, 4096),
+    ("llm_down", 4096, 4096, 14336),
+    ("llm_up", 4096, 14336, 4096),
+    ("decode16", 16, 12288, 4096),
+    ("unaligned", 4097, 3001, 2999),
+    ("sq1024", 1024, 1024, 1024),
+    ("wide_k1024", 8192, 8192, 1024),
+)
+TILE_PAIRS = (
+    (16, 64), (16, 128), (16, 256), (32, 32), (32, 64), (32, 128), (64, 32), (64, 64), (64, 128), (64, 256),
+    (128, 32), (128, 64), (128, 128), (128, 256), (256, 64), (256, 128), (256, 256),
+)  # fmt: skip
+BLOCK_KS = (32, 64, 128)
+GEMM_KERNELS = {
+    "grouped": "kernels.triton.gemm:matmul_kernel",
+    "persistent": "kernels.triton.persistent_gemm:matmul_persistent_kernel",
+    "tma": "kernels.triton.tma_gemm:matmul_tma_kernel",
+}
+WARPS = (2, 4, 8)
+STAGES = (2, 3, 4, 5)
+GROUPS = (1, 8)
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    block_m: int
+    block_n: int
+    block_k: int
+    num_warps: int
+    num_stages: int
+    group_m: int
+
+    @property
+    def tag(self) -> str:
+        return (
+            f"m{self.block_m}n{self.block_n}k{self.block_k}w{self.num_warps}s{self.num_stages}g{self.group_m}"
+        )
+
+    def acc_regs_per_thread(self) -> float:
+        return self.block_m * self.block_n / (self.num_warps * WARP_THREADS)
+
+
+def gemm_configs(
+    *, max_acc_regs: float = MAX_ACC_REGS_PER_THREAD, elem_bytes: int = 2
+) -> tuple[GemmConfig, ...]:
+    """The autotune-style config list of one shape: ``CONFIGS_FITTING`` that fit in shared memory, then
+    ``CONFIGS_OVERSIZED`` that do not (the harness records those as skipped, with Triton's reason).
+
+    Candidates walk every (tile pair, BLOCK_K) with (warps, stages, group) settings taken round-robin, so
+    any prefix covers every dimension; the spilling 256x256/4-warp and 256x128/2-warp corners come first. A
+    tile whose accumulator would exceed ``max_acc_regs`` registers per thread is retried with 8 warps, else
+    dropped.
+    """
+    settings = list(itertools.product(WARPS, STAGES, GROUPS))  # 24 settings
+    candidates = [GemmConfig(256, 256, 64, 4, 3, 8), GemmConfig(256, 128, 64, 2, 3, 8)]
+    turn = 0
+    for variant in range(3):
+        for (bm, bn), bk in itertools.product(TILE_PAIRS, BLOCK_KS):
+            w, s, g = settings[(turn * 7 + variant * 11) % len(settings)]
+            turn += 1
+            candidates.append(GemmConfig(bm, bn, bk, w, s, g))
+    fitting: list[GemmConfig] = []
+    oversized: list[GemmConfig] = []
+    for cfg in candidates:
+        if cfg.acc_regs_per_thread() > max_acc_regs:
+            cfg = GemmConfig(cfg.block_m, cfg.block_n, cfg.block_k, max(WARPS), cfg.num_stages, cfg.group_m)
+        if cfg.acc_regs_per_thread() > max_acc_regs or cfg in fitting or cfg in oversized:
+            continue
+        (fitting if gemm_smem_bytes(cfg, elem_bytes) <= H200_SMEM_PER_BLOCK_BYTES else oversized).append(cfg)
+    return tuple(fitting[:CONFIGS_FITTING] + oversized[:CONFIGS_OVERSIZED])
+
+
+def gemm_smem_bytes(cfg: GemmConfig, elem_bytes: int) -> int:
+    """Shared memory of a multi-buffered A and B tile ring: what decides whether a config can launch."""
+    return cfg.num_stages * (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * elem_bytes
+
+
+def _aligned(*dims: int, elem_bytes: int) -> bool:
+    return all(d * elem_bytes % 16 == 0 for d in dims)
+
+
+def gemm_case(kind: str, shape: tuple[str, int, int, int], dtype: str, cfg: GemmConfig, **extra: Any) -> Case:
+    """One GEMM launch: ``kind`` is \"grouped\" (matmul_kernel), \"persistent\" or \"tma\"."""
+    name, M, N, K = shape
+    out_dtype = dtype if DTYPE_BYTES[dtype] >= 2 else "float16"
+    a = Tensor((M, K), dtype)
+    # fp8 B is stored K-major (column-major), the layout Hopper's fp8 tensor-core path wants
+    b = Tensor((K, N), dtype, (1, K)) if DTYPE_BYTES[dtype] == 1 else Tensor((K, N), dtype)
+    c = Tensor((M, N), out_dtype, init="empty")
+    constexprs: dict[str, Any] = {
+        "BLOCK_M": cfg.block_m,
+        "BLOCK_N": cfg.block_n,
+        "BLOCK_K": cfg.block_k,
+        "GROUP_M": cfg.group_m,
+    }
+    tiles = cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n)
+    if kind == "persistent":
+        kernel = GEMM_KERNELS[kind]
+        constexprs["NUM_SMS"] = extra["num_sms"]
+        grid: tuple[int, ...] = (min(extra["num_sms"], tiles),)
+    else:
+        kernel = GEMM_KERNELS[kind]
+        grid = (tiles,)
+    if kind == "tma":
+        args: tuple = (a, b, c, M, N, K, a.strides[0], b.strides[0], c.strides[0])
+    else:
+        args = (a, b, c, M, N, K, *a.strides, *b.strides, *c.strides)
+    return Case(
+        id=f"gemm/{kind}/{dtype}/{name}/{cfg.tag}",
+        family="gemm",
+        kernel=kernel,
+        grid=grid,
+        args=args,
+        constexprs=constexprs,
+        num_warps=cfg.num_warps,
+        num_stages=cfg.num_stages,
+        problem={
+            "op": "gemm",
+            "M": M,
+            "N": N,
+            "K": K,
+            "dtype": dtype,
+            "out_dtype": out_dtype,
+            "variant": kind,
+        },
+    )
+
+
+def gemm_cases() -> list[Case]:
+    cases = []
+    for shape in GEMM_SHAPES:  # the autotune sweep: every config on every shape, fp16
+        _, M, N, K = shape
+        aligned = _aligned(M, N, K, elem_bytes=2)
+        limit = MAX_ACC_REGS_PER_THREAD if aligned else MAX_ACC_REGS_PER_THREAD_UNALIGNED
+        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in gemm_configs(max_acc_regs=limit)]
+    by_name = {s[0]: s for s in GEMM_SHAPES}
+    sweep = gemm_configs()[:CONFIGS_FITTING]
+    subset = sweep[::6]  # 14 configs spread over the whole interleaved order
+    for name in ("sq4096", "llm_up"):
+        cases += [gemm_case("grouped", by_name[name], "bfloat16", cfg) for cfg in subset[:12]]
+    fp8_subset = [c for c in gemm_configs(elem_bytes=1) if c.block_m >= 64][::5][:8]
+    for name in ("sq4096", "llm_down"):
+        cases += [gemm_case("grouped", by_name[name], "float8_e4m3fn", cfg) for cfg in fp8_subset]
+    big_tiles = [c for c in sweep if c.block_m >= 64 and c.block_n >= 64 and c.acc_regs_per_thread() <= 128]
+    for kind in ("persistent", "tma"):
+        for name in ("sq4096", "llm_up", "wide_k1024"):
+            for cfg in big_tiles[:6]:
+                cases.append(gemm_case(kind, by_name[name], "float16", cfg, num_sms=H200_SM_COUNT))
+    return cases
+
+
+# ----------------------------------------------------------------------------------------------- memory
+
+
+def row_case(op: str, rows: int, cols: int, dtype: str, warps: int, block: int | None = None) -> Case:
+    x = Tensor((rows, cols), dtype)
+    y = Tensor((rows, cols), dtype, init="empty")
+    pow2 = 1 << (cols - 1).bit_length()
+    problem = {"op": op, "rows": rows, "cols": cols, "dtype": dtype}
+    if op == "softmax":
+        kernel = "kernels.triton.softmax:softmax_kernel"
+        args, constexprs = (x, y, cols, cols, cols), {"BLOCK": pow2}
+    elif op == "layernorm":
+        w, b = Tensor((cols,), dtype), Tensor((cols,), dtype)
+        stats = (Tensor((rows,), "float32", init="empty"), Tensor((rows,), "float32", init="empty"))
+        kernel = "kernels.triton.layernorm:layernorm_kernel"
+        args, constexprs = (x, y, w, b, *stats, cols, cols, cols, 1e-5), {"BLOCK": pow2}
+    elif op == "rmsnorm":
+        kernel = "kernels.triton.rmsnorm:rmsnorm_kernel"
+        args, constexprs = (x, y, Tensor((cols,), dtype), cols, cols, cols, 1e-6), {"BLOCK": min(block, pow2)}
+    else:
+        raise ValueError(f"_row_case: unknown op {op!r}")
+    tag = f"b{constexprs['BLOCK']}w{warps}"
+    return Case(
+        id=f"memory/{op}/{dtype}/{rows}x{cols}/{tag}",
+        family="memory",
+        kernel=kernel,
+        grid=(rows,),
+        args=args,
+        constexprs=constexprs,
+        num_warps=warps,
+        num_stages=1,
+        problem=problem,
+    )
+
+
+def add_case(n: int, dtype: str, block: int, warps: int) -> Case:
+    return Case(
+        id=f"memory/add/{dtype}/{n}/b{block}w{warps}",
+        family="memory",
+        kernel="kernels.triton.vector_add:add_kernel",
+        grid=(cdiv(n, block),),
+        args=(Tensor((n,), dtype), Tensor((n,), dtype), Tensor((n,), dtype, init="empty"), n),
+        constexprs={"BLOCK": block},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "add", "n": n, "dtype": dtype},
+    )
+
+
+def gather_case(n_idx: int, vocab: int, dim: int, block_r: int, block_d: int, warps: int) -> Case:
+    table = Tensor((vocab, dim), "float16")
+    idx = Tensor((n_idx,), "int32", init=f"randint:{vocab}")
+    out = Tensor((n_idx, dim), "float16", init="empty")
+    return Case(
+        id=f"memory/gather/float16/{n_idx}of{vocab}x{dim}/r{block_r}d{block_d}w{warps}",
+        family="memory",
+        kernel="kernels.triton.gather_rows:gather_rows_kernel",
+        grid=(cdiv(n_idx, block_r), cdiv(dim, block_d)),
+        args=(table, idx, out, n_idx, dim, dim, dim),
+        constexprs={"BLOCK_R": block_r, "BLOCK_D": block_d},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "gather", "n_idx": n_idx, "rows": vocab, "cols": dim, "dtype": "float16"},
+    )
+
+
+ADD_SIZES = ((1 << 20, "float32"), (1 << 24, "float16"), ((1 << 26) + 7, "float32"), (1 << 28, "float16"))
+SOFTMAX_SHAPES = ((4096, 1024), (8192, 4096), (16384, 512), (2048, 8192), (32768, 2000), (1024, 16384))
+LAYERNORM_SHAPES = ((4096, 1024), (8192, 4096), (16384, 768), (2048, 8192), (4096, 5000))
+RMSNORM_SHAPES = ((4096, 4096), (8192, 8192), (16384, 2048), (2048, 14336), (4096, 3000))
+GATHER_VOCAB, GATHER_DIM = 128256, 4096  # a Llama-3 embedding table
+
+
+def memory_cases() -> list[Case]:
+    cases = []
+    for (n, dtype), block, warps in itertools.product(ADD_SIZES, (256, 1024, 4096), (4, 8)):
+        cases.append(add_case(n, dtype, block, warps))
+    for (rows, cols), warps in itertools.product(SOFTMAX_SHAPES, (4, 8, 16)):
+        cases.append(row_case("softmax", rows, cols, "float16", warps))
+    for (rows, cols), (dtype, warps) in itertools.product(
+        LAYERNORM_SHAPES, (("float16", 4), ("float16", 8), ("float32", 8))
+    ):
+        cases.append(row_case("layernorm", rows, cols, dtype, warps))
+    for (rows, cols), block, warps in itertools.product(RMSNORM_SHAPES, (1024, 4096), (4, 8)):
+        cases.append(row_case("rmsnorm", rows, cols, "bfloat16", warps, block))
+    for n_idx, (block_r, block_d), warps in itertools.product((4096, 16384), ((8, 512), (32, 256)), (4, 8)):
+        cases.append(gather_case(n_idx, GATHER_VOCAB, GATHER_DIM, block_r, block_d, warps))
+    return cases
+
+
+# -------------------------------------------------------------------------------------------- attention
+
+# (BLOCK_M, BLOCK_N, num_warps, num_stages): shapes FlashAttention-style autotuners pick from
+ATTENTION_CONFIGS = ((128, 64, 4, 3), (128, 128, 8, 2), (64, 64, 4, 2), (128, 64, 8, 4))
+ATTENTION_TOKENS = 16384  # batch = tokens / seq, so every sequence length does comparable work
+ATTENTION_HEADS = 16
+
+
+def attention_case(batch: int, heads: int, n_ctx: int, head_dim: int, causal: bool, cfg: tuple) -> Case:
+    bm, bn, warps, stages = cfg
+    shape = (batch, heads, n_ctx, head_dim)
+    q, k, v = (Tensor(shape, "float16") for _ in range(3))
+    o = Tensor(shape, "float16", init="empty")
+    kind = "causal" if causal else "full"
+    return Case(
+        id=f"attention/{kind}/float16/b{batch}h{heads}n{n_ctx}d{head_dim}/m{bm}n{bn}w{warps}s{stages}",
+        family="attention",
+        kernel="kernels.triton.attention:attention_fwd_kernel",
+        grid=(cdiv(n_ctx, bm), batch * heads),
+        args=(q, k, v, o, head_dim**-0.5, *q.strides, heads, n_ctx),
+        constexprs={"HEAD_DIM": head_dim, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": causal},
+        num_warps=warps,
+        num_stages=stages,
+        problem={
+            "op": "attention",
+            "batch": batch,
+            "heads": heads,
+            "n_ctx": n_ctx,
+            "head_dim": head_dim,
+            "causal": causal,
+            "dtype": "float16",
+        },
+    )
+
+
+def attention_cases() -> list[Case]:
+    cases = []
+    for turn, (n_ctx, head_dim, causal) in enumerate(
+        itertools.product((512, 1024, 2048, 4096, 8192), (64, 128), (False, True))
+    ):
+        batch = max(1, ATTENTION_TOKENS // n_ctx)
+        picks = [ATTENTION_CONFIGS[turn % 4], ATTENTION_CONFIGS[(turn + 1) % 4]]
+        if n_ctx == 2048:  # one sequence length over every config
+            picks = list(ATTENTION_CONFIGS)
+        cases += [attention_case(batch, ATTENTION_HEADS, n_ctx, head_dim, causal, cfg) for cfg in picks]
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------- all cases
+
+
+def id_hash(case_id: str) -> str:
+    return hashlib.blake2b(case_id.encode(), digest_size=8).hexdigest()
+
+
+def assign_splits(cases: list[Case]) -> list[Case]:
+    """Mark every third case of each family, in order of id hash, as held out."""
+    out: dict[str, Case] = {}
+    for family in FAMILIES:
+        members = sorted((c for c in cases if c.family == family), key=lambda c: id_hash(c.id))
+        for rank, c in enumerate(members):
+            split = "holdout" if rank % HOLDOUT_EVERY == 0 else "main"
+            out[c.id] = Case(**{**c.__dict__, "split": split})
+    return [out[c.id] for c in cases]
+
+
+def all_cases() -> list[Case]:
+    """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
+    cases = assign_splits(memory_cases() + attention_cases() + gemm_cases())
+    ids = [c.id for c in cases]
+    if len(set(ids)) != len(ids):
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        raise ValueError(f"duplicate case ids: {dup[:5]}")
+    return cases

@@ -1,0 +1,168 @@
+"""benchmarks/triton_sweep: the case list, the JSONL schema, kernel signatures, and the launch path on CPU."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[2]
+SWEEP = ROOT / "benchmarks" / "triton_sweep"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"triton_sweep_{name}", SWEEP / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+sc = _load("sweep_cases")
+schema = _load("sweep_schema")
+CASES = sc.all_cases()
+
+
+def skipped_record(case) -> dict:
+    return dict(case.to_json(), status="skipped", reason="not measured", measured_us=None)
+
+
+def test_counts_meet_the_issue():
+    fam = Counter(c.family for c in CASES)
+    assert fam["gemm"] >= 400 and fam["memory"] >= 80 and fam["attention"] >= 40
+    ids = [c.id for c in CASES]
+    assert len(set(ids)) == len(ids)
+
+
+def test_gemm_sweep_serves_the_autotuning_issue():
+    """>= 6 shapes (square, LLM projections, decode, unaligned) with >= 80 configs that fit, fp16 grouped."""
+    per_shape: dict[tuple, list] = {}
+    for c in CASES:
+        p = c.problem
+        if c.family == "gemm" and p["variant"] == "grouped" and p["dtype"] == "float16":
+            per_shape.setdefault((p["M"], p["N"], p["K"]), []).append(c)
+    assert len(per_shape) >= 7
+    assert (4096, 4096, 4096) in per_shape and (4097, 3001, 2999) in per_shape
+    assert any(m == 16 for m, _, _ in per_shape)  # decode
+    for shape, cases in per_shape.items():
+        fitting = [c for c in cases if _smem(c) <= sc.H200_SMEM_PER_BLOCK_BYTES]
+        assert len(fitting) >= 80, shape
+        assert len(cases) > len(fitting), "some oversized configs are recorded as skipped"
+
+
+def _smem(case) -> int:
+    k = case.constexprs
+    blocks = (k["BLOCK_M"], k["BLOCK_N"], k["BLOCK_K"])
+    cfg = sc.GemmConfig(*blocks, case.num_warps, case.num_stages, k["GROUP_M"])
+    return sc.gemm_smem_bytes(cfg, 2)
+
+
+def test_gemm_covers_dtypes_kernels_and_spilling_configs():
+    gemm = [c for c in CASES if c.family == "gemm"]
+    assert {c.problem["dtype"] for c in gemm} == {"float16", "bfloat16", "float8_e4m3fn"}
+    assert {c.problem["variant"] for c in gemm} == {"grouped", "persistent", "tma"}
+    # 256x256 fp32 accumulator over 128 threads: 512 registers per thread, far past the 255 limit
+    assert any(c.constexprs["BLOCK_M"] * c.constexprs["BLOCK_N"] / (32 * c.num_warps) >= 512 for c in gemm)
+    # fp8 B is K-major: strides (1, K)
+    fp8 = next(c for c in gemm if c.problem["dtype"] == "float8_e4m3fn")
+    assert fp8.args[1].strides == (1, fp8.problem["K"])
+    assert fp8.args[2].dtype == "float16"
+
+
+def test_grids_match_the_kernels_launch_rules():
+    for c in CASES:
+        k, p = c.constexprs, c.problem
+        if c.family == "gemm":
+            tiles = sc.cdiv(p["M"], k["BLOCK_M"]) * sc.cdiv(p["N"], k["BLOCK_N"])
+            assert c.grid == ((min(tiles, sc.H200_SM_COUNT),) if p["variant"] == "persistent" else (tiles,))
+        elif c.family == "attention":
+            assert c.grid == (sc.cdiv(p["n_ctx"], k["BLOCK_M"]), p["batch"] * p["heads"])
+
+
+def test_holdout_is_every_third_case_of_each_family_by_id_hash():
+    for family in sc.FAMILIES:
+        members = sorted((c for c in CASES if c.family == family), key=lambda c: sc.id_hash(c.id))
+        assert [c.split for c in members[:6]] == ["holdout", "main", "main"] * 2
+        n_hold = sum(c.split == "holdout" for c in members)
+        assert n_hold == -(-len(members) // 3)  # ceil: ranks 0, 3, 6, ...
+    assert [c.split for c in sc.all_cases()] == [c.split for c in CASES]  # deterministic
+
+
+def test_every_case_serialises_to_a_valid_record():
+    for i, c in enumerate(CASES):
+        schema.validate_record(skipped_record(c), f"case {i}")
+
+
+def test_measured_record_validates_and_bad_records_name_the_field(tmp_path):
+    rec = dict(
+        CASES[0].to_json(),
+        status="ok",
+        reason="",
+        measured_us={"p50": 10.0, "p20": 9.5, "p80": 10.5},
+        n_regs=40,
+        n_spills=0,
+        shared_bytes=0,
+    )
+    schema.validate_record(rec, "x")
+    for field, bad, needle in (
+        ("family", "conv", "family"),
+        ("grid", [0], "grid"),
+        ("status", "done", "status"),
+        ("measured_us", {"p50": -1.0, "p20": 1.0, "p80": 1.0}, "measured_us.p50"),
+        ("args", [{"tensor": {"shape": [2], "dtype": "float16", "strides": [1, 1]}}], "shape/strides"),
+    ):
+        with pytest.raises(schema.SchemaError, match=needle):
+            schema.validate_record(dict(rec, **{field: bad}), "f.jsonl:3")
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": 1}\n')
+    with pytest.raises(schema.SchemaError, match=r"bad.jsonl:1: field 'id'"):
+        list(schema.read_records(path))
+    with pytest.raises(schema.SchemaError, match="reason"):
+        schema.validate_record(skipped_record(CASES[0]) | {"reason": ""}, "x")
+
+
+@given(st.sampled_from([64, 128, 256, 512]), st.sampled_from([1, 2]))
+@settings(max_examples=8, deadline=None)
+def test_config_lists_respect_their_guards(max_acc, elem_bytes):
+    cfgs = sc.gemm_configs(max_acc_regs=max_acc, elem_bytes=elem_bytes)
+    assert len(set(cfgs)) == len(cfgs)
+    assert all(c.acc_regs_per_thread() <= max_acc for c in cfgs)
+    fitting = [c for c in cfgs if sc.gemm_smem_bytes(c, elem_bytes) <= sc.H200_SMEM_PER_BLOCK_BYTES]
+    assert fitting == list(cfgs[: len(fitting)])  # fitting ones first, then at most CONFIGS_OVERSIZED others
+    assert len(cfgs) - len(fitting) <= sc.CONFIGS_OVERSIZED
+
+
+def test_case_arguments_match_kernel_signatures():
+    pytest.importorskip("triton")
+    seen = {}
+    for c in CASES:
+        seen.setdefault(c.kernel, c)
+    for spec, c in seen.items():
+        module, name = spec.split(":")
+        fn = getattr(importlib.import_module("tilesight." + module), name)
+        params = list(inspect.signature(fn.fn).parameters)
+        constexprs = [p for i, p in enumerate(params) if i in fn.constexprs]
+        assert sorted(c.constexprs) == sorted(constexprs), spec
+        assert len(c.args) == len(params) - len(constexprs), spec
+
+
+@pytest.mark.triton
+def test_launch_path_runs_interpreted_on_cpu():
+    pytest.importorskip("triton")
+    pytest.importorskip("torch")
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "sweep_smoke.py")],
+        env={**os.environ, "TRITON_INTERPRET": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]
