@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from tvm import tirx
 
 from tilesight.errors import UnsupportedOpError
+
+from ._tvm import tirx
 
 _BINARY = {
     tirx.Add: np.add,

@@ -44,6 +44,10 @@ SMEM_BUFFER_ALIGN_BYTES = 1024
 # modelling constant, not fitted to any kernel; it keeps fragment-light kernels from looking register-free.
 REGISTER_OVERHEAD_PER_THREAD = 32
 REGISTER_BYTES = 4  # one 32-bit register
+# On a GPU with TMA, TileLang warp-specialises a kernel whose loop loads global tiles into shared memory: it
+# adds one producer warpgroup (4 warps x 32 threads) that issues the TMA copies (seen in TileLang 0.1.15's
+# lowered CUDA: __launch_bounds__(threads + 128) for every pipelined reference kernel).
+WS_PRODUCER_THREADS = 128
 
 
 def _level(scope: str) -> MemLevel:
@@ -70,6 +74,7 @@ class _Lowering:
         self.names: set[str] = set()
         self.notes: list[str] = []
         self.multibuffered: dict[str, int] = {}
+        self.multibuffered_loads = False  # a loop refills shared memory from global memory
 
     def _name(self, base: str) -> str:
         name, i = base, 1
@@ -184,13 +189,15 @@ class _Lowering:
 
     def copy(self, node: OpNode, stages: int) -> TileAction:
         src, dst = node.reads[0], node.writes[0]
+        in_loop = stages > 0  # the enclosing loop's stages; 0 outside every loop
         if src.scope == GLOBAL and dst.scope == GLOBAL:
             raise FrontendError(
                 "copy from global to global memory", construct="T.copy", location=node.location
             )
         if src.scope == GLOBAL:
             tensor = self._access(src, write=False, where=node.location)
-            if dst.scope == SHARED and stages > 1:
+            if dst.scope == SHARED and in_loop:
+                self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
             return TileAction(
                 self._name(f"load_{tensor}"),
@@ -316,18 +323,43 @@ class _Lowering:
         return tuple(out)
 
     def resources(self) -> BlockResources:
-        smem = 0
+        threads = self.ir.threads
+        if self.hw.tma_supported and self.multibuffered_loads:
+            threads += WS_PRODUCER_THREADS
         frag_bytes = 0.0
-        for name, (scope, dtype, shape) in self.ir.buffers.items():
-            size = math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
-            if scope == SHARED:
-                copies = self.multibuffered.get(name, 1)
-                smem += copies * _align(size, SMEM_BUFFER_ALIGN_BYTES)
-            elif scope != GLOBAL:
-                frag_bytes += size
+        for scope, dtype, shape in self.ir.buffers.values():
+            if scope not in (GLOBAL, SHARED):
+                frag_bytes += math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
         regs = math.ceil(frag_bytes / self.ir.threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
         regs = min(regs, self.hw.regs_per_thread_max)
-        return BlockResources(threads=self.ir.threads, smem_bytes=int(smem), regs_per_thread=regs)
+        return BlockResources(threads=threads, smem_bytes=self.shared_bytes(), regs_per_thread=regs)
+
+    def shared_bytes(self) -> int:
+        """Peak shared memory over the kernel's top-level steps.
+
+        TileLang merges shared buffers whose lifetimes do not overlap (FlashAttention's output tile reuses the
+        query tile's space), so a buffer occupies its (multi-buffered, aligned) size only from the first to
+        the last top-level statement that touches it; a loop counts as one statement.
+        """
+        size: dict[str, int] = {}
+        for name, (scope, dtype, shape) in self.ir.buffers.items():
+            if scope == SHARED:
+                raw = math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
+                size[name] = self.multibuffered.get(name, 1) * _align(raw, SMEM_BUFFER_ALIGN_BYTES)
+        first: dict[str, int] = {}
+        last: dict[str, int] = {}
+        for i, node in enumerate(self.ir.body):
+            if isinstance(node, LoopNode):
+                reads, writes = _loop_buffers(node)
+            else:
+                reads, writes = {r.buffer for r in node.reads}, {w.buffer for w in node.writes}
+            for name in (reads | writes) & size.keys():
+                first.setdefault(name, i)
+                last[name] = i
+        peak = 0
+        for i in range(len(self.ir.body)):
+            peak = max(peak, sum(size[b] for b in first if first[b] <= i <= last[b]))
+        return int(peak)
 
 
 def _align(size: float, unit: int) -> int:
@@ -381,7 +413,7 @@ def _filled_in(loop: LoopNode, region: Region) -> bool:
 def lower(ir: KernelIR, hw: HardwareProfile) -> TilePlan:
     """The TilePlan of a walked TileLang kernel on ``hw``."""
     low = _Lowering(ir, hw)
-    body = low.body(ir.body, 1)
+    body = low.body(ir.body, 0)
     grid = low.grid()
     tensors = low.tensor_accesses()
     return TilePlan(

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tvm import tirx
 
 from tilesight.errors import FrontendError, UnsupportedOpError
 
+from ._tvm import tirx
 from .expr import evaluate, free_vars
 
 GLOBAL, SHARED, REGISTER = "global", "shared", "register"

@@ -3,7 +3,8 @@
 Every query head of a batch attends to one shared latent KV cache: ``KV`` [batch, seqlen_kv, dim] is both the
 keys (with the rotary part ``K_pe`` [batch, seqlen_kv, pe_dim] appended) and the values. One block owns
 ``block_H`` heads of one batch row and streams the cache in ``block_N`` rows through ``num_stages`` buffers:
-scores = Q @ KV^T + Q_pe @ K_pe^T, online softmax, acc += P @ KV. Builds a ``T.prim_func`` without compiling.
+scores = Q @ KV^T + Q_pe @ K_pe^T, online softmax, P staged in shared memory, acc += P @ KV.
+Builds a ``T.prim_func`` without compiling.
 """
 
 import math
@@ -43,7 +44,7 @@ def mla_decode(
             KV_shared = T.alloc_shared((block_N, dim), dtype)
             K_pe_shared = T.alloc_shared((block_N, pe_dim), dtype)
             acc_s = T.alloc_fragment((block_H, block_N), accum_dtype)
-            acc_s_cast = T.alloc_fragment((block_H, block_N), dtype)
+            S_shared = T.alloc_shared((block_H, block_N), dtype)
             acc_o = T.alloc_fragment((block_H, dim), accum_dtype)
             m_i = T.alloc_fragment((block_H,), accum_dtype)
             m_prev = T.alloc_fragment((block_H,), accum_dtype)
@@ -73,8 +74,8 @@ def mla_decode(
                 T.reduce_sum(acc_s, row_sum, dim=1)
                 for i in T.Parallel(block_H):
                     l_i[i] = l_i[i] * alpha[i] + row_sum[i]
-                T.copy(acc_s, acc_s_cast)
-                T.gemm(acc_s_cast, KV_shared, acc_o, policy=T.GemmWarpPolicy.FullCol)
+                T.copy(acc_s, S_shared)
+                T.gemm(S_shared, KV_shared, acc_o, policy=T.GemmWarpPolicy.FullCol)
             for i, j in T.Parallel(block_H, dim):
                 acc_o[i, j] /= l_i[i]
             T.copy(acc_o, Output[by, bx * block_H : (bx + 1) * block_H, :])

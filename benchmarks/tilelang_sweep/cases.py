@@ -1,0 +1,139 @@
+"""The measured TileLang cases: every parameter needed to rebuild each prim_func, on the GPU or on CPU.
+
+A case is ``{"id", "family", "kernel", "params"}``; ``build(case)`` returns its ``T.prim_func`` from the
+reference kernels in ``kernels/tilelang/``. ``OUT_IDX`` and ``flops()`` describe each family for the harness
+and the accuracy script. No GPU and no torch are needed to list or build cases.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# (M, N, K): square sizes and LLaMA-7B/13B projection shapes at a few token counts
+GEMM_SHAPES = [
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4096, 11008, 4096),
+    (4096, 4096, 11008),
+    (1024, 5120, 5120),
+]
+# (block_M, block_N, block_K, num_stages, threads, use_swizzle)
+GEMM_CONFIGS = [
+    (128, 128, 32, 3, 128, True),
+    (128, 128, 64, 3, 128, False),
+    (128, 256, 32, 3, 256, True),
+    (128, 256, 64, 3, 256, False),
+    (64, 128, 64, 4, 128, True),
+    (128, 128, 64, 2, 256, True),
+    (256, 128, 32, 3, 256, False),
+]
+GEMM_DTYPES = ["float16", "bfloat16"]
+
+# (batch, heads, seq_len, dim)
+FA_SHAPES = [(4, 16, 1024, 64), (2, 16, 2048, 128), (1, 32, 4096, 64), (1, 16, 4096, 128)]
+FA_CAUSAL = [False, True]
+# (block_M, block_N, num_stages, threads)
+FA_CONFIGS = [(128, 128, 2, 256), (64, 64, 1, 128), (128, 64, 2, 128)]
+
+# (batch, heads, seqlen_kv); (block_H, block_N, num_stages, threads)
+MLA_SHAPES = [(32, 128, 4096), (64, 128, 8192), (128, 128, 2048)]
+MLA_CONFIGS = [(64, 32, 2, 256), (64, 64, 1, 256)]
+
+DEQUANT_SHAPES = [(4096, 4096, 4096), (1024, 11008, 4096)]
+DEQUANT_CONFIGS = [(128, 128, 64, 2, 128), (128, 256, 64, 3, 256)]
+DEQUANT_WEIGHTS = ["int4", "uint4"]
+
+# index of the output tensor among each kernel's arguments
+OUT_IDX = {"gemm": 2, "flash_attention": 3, "mla_decode": 4, "dequant_gemm": 2}
+
+
+def gemm_cases() -> list[dict[str, Any]]:
+    out = []
+    for (m, n, k), (bm, bn, bk, st, th, sw), dt in itertools.product(GEMM_SHAPES, GEMM_CONFIGS, GEMM_DTYPES):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
+        out.append({"family": "gemm", "kernel": "gemm", "params": params})
+    return out
+
+
+def fa_cases() -> list[dict[str, Any]]:
+    out = []
+    for (b, h, s, d), causal, (bm, bn, st, th) in itertools.product(FA_SHAPES, FA_CAUSAL, FA_CONFIGS):
+        params = dict(batch=b, heads=h, seq_len=s, dim=d, causal=causal, block_M=bm, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        out.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
+    return out
+
+
+def mla_cases() -> list[dict[str, Any]]:
+    out = []
+    for (b, h, s), (bh, bn, st, th) in itertools.product(MLA_SHAPES, MLA_CONFIGS):
+        params = dict(batch=b, heads=h, seqlen_kv=s, dim=512, pe_dim=64, block_H=bh, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        out.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
+    return out
+
+
+def dequant_cases() -> list[dict[str, Any]]:
+    out = []
+    for (m, n, k), (bm, bn, bk, st, th), w in itertools.product(
+        DEQUANT_SHAPES, DEQUANT_CONFIGS, DEQUANT_WEIGHTS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight=w)
+        out.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    return out
+
+
+def all_cases() -> list[dict[str, Any]]:
+    cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
+    for i, c in enumerate(cases):
+        c["id"] = f"{c['family']}-{i:03d}"
+    return cases
+
+
+KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels" / "tilelang"
+_KERNELS = {
+    "gemm": ("gemm", "gemm"),
+    "flash_attention_fwd": ("flash_attention", "flash_attention_fwd"),
+    "mla_decode": ("mla_decode", "mla_decode"),
+    "dequant_gemm": ("dequant_gemm", "dequant_gemm"),
+}
+
+
+def _builder(kernel: str) -> Callable[..., Any]:
+    """The kernel's builder, loaded by path (the GPU machine does not install tilesight)."""
+    module, func = _KERNELS[kernel]
+    name = f"tilesight_ref_tilelang_{module}"
+    mod = sys.modules.get(name)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(name, KERNELS_DIR / f"{module}.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return getattr(mod, func)
+
+
+def build(case: dict[str, Any]) -> Any:
+    """The ``T.prim_func`` of one case."""
+    return _builder(case["kernel"])(**case["params"])
+
+
+def flops(case: dict[str, Any]) -> float:
+    """Useful floating-point operations of one case (multiply-add = 2), as the literature counts them."""
+    p = case["params"]
+    fam = case["family"]
+    if fam in ("gemm", "dequant_gemm"):
+        return 2.0 * p["M"] * p["N"] * p["K"]
+    if fam == "flash_attention":
+        full = 4.0 * p["batch"] * p["heads"] * p["seq_len"] ** 2 * p["dim"]
+        return full / 2 if p["causal"] else full
+    if fam == "mla_decode":
+        return 2.0 * p["batch"] * p["heads"] * p["seqlen_kv"] * (2 * p["dim"] + p["pe_dim"])
+    raise KeyError(fam)

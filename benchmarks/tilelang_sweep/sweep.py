@@ -1,0 +1,212 @@
+"""Measure the TileLang reference kernels on the GPU: compile in parallel, check, time, write JSONL.
+
+    python3 benchmarks/tilelang_sweep/sweep.py --out $OUT/tilelang_h200.jsonl [--workers 14] [--budget-s 380]
+
+1. compiles every case of ``cases.all_cases()`` with ``tilelang.compile`` in a spawn process pool (this fills
+   TileLang's on-disk kernel cache, so step 2 loads instead of compiling);
+2. in this process, for each case in order: loads the kernel, makes random inputs, checks the first case of
+   each family against a torch reference, and times it with ``triton.testing.do_bench(warmup=25, rep=100,
+   quantiles=[0.5, 0.2, 0.8])`` (cold L2: do_bench clears L2 between repetitions);
+3. writes one JSON line per case (its ``params`` rebuild the prim_func on CPU) and a ``*_meta.json`` with the
+   command, GPU, versions and date. A case that fails records its error; nothing is skipped silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import cases as case_list  # noqa: E402
+
+# Tolerances of the correctness check: max |out - ref| / max |ref| (fp16/bf16 outputs, fp32 accumulation).
+REL_TOL = {"gemm": 2e-2, "flash_attention": 2e-2, "mla_decode": 2e-2, "dequant_gemm": 2e-2}
+
+
+def _compile(case: dict[str, Any]) -> tuple[str, float, str | None]:
+    start = time.time()
+    try:
+        import tilelang
+
+        tilelang.compile(case_list.build(case), target="cuda")
+        return case["id"], time.time() - start, None
+    except Exception as exc:  # recorded per case in the output, never swallowed
+        return case["id"], time.time() - start, f"{type(exc).__name__}: {exc}"[:2000]
+
+
+def _inputs(case: dict[str, Any], torch: Any) -> list[Any]:
+    p = case["params"]
+    dev = "cuda"
+    fam = case["family"]
+    if fam == "gemm":
+        dt = getattr(torch, p["dtype"])
+        a = torch.randn(p["M"], p["K"], device=dev, dtype=dt)
+        b = torch.randn(p["K"], p["N"], device=dev, dtype=dt)
+        return [a, b, torch.empty(p["M"], p["N"], device=dev, dtype=dt)]
+    if fam == "flash_attention":
+        shape = (p["batch"], p["seq_len"], p["heads"], p["dim"])
+        q, k, v = (torch.randn(shape, device=dev, dtype=torch.float16) for _ in range(3))
+        return [q, k, v, torch.empty(shape, device=dev, dtype=torch.float16)]
+    if fam == "mla_decode":
+        b, h, s, d, pe = p["batch"], p["heads"], p["seqlen_kv"], p["dim"], p["pe_dim"]
+        f16 = torch.float16
+        return [
+            torch.randn(b, h, d, device=dev, dtype=f16),
+            torch.randn(b, h, pe, device=dev, dtype=f16),
+            torch.randn(b, s, d, device=dev, dtype=f16),
+            torch.randn(b, s, pe, device=dev, dtype=f16),
+            torch.empty(b, h, d, device=dev, dtype=f16),
+        ]
+    if fam == "dequant_gemm":
+        a = torch.randn(p["M"], p["K"], device=dev, dtype=torch.float16) / math.sqrt(p["K"])
+        b = torch.randint(-128, 128, (p["N"], p["K"] // 2), device=dev, dtype=torch.int8)
+        return [a, b, torch.empty(p["M"], p["N"], device=dev, dtype=torch.float16)]
+    raise KeyError(fam)
+
+
+def _reference(case: dict[str, Any], args: list[Any], torch: Any) -> Any:
+    p = case["params"]
+    fam = case["family"]
+    if fam == "gemm":
+        return args[0].float() @ args[1].float()
+    if fam == "flash_attention":
+        q, k, v = (t.transpose(1, 2).float() for t in args[:3])
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
+        return out.transpose(1, 2)
+    if fam == "mla_decode":
+        q, qpe, kv, kpe = (t.float() for t in args[:4])
+        scores = (q @ kv.transpose(1, 2) + qpe @ kpe.transpose(1, 2)) / math.sqrt(p["dim"] + p["pe_dim"])
+        return torch.softmax(scores, dim=-1) @ kv
+    if fam == "dequant_gemm":
+        packed = args[1].to(torch.int16)
+        low, high = packed & 0xF, (packed >> 4) & 0xF
+        w = torch.stack([low, high], dim=-1).reshape(p["N"], p["K"]).float()
+        if p["weight"] == "int4":
+            w = w - 8
+        return args[0].float() @ w.t()
+    raise KeyError(fam)
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for mod in ("torch", "triton", "tilelang"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception as exc:  # a missing library is recorded, not fatal
+            out[mod] = f"unavailable: {exc}"
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="JSONL file to write")
+    ap.add_argument("--workers", type=int, default=14)
+    ap.add_argument(
+        "--budget-s", type=float, default=380.0, help="stop timing new cases after this many seconds"
+    )
+    ap.add_argument("--families", default="", help="comma-separated subset of families")
+    ap.add_argument("--limit", type=int, default=0, help="at most this many cases per family (0: all)")
+    args = ap.parse_args()
+    t0 = time.time()
+    cases = case_list.all_cases()
+    if args.families:
+        keep = set(args.families.split(","))
+        cases = [c for c in cases if c["family"] in keep]
+    if args.limit:
+        per_family: dict[str, int] = {}
+        kept = []
+        for c in cases:
+            per_family[c["family"]] = per_family.get(c["family"], 0) + 1
+            if per_family[c["family"]] <= args.limit:
+                kept.append(c)
+        cases = kept
+    print(f"[sweep] {len(cases)} cases; compiling with {args.workers} workers", flush=True)
+
+    compile_info: dict[str, tuple[float, str | None]] = {}
+    with ProcessPoolExecutor(max_workers=args.workers, mp_context=get_context("spawn")) as pool:
+        futures = [pool.submit(_compile, c) for c in cases]
+        for fut in as_completed(futures):
+            cid, secs, err = fut.result()
+            compile_info[cid] = (secs, err)
+            if err:
+                print(f"[sweep] compile {cid} failed: {err[:300]}", flush=True)
+    print(f"[sweep] compiled in {time.time() - t0:.1f} s", flush=True)
+
+    import tilelang
+    import torch
+    from triton.testing import do_bench
+
+    torch.manual_seed(0)
+    out_path = Path(args.out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    checked: set[str] = set()
+    n_ok = 0
+    with out_path.open("w") as fh:
+        for case in cases:
+            rec: dict[str, Any] = {k: case[k] for k in ("id", "family", "kernel", "params")}
+            rec["compile_s"], rec["error"] = compile_info.get(case["id"], (None, "not compiled"))
+            rec["flops"] = case_list.flops(case)
+            if rec["error"] is None and time.time() - t0 > args.budget_s:
+                rec["error"] = f"time budget of {args.budget_s:.0f} s spent before timing"
+            if rec["error"] is None:
+                try:
+                    kernel = tilelang.compile(case_list.build(case), target="cuda")
+                    inputs = _inputs(case, torch)
+                    kernel(*inputs)
+                    torch.cuda.synchronize()
+                    if case["family"] not in checked:
+                        ref = _reference(case, inputs, torch)
+                        out = inputs[case_list.OUT_IDX[case["family"]]].float()
+                        err = float((out - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
+                        rec["rel_err"] = err
+                        rec["correct"] = bool(err <= REL_TOL[case["family"]])
+                        checked.add(case["family"])
+                        print(
+                            f"[sweep] check {case['id']}: rel err {err:.2e} ok={rec['correct']}", flush=True
+                        )
+                    ms = do_bench(
+                        lambda k=kernel, a=inputs: k(*a), warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]
+                    )
+                    rec["ms"], rec["ms_p20"], rec["ms_p80"] = (float(x) for x in ms)
+                    rec["tflops"] = rec["flops"] / (rec["ms"] * 1e-3) / 1e12
+                    n_ok += 1
+                    del inputs, kernel
+                except Exception as exc:  # recorded in the case's line
+                    rec["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+                    traceback.print_exc()
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+            print(
+                f"[sweep] {case['id']}: {rec.get('ms', float('nan')):.4f} ms {rec['error'] or ''}", flush=True
+            )
+
+    meta = {
+        "command": " ".join([sys.executable, *sys.argv]),
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "gpu": torch.cuda.get_device_name(0),
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES", ""),
+        "versions": _versions(),
+        "timing": "triton.testing.do_bench(warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]); cold L2",
+        "cases": len(cases),
+        "timed": n_ok,
+        "wall_s": time.time() - t0,
+    }
+    out_path.with_name(out_path.stem + "_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"[sweep] timed {n_ok}/{len(cases)} in {time.time() - t0:.1f} s -> {out_path}", flush=True)
+    return 0 if n_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
