@@ -40,6 +40,7 @@ def test_all_gather_algbw_counts_output(toy):
 
 def test_gpu_name_means_its_standard_node():
     assert resolve_network("h200").name == "h200_hgx8"
+    assert resolve_network("b200").name == "b200_hgx8"  # a standard node file, even without a GPU profile
     r = tilesight.estimate_collective("all_gather", 1 << 20, gpus=2, hw="h200")
     assert r.hw == "h200_hgx8" and r.extras["gpus"] == 2
 

@@ -29,9 +29,10 @@ def resolve_network(hw: str | NetworkHierarchy) -> NetworkHierarchy:
     key = hw.lower().replace("-", "_")
     if key in networks() or hw.endswith(".toml"):
         return load_network(hw)
-    if key in profiles():
+    gpus_with_nodes = {load_network(n).gpu for n in networks()}
+    if key in profiles() or key in gpus_with_nodes:
         return standard_node(key)
-    raise UnknownProfileError(hw, [*networks(), *profiles()])
+    raise UnknownProfileError(hw, [*networks(), *sorted(gpus_with_nodes)])
 
 
 def _devices(net: NetworkHierarchy, gpus: int | None) -> tuple[int, ...]:
