@@ -1,0 +1,101 @@
+"""Every command, text and --json, run in-process through ``tilesight.cli.main`` on a real (small) kernel."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_kernels import SCALE_ARGS, SCALE_GRID
+
+from tilesight.cli import main
+
+pytest.importorskip("triton")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def launch(path: Path, *extra: str) -> list[str]:
+    return [f"{path}::scale_kernel", "--args", SCALE_ARGS, "--grid", SCALE_GRID, *extra]
+
+
+def test_predict_text_and_json(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "predict", *launch(scale_file, "--config", "BLOCK=1024 num_warps=4"))
+    assert rc == 0 and "scale_kernel on h200" in out
+    rc, out, _ = run(capsys, "predict", *launch(scale_file, "--config", "BLOCK=1024", "--json"))
+    doc = json.loads(out)
+    assert rc == 0 and doc["config"] == {"BLOCK": 1024}
+    assert doc["report"]["latency_s"] > 0 and doc["report"]["hw"] == "h200"
+    # 1048576 elements / 1024 per block = 1024 blocks
+    assert doc["report"]["occupancy"]["blocks"] == 1024
+
+
+def test_rank_autotune_configs_and_sweep(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "rank", *launch(scale_file, "--json"))
+    ranking = json.loads(out)["ranking"]
+    assert rc == 0 and sorted(r["config"]["BLOCK"] for r in ranking) == [128, 1024]
+    latencies = [r["latency_s"] for r in ranking]
+    assert latencies == sorted(latencies) and [r["rank"] for r in ranking] == [1, 2]
+    rc, out, _ = run(capsys, "rank", *launch(scale_file, "--sweep", "BLOCK=256,512 num_warps=2,4", "--json"))
+    assert rc == 0 and len(json.loads(out)["ranking"]) == 4  # 2 x 2
+    rc, out, _ = run(capsys, "rank", *launch(scale_file))
+    assert rc == 0 and "2 configs, fastest first" in out
+
+
+def test_explain(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "explain", *launch(scale_file, "--config", "BLOCK=128 num_warps=4", "--json"))
+    d = json.loads(out)["diagnosis"]
+    assert rc == 0 and d["kernel"] == "scale_kernel" and isinstance(d["findings"], list)
+    rc, out, _ = run(capsys, "explain", *launch(scale_file, "--config", "BLOCK=128 num_warps=4"))
+    assert rc == 0 and "tilesight explain" in out
+
+
+def test_timeline_png_and_json(scale_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "t.png"
+    rc, out, _ = run(
+        capsys, "timeline", *launch(scale_file, "--config", "BLOCK=1024", "-o", str(png), "--json")
+    )
+    assert rc == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    doc = json.loads(out)
+    assert doc["output"] == str(png) and doc["timeline"]["lanes"]
+    rc, out, _ = run(capsys, "timeline", *launch(scale_file, "--config", "BLOCK=1024", "-o", str(png)))
+    assert rc == 0 and out.startswith(f"wrote {png}")
+
+
+def test_kernels_and_profiles(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "kernels", str(scale_file), "--json")
+    (k,) = json.loads(out)["kernels"]
+    assert rc == 0 and k["name"] == "scale_kernel" and k["constexprs"] == ["BLOCK"]
+    assert len(k["autotune"]["configs"]) == 2
+    rc, out, _ = run(capsys, "kernels", str(scale_file))
+    assert rc == 0 and "scale_kernel" in out
+    rc, out, _ = run(capsys, "profiles", "--json")
+    assert rc == 0 and "h200" in [p["name"] for p in json.loads(out)["profiles"]]
+    rc, out, _ = run(capsys, "profiles")
+    assert rc == 0 and "h200" in out
+
+
+def test_check_update_pass_and_regress(
+    scale_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toml = tmp_path / "tilesight.toml"
+    entry = f'[[kernel]]\nname = "scale"\ntarget = "scale.py::scale_kernel"\nargs = "{SCALE_ARGS}"\n'
+    entry += f'grid = "{SCALE_GRID}"\n'
+    toml.write_text(entry + 'config = "BLOCK=1024 num_warps=4"\n')
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    rc, out, _ = run(capsys, "check", "--update")
+    assert rc == 0 and "1 entries" in out and (tmp_path / "tilesight-baseline.json").is_file()
+    rc, out, _ = run(capsys, "check", "--json")
+    assert rc == 0 and json.loads(out)["rows"][0]["status"] == "ok"
+    toml.write_text(entry + 'config = "BLOCK=32 num_warps=4"\n')  # 32x more blocks: slower
+    rc, out, _ = run(capsys, "check")
+    assert rc == 1 and "regressed" in out and "scale@h200" in out
+    rc, out, _ = run(capsys, "check", "--json")
+    doc = json.loads(out)
+    assert rc == 1 and doc["failed"] and doc["rows"][0]["ratio"] > 1.05

@@ -1,0 +1,82 @@
+"""Every bad input ends in one line on stderr and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_kernels import SCALE_ARGS, SCALE_GRID
+
+from tilesight.cli import main
+
+
+def fails(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    assert rc == 2, (out, err)
+    assert out == ""
+    assert err.startswith("tilesight: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_file_that_does_not_parse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import triton\n\ndef k(x:\n    pass\n")
+    err = fails(capsys, "predict", f"{bad}::k", "--args", "x=f16[4]")
+    assert f"{bad}:3:" in err and "syntax error" in err  # file and line of the unclosed parenthesis
+    err = fails(capsys, "kernels", str(bad))
+    assert f"{bad}:3:" in err
+
+
+def test_kernel_not_found_lists_found(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = fails(capsys, "predict", f"{scale_file}::nope", "--args", SCALE_ARGS, "--grid", SCALE_GRID)
+    assert "no kernel named 'nope'; kernels found: scale_kernel" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("x_ptr=f32[n", "is not a tensor"),
+        ("x_ptr", "is not NAME=VALUE"),
+        ('{"x_ptr": ', "invalid JSON"),
+        ("x_ptr=f99[4]", "unknown element type"),
+        ("x_ptr=f32[4] y_ptr=f32[4] n=4 z=1", "'z' is not a parameter of scale_kernel"),
+        ("x_ptr=f32[4] n=4", "needs y_ptr"),
+    ],
+)
+def test_malformed_args(
+    scale_file: Path, capsys: pytest.CaptureFixture[str], args: str, message: str
+) -> None:
+    err = fails(capsys, "predict", f"{scale_file}::scale_kernel", "--args", args, "--grid", SCALE_GRID)
+    assert message in err
+
+
+def test_bad_config_and_grid(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = f"{scale_file}::scale_kernel"
+    err = fails(capsys, "predict", target, "--args", SCALE_ARGS, "--grid", SCALE_GRID, "--config", "BLOK=4")
+    assert "'BLOK' is neither a constexpr of scale_kernel" in err
+    err = fails(capsys, "predict", target, "--args", SCALE_ARGS, "--config", "BLOCK=128")
+    assert "--grid" in err
+    err = fails(
+        capsys, "predict", target, "--args", SCALE_ARGS, "--config", "BLOCK=128", "--grid", "import os"
+    )
+    assert "--grid" in err
+
+
+def test_unknown_gpu(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = fails(capsys, "predict", f"{scale_file}::scale_kernel", "--args", SCALE_ARGS, "--hw", "h999")
+    assert "unknown hardware profile 'h999'; known profiles: " in err and "h200" in err
+
+
+def test_missing_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    toml = tmp_path / "tilesight.toml"
+    toml.write_text('[[kernel]]\nname = "a"\ntarget = "a.py::k"\n')
+    err = fails(capsys, "check", "--config-file", str(toml))
+    assert "tilesight-baseline.json: no baseline file; create it with `tilesight check --update`" in err
+
+
+def test_missing_file_and_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert "no such file" in fails(capsys, "predict", f"{tmp_path}/none.py::k")
+    assert "expected FILE.py::KERNEL" in fails(capsys, "predict", "notpython::k")
+    assert "invalid choice" in fails(capsys, "frobnicate")
+    assert "required" in fails(capsys)
