@@ -6,6 +6,7 @@
 #
 # JOB names a harness: calibrate | triton_sweep | ncu_l2 | tilelang_sweep | collectives2 | collectives4
 # (collectives jobs take the GPUs listed after '=', comma-separated, e.g. collectives2=0,1).
+# TileLang's wheels do not fit in one call: install them first with install_wheels.sh (two calls, .whl then .whl2).
 # Each job runs with CUDA_VISIBLE_DEVICES set, its own OUT folder, and its log kept beside its data.
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +25,7 @@ for spec in "$@"; do
     calibrate) cmd="python3 benchmarks/calibrate/run.py --out $dir/calibration_h200.json" ;;
     triton_sweep) cmd="bash benchmarks/triton_sweep/run.sh" ;;
     ncu_l2) cmd="bash benchmarks/ncu_l2/run.sh" ;;
-    tilelang_sweep) cmd="bash benchmarks/tilelang_sweep/run.sh" ;;
+    tilelang_sweep) cmd="PYTHONPATH=/tmp/tilelang_site bash benchmarks/tilelang_sweep/run.sh" ;;
     collectives*) cmd="bash benchmarks/collectives/run.sh" ;;
     *) echo "unknown job $job"; exit 2 ;;
   esac
