@@ -199,3 +199,12 @@ def test_cache_model_is_used_and_memoised_by_its_settings(round_hw):
     evaluate(plan, round_hw, cache_model=m)
     evaluate(plan, round_hw, cache_model=m)
     assert m.calls == ["stream", "stream"]
+
+
+def test_latency_only_path_matches_the_report(round_hw):
+    from tilesight.model.evaluate import clear_caches, latency_s
+
+    for plan in (stream_plan(4, 4, 2), stream_plan(5, 1, 1, smem=60_000), two_chain_plan()):
+        clear_caches()
+        cold = latency_s(plan, round_hw)
+        assert cold == evaluate(plan, round_hw).latency_s == latency_s(plan, round_hw)

@@ -159,7 +159,7 @@ def evaluate(
     model_key = _model_key(model)
     if model_key is None:
         return _evaluate(plan, profile, model, net_time_s, plan_hash)
-    key = _Key(plan_hash, plan, id(profile), model_key, tuple(sorted((net_time_s or {}).items())))
+    key = _Key(plan_hash, plan, id(profile), model_key, _net_key(net_time_s))
     hit = _REPORTS.get(key)
     if hit is not None and hit[0] is profile:
         _REPORTS.move_to_end(key)
@@ -177,20 +177,30 @@ def clear_caches() -> None:
     _TRAFFIC.clear()
 
 
-def _evaluate(
+class _Core:
+    """Everything the latency needs; the Report adds phases, statistics and notes on top."""
+
+    __slots__ = (
+        "occ", "wv", "per_program", "traffic", "demands", "occurrences", "full", "tail", "main", "t_tail",
+        "latency",
+    )  # fmt: skip
+
+
+def _core(
     plan: TilePlan,
     hw: HardwareProfile,
     model: CacheModel,
     net_time_s: Mapping[str, float] | None,
     plan_hash: int,
-) -> Report:
+) -> _Core:
+    c = _Core()
     grid = plan.grid
     blocks = grid.blocks
-    per_program = math.ceil(grid.tiles / blocks)
-    occ = residency(plan.resources, hw, blocks)
+    c.per_program = per_program = math.ceil(grid.tiles / blocks)
+    c.occ = occ = residency(plan.resources, hw, blocks)
     p = occ.resident_blocks
-    wv = waves(blocks, hw.sm_count, p)
-    traffic = cached_traffic(plan, hw, model, plan_hash=plan_hash)
+    c.wv = wv = waves(blocks, hw.sm_count, p)
+    c.traffic = traffic = cached_traffic(plan, hw, model, plan_hash=plan_hash)
 
     demands: dict[str, ActionDemand] = {}
     occurrences: dict[str, int] = {}
@@ -199,6 +209,7 @@ def _evaluate(
     for act, loops in plan.actions():
         demands[act.name] = action_demand(act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates)
         occurrences[act.name] = math.prod(lp.trips for lp in loops)
+    c.demands, c.occurrences = demands, occurrences
 
     full = (
         _Region(plan, demands, hw, hw.sm_count, p, wv.full_waves * p * per_program) if wv.full_waves else None
@@ -209,11 +220,51 @@ def _evaluate(
         tail = _Region(plan, demands, hw, wv.tail_active_sms, p_tail, wv.tail_per_sm * per_program, full)
     main = full if full is not None else tail
     assert main is not None  # blocks >= 1
-    t_main = main.env.total_s
     t_tail = 0.0
     if tail is not None and full is not None:
         t_tail = max(tail.env.total_s - tail_overlap(full.env, full.resident), 0.0)
-    latency = t_main + t_tail + hw.launch_overhead_s
+    c.full, c.tail, c.main, c.t_tail = full, tail, main, t_tail
+    c.latency = main.env.total_s + t_tail + hw.launch_overhead_s
+    return c
+
+
+def latency_s(
+    plan: TilePlan,
+    profile: HardwareProfile,
+    *,
+    cache_model: CacheModel | None = None,
+    net_time_s: Mapping[str, float] | None = None,
+) -> float:
+    """The predicted kernel time alone (what a config pruner ranks by): the same model as :func:`evaluate`
+    without building the Report's phases, statistics and notes."""
+    model = cache_model if cache_model is not None else default_cache_model()
+    plan_hash = hash(plan)
+    model_key = _model_key(model)
+    if model_key is not None:
+        hit = _REPORTS.get(_Key(plan_hash, plan, id(profile), model_key, _net_key(net_time_s)))
+        if hit is not None and hit[0] is profile:
+            return hit[1].latency_s
+    return _core(plan, profile, model, net_time_s, plan_hash).latency
+
+
+def _net_key(net_time_s: Mapping[str, float] | None) -> tuple:
+    return tuple(sorted((net_time_s or {}).items()))
+
+
+def _evaluate(
+    plan: TilePlan,
+    hw: HardwareProfile,
+    model: CacheModel,
+    net_time_s: Mapping[str, float] | None,
+    plan_hash: int,
+) -> Report:
+    c = _core(plan, hw, model, net_time_s, plan_hash)
+    grid = plan.grid
+    occ, wv, traffic, demands, occurrences = c.occ, c.wv, c.traffic, c.demands, c.occurrences
+    full, tail, main, t_tail, latency = c.full, c.tail, c.main, c.t_tail, c.latency
+    p = occ.resident_blocks
+    blocks = grid.blocks
+    per_program = c.per_program
 
     busy = _scaled(main.unit_busy, main.units)
     if tail is not None and full is not None:
