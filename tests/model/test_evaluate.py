@@ -208,3 +208,18 @@ def test_latency_only_path_matches_the_report(round_hw):
         clear_caches()
         cold = latency_s(plan, round_hw)
         assert cold == evaluate(plan, round_hw).latency_s == latency_s(plan, round_hw)
+
+
+def test_notes_flag_indirect_tensors_and_spills(round_hw):
+    from dataclasses import replace
+
+    plan = stream_plan(4, 1, 1)
+    plan = replace(
+        plan,
+        tensors=(replace(plan.tensors[0], indirect=True),),
+        resources=replace(plan.resources, regs_per_thread=64, spill_bytes_per_thread=48),
+    )
+    notes = evaluate(plan, round_hw).notes
+    assert any("tensor x uses indirect addressing" in n for n in notes)
+    assert any("register spills: 48 bytes per thread" in n for n in notes)
+    assert not any("registers per thread not given" in n for n in notes)
