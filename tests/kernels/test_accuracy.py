@@ -1,0 +1,152 @@
+"""benchmarks/accuracy.py and benchmarks/roofline.py: numbers by hand, rows, rebuild errors, end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+acc = _load(ROOT / "benchmarks" / "accuracy.py", "tilesight_bench_accuracy")
+sc = sys.modules.get("triton_sweep_sweep_cases") or _load(
+    ROOT / "benchmarks" / "triton_sweep" / "sweep_cases.py", "triton_sweep_sweep_cases"
+)
+roofline = acc.roofline
+
+from tilesight.hardware import load_profile  # noqa: E402
+
+H200 = load_profile("h200")
+GEMM = sc.gemm_case("grouped", ("sq4096", 4096, 4096, 4096), "float16", sc.GemmConfig(128, 128, 64, 4, 3, 8))
+
+
+def measured(case, us: float, *, spills: int = 0, split: str | None = None) -> dict:
+    rec = dict(case.to_json(), status="ok", reason="", n_regs=128, n_spills=spills, shared_bytes=98304)
+    rec["measured_us"] = {"p50": us, "p20": us * 0.98, "p80": us * 1.02}
+    if split:
+        rec["split"] = split
+    return rec
+
+
+def test_roofline_gemm_by_hand():
+    # 2 * 4096^3 = 1.37439e11 FLOP / 9.28e14 FLOP/s = 148.10 us; bytes 3 * 4096^2 * 2 = 100.66 MB / 4.2e12 B/s
+    # = 23.97 us; compute-bound: 148.10 + 4.0 launch = 152.10 us
+    r = roofline.roofline(GEMM.to_json(), H200)
+    assert r.flops == 2 * 4096**3 and r.bytes == 3 * 4096 * 4096 * 2
+    assert r.bound == "compute"
+    assert r.latency_s * 1e6 == pytest.approx(152.10, abs=0.01)
+
+
+def test_roofline_attention_and_gather_by_hand():
+    # causal, b1 h1 n4 d16: 4 * 5 / 2 = 10 unmasked pairs x 2 matmuls x 2 FLOP x 16 = 640 FLOP
+    att = sc.attention_case(1, 1, 4, 16, True, (16, 16, 4, 2)).to_json()
+    assert roofline.tensor_core_flops(att["problem"]) == 640
+    # gather 23 of 50 rows x 70 fp16: table counts 23 * 70 * 2 = 3220 B, idx 23 * 4 = 92 B, out 3220 B
+    g = sc.gather_case(23, 50, 70, 8, 32, 4).to_json()
+    assert roofline.compulsory_bytes(g) == 3220 + 92 + 3220
+    assert roofline.roofline(g, H200).bound == "memory"
+
+
+def test_mape_and_rows_by_hand():
+    S = acc.Scored
+    cases = [
+        S("a", "gemm", "main", 100.0, 110.0, 50.0, 0, "f:1"),  # 10%, roofline 50%
+        S("b", "gemm", "main", 200.0, 180.0, 100.0, 0, "f:2"),  # 10%, roofline 50%
+        S("c", "gemm", "holdout", 50.0, 56.0, 25.0, 0, "f:3"),  # 12%, roofline 50%
+        S("d", "spills", "main", 10.0, 20.0, 5.0, 3, "f:4"),  # 100%
+    ]
+    rows = {r.name: r for r in acc.summarize(cases)}
+    g = rows["gemm"]
+    assert g.n == 3 and g.mape_pct == pytest.approx((10 + 10 + 12) / 3)
+    assert g.roofline_mape_pct == pytest.approx(50.0)
+    assert g.main_mape_pct == pytest.approx(10.0) and g.holdout_mape_pct == pytest.approx(12.0)
+    assert g.holdout_ratio == pytest.approx(1.2)
+    assert g.passed is False  # 10.67% > 10%
+    assert rows["spills"].mape_pct == pytest.approx(100.0) and rows["spills"].passed is None
+    assert set(rows) == {"gemm", "spills"}
+
+
+def test_rebuild_gives_tensor_specs_and_errors_name_the_case():
+    pytest.importorskip("triton")
+    from tilesight import TensorSpec
+
+    launch = acc.rebuild(measured(GEMM, 200.0), "d.jsonl:7")
+    assert launch.grid == (32 * 32,)
+    assert launch.args[0] == TensorSpec((4096, 4096), "float16", (4096, 1))
+    assert launch.args[3:6] == (4096, 4096, 4096)
+    assert launch.options == {"num_warps": 4, "num_stages": 3, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
+                              "GROUP_M": 8}  # fmt: skip
+    bad = dict(measured(GEMM, 1.0), kernel="kernels.triton.gemm:no_such_kernel")
+    with pytest.raises(acc.DataError, match=r"d.jsonl:7: case 'gemm/grouped/float16/sq4096/.*no_such_kernel"):
+        acc.rebuild(bad, "d.jsonl:7")
+    bad = measured(GEMM, 1.0)
+    bad["args"][0] = {"tensor": {"shape": [2, 2], "dtype": "float7", "strides": [2, 1], "init": "randn"}}
+    with pytest.raises(acc.DataError, match=r"args\[0\]"):
+        acc.rebuild(bad, "d.jsonl:8")
+
+
+def _write_data(folder: Path, records: list[dict]) -> None:
+    for family in acc.FAMILIES:
+        lines = [json.dumps(r) for r in records if r["family"] == family]
+        (folder / f"triton_{family}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_missing_data_fails_with_the_command_to_run(tmp_path):
+    with pytest.raises(
+        acc.DataError, match="triton_gemm.jsonl is missing: run `bash benchmarks/triton_sweep"
+    ):
+        acc.load(tmp_path)
+
+
+def test_end_to_end_with_a_stand_in_predictor(tmp_path, monkeypatch, capsys):
+    """The script's plumbing (load, score, table, plot, json) with predictions fixed at 1.05 x measured."""
+    pytest.importorskip("matplotlib")
+    att = sc.attention_case(2, 16, 1024, 64, False, (128, 64, 4, 3))
+    recs = [measured(GEMM, 200.0, split="main"), measured(GEMM, 100.0, spills=8, split="holdout")]
+    recs[1]["id"] += "/spilling"
+    recs += [
+        measured(att, 50.0, split="holdout"),
+        dict(measured(att, 1.0), id="x", status="skipped", reason="r"),
+    ]
+    _write_data(tmp_path, recs)
+    by_id = {r["id"]: r["measured_us"]["p50"] for r in recs}
+    monkeypatch.setattr(acc, "predict_us", lambda record, where, hw: 1.05 * by_id[record["id"]])
+    out_json, out_png = tmp_path / "acc.json", tmp_path / "fig.png"
+    acc.main(["--data", str(tmp_path), "--json", str(out_json), "--plot", str(out_png)])
+    result = json.loads(out_json.read_text())
+    rows = {r["name"]: r for r in result["rows"]}
+    assert set(rows) == {"gemm", "attention", "spills"}  # the skipped record is not scored
+    assert rows["gemm"]["mape_pct"] == pytest.approx(5.0)
+    assert out_png.stat().st_size > 0
+    assert "spills" in capsys.readouterr().out
+
+
+def test_a_case_the_frontend_rejects_stops_the_script_with_its_location(tmp_path, monkeypatch):
+    _write_data(tmp_path, [measured(GEMM, 200.0)])
+
+    def reject(record, where, hw):
+        raise acc.DataError(f"{where}: case {record['id']!r}: tilesight.estimate failed: unsupported op")
+
+    monkeypatch.setattr(acc, "predict_us", reject)
+    with pytest.raises(acc.DataError, match=r"triton_gemm.jsonl:1: case 'gemm/grouped"):
+        acc.main(["--data", str(tmp_path)])
+    assert acc.main(["--data", str(tmp_path), "--allow-errors"]) == 1
+
+
+def test_real_estimate_of_one_gemm_case():
+    """The rebuilt launch goes through tilesight.estimate (the Triton frontend) and gives a positive time."""
+    pytest.importorskip("triton")
+    us = acc.predict_us(measured(GEMM, 200.0), "d.jsonl:1", "h200")
+    assert us > 0
