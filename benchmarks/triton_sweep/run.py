@@ -53,7 +53,10 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
     futures = {pool.submit(sweep_gpu.compile_case, rec): rec["id"] for rec in records}
     try:
         for fut in cf.as_completed(futures, timeout=max(1.0, deadline - time.time())):
-            case_id, status, reason, _ = fut.result()
+            try:
+                case_id, status, reason, _ = fut.result()
+            except cf.process.BrokenProcessPool as e:  # a worker crashed: its cases cannot be trusted
+                case_id, status, reason = futures[fut], "skipped", f"compile worker died: {e}"
             result[case_id] = (status, reason)
     except cf.TimeoutError:
         pass  # the cases still missing are recorded below with the deadline as their reason
