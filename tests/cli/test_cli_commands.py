@@ -99,3 +99,13 @@ def test_check_update_pass_and_regress(
     rc, out, _ = run(capsys, "check", "--json")
     doc = json.loads(out)
     assert rc == 1 and doc["failed"] and doc["rows"][0]["ratio"] > 1.05
+
+
+def test_tilelang_factory_through_its_prim_func(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tilelang")
+    gemm = Path(__file__).parents[2] / "kernels" / "tilelang" / "gemm.py"
+    argv = [f"{gemm}::gemm", "--args", "M=256 N=256 K=256", "--config", "block_M=64 block_N=64", "--json"]
+    rc, out, _ = run(capsys, "predict", *argv)
+    report = json.loads(out)["report"]
+    # 256 / 64 = 4 tiles per side: 16 blocks
+    assert rc == 0 and report["occupancy"]["blocks"] == 16
