@@ -72,6 +72,10 @@ def predict(cases: list[dict], hw, model) -> list[dict]:
                 "meas_hit_pct": c["l2_hit_pct"],
                 "pred_dram": t.dram_bytes,
                 "meas_dram": c["dram_read_bytes"] + c["dram_write_bytes"],
+                "pred_dram_read": t.dram_read_bytes,
+                "meas_dram_read": c["dram_read_bytes"],
+                "pred_dram_write": t.dram_write_bytes,
+                "meas_dram_write": c["dram_write_bytes"],
             }
         )
     return rows
@@ -179,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
             f"swizzle direction {s['swizzle_agree']}/{s['swizzle_total']}"
         )
     s = results["sdcm"]
+    rows = s["rows"]
+    for part in ("read", "write"):
+        pred = sum(r[f"pred_dram_{part}"] for r in rows)
+        meas = sum(r[f"meas_dram_{part}"] for r in rows)
+        print(f"DRAM {part} bytes over all cases: model {pred / 1e9:.2f} GB, NCU {meas / 1e9:.2f} GB")
     ok_mae = s["mae_pp_held_out"] <= TARGET_MAE_PP
     ok_dram = s["dram_rel_err_all"] <= TARGET_DRAM_REL
     ok_swz = s["swizzle_agree"] == s["swizzle_total"]

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tilesight.cache.model as model_mod
 from tilesight.cache import CompulsoryCacheModel
 from tilesight.cache.model import WRITE_SECTOR_HIT_RATE, SdcmCacheModel, sdcm_breakdown
 from tilesight.hardware import load_profile
@@ -28,9 +29,10 @@ def test_tiny_gemm_by_hand():
     assert traffic.l2_hit_rate == pytest.approx(0.6)
     assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
     assert traffic.tensors["c"].l2_hit == WRITE_SECTOR_HIT_RATE
-    # DRAM: each of A, B (128 KiB) read once, C (128 KiB) written once
+    # DRAM: each of A, B (128 KiB) read once; C (128 KiB) is still dirty in L2 when the kernel ends, so its
+    # write-back falls outside the kernel (WRITEBACK_AT_KERNEL_END is False)
     assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
-    assert traffic.dram_write_bytes == pytest.approx(131072)
+    assert traffic.dram_write_bytes == pytest.approx(0.0)
     assert traffic.l15_hit_rate is None
     by_action = {r.action: r for r in rows}
     assert by_action["load_a"].compulsory_fraction == pytest.approx(0.5)
@@ -42,14 +44,26 @@ def test_everything_fits_matches_compulsory():
     comp = CompulsoryCacheModel().traffic(plan, H200)
     # the whole problem (3 x 2 MiB) fits the 50 MiB L2: only first touches miss
     assert sd.l2_hit_rate == pytest.approx(comp.l2_hit_rate, abs=1e-9)
-    assert sd.dram_bytes == pytest.approx(comp.dram_bytes)
+    assert sd.dram_read_bytes == pytest.approx(comp.dram_read_bytes)
 
 
 def test_masked_blocks_move_only_tensor_bytes():
     traffic, _ = sdcm_breakdown(gemm_plan(1000, 1000, 1000, 128, 128, 64), H200)
     # A and B are 1000 x 1000 fp16 = 2 MB each; everything fits, so each is read once
     assert traffic.dram_read_bytes == pytest.approx(4e6)
-    assert traffic.dram_write_bytes == pytest.approx(2e6)
+
+
+def test_written_blocks_reach_dram_when_evicted(monkeypatch):
+    # C = 16384^2 fp16 = 512 MiB, ten times the 50 MiB L2: all but the last ~50 MiB written is evicted
+    # during the kernel; with write-back at kernel end counted, all of C is written
+    plan = gemm_plan(16384, 16384, 512, 128, 128, 64, group_m=8)
+    c_bytes = 16384 * 16384 * 2
+    evicted = SdcmCacheModel().traffic(plan, H200).dram_write_bytes
+    assert 0.85 * c_bytes < evicted < c_bytes
+    monkeypatch.setattr(model_mod, "WRITEBACK_AT_KERNEL_END", True)
+    model_mod.clear_memo()
+    assert SdcmCacheModel().traffic(plan, H200).dram_write_bytes == pytest.approx(c_bytes)
+    model_mod.clear_memo()
 
 
 def test_group_m_improves_reuse_on_large_gemm():
