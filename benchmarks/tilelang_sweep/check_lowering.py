@@ -3,9 +3,10 @@
     python benchmarks/tilelang_sweep/check_lowering.py [--ids gemm-000,flash_attention-084] [--every 7]
 
 For each case: lower the prim_func for sm_90a with ``tilelang.engine.lower`` (TileLang's passes up to CUDA
-source; nothing is compiled), read the kernel's ``thread_extent`` and ``dyn_shared_memory_buf`` attributes,
-and print them beside the TilePlan's ``resources.threads`` and ``resources.smem_bytes``. A check of the
-frontend's rules (warp-specialised producer threads, multi-buffered shared memory), not part of the model.
+source; nothing is compiled), read the kernel's ``thread_extent`` and ``dyn_shared_memory_buf`` attributes
+(plus the 1 KiB of static barrier memory warp-specialised kernels add), and print them beside the TilePlan's
+``resources.threads`` and ``resources.smem_bytes``. A check of the frontend's rules (warp-specialised
+producer threads, multi-buffered and liveness-merged shared memory), not part of the model.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def main() -> int:
     ap.add_argument("--every", type=int, default=1, help="check every n-th case")
     args = ap.parse_args()
     from tilesight.frontends.tilelang import plan_prim_func
+    from tilesight.frontends.tilelang.lower import WS_BARRIER_SMEM_BYTES
+    from tilesight.frontends.tilelang.walker import walk
 
     from tilesight.hardware import load_profile
 
@@ -56,6 +59,9 @@ def main() -> int:
         plan = plan_prim_func(func, hw)
         start = time.time()
         threads, smem = lowered_resources(func)
+        # the attribute counts dynamic shared memory; warp-specialised kernels add static barriers
+        static = WS_BARRIER_SMEM_BYTES if threads > walk(func).threads else 0
+        smem += static
         same = threads == plan.resources.threads and smem == plan.resources.smem_bytes
         bad += not same
         print(

@@ -48,6 +48,14 @@ REGISTER_BYTES = 4  # one 32-bit register
 # adds one producer warpgroup (4 warps x 32 threads) that issues the TMA copies (seen in TileLang 0.1.15's
 # lowered CUDA: __launch_bounds__(threads + 128) for every pipelined reference kernel).
 WS_PRODUCER_THREADS = 128
+# ... and 1 KiB of static shared memory for its mbarriers (ptxas -v on the lowered CUDA: "1024 bytes smem").
+WS_BARRIER_SMEM_BYTES = 1024
+# ptxas then gives every thread the registers launch bounds (threads, 1) allow, rounded down to whole
+# allocation granules of 8 per thread, and at most the 240 that TileLang's consumer warpgroups claim with
+# setmaxnreg (ptxas -v on TileLang 0.1.15's lowered GEMM / FlashAttention / MLA / dequant kernels for sm_90a:
+# 240 registers at 256 threads, 168 at 384).
+WS_CONSUMER_MAX_REGS = 240
+REG_PER_THREAD_GRANULE = 8
 
 
 def _level(scope: str) -> MemLevel:
@@ -324,15 +332,22 @@ class _Lowering:
 
     def resources(self) -> BlockResources:
         threads = self.ir.threads
+        smem = self.shared_bytes()
         if self.hw.tma_supported and self.multibuffered_loads:
+            # warp-specialised: a producer warpgroup, its barriers, and ptxas spending the whole register
+            # file on one block (launch bounds (threads, 1)), capped at the consumers' setmaxnreg value
             threads += WS_PRODUCER_THREADS
+            smem += WS_BARRIER_SMEM_BYTES
+            budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
+            regs = min(WS_CONSUMER_MAX_REGS, budget, self.hw.regs_per_thread_max)
+            return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
         frag_bytes = 0.0
         for scope, dtype, shape in self.ir.buffers.values():
             if scope not in (GLOBAL, SHARED):
                 frag_bytes += math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
-        regs = math.ceil(frag_bytes / self.ir.threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
+        regs = math.ceil(frag_bytes / threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
         regs = min(regs, self.hw.regs_per_thread_max)
-        return BlockResources(threads=threads, smem_bytes=self.shared_bytes(), regs_per_thread=regs)
+        return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
 
     def shared_bytes(self) -> int:
         """Peak shared memory over the kernel's top-level steps.

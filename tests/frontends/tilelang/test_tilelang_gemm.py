@@ -1,0 +1,112 @@
+"""The GEMM reference kernel's extracted plan, checked by hand; estimate() dispatch for prim_func and jit."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.kernels.tilelang.gemm import gemm  # noqa: E402
+
+import tilesight  # noqa: E402
+from tilesight.errors import FrontendError  # noqa: E402
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.plan import AccessMode, ActionKind, LaunchOrder, Loop, MemLevel  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+
+
+@pytest.fixture(scope="module")
+def plan():
+    # M=1000 (not a multiple of 128: A, C masked), N=1024, K=512, 128x128x32 tiles, 3 stages, 128 threads
+    return plan_prim_func(gemm(1000, 1024, 512, 128, 128, 32, 3, 128, "float16"), HW)
+
+
+def test_grid_is_blockidx_x_fastest(plan):
+    # T.Kernel(ceildiv(N, 128) = 8, ceildiv(M, 128) = ceil(1000 / 128) = 8): bx over N tiles, by over M tiles
+    assert plan.grid.shape == (8, 8)
+    assert plan.grid.dims == ("bx", "by")
+    assert plan.grid.order is LaunchOrder.COLUMN_MAJOR
+
+
+def test_tensors_tiles_and_reuse(plan):
+    a, b, c = plan.tensors
+    # A[by * 128, k * 32] depends on by only: tiles along bx reuse it
+    assert (a.name, a.tile, a.reuse_dims, a.masked, a.mode) == ("A", (128, 32), {"bx"}, True, AccessMode.READ)
+    assert (b.name, b.tile, b.reuse_dims, b.masked) == ("B", (32, 128), {"by"}, False)
+    assert (c.name, c.tile, c.reuse_dims, c.masked, c.mode) == (
+        "C",
+        (128, 128),
+        set(),
+        True,
+        AccessMode.WRITE,
+    )
+    assert a.shape == (1000, 512) and a.dtype == "float16"
+
+
+def test_pipelined_k_loop_and_dot(plan):
+    fill, loop, store = plan.body
+    assert fill.kind is ActionKind.ELEMENTWISE and fill.flops == 128 * 128
+    assert isinstance(loop, Loop)
+    # K / block_K = 512 / 32 = 16 trips, num_stages = 3, accumulates into C_local: the reduction axis
+    assert (loop.trips, loop.stages, loop.reduction) == (16, 3, True)
+    load_a, load_b, dot = loop.body
+    assert (load_a.kind, load_a.tensor, load_a.dst) == (ActionKind.LOAD, "A", MemLevel.SMEM)
+    assert (load_b.kind, load_b.tensor) == (ActionKind.LOAD, "B")
+    assert dot.kind is ActionKind.DOT and dot.shape == (128, 128, 32) and dot.dtype == "float16"
+    # Hopper, 4 warps = one warpgroup, M = 128 >= 64, B in shared memory, K % 16 == 0: wgmma
+    assert dot.variant == "wgmma"
+    # one warpgroup reads A (128 x 32 x 2 B = 8192) and B (32 x 128 x 2 B = 8192) once
+    assert dot.smem_bytes == 16384
+    assert set(dot.deps) == {load_a.name, load_b.name}
+    assert (store.kind, store.tensor, store.src) == (ActionKind.STORE, "C", MemLevel.REG)
+    assert set(store.deps) == {fill.name, loop.name}
+    assert plan.access_count("A") == 16
+
+
+def test_resources(plan):
+    r = plan.resources
+    # 128 consumer threads + one TMA producer warpgroup (128)
+    assert r.threads == 256
+    # 3 stages x (A 128x32 + B 32x128) x 2 B = 3 x 16384 = 49152, plus 1024 B of barriers
+    assert r.smem_bytes == 49152 + 1024
+    # launch bounds (256, 1): 65536 / 256 = 256 registers, capped at TileLang's setmaxnreg 240
+    assert r.regs_per_thread == 240
+
+
+def test_swizzle_becomes_explicit_rasterisation():
+    p = plan_prim_func(gemm(1024, 1024, 256, 128, 128, 32, 3, 128, use_swizzle=True, panel_size=4), HW)
+    assert p.grid.order is LaunchOrder.EXPLICIT
+    # 8 x 8 grid, panels of 4 y-rows: the first panel walks x = 0 over y = 0..3, then x = 1 ...
+    assert p.grid.coordinates()[:6].tolist() == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1]]
+    # the second panel (odd) starts at the last x column
+    assert p.grid.coordinates()[32].tolist() == [7, 4]
+
+
+def test_bfloat16_and_mma_fallback():
+    # 64 x 64 tile with 128 threads: M = 64 is one warpgroup, fine; 96 threads (3 warps) is not
+    p = plan_prim_func(gemm(512, 512, 512, 64, 64, 32, 2, 96, "bfloat16"), HW)
+    (dot,) = [a for a, _ in p.actions() if a.kind is ActionKind.DOT]
+    assert dot.variant == "mma" and dot.dtype == "bfloat16"
+
+
+def test_estimate_dispatches_prim_func():
+    rep = tilesight.estimate(gemm(2048, 2048, 2048), hw="h200")
+    assert rep.kernel == "main" and rep.latency_s > 0
+    # no faster than the tensor-core peak: 2 * 2048^3 FLOP / 928 TFLOP/s = 18.5 us
+    assert rep.latency_s >= 2 * 2048**3 / HW.tc_rate("float16")
+
+
+def test_prim_func_takes_no_launch_args():
+    with pytest.raises(FrontendError, match="no launch arguments"):
+        tilesight.estimate(gemm(256, 256, 256), 1, 2, hw="h200")
+
+
+def test_estimate_jit_kernel_with_its_arguments():
+    import tilelang
+
+    jit_gemm = tilelang.jit(out_idx=[2])(gemm)
+    rep = tilesight.estimate(jit_gemm, 1024, 1024, 1024, 128, 128, 32, 3, 128, hw="h200")
+    direct = tilesight.estimate(gemm(1024, 1024, 1024, 128, 128, 32, 3, 128), hw="h200")
+    assert rep.latency_s == pytest.approx(direct.latency_s)
