@@ -112,6 +112,22 @@ def _binder(jit_fn: Any, backend: Any, target_key: str) -> Any:
     return binder
 
 
+_OPTIONS: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
+
+
+def _options(backend: Any, target_key: str, launch_opts: dict[str, Any]) -> Any:
+    """The backend's parsed options (frozen), cached by the launch options when they are hashable."""
+    try:
+        key = (target_key, tuple(sorted(launch_opts.items())))
+        hash(key)
+    except TypeError:
+        return backend.parse_options(dict(launch_opts))
+    options = _OPTIONS.get(key)
+    if options is None:
+        options = _OPTIONS[key] = backend.parse_options(dict(launch_opts))
+    return options
+
+
 def _wrap(value: Any) -> tuple[Any, TensorSpec | None, TensorSpec | None]:
     """(what Triton's binder gets, the tensor spec, the descriptor's base spec)."""
     if TensorDescriptor is not None and isinstance(value, TensorDescriptor):
@@ -154,9 +170,10 @@ def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: Hardwar
             tensors[k] = spec
         if base is not None:
             descriptors[k] = base
-    binder = _binder(jit_fn, backend, f"{target.backend}:{target.arch}:{target.warp_size}")
+    target_key = f"{target.backend}:{target.arch}:{target.warp_size}"
+    binder = _binder(jit_fn, backend, target_key)
     bound_args, specialization, launch_opts = binder(*wrapped_args, **wrapped_kwargs)
-    options = backend.parse_options(dict(launch_opts))
+    options = _options(backend, target_key, launch_opts)
     for k in launch_opts:
         if k not in options.__dict__ and k not in names:
             raise KeyError(f"Keyword argument {k} was specified but unrecognised")  # Triton's message

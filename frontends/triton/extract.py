@@ -164,7 +164,8 @@ class Walker:
         return name
 
     def lane_array(self, value: float | int | bool) -> np.ndarray:
-        return np.full(self.lanes, value)
+        """A value the same in every lane: one entry, broadcast by numpy against per-lane arrays."""
+        return np.full(1, value)
 
     def merged(self, names: list[str]) -> V:
         vs = [self.get(n) for n in names]

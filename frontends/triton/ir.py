@@ -38,6 +38,7 @@ class Function:
     body: list[Op]
 
 
+@functools.lru_cache(maxsize=4096)
 def tensor_type(t: str) -> tuple[tuple[int, ...], str] | None:
     """(shape, element type) of ``tensor<128x64xf16>``; None for a scalar type."""
     m = _TENSOR.search(t)
