@@ -1,0 +1,90 @@
+"""FlashAttention forward and MLA decode plans from the reference TileLang kernels, checked by hand."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.kernels.tilelang.flash_attention import flash_attention_fwd  # noqa: E402
+from tilesight.kernels.tilelang.mla_decode import mla_decode  # noqa: E402
+
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.plan import ActionKind, LaunchOrder, Loop, MemLevel  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+
+
+def _by_name(plan):
+    return {a.name: a for a, _ in plan.actions()}
+
+
+@pytest.fixture(scope="module")
+def fa():
+    # batch 2, 4 heads, seq 256, dim 64; 64 x 64 tiles, 2 stages, 128 threads
+    return plan_prim_func(flash_attention_fwd(2, 4, 256, 64, False, 64, 64, 2, 128), HW)
+
+
+def test_fa_grid_and_tensors(fa):
+    # T.Kernel(ceildiv(256, 64) = 4 query blocks, 4 heads, 2 batches)
+    assert fa.grid.shape == (4, 4, 2) and fa.grid.dims == ("bx", "by", "bz")
+    assert fa.grid.order is LaunchOrder.COLUMN_MAJOR
+    q, k, v, o = fa.tensors
+    assert q.tile == (1, 64, 1, 64) and q.reuse_dims == frozenset()
+    # K and V rows depend on (bz, k, by), not on the query block bx: query blocks of a head share them
+    assert k.reuse_dims == {"bx"} and v.reuse_dims == {"bx"}
+    assert o.name == "Output" and o.tile == (1, 64, 1, 64)
+
+
+def test_fa_kv_loop(fa):
+    loops = [n for n in fa.body if isinstance(n, Loop)]
+    assert len(loops) == 1
+    (loop,) = loops
+    # seq / block_N = 256 / 64 = 4 trips, 2 stages; acc_o carries over iterations: a reduction loop
+    assert (loop.trips, loop.stages, loop.reduction) == (4, 2, True)
+    acts = _by_name(fa)
+    qk, pv = acts["dot_acc_s"], acts["dot_acc_o"]
+    assert qk.shape == (64, 64, 64) and pv.shape == (64, 64, 64)
+    assert qk.variant == pv.variant == "wgmma"
+    # Q @ K^T reads Q (64x64x2 B = 8192) and K (8192) from shared memory; P @ V takes P from registers
+    assert qk.smem_bytes == 16384 and pv.smem_bytes == 8192 and pv.src is MemLevel.SMEM
+    # exp2 of 64 x 64 scores and of the 64 row rescales run on the SFUs
+    assert acts["sfu_acc_s"].kind is ActionKind.SFU and acts["sfu_acc_s"].flops == 64 * 64
+    assert acts["sfu_alpha"].flops == 64
+    assert acts["reduce_m_i"].kind is ActionKind.REDUCE and acts["reduce_m_i"].flops == 64 * 64
+    # the row max needs the scores: it depends on the Q @ K^T dot
+    assert "dot_acc_s" in acts["reduce_m_i"].deps
+    assert "copy_acc_s_acc_s_cast" in pv.deps
+
+
+def test_fa_resources(fa):
+    # Q 8 KiB + K, V 2 stages x 8 KiB each; O reuses Q's space (disjoint lifetimes) = 40 KiB, + 1 KiB barriers
+    assert fa.resources.smem_bytes == 40960 + 1024
+    assert fa.resources.threads == 128 + 128
+
+
+def test_causal_trip_count_is_the_block_mean():
+    p = plan_prim_func(flash_attention_fwd(1, 2, 256, 64, True, 64, 64, 1, 128), HW)
+    (loop,) = [n for n in p.body if isinstance(n, Loop)]
+    # query block bx runs min(4, bx + 1) key blocks: 1, 2, 3, 4 -> mean 2.5, rounded half up to 3
+    assert loop.trips == 3
+    assert any("1..4" in n and "2.50" in n for n in p.notes)
+
+
+def test_mla_decode_plan():
+    p = plan_prim_func(mla_decode(2, 128, 1024, 512, 64, 64, 32, 2, 256), HW)
+    # 128 heads / 64 per block = 2 head groups, 2 batch rows
+    assert p.grid.shape == (2, 2)
+    kv = p.tensor("KV")
+    # both head groups of a batch row stream the same latent cache
+    assert kv.tile == (1, 32, 512) and kv.reuse_dims == {"bx"}
+    (loop,) = [n for n in p.body if isinstance(n, Loop)]
+    assert (loop.trips, loop.stages) == (1024 // 32, 2)
+    dots = [a for a, _ in p.actions() if a.kind is ActionKind.DOT]
+    assert [d.shape for d in dots] == [(64, 32, 512), (64, 32, 64), (64, 512, 32)]
+    # Q 64 KiB + Q_pe 8 KiB + KV 2 x 32 KiB + K_pe 2 x 4 KiB + S 4 KiB = 148 KiB, + 1 KiB barriers
+    # (TileLang's own allocation is 150 KiB: its packing pads by 2 KiB)
+    assert p.resources.smem_bytes == 151552 + 1024
+    # 256 + 128 producer threads; 65536 / 384 = 170 -> 168 registers
+    assert (p.resources.threads, p.resources.regs_per_thread) == (384, 168)

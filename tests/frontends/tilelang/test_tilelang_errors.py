@@ -1,0 +1,75 @@
+"""Bad input: operators and constructs the walker does not model raise errors that name them."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+import tilelang.language as T  # noqa: E402
+from tilesight.frontends.tilelang import TileLangFrontend, plan_prim_func  # noqa: E402
+
+from tilesight.errors import FrontendError, UnsupportedOpError  # noqa: E402
+from tilesight.hardware import load_profile  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+
+
+def _cumsum_kernel():
+    @T.prim_func
+    def main(A: T.Tensor((128, 64), "float32"), B: T.Tensor((128, 64), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            s = T.alloc_shared((128, 64), "float32")
+            T.copy(A[bx * 128, 0], s)
+            T.cumsum(s, dim=1)
+            T.copy(s, B[bx * 128, 0])
+
+    return main
+
+
+def _branchy_kernel():
+    @T.prim_func
+    def main(A: T.Tensor((256, 64), "float16"), B: T.Tensor((256, 64), "float16")):
+        with T.Kernel(2, threads=128) as bx:
+            s = T.alloc_shared((128, 64), "float16")
+            T.copy(A[bx * 128, 0], s)
+            if bx > 0:
+                T.copy(s, B[bx * 128, 0])
+
+    return main
+
+
+def _global_elementwise_kernel():
+    @T.prim_func
+    def main(A: T.Tensor((128, 64), "float16"), B: T.Tensor((128, 64), "float16")):
+        with T.Kernel(1, threads=128) as bx:
+            f = T.alloc_fragment((128, 64), "float16")
+            for i, j in T.Parallel(128, 64):
+                f[i, j] = A[bx * 128 + i, j] * 2
+            T.copy(f, B[bx * 128, 0])
+
+    return main
+
+
+def test_unmodelled_tile_operator_is_named():
+    with pytest.raises(UnsupportedOpError, match=r"tl\.tileop\.cumsum") as err:
+        plan_prim_func(_cumsum_kernel(), HW)
+    assert err.value.construct == "tl.tileop.cumsum"
+    assert "main: op" in str(err.value)  # the location names the kernel and the operator's position
+
+
+def test_data_dependent_branch_is_refused():
+    with pytest.raises(UnsupportedOpError, match="if/else"):
+        plan_prim_func(_branchy_kernel(), HW)
+
+
+def test_elementwise_global_access_names_the_buffer():
+    with pytest.raises(UnsupportedOpError, match="global buffer 'A'"):
+        plan_prim_func(_global_elementwise_kernel(), HW)
+
+
+def test_not_a_prim_func():
+    fe = TileLangFrontend()
+    assert not fe.accepts(lambda: None)
+    with pytest.raises(FrontendError, match="expected a TileLang PrimFunc"):
+        plan_prim_func(object(), HW)
