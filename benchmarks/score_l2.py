@@ -12,8 +12,9 @@ and registers as the compiled kernel reported them), predicts with the SDCM cach
 * swizzle sensitivity: for each configuration where NCU shows GROUP_M moving the hit rate by more than
   :data:`SWIZZLE_THRESHOLD_PP`, whether the model moves the same way.
 
-``--capacity-sweep`` additionally reports which single L2 effective capacity fits the calibration third best
-(a diagnostic for the profile's calibrated ``l2_effective_bytes``; the held-out third is never used for it).
+``--sweep`` additionally reports which global settings (L2 effective capacity, concurrent-reuse hit share) fit
+the calibration third best: a diagnostic for the profile's calibrated ``l2_effective_bytes`` and for
+``tilesight.cache.model.CONCURRENT_REUSE_HIT``; the held-out third is never used for it.
 """
 
 from __future__ import annotations
@@ -142,14 +143,19 @@ def score(cases: list[dict], hw, model) -> dict:
     }
 
 
-def capacity_sweep(cases: list[dict], hw, factors: np.ndarray) -> list[tuple[float, float]]:
-    """MAE on the calibration third for a range of L2 effective capacities (never the held-out third)."""
+def sweep(
+    cases: list[dict], hw, factors: np.ndarray, concurrent: np.ndarray
+) -> list[tuple[float, float, float]]:
+    """Calibration-third MAE over global settings: L2 effective capacity (as a factor of the profile's) and
+    the concurrent-reuse hit share. The held-out third is never used."""
     held_out = _split()
     cal = [c for c in cases if not held_out(c["case_id"])]
     out = []
     for f in factors:
-        cap = float(hw.l2_effective_bytes * f)
-        out.append((cap, _mae(predict(cal, hw, SdcmCacheModel(l2_capacity_bytes=cap)))))
+        for ch in concurrent:
+            cap = float(hw.l2_effective_bytes * f)
+            model = SdcmCacheModel(l2_capacity_bytes=cap, concurrent_hit=float(ch))
+            out.append((cap, float(ch), _mae(predict(cal, hw, model))))
     return out
 
 
@@ -158,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--hw", default="h200")
     ap.add_argument("--json", type=Path, default=None, help="write the scores (and per-case rows) here")
-    ap.add_argument("--capacity-sweep", action="store_true")
+    ap.add_argument("--sweep", action="store_true", help="calibration-third MAE over the global settings")
     args = ap.parse_args(argv)
     if not args.data.exists():
         print(
@@ -205,9 +211,13 @@ def main(argv: list[str] | None = None) -> int:
     print("largest L2 hit-rate errors:")
     for r in worst:
         print(f"    {r['case_id']}: model {r['pred_hit_pct']:.1f}%  NCU {r['meas_hit_pct']:.1f}%")
-    if args.capacity_sweep:
-        for cap, mae in capacity_sweep(cases, hw, np.linspace(0.5, 1.2, 15)):
-            print(f"    L2 effective {cap / 2**20:6.1f} MiB: calibration MAE {mae:.2f} pp")
+    if args.sweep:
+        grid = sweep(cases, hw, np.linspace(0.5, 1.2, 8), np.array([1.0, 0.9, 0.75, 0.5]))
+        for cap, ch, mae in sorted(grid, key=lambda g: g[2])[:10]:
+            print(
+                f"    L2 effective {cap / 2**20:6.1f} MiB, concurrent hit {ch:.2f}: "
+                f"calibration MAE {mae:.2f} pp"
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import tilesight.cache.model as model_mod
 from tilesight.cache import CompulsoryCacheModel
 from tilesight.cache.model import WRITE_SECTOR_HIT_RATE, SdcmCacheModel, sdcm_breakdown
+from tilesight.errors import TileSightError
 from tilesight.hardware import load_profile
 from tilesight.library.gemm import gemm_plan
 
@@ -130,3 +131,19 @@ def test_l15_never_adds_dram_traffic():
 def test_memoised_per_plan_and_profile():
     plan = gemm_plan(2048, 2048, 2048, 128, 128, 64)
     assert SdcmCacheModel().traffic(plan, H200) is SdcmCacheModel().traffic(plan, H200)
+
+
+def test_concurrent_reuse_share():
+    # the tiny GEMM's read hits are all same-step reuses inside its one wave: with half of them counted,
+    # hits = 0.5 x 256 KiB + 128 KiB of C writes = 256 KiB of 640 KiB -> 0.4
+    traffic = SdcmCacheModel(concurrent_hit=0.5).traffic(gemm_plan(256, 256, 256, 128, 128, 64), H200)
+    assert traffic.l2_hit_rate == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"form": "lru"}, {"samples": 0}, {"concurrent_hit": 1.5}, {"l2_capacity_bytes": 0.0}],
+)
+def test_bad_settings_raise(kwargs):
+    with pytest.raises(TileSightError):
+        SdcmCacheModel(**kwargs)

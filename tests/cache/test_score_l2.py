@@ -77,3 +77,11 @@ def test_main_reads_data_file(tmp_path, capsys):
 
 def test_missing_data_is_reported(tmp_path):
     assert score_l2.main(["--data", str(tmp_path / "none.json")]) == 2
+
+
+def test_sweep_uses_calibration_third_only():
+    cases = _measured(0.0)
+    cal = [c for c in cases if not ncu_cases.is_held_out(c["case_id"])]
+    # at the profile's own capacity and full concurrent hits the model reproduces its own "measurements"
+    ((cap, ch, mae),) = score_l2.sweep(cases, H200, [1.0], [1.0])
+    assert cap == H200.l2_effective_bytes and ch == 1.0 and mae == pytest.approx(0.0) and cal

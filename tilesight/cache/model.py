@@ -26,12 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import TileSightError
 from ..hardware import HardwareProfile
 from ..plan import AccessMode, ActionKind, Loop, MemLevel, Node, TilePlan
 from .base import CacheTraffic, TensorTraffic
 from .order import execution_order
 from .reuse import reuse_keys
-from .sdcm import hit_probability_table
+from .sdcm import FORMS, hit_probability_table
 
 # Fraction of written L2 sectors NCU's lts__t_sector_hit_rate counts as hits: full-sector stores into a
 # write-back L2 allocate without fetching from DRAM.
@@ -41,6 +42,12 @@ WRITE_SECTOR_HIT_RATE = 1.0
 # reduction axis instead of replaying every iteration), at the midpoints of equal strata. Over the NCU study's
 # cases two samples stay within 0.005 pp of replaying every iteration (tests/cache/test_model.py checks one).
 REDUCTION_SAMPLES = 2
+
+# Share of reuses inside one wave (a tile re-reading, in the same loop step, a block another resident tile
+# just requested) that count as hits. 1.0: the second request finds the sector allocated. Requests that arrive
+# while the first one's DRAM fetch is still outstanding may count as misses in NCU's sector hit rate; the NCU
+# study's calibration third sets a lower value if needed (benchmarks/score_l2.py --sweep), never per case.
+CONCURRENT_REUSE_HIT = 1.0
 
 # Whether dirty lines still in L2 when the kernel ends count as the kernel's DRAM writes. NCU measures a
 # kernel between its own cache flushes (--cache-control all): the write-back of what is still resident
@@ -152,6 +159,7 @@ def _hit_matrix(
     associativity: int,
     form: str,
     samples: int,
+    concurrent_hit: float = CONCURRENT_REUSE_HIT,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Hit probability per (launch index, sampled occurrence) for every read stream, in caches split by
     ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses."""
@@ -237,6 +245,8 @@ def _hit_matrix(
         dist *= 1.0 / s.block_bytes
         np.maximum(dist, 0.0, out=dist)
         hits[jo] = hit_of(dist)
+        if concurrent_hit != 1.0:
+            hits[j[cj == ci]] *= concurrent_hit
         out[s.action] = (hits, ~has)
     return out
 
@@ -248,12 +258,15 @@ def _compute(
     form: str,
     samples: int,
     resident: int | None,
+    concurrent_hit: float = CONCURRENT_REUSE_HIT,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
     eo = execution_order(plan, hw, resident)
     streams = _streams(plan, eo.coords)
     tiles = eo.wave.size
     zeros = np.zeros(tiles, dtype=np.int64)
-    l2 = _hit_matrix(streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples)
+    l2 = _hit_matrix(
+        streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples, concurrent_hit
+    )
     l15 = None
     if hw.has_l15 and hw.l15_sms_per_group > 0:
         groups = eo.sm // hw.l15_sms_per_group
@@ -350,10 +363,12 @@ def sdcm_breakdown(
     form: str = "gaussian",
     samples: int = REDUCTION_SAMPLES,
     resident: int | None = None,
+    concurrent_hit: float = CONCURRENT_REUSE_HIT,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
     """Traffic and per-action breakdown; memoised per (plan, profile fields, options)."""
     cap = float(l2_capacity_bytes if l2_capacity_bytes is not None else hw.l2_effective_bytes)
-    return _evaluate_keyed(plan, _hw_key(hw), _Unhashed(hw), cap, form, samples, resident)
+    key = _hw_key(hw)
+    return _evaluate_keyed(plan, key, _Unhashed(hw), cap, form, samples, resident, float(concurrent_hit))
 
 
 class _Unhashed:
@@ -373,9 +388,16 @@ class _Unhashed:
 
 @functools.lru_cache(maxsize=256)
 def _evaluate_keyed(
-    plan: TilePlan, hw_key: tuple, hw: _Unhashed, cap: float, form: str, samples: int, resident: int | None
+    plan: TilePlan,
+    hw_key: tuple,
+    hw: _Unhashed,
+    cap: float,
+    form: str,
+    samples: int,
+    resident: int | None,
+    concurrent_hit: float,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
-    return _compute(plan, hw.hw, cap, form, samples, resident)
+    return _compute(plan, hw.hw, cap, form, samples, resident, concurrent_hit)
 
 
 class SdcmCacheModel:
@@ -390,11 +412,21 @@ class SdcmCacheModel:
         samples: int = REDUCTION_SAMPLES,
         l2_capacity_bytes: float | None = None,
         resident: int | None = None,
+        concurrent_hit: float = CONCURRENT_REUSE_HIT,
     ) -> None:
+        if form not in FORMS:
+            raise TileSightError(f"SdcmCacheModel form={form!r}: one of {FORMS}")
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+            raise TileSightError(f"SdcmCacheModel samples={samples!r}: must be an integer >= 1")
+        if not 0.0 <= concurrent_hit <= 1.0:
+            raise TileSightError(f"SdcmCacheModel concurrent_hit={concurrent_hit!r}: must lie in [0, 1]")
+        if l2_capacity_bytes is not None and not l2_capacity_bytes > 0:
+            raise TileSightError(f"SdcmCacheModel l2_capacity_bytes={l2_capacity_bytes!r}: must be > 0")
         self.form = form
         self.samples = samples
         self.l2_capacity_bytes = l2_capacity_bytes
         self.resident = resident
+        self.concurrent_hit = concurrent_hit
 
     def traffic(self, plan: TilePlan, hw: HardwareProfile) -> CacheTraffic:
         return self.breakdown(plan, hw)[0]
@@ -409,6 +441,7 @@ class SdcmCacheModel:
             form=self.form,
             samples=self.samples,
             resident=self.resident,
+            concurrent_hit=self.concurrent_hit,
         )
 
 
