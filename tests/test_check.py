@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilesight.check import (
@@ -143,6 +143,7 @@ def test_compare_classifies_by_hand() -> None:
     assert not compare(base, {k: v for k, v in base.items()}, 0.05).failed
 
 
+@settings(deadline=None)
 @given(st.floats(1e-7, 1.0), st.floats(0.0, 3.0), st.floats(0.0, 1.0))
 def test_regression_iff_past_threshold(old: float, factor: float, threshold: float) -> None:
     new = old * factor

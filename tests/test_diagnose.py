@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilesight.diagnose import BottleneckClass, Change, diagnose, find_issues, proposals
@@ -165,6 +165,7 @@ def test_explore_repredicts_each_proposal_and_records_refusals() -> None:
     assert "cannot launch" in (effects["num_stages=4"].error or "")
 
 
+@settings(deadline=None)
 @given(
     st.floats(0.0, 1.0),
     st.sampled_from(list(Pipeline)),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilesight.plan import Pipeline
@@ -96,6 +96,7 @@ def test_malformed_engine_interval(bad: list) -> None:
         build_timeline(report(PHASES, {"timeline": bad}))
 
 
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(st.floats(0.1, 100.0), st.floats(0.0, 200.0), st.floats(0.0, 200.0)),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilesight.cli.argspec import ArgsError, TensorArg, format_values, parse_args_text, parse_config_text
@@ -78,6 +78,7 @@ _scalar = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(st.dictionaries(_name, _scalar, max_size=6))
 def test_format_then_parse_round_trips(values: dict) -> None:
     assert parse_config_text(format_values(values)) == values
