@@ -35,6 +35,10 @@ def __getattr__(name: str) -> object:
         from .integrations.triton_predict import predict
 
         return predict
+    if name == "rank":  # lazy: ranking Triton configs imports triton
+        from .integrations.rank import rank
+
+        return rank
     raise AttributeError(f"module 'tilesight' has no attribute {name!r}")
 
 
@@ -64,5 +68,6 @@ __all__ = [
     "load_profile",
     "predict",
     "profiles",
+    "rank",
 ]
 __version__ = "0.1.0"

@@ -1,0 +1,200 @@
+"""Triton pruning: the same configs are benchmarked on Triton 3.8 and 3.9 semantics, never an empty list."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import fake_ranking, make_configs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tilesight.integrations import autotune as at
+from tilesight.integrations.rank import RankError
+
+triton = pytest.importorskip("triton")
+tl = pytest.importorskip("triton.language")
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def prune_like_triton_38(configs, nargs, kwargs, prune_configs_by):
+    """Triton 3.6-3.8's Autotuner.prune_configs, restated: a float top_k is a fraction of the *unpruned* list
+    (int() may round it to zero), applied only when a perf_model is given."""
+    early = prune_configs_by.get("early_config_prune")
+    perf_model = prune_configs_by.get("perf_model")
+    top_k = prune_configs_by.get("top_k", 1.0)
+    pruned = early(configs, nargs, **kwargs) if early else configs
+    if perf_model:
+        if isinstance(top_k, float) and top_k <= 1.0:
+            top_k = int(len(configs) * top_k)
+        if len(pruned) > top_k:
+            timing = {c: perf_model(**nargs, **kwargs, **c.all_kwargs()) for c in pruned}
+            pruned = sorted(timing, key=timing.get)[:top_k]
+    return pruned
+
+
+def prune_with_triton_39(configs, nargs, kwargs, prune_configs_by):
+    """The installed Triton's own Autotuner.prune_configs (3.9: a fraction of the pruned list, at least 1)."""
+    tuner = triton.autotune(configs, key=["n"], prune_configs_by=prune_configs_by)(_copy)
+    tuner.nargs = nargs
+    return tuner.prune_configs(kwargs)
+
+
+def _pruner(monkeypatch, latencies, configs, top_k):
+    monkeypatch.setattr(at, "rank", lambda *a, **k: fake_ranking(latencies, configs))
+    pruner = at.Pruner(hw="h200", top_k=top_k)
+    pruner.kernel(_copy)
+    return pruner
+
+
+NARGS = {"x_ptr": None, "y_ptr": None, "n": 4096}
+KWARGS = {"grid": (1,), "warmup": False}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(1, 30),
+    top_k=st.one_of(st.integers(1, 40), st.floats(0.01, 1.0)),
+)
+def test_same_list_on_38_and_39_and_never_empty(data, n, top_k):
+    configs = make_configs(n)
+    launchable = data.draw(st.lists(st.booleans(), min_size=n, max_size=n).filter(any))
+    # distinct predicted latencies: config i takes (n - i) us when it can launch, so the last is fastest
+    latencies = {i: (n - i) * 1e-6 if ok else None for i, ok in enumerate(launchable)}
+    with pytest.MonkeyPatch.context() as mp:
+        pruner = _pruner(mp, latencies, configs, top_k)
+        old = prune_like_triton_38(configs, NARGS, KWARGS, pruner.prune_configs_by)
+        new = prune_with_triton_39(configs, NARGS, KWARGS, pruner.prune_configs_by)
+    fastest_first = [configs[i] for i in sorted((i for i in latencies if latencies[i]), key=latencies.get)]
+    k = top_k if isinstance(top_k, int) else max(1, int(len(fastest_first) * top_k))
+    assert old == new == fastest_first[:k]
+    assert len(new) >= 1
+
+
+def test_triton_top_k_alone_differs_between_versions(monkeypatch, triton_configs):
+    """Why top_k lives inside early_config_prune: 20 configs, 2 launchable, top_k=0.05 through Triton's own
+    perf_model branch keeps int(20 * 0.05) = 1 config on 3.8 but max(1, int(2 * 0.05)) = 1 on 3.9; with
+    top_k=0.04 3.8 keeps int(0.8) = 0 configs (an empty list) while 3.9 keeps 1."""
+    configs = triton_configs(20)
+    latencies = {i: (i + 1) * 1e-6 if i < 2 else None for i in range(20)}
+    pruner = _pruner(monkeypatch, latencies, configs, 1.0)
+    naive = {
+        "early_config_prune": pruner.early_config_prune,
+        "perf_model": lambda **kw: kw["BLOCK"],
+        "top_k": 0.04,
+    }
+    assert prune_like_triton_38(configs, NARGS, KWARGS, naive) == []
+    assert len(prune_with_triton_39(configs, NARGS, KWARGS, naive)) == 1
+    ours = _pruner(monkeypatch, latencies, configs, 0.04).prune_configs_by
+    assert prune_like_triton_38(configs, NARGS, KWARGS, ours) == [configs[0]]
+    assert prune_with_triton_39(configs, NARGS, KWARGS, ours) == [configs[0]]
+
+
+def test_old_hook_signature_without_kwargs_uses_the_pruners_grid(monkeypatch, triton_configs):
+    """Triton before 3.0 called early_config_prune(configs, named_args) with no launch kwargs."""
+    configs = triton_configs(3)
+    monkeypatch.setattr(at, "rank", lambda *a, **k: fake_ranking({0: 3e-6, 1: 1e-6, 2: 2e-6}, configs))
+    pruner = at.Pruner(hw="h200", top_k=2, grid=(4,))
+    pruner.kernel(_copy)
+    assert pruner.early_config_prune(configs, NARGS) == [configs[1], configs[2]]
+    gridless = at.Pruner(hw="h200")
+    gridless.kernel(_copy)
+    with pytest.raises(at.AutotuneError, match="no grid"):
+        gridless.early_config_prune(configs, NARGS)
+
+
+def test_errors_are_typed(monkeypatch, triton_configs):
+    configs = triton_configs(2)
+    with pytest.raises(at.AutotuneError, match="no kernel bound"):
+        at.Pruner(hw="h200").early_config_prune(configs, NARGS, **KWARGS)
+    pruner = _pruner(monkeypatch, {0: None, 1: None}, configs, 1)
+    with pytest.raises(at.AutotuneError, match="no config can launch"):
+        pruner.early_config_prune(configs, NARGS, **KWARGS)
+    for bad in (0, -1, 0.0, 1.5, True, "3"):
+        with pytest.raises(RankError, match="top_k"):
+            at.Pruner(hw="h200", top_k=bad)
+    with pytest.raises(at.AutotuneError, match="mode"):
+        at.autotune(configs, ["n"], mode="fast")
+
+
+def test_gpu_detection_is_lazy_and_replaceable(monkeypatch, triton_configs):
+    configs = triton_configs(2)
+    calls = []
+    ranking = fake_ranking({0: 1.0}, configs)
+    monkeypatch.setattr(at, "rank", lambda *a, hw, **k: calls.append(hw.name) or ranking)
+    pruner = at.Pruner(top_k=1, detect=lambda: calls.append("detect") or "h100")
+    assert calls == []  # nothing detected when built
+    pruner.kernel(_copy)
+    pruner.early_config_prune(configs, NARGS, **KWARGS)
+    assert calls == ["detect", "h100"]
+
+
+def test_match_profile_by_device_name():
+    assert at.match_profile("NVIDIA H200") == "h200"
+    assert at.match_profile("NVIDIA H100 80GB HBM3") == "h100"
+    assert at.match_profile("NVIDIA RTX PRO 6000 Blackwell Server Edition") == "rtx_pro_6000"
+    with pytest.raises(at.AutotuneError, match="pass hw="):
+        at.match_profile("NVIDIA GeForce RTX 4090")
+
+
+def test_predict_mode_launches_the_predicted_best_once_per_key(monkeypatch, triton_configs):
+    configs = triton_configs(3)
+    ranked = []
+    monkeypatch.setattr(
+        at, "rank", lambda *a, **k: ranked.append(1) or fake_ranking({0: 3e-6, 1: 1e-6, 2: 2e-6}, configs)
+    )
+    launches = []
+
+    class FakeKernel:
+        arg_names = ["x_ptr", "y_ptr", "n", "BLOCK"]
+
+        def __getitem__(self, grid):
+            return lambda *args, **kw: launches.append((grid, args, kw))
+
+    kernel = at.autotune(configs, key=["n"], hw="h200", mode="predict")(FakeKernel())
+    kernel[(8,)](None, None, 4096)
+    kernel[(8,)](None, None, 4096)
+    kernel[(8,)](None, None, 8192)
+    assert len(ranked) == 2  # one prediction per distinct key (n=4096, n=8192)
+    assert launches[0] == ((8,), (None, None, 4096), configs[1].all_kwargs())
+    assert all(kw["BLOCK"] == 32 for _, _, kw in launches)  # configs[1] has BLOCK = 16 * 2
+
+
+def test_prune_mode_builds_a_triton_autotuner_with_our_hook(triton_configs):
+    configs = triton_configs(4)
+    tuner = at.autotune(configs, key=["n"], hw="h200", top_k=2)(_copy)
+    assert type(tuner).__name__ == "Autotuner"
+    assert tuner.early_config_prune is not None and tuner.perf_model is None
+
+
+def test_real_gemm_prune_removes_the_config_beyond_shared_memory():
+    """Compiles three GEMM configs to TTGIR. 256x256x64 with 5 stages needs 5 x (256x64 + 64x256) x 2 B =
+    327680 B of shared memory > the H200's 232448 B per block, so it is never kept; top_k=1.0 keeps both
+    others, predicted order first; the perf_model agrees with the ranking."""
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    from tilesight import TensorSpec
+
+    m = n = k = 1024
+    a, b, c = (TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16"))
+    configs = [
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=4, num_stages=s)
+        for bm, bn, bk, s in ((64, 64, 32, 2), (256, 256, 64, 5), (128, 128, 64, 3))
+    ]
+    pruner = at.Pruner(hw="h200", top_k=1.0)
+    tuner = triton.autotune(configs, key=["M"], prune_configs_by=pruner.prune_configs_by)(
+        pruner.kernel(matmul_kernel)
+    )
+    tuner.nargs = dict(zip(tuner.arg_names, (a, b, c, m, n, k, k, 1, n, 1, n, 1), strict=False))
+
+    def grid(meta):
+        return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
+
+    kept = tuner.prune_configs({"grid": grid, "warmup": False})
+    assert configs[1] not in kept and len(kept) == 2
+    times = [pruner.perf_model(**tuner.nargs, grid=grid, **cfg.all_kwargs()) for cfg in kept]
+    assert times == sorted(times) and all(t > 0 for t in times)
