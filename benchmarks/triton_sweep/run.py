@@ -63,7 +63,7 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
     for case_id in futures.values():
         result.setdefault(case_id, ("skipped", "compile not finished before the compile deadline"))
     pool.shutdown(wait=False, cancel_futures=True)
-    for proc in list(getattr(pool, "_processes", {}).values()):  # workers stuck in a long ptxas run
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):  # workers stuck in a long ptxas run
         proc.terminate()
     return result
 
