@@ -180,3 +180,8 @@ def test_shares_are_fractions(hit: float, neck: Pipeline, blocks: int, resident:
     r = dataclasses.replace(r, occupancy=dataclasses.replace(r.occupancy, tail_blocks=tail))
     for issue in find_issues(r, config=CONFIG):
         assert 0.0 <= issue.share <= 1.0
+
+
+def test_tilelang_swizzle_switch_is_proposed() -> None:
+    issues = find_issues(report(l2_hit=0.3), config={"block_M": 128, "use_swizzle": False})
+    assert Change({"use_swizzle": True}) in issues[0].changes

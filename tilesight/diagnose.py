@@ -29,6 +29,7 @@ OCCUPANCY_LIMITERS = frozenset({"smem", "registers", "warps", "threads"})  # res
 TAIL_WAVE_EFFICIENCY = 0.8  # waves / ceil(waves) below this: the last partial wave wastes SMs
 MAX_TAIL_WAVES = 4.0  # beyond this many waves a partial last one costs little
 RECOMMENDED_GROUP_SIZE = 8  # the GROUP_M Triton's matmul tutorial uses; the what-if checks it
+SWIZZLE_KEY = "use_swizzle"  # the reference TileLang GEMM's switch for its rasterised (swizzled) tile order
 MIN_SPEEDUP_TO_RECOMMEND = 1.02  # effects below this are reported as "no gain"
 US_PER_S = 1e6  # display unit
 _REUSE_BOUND = frozenset({Pipeline.L2, Pipeline.SMEM, Pipeline.L1_5})
@@ -293,6 +294,8 @@ def find_issues(
         changes = tuple(
             Change({g: RECOMMENDED_GROUP_SIZE}) for g in groups if cfg[g] != RECOMMENDED_GROUP_SIZE
         )
+        if cfg.get(SWIZZLE_KEY) is False:  # TileLang's T.use_swizzle(enable=...) factory argument
+            changes += (Change({SWIZZLE_KEY: True}),)
         issues.append(
             Issue(
                 BottleneckClass.L2_LOCALITY,

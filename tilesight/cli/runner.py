@@ -108,8 +108,9 @@ def _predict_triton(kernel: LoadedKernel, launch: Launch) -> Outcome:
             if p.name in meta:
                 keywords[p.name] = meta[p.name]
             elif p.default is None:
+                hint = "; or rank its autotune configs with `tilesight rank`" if kernel.configs else ""
                 raise ArgsError(
-                    f"{src.qualname}: constexpr {p.name!r} has no value; give it in --config or --args"
+                    f"{src.qualname}: constexpr {p.name!r} has no value; give it in --config or --args{hint}"
                 )
         elif p.name in launch.args:
             if gap:
