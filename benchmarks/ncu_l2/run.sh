@@ -19,11 +19,11 @@ if [[ -n "${NCU_L2_LIMIT:-}" ]]; then limit=(--limit "$NCU_L2_LIMIT"); fi
 metrics=gpu__time_duration.sum,lts__t_sector_hit_rate.pct,lts__t_sector_op_read_hit_rate.pct,lts__t_sector_op_write_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum
 
 start=$(date +%s)
-python3 "$here/driver.py" --compile-only --out "$out" "${limit[@]}"
+python3 "$here/driver.py" --compile-only --out "$out" ${limit[@]+"${limit[@]}"}
 echo "[ncu_l2] compiled in $(( $(date +%s) - start )) s"
 
 cmd=("$ncu_bin" --clock-control none --cache-control all -k regex:matmul --metrics "$metrics" --csv
-     python3 "$here/driver.py" --out "$out" "${limit[@]}")
+     python3 "$here/driver.py" --out "$out" ${limit[@]+"${limit[@]}"})
 export NCU_L2_COMMAND="${cmd[*]}"
 "${cmd[@]}" > "$out/ncu_l2_raw.csv" 2> "$out/ncu_l2_stderr.txt" || {
   echo "[ncu_l2] ncu failed; tail of its stderr:"; tail -n 30 "$out/ncu_l2_stderr.txt"; exit 1; }

@@ -145,6 +145,19 @@ def _distinct_per_bin(ids: np.ndarray, per_bin: int, bins: int) -> np.ndarray:
     return np.bincount(np.unique(ids) // per_bin, minlength=bins)
 
 
+def _previous_same_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
+    """For each position, the latest earlier position holding the same key (-1 for none)."""
+    prev = np.full(keys.size, -1, dtype=np.int64)
+    if keys.size == 0 or np.bincount(keys, minlength=nkeys).max() <= 1:
+        return prev  # every key appears once (e.g. an output tile per tile)
+    # stable sort keeps time order within a key; 16-bit keys take numpy's linear-time radix sort
+    small = keys.astype(np.uint16) if nkeys <= np.iinfo(np.uint16).max + 1 else keys
+    srt = np.argsort(small, kind="stable")
+    same = keys[srt[1:]] == keys[srt[:-1]]
+    prev[srt[1:][same]] = srt[:-1][same]
+    return prev
+
+
 def _sample_indices(n: int, samples: int) -> np.ndarray:
     """Stratified midpoints: ``n`` iterations in ``samples`` equal strata, the middle of each."""
     k = min(n, samples)
@@ -181,11 +194,7 @@ def _hit_matrix(
     prevs = []
     uniq = np.zeros((ncells, len(streams)))
     for j, s in enumerate(streams):
-        gk = group * s.nkeys + s.keys
-        srt = np.argsort(gk, kind="stable")  # stable: time order within each key
-        prev = np.full(tiles, -1, dtype=np.int64)
-        same = gk[srt[1:]] == gk[srt[:-1]]
-        prev[srt[1:][same]] = srt[:-1][same]
+        prev = _previous_same_key(group * s.nkeys + s.keys, s.nkeys * ngroups)
         prevs.append(prev)
         first = prev < 0
         first[~first] = cell[prev[~first]] != cell[~first]
