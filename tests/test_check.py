@@ -151,3 +151,17 @@ def test_regression_iff_past_threshold(old: float, factor: float, threshold: flo
         return
     row = compare({"k": Measure(old, "tc")}, {"k": Measure(new, "tc")}, threshold).rows[0]
     assert (row.status is Status.REGRESSED) == (new > old * (1 + threshold))
+
+
+def test_this_repositorys_watch_list_is_valid() -> None:
+    """The repo's own tilesight.toml parses, every target names a kernel discovery finds, and the committed
+    baseline has an entry for each (predicting them is the hook's job, not this test's)."""
+    from tilesight.frontends.source import discover, find_kernel
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = load_config(root / "tilesight.toml")
+    baseline = load_baseline(cfg.baseline)
+    for entry in cfg.entries:
+        file, _, kernel = entry.target.partition("::")
+        find_kernel(discover(root / file), kernel, file)
+        assert entry.key in baseline
