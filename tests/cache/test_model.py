@@ -147,3 +147,23 @@ def test_concurrent_reuse_share():
 def test_bad_settings_raise(kwargs):
     with pytest.raises(TileSightError):
         SdcmCacheModel(**kwargs)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from([256, 1000, 2048, 3072, 6144]),
+    st.sampled_from([256, 1536, 4096, 8192]),
+    st.sampled_from([64, 512, 2048]),
+    st.sampled_from([(64, 64, 32), (128, 128, 64), (128, 256, 64), (256, 64, 32)]),
+    st.sampled_from([1, 4, 8]),
+    st.sampled_from([None, 66, 132]),
+)
+def test_traffic_invariants(m, n, k, tile, group_m, programs):
+    plan = gemm_plan(m, n, k, *tile, group_m=group_m, programs=programs)
+    traffic = SdcmCacheModel().traffic(plan, H200)
+    assert 0.0 <= traffic.l2_hit_rate <= 1.0
+    for t in traffic.tensors.values():
+        assert 0.0 <= t.l2_hit <= 1.0 and t.ddr_bytes <= t.requested_bytes * (1 + 1e-9)
+    # reads never come from DRAM less often than once per tensor byte touched
+    touched = sum(plan.tensor(x).tensor_bytes for x in ("a", "b"))
+    assert traffic.dram_read_bytes >= touched * (1 - 1e-9)
