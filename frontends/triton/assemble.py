@@ -21,6 +21,7 @@ from .binding import Binding
 from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
+from .strides import tile_extents
 
 REGISTER_NOTE = (
     "registers per thread unknown without ptxas; occupancy is bounded by threads and shared memory only"
@@ -97,10 +98,14 @@ def build_plan(ir: CompiledIR, binding: Binding, grid: tuple[int, int, int]) -> 
             if len(modes) > 1
             else next(iter(modes))
         )
-        tile = _tile_in_tensor(acc["tile"], spec)
-        masked = acc["masked"] or any(
-            e > s for e, s in zip(acc["tile"][-len(spec.shape) :], spec.shape, strict=False)
-        )
+        extents = tile_extents(acc["tile"], acc["axes"], spec)
+        if extents is None:  # not affine in the tile axes: the tile's axes cover the innermost dims
+            tile = _tile_in_tensor(acc["tile"], spec)
+            clamped = any(e > s for e, s in zip(acc["tile"][-len(spec.shape) :], spec.shape, strict=False))
+        else:
+            tile = tuple(max(1, min(e, s)) for e, s in zip(extents, spec.shape or (1,), strict=True))
+            clamped = any(e > s for e, s in zip(extents, spec.shape or (1,), strict=True))
+        masked = acc["masked"] or clamped
         tensors.append(
             TensorAccess(
                 name=name,

@@ -33,7 +33,7 @@ from tilesight.plan import (
 )
 from tilesight.tensorspec import TensorSpec
 
-from . import interp
+from . import interp, strides
 from .compile import CompiledIR
 from .ir import Op, parse_module, tensor_type
 
@@ -81,6 +81,7 @@ _LAYOUT = frozenset(
         "ub.poison",
     }
 )
+_DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
 _TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan.return", "scf.condition"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
 
@@ -95,6 +96,8 @@ class V:
     base: str | None = None  # pointer base argument
     loaded: bool = False  # derived from loaded data
     prods: frozenset[str] = frozenset()  # producing actions / loops in the current body
+    axes: strides.Axes = None  # per-axis element strides of an index or pointer tensor
+    scale: int | None = None  # the value of a splat (or dense constant) of a known uniform integer
 
 
 @dataclass
@@ -226,7 +229,14 @@ class Walker:
             return
         if n == "arith.constant":
             c = interp.constant(op.text)
-            self.set_results(op, V(val=None if c is None else self.lane_array(c)))
+            if c is None:
+                m = _DENSE_INT.match(op.text)
+                shape = tensor_type(op.rtype)
+                dense = int(m.group(1)) if m and shape else None
+                axes = (0,) * len(shape[0]) if dense is not None and shape else None
+                self.set_results(op, V(scale=dense, axes=axes))
+            else:
+                self.set_results(op, V(val=self.lane_array(c)))
             return
         if n in ("tt.get_program_id", "tt.get_num_programs"):
             axis = {"x": 0, "y": 1, "z": 2}[op.text.split()[0].strip()]
@@ -280,10 +290,12 @@ class Walker:
                     vin.cands = vin.cands | self.candidate(o)
             if n == "tt.addptr" and shape is None:
                 vin.val = None
+            self.strides(op, shape, vin)
             self.set_results(op, vin)
             return
         if n in _LAYOUT:
             vin.val = None
+            self.strides(op, shape, vin)
             self.set_results(op, vin)
             return
         if n.startswith(_TENSOR_EW_PREFIX) or n in (
@@ -311,11 +323,24 @@ class Walker:
                 # scalar math, or index/mask arithmetic on integer tensors (address generation): no tile cost
                 vin.val = None
                 vin.prods = frozenset()
+                self.strides(op, shape, vin)
                 self.set_results(op, vin)
                 return
             self.group(op, body, vin, kind, numel)
             return
         raise self.unsupported(op)
+
+    def strides(self, op: Op, shape: tuple | None, vin: V) -> None:
+        """Per-axis address strides of a tensor result (see :mod:`.strides`)."""
+        if shape is None:
+            return
+        rank = len(shape[0])
+        if op.name == "tt.splat":
+            v = self.get(op.operands[0]).val if op.operands else None
+            if v is not None and v.size and np.all(v == v.flat[0]) and float(v.flat[0]).is_integer():
+                vin.scale = int(v.flat[0])
+        args = [self.get(o) for o in op.operands[:2]]
+        vin.axes = strides.propagate(op.name, op.text, rank, [a.axes for a in args], [a.scale for a in args])
 
     def expand(self, arr: np.ndarray) -> np.ndarray:
         """A per-program array in the current lane space (tiled over persistent-loop iterations)."""
@@ -371,9 +396,12 @@ class Walker:
                 "masked": False,
                 "indirect": False,
                 "tma": False,
+                "axes": ptr.axes if not op.name.startswith("tt.descriptor") else None,
             },
         )
         acc["modes"].add(mode)
+        if acc["axes"] is None and not op.name.startswith("tt.descriptor"):
+            acc["axes"] = ptr.axes
         acc["cands"] |= cands
         acc["masked"] |= masked
         acc["indirect"] |= ptr.loaded
@@ -394,7 +422,8 @@ class Walker:
             "dst": MemLevel.DDR if store else level,
         }
         body.add(node)
-        self.set_results(op, V(loaded=True, prods=frozenset({name}), pid=vin.pid))
+        # loaded data depends on its address: an index loaded here carries this tile's coordinates onward
+        self.set_results(op, V(loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands)))
 
     def dot(self, op: Op, body: _Body, vin: V) -> None:
         types = re.findall(r"tensor<[^>]*>", op.text.rsplit(" : ", 1)[-1])
@@ -483,7 +512,7 @@ class Walker:
         self.env[iv] = V(pid=False)
         for a, init in zip(iter_args, inits, strict=True):
             v = self.get(init)
-            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded)
+            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
         inner = _Body()
         self.walk(op.regions[0], inner)
         name = self.fresh(f"loop_{(op.loc or 'L').rsplit(':', 1)[-1]}")
@@ -526,7 +555,7 @@ class Walker:
         self.env[iv] = V(val=np.tile(lbv, t_max) + it * np.tile(stv, t_max), pid=True)
         for a, init in zip(iter_args, inits, strict=True):
             v = self.get(init)
-            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded)
+            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
         self.walk(op.regions[0], body)
         for r in op.results:
             self.env[r] = V()

@@ -1,0 +1,81 @@
+"""Which tensor dimension each axis of a pointer tile walks: per-axis address strides.
+
+Integer index tensors and pointer tensors carry, per tile axis, the element stride their value advances by
+along that axis (``tt.make_range`` is 1 along its axis, a splat is 0, ``x * splat(s)`` multiplies by ``s``,
+sums add). ``None`` means the address is not affine in the axes (a modulo, a gather): callers then fall back
+to mapping the tile's axes onto the tensor's innermost dimensions. A load's tile extents go to the tensor
+dimension whose stride equals the axis stride, so a transposed load (``K^T`` in attention) lands on the
+right dimensions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tilesight.tensorspec import TensorSpec
+
+Axes = tuple[int, ...] | None
+
+_AXIS = re.compile(r"axis = (\d+)")
+_ORDER = re.compile(r"order = array<i32: ([\d, ]+)>")
+# Casts and layout moves that keep per-axis strides unchanged.
+_SAME = frozenset(
+    {"arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "tt.broadcast", "ttg.convert_layout"}
+)
+
+
+def propagate(name: str, text: str, rank: int, args: list[Axes], scales: list[int | None]) -> Axes:
+    """Per-axis strides of the result of op ``name`` from its operands' (``scales``: the operand's value
+    when it is a splat of a known integer, else None)."""
+    if name == "tt.make_range":
+        return (1,)
+    if name == "tt.splat":
+        return (0,) * rank
+    if not args or any(a is None for a in args):
+        return None
+    if name in _SAME:
+        return args[0] if len(args[0]) == rank else None  # type: ignore[arg-type]
+    if name == "tt.expand_dims":
+        m = _AXIS.search(text)
+        if not m:
+            return None
+        a = list(args[0])  # type: ignore[arg-type]
+        a.insert(int(m.group(1)), 0)
+        return tuple(a)
+    if name == "tt.trans":
+        m = _ORDER.search(text)
+        if not m:
+            return None
+        order = [int(x) for x in m.group(1).split(",")]
+        return tuple(args[0][i] for i in order)  # type: ignore[index]
+    if name in ("arith.addi", "tt.addptr") and len(args) == 2:
+        return tuple(x + y for x, y in zip(args[0], args[1], strict=True))  # type: ignore[arg-type]
+    if name == "arith.subi" and len(args) == 2:
+        return tuple(x - y for x, y in zip(args[0], args[1], strict=True))  # type: ignore[arg-type]
+    if name == "arith.muli" and len(args) == 2:
+        for i in (0, 1):
+            s = scales[1 - i]
+            if s is not None:
+                return tuple(x * s for x in args[i])  # type: ignore[union-attr]
+    return None
+
+
+def tile_extents(tile: tuple[int, ...], axes: Axes, spec: TensorSpec) -> tuple[int, ...] | None:
+    """The tile's extent along each tensor dimension (not clamped to the tensor's extents), or None when
+    some axis's stride is not a stride of the tensor."""
+    if axes is None or len(axes) != len(tile):
+        return None
+    shape = spec.shape or (1,)
+    strides = spec.strides or (1,)
+    out = [1] * len(shape)
+    used: set[int] = set()
+    for extent, stride in zip(tile, axes, strict=True):
+        if extent <= 1 or stride == 0:
+            continue
+        dims = [d for d in range(len(shape)) if strides[d] == abs(stride) and shape[d] > 1 and d not in used]
+        if not dims:
+            return None
+        d = dims[-1]
+        used.add(d)
+        out[d] = extent
+    return tuple(out)

@@ -1,0 +1,230 @@
+"""Extraction of every reference kernel in kernels/triton (CPU: compiled to TTGIR for an sm_90 target).
+
+Expected numbers are worked out by hand from each kernel's source in the comments.
+"""
+
+import pytest
+
+pytest.importorskip("triton")
+
+from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
+
+from tilesight import TensorSpec, load_profile  # noqa: E402
+from tilesight.plan import ActionKind, Loop, MemLevel  # noqa: E402
+
+HW = load_profile("h200")
+FE = TritonFrontend()
+
+
+def f16(*shape):
+    return TensorSpec(shape, "float16")
+
+
+def f32(*shape):
+    return TensorSpec(shape, "float32")
+
+
+def _all(body, kind):
+    for n in body:
+        if isinstance(n, Loop):
+            yield from _all(n.body, kind)
+        elif n.kind is kind:
+            yield n
+
+
+def _loops(body):
+    return [n for n in body if isinstance(n, Loop)]
+
+
+def _tensors(plan):
+    return {t.name: t for t in plan.tensors}
+
+
+def _gemm_args(M, N, K):
+    return (f16(M, K), f16(K, N), f16(M, N), M, N, K, K, 1, N, 1, N, 1)
+
+
+def _group_order(tiles_m, tiles_n, group_m):
+    """GROUP_M launch order by hand: groups of group_m tile rows, each walked column by column."""
+    seq = []
+    for pid in range(tiles_m * tiles_n):
+        first = pid // (group_m * tiles_n) * group_m
+        rows = min(tiles_m - first, group_m)
+        in_group = pid % (group_m * tiles_n)
+        seq.append([first + in_group % rows, in_group // rows])
+    return seq
+
+
+GEMM_META = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3)
+
+
+@pytest.mark.parametrize("group_m", [1, 4, 8])
+def test_gemm(group_m):
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    # M = N = 1024, K = 1000: 8 x 8 tiles of 128; K loop ceil(1000 / 64) = 16 trips.
+    meta = dict(GEMM_META, GROUP_M=group_m)
+    plan = FE.plan(matmul_kernel, ((64,), *_gemm_args(1024, 1024, 1000)), meta, HW)
+    assert plan.grid.shape == (8, 8) and not plan.grid.persistent
+    assert plan.grid.sequence.tolist() == _group_order(8, 8, group_m)
+    t = _tensors(plan)
+    m, n = plan.grid.dims
+    assert (t["a_ptr"].tile, t["b_ptr"].tile, t["c_ptr"].tile) == ((128, 64), (64, 128), (128, 128))
+    assert t["a_ptr"].reuse_dims == {n} and t["b_ptr"].reuse_dims == {m} and not t["c_ptr"].reuse_dims
+    (loop,) = _loops(plan.body)
+    assert (loop.trips, loop.stages, loop.reduction) == (16, 3, True)
+    (dot,) = _all(plan.body, ActionKind.DOT)
+    assert (dot.shape, dot.dtype, dot.variant) == ((128, 128, 64), "float16", "wgmma")
+    assert plan.resources.threads == 256  # 8 warps x 32 lanes
+
+
+def test_gemm_smem_is_tritons_allocation():
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    # K % 16 == 0: 3 pipelined stages of a 128x64 and a 64x128 fp16 tile = 3 * 2 * 8192 * 2 B = 98304 B.
+    plan = FE.plan(matmul_kernel, ((64,), *_gemm_args(1024, 1024, 1024)), dict(GEMM_META, GROUP_M=8), HW)
+    assert plan.resources.smem_bytes == 98304
+
+
+def test_gemm_transposed_b_tile_follows_strides():
+    """Pins the innermost-dims tile mapping: a K-major B (strides (1, K)) still has a (BLOCK_K, BLOCK_N)
+    tile in its (K, N) index space."""
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    M = N = K = 512
+    b = TensorSpec((K, N), "float16", (1, K))
+    args = ((16,), f16(M, K), b, f16(M, N), M, N, K, K, 1, 1, K, N, 1)
+    plan = FE.plan(matmul_kernel, args, dict(GEMM_META, BLOCK_N=64, GROUP_M=8), HW)
+    assert _tensors(plan)["b_ptr"].tile == (64, 64)
+    args = ((16,), f16(M, K), b, f16(M, N), M, N, K, K, 1, 1, K, N, 1)
+    plan = FE.plan(matmul_kernel, args, dict(GEMM_META, BLOCK_M=64, BLOCK_N=256, GROUP_M=8), HW)
+    assert _tensors(plan)["b_ptr"].tile == (64, 256)
+
+
+def test_persistent_gemm():
+    from tilesight.kernels.triton.persistent_gemm import matmul_persistent_kernel
+
+    # 64 tiles over 24 programs: program p takes launch indices p, p + 24, p + 48 (tiles in GROUP_M order).
+    meta = dict(GEMM_META, GROUP_M=8, NUM_SMS=24)
+    plan = FE.plan(matmul_persistent_kernel, ((24,), *_gemm_args(1024, 1024, 1024)), meta, HW)
+    assert plan.grid.persistent and plan.grid.programs == 24
+    assert plan.grid.sequence.tolist() == _group_order(8, 8, 8)
+    (loop,) = _loops(plan.body)  # the persistent loop is the launch sequence; the K loop stays
+    assert loop.trips == 16 and loop.reduction
+    t = _tensors(plan)
+    m, n = plan.grid.dims
+    assert t["a_ptr"].reuse_dims == {n} and t["b_ptr"].reuse_dims == {m}
+    assert any("persistent" in note for note in plan.notes)
+
+
+def test_tma_gemm_descriptor_loads():
+    from tilesight.kernels.triton.tma_gemm import matmul_tma_kernel
+
+    M = N = K = 1024
+    args = ((64,), f16(M, K), f16(K, N), f16(M, N), M, N, K, K, N, N)
+    plan = FE.plan(matmul_tma_kernel, args, dict(GEMM_META, GROUP_M=8), HW)
+    assert plan.grid.shape == (8, 8)
+    # dims are (col0, row0): the GROUP_M order with its columns swapped
+    assert plan.grid.sequence[:, ::-1].tolist() == _group_order(8, 8, 8)
+    loads = list(_all(plan.body, ActionKind.LOAD))
+    assert {x.tensor for x in loads} == {"a_ptr", "b_ptr"} and all(x.dst is MemLevel.SMEM for x in loads)
+    (store,) = _all(plan.body, ActionKind.STORE)
+    assert store.src is MemLevel.SMEM
+    t = _tensors(plan)
+    assert (t["a_ptr"].tile, t["b_ptr"].tile, t["c_ptr"].tile) == ((128, 64), (64, 128), (128, 128))
+    n, m = plan.grid.dims
+    assert t["a_ptr"].reuse_dims == {n} and t["b_ptr"].reuse_dims == {m}
+    (loop,) = _loops(plan.body)
+    assert loop.trips == 16
+    assert plan.resources.smem_bytes >= 98304  # the two 3-stage buffers, plus barriers
+
+
+def test_softmax():
+    from tilesight.kernels.triton.softmax import softmax_kernel
+
+    x = f32(512, 1000)
+    plan = FE.plan(softmax_kernel, ((512,), x, x, 1000, 1000, 1000), dict(BLOCK=1024), HW)
+    assert plan.grid.shape == (512,)
+    # max and sum over the 1024-wide block; exp and the division are SFU work on 1024 elements each
+    assert [r.flops for r in _all(plan.body, ActionKind.REDUCE)] == [1024.0, 1024.0]
+    assert sum(a.flops for a in _all(plan.body, ActionKind.SFU)) == 2048.0
+    t = _tensors(plan)
+    assert t["x_ptr"].tile == (1, 1000) and t["x_ptr"].masked and not t["x_ptr"].reuse_dims
+
+
+def test_layernorm():
+    from tilesight.kernels.triton.layernorm import layernorm_kernel
+
+    args = ((512,), f16(512, 1000), f16(512, 1000), f16(1000), f16(1000), f32(512), f32(512))
+    plan = FE.plan(layernorm_kernel, (*args, 1000, 1000, 1000, 1e-5), dict(BLOCK=1024), HW)
+    t = _tensors(plan)
+    (row,) = plan.grid.dims
+    # weight and bias are the same for every row; the statistics are one scalar per row
+    assert t["w_ptr"].tile == (1000,) and t["w_ptr"].reuse_dims == {row} and t["b_ptr"].reuse_dims == {row}
+    assert t["mean_ptr"].tile == (1,) and not t["mean_ptr"].reuse_dims
+    assert [r.flops for r in _all(plan.body, ActionKind.REDUCE)] == [1024.0, 1024.0]  # sum x, sum x^2
+
+
+def test_rmsnorm_two_column_loops():
+    from tilesight.kernels.triton.rmsnorm import rmsnorm_kernel
+
+    args = ((512,), f16(512, 5000), f16(512, 5000), f16(5000), 5000, 5000, 5000, 1e-6)
+    plan = FE.plan(rmsnorm_kernel, args, dict(BLOCK=1024), HW)
+    loops = _loops(plan.body)
+    assert [lp.trips for lp in loops] == [5, 5]  # ceil(5000 / 1024) chunks, twice
+    assert [x.tensor for x in _all(loops[0].body, ActionKind.LOAD)] == ["x_ptr"]
+    assert sorted(x.tensor for x in _all(loops[1].body, ActionKind.LOAD)) == ["w_ptr", "x_ptr"]
+    t = _tensors(plan)
+    assert t["x_ptr"].tile == (1, 1024) and t["w_ptr"].tile == (1024,)
+
+
+def test_vector_add():
+    from tilesight.kernels.triton.vector_add import add_kernel
+
+    x = f32(1_000_000)
+    plan = FE.plan(add_kernel, ((977,), x, x, x, 1_000_000), dict(BLOCK=1024), HW)  # cdiv(1e6, 1024)
+    assert plan.grid.shape == (977,)
+    assert {t.tile for t in plan.tensors} == {(1024,)} and all(t.masked for t in plan.tensors)
+    (add,) = _all(plan.body, ActionKind.ELEMENTWISE)
+    assert add.flops == 1024.0
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention(causal):
+    from tilesight.kernels.triton.attention import attention_fwd_kernel
+
+    # batch 2, heads 16, n_ctx 1024, head_dim 128; grid (cdiv(1024, 128), 2 * 16) = (8, 32)
+    q = f16(2, 16, 1024, 128)
+    args = ((8, 32), q, q, q, q, 0.088, 16 * 1024 * 128, 1024 * 128, 128, 1, 16, 1024)
+    meta = dict(HEAD_DIM=128, BLOCK_M=128, BLOCK_N=64, CAUSAL=causal, num_warps=8, num_stages=2)
+    plan = FE.plan(attention_fwd_kernel, args, meta, HW)
+    assert plan.grid.shape == (8, 32)
+    q_dim, _ = plan.grid.dims
+    (loop,) = _loops(plan.body)
+    # causal: program q_block stops at key (q_block + 1) * 128, so 2 (q_block + 1) trips: mean of 2..16 = 9
+    assert loop.trips == (9 if causal else 16) and loop.stages == 2 and loop.reduction
+    assert any("max 16" in note for note in plan.notes) == causal
+    qk, pv = _all(loop.body, ActionKind.DOT)
+    assert qk.shape == (128, 64, 128) and pv.shape == (128, 128, 64)
+    # exp2 over the 128x64 scores and over the 128 row maxima
+    assert sum(a.flops for a in _all(loop.body, ActionKind.SFU)) == 128 * 64 + 128
+    t = _tensors(plan)
+    # K is loaded transposed (head_dim x keys); its tile is 64 keys by 128 head dims in the tensor's dims
+    assert t["k_ptr"].tile == (1, 1, 64, 128) and t["q_ptr"].tile == (1, 1, 128, 128)
+    assert t["k_ptr"].reuse_dims == {q_dim} and t["v_ptr"].reuse_dims == {q_dim}
+    assert not t["q_ptr"].reuse_dims and not t["o_ptr"].reuse_dims
+
+
+def test_gather_rows_is_indirect():
+    from tilesight.kernels.triton.gather_rows import gather_rows_kernel
+
+    table, idx, out = f16(50000, 512), TensorSpec((4096,), "int32"), f16(4096, 512)
+    args = ((256, 2), table, idx, out, 4096, 512, 512, 512)  # grid (cdiv(4096, 16), cdiv(512, 256))
+    plan = FE.plan(gather_rows_kernel, args, dict(BLOCK_R=16, BLOCK_D=256), HW)
+    assert sorted(plan.grid.shape) == [2, 256]
+    t = _tensors(plan)
+    assert t["table_ptr"].indirect and not t["idx_ptr"].indirect and not t["out_ptr"].indirect
+    # the gathered rows depend on the row block through the loaded index: no grid dim reuses a table tile
+    assert not t["table_ptr"].reuse_dims and len(t["idx_ptr"].reuse_dims) == 1
+    assert t["table_ptr"].tile == (16, 256)
+    assert any("indirect" in note for note in plan.notes)
