@@ -267,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="score only case ids containing this substring")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes for the predictions")
     ap.add_argument("--allow-errors", action="store_true", help="list failing cases instead of stopping")
+    ap.add_argument("--tilelang", action="store_true", help="score the TileLang sweep instead")
     args = ap.parse_args(argv)
+    if args.tilelang:
+        return _score_tilelang(args)
 
     jobs = [(rec, where, args.hw) for rec, where in load(args.data, args.only)]
     if not jobs:
@@ -293,6 +296,19 @@ def main(argv: list[str] | None = None) -> int:
         }
         args.json.write_text(json.dumps(out, indent=1) + "\n")
     return 0 if all(r.passed is not False for r in rows) and not errors else 1
+
+
+def _score_tilelang(args: argparse.Namespace) -> int:
+    """The TileLang sweep through the same table (benchmarks/tilelang_sweep/score.py holds its loader)."""
+    sys.path.insert(0, str(HERE / "tilelang_sweep"))
+    import score as tilelang_score
+
+    forwarded = ["--data", str(args.data), "--hw", args.hw, "--only", args.only]
+    if args.json:
+        forwarded += ["--json", str(args.json)]
+    if args.allow_errors:
+        forwarded.append("--allow-errors")
+    return tilelang_score.main(forwarded)
 
 
 if __name__ == "__main__":
