@@ -1,0 +1,105 @@
+"""tilesight.rank: ordering, refusals, top-k counting and errors."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import fake_ranking
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tilesight
+from tilesight.integrations.rank import RankedConfig, RankError, config_kwargs, describe, rank, top_count
+
+
+def test_top_count_by_hand():
+    # ints are counts capped at n; floats are fractions of n rounded down, at least one
+    assert top_count(3, 10) == 3
+    assert top_count(30, 10) == 10
+    assert top_count(0.05, 82) == 4  # int(4.1)
+    assert top_count(0.05, 10) == 1  # int(0.5) = 0 -> at least one
+    assert top_count(1.0, 7) == 7
+    assert top_count(0.5, 0) == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 200), top_k=st.one_of(st.integers(1, 300), st.floats(1e-6, 1.0)))
+def test_top_count_keeps_between_one_and_n(n, top_k):
+    assert 1 <= top_count(top_k, n) <= n
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    latencies=st.lists(st.one_of(st.none(), st.floats(1e-7, 1e-2)), min_size=1, max_size=30),
+    top_k=st.one_of(st.integers(1, 40), st.floats(1e-3, 1.0)),
+)
+def test_top_is_fastest_first_and_never_empty(latencies, top_k):
+    configs = [{"BLOCK": i} for i in range(len(latencies))]
+    ranking = fake_ranking(dict(enumerate(latencies)), configs)
+    if all(t is None for t in latencies):
+        with pytest.raises(RankError, match="no config can launch"):
+            ranking.top(top_k)
+        return
+    top = ranking.top(top_k)
+    assert 1 <= len(top) <= sum(t is not None for t in latencies)
+    times = [latencies[c["BLOCK"]] for c in top]
+    assert times == sorted(times)
+    assert min(times) == min(t for t in latencies if t is not None)
+
+
+def test_ranked_config_has_a_report_or_a_reason():
+    with pytest.raises(RankError):
+        RankedConfig({"a": 1})
+    assert RankedConfig({"a": 1}, refused="too big").latency_s == float("inf")
+
+
+def test_config_kwargs_and_describe():
+    assert config_kwargs({"BLOCK": 64, "num_warps": 4}) == {"BLOCK": 64, "num_warps": 4}
+    assert describe({"BLOCK": 64, "num_warps": 4}) == "BLOCK=64, num_warps=4"
+    with pytest.raises(RankError, match="triton.Config or a dict"):
+        config_kwargs(42)
+
+
+def test_bad_input_is_refused_loudly():
+    with pytest.raises(RankError, match="at least one config"):
+        rank(lambda **kw: None, [], None)
+    with pytest.raises(RankError, match="on_error"):
+        rank(lambda **kw: None, [{}], None, on_error="ignore")
+    with pytest.raises(RankError, match="grid=None"):
+        rank(lambda **kw: None, [{}], (1,))
+
+
+def test_importing_tilesight_does_not_import_triton_and_rank_is_lazy():
+    import subprocess
+    import sys
+
+    code = "import sys, tilesight; assert 'triton' not in sys.modules; tilesight.rank; print('triton' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_real_gemm_ranking():
+    """Three fp16 GEMM configs at M = N = K = 1024, compiled to TTGIR for sm_90. 256x256x64 with 5 stages
+    needs 5 x (256x64 + 64x256) x 2 B = 327680 B of shared memory > 232448 B: refused, not ranked. Of the two
+    others the 128x128 tile (64 blocks, 4 x fewer operand bytes per FLOP than 64x64) is predicted faster."""
+    triton = pytest.importorskip("triton")
+    from tilesight import TensorSpec
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    m = n = k = 1024
+    a, b, c = (TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16"))
+    configs = [
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=4, num_stages=s)
+        for bm, bn, bk, s in ((64, 64, 32, 2), (256, 256, 64, 5), (128, 128, 64, 3))
+    ]
+
+    def grid(meta):
+        return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
+
+    ranking = tilesight.rank(matmul_kernel, configs, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, hw="h200")
+    assert ranking.configs() == [configs[2], configs[0]]
+    assert [r.config for r in ranking.refused] == [configs[1]]
+    assert ranking.refused[0].cannot_launch and "327680" in ranking.refused[0].refused
+    assert ranking.best.report.occupancy.blocks == 64  # (1024 / 128) ** 2
+    assert ranking.frontend_s > 0 and ranking.model_s > 0
+    table = ranking.format_table()
+    assert "refused" in table and table.splitlines()[1].lstrip().startswith("1")

@@ -1,0 +1,66 @@
+"""TileLang hook: a configs= callable returning the predicted top-k, and pruning an AutoTuner's configs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tilesight.integrations.rank import RankError
+from tilesight.integrations.tilelang_hook import PredictedConfigs, TileLangHookError, prune_autotuner
+
+pytestmark = pytest.mark.tilelang
+
+# 256x256x128 with 4 stages: 4 x (256x128 + 128x256) x 2 B = 524288 B of operand buffers, far beyond the
+# H200's 232448 B per block, so it is refused whatever the model predicts.
+CANDIDATES = [
+    {"block_M": 64, "block_N": 64, "block_K": 32, "num_stages": 2, "threads": 128},
+    {"block_M": 256, "block_N": 256, "block_K": 128, "num_stages": 4, "threads": 128},
+    {"block_M": 128, "block_N": 256, "block_K": 64, "num_stages": 3, "threads": 256},
+]
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    pytest.importorskip("tilelang")
+    from tilesight.kernels.tilelang.gemm import gemm
+
+    return gemm
+
+
+def test_configs_callable_returns_the_predicted_top_k(gemm):
+    pick = PredictedConfigs(CANDIDATES, top_k=1.0, hw="h200")
+    assert pick.program(gemm) is gemm
+    # AutoTuner.run calls configs(*call_args, **call_kwargs)
+    kept = pick(4096, 4096, 4096)
+    assert CANDIDATES[1] not in kept and len(kept) == 2
+    # at 4096^3 the 128x256 tile moves half the operand bytes per FLOP of 64x64: predicted first
+    assert kept[0] == CANDIDATES[2]
+    assert PredictedConfigs(CANDIDATES, top_k=1, hw="h200", program=gemm)(4096, 4096, 4096) == [kept[0]]
+
+
+def test_prune_autotuner_sets_the_configs_before_compiling(gemm):
+    from tilelang.autotuner import AutoTuner
+
+    def program(**config):
+        return gemm(2048, 2048, 2048, **config)
+
+    tuner = AutoTuner.from_kernel(kernel=program, configs=list(CANDIDATES))
+    assert prune_autotuner(tuner, top_k=1, hw="h200") is tuner
+    assert tuner.configs == PredictedConfigs(CANDIDATES, top_k=1, program=gemm)(2048, 2048, 2048)
+
+
+def test_hook_errors_are_typed(gemm):
+    with pytest.raises(TileLangHookError, match="at least one"):
+        PredictedConfigs([])
+    with pytest.raises(TileLangHookError, match="no program bound"):
+        PredictedConfigs(CANDIDATES)(1024, 1024, 1024)
+    with pytest.raises(RankError, match="top_k"):
+        PredictedConfigs(CANDIDATES, top_k=0)
+    with pytest.raises(TileLangHookError, match="no TileLang config can launch"):
+        PredictedConfigs([CANDIDATES[1]], program=gemm)(1024, 1024, 1024)
+
+    class Tuner:
+        fn = staticmethod(gemm)
+        configs = staticmethod(lambda *a: [])
+
+    with pytest.raises(TileLangHookError, match="callable"):
+        prune_autotuner(Tuner())
