@@ -113,9 +113,15 @@ def launch_all(cases: list[dict], out_dir: Path, skip: dict[str, str], device: s
         fn = persistent if c["kernel"] == "persistent" else matmul
         grid = grid_of(c)
         _sync(dev)
+        try:
+            compiled = fn[grid](*_args(c, a, b, out), **_constexprs(c))
+            _sync(dev)
+        except Exception as exc:  # e.g. OutOfResources at launch: recorded, and no kernel reached ncu
+            skip[c["case_id"]] = f"launch: {type(exc).__name__}: {exc}"
+            print(f"launch failed: {c['case_id']}: {exc}", file=sys.stderr)
+            continue
+        # printed after the launch: ncu numbers profiled launches in order, and only launched cases count
         print(f"{MARKER} {len(records)} {c['case_id']}", flush=True)
-        compiled = fn[grid](*_args(c, a, b, out), **_constexprs(c))
-        _sync(dev)
         rec = dict(c)
         rec.update(
             launch_index=len(records),
@@ -134,7 +140,7 @@ def launch_all(cases: list[dict], out_dir: Path, skip: dict[str, str], device: s
         "python": platform.python_version(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": os.environ.get("NCU_L2_COMMAND", " ".join(sys.argv)),
-        "compile_errors": skip,
+        "skipped": skip,
     }
     (out_dir / "ncu_l2_cases.json").write_text(json.dumps({"meta": meta, "cases": records}, indent=1))
 
