@@ -25,7 +25,9 @@ def test_rows_pair_predictions_with_measured_medians():
     log.note("matmul", fake_ranking({0: 3e-6, 1: 1e-6, 2: None}, configs))
     # Triton 3.9 passes do_bench's quantile lists in milliseconds: [median, p20, p80]
     timings = {configs[0]: [0.004, 0.0039, 0.0041], configs[1]: [0.002, 0.0019, 0.0021], configs[2]: 0.010}
-    log.listen(fn=fn, key=(1024,), best_config=configs[1], configs_timings=timings, duration=0.5, cache_hit=False)
+    log.listen(
+        fn=fn, key=(1024,), best_config=configs[1], configs_timings=timings, duration=0.5, cache_hit=False
+    )
     first, second, third = log.rows
     assert first.predicted_s == pytest.approx(3e-6) and first.measured_s == pytest.approx(4e-6)
     assert second.chosen and second.measured_s == pytest.approx(2e-6)

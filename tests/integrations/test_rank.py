@@ -72,7 +72,7 @@ def test_importing_tilesight_does_not_import_triton_and_rank_is_lazy():
     import subprocess
     import sys
 
-    code = "import sys, tilesight; assert 'triton' not in sys.modules; tilesight.rank; print('triton' in sys.modules)"
+    code = "import sys, tilesight; tilesight.rank; print('triton' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -82,8 +82,9 @@ def test_real_gemm_ranking():
     needs 5 x (256x64 + 64x256) x 2 B = 327680 B of shared memory > 232448 B: refused, not ranked. Of the two
     others the 128x128 tile (64 blocks, 4 x fewer operand bytes per FLOP than 64x64) is predicted faster."""
     triton = pytest.importorskip("triton")
-    from tilesight import TensorSpec
     from tilesight.kernels.triton.gemm import matmul_kernel
+
+    from tilesight import TensorSpec
 
     m = n = k = 1024
     a, b, c = (TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16"))
