@@ -165,7 +165,16 @@ def hit_probability_table(capacity_blocks: float, associativity: int, form: str 
     nodes = (a - 1) + (hi - (a - 1)) * np.linspace(0.0, 1.0, TABLE_POINTS) ** 2
     values = hit_probability(nodes, b, a, form)
 
+    lo, span, last = a - 1.0, hi - (a - 1.0), TABLE_POINTS - 1
+    slope = np.diff(values) / np.diff(nodes)
+
     def table(d: np.ndarray) -> np.ndarray:
-        return np.interp(d, nodes, values, left=1.0, right=0.0)
+        # the node index follows from the quadratic spacing directly (no search): i = floor(sqrt(u) * last)
+        d = np.asarray(d, dtype=np.float64)
+        u = np.clip((d - lo) * (1.0 / span), 0.0, 1.0)
+        i = np.minimum((np.sqrt(u) * last).astype(np.int64), last - 1)
+        out = values[i] + slope[i] * (d - nodes[i])
+        out = np.where(d <= lo, 1.0, out)
+        return np.where(d >= hi, 0.0, np.clip(out, 0.0, 1.0))
 
     return table
