@@ -11,6 +11,11 @@ One pass over the op tree, vectorised over every launched program (:mod:`.interp
   ``tt.splat``, a scalar ``tt.addptr``, or TMA/block-pointer offsets), followed back through affine ops with
   a uniform operand, is a coordinate candidate; the grid dimensions are a minimal set of candidates of which
   every other is a function. Each tensor's reuse dims are the grid dims its address does not depend on;
+* a loop whose body holds nested loops is walked with one lane per (program, iteration), so inner bounds
+  that depend on its counter (triangular loops) are exact per iteration; the inner loop's plan trip count is
+  the mean over live (program, iteration) pairs;
+* ``scf.if``: a condition known before launch takes the branch most programs take (a note says when
+  programs differ); a data-dependent condition takes the then-branch, with a note;
 * a persistent tile loop (an ``scf.for`` whose lower bound depends on the program id and that holds memory
   actions) is unrolled over lanes: program ``p``'s iteration ``i`` is launch index ``i * programs + p``.
 
@@ -82,6 +87,10 @@ _LAYOUT = frozenset(
     }
 )
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
+# Largest lane count (programs x iterations) over which a loop holding nested loops is walked per iteration;
+# beyond it the counter stays unknown and an inner bound that needs it raises. 2**22 int64 lanes are 32 MiB
+# per live scalar.
+MAX_LANES = 1 << 22
 _TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan.return", "scf.condition"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
 
@@ -514,7 +523,10 @@ class Walker:
             v = self.get(init)
             self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
         inner = _Body()
-        self.walk(op.regions[0], inner)
+        if _has_loop(op.regions[0]) and 1 < int(trips.max()) and self.lanes * int(trips.max()) <= MAX_LANES:
+            self.walk_iterations(op.regions[0], inner, iv, lbv, stv, trips)
+        else:
+            self.walk(op.regions[0], inner)
         name = self.fresh(f"loop_{(op.loc or 'L').rsplit(':', 1)[-1]}")
         has_dot = any(n["kind"] is ActionKind.DOT for n in inner.nodes)
         if not inner.nodes:
@@ -539,6 +551,33 @@ class Walker:
             self.env[r] = V(
                 pid=yv.pid, cands=yv.cands, base=yv.base, loaded=yv.loaded, prods=frozenset({name})
             )
+
+    def walk_iterations(self, ops: list[Op], inner: _Body, iv: str, lbv, stv, trips) -> None:
+        """Walk a loop body that holds nested loops with one lane per (program, iteration), so an inner trip
+        count that depends on this loop's counter (a triangular loop) is evaluated exactly for every
+        iteration; its plan trip count is then the mean over all live (program, iteration) pairs. Lanes,
+        validity and the values defined before the loop are restored afterwards; coordinate candidates
+        recorded inside keep their first iteration (the counter is not a tile coordinate)."""
+        old, old_valid, t_max = self.lanes, self.valid, int(trips.max())
+        saved = [(v, v.val) for v in self.env.values() if v.val is not None and v.val.shape == (old,)]
+        for v, val in saved:
+            v.val = np.tile(val, t_max)
+        before = set(self.cands)
+        it = np.repeat(np.arange(t_max, dtype=np.int64), old)
+        self.lanes = old * t_max
+        self.valid = np.tile(old_valid, t_max) & (it < np.tile(trips, t_max))
+        self.env[iv] = V(val=np.tile(lbv, t_max) + it * np.tile(stv, t_max))
+        try:
+            self.walk(ops, inner)
+        finally:
+            self.lanes, self.valid = old, old_valid
+            for v, val in saved:
+                v.val = val
+            for k in set(self.cands) - before:
+                if self.cands[k].shape[0] == old * t_max:
+                    self.cands[k] = self.cands[k][:old]
+                    self.cand_valid[k] = self.cand_valid[k][:old]
+            self.env[iv] = V(pid=False)
 
     def persistent_loop(self, op, body, lbv, stv, trips, iter_args, inits) -> None:
         self.persistent = True
@@ -579,6 +618,10 @@ class Walker:
 
 def _is_int(elem: str) -> bool:
     return elem.startswith(("i", "!tt.ptr", "ui"))
+
+
+def _has_loop(ops: list[Op]) -> bool:
+    return any(op.name == "scf.for" or any(_has_loop(r) for r in op.regions) for op in ops)
 
 
 def _has_memory(ops: list[Op]) -> bool:

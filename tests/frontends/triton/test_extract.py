@@ -130,3 +130,13 @@ def test_unknown_hw_lists_profiles():
 
     with pytest.raises(UnknownProfileError, match="known profiles"):
         tilesight.estimate(k.softmax, (1,), hw="no-such-gpu")
+
+
+def test_inner_loop_bound_from_outer_counter():
+    """Pins the unknown outer counter: an inner bound ``i + 1`` raised before; now each iteration counts."""
+    x = TensorSpec((7 * 128,), "float32")
+    plan = FE.plan(k.triangular, ((4,), x, x, 7), dict(BLOCK=128), HW)
+    (outer,) = [n for n in plan.body if isinstance(n, Loop)]
+    (inner,) = [n for n in outer.body if isinstance(n, Loop)]
+    assert outer.trips == 7 and inner.trips == 4  # inner trips 1..7 over i = 0..6: mean 4
+    assert any("max 7" in n for n in plan.notes)

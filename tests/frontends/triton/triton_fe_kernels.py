@@ -78,3 +78,12 @@ def gather(table_ptr, idx_ptr, out_ptr, D, BLOCK_D: tl.constexpr):
 def uses_histogram(x_ptr, y_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, BLOCK))
     tl.store(y_ptr + tl.arange(0, BLOCK), tl.histogram(x, BLOCK))
+
+
+@triton.jit
+def triangular(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in range(0, n):
+        for j in range(0, i + 1):
+            acc += tl.load(x_ptr + j * BLOCK + tl.arange(0, BLOCK))
+    tl.store(y_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), acc)
