@@ -94,8 +94,10 @@ def test_bfloat16_and_mma_fallback():
 def test_estimate_dispatches_prim_func():
     rep = tilesight.estimate(gemm(2048, 2048, 2048), hw="h200")
     assert rep.kernel == "main" and rep.latency_s > 0
-    # no faster than the tensor-core peak: 2 * 2048^3 FLOP / 928 TFLOP/s = 18.5 us
-    assert rep.latency_s >= 2 * 2048**3 / HW.tc_rate("float16")
+    # a compute-bound GEMM: within a factor of two of 2 * 2048^3 FLOP at the profile's fp16 tensor-core rate
+    # (the rate is calibrated, so the bound is read from the profile, not written here)
+    bound = 2 * 2048**3 / HW.tc_rate("float16")
+    assert 0.5 * bound <= rep.latency_s <= 2 * bound
 
 
 def test_prim_func_takes_no_launch_args():
