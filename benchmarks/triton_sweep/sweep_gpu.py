@@ -34,7 +34,8 @@ def load_kernel(spec: str):
 
 
 def _launch_args(rec: dict, tensor_of) -> list[Any]:
-    return [tensor_of(a["tensor"]) if "tensor" in a else a["scalar"] for a in rec["args"]]
+    """Launch arguments; ``tensor_of(spec, position)`` makes (or reuses) the tensor for one argument slot."""
+    return [tensor_of(a["tensor"], i) if "tensor" in a else a["scalar"] for i, a in enumerate(rec["args"])]
 
 
 def compile_case(rec: dict) -> tuple[str, str, str, int]:
@@ -44,7 +45,7 @@ def compile_case(rec: dict) -> tuple[str, str, str, int]:
     like any 16-byte aligned allocation), so no memory is allocated here.
     """
     kernel = load_kernel(rec["kernel"])
-    args = _launch_args(rec, lambda t: TORCH_DTYPES[t["dtype"]])
+    args = _launch_args(rec, lambda t, _i: TORCH_DTYPES[t["dtype"]])
     try:
         compiled = kernel.warmup(
             *args,
@@ -59,7 +60,12 @@ def compile_case(rec: dict) -> tuple[str, str, str, int]:
 
 
 class TensorPool:
-    """Tensors by spec, reused across cases of one problem (inputs random, never zeros)."""
+    """Tensors by argument position and spec, reused across cases of one problem (inputs random, never zeros).
+
+    The position is part of the key: two arguments of one shape and dtype (x and y of an add, A and B of a
+    square GEMM, q/k/v of attention) must be distinct buffers, or the kernel reads half the bytes it would in
+    use and the L2 sees reuse that real callers never give it.
+    """
 
     def __init__(self) -> None:
         self._pool: dict[tuple, torch.Tensor] = {}
@@ -69,8 +75,8 @@ class TensorPool:
         if DEVICE == "cuda":
             torch.cuda.empty_cache()
 
-    def get(self, t: dict) -> torch.Tensor:
-        key = (tuple(t["shape"]), t["dtype"], tuple(t["strides"]), t["init"])
+    def get(self, t: dict, position: int) -> torch.Tensor:
+        key = (position, tuple(t["shape"]), t["dtype"], tuple(t["strides"]), t["init"])
         if key not in self._pool:
             self._pool[key] = self._make(t)
         return self._pool[key]

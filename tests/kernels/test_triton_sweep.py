@@ -166,3 +166,18 @@ def test_launch_path_runs_interpreted_on_cpu():
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]
+
+
+def test_same_spec_arguments_get_distinct_buffers():
+    """Regression: the tensor pool keyed tensors by spec alone, so x and y of an add (A and B of a square GEMM,
+    q/k/v of attention) were one buffer on the GPU, halving the bytes read and inflating L2 reuse."""
+    pytest.importorskip("torch")
+    gpu = _load("sweep_gpu")
+    gpu.DEVICE = "cpu"
+    spec = {"shape": [8], "dtype": "float32", "strides": [1], "init": "randn"}
+    rec = {"args": [{"tensor": spec}, {"tensor": spec}, {"scalar": 8}]}
+    pool = gpu.TensorPool()
+    x, y, n = gpu._launch_args(rec, pool.get)
+    assert x.data_ptr() != y.data_ptr() and n == 8
+    again = gpu._launch_args(rec, pool.get)
+    assert again[0] is x and again[1] is y  # reuse across cases stays per position
