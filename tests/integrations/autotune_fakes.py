@@ -1,11 +1,10 @@
-"""Helpers for the integration tests: a fake ranking, so that selection logic runs without compiling."""
+"""Test helpers (a module, not a conftest: other test folders have conftests too): a fake ranking, so that
+selection logic runs without compiling, and distinct triton.Configs."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
-
-import pytest
 
 from tilesight.integrations.rank import RankedConfig, Ranking
 
@@ -31,9 +30,3 @@ def make_configs(n: int) -> list[Any]:
     import triton
 
     return [triton.Config({"BLOCK": 16 * (i + 1)}, num_warps=4, num_stages=2) for i in range(n)]
-
-
-@pytest.fixture
-def triton_configs():
-    pytest.importorskip("triton")
-    return make_configs

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fake_ranking, make_configs
+from autotune_fakes import fake_ranking, make_configs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,11 +75,11 @@ def test_same_list_on_38_and_39_and_never_empty(data, n, top_k):
     assert len(new) >= 1
 
 
-def test_triton_top_k_alone_differs_between_versions(monkeypatch, triton_configs):
+def test_triton_top_k_alone_differs_between_versions(monkeypatch):
     """Why top_k lives inside early_config_prune: 20 configs, 2 launchable, top_k=0.05 through Triton's own
     perf_model branch keeps int(20 * 0.05) = 1 config on 3.8 but max(1, int(2 * 0.05)) = 1 on 3.9; with
     top_k=0.04 3.8 keeps int(0.8) = 0 configs (an empty list) while 3.9 keeps 1."""
-    configs = triton_configs(20)
+    configs = make_configs(20)
     latencies = {i: (i + 1) * 1e-6 if i < 2 else None for i in range(20)}
     pruner = _pruner(monkeypatch, latencies, configs, 1.0)
     naive = {
@@ -94,9 +94,9 @@ def test_triton_top_k_alone_differs_between_versions(monkeypatch, triton_configs
     assert prune_with_triton_39(configs, NARGS, KWARGS, ours) == [configs[0]]
 
 
-def test_old_hook_signature_without_kwargs_uses_the_pruners_grid(monkeypatch, triton_configs):
+def test_old_hook_signature_without_kwargs_uses_the_pruners_grid(monkeypatch):
     """Triton before 3.0 called early_config_prune(configs, named_args) with no launch kwargs."""
-    configs = triton_configs(3)
+    configs = make_configs(3)
     monkeypatch.setattr(at, "rank", lambda *a, **k: fake_ranking({0: 3e-6, 1: 1e-6, 2: 2e-6}, configs))
     pruner = at.Pruner(hw="h200", top_k=2, grid=(4,))
     pruner.kernel(_copy)
@@ -107,8 +107,8 @@ def test_old_hook_signature_without_kwargs_uses_the_pruners_grid(monkeypatch, tr
         gridless.early_config_prune(configs, NARGS)
 
 
-def test_errors_are_typed(monkeypatch, triton_configs):
-    configs = triton_configs(2)
+def test_errors_are_typed(monkeypatch):
+    configs = make_configs(2)
     with pytest.raises(at.AutotuneError, match="no kernel bound"):
         at.Pruner(hw="h200").early_config_prune(configs, NARGS, **KWARGS)
     pruner = _pruner(monkeypatch, {0: None, 1: None}, configs, 1)
@@ -121,8 +121,8 @@ def test_errors_are_typed(monkeypatch, triton_configs):
         at.autotune(configs, ["n"], mode="fast")
 
 
-def test_gpu_detection_is_lazy_and_replaceable(monkeypatch, triton_configs):
-    configs = triton_configs(2)
+def test_gpu_detection_is_lazy_and_replaceable(monkeypatch):
+    configs = make_configs(2)
     calls = []
     ranking = fake_ranking({0: 1.0}, configs)
     monkeypatch.setattr(at, "rank", lambda *a, hw, **k: calls.append(hw.name) or ranking)
@@ -141,8 +141,8 @@ def test_match_profile_by_device_name():
         at.match_profile("NVIDIA GeForce RTX 4090")
 
 
-def test_predict_mode_launches_the_predicted_best_once_per_key(monkeypatch, triton_configs):
-    configs = triton_configs(3)
+def test_predict_mode_launches_the_predicted_best_once_per_key(monkeypatch):
+    configs = make_configs(3)
     ranked = []
     monkeypatch.setattr(
         at, "rank", lambda *a, **k: ranked.append(1) or fake_ranking({0: 3e-6, 1: 1e-6, 2: 2e-6}, configs)
@@ -164,8 +164,8 @@ def test_predict_mode_launches_the_predicted_best_once_per_key(monkeypatch, trit
     assert all(kw["BLOCK"] == 32 for _, _, kw in launches)  # configs[1] has BLOCK = 16 * 2
 
 
-def test_prune_mode_builds_a_triton_autotuner_with_our_hook(triton_configs):
-    configs = triton_configs(4)
+def test_prune_mode_builds_a_triton_autotuner_with_our_hook():
+    configs = make_configs(4)
     tuner = at.autotune(configs, key=["n"], hw="h200", top_k=2)(_copy)
     assert type(tuner).__name__ == "Autotuner"
     assert tuner.early_config_prune is not None and tuner.perf_model is None

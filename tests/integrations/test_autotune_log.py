@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fake_ranking, make_configs
+from autotune_fakes import fake_ranking, make_configs
 
 from tilesight.integrations.autotune_log import AutotuneLog
 

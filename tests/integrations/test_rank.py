@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fake_ranking
+from autotune_fakes import fake_ranking
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
