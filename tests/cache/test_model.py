@@ -167,3 +167,48 @@ def test_traffic_invariants(m, n, k, tile, group_m, programs):
     # reads never come from DRAM less often than once per tensor byte touched
     touched = sum(plan.tensor(x).tensor_bytes for x in ("a", "b"))
     assert traffic.dram_read_bytes >= touched * (1 - 1e-9)
+
+
+def test_generic_plan_with_prologue_loop_and_epilogue():
+    """Attention-like shape: a prologue load (q), a reduction loop reading k shared by all tiles, a store."""
+    from tilesight.plan import (
+        AccessMode,
+        ActionKind,
+        BlockResources,
+        Loop,
+        MemLevel,
+        TensorAccess,
+        TileAction,
+        TileGrid,
+        TilePlan,
+    )
+
+    plan = TilePlan(
+        name="toy",
+        grid=TileGrid(shape=(4,), dims=("x",)),
+        tensors=(
+            TensorAccess("q", "fp16", (256, 64), (64, 64)),
+            TensorAccess("k", "fp16", (192, 64), (64, 64), reuse_dims=frozenset({"x"})),
+            TensorAccess("o", "fp16", (256, 64), (64, 64), AccessMode.WRITE),
+        ),
+        body=(
+            TileAction("load_q", ActionKind.LOAD, tensor="q", dst=MemLevel.SMEM),
+            Loop(
+                "kv",
+                3,
+                (TileAction("load_k", ActionKind.LOAD, tensor="k", dst=MemLevel.SMEM),),
+                reduction=True,
+            ),
+            TileAction("store_o", ActionKind.STORE, tensor="o", deps=("kv",)),
+        ),
+        resources=BlockResources(threads=128),
+    )
+    traffic, rows = sdcm_breakdown(plan, H200)
+    by = {r.action: r for r in rows}
+    # 4 tiles in one wave; q: one private 8 KiB block per tile, never reused -> hit 0;
+    # k: 3 blocks, each read by all 4 tiles: 1 miss + 3 hits -> 0.75; o: 4 writes, all hits
+    assert by["load_q"].l2_hit == 0.0 and by["load_k"].l2_hit == pytest.approx(0.75)
+    assert by["load_k"].accesses == 12
+    # reads: q 32 KiB (0 hits), k 96 KiB (72 hits); writes o 32 KiB (hits): (72 + 32) / 160
+    assert traffic.l2_hit_rate == pytest.approx(104 / 160)
+    assert traffic.dram_read_bytes == pytest.approx(32768 + 24576)
