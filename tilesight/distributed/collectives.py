@@ -17,8 +17,9 @@ convention: all-gather output is ``n x`` that, reduce-scatter output is that ``/
 * ``all_to_all``: one stage in which every rank sends S/n to every other rank (NCCL's grouped send/recv).
 
 :func:`choose_collective` prices every algorithm the runtime allows for the op (``[runtime.algorithms]`` of
-the
-network file) under the protocol the runtime picks for the size, and keeps the fastest, as NCCL's tuner does.
+the network file). With a ``[runtime.tuner]`` the algorithm and protocol are the ones NCCL's tuning model
+picks (:mod:`.nccl_tuner`), whatever TileSight's own times say; without one, the protocol comes from the
+file's size thresholds and the fastest algorithm is kept.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from types import MappingProxyType
 from typing import Protocol
 
 from ..errors import PlanError
+from .nccl_tuner import TUNER_ALGORITHMS
 from .network import PROTOCOLS, NetworkHierarchy
 from .stages import Exchange, SequenceCost, Stage, sequence_cost
 
@@ -250,6 +252,23 @@ class CollectiveCost:
         return len(self.devices)
 
 
+def runtime_choice(
+    op: CollectiveOp, bytes_per_rank: float, net: NetworkHierarchy, n: int, algorithms: tuple[str, ...]
+) -> tuple[str, str]:
+    """The (algorithm, protocol) the runtime runs among ``algorithms``: NCCL's tuning rule when the network
+    has a ``[runtime.tuner]`` (all-to-all: its point-to-point protocol threshold), else the fastest algorithm
+    under the file's size-threshold protocol (the caller prices them)."""
+    tuner = net.tuner
+    if tuner is None:
+        return "", net.protocol_for(collective_bytes(op, bytes_per_rank, n)).name
+    if op is CollectiveOp.ALL_TO_ALL:
+        return algorithms[0], tuner.p2p_protocol(bytes_per_rank / n)
+    tuned = tuple(a for a in algorithms if a in TUNER_ALGORITHMS)
+    if not tuned:
+        raise PlanError("collective.algorithm", algorithms, f"NCCL's tuner on {net.name} models none of them")
+    return tuner.choose(op.value, tuned, collective_bytes(op, bytes_per_rank, n), n)
+
+
 def price_collective(
     op: CollectiveOp,
     bytes_per_rank: float,
@@ -258,19 +277,21 @@ def price_collective(
     algorithm: str,
     protocol: str | None = None,
 ) -> CollectiveCost:
-    """Price ``op`` with one named algorithm (and, unless given, the protocol the runtime picks for the
-    size)."""
+    """Price ``op`` with one named algorithm (and, unless given, the protocol the runtime picks for it)."""
     alg = get_algorithm(algorithm)
     n = len(devices)
     if not alg.supports(op, n):
         raise PlanError("collective.algorithm", algorithm, f"does not run {op.value} on {n} GPUs")
-    proto = net.protocol_for(collective_bytes(op, bytes_per_rank, n))
-    if protocol is not None:
-        if protocol not in PROTOCOLS:
-            raise PlanError("collective.protocol", protocol, f"unknown; one of {list(PROTOCOLS)}")
-        proto = next((p for p in net.protocols if p.name == protocol), None)
-        if proto is None:
-            raise PlanError("collective.protocol", protocol, f"not a protocol of {net.name}'s runtime")
+    if protocol is None:
+        known = net.tuner is None or algorithm in TUNER_ALGORITHMS or op is CollectiveOp.ALL_TO_ALL
+        protocol = (
+            runtime_choice(op, bytes_per_rank, net, n, (algorithm,))[1]
+            if known
+            else net.protocol_for(collective_bytes(op, bytes_per_rank, n)).name
+        )
+    elif protocol not in PROTOCOLS:
+        raise PlanError("collective.protocol", protocol, f"unknown; one of {list(PROTOCOLS)}")
+    proto = net.runtime_protocol(protocol)
     seq = sequence_cost(alg.stages(op, bytes_per_rank, devices), net, proto.name)
     return CollectiveCost(op, algorithm, proto.name, devices, bytes_per_rank, proto.base_latency_s, seq)
 
@@ -305,7 +326,12 @@ def choose_collective(
     ]
     if not priced:
         raise PlanError("collective.algorithm", names, f"none runs {op.value} on {len(devices)} GPUs")
-    best = min(priced, key=lambda c: c.time_s)
+    if net.tuner is None or protocol is not None:
+        best = min(priced, key=lambda c: c.time_s)
+    else:
+        allowed = tuple(c.algorithm for c in priced)
+        chosen, proto = runtime_choice(op, bytes_per_rank, net, len(devices), allowed)
+        best = price_collective(op, bytes_per_rank, net, devices, chosen, proto)
     cands = MappingProxyType({c.algorithm: c.time_s for c in priced})
     return CollectiveCost(
         best.op,

@@ -16,7 +16,9 @@ A network file (``hw_profiles/networks/*.toml``) describes one machine or cluste
   ``alpha_s``, ``bidirectional``) between named vertices; GPUs are the vertices ``gpu0 .. gpu{N-1}``.
 * ``[runtime]``: the collective runtime (NCCL): its protocols in order of size (``max_bytes`` is the largest
   collective for which it picks that protocol, ``base_latency_s`` its fixed per-call cost), the algorithms it
-  may use per collective, and ``comm_sms`` (SMs its kernels occupy while overlapping compute).
+  may use per collective, and ``comm_sms`` (SMs its kernels occupy while overlapping compute). An optional
+  ``[runtime.tuner]`` holds the inputs of NCCL's tuning model (:mod:`.nccl_tuner`); when present, the
+  algorithm and protocol follow NCCL's rule instead of the size thresholds.
 
 Every table carries a ``source`` string. Routes minimise the summed inverse bandwidth of their links.
 """
@@ -36,6 +38,7 @@ from typing import Any
 import networkx as nx
 
 from ..errors import PlanError, ProfileError, UnknownProfileError
+from .nccl_tuner import NcclTuner, parse_tuner
 
 PROTOCOLS: tuple[str, ...] = ("ll", "ll128", "simple")
 COLLECTIVE_OPS: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
@@ -135,6 +138,7 @@ class NetworkHierarchy:
     algorithms: Mapping[str, tuple[str, ...]]
     comm_sms: int
     standard_node: bool = False
+    tuner: NcclTuner | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     calibration: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -192,12 +196,19 @@ class NetworkHierarchy:
         return tuple(self.graph.edges[u, v]["link"] for u, v in zip(path, path[1:], strict=False))
 
     def protocol_for(self, collective_bytes: float) -> RuntimeProtocol:
-        """The protocol the runtime picks for a collective moving ``collective_bytes`` (its size
-        thresholds)."""
+        """The protocol the runtime picks for a collective moving ``collective_bytes`` by the file's size
+        thresholds (used when the network has no ``[runtime.tuner]``)."""
         for p in self.protocols:
             if collective_bytes <= p.max_bytes:
                 return p
         return self.protocols[-1]
+
+    def runtime_protocol(self, name: str) -> RuntimeProtocol:
+        """The runtime protocol table of ``name``."""
+        for p in self.protocols:
+            if p.name == name:
+                return p
+        raise PlanError("collective.protocol", name, f"not a protocol of {self.name}'s runtime")
 
     def node_of(self, device: int) -> int:
         return device // self.gpus_per_node
@@ -351,6 +362,7 @@ def parse_network(text: str, origin: str = "<string>") -> NetworkHierarchy:
         algorithms=algorithms,
         comm_sms=int(_number(origin, rt, "comm_sms", "runtime")),
         standard_node=bool(doc.get("standard_node", False)),
+        tuner=parse_tuner(origin, rt["tuner"]) if "tuner" in rt else None,
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),
     )
