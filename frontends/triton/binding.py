@@ -69,6 +69,18 @@ class _PointerProxy:
         return self.spec.stride(dim)
 
 
+def tensor_descriptor(tensor: Any, block_shape: list[int], padding: str = "zero") -> Any:
+    """A host-side TMA descriptor (``triton.tools.tensor_descriptor.TensorDescriptor``) over a tensor
+    without data (a TensorSpec, a torch tensor on any device, a numpy array), for ``estimate`` and
+    ``kernel.predict``. Triton's own checks run (16-byte strides, unit last stride, block shape)."""
+    if TensorDescriptor is None:  # pragma: no cover - older Triton
+        raise ImportError("host-side tensor descriptors need triton.tools.tensor_descriptor (Triton >= 3.4)")
+    spec = as_tensor_spec(tensor)
+    return TensorDescriptor(
+        _PointerProxy(spec), list(spec.shape), list(spec.stride()), list(block_shape), padding
+    )
+
+
 @dataclass(frozen=True)
 class Binding:
     """One launch's arguments after Triton's binding and specialisation.
@@ -131,7 +143,7 @@ def _options(backend: Any, target_key: str, launch_opts: dict[str, Any]) -> Any:
 def _wrap(value: Any) -> tuple[Any, TensorSpec | None, TensorSpec | None]:
     """(what Triton's binder gets, the tensor spec, the descriptor's base spec)."""
     if TensorDescriptor is not None and isinstance(value, TensorDescriptor):
-        base = as_tensor_spec(value.base)
+        base = value.base.spec if isinstance(value.base, _PointerProxy) else as_tensor_spec(value.base)
         desc = TensorDescriptor(
             _PointerProxy(base),
             list(value.shape),

@@ -140,3 +140,20 @@ def test_inner_loop_bound_from_outer_counter():
     (inner,) = [n for n in outer.body if isinstance(n, Loop)]
     assert outer.trips == 7 and inner.trips == 4  # inner trips 1..7 over i = 0..6: mean 4
     assert any("max 7" in n for n in plan.notes)
+
+
+def test_host_side_descriptors():
+    from tilesight.frontends.triton.binding import tensor_descriptor
+
+    x = TensorSpec((512, 256), "float16")
+    d_in, d_out = tensor_descriptor(x, [64, 64]), tensor_descriptor(x, [64, 64])
+    # grid (512 / 64, 256 / 64) = (8, 4) tiles of 64 x 64 read and written through TMA (shared memory)
+    plan = FE.plan(k.desc_scale, ((8, 4), d_in, d_out), dict(BM=64, BN=64), HW)
+    assert sorted(plan.grid.shape) == [4, 8]
+    assert {t.tile for t in plan.tensors} == {(64, 64)} and {t.name for t in plan.tensors} == {
+        "in_desc",
+        "out_desc",
+    }
+    (load,) = _find(plan.body, ActionKind.LOAD)
+    (store,) = _find(plan.body, ActionKind.STORE)
+    assert load.dst == "smem" and store.src == "smem"

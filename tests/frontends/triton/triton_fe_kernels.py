@@ -87,3 +87,9 @@ def triangular(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         for j in range(0, i + 1):
             acc += tl.load(x_ptr + j * BLOCK + tl.arange(0, BLOCK))
     tl.store(y_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), acc)
+
+
+@triton.jit
+def desc_scale(in_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
+    row, col = tl.program_id(0) * BM, tl.program_id(1) * BN
+    out_desc.store([row, col], in_desc.load([row, col]) * 2)
