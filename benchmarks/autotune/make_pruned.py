@@ -1,0 +1,108 @@
+"""Rank the sweep's GEMM config list with TileSight on CPU and write the lists the GPU timing script reads.
+
+    python benchmarks/autotune/make_pruned.py [--top 0.05] [--out benchmarks/autotune/pruned_configs.json]
+
+For each timing shape: the full autotune list (``benchmarks/triton_sweep/sweep_cases.gemm_configs``: the 82
+configs that fit in shared memory and 4 that do not, as a user's list would have), TileSight's predicted
+top-``--top`` (what ``Pruner(top_k=...)`` keeps) and top-1 (``mode="predict"``), every prediction, and the
+CPU time the ranking took (compile to TTGIR vs model). The GPU script needs only torch and triton.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import time
+from pathlib import Path
+
+import triton
+from tilesight.kernels.triton.gemm import matmul_kernel
+
+import tilesight
+from tilesight import TensorSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks" / "triton_sweep"))
+import sweep_cases  # noqa: E402
+
+# Aligned shapes only: unaligned strides make heavily spilling configs compile for minutes on the GPU host,
+# which would time ptxas rather than autotuning (sweep_cases.MAX_ACC_REGS_PER_THREAD_UNALIGNED).
+TIMING_SHAPES = ("sq4096", "llm_up", "decode16", "wide_k1024")
+
+
+def config_json(cfg: sweep_cases.GemmConfig) -> dict:
+    kwargs = {"BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_K": cfg.block_k, "GROUP_M": cfg.group_m}
+    return {"kwargs": kwargs, "num_warps": cfg.num_warps, "num_stages": cfg.num_stages, "tag": cfg.tag}
+
+
+def rank_shape(m: int, n: int, k: int, configs: list[dict], hw: str) -> tilesight.integrations.rank.Ranking:
+    a, b, c = TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16")
+    tconfigs = [
+        triton.Config(x["kwargs"], num_warps=x["num_warps"], num_stages=x["num_stages"]) for x in configs
+    ]
+
+    def grid(meta: dict) -> tuple[int]:
+        return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
+
+    return tilesight.rank(matmul_kernel, tconfigs, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, hw=hw)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--top", type=float, default=0.05)
+    ap.add_argument("--hw", default="h200")
+    ap.add_argument("--shapes", default=",".join(TIMING_SHAPES))
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "pruned_configs.json")
+    args = ap.parse_args()
+    by_name = {s[0]: s for s in sweep_cases.GEMM_SHAPES}
+    configs = [config_json(c) for c in sweep_cases.gemm_configs()]
+    out: dict = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "command": " ".join(["python", *sys.argv]),
+        "hw": args.hw,
+        "top": args.top,
+        "kernel": "kernels.triton.gemm:matmul_kernel",
+        "dtype": "float16",
+        "shapes": {},
+    }
+    for name in args.shapes.split(","):
+        _, m, n, k = by_name[name]
+        start = time.perf_counter()
+        ranking = rank_shape(m, n, k, configs, args.hw)
+        wall = time.perf_counter() - start
+        order = [tag_of(r.config) for r in ranking.ranked]
+        keep = tilesight.integrations.rank.top_count(args.top, len(order))
+        by_tag = {c["tag"]: c for c in configs}
+        out["shapes"][name] = {
+            "M": m,
+            "N": n,
+            "K": k,
+            "full": configs,
+            "pruned": [by_tag[t] for t in order[:keep]],
+            "top1": [by_tag[order[0]]],
+            "predicted_us": {tag_of(r.config): r.report.latency_us for r in ranking.ranked},
+            "refused": {tag_of(r.config): r.refused for r in ranking.refused},
+            "rank_wall_s": round(wall, 2),
+            "frontend_s": round(ranking.frontend_s, 2),
+            "model_s": round(ranking.model_s, 3),
+        }
+        print(
+            f"{name}: {len(order)} ranked, {len(ranking.refused)} refused, keep {keep}: {order[:keep]} "
+            f"({wall:.1f} s: frontend {ranking.frontend_s:.1f} s, model {ranking.model_s:.2f} s)",
+            flush=True,
+        )
+    args.out.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+def tag_of(cfg: triton.Config) -> str:
+    kw = cfg.kwargs
+    return sweep_cases.GemmConfig(
+        kw["BLOCK_M"], kw["BLOCK_N"], kw["BLOCK_K"], cfg.num_warps, cfg.num_stages, kw["GROUP_M"]
+    ).tag
+
+
+if __name__ == "__main__":
+    sys.exit(main())

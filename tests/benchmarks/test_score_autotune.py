@@ -1,0 +1,100 @@
+"""benchmarks/score_autotune.py: the per-problem autotuning score, worked out by hand; the Triton reader."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "score_autotune.py"
+_spec = importlib.util.spec_from_file_location("score_autotune", _PATH)
+score_autotune = importlib.util.module_from_spec(_spec)
+sys.modules["score_autotune"] = score_autotune  # its dataclasses look their module up by name
+_spec.loader.exec_module(score_autotune)
+Candidate = score_autotune.Candidate
+
+
+def test_score_by_hand():
+    # 40 configs: predicted (i + 1) us, measured 100 - i us, except config 1 measured 60 and config 39
+    # (predicted slowest) measured fastest at 50 us. Top 5% of 40 = 2 configs (0 and 1): the best kept is 60,
+    # 50 / 60 = 0.833; top-1 = config 0 measured 100 -> 0.5.
+    cands = [Candidate(f"c{i}", (i + 1) * 1e-6, (100 - i) * 1e-6) for i in range(40)]
+    cands[1] = Candidate("c1", 2e-6, 60e-6)
+    cands[39] = Candidate("c39", 40e-6, 50e-6)
+    s = score_autotune.score_problem("p", cands, 0.05)
+    assert (s.k, s.n_measured, s.n_predicted) == (2, 40, 40)
+    assert s.topk_ratio == pytest.approx(50 / 60)
+    assert s.top1_ratio == pytest.approx(0.5)
+    assert (s.best_config, s.top1_config) == ("c39", "c0")
+
+
+def test_refused_and_unmeasured_configs():
+    # c0 refused by the model (never kept) but measured fastest (10 us): the exhaustive best is still 10.
+    # Of the predicted (c1 1 us, c2 2 us, c3 3 us) the top 34% keeps int(3 x 0.34) = 1: c1, not measured on
+    # the GPU, so the top-k has no timing (ratio 0) and the top-1 has none either.
+    cands = [
+        Candidate("c0", None, 10e-6, "refused: ... cannot launch"),
+        Candidate("c1", 1e-6, None),
+        Candidate("c2", 2e-6, 20e-6),
+        Candidate("c3", 3e-6, 40e-6),
+    ]
+    s = score_autotune.score_problem("p", cands, 0.34)
+    assert s.k == 1 and s.topk_ratio == 0.0 and s.top1_ratio == 0.0 and s.unpredicted == 0
+    # top 67% keeps int(3 x 0.67) = 2: c1 (no timing) and c2 (20 us): 10 / 20 = 0.5
+    assert score_autotune.score_problem("p", cands, 0.67).topk_ratio == pytest.approx(0.5)
+    # fewer than MIN_CONFIGS measured: not an autotuning problem
+    assert score_autotune.score_problem("p", cands[:2], 0.5) is None
+
+
+def test_table_has_one_row_per_problem_and_a_summary():
+    cands = [Candidate(f"c{i}", (i + 1) * 1e-6, (i + 1) * 1e-6) for i in range(4)]
+    s = score_autotune.score_problem("gemm/x", cands, 0.05)
+    lines = score_autotune.format_table([s], 0.05).splitlines()
+    assert lines[2].split()[:6] == ["gemm/x", "4", "4", "1", "1.000", "1.000"]
+    assert lines[-1].startswith("mean top-5% ratio 1.000")
+
+
+def test_triton_reader_predicts_each_record(tmp_path):
+    pytest.importorskip("triton")
+    m = n = k = 1024
+
+    def rec(bm, bn, bk, warps, stages, status, p50):
+        t = {"dtype": "float16", "init": "randn"}
+        tiles = (m // bm) * (n // bn)
+        return {
+            "id": f"gemm/grouped/float16/sq1024/m{bm}n{bn}k{bk}w{warps}s{stages}g8",
+            "family": "gemm",
+            "kernel": "kernels.triton.gemm:matmul_kernel",
+            "grid": [tiles],
+            "args": [
+                {"tensor": {**t, "shape": [m, k], "strides": [k, 1]}},
+                {"tensor": {**t, "shape": [k, n], "strides": [n, 1]}},
+                {"tensor": {**t, "shape": [m, n], "strides": [n, 1]}},
+                *({"scalar": v} for v in (m, n, k, k, 1, n, 1, n, 1)),
+            ],
+            "constexprs": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
+            "num_warps": warps,
+            "num_stages": stages,
+            "problem": {"op": "gemm", "M": m, "N": n, "K": k, "dtype": "float16", "variant": "grouped"},
+            "split": "main",
+            "status": status,
+            "reason": "" if status == "ok" else "cannot launch: out of resources",
+            "measured_us": {"p50": p50, "p20": p50, "p80": p50} if status == "ok" else None,
+        }
+
+    rows = [
+        rec(128, 128, 64, 4, 3, "ok", 12.0),
+        rec(64, 64, 32, 4, 2, "ok", 20.0),
+        rec(256, 256, 64, 4, 5, "skipped", None),  # 327680 B of shared memory: refused by both
+    ]
+    path = tmp_path / "triton_gemm.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    problems = score_autotune.triton_problems(path, "h200", "")
+    ((name, cands),) = problems.items()
+    assert name == "gemm/grouped/float16/sq1024"
+    assert [c.measured_s for c in cands] == [pytest.approx(12e-6), pytest.approx(20e-6), None]
+    assert cands[0].predicted_s < cands[1].predicted_s and cands[2].predicted_s is None
+    assert cands[2].note.startswith("refused") and "gpu skipped" in cands[2].note
