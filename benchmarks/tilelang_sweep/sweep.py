@@ -1,6 +1,10 @@
 """Measure the TileLang reference kernels on the GPU: compile in parallel, check, time, write JSONL.
 
     python3 benchmarks/tilelang_sweep/sweep.py --out $OUT/tilelang_h200.jsonl [--workers 14] [--budget-s 380]
+    python3 benchmarks/tilelang_sweep/sweep.py --out /tmp/x.jsonl --limit 1 --compile-only   # CPU dry run
+
+Kernels are compiled for ``--arch`` (default sm_90a, the H200's arch as TileLang targets it), so the compile
+step also runs on a machine without a GPU that has nvcc.
 
 1. compiles every case of ``cases.all_cases()`` with ``tilelang.compile`` in a spawn process pool (this fills
    TileLang's on-disk kernel cache, so step 2 loads instead of compiling);
@@ -35,12 +39,16 @@ import cases as case_list  # noqa: E402
 REL_TOL = {"gemm": 2e-2, "flash_attention": 2e-2, "mla_decode": 2e-2, "dequant_gemm": 2e-2}
 
 
-def _compile(case: dict[str, Any]) -> tuple[str, float, str | None]:
+def _target(arch: str) -> dict[str, str]:
+    return {"kind": "cuda", "arch": arch}
+
+
+def _compile(case: dict[str, Any], arch: str) -> tuple[str, float, str | None]:
     start = time.time()
     try:
         import tilelang
 
-        tilelang.compile(case_list.build(case), target="cuda")
+        tilelang.compile(case_list.build(case), target=_target(arch))
         return case["id"], time.time() - start, None
     except Exception as exc:  # recorded per case in the output, never swallowed
         return case["id"], time.time() - start, f"{type(exc).__name__}: {exc}"[:2000]
@@ -116,8 +124,11 @@ def main() -> int:
     ap.add_argument(
         "--budget-s", type=float, default=380.0, help="stop timing new cases after this many seconds"
     )
+    ap.add_argument("--compile-budget-s", type=float, default=240.0, help="stop compiling after this long")
     ap.add_argument("--families", default="", help="comma-separated subset of families")
     ap.add_argument("--limit", type=int, default=0, help="at most this many cases per family (0: all)")
+    ap.add_argument("--arch", default="sm_90a", help="CUDA arch TileLang compiles for (H200: sm_90a)")
+    ap.add_argument("--compile-only", action="store_true", help="compile and stop (a CPU dry run with nvcc)")
     args = ap.parse_args()
     t0 = time.time()
     cases = case_list.all_cases()
@@ -135,14 +146,28 @@ def main() -> int:
     print(f"[sweep] {len(cases)} cases; compiling with {args.workers} workers", flush=True)
 
     compile_info: dict[str, tuple[float, str | None]] = {}
-    with ProcessPoolExecutor(max_workers=args.workers, mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_compile, c) for c in cases]
-        for fut in as_completed(futures):
+    pool = ProcessPoolExecutor(max_workers=args.workers, mp_context=get_context("spawn"))
+    futures = [pool.submit(_compile, c, args.arch) for c in cases]
+    try:
+        for fut in as_completed(futures, timeout=args.compile_budget_s):
             cid, secs, err = fut.result()
             compile_info[cid] = (secs, err)
             if err:
                 print(f"[sweep] compile {cid} failed: {err[:300]}", flush=True)
-    print(f"[sweep] compiled in {time.time() - t0:.1f} s", flush=True)
+        pool.shutdown()
+    except TimeoutError:
+        # leave time to measure what compiled: drop the rest (recorded per case below) and stop our workers
+        print(f"[sweep] compile budget of {args.compile_budget_s:.0f} s spent; dropping the rest", flush=True)
+        for c in cases:
+            compile_info.setdefault(c["id"], (None, f"not compiled within {args.compile_budget_s:.0f} s"))
+        workers = list(pool._processes.values())  # the pool's own worker processes, started above
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers:
+            proc.terminate()
+    n_failed = sum(err is not None for _, err in compile_info.values())
+    print(f"[sweep] compiled in {time.time() - t0:.1f} s, {n_failed} failed", flush=True)
+    if args.compile_only:
+        return 1 if n_failed else 0
 
     import tilelang
     import torch
@@ -162,7 +187,7 @@ def main() -> int:
                 rec["error"] = f"time budget of {args.budget_s:.0f} s spent before timing"
             if rec["error"] is None:
                 try:
-                    kernel = tilelang.compile(case_list.build(case), target="cuda")
+                    kernel = tilelang.compile(case_list.build(case), target=_target(args.arch))
                     inputs = _inputs(case, torch)
                     kernel(*inputs)
                     torch.cuda.synchronize()
