@@ -15,7 +15,14 @@ export PYTHONUNBUFFERED=1
 if ! python3 -c "import tilelang" > /dev/null 2>&1; then
   site=/tmp/tilelang_site
   shopt -s nullglob
-  wheels=(.whl/*.whl benchmarks/device/*.whl)
+  wheels=()
+  seen=" "
+  for w in .whl/*.whl benchmarks/device/*.whl; do  # one wheel per package, .whl/ first
+    name=$(basename "$w" | cut -d- -f1 | tr '_' '-' | tr 'A-Z' 'a-z')
+    case $seen in *" $name "*) continue ;; esac
+    seen="$seen$name "
+    wheels+=("$w")
+  done
   shopt -u nullglob
   if [ ${#wheels[@]} -eq 0 ]; then echo "no TileLang wheels in .whl/ or benchmarks/device/" >&2; exit 2; fi
   python3 -m pip install --quiet --no-index --no-deps --target "$site" "${wheels[@]}"
