@@ -28,6 +28,7 @@ if ! python3 -c "import tilelang" > /dev/null 2>&1; then
   python3 -m pip install --quiet --no-index --no-deps --target "$site" "${wheels[@]}"
   export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
 fi
+if [ -d /usr/local/cuda/bin ]; then export PATH=/usr/local/cuda/bin:$PATH; fi  # nvcc for tilelang.compile
 export TILELANG_CACHE_DIR=${TILELANG_CACHE_DIR:-/tmp/tilelang_cache}
 python3 -c "import tilelang, torch, triton; print('tilelang', tilelang.__version__, 'torch', torch.__version__, 'triton', triton.__version__)" | tee "$out/versions.txt"
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv >> "$out/versions.txt" 2>&1 || true

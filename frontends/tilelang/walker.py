@@ -72,7 +72,7 @@ _FREE_EXPR = (
 SWIZZLE_ATTR = "threadblock_swizzle_pattern"
 _IGNORED_ATTRS = frozenset({"pragma_unroll_explicit", "tl.ws_op_id"})
 # Evaluate() calls that synchronise or hint and carry no modelled work.
-_IGNORED_CALLS = frozenset({"tirx.tvm_storage_sync", "tl.sync_threads", "tirx.call_extern"})
+_IGNORED_CALLS = frozenset({"tirx.tvm_storage_sync", "tl.sync_threads"})
 
 
 @dataclass(frozen=True)
