@@ -180,7 +180,13 @@ class Walker:
         return np.full(1, value)
 
     def merged(self, names: list[str]) -> V:
-        vs = [self.get(n) for n in names]
+        env = self.env
+        vs = [env[n] for n in names if n in env]
+        if not vs:
+            return V()
+        if len(vs) == 1:
+            v = vs[0]
+            return V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=v.prods)
         return V(
             pid=any(v.pid for v in vs),
             cands=frozenset().union(*(v.cands for v in vs)) if vs else frozenset(),
@@ -341,8 +347,8 @@ class Walker:
 
     def strides(self, op: Op, shape: tuple | None, vin: V) -> None:
         """Per-axis address strides of a tensor result (see :mod:`.strides`)."""
-        if shape is None:
-            return
+        if shape is None or not _is_int(shape[1]):
+            return  # only integer index and pointer tensors carry address strides
         rank = len(shape[0])
         if op.name == "tt.splat":
             v = self.get(op.operands[0]).val if op.operands else None
