@@ -6,7 +6,9 @@
 This is hardware calibration, done once per link: it reads the measured sweep of one collective (or two), and
 fits, for each runtime protocol (LL, LL128, Simple, in order of size), the per-call base latency, the per-hop
 startup latency alpha and the achieved bandwidth fraction of the link, plus the size at which the runtime
-switches protocol. The model it fits is the one TileSight predicts with (Eq. 11 per stage, summed, plus the
+switches protocol (with a ``[runtime.tuner]`` in the network file, each measured size's protocol is the one
+NCCL's tuning rule picks instead; protocols NCCL never ran in the sweep are derived from Simple by NCCL's
+bandwidth ratios). The model it fits is the one TileSight predicts with (Eq. 11 per stage, summed, plus the
 base latency): ``T(S) = base_p + L(S) x alpha_p + X(S) x beta_p`` where ``L`` counts the routed hops of the
 stages and ``X`` sums each stage's bottleneck-link bytes, both taken from the algorithm's stage decomposition
 on the network. With one op on two GPUs ``L`` is constant, so alpha stays at the template's value (NCCL's
@@ -36,6 +38,10 @@ from tilesight.distributed.nccl_tuner import RING_LL128_BW_FACTOR, RING_LL_BW_FA
 from tilesight.distributed.network import PROTOCOLS, NetworkHierarchy, _network_dir, load_network
 
 TEMPLATE = "h200_nvlink2"
+# The fit's weighting: False minimises the squared absolute error, the error the score (wMAPE = sum |p - m| /
+# sum m) weighs, so the long transfers that dominate any workload's time set the bandwidth; True weighs each
+# measured size equally (relative error), which lets the latency-dominated sizes pull the bandwidth down.
+RELATIVE = False
 # The smallest number of measured sizes one protocol's segment may hold: at least one more than the fitted
 # parameters, so that every protocol's fit is over-determined.
 MIN_POINTS_OVER_PARAMS = 1
@@ -92,9 +98,10 @@ def load_samples(path: Path, ops: list[str], net: NetworkHierarchy) -> tuple[lis
 
 
 def fit_segment(samples: list[Sample], alpha_fixed: float | None) -> tuple[np.ndarray, float]:
-    """Non-negative least squares on relative error: ([base, alpha, beta], sum of squared relative errors)."""
+    """Non-negative least squares (absolute or relative error, ``RELATIVE``): ([base, alpha, beta], sum of
+    squared relative errors)."""
     t = np.array([s.time_s for s in samples])
-    w = 1.0 / t
+    w = 1.0 / t if RELATIVE else np.ones_like(t)
     if alpha_fixed is None:
         a = np.array([[1.0, s.hops, s.bottleneck_bytes] for s in samples])
         coef, _ = nnls(a * w[:, None], t * w)
