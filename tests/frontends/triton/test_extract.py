@@ -157,3 +157,17 @@ def test_host_side_descriptors():
     (load,) = _find(plan.body, ActionKind.LOAD)
     (store,) = _find(plan.body, ActionKind.STORE)
     assert load.dst == "smem" and store.src == "smem"
+
+
+def test_scalar_for_a_pointer_is_tritons_compile_error():
+    from triton.compiler.errors import CompilationError
+
+    x = TensorSpec((64, 1000), "float32")
+    with pytest.raises(CompilationError, match="tl.load"):
+        FE.plan(k.softmax, ((64,), 1.5, x, 1000, 1000, 1000), dict(BLOCK=1024), HW)
+
+
+def test_unknown_launch_option_is_tritons_error():
+    x = TensorSpec((64, 1000), "float32")
+    with pytest.raises(KeyError, match="num_wraps was specified but unrecognised"):
+        FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000), dict(BLOCK=1024, num_wraps=4), HW)
