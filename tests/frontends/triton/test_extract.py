@@ -171,3 +171,16 @@ def test_unknown_launch_option_is_tritons_error():
     x = TensorSpec((64, 1000), "float32")
     with pytest.raises(KeyError, match="num_wraps was specified but unrecognised"):
         FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000), dict(BLOCK=1024, num_wraps=4), HW)
+
+
+def test_three_d_grid():
+    x = TensorSpec((3, 256, 512), "float16")
+    # grid (256 / 64, 512 / 128, 3): x fastest, then y, then the batch z
+    plan = FE.plan(k.batched_copy, ((4, 4, 3), x, x, 256 * 512, 512), dict(BR=64, BC=128), HW)
+    assert sorted(plan.grid.shape) == [3, 4, 4] and plan.grid.tiles == 48
+    t = {x.name: x for x in plan.tensors}
+    assert t["x_ptr"].tile == (1, 64, 128) and not t["x_ptr"].reuse_dims
+    # launch order: the first four launches walk grid axis 0 with axes 1 and 2 at zero
+    seq = plan.grid.sequence[:5]
+    moving = [i for i in range(3) if len(set(seq[:4, i].tolist())) == 4]
+    assert len(moving) == 1 and seq[4, moving[0]] == 0

@@ -93,3 +93,11 @@ def triangular(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 def desc_scale(in_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
     row, col = tl.program_id(0) * BM, tl.program_id(1) * BN
     out_desc.store([row, col], in_desc.load([row, col]) * 2)
+
+
+@triton.jit
+def batched_copy(x_ptr, y_ptr, sb, sr, BR: tl.constexpr, BC: tl.constexpr):
+    r = tl.program_id(0) * BR + tl.arange(0, BR)
+    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    off = tl.program_id(2) * sb + r[:, None] * sr + c[None, :]
+    tl.store(y_ptr + off, tl.load(x_ptr + off))
