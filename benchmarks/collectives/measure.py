@@ -42,6 +42,13 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--out", required=True, help="output folder")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument(
+        "--inner",
+        type=int,
+        default=1,
+        help="calls timed back to back between one pair of events, time divided by it (nccl-tests style: "
+        "amortises the host launch and the ranks' skew after the barrier); 1 = one call after a barrier",
+    )
     ap.add_argument("--sizes", type=int, nargs="*", default=DEFAULT_SIZES, help="bytes per rank")
     ap.add_argument("--ops", nargs="*", default=["all_reduce", "all_gather", "reduce_scatter", "all_to_all"])
     ap.add_argument("--dtype", default="bfloat16")
@@ -59,17 +66,20 @@ class Clock:
     def __init__(self, device: str) -> None:
         self.cuda = device == "cuda"
 
-    def time(self, fn) -> float:
+    def time(self, fn, inner: int = 1) -> float:
+        """Seconds per call of ``fn``, timed over ``inner`` back-to-back calls."""
         if self.cuda:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            fn()
+            for _ in range(inner):
+                fn()
             end.record()
             end.synchronize()
-            return start.elapsed_time(end) * 1e-3
+            return start.elapsed_time(end) * 1e-3 / inner
         t0 = time.perf_counter()
-        fn()
-        return time.perf_counter() - t0
+        for _ in range(inner):
+            fn()
+        return (time.perf_counter() - t0) / inner
 
 
 def sync(device: str) -> None:
@@ -86,7 +96,7 @@ def timed(fn, args: argparse.Namespace, clock: Clock) -> dict:
     for _ in range(args.iters):
         dist.barrier()
         sync(args.device)
-        samples.append(clock.time(fn))
+        samples.append(clock.time(fn, args.inner))
     med = statistics.median(samples)
     world = dist.get_world_size()
     gathered = [torch.zeros(1, dtype=torch.float64, device=args.device) for _ in range(world)]
@@ -245,7 +255,13 @@ def main() -> None:
     clock = Clock(args.device)
     log = print if rank == 0 else (lambda *a, **k: None)
     started = time.time()
-    result = {"world_size": world, "dtype": args.dtype, "iters": args.iters, "chunks": args.chunks}
+    result = {
+        "world_size": world,
+        "dtype": args.dtype,
+        "iters": args.iters,
+        "inner": args.inner,
+        "chunks": args.chunks,
+    }
     result.update(environment(args.device) if rank == 0 else {})
     rows = []
     for op in args.ops:
