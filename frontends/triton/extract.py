@@ -11,8 +11,8 @@ One pass over the op tree, vectorised over every launched program (:mod:`.interp
   ``tt.splat``, a scalar ``tt.addptr``, or TMA/block-pointer offsets), followed back through affine ops with
   a uniform operand, is a coordinate candidate; the grid dimensions are a minimal set of candidates of which
   every other is a function. Each tensor's reuse dims are the grid dims its address does not depend on;
-* a loop whose body holds nested loops is walked with one lane per (program, iteration), so inner bounds
-  that depend on its counter (triangular loops) are exact per iteration; the inner loop's plan trip count is
+* a loop whose nested loops take bounds from its counter (triangular loops) is walked with one lane per
+  (program, iteration), so those bounds are exact per iteration; the inner loop's plan trip count is
   the mean over live (program, iteration) pairs;
 * ``scf.if``: a condition known before launch takes the branch most programs take (a note says when
   programs differ); a data-dependent condition takes the then-branch, with a note;
@@ -87,9 +87,9 @@ _LAYOUT = frozenset(
     }
 )
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
-# Largest lane count (programs x iterations) over which a loop holding nested loops is walked per iteration;
-# beyond it the counter stays unknown and an inner bound that needs it raises. 2**22 int64 lanes are 32 MiB
-# per live scalar.
+# Largest lane count (programs x iterations) over which a loop whose nested loop bounds use its counter is
+# walked per iteration; beyond it the counter stays unknown and the inner bound raises. 2**22 int64 lanes are
+# 32 MiB per live scalar.
 MAX_LANES = 1 << 22
 _TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan.return", "scf.condition"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
@@ -529,7 +529,8 @@ class Walker:
             v = self.get(init)
             self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
         inner = _Body()
-        if _has_loop(op.regions[0]) and 1 < int(trips.max()) and self.lanes * int(trips.max()) <= MAX_LANES:
+        t_max = int(trips.max()) if trips.size else 0
+        if 1 < t_max and self.lanes * t_max <= MAX_LANES and _bounds_use(op.regions[0], iv):
             self.walk_iterations(op.regions[0], inner, iv, lbv, stv, trips)
         else:
             self.walk(op.regions[0], inner)
@@ -626,8 +627,31 @@ def _is_int(elem: str) -> bool:
     return elem.startswith(("i", "!tt.ptr", "ui"))
 
 
-def _has_loop(ops: list[Op]) -> bool:
-    return any(op.name == "scf.for" or any(_has_loop(r) for r in op.regions) for op in ops)
+def _bounds_use(ops: list[Op], iv: str) -> bool:
+    """True when a loop nested in ``ops`` has a bound computed (within ``ops``) from ``iv``."""
+    defs: dict[str, list[str]] = {}
+    bounds: list[str] = []
+
+    def scan(region: list[Op]) -> None:
+        for op in region:
+            for r in op.results:
+                defs[r] = op.operands
+            if op.name == "scf.for":
+                bounds.extend(op.operands[:3])
+            for inner in op.regions:
+                scan(inner)
+
+    scan(ops)
+    seen: set[str] = set()
+    todo = list(bounds)
+    while todo:
+        name = todo.pop()
+        if name == iv:
+            return True
+        if name not in seen:
+            seen.add(name)
+            todo.extend(defs.get(name, ()))
+    return False
 
 
 def _has_memory(ops: list[Op]) -> bool:
