@@ -198,3 +198,22 @@ def test_real_gemm_prune_removes_the_config_beyond_shared_memory():
     assert configs[1] not in kept and len(kept) == 2
     times = [pruner.perf_model(**tuner.nargs, grid=grid, **cfg.all_kwargs()) for cfg in kept]
     assert times == sorted(times) and all(t > 0 for t in times)
+
+
+def test_a_real_autotuner_launch_is_pruned_and_logged():
+    """Triton's own Autotuner.run (the installed version) with our early_config_prune: 6 configs, top_k=2, so
+    Triton benchmarks 2 (the listener sees both, each with its prediction); the interpreted launch is right.
+    With equal fake timings Triton keeps the first benchmarked, the predicted best, as predict mode picks."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("torch")
+    script = Path(__file__).with_name("interpreted_autotune.py")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["benchmarked"] == 2 and result["predicted_rows"] == 2
+    assert result["correct"]
+    assert result["chosen"] == result["predict_mode_choice"]

@@ -146,7 +146,10 @@ def plan_builder(
             raise RankError("a Triton kernel needs its launch grid: rank(kernel, configs, grid, *args)")
         return lambda cfg: frontend.plan(inner, (grid, *args), {**kwargs, **config_kwargs(cfg)}, hw)
     if grid is not None:
-        raise RankError("a TileLang program fixes its own grid: pass grid=None to rank")
+        raise RankError(
+            f"rank got a grid but {type(kernel).__name__} is not a @triton.jit kernel (a TileLang program "
+            "fixes its own grid: pass grid=None)"
+        )
     from tilesight.frontends.tilelang.frontend import TileLangFrontend, plan_prim_func
 
     if TileLangFrontend().accepts(kernel) and hasattr(kernel, "get_tir"):
