@@ -34,7 +34,6 @@ import numpy as np
 from scipy.optimize import nnls
 
 from tilesight.distributed.collectives import choose_collective, collective_bytes, get_algorithm, parse_op
-from tilesight.distributed.nccl_tuner import RING_LL128_BW_FACTOR, RING_LL_BW_FACTOR
 from tilesight.distributed.network import PROTOCOLS, NetworkHierarchy, _network_dir, load_network
 
 TEMPLATE = "h200_nvlink2"
@@ -145,7 +144,7 @@ def _protocol_entry(coef, err, seg, bw, link_class, p, upper, hops_per_route) ->
 def calibrate(samples: list[Sample], net: NetworkHierarchy, link_class: str, fit_alpha: bool = False) -> dict:
     """Per protocol: base latency and link bandwidth fraction (alpha too with ``fit_alpha`` and two ops of
     different stage counts). With a runtime tuner each sample's protocol is the one NCCL's rule picks; a
-    protocol the runtime never picked in the sweep is derived from Simple (NCCL's LL128 payload factor, and
+    protocol the runtime never picked in the sweep is derived from Simple (NCCL's ring bandwidth ratio, and
     NCCL's base-latency difference). Without a tuner, the size thresholds are searched (legacy)."""
     if net.tuner is None:
         return _calibrate_thresholds(samples, net, link_class)
@@ -166,11 +165,16 @@ def calibrate(samples: list[Sample], net: NetworkHierarchy, link_class: str, fit
     if "simple" not in result["protocols"]:
         raise SystemExit("the sweep has no sizes NCCL runs with Simple: cannot calibrate the link bandwidth")
     base_lat = net.tuner.base_latency_s["ring"]
+
+    def ratio(p: str) -> float:  # NCCL's own ring bus bandwidth of p relative to Simple's
+        return net.tuner.bus_bandwidth("ring", p, False) / net.tuner.bus_bandwidth("ring", "simple", False)
+
     for p, f in result["protocols"].items():
         if p != "simple" and not f["beta_resolved"]:  # all at the latency floor: NCCL's bandwidth ratio
-            f["bw_efficiency"] = result["protocols"]["simple"]["bw_efficiency"] * RING_LL_BW_FACTOR
+            f["bw_efficiency"] = result["protocols"]["simple"]["bw_efficiency"] * ratio(p)
             f["derived"] = (
-                f"bandwidth not resolved by the data (all at the floor): Simple's x {RING_LL_BW_FACTOR}"
+                f"bandwidth not resolved by the data (all at the floor): Simple's x NCCL's ratio "
+                f"{ratio(p):.3f}"
             )
             f["beta_resolved"] = True
     for p in PROTOCOLS:
@@ -178,7 +182,7 @@ def calibrate(samples: list[Sample], net: NetworkHierarchy, link_class: str, fit
             continue
         simple = result["protocols"]["simple"]
         i, j = PROTOCOLS.index(p), PROTOCOLS.index("simple")
-        factor = RING_LL128_BW_FACTOR if p == "ll128" else RING_LL_BW_FACTOR
+        factor = ratio(p)
         result["protocols"][p] = {
             **simple,
             "base_latency_s": simple["base_latency_s"] + base_lat[i] - base_lat[j],
@@ -187,8 +191,9 @@ def calibrate(samples: list[Sample], net: NetworkHierarchy, link_class: str, fit
             "points": 0,
             "sizes": [],
             "residual_sq_rel": 0.0,
-            "derived": f"not run by NCCL in the sweep: Simple's bandwidth x {factor} and Simple's base "
-            f"latency + NCCL's base-latency difference ({(base_lat[i] - base_lat[j]) * 1e6:+.1f} us)",
+            "derived": f"not run by NCCL in the sweep: Simple's bandwidth x NCCL's ratio {factor:.3f} and "
+            f"Simple's base latency + NCCL's base-latency difference "
+            f"({(base_lat[i] - base_lat[j]) * 1e6:+.1f} us)",
         }
     return result
 
