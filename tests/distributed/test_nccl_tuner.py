@@ -93,3 +93,16 @@ def test_bad_tuner_tables():
         parse_tuner("t.toml", {**good, "hw_latency_us": {"tree": [0.6, 1.25, 4.0], "ring": [0.6]}})
     with pytest.raises(ProfileError, match="channels"):
         parse_tuner("t.toml", {**good, "channels": -1})
+
+
+def test_report_names_the_selection():
+    import tilesight
+
+    r = tilesight.estimate_collective("all_reduce", 4 * MIB, gpus=4, hw="h200")
+    assert (r.extras["algorithm"], r.extras["protocol"], r.extras["selection"]) == (
+        "ring",
+        "ll128",
+        "nccl_tuner",
+    )
+    forced = tilesight.estimate_collective("all_reduce", 4 * MIB, gpus=4, hw="h200", protocol="simple")
+    assert forced.extras["selection"] == "forced"

@@ -151,6 +151,9 @@ def estimate_collective(
             "bytes_per_rank": cost.bytes_per_rank,
             "algorithm": cost.algorithm,
             "protocol": cost.protocol,
+            "selection": "forced"
+            if algorithm is not None or protocol is not None
+            else ("nccl_tuner" if net.tuner is not None else "size_thresholds"),
             "base_latency_s": cost.base_latency_s,
             "stages": [s.to_dict() for s in cost.sequence.stages],
             "stage_count": cost.sequence.steps,
