@@ -168,6 +168,8 @@ def main() -> int:
                 for w in LISTS:
                     if w in runs and "autotune_s" in runs[w]:
                         line[f"{w}_autotune_s"] = round(runs[w]["autotune_s"], 2)
+                    elif w in runs and runs[w].get("error", "").startswith("timed out"):
+                        line[f"{w}_autotune_s_at_least"] = runs[w]["error"]
                     if w in cmp["compare_us"] and full_us:
                         line[f"{w}_runtime_vs_full"] = round(cmp["compare_us"][w] / full_us, 4)
                 summary.append(line)

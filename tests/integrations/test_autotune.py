@@ -217,3 +217,8 @@ def test_a_real_autotuner_launch_is_pruned_and_logged():
     assert result["benchmarked"] == 2 and result["predicted_rows"] == 2
     assert result["correct"]
     assert result["chosen"] == result["predict_mode_choice"]
+
+
+def test_predict_mode_checks_its_key_names():
+    with pytest.raises(at.AutotuneError, match="not arguments"):
+        at.autotune(make_configs(2), key=["N"], hw="h200", mode="predict")(_copy)

@@ -171,6 +171,9 @@ class PredictedAutotuner:
     def __init__(self, fn: Any, configs: Sequence[Any], key: Sequence[str], pruner: Pruner) -> None:
         if not configs:
             raise AutotuneError("autotune needs at least one config")
+        unknown = sorted(set(key) - set(fn.arg_names))
+        if unknown:
+            raise AutotuneError(f"autotune key names {unknown} are not arguments of {fn.arg_names}")
         self.fn = fn
         self.configs = list(configs)
         self.keys = list(key)
