@@ -1,7 +1,7 @@
 """A hand-written tile plan for FlashAttention forward (non-causal), ``O = softmax(Q K^T / sqrt(d)) V``.
 
-Grid ``(ceil(seq_q / block_m), batch x heads)`` with dims ``("m", "bh")``: one tile owns ``block_m`` query
-rows of one head. The tile loads its Q block once, then runs a software-pipelined loop over KV blocks of
+Grid ``(ceil(seq_q / block_m), batch x heads)`` with dims ``("m", "bh")``, launched column-major (``m``
+fastest, as Triton's ``program_id(0)``): one tile owns ``block_m`` query rows of one head. The tile loads its Q block once, then runs a software-pipelined loop over KV blocks of
 ``block_n`` keys: K and V loads into shared memory, ``qk = Q K^T`` on tensor cores, the online softmax
 (row max, exp2, row sum, rescaling of the running accumulator) and ``acc += P V``; finally it stores its
 O block. K and V blocks are reused across the ``m`` tiles of the same head.
@@ -17,6 +17,7 @@ from ..plan import (
     AccessMode,
     ActionKind,
     BlockResources,
+    LaunchOrder,
     Loop,
     MemLevel,
     TensorAccess,
@@ -124,7 +125,8 @@ def attention_forward_plan(
     smem = int((block_m * head_dim + num_stages * 2 * block_n * head_dim) * dtype_bytes(dtype))
     return TilePlan(
         name=f"attention_fwd_b{batch}h{heads}_{seq_q}x{seq_k}x{head_dim}_{block_m}x{block_n}",
-        grid=TileGrid(shape=(tiles_m, bh), dims=("m", "bh")),
+        # Triton's program_id(0) (the query block) varies fastest in launch order: column-major over (m, bh)
+        grid=TileGrid(shape=(tiles_m, bh), dims=("m", "bh"), order=LaunchOrder.COLUMN_MAJOR),
         tensors=tensors,
         body=body,
         resources=BlockResources(threads=num_warps * THREADS_PER_WARP, smem_bytes=smem),
