@@ -22,8 +22,10 @@ def _safe(b: Arr) -> Arr:
 
 
 def _divsi(a: Arr, b: Arr) -> Arr:
-    a, b = a.astype(np.int64), b.astype(np.int64)
-    q = np.abs(a) // np.abs(_safe(b)) * np.sign(a) * np.sign(_safe(b))
+    a, b = a.astype(np.int64, copy=False), b.astype(np.int64, copy=False)
+    bs = _safe(b)
+    q = np.floor_divide(a, bs)
+    q = q + ((q < 0) & (q * bs != a))  # floor to truncation toward zero
     return np.where(b == 0, 0, q)
 
 
@@ -133,9 +135,47 @@ def constant(text: str) -> float | int | bool | None:
     return float(lit) if any(c in lit for c in ".eE") else int(lit)
 
 
+def _py_divsi(a: int, b: int) -> int:
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _py_ceildivsi(a: int, b: int) -> int:
+    q = _py_divsi(a, b)
+    return q + 1 if b != 0 and a - q * b != 0 and (a < 0) == (b < 0) else q
+
+
+# Integer ops on values the same in every lane, evaluated on Python ints (numpy's per-call cost dominates
+# one-entry arrays); results equal the vectorised ones (tests/frontends/triton/test_interp.py).
+_PY_INT: dict[str, Callable[[int, int], int]] = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.divsi": _py_divsi,
+    "arith.remsi": lambda a, b: 0 if b == 0 else a - _py_divsi(a, b) * b,
+    "arith.ceildivsi": _py_ceildivsi,
+    "arith.minsi": min,
+    "arith.maxsi": max,
+}
+_PY_INT_LIMIT = 1 << 62  # beyond this the int64 lanes would wrap; leave such values to numpy
+
+
+def _uniform_int(args: list[Arr]) -> bool:
+    return all(a.shape == (1,) and a.dtype.kind in "iu" for a in args)
+
+
 def evaluate(name: str, text: str, args: list[Arr]) -> Arr:
     """One scalar op over lanes."""
+    fast = _PY_INT.get(name)
+    if fast is not None and _uniform_int(args):
+        r = fast(int(args[0][0]), int(args[1][0]))
+        if -_PY_INT_LIMIT < r < _PY_INT_LIMIT:
+            return np.array([r], dtype=np.int64)
     if name in BINARY:
+        if not name.endswith("f"):
+            return BINARY[name](args[0], args[1])  # integer lanes: no floating-point warnings to silence
         with np.errstate(all="ignore"):
             return BINARY[name](args[0], args[1])
     if name in CASTS:
