@@ -222,3 +222,20 @@ def test_a_real_autotuner_launch_is_pruned_and_logged():
 def test_predict_mode_checks_its_key_names():
     with pytest.raises(at.AutotuneError, match="not arguments"):
         at.autotune(make_configs(2), key=["N"], hw="h200", mode="predict")(_copy)
+
+
+def test_keep_mode_benchmarks_unpredicted_configs_after_the_top_k(monkeypatch):
+    """on_error="keep": a config the model could not predict (not a launch refusal) is benchmarked after the
+    predicted top-k; one that cannot launch is still removed."""
+    from tilesight.integrations.rank import RankedConfig, Ranking
+
+    configs = make_configs(4)
+    base = fake_ranking({0: 2e-6, 1: 1e-6, 2: None}, configs)
+    unpredicted = RankedConfig(configs[3], refused="UnsupportedOpError: tt.foo")
+    ranking = Ranking(base.ranked, (*base.refused, unpredicted), 0.0, 0.0)
+    seen = {}
+    monkeypatch.setattr(at, "rank", lambda *a, on_error, **k: seen.setdefault("mode", on_error) and ranking)
+    pruner = at.Pruner(hw="h200", top_k=1, on_error="keep")
+    pruner.kernel(_copy)
+    assert pruner.early_config_prune(configs, NARGS, **KWARGS) == [configs[1], configs[3]]
+    assert seen["mode"] == "refuse"
