@@ -9,6 +9,7 @@ lanes are masked-out work in a real launch). Only the ops listed in :data:`SCALA
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -124,6 +125,7 @@ SCALAR_OPS = frozenset({*BINARY, *CASTS, "arith.cmpi", "arith.cmpf", "arith.sele
 _CONST = re.compile(r"^\s*(-?[0-9.eE+-]+|true|false)\s*:")
 
 
+@functools.lru_cache(maxsize=4096)
 def constant(text: str) -> float | int | bool | None:
     """The value of a scalar ``arith.constant`` (None for a dense tensor constant)."""
     m = _CONST.match(text)
