@@ -6,6 +6,8 @@ For each timing shape: the full autotune list (``benchmarks/triton_sweep/sweep_c
 configs that fit in shared memory and 4 that do not, as a user's list would have), TileSight's predicted
 top-``--top`` (what ``Pruner(top_k=...)`` keeps) and top-1 (``mode="predict"``), every prediction, and the
 CPU time the ranking took (compile to TTGIR vs model). The GPU script needs only torch and triton.
+To rank with the committed code only (others may have uncommitted work in the checkout), import tilesight
+from a ``git archive HEAD`` copy laid out as the installed package (PYTHONPATH=that copy).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -61,6 +64,7 @@ def main() -> int:
     out: dict = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": " ".join(["python", *sys.argv]),
+        "tilesight": {"commit": _git_head(), "imported_from": str(Path(tilesight.__file__).parent)},
         "hw": args.hw,
         "top": args.top,
         "kernel": "kernels.triton.gemm:matmul_kernel",
@@ -95,6 +99,11 @@ def main() -> int:
         )
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     return 0
+
+
+def _git_head() -> str:
+    out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return out.stdout.strip() or f"unknown: {out.stderr.strip()[:100]}"
 
 
 def tag_of(cfg: triton.Config) -> str:
