@@ -136,6 +136,8 @@ def main() -> int:
         shape, which = args.child.split(":")
         print(json.dumps(child(shape, which)), flush=True)
         return 0
+    if args.out is None:
+        ap.error("--out is required")
     import torch
     import triton
 

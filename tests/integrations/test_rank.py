@@ -64,6 +64,8 @@ def test_bad_input_is_refused_loudly():
         rank(lambda **kw: None, [], None)
     with pytest.raises(RankError, match="on_error"):
         rank(lambda **kw: None, [{}], None, on_error="ignore")
+    with pytest.raises(RankError, match="workers"):
+        rank(lambda **kw: None, [{}], None, workers=0)
     with pytest.raises(RankError, match="grid=None"):
         rank(lambda **kw: None, [{}], (1,))
 
@@ -102,5 +104,9 @@ def test_real_gemm_ranking():
     assert ranking.refused[0].cannot_launch and "327680" in ranking.refused[0].refused
     assert ranking.best.report.occupancy.blocks == 64  # (1024 / 128) ** 2
     assert ranking.frontend_s > 0 and ranking.model_s > 0
+    # two forked workers (they inherit the compile cache) give the same ranking and the same reports
+    forked = tilesight.rank(matmul_kernel, configs, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, workers=2)
+    assert forked.configs() == ranking.configs() and forked.refused == ranking.refused
+    assert [r.report.latency_s for r in forked.ranked] == [r.report.latency_s for r in ranking.ranked]
     table = ranking.format_table()
     assert "refused" in table and table.splitlines()[1].lstrip().startswith("1")

@@ -77,6 +77,7 @@ class Pruner:
     (a config the model cannot predict stops the prune, naming the config) or "keep" (such configs are kept
     for benchmarking after the predicted top-k, and are listed in the ranking's ``refused``). Configs that
     cannot launch are always removed. ``log``: an :class:`AutotuneLog` that receives every prediction.
+    ``workers``: predict in that many forked processes (``tilesight.rank``'s option; compiling dominates).
     """
 
     def __init__(
@@ -87,6 +88,7 @@ class Pruner:
         on_error: str = "raise",
         log: AutotuneLog | None = None,
         detect: Callable[[], str] = detect_profile,
+        workers: int = 1,
     ) -> None:
         top_count(top_k, 1)  # validates
         if on_error not in ("raise", "keep"):
@@ -97,6 +99,7 @@ class Pruner:
         self.on_error = on_error
         self.log = log
         self._detect = detect
+        self.workers = workers
         self._kernel: Any = None
 
     def kernel(self, fn: Any) -> Any:
@@ -121,7 +124,10 @@ class Pruner:
         extra = {k: v for k, v in kwargs.items() if k not in LAUNCH_KWARGS}
         on_error = "refuse" if self.on_error == "keep" else "raise"
         args = tuple(named_args.values())
-        ranking = rank(self._kernel, configs, grid, *args, hw=self.profile(), on_error=on_error, **extra)
+        profile = self.profile()
+        ranking = rank(
+            self._kernel, configs, grid, *args, hw=profile, on_error=on_error, workers=self.workers, **extra
+        )
         if self.log is not None:
             self.log.note(_fn_name(self._kernel), ranking)
         return ranking
@@ -211,13 +217,14 @@ def autotune(
     mode: str = "prune",
     grid: Any = None,
     log: AutotuneLog | None = None,
+    workers: int = 1,
     **triton_kwargs: Any,
 ) -> Callable[[Any], Any]:
     """``triton.autotune`` with TileSight pruning (``mode="prune"``) or without benchmarking at all
     (``mode="predict"``: the predicted best config, chosen once per key)."""
     if mode not in MODES:
         raise AutotuneError(f"mode={mode!r}: one of {MODES}")
-    pruner = Pruner(hw=hw, top_k=1 if mode == "predict" else top_k, grid=grid, log=log)
+    pruner = Pruner(hw=hw, top_k=1 if mode == "predict" else top_k, grid=grid, log=log, workers=workers)
 
     def wrap(fn: Any) -> Any:
         pruner.kernel(fn)

@@ -159,6 +159,60 @@ def plan_builder(
     raise RankError(f"rank: {type(kernel).__name__} is neither a Triton kernel nor a TileLang program")
 
 
+def _predict_one(
+    build: Callable[[Any], TilePlan], profile: HardwareProfile, cfg: Any, on_error: str
+) -> tuple[Report | None, str | None, bool, float, float]:
+    """(report, refusal, cannot_launch, frontend seconds, model seconds) of one config."""
+    from tilesight.model.evaluate import evaluate
+
+    start = time.perf_counter()
+    try:
+        plan = build(cfg)
+        middle = time.perf_counter()
+        report = evaluate(plan, profile)
+        return report, None, False, middle - start, time.perf_counter() - middle
+    except LaunchError as exc:
+        return None, str(exc), True, time.perf_counter() - start, 0.0
+    except TileSightError as exc:
+        if on_error == "raise":
+            raise RankError(f"config {describe(cfg)}: {exc}") from exc
+        return None, f"{type(exc).__name__}: {exc}", False, time.perf_counter() - start, 0.0
+
+
+# The job a forked worker runs: set in the parent just before the fork, inherited by the children, so that
+# kernels and closures never need to be pickled (only the reports come back).
+_FORK_JOB: tuple[Callable[[Any], TilePlan], HardwareProfile, list[Any], str] | None = None
+
+
+def _fork_worker(index: int) -> tuple[int, tuple[Report | None, str | None, bool, float, float]]:
+    assert _FORK_JOB is not None
+    build, profile, candidates, on_error = _FORK_JOB
+    return index, _predict_one(build, profile, candidates[index], on_error)
+
+
+def _predict_all(
+    build: Callable[[Any], TilePlan],
+    profile: HardwareProfile,
+    candidates: list[Any],
+    on_error: str,
+    workers: int,
+) -> list[tuple[Report | None, str | None, bool, float, float]]:
+    if workers <= 1 or len(candidates) <= 1:
+        return [_predict_one(build, profile, cfg, on_error) for cfg in candidates]
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        raise RankError(f"workers={workers} needs the 'fork' start method, which this platform lacks")
+    global _FORK_JOB
+    _FORK_JOB = (build, profile, candidates, on_error)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(candidates))) as pool:
+            results = dict(pool.imap_unordered(_fork_worker, range(len(candidates))))
+    finally:
+        _FORK_JOB = None
+    return [results[i] for i in range(len(candidates))]
+
+
 def rank(
     kernel: Any,
     configs: Iterable[Any],
@@ -166,35 +220,31 @@ def rank(
     *args: Any,
     hw: str | HardwareProfile = "h200",
     on_error: str = "raise",
+    workers: int = 1,
     **kwargs: Any,
 ) -> Ranking:
-    """Predict every config of ``kernel`` and order them by predicted latency (see the module docstring)."""
+    """Predict every config of ``kernel`` and order them by predicted latency (see the module docstring).
+
+    ``workers`` > 1 predicts in that many forked processes (compiling to TTGIR dominates and is
+    single-threaded); the frontend and model seconds are then summed over the workers.
+    """
     if on_error not in ON_ERROR:
         raise RankError(f"on_error={on_error!r}: one of {ON_ERROR}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise RankError(f"workers={workers!r}: an int >= 1")
     candidates = list(configs)
     if not candidates:
         raise RankError("rank needs at least one config")
     profile = resolve_hw(hw)
     build = plan_builder(kernel, grid, args, kwargs, profile)
-    from tilesight.model.evaluate import evaluate
-
     done: list[RankedConfig] = []
     frontend_s = model_s = 0.0
-    for cfg in candidates:
-        start = time.perf_counter()
-        try:
-            plan = build(cfg)
-            middle = time.perf_counter()
-            frontend_s += middle - start
-            report = evaluate(plan, profile)
-            model_s += time.perf_counter() - middle
-            done.append(RankedConfig(cfg, report=report))
-        except LaunchError as exc:
-            done.append(RankedConfig(cfg, refused=str(exc), cannot_launch=True))
-        except TileSightError as exc:
-            if on_error == "raise":
-                raise RankError(f"config {describe(cfg)}: {exc}") from exc
-            done.append(RankedConfig(cfg, refused=f"{type(exc).__name__}: {exc}"))
+    for cfg, (report, refusal, cannot, f_s, m_s) in zip(
+        candidates, _predict_all(build, profile, candidates, on_error, workers), strict=True
+    ):
+        frontend_s += f_s
+        model_s += m_s
+        done.append(RankedConfig(cfg, report=report, refused=refusal, cannot_launch=cannot))
     ranked = sorted((r for r in done if r.report is not None), key=lambda r: r.latency_s)
     refused = tuple(r for r in done if r.report is None)
     return Ranking(tuple(ranked), refused, frontend_s, model_s)
