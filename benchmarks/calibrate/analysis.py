@@ -10,6 +10,11 @@ from typing import Any
 # The effective L2 capacity is where the read-bandwidth sweep has fallen this fraction of the way from the L2
 # plateau to the DRAM plateau (the task's definition: "halfway").
 CLIFF_FRACTION = 0.5
+# Bytes the read-bandwidth sweep keeps in flight per SM: 4 programs per SM (STREAM_PROGRAMS_PER_SM) x one
+# 1024-element fp32 block each (SWEEP_BLOCK); the sweep's re-read loop is not software-pipelined, so one load
+# batch per program is outstanding. Its plateaus are latency-bound, so Little's law turns them into the
+# memory latency *under load* that the engine's pipelines see (the pointer chase gives the idle latency).
+SWEEP_INFLIGHT_BYTES_PER_SM = 4 * 1024 * 4
 # The DRAM plateau is the median bandwidth of the sweep's largest working sets: this many of them.
 DRAM_PLATEAU_POINTS = 2
 
@@ -59,8 +64,11 @@ def _ok(m: Any) -> bool:
     return isinstance(m, Mapping) and "error" not in m
 
 
-def profile_fields(measurements: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Profile field -> {"value", "note"} for every measurement that succeeded; failed ones are left out."""
+def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None) -> dict[str, dict[str, Any]]:
+    """Profile field -> {"value", "note"} for every measurement that succeeded; failed ones are left out.
+
+    With ``sm_count``, the memory latencies are the loaded ones derived from the sweep (Little's law); the
+    pointer chase's idle latencies are used only without it."""
     out: dict[str, dict[str, Any]] = {}
 
     def put(key: str, value: Any, note: str) -> None:
@@ -82,6 +90,36 @@ def profile_fields(measurements: Mapping[str, Any]) -> dict[str, dict[str, Any]]
         if isinstance(eff, int | float):
             eff = int(min(eff, l2_bytes)) if isinstance(l2_bytes, int) and l2_bytes > 0 else int(eff)
         put("l2_effective_bytes", eff, f"sweep falls {CLIFF_FRACTION:.0%} of the way from L2 to DRAM plateau")
+        sms = sm_count
+        if isinstance(sms, int) and sms > 0:
+            for key, plateau in (
+                ("l2_latency_s", cliff.get("l2_plateau_bytes_per_s")),
+                ("ddr_latency_s", cliff.get("dram_plateau_bytes_per_s")),
+            ):
+                if isinstance(plateau, int | float) and plateau > 0:
+                    put(
+                        key,
+                        SWEEP_INFLIGHT_BYTES_PER_SM / (plateau / sms),
+                        f"loaded latency by Little's law: {SWEEP_INFLIGHT_BYTES_PER_SM} B in flight per SM over "
+                        f"the sweep's plateau of {plateau / 1e12:.2f} TB/s on {sms} SMs",
+                    )
+    peak = measurements.get("l2_peak")
+    if _ok(peak) and peak.get("bytes_per_s", 0) > out.get("l2_bw_bytes_per_s", {}).get("value", 0):
+        best = peak.get("best", {})
+        put(
+            "l2_bw_bytes_per_s",
+            peak["bytes_per_s"],
+            f"L2 peak probe: {best.get('bytes', 0) >> 20} MiB re-read, BLOCK={best.get('block')}, "
+            f"{best.get('warps')} warps, {best.get('programs_per_sm')} programs per SM",
+        )
+    stream = measurements.get("l2_async")
+    if _ok(stream) and stream.get("bytes_per_s", 0) > out.get("l2_bw_bytes_per_s", {}).get("value", 0):
+        put(
+            "l2_bw_bytes_per_s",
+            stream["bytes_per_s"],
+            f"L2 async-copy probe: {stream.get('working_set_bytes', 0) / 1e6:.0f} MB L2-resident A streamed "
+            "through a pipelined tl.dot loop (the GEMM load path)",
+        )
     tc = measurements.get("tensor_core")
     if _ok(tc):
         for family, table in (("wgmma", "tensor_core"), ("legacy", "tensor_core_legacy")):
@@ -110,6 +148,8 @@ def profile_fields(measurements: Mapping[str, Any]) -> dict[str, dict[str, Any]]
             put(key, m.get(field), note)
     lat = measurements.get("latency")
     if _ok(lat):
-        put("ddr_latency_s", lat.get("ddr_s"), f"pointer chase over {lat.get('ddr_buffer_bytes', '?')} B")
-        put("l2_latency_s", lat.get("l2_s"), f"pointer chase over {lat.get('l2_buffer_bytes', '?')} B")
+        if "ddr_latency_s" not in out:
+            put("ddr_latency_s", lat.get("ddr_s"), f"pointer chase over {lat.get('ddr_buffer_bytes', '?')} B")
+        if "l2_latency_s" not in out:
+            put("l2_latency_s", lat.get("l2_s"), f"pointer chase over {lat.get('l2_buffer_bytes', '?')} B")
     return out

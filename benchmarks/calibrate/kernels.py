@@ -179,3 +179,22 @@ def pointer_chase(next_ptr, out_ptr, steps):
     for _ in range(steps):
         p = tl.load(next_ptr + p, cache_modifier=".cg")
     tl.store(out_ptr, p)
+
+
+@triton.jit
+def l2_stream_dot(a_ptr, b_ptr, out_ptr, K, iters, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr):
+    """Stream [BM, BK] tiles of an L2-resident A through the software-pipelined (async-copy) load path that
+    GEMMs use, against a constant [BK, BN] B; each program re-reads its K-wide row panel ``iters / (K / BK)``
+    times. Bytes moved: grid x iters x BM x BK x 2."""
+    pid = tl.program_id(0)
+    offs_m = pid * BM + tl.arange(0, BM)
+    offs_k = tl.arange(0, BK)
+    offs_n = tl.arange(0, BN)
+    b = tl.load(b_ptr + offs_k[:, None] * BN + offs_n[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    k_blocks = K // BK
+    for it in range(0, iters):
+        k0 = (it % k_blocks) * BK
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(out_ptr + offs_m[:, None] * BN + offs_n[None, :], acc)

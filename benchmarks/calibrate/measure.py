@@ -93,6 +93,58 @@ def l2_sweep() -> dict:
     return result
 
 
+# The L2 peak probe keeps far more bytes in flight per SM than the sweep (which is latency-bound at about
+# 16 KB in flight per SM): wide blocks, 8 warps, several programs per SM, working sets well inside the L2.
+L2_PEAK_MIB = (8, 16, 24)
+L2_PEAK_CONFIGS = ((4096, 8, 4), (8192, 8, 4), (8192, 8, 8), (4096, 4, 16))  # (BLOCK, warps, programs/SM)
+
+
+def l2_peak() -> dict:
+    """Highest L2-resident read bandwidth over a few in-flight configurations (``l2_bw_bytes_per_s``)."""
+    buf = torch.rand(max(L2_PEAK_MIB) * MiB // 4, device="cuda")
+    points = []
+    for block, warps, per_sm in L2_PEAK_CONFIGS:
+        grid = (n_sm() * per_sm,)
+        out = torch.empty(grid[0], device="cuda")
+        for mib in L2_PEAK_MIB:
+            n = mib * MiB // 4
+            reps = max(2, SWEEP_TARGET_BYTES // (mib * MiB))
+            t = bench_s(
+                lambda n=n, reps=reps, grid=grid, out=out, block=block, warps=warps: K.reread[grid](
+                    buf, out, n, reps, BLOCK=block, num_warps=warps
+                )
+            )
+            points.append(
+                {"bytes": mib * MiB, "block": block, "warps": warps, "programs_per_sm": per_sm,
+                 "s": t, "bytes_per_s": reps * n * 4 / t}
+            )  # fmt: skip
+    best = max(points, key=lambda p: p["bytes_per_s"])
+    return {"points": points, "bytes_per_s": best["bytes_per_s"], "best": best}
+
+
+# The async-copy L2 probe: the load path of Triton's pipelined GEMM loops (cp.async into shared memory),
+# streaming an L2-resident A (4 programs per SM, K = 128, so A is 132 x 4 x 128 x 128 x 2 B = 17 MB).
+L2_ASYNC = {"BM": 128, "BK": 64, "BN": 16, "K": 128, "per_sm": 4, "iters": 256, "warps": 4, "stages": 4}
+
+
+def l2_async() -> dict:
+    """L2 -> shared-memory bandwidth through pipelined async copies (``l2_bw_bytes_per_s`` candidate)."""
+    c = L2_ASYNC
+    grid = (n_sm() * c["per_sm"],)
+    m = grid[0] * c["BM"]
+    a = torch.randn(m, c["K"], device="cuda", dtype=torch.float16)
+    b = torch.randn(c["BK"], c["BN"], device="cuda", dtype=torch.float16)
+    out = torch.empty(m, c["BN"], device="cuda", dtype=torch.float32)
+    t = bench_s(
+        lambda: K.l2_stream_dot[grid](
+            a, b, out, c["K"], c["iters"], BM=c["BM"], BK=c["BK"], BN=c["BN"],
+            num_warps=c["warps"], num_stages=c["stages"],
+        )
+    )  # fmt: skip
+    moved = grid[0] * c["iters"] * c["BM"] * c["BK"] * 2
+    return {"bytes_per_s": moved / t, "s": t, "working_set_bytes": a.numel() * 2, **c}
+
+
 _TORCH_DTYPES = {
     "float16": (torch.float16, torch.float32, "tf32", 1),
     "bfloat16": (torch.bfloat16, torch.float32, "tf32", 1),

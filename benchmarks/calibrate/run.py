@@ -58,7 +58,9 @@ class Suite:
     def save(self) -> None:
         from benchmarks.calibrate import analysis
 
-        self.doc["profile_fields"] = analysis.profile_fields(self.doc["measurements"])
+        self.doc["profile_fields"] = analysis.profile_fields(
+            self.doc["measurements"], self.doc.get("meta", {}).get("sm_count")
+        )
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.out.write_text(json.dumps(self.doc, indent=2, sort_keys=False) + "\n")
 
@@ -128,7 +130,9 @@ def tensor_core(suite: Suite) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path, help="JSON file to write")
+    ap.add_argument("--only", default="", help="comma-separated probe names to run (default: all)")
     args = ap.parse_args(argv)
+    only = {p for p in args.only.split(",") if p}
     suite = Suite(args.out, time.monotonic() + TIME_BUDGET_S)
 
     import torch
@@ -157,14 +161,25 @@ def main(argv: list[str] | None = None) -> int:
         "nvidia_smi_start": _nvidia_smi(),
     }
     suite.save()
-    suite.measure("launch", M.launch)
-    suite.measure("ddr", M.ddr)
-    suite.measure("l2_sweep", M.l2_sweep)
-    suite.measure("cuda_core", M.cuda_core)
-    suite.measure("sfu", M.sfu)
-    suite.measure("smem", M.smem)
-    suite.measure("latency", M.latency)
-    suite.measure("tensor_core", tensor_core, suite)
+    probes = [
+        ("launch", M.launch, ()),
+        ("ddr", M.ddr, ()),
+        ("l2_sweep", M.l2_sweep, ()),
+        ("l2_peak", M.l2_peak, ()),
+        ("l2_async", M.l2_async, ()),
+        ("cuda_core", M.cuda_core, ()),
+        ("sfu", M.sfu, ()),
+        ("smem", M.smem, ()),
+        ("latency", M.latency, ()),
+        ("tensor_core", tensor_core, (suite,)),
+    ]
+    unknown = only - {name for name, _, _ in probes}
+    if unknown:
+        print(f"unknown probes {sorted(unknown)}", file=sys.stderr)
+        return 2
+    for name, fn, extra in probes:
+        if not only or name in only:
+            suite.measure(name, fn, *extra)
     suite.doc["meta"]["nvidia_smi_end"] = _nvidia_smi()
     suite.save()
     failed = [k for k, v in suite.doc["measurements"].items() if "error" in v]

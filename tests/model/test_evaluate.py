@@ -63,15 +63,16 @@ def test_tail_wave_gets_a_larger_bandwidth_share(round_hw):
     # 1 tail block on 1 SM.
     # full: load DDR 1 us + 1 us latency -> 2; compute 3 us -> L = 5, L_fill = 2, epilogue 3 us. T_full = 5.
     # tail on 1 SM: DDR share 4e11 -> 0.25 us, L2 share min(8e11, 2e11) -> 0.5 us; load 0.5 + 1 = 1.5;
-    #   L = 4.5 us. It overlaps the full region's 3 us drain: 4.5 - 3 = 1.5 us.
-    # T = 5 + 1.5 + 2 launch = 8.5 us.
+    #   L = 4.5 us. One resident block: its slot frees only when the full region's block exits, so no
+    #   overlap ((p - 1) T_steady = 0): the tail adds 4.5 us.
+    # T = 5 + 4.5 + 2 launch = 11.5 us.
     r = evaluate(stream_plan(tiles=5, trips=1, stages=1, smem=60_000), round_hw)
     occ = r.occupancy
     assert (occ.resident_blocks, occ.limiter) == (1, "smem")
     assert (occ.full_waves, occ.tail_blocks, occ.tail_active_sms) == (1, 1, 1)
     ph = {p.phase: p for p in r.phases}
-    assert ph["tail"].time_s == pytest.approx(1.5 * US)
-    assert r.latency_s == pytest.approx(8.5 * US)
+    assert ph["tail"].time_s == pytest.approx(4.5 * US)
+    assert r.latency_s == pytest.approx(11.5 * US)
     assert "1 block(s) on 1 SM(s)" in ph["tail"].reason
 
 
@@ -84,12 +85,13 @@ def test_partial_single_wave_has_no_tail(round_hw):
 
 
 def test_resident_blocks_interleave(round_hw):
-    # 8 tiles, 2 resident per SM (grid limit ceil(8/4)); each block gets half the SM's share:
-    #   load DDR 2 us + 1 latency = 3; compute 6 us -> L_tile = 9 us, fill 3; U_tile (full share) = 3 us CUDA.
-    # outer envelope N = 2, d = 1: T_steady = max(3, 9/2) = 4.5; T = 9 + 4.5 = 13.5 us (+2 launch).
+    # 8 tiles, 2 resident per SM (grid limit ceil(8/4)). One tile alone on its SM (the SM's full share):
+    #   load DDR 1 us + 1 latency = 2; compute 3 us -> L_tile = 5 us, fill 2; U_tile = 3 us CUDA.
+    # outer envelope N = 2, d = 1: T_steady = max(3, 5/2) = 3 (the CUDA pipe, now that the two tiles
+    # interleave their load and compute phases); T = 5 + 3 = 8 us (+2 launch).
     r = evaluate(stream_plan(tiles=8, trips=1, stages=1), round_hw)
     assert r.occupancy.resident_blocks == 2
-    assert r.latency_s == pytest.approx(15.5 * US)
+    assert r.latency_s == pytest.approx(10.0 * US)
 
 
 def test_launch_errors_name_the_field(round_hw):

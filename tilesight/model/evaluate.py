@@ -96,11 +96,12 @@ def cached_traffic(
 def tail_overlap(full_env: Envelope, resident: int) -> float:
     """How much of the tail runs before the full region ends.
 
-    The tail starts as the last full-region tiles drain (their epilogue: their loads are done), or, with
-    ``p`` resident blocks, as soon as the first of the last ``p`` tiles frees its slot, ``(p - 1) T_steady``
-    before the end; the earlier of the two, never more than the full region itself.
+    A tail block needs a free resident slot, and a slot frees only when its block exits (its shared memory
+    and registers are released at exit). With ``p`` resident blocks the last ``p`` tiles of an SM finish one
+    steady interval apart, so the first slot frees ``(p - 1) T_steady`` before the region ends; with one
+    resident block the tail cannot start before the region ends. Never more than the full region itself.
     """
-    return min(max(full_env.epilogue_s, (resident - 1) * full_env.steady_s), full_env.total_s)
+    return min((resident - 1) * full_env.steady_s, full_env.total_s)
 
 
 def _scaled(v: tuple[float, ...], k: float) -> tuple[float, ...]:
@@ -129,12 +130,16 @@ class _Region:
         self.active = active
         self.resident = resident
         self.units = units
-        self.scale = region_scale(hw, active, resident)
+        # One tile as it runs alone on its SM, with the SM's share of the chip (``active`` SMs split L2/DDR):
+        # its latency feeds Little's law over the ``resident`` tiles in flight, its busy time the
+        # throughput bound. (Giving each resident block 1/p of every pipeline for its whole life would
+        # serialise the phases of the p blocks, which in fact interleave.)
+        self.scale = region_scale(hw, active, 1)
         if same_as is not None and same_as.scale == self.scale:  # e.g. a tail that still fills every SM
             self.cost: BodyCost = same_as.cost
         else:
             self.cost = eval_body(plan.body, demands, self.scale)
-        self.unit_busy = _scaled(self.cost.busy_s, 1.0 / resident)
+        self.unit_busy = self.cost.busy_s
         self.env: Envelope = envelope(
             self.cost.latency_s, self.cost.fill_s, max(self.unit_busy), units, resident - 1
         )
@@ -369,7 +374,7 @@ def _action_stats(plan, demands, occurrences, hw, full, tail, tiles) -> tuple[Ac
     weight = [0.0] * NPIPES
     for rg in (full, tail):
         if rg is not None:
-            w = rg.units / rg.resident
+            w = rg.units
             for r in range(NPIPES):
                 weight[r] += rg.scale[r] * w
     out = []
