@@ -55,3 +55,14 @@ def test_invariants(lat, fill_frac, busy_frac, n, d):
     assert env.total_s <= n * lat * (1 + 1e-12)  # never slower than running iterations back to back
     assert envelope(lat, fill, busy, n + 1, d).total_s >= env.total_s  # more iterations never take less
     assert envelope(lat, fill, busy, n, d + 1).total_s <= env.total_s * (1 + 1e-12)  # deeper never slower
+
+
+def test_in_order_compute_chain_bounds_the_steady_state():
+    # One iteration: L = 5 us, fill 1 us, busiest pipeline 2 us, two dependent compute actions of 1.5 us each
+    # issued by the same warps (S = 3 us). Deep pipelining (d = 4) would give max(2, 5/5) = 2 us, but the
+    # next iteration's compute cannot start before this one's: T_steady = max(2, 1, 3) = 3 us.
+    # T = L + (N - 1) T_steady = 5 + 9 x 3 = 32 us for N = 10.
+    env = envelope(5.0, 1.0, 2.0, 10, 4, serial_s=3.0)
+    assert env.steady_s == pytest.approx(3.0)
+    assert env.total_s == pytest.approx(32.0)
+    assert envelope(5.0, 1.0, 2.0, 10, 4).steady_s == pytest.approx(2.0)

@@ -4,7 +4,8 @@ A body repeated ``N`` times with effective depth ``d`` (``d + 1`` iterations in 
 schedule gives one iteration's latency ``L``, its fill time ``L_fill`` (until the first non-memory action
 starts) and its per-pipeline busy sums ``U_r``, costs::
 
-    T_steady = max(max_r U_r, L / (d + 1))        # pipeline throughput, or Little's law on latency
+    T_steady = max(max_r U_r, L / (d + 1), S)     # pipeline throughput, Little's law on latency, or the
+                                                  # in-order compute chain S of one iteration (serial_s)
     T_pro    = L_fill + (min(N, d') - 1)^+ T_steady   # fill: the first d' iterations' loads in flight
     T_epi    = L - L_fill                         # drain: the last iteration's compute and stores
     T        = T_pro + max(N - d', 0) T_steady + T_epi   (N >= 1; T = 0 for N = 0)
@@ -39,15 +40,24 @@ class Envelope(NamedTuple):
         return self.steady_count * self.steady_s
 
 
-def envelope(latency_s: float, fill_s: float, max_busy_s: float, iterations: int, depth: int) -> Envelope:
-    """Evaluate the envelope for ``iterations`` repetitions at effective depth ``depth`` (see module doc)."""
+def envelope(
+    latency_s: float, fill_s: float, max_busy_s: float, iterations: int, depth: int, serial_s: float = 0.0
+) -> Envelope:
+    """Evaluate the envelope for ``iterations`` repetitions at effective depth ``depth`` (see module doc).
+
+    ``serial_s`` is the part of one iteration that cannot overlap the next one however deep the pipeline:
+    the compute actions one block issues in program order (a loop's software-pipeline stages make its
+    *loads* asynchronous; its dots, CUDA-core and SFU work still run one after another in the same warps).
+    It bounds ``T_steady`` from below like the pipelines do; other resident blocks hide it, which the tile
+    stream's own envelope models.
+    """
     if iterations < 0:
         raise ValueError(f"iterations={iterations} must be >= 0")
     if depth < 0:
         raise ValueError(f"depth={depth} must be >= 0")
     if fill_s > latency_s:
         raise ValueError(f"fill_s={fill_s} exceeds latency_s={latency_s}")
-    little = latency_s / (depth + 1)
+    little = max(latency_s / (depth + 1), min(serial_s, latency_s))
     steady = max(max_busy_s, little)
     if iterations == 0:
         return Envelope(0, depth, latency_s, fill_s, steady, 0.0, 0, 0.0, 0.0, little > max_busy_s)

@@ -39,6 +39,7 @@ class BodyCost(NamedTuple):
     epilogue_s: float
     busy_pro_s: tuple[float, ...]
     busy_epi_s: tuple[float, ...]
+    compute_chain_s: float = 0.0  # the body's compute actions back to back (issued in order by one block)
     main_loop: Loop | None = None
     main_env: Envelope | None = None
     loops: tuple[tuple[str, BodyCost, Envelope], ...] = ()  # type: ignore[name-defined]
@@ -89,7 +90,9 @@ def eval_body(
             mems.append(d.memory)
         else:
             sub = eval_body(node.body, demands, scale)
-            env = envelope(sub.latency_s, sub.fill_s, max(sub.busy_s), node.trips, node.stages - 1)
+            env = envelope(
+                sub.latency_s, sub.fill_s, max(sub.busy_s), node.trips, node.stages - 1, sub.compute_chain_s
+            )
             vecs.append(tuple(u * node.trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)
@@ -143,6 +146,7 @@ def eval_body(
         epilogue_s=max(epi, 0.0),
         busy_pro_s=tuple(busy_pro),
         busy_epi_s=tuple(busy_epi),
+        compute_chain_s=sum(d for d, m in zip(durs, mems, strict=True) if not m),
         main_loop=main_loop,
         main_env=main_env,
         loops=tuple((body[i].name, sub, env) for i, sub, env in loops),
