@@ -16,6 +16,8 @@ from tilesight.hardware import load_profile
 from tilesight.library.gemm import gemm_plan
 
 H200 = load_profile("h200")
+# The bare SDCM (one L2, every reuse counted, lockstep waves) for numbers worked out by hand.
+BARE = dict(partitions=1, concurrent_hit=1.0, skew=0.0)
 # A B200-like synthetic profile with an L1.5 tier: 2 SMs per group, 4 MiB effective each.
 WITH_L15 = dataclasses.replace(
     H200, l15_bytes=8 << 20, l15_effective_bytes=4 << 20, l15_bw_bytes_per_s=2.0e13, l15_sms_per_group=2
@@ -26,7 +28,7 @@ def test_tiny_gemm_by_hand():
     # 256^3 with 128x128x64 tiles: 2 x 2 tiles in one wave, 4 K steps. Per step A(m, k) is read by both tiles
     # of row m: one miss, one hit -> A hit 1/2; B likewise. Reads: A 4 tiles x 4 steps x 16 KiB = 256 KiB,
     # B 256 KiB; C writes 4 x 32 KiB = 128 KiB, all hits. L2 hit = (128 + 128 + 128) / 640 = 0.6.
-    traffic, rows = sdcm_breakdown(gemm_plan(256, 256, 256, 128, 128, 64), H200)
+    traffic, rows = sdcm_breakdown(gemm_plan(256, 256, 256, 128, 128, 64), H200, **BARE)
     assert traffic.l2_hit_rate == pytest.approx(0.6)
     assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
     assert traffic.tensors["c"].l2_hit == WRITE_SECTOR_HIT_RATE
@@ -41,7 +43,7 @@ def test_tiny_gemm_by_hand():
 
 def test_everything_fits_matches_compulsory():
     plan = gemm_plan(1024, 1024, 1024, 64, 64, 32)
-    sd = SdcmCacheModel().traffic(plan, H200)
+    sd = SdcmCacheModel(**BARE).traffic(plan, H200)
     comp = CompulsoryCacheModel().traffic(plan, H200)
     # the whole problem (3 x 2 MiB) fits the 50 MiB L2: only first touches miss
     assert sd.l2_hit_rate == pytest.approx(comp.l2_hit_rate, abs=1e-9)
@@ -49,7 +51,7 @@ def test_everything_fits_matches_compulsory():
 
 
 def test_masked_blocks_move_only_tensor_bytes():
-    traffic, _ = sdcm_breakdown(gemm_plan(1000, 1000, 1000, 128, 128, 64), H200)
+    traffic, _ = sdcm_breakdown(gemm_plan(1000, 1000, 1000, 128, 128, 64), H200, **BARE)
     # A and B are 1000 x 1000 fp16 = 2 MB each; everything fits, so each is read once
     assert traffic.dram_read_bytes == pytest.approx(4e6)
 
@@ -106,7 +108,7 @@ def test_l15_cascade_by_hand():
     # A(m, k): the second tile of each row hits in its group's L1.5 -> A: L1.5 1/2, L2 0, DRAM 1/2.
     # B(k, n): first touched in group 0, re-read by group 1 -> B: L1.5 0, L2 1/2, DRAM 1/2.
     # L2 sees 128 KiB of A misses + 256 KiB of B + 128 KiB of C writes = 512 KiB, of which 128 + 128 hit.
-    traffic, _ = sdcm_breakdown(gemm_plan(256, 256, 256, 128, 128, 64), WITH_L15)
+    traffic, _ = sdcm_breakdown(gemm_plan(256, 256, 256, 128, 128, 64), WITH_L15, **BARE)
     assert traffic.tensors["a"].l15_hit == pytest.approx(0.5) and traffic.tensors[
         "a"
     ].l2_hit == pytest.approx(0)
@@ -136,13 +138,48 @@ def test_memoised_per_plan_and_profile():
 def test_concurrent_reuse_share():
     # the tiny GEMM's read hits are all same-step reuses inside its one wave: with half of them counted,
     # hits = 0.5 x 256 KiB + 128 KiB of C writes = 256 KiB of 640 KiB -> 0.4
-    traffic = SdcmCacheModel(concurrent_hit=0.5).traffic(gemm_plan(256, 256, 256, 128, 128, 64), H200)
+    bare = dict(BARE, concurrent_hit=0.5)
+    traffic = SdcmCacheModel(**bare).traffic(gemm_plan(256, 256, 256, 128, 128, 64), H200)
     assert traffic.l2_hit_rate == pytest.approx(0.4)
+    # the uncounted ones are still served by L2: DRAM reads stay A + B once (2 x 128 KiB), L2 service 1/2
+    assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
+    assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
+
+
+def test_partitioned_l2_counts_a_miss_per_partition():
+    # 256^3, 128x128x64: 4 tiles on SMs 0..3, all in the first half of the 132 SMs, so one partition sees
+    # every access and the hit rate is the single-cache 0.6 (test_tiny_gemm_by_hand)
+    plan = gemm_plan(256, 256, 256, 128, 128, 64)
+    two = dict(BARE, partitions=2)
+    assert SdcmCacheModel(**two).traffic(plan, H200).l2_hit_rate == pytest.approx(0.6)
+    # 132 SMs in 66 halves of 2: SMs 0,1 -> partition 0, SMs 2,3 -> partition 1; tile launch order
+    # (0,0) (0,1) (1,0) (1,1): A(m=0) is read in partition 0 only (1 miss, 1 hit), A(m=1) in partition 1 only;
+    # B(n) is read by (0,n) in partition 0 and (1,n) in partition 1: 2 misses. Reads: A 1/2 hit, B 0 ->
+    # (128 + 0 + 128 writes) / 640 = 0.4; DRAM still reads A and B once (the whole-L2 walk)
+    t = SdcmCacheModel(**dict(BARE, partitions=66)).traffic(plan, H200)
+    assert t.l2_hit_rate == pytest.approx(0.4)
+    assert t.dram_read_bytes == pytest.approx(2 * 131072)
+
+
+def test_execution_skew_lengthens_reuse_distances():
+    # deep K, row-major: with skew the B reuse between rows of the grid spans more of the wave's loop
+    plan = gemm_plan(4096, 11008, 4096, 64, 64, 32)
+    lockstep = SdcmCacheModel(**BARE).traffic(plan, H200)
+    skewed = SdcmCacheModel(**dict(BARE, skew=1.0)).traffic(plan, H200)
+    assert skewed.dram_read_bytes > lockstep.dram_read_bytes
+    assert skewed.l2_hit_rate < lockstep.l2_hit_rate
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"form": "lru"}, {"samples": 0}, {"concurrent_hit": 1.5}, {"l2_capacity_bytes": 0.0}],
+    [
+        {"form": "lru"},
+        {"samples": 0},
+        {"concurrent_hit": 1.5},
+        {"l2_capacity_bytes": 0.0},
+        {"skew": -0.1},
+        {"partitions": 0},
+    ],
 )
 def test_bad_settings_raise(kwargs):
     with pytest.raises(TileSightError):
@@ -203,7 +240,7 @@ def test_generic_plan_with_prologue_loop_and_epilogue():
         ),
         resources=BlockResources(threads=128),
     )
-    traffic, rows = sdcm_breakdown(plan, H200)
+    traffic, rows = sdcm_breakdown(plan, H200, **BARE)
     by = {r.action: r for r in rows}
     # 4 tiles in one wave; q: one private 8 KiB block per tile, never reused -> hit 0;
     # k: 3 blocks, each read by all 4 tiles: 1 miss + 3 hits -> 0.75; o: 4 writes, all hits

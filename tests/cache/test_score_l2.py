@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tilesight.cache.model import SdcmCacheModel
+from tilesight.cache.model import CONCURRENT_REUSE_HIT, EXECUTION_SKEW, SdcmCacheModel
 from tilesight.hardware import load_profile
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -82,6 +82,10 @@ def test_missing_data_is_reported(tmp_path):
 def test_sweep_uses_calibration_third_only():
     cases = _measured(0.0)
     cal = [c for c in cases if not ncu_cases.is_held_out(c["case_id"])]
-    # at the profile's own capacity and full concurrent hits the model reproduces its own "measurements"
-    ((cap, ch, mae),) = score_l2.sweep(cases, H200, [1.0], [1.0])
-    assert cap == H200.l2_effective_bytes and ch == 1.0 and mae == pytest.approx(0.0) and cal
+    # at the committed knobs the model reproduces its own "measurements"
+    ((sk, ch, mae),) = score_l2.sweep(cases, H200, [EXECUTION_SKEW], [CONCURRENT_REUSE_HIT])
+    assert (sk, ch) == (EXECUTION_SKEW, CONCURRENT_REUSE_HIT) and mae == pytest.approx(0.0) and cal
+    # another skew moves the calibration MAE away from zero only through the model (no held-out case used)
+    other = [min(EXECUTION_SKEW + 0.5, 1.0)]
+    ((_, _, mae_other),) = score_l2.sweep(cases, H200, other, [CONCURRENT_REUSE_HIT])
+    assert mae_other >= 0.0

@@ -14,6 +14,11 @@ bound when it lies further back (a block touched in two intervening waves is cou
 Reads go through the SDCM; writes (stores) are absorbed by the write-back L2 (NCU counts their sectors as
 hits, :data:`WRITE_SECTOR_HIT_RATE`) and occupy capacity like reads; a written block reaches DRAM when it is
 evicted before the kernel ends (the SDCM of its distance to the end, see :data:`WRITEBACK_AT_KERNEL_END`).
+Three effects measured against NCU on the H200 (benchmarks/score_l2.py) refine the walk, each from the plan
+and the profile, with two global knobs set from the calibration third: tiles of a wave drift apart through
+deep loops (:data:`EXECUTION_SKEW`); NCU's sector hit rate is looked up in the SM's near L2 partition
+(:data:`L2_PARTITIONS`); reuses that reach L2 while the first fill is outstanding are counted as misses
+without reading DRAM (:data:`CONCURRENT_REUSE_HIT`).
 On GPUs with an L1.5 tier the same walk runs per SM group with the L1.5 capacity; per access the L1.5 serves
 ``P15``, L2 ``max(P2 - P15, 0)`` (an LRU stack property: what hits the small cache hits the large one), and
 DRAM the rest.
@@ -44,10 +49,30 @@ WRITE_SECTOR_HIT_RATE = 1.0
 REDUCTION_SAMPLES = 2
 
 # Share of reuses inside one wave (a tile re-reading, in the same loop step, a block another resident tile
-# just requested) that count as hits. 1.0: the second request finds the sector allocated. Requests that arrive
-# while the first one's DRAM fetch is still outstanding may count as misses in NCU's sector hit rate; the NCU
-# study's calibration third sets a lower value if needed (benchmarks/score_l2.py --sweep), never per case.
-CONCURRENT_REUSE_HIT = 1.0
+# just requested) that NCU's sector hit rate counts as hits. Requests that reach L2 while the first one's fill
+# is still outstanding are counted as misses although they read no DRAM, so this share scales only the
+# reported hit rate, never the DRAM bytes or the L2 service fraction the engine uses. One global value, set
+# from the NCU study's calibration third (benchmarks/score_l2.py --sweep: best calibration MAE over the grid
+# 0.85..1.0 at EXECUTION_SKEW 0..0.4), never per case.
+CONCURRENT_REUSE_HIT = 0.925
+
+# Inter-SM execution skew (paper 3.5.3): tiles of one wave do not run their loops in exact lockstep. A tile
+# dispatched ``f`` of a wave after another (``f`` = difference of their positions over the wave's size) lags
+# it by ``EXECUTION_SKEW x f`` of the whole loop, so a block it shares with the earlier tile is re-read after
+# that share of the wave's loop traffic has gone through the cache (deep K loops lag by more bytes). 0 is
+# lockstep, 1 a dispatch staggered over one whole tile duration: the distance is the blend
+# ``(1 - skew) D_lockstep + skew D_staggered`` (see :func:`_staggered_window_bytes`). One global value, set
+# from the NCU study's calibration third (benchmarks/score_l2.py --sweep), never per case.
+EXECUTION_SKEW = 0.3
+
+# The L2 of Ampere/Hopper GPUs is split into two partitions joined by a fabric; each partition caches the data
+# requested by the SMs attached to it (NVIDIA A100 whitepaper, "L2 cache"), so a block read by SMs of both
+# halves is looked up, and missed, in each near partition. NCU's lts__t_sector_hit_rate counts those near
+# lookups: the model's sector hit rate walks one cache of capacity / partitions per SM half (SMs split
+# evenly in SM order), while DRAM reads come from the whole-L2 walk (a near miss found in the other partition
+# crosses the fabric, not DRAM). Not applied where the profile has an L1.5 tier (that cascade models the
+# split). A hardware number: to move into the profile (``l2_partitions``) once the schema has the field.
+L2_PARTITIONS = 2
 
 # Whether dirty lines still in L2 when the kernel ends count as the kernel's DRAM writes. NCU measures a
 # kernel between its own cache flushes (--cache-control all): the write-back of what is still resident
@@ -83,6 +108,7 @@ class AccessBreakdown:
     l2_hit: float
     ddr_bytes: float
     compulsory_fraction: float  # first-touch share of the accesses
+    l2_sector_hit: float = -1.0  # NCU-comparable L2 hit share of the bytes reaching L2 (-1: equals l2_hit)
 
 
 def _timeline(body: tuple[Node, ...], start: int, out: dict[str, list[np.ndarray]]) -> int:
@@ -164,6 +190,32 @@ def _sample_indices(n: int, samples: int) -> np.ndarray:
     return np.unique(np.floor((np.arange(k) + 0.5) * n / k).astype(np.int64))
 
 
+def _staggered_window_bytes(
+    streams: list[_Stream], prevs: list[np.ndarray], tiles: int, ngroups: int
+) -> np.ndarray:
+    """Distinct bytes one cache sees while ``n`` launch indices go by, in the staggered schedule, for every
+    ``n`` in ``0..tiles`` (the array's index).
+
+    In the staggered schedule tile ``q`` runs loop step ``k`` at time ``q K / slots + k``: between two tiles
+    ``n`` launch indices apart reading the same block at the same step, each step ``k'`` of every stream is
+    run by ``n`` consecutive launch indices, so the distinct blocks are ``sum_streams occurrences x D(n)``,
+    with ``D(n)`` the expected distinct keys among ``n`` consecutive launch indices of one cache group:
+    ``n / groups`` positions minus those whose previous same-key position (gap ``g``) lies in the window too,
+    which over all window placements is ``sum_q max(0, n - g_q) / tiles``.
+    """
+    n = np.arange(tiles + 1, dtype=np.float64)
+    total = np.zeros(tiles + 1)
+    for s, prev in zip(streams, prevs, strict=True):
+        has = prev >= 0
+        gaps = (np.nonzero(has)[0] - prev[has]).astype(np.int64)
+        h = np.bincount(gaps, minlength=tiles + 1).astype(np.float64)
+        c0 = np.concatenate(([0.0], np.cumsum(h)[:-1]))  # count of gaps < n
+        c1 = np.concatenate(([0.0], np.cumsum(h * n)[:-1]))  # sum of gaps < n
+        distinct = np.clip(n / ngroups - (n * c0 - c1) / max(tiles, 1), 0.0, float(s.nkeys))
+        total += s.slots.size * s.block_bytes * distinct
+    return total
+
+
 def _hit_matrix(
     streams: list[_Stream],
     wave: np.ndarray,
@@ -172,10 +224,11 @@ def _hit_matrix(
     associativity: int,
     form: str,
     samples: int,
-    concurrent_hit: float = CONCURRENT_REUSE_HIT,
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    skew: float = EXECUTION_SKEW,
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Hit probability per (launch index, sampled occurrence) for every read stream, in caches split by
-    ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses."""
+    ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses and the mask of
+    concurrent reuses (the previous access of the block lies in the same wave)."""
     tiles = wave.size
     ngroups = int(group.max()) + 1 if tiles else 1
     nwaves = int(wave.max()) + 1 if tiles else 0
@@ -208,6 +261,8 @@ def _hit_matrix(
     # bytes each group's cache has seen by the end of the kernel
     total = (np.cumsum(by_group, axis=0)[-1] if nwaves else np.zeros(ngroups))[group]
 
+    window = _staggered_window_bytes(streams, prevs, tiles, ngroups) if skew > 0 else None
+
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for s, prev in zip(streams, prevs, strict=True):
         idx = _sample_indices(s.slots.size, samples)
@@ -219,7 +274,7 @@ def _hit_matrix(
         has = prev >= 0
         hits = np.zeros((tiles, idx.size))
         if s.block_bytes <= 0:
-            out[s.action] = (hits, ~has)
+            out[s.action] = (hits, ~has, np.zeros(tiles, dtype=bool))
             continue
         hit_of = hit_probability_table(capacity_bytes / s.block_bytes, associativity, form)
         if s.write:
@@ -230,7 +285,7 @@ def _hit_matrix(
             cum = prefix[c][:, None] + before_bytes[c] + (pos[last] / cell_size[c])[:, None] * step_bytes[c]
             dist = np.maximum(total[last][:, None] - cum - s.block_bytes, 0.0) / s.block_bytes
             hits[last] = hit_of(dist)
-            out[s.action] = (hits, last)
+            out[s.action] = (hits, last, np.zeros(tiles, dtype=bool))
             continue
         j = np.nonzero(has)[0]
         i = prev[j]
@@ -243,6 +298,9 @@ def _hit_matrix(
         inner = (cj == ci) & step_const[cj]
         ji, cin = j[inner], cj[inner]
         d_in = np.maximum((frac_j[inner] - frac_i[inner]) * step_bytes[cin, 0] - s.block_bytes, 0.0)
+        if window is not None:
+            d_st = np.maximum(window[ji - i[inner]] - s.block_bytes, 0.0)
+            d_in = (1.0 - skew) * d_in + skew * d_st
         hits[ji] = hit_of(d_in / s.block_bytes)[:, None]
         o = ~inner
         jo, cjo, cio = j[o], cj[o], ci[o]
@@ -251,12 +309,16 @@ def _hit_matrix(
         dist += frac_j[o][:, None] * step_bytes[cjo]
         dist -= frac_i[o][:, None] * step_bytes[cio]
         dist -= s.block_bytes
-        dist *= 1.0 / s.block_bytes
         np.maximum(dist, 0.0, out=dist)
+        if window is not None:
+            d_st = np.maximum(window[jo - i[o]] - s.block_bytes, 0.0)
+            dist *= 1.0 - skew
+            dist += (skew * d_st)[:, None]
+        dist *= 1.0 / s.block_bytes
         hits[jo] = hit_of(dist)
-        if concurrent_hit != 1.0:
-            hits[j[cj == ci]] *= concurrent_hit
-        out[s.action] = (hits, ~has)
+        concurrent = np.zeros(tiles, dtype=bool)
+        concurrent[j[cj == ci]] = True
+        out[s.action] = (hits, ~has, concurrent)
     return out
 
 
@@ -268,20 +330,27 @@ def _compute(
     samples: int,
     resident: int | None,
     concurrent_hit: float = CONCURRENT_REUSE_HIT,
+    skew: float = EXECUTION_SKEW,
+    partitions: int = L2_PARTITIONS,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
     eo = execution_order(plan, hw, resident)
     streams = _streams(plan, eo.coords)
     tiles = eo.wave.size
     zeros = np.zeros(tiles, dtype=np.int64)
-    l2 = _hit_matrix(
-        streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples, concurrent_hit
-    )
+    l2 = _hit_matrix(streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples, skew)
+    near = l2
+    if partitions > 1 and not hw.has_l15:
+        # each SM looks a block up in its near L2 partition first (see L2_PARTITIONS)
+        part = eo.sm * partitions // hw.sm_count
+        near = _hit_matrix(
+            streams, eo.wave, part, l2_capacity_bytes / partitions, hw.l2_associativity, form, samples, skew
+        )
     l15 = None
     if hw.has_l15 and hw.l15_sms_per_group > 0:
         groups = eo.sm // hw.l15_sms_per_group
         # no L1.5 associativity field in the profile: the L1.5 tier is modelled with the L2's associativity
         l15 = _hit_matrix(
-            streams, eo.wave, groups, hw.l15_effective_bytes, hw.l2_associativity, form, samples
+            streams, eo.wave, groups, hw.l15_effective_bytes, hw.l2_associativity, form, samples, skew
         )
 
     rows: list[AccessBreakdown] = []
@@ -289,7 +358,7 @@ def _compute(
         accesses = int(s.slots.size * tiles)
         requested = accesses * s.block_bytes
         if s.write:
-            resident, last = l2[s.action]
+            resident, last, _ = l2[s.action]
             distinct = int(last.sum()) * s.slots.size * s.block_bytes
             if not WRITEBACK_AT_KERNEL_END:
                 distinct *= 1.0 - float(resident[last].mean()) if last.any() else 1.0
@@ -299,16 +368,24 @@ def _compute(
                 )
             )
             continue
-        p2, first = l2[s.action]
+        p2, first, _ = l2[s.action]
+        p_near, _, concurrent = near[s.action]
+        # same-wave reuses are served by L2 (no DRAM read) but NCU counts only a share of them as sector hits
+        counted = np.where(concurrent[:, None], concurrent_hit, 1.0)
         if l15 is not None:
             p15 = l15[s.action][0]
             h15 = float(p15.mean())
-            h2 = float(np.maximum(p2 - p15, 0.0).mean())
+            l2_only = np.maximum(p2 - p15, 0.0)
+            h2 = float(l2_only.mean())
+            h2_sector = float((l2_only * counted).mean())
         else:
             h15, h2 = 0.0, float(p2.mean())
+            h2_sector = float((p_near * counted).mean())
         ddr = requested * max(0.0, 1.0 - h15 - h2)
         rows.append(
-            AccessBreakdown(s.action, s.tensor, False, accesses, requested, h15, h2, ddr, float(first.mean()))
+            AccessBreakdown(
+                s.action, s.tensor, False, accesses, requested, h15, h2, ddr, float(first.mean()), h2_sector
+            )
         )
 
     tensors: dict[str, TensorTraffic] = {}
@@ -325,7 +402,7 @@ def _compute(
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]
     at_l2 = sum(r.requested_bytes * (1.0 - r.l15_hit) for r in reads) + sum(r.requested_bytes for r in writes)
-    l2_hits = sum(r.requested_bytes * r.l2_hit for r in rows)
+    l2_hits = sum(r.requested_bytes * (r.l2_hit if r.l2_sector_hit < 0 else r.l2_sector_hit) for r in rows)
     l2_rate = l2_hits / at_l2 if at_l2 > 0 else 0.0
     req_reads = sum(r.requested_bytes for r in reads)
     l15_rate = (
@@ -373,11 +450,15 @@ def sdcm_breakdown(
     samples: int = REDUCTION_SAMPLES,
     resident: int | None = None,
     concurrent_hit: float = CONCURRENT_REUSE_HIT,
+    skew: float = EXECUTION_SKEW,
+    partitions: int = L2_PARTITIONS,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
     """Traffic and per-action breakdown; memoised per (plan, profile fields, options)."""
     cap = float(l2_capacity_bytes if l2_capacity_bytes is not None else hw.l2_effective_bytes)
     key = _hw_key(hw)
-    return _evaluate_keyed(plan, key, _Unhashed(hw), cap, form, samples, resident, float(concurrent_hit))
+    return _evaluate_keyed(
+        plan, key, _Unhashed(hw), cap, form, samples, resident, float(concurrent_hit), float(skew), partitions
+    )
 
 
 class _Unhashed:
@@ -405,8 +486,10 @@ def _evaluate_keyed(
     samples: int,
     resident: int | None,
     concurrent_hit: float,
+    skew: float,
+    partitions: int,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
-    return _compute(plan, hw.hw, cap, form, samples, resident, concurrent_hit)
+    return _compute(plan, hw.hw, cap, form, samples, resident, concurrent_hit, skew, partitions)
 
 
 class SdcmCacheModel:
@@ -422,6 +505,8 @@ class SdcmCacheModel:
         l2_capacity_bytes: float | None = None,
         resident: int | None = None,
         concurrent_hit: float = CONCURRENT_REUSE_HIT,
+        skew: float = EXECUTION_SKEW,
+        partitions: int = L2_PARTITIONS,
     ) -> None:
         if form not in FORMS:
             raise TileSightError(f"SdcmCacheModel form={form!r}: one of {FORMS}")
@@ -429,6 +514,10 @@ class SdcmCacheModel:
             raise TileSightError(f"SdcmCacheModel samples={samples!r}: must be an integer >= 1")
         if not 0.0 <= concurrent_hit <= 1.0:
             raise TileSightError(f"SdcmCacheModel concurrent_hit={concurrent_hit!r}: must lie in [0, 1]")
+        if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+            raise TileSightError(f"SdcmCacheModel partitions={partitions!r}: must be an integer >= 1")
+        if not 0.0 <= skew <= 1.0:
+            raise TileSightError(f"SdcmCacheModel skew={skew!r}: must lie in [0, 1]")
         if l2_capacity_bytes is not None and not l2_capacity_bytes > 0:
             raise TileSightError(f"SdcmCacheModel l2_capacity_bytes={l2_capacity_bytes!r}: must be > 0")
         self.form = form
@@ -436,6 +525,8 @@ class SdcmCacheModel:
         self.l2_capacity_bytes = l2_capacity_bytes
         self.resident = resident
         self.concurrent_hit = concurrent_hit
+        self.skew = skew
+        self.partitions = partitions
 
     def traffic(self, plan: TilePlan, hw: HardwareProfile) -> CacheTraffic:
         return self.breakdown(plan, hw)[0]
@@ -451,6 +542,8 @@ class SdcmCacheModel:
             samples=self.samples,
             resident=self.resident,
             concurrent_hit=self.concurrent_hit,
+            skew=self.skew,
+            partitions=self.partitions,
         )
 
 

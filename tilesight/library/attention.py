@@ -1,10 +1,11 @@
 """A hand-written tile plan for FlashAttention forward (non-causal), ``O = softmax(Q K^T / sqrt(d)) V``.
 
 Grid ``(ceil(seq_q / block_m), batch x heads)`` with dims ``("m", "bh")``, launched column-major (``m``
-fastest, as Triton's ``program_id(0)``): one tile owns ``block_m`` query rows of one head. The tile loads its Q block once, then runs a software-pipelined loop over KV blocks of
-``block_n`` keys: K and V loads into shared memory, ``qk = Q K^T`` on tensor cores, the online softmax
-(row max, exp2, row sum, rescaling of the running accumulator) and ``acc += P V``; finally it stores its
-O block. K and V blocks are reused across the ``m`` tiles of the same head.
+fastest, as Triton's ``program_id(0)``): one tile owns ``block_m`` query rows of one head. The tile loads its
+Q block once, then runs a software-pipelined loop over KV blocks of ``block_n`` keys: K and V loads into
+shared memory, ``qk = Q K^T`` on tensor cores, the online softmax (row max, exp2, row sum, rescaling of the
+running accumulator) and ``acc += P V``; finally it stores its O block. K and V blocks are reused across the
+``m`` tiles of the same head.
 """
 
 from __future__ import annotations
