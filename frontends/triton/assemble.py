@@ -21,10 +21,11 @@ from .binding import Binding
 from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
+from .registers import REGISTER_BYTES, estimate_registers
 from .strides import tile_extents
 
 REGISTER_NOTE = (
-    "registers per thread unknown without ptxas; occupancy is bounded by threads and shared memory only"
+    "registers per thread estimated from the accumulators (ptxas not run): {regs} per thread{spill}"
 )
 
 
@@ -76,7 +77,9 @@ def _nodes(raw: list[dict], stages: int) -> tuple:
     return tuple(out)
 
 
-def build_plan(ir: CompiledIR, binding: Binding, grid: tuple[int, int, int]) -> TilePlan:
+def build_plan(
+    ir: CompiledIR, binding: Binding, grid: tuple[int, int, int], *, regs_per_thread_max: int = 255
+) -> TilePlan:
     walker = Walker(ir, binding.scalars, {**binding.tensors, **binding.descriptors}, grid)
     raw, accesses = walker.run()
     if not raw:
@@ -130,15 +133,27 @@ def build_plan(ir: CompiledIR, binding: Binding, grid: tuple[int, int, int]) -> 
         programs=programs if persistent else None,
     )
     threads = ir.num_warps * ir.threads_per_warp
-    notes = [*walker.notes, REGISTER_NOTE]
+    body = _nodes(raw, ir.num_stages)
+    regs = estimate_registers(body, threads)
+    limit = regs_per_thread_max
+    spill = max(regs - limit, 0) * REGISTER_BYTES
+    notes = [
+        *walker.notes,
+        REGISTER_NOTE.format(regs=regs, spill=f", {spill} bytes likely spilled" if spill else ""),
+    ]
     if persistent:
         notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")
     return TilePlan(
         name=ir.name,
         grid=tile_grid,
         tensors=tuple(tensors),
-        body=_nodes(raw, ir.num_stages),
-        resources=BlockResources(threads=threads, smem_bytes=ir.smem_bytes),
+        body=body,
+        resources=BlockResources(
+            threads=threads,
+            smem_bytes=ir.smem_bytes,
+            regs_per_thread=min(regs, limit),
+            spill_bytes_per_thread=spill,
+        ),
         source="triton",
         notes=tuple(dict.fromkeys(notes)),
     )

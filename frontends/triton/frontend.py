@@ -78,4 +78,9 @@ class TritonFrontend:
                             kw[key] = named[key] = fn(named)
             binding = bind(jit_fn, kargs, kw, hw)
             compiled = compile_ir(jit_fn, binding, hw)
-            yield build_plan(compiled, binding, resolve_grid(grid, binding.meta))
+            yield build_plan(
+                compiled,
+                binding,
+                resolve_grid(grid, binding.meta),
+                regs_per_thread_max=hw.regs_per_thread_max,
+            )

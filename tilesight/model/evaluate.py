@@ -413,7 +413,7 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
     if res.spill_bytes_per_thread:
         notes.append(
             f"register spills: {res.spill_bytes_per_thread} bytes per thread go to local memory "
-            "(not charged as traffic)"
+            "(charged to shared memory / L1 at every dot)"
         )
     if "registers" not in limits:
         notes.append("registers per thread not given: occupancy ignores the register limit")

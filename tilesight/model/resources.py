@@ -14,7 +14,8 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      SMEM = b / smem share when the scratchpad side is shared memory; TMEM likewise for tensor memory.
      The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
    * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family; SMEM = ``smem_bytes`` if
-     the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory.
+     the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory,
+     plus, when the plan spills registers, a store and a reload of the spilled bytes of every thread.
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``).
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
@@ -35,6 +36,9 @@ from ..dtypes import dtype_bytes
 from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, TilePlan
+
+# A dot in a kernel that spills writes its spilled accumulator registers out and reads them back: two passes.
+SPILL_PASSES_PER_DOT = 2
 
 NPIPES = len(PIPELINES)
 TC, CUDA, SFU, TMEM, SMEM, L15, L2, DDR, NET = range(NPIPES)
@@ -195,6 +199,11 @@ def action_demand(
             amounts[SMEM] = float(action.smem_bytes)
         elif action.src is MemLevel.SMEM:
             amounts[SMEM] = (m * k + k * n) * dtype_bytes(action.dtype)
+        spill = plan.resources.spill_bytes_per_thread
+        if spill:
+            # Spilled registers are the accumulator's overflow: every dot stores and reloads them through
+            # local memory, which the L1/shared-memory unit serves (SPILL_PASSES_PER_DOT round trips).
+            amounts[SMEM] += SPILL_PASSES_PER_DOT * spill * plan.resources.threads
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
         amounts[SFU if kind is ActionKind.SFU else CUDA] = flops

@@ -52,7 +52,8 @@ def test_gemm_loop_dot_and_resources():
     assert plan.resources.threads == 256  # 8 warps x 32
     # K divisible by 16: Triton pipelines 3 stages of a 128x64 and a 64x128 fp16 tile: 3 * 16384 * 2 B.
     assert _gemm_plan(K=1024).resources.smem_bytes == 98304
-    assert plan.resources.regs_per_thread is None
+    # registers estimated: 40 overhead + a 128 x 128 fp32 accumulator over 256 threads (64) = 104
+    assert plan.resources.regs_per_thread == 104 and plan.resources.spill_bytes_per_thread == 0
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn"])

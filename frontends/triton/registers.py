@@ -1,0 +1,45 @@
+"""Registers per thread, estimated from the tile plan when ptxas is not run.
+
+Triton keeps each dot's accumulator tile in registers for the whole loop, spread over the block's threads:
+``m x n`` fp32 values over ``threads`` threads. Warp-level ``mma`` (MMAv2) also holds its A and B operand
+fragments in registers (two fp16/bf16 values per register); ``wgmma`` reads them from shared memory. On top
+of that every kernel keeps addresses, offsets, masks and loop state live: ``REGISTER_OVERHEAD``.
+
+The estimate feeds occupancy (resident blocks per SM) and flags likely spills: above the GPU's per-thread
+limit, the excess is taken as spilled (4 bytes a register). It is an estimate: the plan says so in a note.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tilesight.dtypes import dtype_bytes
+from tilesight.plan import ActionKind, Loop, Node, TileAction
+
+# Non-accumulator registers of a Triton kernel: pointer offsets per loaded tile row, masks, loop counters and
+# pipeline bookkeeping. 40 is the register count Triton 3.x gives a GEMM whose accumulator is negligible
+# (a 16x16 tile), read from ptxas -v; it is a compiler constant, not fitted to measured timings.
+REGISTER_OVERHEAD = 40
+REGISTER_BYTES = 4
+ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
+
+
+def _dots(body: tuple[Node, ...], in_loop: bool) -> list[TileAction]:
+    out: list[TileAction] = []
+    for node in body:
+        if isinstance(node, Loop):
+            out += _dots(node.body, True)
+        elif in_loop and node.kind is ActionKind.DOT:
+            out.append(node)
+    return out
+
+
+def estimate_registers(body: tuple[Node, ...], threads: int) -> int:
+    """Registers per thread the plan's loops keep live (see the module docstring)."""
+    regs = 0.0
+    for dot in _dots(body, False):
+        m, n, k = dot.shape
+        regs += m * n * ACCUMULATOR_BYTES / REGISTER_BYTES / threads
+        if dot.variant == "mma" and dot.dtype is not None:
+            regs += (m * k + k * n) * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
+    return REGISTER_OVERHEAD + math.ceil(regs)

@@ -1,0 +1,22 @@
+"""The register estimate behind occupancy when ptxas is not run."""
+
+from tilesight.plan import ActionKind, Loop, TileAction
+
+from tilesight.frontends.triton.registers import REGISTER_OVERHEAD, estimate_registers
+
+
+def _loop(*dots: TileAction) -> tuple:
+    return (Loop("k", 8, dots, stages=3, reduction=True),)
+
+
+def test_wgmma_accumulator_over_threads():
+    # 128 x 256 fp32 accumulator over 256 threads = 128 registers, + 40 overhead = 168
+    dot = TileAction("d", ActionKind.DOT, dtype="float16", shape=(128, 256, 64), variant="wgmma")
+    assert estimate_registers(_loop(dot), 256) == REGISTER_OVERHEAD + 128
+
+
+def test_mma_operands_in_registers_and_dots_outside_loops_ignored():
+    # mma: accumulator 64 x 64 / 128 = 32; operands (64 x 32 + 32 x 64) x 2 B / 4 B / 128 threads = 16
+    dot = TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 64, 32), variant="mma")
+    outside = TileAction("e", ActionKind.DOT, dtype="float16", shape=(64, 64, 32), variant="mma")
+    assert estimate_registers((*_loop(dot), outside), 128) == REGISTER_OVERHEAD + 32 + 16
