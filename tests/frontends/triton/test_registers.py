@@ -1,8 +1,8 @@
 """The register estimate behind occupancy when ptxas is not run."""
 
-from tilesight.plan import ActionKind, Loop, TileAction
-
 from tilesight.frontends.triton.registers import REGISTER_OVERHEAD, estimate_registers
+
+from tilesight.plan import ActionKind, Loop, TileAction
 
 
 def _loop(*dots: TileAction) -> tuple:
