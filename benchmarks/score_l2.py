@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+import tilesight.cache.model as model_mod
 from tilesight.cache import CompulsoryCacheModel
 from tilesight.cache.model import SdcmCacheModel
 from tilesight.hardware import load_profile
@@ -220,7 +221,22 @@ def main(argv: list[str] | None = None) -> int:
         for sk, ch, mae in sorted(grid, key=lambda g: g[2])[:10]:
             print(f"    execution skew {sk:.2f}, concurrent hit {ch:.3f}: calibration MAE {mae:.2f} pp")
     if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+        given = argv if argv is not None else sys.argv[1:]
+        doc_out = {
+            "command": "python benchmarks/score_l2.py " + " ".join(given),
+            "data": args.data.name,
+            "measured": {k: doc["meta"].get(k) for k in ("gpu", "date", "triton", "command")},
+            "profile": args.hw,
+            "knobs": {
+                "EXECUTION_SKEW": model_mod.EXECUTION_SKEW,
+                "CONCURRENT_REUSE_HIT": model_mod.CONCURRENT_REUSE_HIT,
+                "L2_PARTITIONS": model_mod.L2_PARTITIONS,
+                "l2_effective_bytes": hw.l2_effective_bytes,
+            },
+            "targets": {"held_out_mae_pp": ok_mae, "dram_rel": ok_dram, "swizzle": ok_swz},
+            **results,
+        }
+        args.json.write_text(json.dumps(doc_out, indent=1))
     return 0
 
 
