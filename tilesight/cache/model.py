@@ -225,6 +225,7 @@ def _hit_matrix(
     form: str,
     samples: int,
     skew: float = EXECUTION_SKEW,
+    reads_only: bool = False,
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Hit probability per (launch index, sampled occurrence) for every read stream, in caches split by
     ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses and the mask of
@@ -273,7 +274,7 @@ def _hit_matrix(
         step_bytes = uniq @ at
         has = prev >= 0
         hits = np.zeros((tiles, idx.size))
-        if s.block_bytes <= 0:
+        if s.block_bytes <= 0 or (s.write and reads_only):
             out[s.action] = (hits, ~has, np.zeros(tiles, dtype=bool))
             continue
         hit_of = hit_probability_table(capacity_bytes / s.block_bytes, associativity, form)
@@ -343,8 +344,9 @@ def _compute(
         # each SM looks a block up in its near L2 partition first (see L2_PARTITIONS)
         part = eo.sm * partitions // hw.sm_count
         near = _hit_matrix(
-            streams, eo.wave, part, l2_capacity_bytes / partitions, hw.l2_associativity, form, samples, skew
-        )
+            streams, eo.wave, part, l2_capacity_bytes / partitions, hw.l2_associativity, form, samples, skew,
+            reads_only=True,
+        )  # fmt: skip
     l15 = None
     if hw.has_l15 and hw.l15_sms_per_group > 0:
         groups = eo.sm // hw.l15_sms_per_group
