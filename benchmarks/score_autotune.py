@@ -2,6 +2,11 @@
 
     python benchmarks/score_autotune.py [--data benchmarks/data] [--top 0.05] [--only SUBSTRING] [--json OUT]
 
+To score the committed code only (others may have uncommitted model work in the checkout)::
+
+    eval "$(bash benchmarks/autotune/committed_copy.sh /tmp/tilesight_head)"
+    python "$ROOT_COPY/benchmarks/score_autotune.py" --json benchmarks/data/autotune_score_h200.json
+
 Inputs (written by the lead from the sweep harnesses): ``triton_gemm.jsonl`` (fp16 grouped GEMM: every config
 on every shape), ``triton_attention.jsonl`` (fused attention; one sequence length swept over every config) and
 ``tilelang_h200.jsonl`` (TileLang GEMM: every config on every shape and dtype). Each config is predicted here.
@@ -12,14 +17,19 @@ Per problem (one shape, dtype and kernel variant):
   predicts as launchable, at least one: what ``Pruner(top_k=...)`` benchmarks); 1.0 = the best was kept;
 * top-1 ratio = best / the measured time of the predicted best (what ``mode="predict"`` would launch).
 A config TileSight refuses as unlaunchable is never kept; one it could not predict is listed and not kept.
+Diagnostics (not scored): the predicted rank of the measured best, and the registers ptxas spilled on the GPU
+for the predicted top-1 (``n_spills`` of the sweep rows, when recorded), the commonest reason a top-1 misses.
 Targets (issue "Autotuning in the loop"): mean top-k ratio >= 0.99 and every top-1 ratio >= 0.95.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import json
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -27,6 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import tilesight
 from tilesight.integrations.rank import top_count
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +45,7 @@ TOPK_TARGET = 0.99  # the issue's target for the mean top-k ratio
 TOP1_TARGET = 0.95  # the issue's target for every problem's top-1 ratio
 MIN_CONFIGS = 3  # problems measured over fewer configs are not autotuning problems; they are skipped
 MS_TO_S = 1e-3
+SWEEPS = ("gemm/", "attention/", "tilelang/")  # problem-name prefixes summarised separately
 US_TO_S = 1e-6
 
 
@@ -45,6 +57,7 @@ class Candidate:
     predicted_s: float | None
     measured_s: float | None
     note: str = ""
+    gpu_spills: int | None = None  # spill bytes ptxas reported on the GPU (Triton sweep rows), when recorded
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,8 @@ class ProblemScore:
     best_config: str
     top1_config: str
     unpredicted: int
+    best_predicted_rank: int | None  # 1-based place of the measured best in the predicted order
+    top1_gpu_spills: int | None
 
     @property
     def topk_ratio(self) -> float:
@@ -89,6 +104,8 @@ def score_problem(problem: str, candidates: list[Candidate], top: float) -> Prob
         best_config=best.config,
         top1_config=predicted[0].config,
         unpredicted=sum(1 for c in candidates if c.predicted_s is None and "cannot launch" not in c.note),
+        best_predicted_rank=next((i for i, c in enumerate(predicted, 1) if c is best), None),
+        top1_gpu_spills=predicted[0].gpu_spills,
     )
 
 
@@ -147,7 +164,8 @@ def triton_problems(path: Path, hw: str, only: str) -> dict[str, list[Candidate]
         measured = rec["measured_us"]["p50"] * US_TO_S if rec["status"] == "ok" else None
         if rec["status"] != "ok":
             note = (note + "; " if note else "") + f"gpu {rec['status']}: {rec.get('reason', '')[:80]}"
-        out.setdefault(name, []).append(Candidate(rec["id"].rsplit("/", 1)[1], pred, measured, note))
+        cand = Candidate(rec["id"].rsplit("/", 1)[1], pred, measured, note, rec.get("n_spills"))
+        out.setdefault(name, []).append(cand)
     return out
 
 
@@ -180,23 +198,45 @@ def tilelang_problems(path: Path, hw: str, only: str) -> dict[str, list[Candidat
 # --------------------------------------------------------------------------------------------------- report
 
 
+def _opt(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def summary(scores: list[ProblemScore]) -> dict[str, Any]:
+    """Mean top-k ratio, mean and worst top-1 ratio, and whether the issue's targets are met."""
+    if not scores:
+        return {}
+    mean_k = sum(s.topk_ratio for s in scores) / len(scores)
+    worst_1 = min(s.top1_ratio for s in scores)
+    return {
+        "mean_topk_ratio": mean_k,
+        "mean_top1_ratio": sum(s.top1_ratio for s in scores) / len(scores),
+        "worst_top1_ratio": worst_1,
+        "topk_target_met": mean_k >= TOPK_TARGET,
+        "top1_target_met": worst_1 >= TOP1_TARGET,
+    }
+
+
 def format_table(scores: Iterable[ProblemScore], top: float) -> str:
     scores = list(scores)
     head = f"{'problem':<44} {'meas':>4} {'pred':>4} {'k':>3} {'top-k/best':>10} {'top-1/best':>10}"
-    head += "  top-1 | best"
+    head += f" {'best@':>5} {'spill1':>6}  top-1 | best"
     lines = [head, "-" * len(head)]
     for s in scores:
         lines.append(
             f"{s.problem:<44} {s.n_measured:>4} {s.n_predicted:>4} {s.k:>3} {s.topk_ratio:>10.3f} "
-            f"{s.top1_ratio:>10.3f}  {s.top1_config} | {s.best_config}"
+            f"{s.top1_ratio:>10.3f} {_opt(s.best_predicted_rank):>5} {_opt(s.top1_gpu_spills):>6}  "
+            f"{s.top1_config} | {s.best_config}"
         )
-    if scores:
-        mean_k = sum(s.topk_ratio for s in scores) / len(scores)
-        worst_1 = min(s.top1_ratio for s in scores)
-        lines.append("-" * len(head))
+    lines.append("-" * len(head))
+    groups = {"all": scores} | {g: [s for s in scores if s.problem.startswith(g)] for g in SWEEPS}
+    for group, members in groups.items():
+        if not members:
+            continue
+        sm = summary(members)
         lines.append(
-            f"mean top-{top:.0%} ratio {mean_k:.3f} (target >= {TOPK_TARGET}); mean top-1 ratio "
-            f"{sum(s.top1_ratio for s in scores) / len(scores):.3f}, worst {worst_1:.3f} "
+            f"{group:<11} mean top-{top:.0%} ratio {sm['mean_topk_ratio']:.3f} (target >= {TOPK_TARGET}); "
+            f"top-1 ratio mean {sm['mean_top1_ratio']:.3f}, worst {sm['worst_top1_ratio']:.3f} "
             f"(target >= {TOP1_TARGET})"
         )
     return "\n".join(lines)
@@ -215,7 +255,7 @@ def main() -> int:
         "triton_attention.jsonl": triton_problems,
         "tilelang_h200.jsonl": tilelang_problems,
     }
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     problems: dict[str, list[Candidate]] = {}
     for file, reader in sources.items():
         path = args.data / file
@@ -234,8 +274,37 @@ def main() -> int:
                 print(f"  {name}/{c.config}: {c.note[:160]}")
     if args.json:
         rows = [asdict(s) | {"topk_ratio": s.topk_ratio, "top1_ratio": s.top1_ratio} for s in scores]
-        args.json.write_text(json.dumps({"top": args.top, "hw": args.hw, "problems": rows}, indent=1) + "\n")
+        groups = {g: summary([s for s in scores if s.problem.startswith(g)]) for g in SWEEPS}
+        doc = {
+            "command": " ".join(["python", *sys.argv]),
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "tilesight_commit": _commit(),
+            "imported_from": str(Path(tilesight.__file__).parent),
+            "top": args.top,
+            "hw": args.hw,
+            "targets": {"mean_topk_ratio": TOPK_TARGET, "worst_top1_ratio": TOP1_TARGET},
+            "summary": summary(scores),
+            "summary_by_sweep": groups,
+            "cpu_s": round(time.process_time() - cpu_start, 1),
+            "problems": rows,
+        }
+        args.json.write_text(json.dumps(doc, indent=1) + "\n")
     return 0
+
+
+def _commit() -> str:
+    """The commit scored: $TILESIGHT_COMMIT (set by committed_copy.sh), else HEAD of this checkout, marked
+    "+dirty" when the checkout has uncommitted changes under tilesight/, frontends/ or hw_profiles/."""
+    if os.environ.get("TILESIGHT_COMMIT"):
+        return os.environ["TILESIGHT_COMMIT"]
+    git = ["git", "-C", str(ROOT)]
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--", "tilesight", "frontends", "hw_profiles", "kernels"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return (head or "unknown") + ("+dirty" if dirty else "")
 
 
 if __name__ == "__main__":

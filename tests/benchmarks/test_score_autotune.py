@@ -54,7 +54,27 @@ def test_table_has_one_row_per_problem_and_a_summary():
     s = score_autotune.score_problem("gemm/x", cands, 0.05)
     lines = score_autotune.format_table([s], 0.05).splitlines()
     assert lines[2].split()[:6] == ["gemm/x", "4", "4", "1", "1.000", "1.000"]
-    assert lines[-1].startswith("mean top-5% ratio 1.000")
+    assert lines[-2].split()[:5] == ["all", "mean", "top-5%", "ratio", "1.000"]
+    assert lines[-1].startswith("gemm/")
+
+
+def test_diagnostics_and_summary():
+    # 3 configs predicted c0 < c1 < c2, measured 30, 10, 20 us: the measured best (c1) is predicted 2nd;
+    # the top-1 (c0) spilled 64 bytes on the GPU. top-1 ratio 10 / 30 = 1/3, top-k (1 of 3) the same.
+    cands = [
+        Candidate("c0", 1e-6, 30e-6, gpu_spills=64),
+        Candidate("c1", 2e-6, 10e-6, gpu_spills=0),
+        Candidate("c2", 3e-6, 20e-6),
+    ]
+    s = score_autotune.score_problem("gemm/x", cands, 0.05)
+    assert (s.best_predicted_rank, s.top1_gpu_spills) == (2, 64)
+    exact = [Candidate(f"c{i}", i * 1e-6, i * 1e-6) for i in (1, 2, 3)]
+    ok = score_autotune.score_problem("gemm/y", exact, 1.0)
+    sm = score_autotune.summary([s, ok])
+    # mean top-k (1/3 + 1) / 2 = 2/3, worst top-1 1/3: neither target is met
+    assert sm["mean_topk_ratio"] == pytest.approx(2 / 3) and sm["worst_top1_ratio"] == pytest.approx(1 / 3)
+    assert not sm["topk_target_met"] and not sm["top1_target_met"]
+    assert score_autotune.summary([ok])["top1_target_met"]
 
 
 def test_triton_reader_predicts_each_record(tmp_path):
