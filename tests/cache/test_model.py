@@ -249,3 +249,16 @@ def test_generic_plan_with_prologue_loop_and_epilogue():
     # reads: q 32 KiB (0 hits), k 96 KiB (72 hits); writes o 32 KiB (hits): (72 + 32) / 160
     assert traffic.l2_hit_rate == pytest.approx(104 / 160)
     assert traffic.dram_read_bytes == pytest.approx(32768 + 24576)
+
+
+def test_staggered_window_counts_distinct_keys_of_a_launch_window():
+    import numpy as np
+
+    # 4 tiles with keys 0 0 1 1 (one occurrence of 8-byte blocks): positions 1 and 3 repeat the key one
+    # launch index back (gap 1). D(n) = n - sum_q max(0, n - g_q) / 4: D(1) = 1, D(2) = 2 - 2/4 = 1.5,
+    # D(3) = 3 - 4/4 = 2, D(4) = 4 - 6/4 = 2.5 -> 2 (clipped to the 2 keys)
+    keys = np.array([0, 0, 1, 1])
+    s = model_mod._Stream("load_x", "x", False, np.array([0]), 8.0, keys, 2)
+    prev = model_mod._previous_same_key(keys, 2)
+    window = model_mod._staggered_window_bytes([s], [prev], 4, 1)
+    assert window.tolist() == pytest.approx([0.0, 8.0, 12.0, 16.0, 16.0])
