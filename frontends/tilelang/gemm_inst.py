@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
 
 # Architectures with warpgroup MMA (Hopper).
@@ -22,15 +23,24 @@ _WGMMA_K_STEP = {"float16": 16, "bfloat16": 16, "tfloat32": 8, "float32": 8}
 _WGMMA_K_MAJOR_ONLY_K_STEP = {"float8_e4m3fn": 32, "float8_e5m2": 32, "int8": 32, "uint8": 32}
 # GemmWarpPolicy enum values as TileLang encodes them in the gemm call
 POLICY_SQUARE, POLICY_FULL_ROW, POLICY_FULL_COL = 0, 1, 2
+# The smallest per-warp share of the output tile TileLang's partition allows: 16 rows (one mma / one warp's
+# slice of a wgmma) and 8 columns (the narrowest mma / wgmma N).
+ROWS_PER_WARP = 16
+COLS_PER_WARP = 8
+WGMMA_MAX_N = 256  # widest wgmma instruction (PTX ISA: N in 8..256)
 
 
 @dataclass(frozen=True)
 class GemmChoice:
-    """The instruction family and how the block's warps split the (M, N) tile."""
+    """The instruction family and how the block's warps split the (M, N) output tile.
+
+    ``m_warps x n_warps`` is the block's warp count. Under wgmma a warpgroup is four consecutive warps
+    stacked along M, so ``m_warps`` is a multiple of four and ``m_warps // 4`` warpgroups share M.
+    """
 
     variant: str  # "wgmma" | "mma"
-    m_parts: int  # warps (mma) or warpgroups (wgmma) along M
-    n_parts: int  # along N
+    m_warps: int
+    n_warps: int
 
 
 def select_variant(
@@ -59,21 +69,47 @@ def select_variant(
 
 
 def warp_partition(variant: str, policy: int, m: int, n: int, threads: int, warp_size: int) -> GemmChoice:
-    """Split the warps (or warpgroups) over M and N the way the policy asks.
+    """Split the block's warps over M and N the way TileLang 0.1.15 does (``ComputeWarpPartition``).
 
-    FullRow puts every unit along M, FullCol along N; Square picks the factorisation whose per-unit tile
-    is closest to square. Units along M never exceed the rows available (M / 16 rows per mma warp,
-    M / 64 per warpgroup); the rest go along N.
+    A split ``(mw, nw)`` is valid when ``mw * nw`` is the warp count, every warp gets a whole multiple of
+    16 rows and 8 columns, and (wgmma) ``mw`` is a multiple of a warpgroup. FullRow takes the valid split
+    with the most warps along M, FullCol the one with the most along N; Square the first (fewest warps
+    along M) minimising ``|(M / 16mw) / (N / 8nw) - M / N|``. No valid split raises FrontendError.
     """
-    unit_warps = WARPS_PER_WARPGROUP if variant == "wgmma" else 1
-    unit_rows = WGMMA_MIN_M if variant == "wgmma" else 16
-    units = max(1, threads // warp_size // unit_warps)
-    max_m = max(1, m // unit_rows)
-    candidates = [(mp, units // mp) for mp in range(1, units + 1) if units % mp == 0 and mp <= max_m]
+    warps = threads // warp_size
+    group = WARPS_PER_WARPGROUP if variant == "wgmma" else 1
+    valid = [
+        (mw, warps // mw)
+        for mw in range(group, warps + 1, group)
+        if warps % mw == 0 and m % (mw * ROWS_PER_WARP) == 0 and n % (warps // mw * COLS_PER_WARP) == 0
+    ]
+    if not valid:
+        raise FrontendError(
+            f"T.gemm {m}x{n} cannot be split over {warps} warps ({variant}): each warp needs a multiple of "
+            f"{ROWS_PER_WARP} rows and {COLS_PER_WARP} columns",
+            construct="T.gemm",
+        )
     if policy == POLICY_FULL_ROW:
-        mp, np_ = max(candidates)
+        mw, nw = max(valid)
     elif policy == POLICY_FULL_COL:
-        mp, np_ = min(candidates)
+        mw, nw = min(valid)
     else:
-        mp, np_ = min(candidates, key=lambda c: (abs(m / c[0] - n / c[1]), -c[0]))
-    return GemmChoice(variant, mp, np_)
+        ideal = m / n
+        mw, nw = min(
+            valid, key=lambda c: abs((m / (c[0] * ROWS_PER_WARP)) / (n / (c[1] * COLS_PER_WARP)) - ideal)
+        )
+    return GemmChoice(variant, mw, nw)
+
+
+def operand_smem_reads(choice: GemmChoice, m: int, n: int, a_bytes: float, b_bytes: float) -> float:
+    """Shared-memory bytes one ``T.gemm`` reads for its operands (pass 0 for an operand in registers).
+
+    mma: every warp loads its own rows of A and columns of B once per K step, so A is read once per warp
+    column and B once per warp row. wgmma: each instruction covers 64 rows and the warpgroup's columns (in
+    pieces of at most 256) and reads its A and B slices itself, so B is read once per 64 rows of the tile
+    and A once per warpgroup column and instruction along N.
+    """
+    if choice.variant == "wgmma":
+        n_instr = -(-(n // choice.n_warps) // WGMMA_MAX_N)
+        return a_bytes * choice.n_warps * n_instr + b_bytes * (m // WGMMA_MIN_M)
+    return a_bytes * choice.n_warps + b_bytes * choice.m_warps

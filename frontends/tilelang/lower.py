@@ -33,7 +33,7 @@ from tilesight.plan import (
     TilePlan,
 )
 
-from .gemm_inst import select_variant, warp_partition
+from .gemm_inst import operand_smem_reads, select_variant, warp_partition
 from .swizzle import rasterization_sequence
 from .walker import GLOBAL, SHARED, KernelIR, LoopNode, OpNode, Region, block_vars_of
 
@@ -254,11 +254,13 @@ class _Lowering:
             threads=self.ir.threads,
         )
         part = warp_partition(variant, g["policy"], g["m"], g["n"], self.ir.threads, self.hw.warp_size)
-        smem = 0.0
-        if a.scope == SHARED:
-            smem += _bytes(a) * part.n_parts
-        if b.scope == SHARED:
-            smem += _bytes(b) * part.m_parts
+        smem = operand_smem_reads(
+            part,
+            g["m"],
+            g["n"],
+            _bytes(a) if a.scope == SHARED else 0.0,
+            _bytes(b) if b.scope == SHARED else 0.0,
+        )
         return TileAction(
             self._name(f"dot_{node.writes[0].buffer}"),
             ActionKind.DOT,

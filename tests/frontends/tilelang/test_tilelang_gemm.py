@@ -57,8 +57,9 @@ def test_pipelined_k_loop_and_dot(plan):
     assert dot.kind is ActionKind.DOT and dot.shape == (128, 128, 32) and dot.dtype == "float16"
     # Hopper, 4 warps = one warpgroup, M = 128 >= 64, B in shared memory, K % 16 == 0: wgmma
     assert dot.variant == "wgmma"
-    # one warpgroup reads A (128 x 32 x 2 B = 8192) and B (32 x 128 x 2 B = 8192) once
-    assert dot.smem_bytes == 16384
+    # one warpgroup issues two m64 wgmma per K step: A (128 x 32 x 2 B = 8192) is read once, B
+    # (32 x 128 x 2 B = 8192) once per instruction (lowered CUDA: wgmma_ss 64x128x16 in an i < 2 loop)
+    assert dot.smem_bytes == 8192 + 2 * 8192
     assert set(dot.deps) == {load_a.name, load_b.name}
     assert (store.kind, store.tensor, store.src) == (ActionKind.STORE, "C", MemLevel.REG)
     assert set(store.deps) == {fill.name, loop.name}
@@ -85,8 +86,8 @@ def test_swizzle_becomes_explicit_rasterisation():
 
 
 def test_bfloat16_and_mma_fallback():
-    # 64 x 64 tile with 128 threads: M = 64 is one warpgroup, fine; 96 threads (3 warps) is not
-    p = plan_prim_func(gemm(512, 512, 512, 64, 64, 32, 2, 96, "bfloat16"), HW)
+    # 64 x 64 tile with 64 threads: 2 warps are no whole warpgroup, so mma (split (1, 2): 64 x 32 per warp)
+    p = plan_prim_func(gemm(512, 512, 512, 64, 64, 32, 2, 64, "bfloat16"), HW)
     (dot,) = [a for a, _ in p.actions() if a.kind is ActionKind.DOT]
     assert dot.variant == "mma" and dot.dtype == "bfloat16"
 
