@@ -81,6 +81,8 @@ _OPTIONAL = (
     "tmem_per_sm_bytes",
     "tmem_bw_per_sm_bytes_per_s",
     "tma_supported",
+    "lsu_warp_instr_per_s_per_sm",
+    "block_dispatch_s",
     # datasheet peaks for rates whose measured value is a required field (0 = not given)
     "cuda_flops_spec_per_s",
     "sfu_ops_spec_per_s",
@@ -156,6 +158,11 @@ class HardwareProfile:
     tmem_per_sm_bytes: int = 0
     tmem_bw_per_sm_bytes_per_s: float = 0.0
     tma_supported: int = 0
+    # warp-wide memory instructions (global loads/stores, shared-memory accesses) one SM issues per second;
+    # 0 = not given (instruction issue then never bounds a memory action)
+    lsu_warp_instr_per_s_per_sm: float = 0.0
+    # time one more block costs an SM when blocks are trivially short (dispatch, start, retire); 0 = not given
+    block_dispatch_s: float = 0.0
     cuda_flops_spec_per_s: float = 0.0
     sfu_ops_spec_per_s: float = 0.0
     ddr_read_bw_bytes_per_s: float = 0.0

@@ -274,7 +274,9 @@ class TileAction:
     * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence.
 
     ``smem_bytes`` optionally states the shared-memory traffic of one occurrence exactly (frontends that know
-    the layout); otherwise it is derived from the operands. ``deps`` name sibling nodes (actions or loops in
+    the layout); otherwise it is derived from the operands. ``vector_bytes`` is what one thread moves per
+    memory instruction for a LOAD / STORE (16 for fully vectorised accesses; an unaligned row stride forces
+    element-wide ones); None means fully vectorised. ``deps`` name sibling nodes (actions or loops in
     the same body) that must finish first.
     """
 
@@ -290,10 +292,13 @@ class TileAction:
     variant: str | None = None
     smem_bytes: float | None = None
     location: str | None = None
+    vector_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
             raise PlanError("action.name", self.name, "must be a non-empty string")
+        if self.vector_bytes is not None:
+            _positive_int(f"action[{self.name}].vector_bytes", self.vector_bytes)
         try:
             object.__setattr__(self, "kind", ActionKind(self.kind))
         except ValueError:

@@ -120,6 +120,24 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
             f"L2 async-copy probe: {stream.get('working_set_bytes', 0) / 1e6:.0f} MB L2-resident A streamed "
             "through a pipelined tl.dot loop (the GEMM load path)",
         )
+    blk = measurements.get("blocks")
+    if _ok(blk):
+        slopes = sorted(v["s_per_block_per_sm"] for v in blk.get("series", {}).values())
+        if slopes:
+            put(
+                "block_dispatch_s",
+                slopes[len(slopes) // 2],
+                "median over warps per block of the time one more trivially short block costs an SM "
+                "(slope over 1-512 blocks per SM)",
+            )
+    nar = measurements.get("narrow")
+    if _ok(nar):
+        put(
+            "lsu_warp_instr_per_s_per_sm",
+            nar.get("warp_instr_per_s_per_sm"),
+            "fp16 row copy with an odd row stride (element-wide accesses): warp memory instructions per second "
+            "per SM",
+        )
     tc = measurements.get("tensor_core")
     if _ok(tc):
         for family, table in (("wgmma", "tensor_core"), ("legacy", "tensor_core_legacy")):

@@ -198,3 +198,22 @@ def l2_stream_dot(a_ptr, b_ptr, out_ptr, K, iters, BM: tl.constexpr, BK: tl.cons
         a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
         acc = tl.dot(a, b, acc)
     tl.store(out_ptr + offs_m[:, None] * BN + offs_n[None, :], acc)
+
+
+@triton.jit
+def touch(out_ptr):
+    """One store per block and nothing else: the cost of dispatching, starting and retiring blocks."""
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid, pid)
+
+
+@triton.jit
+def copy_rows(src_ptr, dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    """One row per program: dst[row, :n_cols] = src[row, :n_cols]. With a row stride Triton cannot prove
+    16-byte aligned (an odd stride), every access is element-wide: the probe then measures how fast an SM
+    issues narrow memory instructions."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    x = tl.load(src_ptr + row * stride + cols, mask=inside)
+    tl.store(dst_ptr + row * stride + cols, x, mask=inside)

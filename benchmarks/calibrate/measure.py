@@ -145,6 +145,55 @@ def l2_async() -> dict:
     return {"bytes_per_s": moved / t, "s": t, "working_set_bytes": a.numel() * 2, **c}
 
 
+# Block dispatch probe: grids of k blocks per SM for several k and warps per block; the slope of time over
+# blocks per SM is what one more block costs an SM when blocks are trivially short.
+BLOCKS_PER_SM = (1, 8, 32, 128, 512)
+BLOCK_WARPS = (1, 4, 8)
+
+
+def blocks() -> dict:
+    """Per-block dispatch cost (``block_launch_s``): least-squares slope of time over blocks per SM."""
+    out = torch.empty(n_sm() * max(BLOCKS_PER_SM), device="cuda", dtype=torch.int32)
+    series = {}
+    for warps in BLOCK_WARPS:
+        pts = []
+        for k in BLOCKS_PER_SM:
+            grid = (n_sm() * k,)
+            t = bench_s(lambda grid=grid, warps=warps: K.touch[grid](out, num_warps=warps))
+            pts.append({"blocks_per_sm": k, "s": t})
+        xs = [p["blocks_per_sm"] for p in pts]
+        ys = [p["s"] for p in pts]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        series[str(warps)] = {"points": pts, "s_per_block_per_sm": slope}
+    return {"series": series}
+
+
+# Narrow-access probe: fp16 rows copied one per program, with an aligned (4096) and an odd (4097) row stride;
+# the odd stride makes Triton issue 2-byte accesses. Instruction rate = warp instructions / time / SMs.
+NARROW_ROWS, NARROW_COLS, NARROW_BLOCK, NARROW_WARPS = 32768, 4096, 4096, 4
+
+
+def narrow() -> dict:
+    """Warp-wide memory instructions per second per SM when accesses are element-wide (fp16, 2 bytes)."""
+    out = {}
+    for stride in (NARROW_COLS, NARROW_COLS + 1):
+        src = torch.randn(NARROW_ROWS, stride, device="cuda", dtype=torch.float16)
+        dst = torch.empty_like(src)
+        t = bench_s(
+            lambda src=src, dst=dst, stride=stride: K.copy_rows[(NARROW_ROWS,)](
+                src, dst, stride, NARROW_COLS, BLOCK=NARROW_BLOCK, num_warps=NARROW_WARPS
+            )
+        )
+        moved = 2 * NARROW_ROWS * NARROW_COLS * 2
+        out[str(stride)] = {"s": t, "bytes_per_s": moved / t}
+        del src, dst
+    t = out[str(NARROW_COLS + 1)]["s"]
+    instr = 2 * NARROW_ROWS * NARROW_COLS / 32  # one 2-byte load and one store per element, 32 lanes a warp
+    out["warp_instr_per_s_per_sm"] = instr / t / n_sm()
+    return out
+
+
 _TORCH_DTYPES = {
     "float16": (torch.float16, torch.float32, "tf32", 1),
     "bfloat16": (torch.bfloat16, torch.float32, "tf32", 1),

@@ -167,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_sweep", M.l2_sweep, ()),
         ("l2_peak", M.l2_peak, ()),
         ("l2_async", M.l2_async, ()),
+        ("blocks", M.blocks, ()),
+        ("narrow", M.narrow, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
         ("smem", M.smem, ()),

@@ -7,6 +7,7 @@ import math
 from tilesight.errors import FrontendError
 from tilesight.plan import (
     AccessMode,
+    ActionKind,
     BlockResources,
     LaunchOrder,
     Loop,
@@ -21,11 +22,14 @@ from .binding import Binding
 from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
+from .layouts import pipelined
 from .registers import REGISTER_BYTES, estimate_registers
 from .strides import tile_extents
 
+# Variant of a loop load the pipeliner left synchronous (tilesight.model.resources.lsu_seconds reads it).
+SYNC = "sync"
 REGISTER_NOTE = (
-    "registers per thread estimated from the accumulators (ptxas not run): {regs} per thread{spill}"
+    "registers per thread estimated from the accumulators or tiles (ptxas not run): {regs} per thread{spill}"
 )
 
 
@@ -42,17 +46,21 @@ def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec) -> tuple[int, ...]:
     return tuple(max(1, min(e, s)) for e, s in zip(t, shape, strict=True))
 
 
-def _nodes(raw: list[dict], stages: int) -> tuple:
+def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction: bool = False) -> tuple:
+    """Plan nodes from the walker's raw nodes. Without asynchronous loads (``async_loads``: the pipeliner
+    turned none into cp.async / TMA copies), a reduction loop is single-buffered and its loads synchronous."""
     out = []
+    sync_loads = in_reduction and not async_loads
     for n in raw:
         deps = tuple(sorted(n["deps"]))
         if n["kind"] == "loop":
+            red = bool(n["reduction"])
             out.append(
                 Loop(
                     n["name"],
                     n["trips"],
-                    _nodes(n["body"], stages),
-                    stages=stages if n["reduction"] else 1,
+                    _nodes(n["body"], stages, async_loads, in_reduction or red),
+                    stages=stages if red and async_loads else 1,
                     reduction=n["reduction"],
                     deps=deps,
                     location=n["loc"],
@@ -70,8 +78,9 @@ def _nodes(raw: list[dict], stages: int) -> tuple:
                 src=n.get("src", "reg"),
                 dst=n.get("dst", "reg"),
                 deps=deps,
-                variant=n.get("variant"),
+                variant=SYNC if sync_loads and n["kind"] == ActionKind.LOAD else n.get("variant"),
                 location=n["loc"],
+                vector_bytes=n.get("vector_bytes"),
             )
         )
     return tuple(out)
@@ -133,14 +142,12 @@ def build_plan(
         programs=programs if persistent else None,
     )
     threads = ir.num_warps * ir.threads_per_warp
-    body = _nodes(raw, ir.num_stages)
-    regs = estimate_registers(body, threads)
+    body = _nodes(raw, ir.num_stages, pipelined(ir.ttgir))
+    regs = estimate_registers(body, threads, [math.prod(t.tile) for t in tensors])
     limit = regs_per_thread_max
     spill = max(regs - limit, 0) * REGISTER_BYTES
-    notes = [
-        *walker.notes,
-        REGISTER_NOTE.format(regs=regs, spill=f", {spill} bytes likely spilled" if spill else ""),
-    ]
+    spilled = f", {spill} bytes likely spilled" if spill else ""
+    notes = [*walker.notes, REGISTER_NOTE.format(regs=regs, spill=spilled)]
     if persistent:
         notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")
     return TilePlan(

@@ -41,6 +41,7 @@ from tilesight.tensorspec import TensorSpec
 from . import interp, strides
 from .compile import CompiledIR
 from .ir import Op, parse_module, tensor_type
+from .layouts import access_widths
 
 _ELEM = {
     "f16": "float16",
@@ -137,6 +138,7 @@ class Walker:
         self, ir: CompiledIR, scalars: dict, tensors: dict[str, TensorSpec], grid: tuple[int, int, int]
     ):
         self.ir = ir
+        self.widths = access_widths(ir.ttgir)
         self.fn = parse_module(ir.ttir)
         self.kernel = self.fn.name
         self.scalars = scalars
@@ -435,6 +437,7 @@ class Walker:
             "loc": op.loc,
             "src": level if store else MemLevel.DDR,
             "dst": MemLevel.DDR if store else level,
+            "vector_bytes": self.widths.get(op.loc) if op.loc else None,
         }
         body.add(node)
         # loaded data depends on its address: an index loaded here carries this tile's coordinates onward

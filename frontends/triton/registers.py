@@ -5,6 +5,8 @@ Triton keeps each dot's accumulator tile in registers for the whole loop, spread
 fragments in registers (two fp16/bf16 values per register); ``wgmma`` reads them from shared memory. On top
 of that every kernel keeps addresses, offsets, masks and loop state live: ``REGISTER_OVERHEAD``.
 
+Kernels without dots hold their element-wise tiles in registers instead (:func:`estimate_registers`).
+
 The estimate feeds occupancy (resident blocks per SM) and flags likely spills: above the GPU's per-thread
 limit, the excess is taken as spilled (4 bytes a register). It is an estimate: the plan says so in a note.
 """
@@ -12,6 +14,7 @@ limit, the excess is taken as spilled (4 bytes a register). It is an estimate: t
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from tilesight.dtypes import dtype_bytes
 from tilesight.plan import ActionKind, Loop, Node, TileAction
@@ -20,6 +23,9 @@ from tilesight.plan import ActionKind, Loop, Node, TileAction
 # pipeline bookkeeping. 40 is the register count Triton 3.x gives a GEMM whose accumulator is negligible
 # (a 16x16 tile), read from ptxas -v; it is a compiler constant, not fitted to measured timings.
 REGISTER_OVERHEAD = 40
+# An element-wise / reduction kernel's registers besides its tile: row pointers, offsets, masks, program id.
+# 16 is what ptxas gives a 1-element-per-thread Triton vector add (compiler constant, not fitted to timings).
+ELEMENTWISE_OVERHEAD = 16
 REGISTER_BYTES = 4
 ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
 
@@ -34,10 +40,19 @@ def _dots(body: tuple[Node, ...], in_loop: bool) -> list[TileAction]:
     return out
 
 
-def estimate_registers(body: tuple[Node, ...], threads: int) -> int:
-    """Registers per thread the plan's loops keep live (see the module docstring)."""
+def estimate_registers(body: tuple[Node, ...], threads: int, tile_elements: Sequence[int] = ()) -> int:
+    """Registers per thread the plan keeps live (see the module docstring).
+
+    A kernel without a dot in a loop holds its largest element-wise tile in registers instead: Triton tiles
+    are powers of two, one fp32 register per element per thread, plus ``ELEMENTWISE_OVERHEAD``.
+    """
+    dots = _dots(body, False)
+    if not dots:
+        widest = max(tile_elements, default=0)
+        tile = 1 << max(widest - 1, 0).bit_length() if widest else 0
+        return ELEMENTWISE_OVERHEAD + math.ceil(tile / threads)
     regs = 0.0
-    for dot in _dots(body, False):
+    for dot in dots:
         m, n, k = dot.shape
         regs += m * n * ACCUMULATOR_BYTES / REGISTER_BYTES / threads
         if dot.variant == "mma" and dot.dtype is not None:

@@ -126,6 +126,7 @@ class _Region:
         resident: int,
         units: int,
         same_as: _Region | None = None,
+        tiles_per_block: int = 1,
     ):
         self.active = active
         self.resident = resident
@@ -140,8 +141,11 @@ class _Region:
         else:
             self.cost = eval_body(plan.body, demands, self.scale)
         self.unit_busy = self.cost.busy_s
+        # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by
+        # that too (a persistent program pays it once for all its tiles).
+        dispatch = hw.block_dispatch_s / tiles_per_block
         self.env: Envelope = envelope(
-            self.cost.latency_s, self.cost.fill_s, max(self.unit_busy), units, resident - 1
+            self.cost.latency_s, self.cost.fill_s, max(*self.unit_busy, dispatch), units, resident - 1
         )
 
 
@@ -217,12 +221,18 @@ def _core(
     c.demands, c.occurrences = demands, occurrences
 
     full = (
-        _Region(plan, demands, hw, hw.sm_count, p, wv.full_waves * p * per_program) if wv.full_waves else None
+        _Region(
+            plan, demands, hw, hw.sm_count, p, wv.full_waves * p * per_program, tiles_per_block=per_program
+        )
+        if wv.full_waves
+        else None
     )
     tail = None
     if wv.tail_blocks:
         p_tail = min(p, wv.tail_per_sm)
-        tail = _Region(plan, demands, hw, wv.tail_active_sms, p_tail, wv.tail_per_sm * per_program, full)
+        tail = _Region(
+            plan, demands, hw, wv.tail_active_sms, p_tail, wv.tail_per_sm * per_program, full, per_program
+        )
     main = full if full is not None else tail
     assert main is not None  # blocks >= 1
     t_tail = 0.0

@@ -10,9 +10,12 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
    * LOAD / STORE of ``b`` bytes on a global tensor with cache traffic ``(l15_hit, l2_hit, ddr_fraction)``:
      L1.5 = b / L1.5 share where the tier exists (every request looks the tier up first);
      L2 = b (1 - l15_hit) / L2 share (every byte not served by L1.5 crosses L2);
-     DDR = b ddr_fraction / DDR share, ``ddr_fraction = ddr_bytes / requested_bytes`` of the tensor;
+     DDR = b ddr_fraction / DDR share, ``ddr_fraction = ddr_bytes / requested_bytes`` of the tensor; the
+     DDR share is of the read bandwidth, and a written byte costs :func:`ddr_write_slowdown` times a read one;
      SMEM = b / smem share when the scratchpad side is shared memory; TMEM likewise for tensor memory.
      The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
+     The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
+     load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound.
    * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family; SMEM = ``smem_bytes`` if
      the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory,
      plus, when the plan spills registers, a store and a reload of the spilled bytes of every thread.
@@ -37,6 +40,10 @@ from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, TilePlan
 
+# The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
+FULL_VECTOR_BYTES = 16
+# A synchronous loop load staged in shared memory for a dot: one global load and one shared store per element.
+SYNC_LOAD_PASSES = 2
 # A dot in a kernel that spills writes its spilled accumulator registers out and reads them back: two passes.
 SPILL_PASSES_PER_DOT = 2
 
@@ -81,9 +88,25 @@ def full_share_rates(hw: HardwareProfile) -> tuple[float, ...]:
         hw.smem_bw_per_sm_bytes_per_s,
         hw.l15_bw_bytes_per_s / sms if hw.has_l15 else 0.0,
         min(hw.l2_bw_bytes_per_s / sms, hw.l2_bw_per_sm_bytes_per_s),
-        hw.ddr_bw_bytes_per_s / sms,
+        ddr_read_bw(hw) / sms,
         1.0,
     )
+
+
+def ddr_read_bw(hw: HardwareProfile) -> float:
+    """DRAM bandwidth of a read stream: the calibrated read-only rate, else the copy rate."""
+    return hw.ddr_read_bw_bytes_per_s or hw.ddr_bw_bytes_per_s
+
+
+def ddr_write_slowdown(hw: HardwareProfile) -> float:
+    """How much longer a written DRAM byte takes than a read one.
+
+    The copy rate ``C`` (as many bytes written as read) and the read rate ``R`` fix the write rate ``W`` of a
+    harmonic mix, ``2 / C = 1 / R + 1 / W``; the factor is ``R / W``. 1 without a read-only calibration.
+    """
+    read, copy = ddr_read_bw(hw), hw.ddr_bw_bytes_per_s
+    inv_write = 2.0 / copy - 1.0 / read
+    return read * inv_write if inv_write > 0 else 1.0
 
 
 def share_rates(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[float, ...]:
@@ -97,7 +120,7 @@ def share_rates(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[fl
         hw.smem_bw_per_sm_bytes_per_s / p,
         hw.l15_bw_bytes_per_s / active_sms / p if hw.has_l15 else 0.0,
         min(hw.l2_bw_bytes_per_s / active_sms, hw.l2_bw_per_sm_bytes_per_s) / p,
-        hw.ddr_bw_bytes_per_s / active_sms / p,
+        ddr_read_bw(hw) / active_sms / p,
         1.0,
     )
 
@@ -120,6 +143,19 @@ def region_scale(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[f
         out.append(full[r] / part[r] if part[r] > 0 else p)
     out.append(1.0)
     return tuple(out)
+
+
+def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile) -> float:
+    """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
+
+    A warp instruction moves ``vector_bytes`` per thread (``FULL_VECTOR_BYTES`` when the frontend found the
+    access fully vectorised); a synchronous load (``variant="sync"``: a loop load Triton could not turn into an
+    asynchronous copy, e.g. for an unaligned row stride) is also stored to shared memory by the same threads
+    for its consumer, doubling the instructions (``SYNC_LOAD_PASSES``).
+    """
+    vec = action.vector_bytes or FULL_VECTOR_BYTES
+    passes = SYNC_LOAD_PASSES if action.variant == "sync" else 1
+    return passes * nbytes / (vec * hw.warp_size) / hw.lsu_warp_instr_per_s_per_sm
 
 
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
@@ -223,6 +259,10 @@ def action_demand(
             else:
                 rate = rates[r]
             busy[r] = a / rate
+    if kind is ActionKind.STORE and busy[DDR]:
+        busy[DDR] *= ddr_write_slowdown(hw)
+    if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
+        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw))
     return ActionDemand(
         name=action.name,
         kind=kind,
