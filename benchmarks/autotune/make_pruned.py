@@ -7,7 +7,10 @@ configs that fit in shared memory and 4 that do not, as a user's list would have
 top-``--top`` (what ``Pruner(top_k=...)`` keeps) and top-1 (``mode="predict"``), every prediction, and the
 CPU time the ranking took (compile to TTGIR vs model). The GPU script needs only torch and triton.
 To rank with the committed code only (others may have uncommitted work in the checkout), import tilesight
-from a ``git archive HEAD`` copy laid out as the installed package (PYTHONPATH=that copy).
+from a ``git archive HEAD`` copy laid out as the installed package (about 40 s on this CPU)::
+
+    eval "$(bash benchmarks/autotune/committed_copy.sh /tmp/tilesight_head)"   # PYTHONPATH, TILESIGHT_COMMIT
+    python benchmarks/autotune/make_pruned.py
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import subprocess
 import sys
 import time
@@ -102,6 +106,9 @@ def main() -> int:
 
 
 def _git_head() -> str:
+    """The commit ranked with: $TILESIGHT_COMMIT (committed_copy.sh sets it), else this checkout's HEAD."""
+    if os.environ.get("TILESIGHT_COMMIT"):
+        return os.environ["TILESIGHT_COMMIT"]
     out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     return out.stdout.strip() or f"unknown: {out.stderr.strip()[:100]}"
 
