@@ -33,7 +33,7 @@ from tilesight.plan import (
     TilePlan,
 )
 
-from .gemm_inst import operand_smem_reads, select_variant, warp_partition
+from .gemm_inst import GemmChoice, operand_smem_reads, select_variant, warp_partition
 from .swizzle import rasterization_sequence
 from .walker import GLOBAL, SHARED, KernelIR, LoopNode, OpNode, Region, block_vars_of
 
@@ -56,6 +56,11 @@ WS_BARRIER_SMEM_BYTES = 1024
 # 240 registers at 256 threads, 168 at 384).
 WS_CONSUMER_MAX_REGS = 240
 REG_PER_THREAD_GRANULE = 8
+# A T.reduce whose reduced axis is spread over several warps (a T.gemm accumulator split along that axis)
+# combines the warps' partials through a shared-memory workspace of one element per thread, one workspace
+# per reduce (TileLang 0.1.15's AllReduce lowering: ``reducing_threads > 32``; seen as 1 KiB ``workspace``
+# buffers for 256 threads in the lowered MLA decode kernel). Each partial is written once and read back.
+REDUCE_WORKSPACE_PASSES = 2
 
 
 def _level(scope: str) -> MemLevel:
@@ -83,6 +88,8 @@ class _Lowering:
         self.notes: list[str] = []
         self.multibuffered: dict[str, int] = {}
         self.multibuffered_loads = False  # a loop refills shared memory from global memory
+        self.gemm_parts: dict[str, GemmChoice] = {}  # accumulator fragment -> how its gemm split the warps
+        self.workspaces: dict[str, int] = {}  # reduce location -> its shared-memory workspace bytes
 
     def _name(self, base: str) -> str:
         name, i = base, 1
@@ -180,6 +187,11 @@ class _Lowering:
         if node.op == "reduce":
             src, dst = node.reads[0], node.writes[0]
             smem = _bytes(src) if src.scope == SHARED else 0.0
+            warps = self.reduce_warps(node)
+            if warps > 1:
+                item = dtype_bytes(canonical_dtype(dst.dtype))
+                self.workspaces[node.location] = _align(self.ir.threads * item, SMEM_BUFFER_ALIGN_BYTES)
+                smem += REDUCE_WORKSPACE_PASSES * dst.elements * warps * item
             return [
                 TileAction(
                     self._name(f"reduce_{dst.buffer}"),
@@ -254,6 +266,7 @@ class _Lowering:
             threads=self.ir.threads,
         )
         part = warp_partition(variant, g["policy"], g["m"], g["n"], self.ir.threads, self.hw.warp_size)
+        self.gemm_parts[node.writes[0].buffer] = part
         smem = operand_smem_reads(
             part,
             g["m"],
@@ -272,6 +285,17 @@ class _Lowering:
             smem_bytes=smem,
             location=node.location,
         )
+
+    def reduce_warps(self, node: OpNode) -> int:
+        """Warps a reduce combines per output element: the accumulator's warp split along the reduced axis.
+
+        Only a 2-D T.gemm accumulator has a known warp layout here; any other source is reduced within a warp.
+        """
+        src = node.reads[0]
+        part = self.gemm_parts.get(src.buffer)
+        if part is None or src.scope == SHARED or len(src.extents) != 2:
+            return 1
+        return part.n_warps if node.dim in (1, -1) else part.m_warps
 
     def elementwise(self, node: OpNode) -> list[Node]:
         out = node.writes[0].buffer
@@ -374,8 +398,9 @@ class _Lowering:
                 first.setdefault(name, i)
                 last[name] = i
         peak = 0
-        for i in range(len(self.ir.body)):
-            peak = max(peak, sum(size[b] for b in first if first[b] <= i <= last[b]))
+        for i, node in enumerate(self.ir.body):
+            live = sum(size[b] for b in first if first[b] <= i <= last[b])
+            peak = max(peak, live + sum(self.workspaces.get(loc, 0) for loc in _op_locations(node)))
         return int(peak)
 
 
@@ -413,6 +438,12 @@ def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:
         reads |= r
         writes |= w
     return reads, writes
+
+
+def _op_locations(node: OpNode | LoopNode) -> list[str]:
+    if isinstance(node, OpNode):
+        return [node.location]
+    return [loc for child in node.body for loc in _op_locations(child)]
 
 
 def _filled_in(loop: LoopNode, region: Region) -> bool:

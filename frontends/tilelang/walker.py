@@ -102,6 +102,7 @@ class OpNode:
     arith_ops: int = 0  # CUDA-core operations per element (parallel / store)
     sfu_ops: int = 0  # special-function operations per element (parallel)
     gemm: dict[str, Any] = field(default_factory=dict)
+    dim: int = -1  # reduce: the axis reduced over
 
 
 @dataclass(frozen=True)
@@ -325,9 +326,10 @@ class _Walker:
             return [OpNode("gemm", reads, (c,), where, elements=m * n * k, gemm=info)]
         if op == "tl.tileop.reduce":
             src, dst = self._region(call.args[0]), self._region(call.args[1])
+            dim = self._const(call.args[3], "reduce dim")
             clear = bool(self._const(call.args[4], "reduce clear"))
             reads = (src,) if clear else (src, dst)
-            return [OpNode("reduce", reads, (dst,), where, elements=src.elements)]
+            return [OpNode("reduce", reads, (dst,), where, elements=src.elements, dim=dim)]
         if op in _IGNORED_CALLS:
             return []
         raise UnsupportedOpError(op, self.name, where)
