@@ -38,8 +38,8 @@ from .rank import RankError, Ranking, config_kwargs, describe, rank, top_count
 
 # Keyword arguments Triton's runtime adds to an autotuner's launch kwargs; they are not kernel arguments.
 LAUNCH_KWARGS = frozenset({"grid", "warmup"})
-# A default that keeps a few configs per hundred: on the project's sweeps the best measured config is among
-# the predicted top 5% (benchmarks/score_autotune.py); at least one config is always kept.
+# A default that keeps a few configs per hundred (at least one is always kept). How often the measured best is
+# among the predicted top 5% on the H200 sweeps: benchmarks/data/autotune_score_h200.json (score_autotune.py).
 DEFAULT_TOP_K = 0.05
 MODES = ("prune", "predict")
 
