@@ -34,6 +34,14 @@ FAMILIES = ("gemm", "flash_attention", "mla_decode", "dequant_gemm")
 TARGET_MAPE_PCT = {"gemm": 10.0, "flash_attention": 12.0}
 MIN_CASES = {"gemm": 60, "flash_attention": 20}
 HOLDOUT_EVERY = 3  # every third measured case forms the held-out split
+# The block configuration of each family (the rest of a case's parameters are its problem shape and dtype):
+# residuals are also reported per configuration, where frontend and engine errors show up as biases.
+CONFIG_KEYS = {
+    "gemm": ("block_M", "block_N", "block_K", "num_stages", "threads", "use_swizzle"),
+    "flash_attention": ("block_M", "block_N", "num_stages", "threads", "causal"),
+    "mla_decode": ("block_H", "block_N", "num_stages", "threads"),
+    "dequant_gemm": ("block_M", "block_N", "block_K", "num_stages", "threads"),
+}
 
 
 def load(data: Path) -> list[tuple[dict, str]]:
@@ -108,6 +116,32 @@ def summarize(scored: list[accuracy.Scored]) -> list[accuracy.Row]:
     return rows
 
 
+def config_name(record: dict) -> str:
+    params = record["params"]
+    return " ".join(f"{k}={params[k]}" for k in CONFIG_KEYS[record["family"]])
+
+
+def by_config(scored: list[accuracy.Scored], records: dict[str, dict]) -> list[dict]:
+    """MAPE and mean signed error (bias, %) of every family x block configuration."""
+    groups: dict[tuple[str, str], list[accuracy.Scored]] = {}
+    for c in scored:
+        rec = records[c.id]
+        groups.setdefault((rec["family"], config_name(rec)), []).append(c)
+    out = []
+    for (family, config), mine in groups.items():
+        errs = [(c.predicted_us - c.measured_us) / c.measured_us * 100.0 for c in mine]
+        out.append(
+            {
+                "family": family,
+                "config": config,
+                "n": len(mine),
+                "mape_pct": accuracy.mape_pct([(c.predicted_us, c.measured_us) for c in mine]),
+                "bias_pct": sum(errs) / len(errs),
+            }
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from tilesight.hardware import load_profile
 
@@ -117,11 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write rows and cases as JSON here")
     ap.add_argument("--only", default="", help="score only case ids containing this substring")
     ap.add_argument("--allow-errors", action="store_true", help="list failing cases instead of stopping")
+    ap.add_argument("--by-config", action="store_true", help="also print MAPE and bias per block config")
     args = ap.parse_args(argv)
     hw = load_profile(args.hw)
     scored: list[accuracy.Scored] = []
     errors: list[str] = []
-    for i, (rec, where) in enumerate(load(args.data)):
+    found = load(args.data)
+    records = {rec["id"]: rec for rec, _ in found}
+    for i, (rec, where) in enumerate(found):
         if args.only not in rec["id"]:
             continue
         try:
@@ -132,9 +169,20 @@ def main(argv: list[str] | None = None) -> int:
             errors.append(str(e))
     rows = summarize(scored)
     accuracy.render(rows, errors)
+    configs = by_config(scored, records)
+    if args.by_config:
+        for g in configs:
+            print(
+                f"{g['family']:16s} {g['config']:70s} n={g['n']:3d}  MAPE {g['mape_pct']:5.1f}%  "
+                f"bias {g['bias_pct']:+6.1f}%"
+            )
     if args.json:
         out = {
+            "command": "python benchmarks/tilelang_sweep/score.py --json "
+            + (str(args.json) if not args.json.is_absolute() else args.json.name),
+            "hw": args.hw,
             "rows": [dict(asdict(r), holdout_ratio=r.holdout_ratio, passed=r.passed) for r in rows],
+            "configs": configs,
             "cases": [asdict(c) for c in scored],
             "errors": errors,
         }
