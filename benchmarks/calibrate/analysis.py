@@ -96,7 +96,7 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
                 ("l2_latency_s", cliff.get("l2_plateau_bytes_per_s")),
                 ("ddr_latency_s", cliff.get("dram_plateau_bytes_per_s")),
             ):
-                if isinstance(plateau, int | float) and plateau > 0:
+                if isinstance(plateau, int | float) and plateau > 0 and key not in out:
                     put(
                         key,
                         SWEEP_INFLIGHT_BYTES_PER_SM / (plateau / sms),
@@ -137,6 +137,16 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
             nar.get("warp_instr_per_s_per_sm"),
             "fp16 row copy with an odd row stride (element-wide accesses): warp memory instructions per second "
             "per SM",
+        )
+    sms_probe = measurements.get("sm_stream")
+    if _ok(sms_probe) and sms_probe.get("bytes_per_s_per_sm", 0) > 0:
+        inflight = (sms_probe["stages"] - 1) * sms_probe["BM"] * sms_probe["BK"] * 2
+        put(
+            "ddr_latency_s",
+            inflight / sms_probe["bytes_per_s_per_sm"],
+            f"loaded latency of the pipelined load path by Little's law: {inflight} B in flight per block "
+            f"({sms_probe['stages'] - 1} async-copy stages) over the {sms_probe['bytes_per_s_per_sm'] / 1e9:.1f} "
+            "GB/s one block streams from DRAM",
         )
     tc = measurements.get("tensor_core")
     if _ok(tc):

@@ -194,6 +194,33 @@ def narrow() -> dict:
     return out
 
 
+# Per-SM bandwidth probe: few blocks (one per SM) each stream their own DRAM-resident row panel through the
+# pipelined async-copy path, so no shared resource is saturated: what one SM can pull by itself.
+SM_STREAM = {"BM": 128, "BK": 64, "BN": 16, "K": 65536, "iters": 1024, "warps": 4, "stages": 4}
+SM_STREAM_BLOCKS = (8, 16, 32)
+
+
+def sm_stream() -> dict:
+    """Bytes per second one SM pulls from DRAM on its own (``l2_bw_per_sm_bytes_per_s``)."""
+    c = SM_STREAM
+    b = torch.randn(c["BK"], c["BN"], device="cuda", dtype=torch.float16)
+    points = []
+    for blocks in SM_STREAM_BLOCKS:
+        m = blocks * c["BM"]
+        a = torch.randn(m, c["K"], device="cuda", dtype=torch.float16)
+        out = torch.empty(m, c["BN"], device="cuda", dtype=torch.float32)
+        t = bench_s(
+            lambda a=a, out=out, blocks=blocks: K.l2_stream_dot[(blocks,)](
+                a, b, out, c["K"], c["iters"], BM=c["BM"], BK=c["BK"], BN=c["BN"],
+                num_warps=c["warps"], num_stages=c["stages"],
+            )
+        )  # fmt: skip
+        per_sm = c["iters"] * c["BM"] * c["BK"] * 2 / t
+        points.append({"blocks": blocks, "s": t, "bytes_per_s_per_sm": per_sm})
+        del a, out
+    return {"points": points, "bytes_per_s_per_sm": max(p["bytes_per_s_per_sm"] for p in points), **c}
+
+
 _TORCH_DTYPES = {
     "float16": (torch.float16, torch.float32, "tf32", 1),
     "bfloat16": (torch.bfloat16, torch.float32, "tf32", 1),

@@ -169,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_async", M.l2_async, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
+        ("sm_stream", M.sm_stream, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
         ("smem", M.smem, ()),

@@ -43,7 +43,7 @@ from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, Ti
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
 # A synchronous loop load staged in shared memory for a dot: one global load and one shared store per element.
-SYNC_LOAD_PASSES = 2
+SYNC_LOAD_PASSES = 1
 # A dot in a kernel that spills writes its spilled accumulator registers out and reads them back: two passes.
 SPILL_PASSES_PER_DOT = 2
 
