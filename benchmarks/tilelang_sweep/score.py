@@ -116,6 +116,27 @@ def summarize(scored: list[accuracy.Scored]) -> list[accuracy.Row]:
     return rows
 
 
+def code_commit() -> str:
+    """The commit whose code scored: ``TILESIGHT_COMMIT`` from benchmarks/autotune/committed_copy.sh, else
+    this checkout's HEAD, marked ``-dirty`` when the model, profiles or frontends have uncommitted changes."""
+    import os
+    import subprocess
+
+    given = os.environ.get("TILESIGHT_COMMIT")
+    if given:
+        return given
+    root = HERE.parent.parent
+    git = ["git", "-C", str(root)]
+    head = subprocess.run(
+        [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    paths = ["tilesight", "frontends", "kernels", "hw_profiles"]
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--", *paths], capture_output=True, text=True, check=True
+    )
+    return head + ("-dirty" if dirty.stdout.strip() else "")
+
+
 def config_name(record: dict) -> str:
     params = record["params"]
     return " ".join(f"{k}={params[k]}" for k in CONFIG_KEYS[record["family"]])
@@ -180,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         out = {
             "command": "python benchmarks/tilelang_sweep/score.py --json "
             + (str(args.json) if not args.json.is_absolute() else args.json.name),
+            "commit": code_commit(),
             "hw": args.hw,
             "rows": [dict(asdict(r), holdout_ratio=r.holdout_ratio, passed=r.passed) for r in rows],
             "configs": configs,
