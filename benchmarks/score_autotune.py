@@ -5,7 +5,8 @@
 To score the committed code only (others may have uncommitted model work in the checkout)::
 
     eval "$(bash benchmarks/autotune/committed_copy.sh /tmp/tilesight_head)"
-    python "$ROOT_COPY/benchmarks/score_autotune.py" --json benchmarks/data/autotune_score_h200.json
+    python "$ROOT_COPY/benchmarks/score_autotune.py" --json benchmarks/data/autotune_score_h200.json \
+        --configs-jsonl benchmarks/data/autotune_configs_h200.jsonl
 
 Inputs (written by the lead from the sweep harnesses): ``triton_gemm.jsonl`` (fp16 grouped GEMM: every config
 on every shape), ``triton_attention.jsonl`` (fused attention; one sequence length swept over every config) and
@@ -198,6 +199,32 @@ def tilelang_problems(path: Path, hw: str, only: str) -> dict[str, list[Candidat
 # --------------------------------------------------------------------------------------------------- report
 
 
+def candidate_rows(problem: str, candidates: list[Candidate]) -> list[dict[str, Any]]:
+    """One row per config, predicted fastest first (refused last): its predicted rank, predicted and measured
+    microseconds, measured / predicted, and measured / exhaustive best, for finding the mis-ranked ones."""
+    measured = [c.measured_s for c in candidates if c.measured_s is not None]
+    best = min(measured) if measured else None
+    order = sorted(candidates, key=lambda c: (c.predicted_s is None, c.predicted_s or 0.0))
+    rows = []
+    for rank, c in enumerate(order, 1):
+        rows.append(
+            {
+                "problem": problem,
+                "config": c.config,
+                "predicted_rank": rank if c.predicted_s is not None else None,
+                "predicted_us": c.predicted_s / US_TO_S if c.predicted_s is not None else None,
+                "measured_us": c.measured_s / US_TO_S if c.measured_s is not None else None,
+                "measured_over_predicted": c.measured_s / c.predicted_s
+                if c.measured_s is not None and c.predicted_s
+                else None,
+                "measured_over_best": c.measured_s / best if c.measured_s is not None and best else None,
+                "gpu_spills": c.gpu_spills,
+                "note": c.note,
+            }
+        )
+    return rows
+
+
 def _opt(value: int | None) -> str:
     return "-" if value is None else str(value)
 
@@ -249,6 +276,9 @@ def main() -> int:
     ap.add_argument("--top", type=float, default=0.05, help="fraction of the predicted configs kept")
     ap.add_argument("--only", default="", help="substring filter on case ids")
     ap.add_argument("--json", type=Path, help="also write the per-problem scores here")
+    ap.add_argument(
+        "--configs-jsonl", type=Path, help="also write every config (predicted, measured, GPU spills) here"
+    )
     args = ap.parse_args()
     sources = {
         "triton_gemm.jsonl": triton_problems,
@@ -289,6 +319,11 @@ def main() -> int:
             "problems": rows,
         }
         args.json.write_text(json.dumps(doc, indent=1) + "\n")
+    if args.configs_jsonl:
+        with open(args.configs_jsonl, "w") as out:
+            for name, cands in problems.items():
+                for row in candidate_rows(name, cands):
+                    out.write(json.dumps(row) + "\n")
     return 0
 
 

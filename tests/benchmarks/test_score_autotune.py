@@ -118,3 +118,19 @@ def test_triton_reader_predicts_each_record(tmp_path):
     assert [c.measured_s for c in cands] == [pytest.approx(12e-6), pytest.approx(20e-6), None]
     assert cands[0].predicted_s < cands[1].predicted_s and cands[2].predicted_s is None
     assert cands[2].note.startswith("refused") and "gpu skipped" in cands[2].note
+
+
+def test_candidate_rows_order_and_ratios():
+    # c0 refused, measured 10 us (the best); c1 predicted 2 us measured 30; c2 predicted 1 us measured 20:
+    # order c2, c1, then c0 (refused, no rank); c2 measured / predicted = 20, measured / best = 2.
+    cands = [
+        Candidate("c0", None, 10e-6, "refused"),
+        Candidate("c1", 2e-6, 30e-6),
+        Candidate("c2", 1e-6, 20e-6, gpu_spills=8),
+    ]
+    rows = score_autotune.candidate_rows("p", cands)
+    assert [r["config"] for r in rows] == ["c2", "c1", "c0"]
+    assert [r["predicted_rank"] for r in rows] == [1, 2, None]
+    assert rows[0]["measured_over_predicted"] == pytest.approx(20.0)
+    assert rows[0]["measured_over_best"] == pytest.approx(2.0) and rows[0]["gpu_spills"] == 8
+    assert rows[2]["measured_over_predicted"] is None and rows[2]["measured_over_best"] == pytest.approx(1.0)
