@@ -46,6 +46,12 @@ TOPK_TARGET = 0.99  # the issue's target for the mean top-k ratio
 TOP1_TARGET = 0.95  # the target for every problem's top-1 ratio
 MIN_CONFIGS = 3  # problems measured over fewer configs are not autotuning problems; they are skipped
 MS_TO_S = 1e-3
+# How the committed score files are made (committed code only; see the module docstring).
+REPRODUCE = (
+    'eval "$(bash benchmarks/autotune/committed_copy.sh /tmp/tilesight_head)" && python '
+    '"$ROOT_COPY/benchmarks/score_autotune.py" --json benchmarks/data/autotune_score_h200.json '
+    "--configs-jsonl benchmarks/data/autotune_configs_h200.jsonl"
+)
 SWEEPS = ("gemm/", "attention/", "tilelang/")  # problem-name prefixes summarised separately
 US_TO_S = 1e-6
 
@@ -307,6 +313,7 @@ def main() -> int:
         groups = {g: summary([s for s in scores if s.problem.startswith(g)]) for g in SWEEPS}
         doc = {
             "command": " ".join(["python", *sys.argv]),
+            "reproduce": REPRODUCE,
             "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "tilesight_commit": _commit(),
             "imported_from": str(Path(tilesight.__file__).parent),
