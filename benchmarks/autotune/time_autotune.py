@@ -181,6 +181,7 @@ def main() -> int:
                     if full_s and f"{w}_autotune_s" in line:
                         total = line[f"{w}_autotune_s"] + line["rank_wall_s"]
                         line[f"{w}_speedup_end_to_end"] = round(full_s / total, 2)
+                        line[f"{w}_speedup_gpu_only"] = round(full_s / line[f"{w}_autotune_s"], 2)
                 summary.append(line)
                 print(json.dumps(line), flush=True)
     meta = {
