@@ -83,6 +83,7 @@ _OPTIONAL = (
     "tma_supported",
     "lsu_warp_instr_per_s_per_sm",
     "block_dispatch_s",
+    "l2_partitions",
     # datasheet peaks for rates whose measured value is a required field (0 = not given)
     "cuda_flops_spec_per_s",
     "sfu_ops_spec_per_s",
@@ -163,6 +164,8 @@ class HardwareProfile:
     lsu_warp_instr_per_s_per_sm: float = 0.0
     # time one more block costs an SM when blocks are trivially short (dispatch, start, retire); 0 = not given
     block_dispatch_s: float = 0.0
+    # L2 partitions joined by a fabric, each caching for the SMs attached to it (0 = not given: one)
+    l2_partitions: int = 0
     cuda_flops_spec_per_s: float = 0.0
     sfu_ops_spec_per_s: float = 0.0
     ddr_read_bw_bytes_per_s: float = 0.0

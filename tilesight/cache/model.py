@@ -71,8 +71,8 @@ EXECUTION_SKEW = 0.3
 # lookups: the model's sector hit rate walks one cache of capacity / partitions per SM half (SMs split
 # evenly in SM order), while DRAM reads come from the whole-L2 walk (a near miss found in the other partition
 # crosses the fabric, not DRAM). Not applied where the profile has an L1.5 tier (that cascade models the
-# split). A hardware number: to move into the profile (``l2_partitions``) once the schema has the field.
-L2_PARTITIONS = 2
+# split). The count is the profile's ``l2_partitions``; this default serves profiles that do not give it.
+L2_PARTITIONS = 1
 
 # Whether dirty lines still in L2 when the kernel ends count as the kernel's DRAM writes. NCU measures a
 # kernel between its own cache flushes (--cache-control all): the write-back of what is still resident
@@ -508,7 +508,7 @@ class SdcmCacheModel:
         resident: int | None = None,
         concurrent_hit: float = CONCURRENT_REUSE_HIT,
         skew: float = EXECUTION_SKEW,
-        partitions: int = L2_PARTITIONS,
+        partitions: int | None = None,
     ) -> None:
         if form not in FORMS:
             raise TileSightError(f"SdcmCacheModel form={form!r}: one of {FORMS}")
@@ -516,7 +516,9 @@ class SdcmCacheModel:
             raise TileSightError(f"SdcmCacheModel samples={samples!r}: must be an integer >= 1")
         if not 0.0 <= concurrent_hit <= 1.0:
             raise TileSightError(f"SdcmCacheModel concurrent_hit={concurrent_hit!r}: must lie in [0, 1]")
-        if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        if partitions is not None and (
+            isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1
+        ):
             raise TileSightError(f"SdcmCacheModel partitions={partitions!r}: must be an integer >= 1")
         if not 0.0 <= skew <= 1.0:
             raise TileSightError(f"SdcmCacheModel skew={skew!r}: must lie in [0, 1]")
@@ -545,7 +547,7 @@ class SdcmCacheModel:
             resident=self.resident,
             concurrent_hit=self.concurrent_hit,
             skew=self.skew,
-            partitions=self.partitions,
+            partitions=self.partitions if self.partitions is not None else (hw.l2_partitions or L2_PARTITIONS),
         )
 
 
