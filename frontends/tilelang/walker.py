@@ -58,6 +58,8 @@ ARITH_CALLS = frozenset(
         "infinity",
     }
 )
+# Calls that produce a constant (no per-element work once folded).
+CONSTANT_CALLS = frozenset({"infinity", "max_value", "min_value"})
 # Leaf nodes that are free in a T.Parallel expression (constants, reads).
 _FREE_EXPR = (
     tirx.IntImm,
@@ -339,23 +341,32 @@ class _Walker:
         where = self._where(f"T.Parallel over {stmt.loop_var.name}")
         iters = 1
         inner: Any = stmt
+        lanes: set[str] = set()
         while isinstance(inner, tirx.For):
             iters *= self._const(inner.extent, "parallel extent")
             self.env[inner.loop_var.name] = 0
+            lanes.add(inner.loop_var.name)
             inner = inner.body
         stores = list(inner.seq) if isinstance(inner, tirx.SeqStmt) else [inner]
         reads: list[Region] = []
         writes: list[Region] = []
         arith = sfu = 0
         for s in stores:
-            node = self._store(s, iters, where)
+            node = self._store(s, iters, where, frozenset(lanes))
             reads.extend(node.reads)
             writes.extend(node.writes)
             arith += node.arith_ops
             sfu += node.sfu_ops
         return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu)
 
-    def _store(self, stmt: Any, iters: int, where: str) -> OpNode:
+    def _store(self, stmt: Any, iters: int, where: str, lanes: frozenset[str] = frozenset()) -> OpNode:
+        """One element-wise store: its loads and its CUDA-core / SFU operations per element.
+
+        Counted as the compiler emits them (``lanes``: the T.Parallel loop variables; empty for a scalar
+        store): a subexpression that reads no buffer and no lane variable is the same for every element and
+        is computed once (``bx * block_M``, ``k * block_N``), so it costs no per-element operation; an add
+        or subtract of a product is one fused multiply-add (nvcc contracts ``a * b + c`` by default).
+        """
         if not isinstance(stmt, tirx.BufferStore):
             raise UnsupportedOpError(f"{type(stmt).__name__} inside T.Parallel", self.name, where)
         if self.buffers.get(stmt.buffer.name, (GLOBAL,))[0] == GLOBAL:
@@ -391,7 +402,12 @@ class _Walker:
                 raise UnsupportedOpError(
                     f"{type(node).__name__} in an element-wise expression", self.name, where
                 )
-            counts["arith"] += 1
+            if lanes and _uniform(node, lanes):
+                return
+            fused = isinstance(node, tirx.Add | tirx.Sub) and any(
+                isinstance(x, tirx.Mul) and not (lanes and _uniform(x, lanes)) for x in (node.a, node.b)
+            )
+            counts["arith"] += 0 if fused else 1
             for child in (
                 getattr(node, f, None) for f in ("a", "b", "value", "condition", "true_value", "false_value")
             ):
@@ -403,6 +419,20 @@ class _Walker:
         arith = max(1, counts["arith"]) if not counts["sfu"] else counts["arith"]
         out = self._whole(stmt.buffer)
         return OpNode("store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"])
+
+
+def _uniform(expr: Any, lanes: frozenset[str]) -> bool:
+    """Whether ``expr`` is plain arithmetic (no buffer load, no call but constants) on no lane variable."""
+    found = {"other": False}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tirx.BufferLoad) or (
+            isinstance(node, tirx.Call) and node.op.name.split(".")[-1] not in CONSTANT_CALLS
+        ):
+            found["other"] = True
+
+    tirx.stmt_functor.post_order_visit(expr, visit)
+    return not found["other"] and not (free_vars(expr) & lanes)
 
 
 def walk(func: tirx.PrimFunc, name: str | None = None) -> KernelIR:

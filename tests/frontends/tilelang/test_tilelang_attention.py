@@ -56,6 +56,20 @@ def test_fa_kv_loop(fa):
     # the row max needs the scores: it depends on the Q @ K^T dot
     assert "dot_acc_s" in acts["reduce_m_i"].deps
     assert "copy_acc_s_acc_s_cast" in pv.deps
+    # CUDA-core operations as nvcc emits them: acc_s * scale - m_i * scale is one multiply and one fused
+    # multiply-subtract per score; l_i * alpha + row_sum one fused multiply-add per row
+    assert acts["ew_acc_s"].flops == 2 * 64 * 64
+    assert acts["ew_l_i"].flops == 64
+    assert acts["ew_alpha"].flops == 2 * 64  # m_prev * scale - m_i * scale per row
+
+
+def test_causal_mask_ops_per_score():
+    """Regression: the causal mask's uniform terms (bx * block_M, k * block_N, -inf) counted per score."""
+    p = plan_prim_func(flash_attention_fwd(1, 2, 256, 64, True, 64, 64, 1, 128), HW)
+    mask = _by_name(p)["ew_acc_s"]
+    # if_then_else(bx * 64 + i >= k * 64 + j, 0, -inf): two adds of a lane index, a compare and a select per
+    # score; bx * 64 and k * 64 are computed once per block iteration, -inf is a constant
+    assert mask.flops == 4 * 64 * 64
 
 
 def test_fa_resources(fa):
