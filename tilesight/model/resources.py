@@ -40,6 +40,11 @@ from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, TilePlan
 
+# Whether every stored byte costs DRAM time inside the kernel. The cache model counts only the dirty lines
+# evicted before the kernel ends (what NCU attributes to it), but the L2 drains dirty lines while a kernel
+# streams its output, so the DRAM pipeline is busy with them during the kernel: measured element-wise and
+# normalisation kernels on the H200 take the time of all their written bytes even when the output fits in L2.
+STORES_DRAIN_TO_DRAM = True
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
 # A synchronous loop load staged in shared memory for a dot: one global load and one shared store per element.
@@ -217,6 +222,8 @@ def action_demand(
                     f"the cache model {traffic.model!r} gave no traffic for it",
                 )
             ddr_fraction = tt.ddr_bytes / tt.requested_bytes
+            if kind is ActionKind.STORE and STORES_DRAIN_TO_DRAM:
+                ddr_fraction = 1.0
             if hw.has_l15:
                 amounts[L15] = nbytes
             amounts[L2] = nbytes * (1.0 - tt.l15_hit)
