@@ -5,8 +5,10 @@
 For each timing shape: the full autotune list (``benchmarks/triton_sweep/sweep_cases.gemm_configs``: the 82
 configs that fit in shared memory and 4 that do not, as a user's list would have), TileSight's predicted
 top-``--top`` (what ``Pruner(top_k=...)`` keeps) and top-1 (``mode="predict"``), every prediction, and the
-time a cold ranking took (each shape in a fresh forked process: compile to TTGIR vs model), to add to the
-pruned autotune's time end to end. The GPU script needs only torch and triton.
+time a cold ranking took (each shape in a fresh forked process, ``--workers`` shapes at once: wall and CPU
+seconds, compile to TTGIR vs model), to add to the pruned autotune's time end to end (the GPU script adds
+the CPU seconds: on this shared machine the wall time mostly measures the other users). The GPU script
+needs only torch and triton.
 To rank with the committed code only (others may have uncommitted work in the checkout), import tilesight
 from a ``git archive HEAD`` copy laid out as the installed package (about 40 s on this CPU)::
 
@@ -61,14 +63,15 @@ def rank_shape(m: int, n: int, k: int, configs: list[dict], hw: str) -> tilesigh
 
 def rank_summary(m: int, n: int, k: int, configs: list[dict], hw: str) -> dict:
     """Rank one shape (in a forked child) and return plain data: the order, predictions, refusals, times."""
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     ranking = rank_shape(m, n, k, configs, hw)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     return {
         "order": [tag_of(r.config) for r in ranking.ranked],
         "predicted_us": {tag_of(r.config): r.report.latency_us for r in ranking.ranked},
         "refused": {tag_of(r.config): r.refused for r in ranking.refused},
         "rank_wall_s": round(wall, 2),
+        "rank_cpu_s": round(cpu, 2),
         "frontend_s": round(ranking.frontend_s, 2),
         "model_s": round(ranking.model_s, 3),
     }
@@ -80,6 +83,7 @@ def main() -> int:
     ap.add_argument("--hw", default="h200")
     ap.add_argument("--shapes", default=",".join(TIMING_SHAPES))
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "pruned_configs.json")
+    ap.add_argument("--workers", type=int, default=2, help="shapes ranked at once, each in a fresh process")
     args = ap.parse_args()
     by_name = {s[0]: s for s in sweep_cases.GEMM_SHAPES}
     configs = [config_json(c) for c in sweep_cases.gemm_configs()]
@@ -94,12 +98,15 @@ def main() -> int:
         "shapes": {},
     }
     by_tag = {c["tag"]: c for c in configs}
-    for name in args.shapes.split(","):
+    names = args.shapes.split(",")
+    # a fresh forked process per shape (maxtasksperchild=1): its compile cache starts empty (this process
+    # never compiles), so each shape's time is what a user's first autotune of the kernel costs
+    with multiprocessing.get_context("fork").Pool(args.workers, maxtasksperchild=1) as pool:
+        jobs = {n: pool.apply_async(rank_summary, (*by_name[n][1:], configs, args.hw)) for n in names}
+        results = {name: job.get() for name, job in jobs.items()}
+    for name in names:
         _, m, n, k = by_name[name]
-        # a forked child per shape: its compile cache starts empty (this process never compiles), so each
-        # shape's time is what a user's first autotune of the kernel costs, not a cache hit on the last shape
-        with multiprocessing.get_context("fork").Pool(1) as pool:
-            ranked = pool.apply(rank_summary, (m, n, k, configs, args.hw))
+        ranked = results[name]
         order, wall = ranked["order"], ranked["rank_wall_s"]
         keep = top_count(args.top, len(order))
         out["shapes"][name] = {
@@ -113,7 +120,8 @@ def main() -> int:
         }
         print(
             f"{name}: {len(order)} ranked, {len(ranked['refused'])} refused, keep {keep}: {order[:keep]} "
-            f"({wall:.1f} s cold: frontend {ranked['frontend_s']:.1f} s, model {ranked['model_s']:.2f} s)",
+            f"({wall:.1f} s cold, CPU {ranked['rank_cpu_s']:.1f} s: frontend {ranked['frontend_s']:.1f} s, "
+            f"model {ranked['model_s']:.2f} s)",
             flush=True,
         )
     args.out.write_text(json.dumps(out, indent=1) + "\n")
