@@ -18,7 +18,8 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound.
    * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family; SMEM = ``smem_bytes`` if
      the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory,
-     plus, when the plan spills registers, a store and a reload of the spilled bytes of every thread.
+     plus, when the plan spills registers, a reload and a store through L2 of the whole accumulator tile
+     (wgmma) or of the spilled bytes (warp-level mma).
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``).
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
@@ -49,8 +50,9 @@ STORES_DRAIN_TO_DRAM = True
 FULL_VECTOR_BYTES = 16
 # A synchronous loop load staged in shared memory for a dot: one global load and one shared store per element.
 SYNC_LOAD_PASSES = 1
-# A dot in a kernel that spills writes its spilled accumulator registers out and reads them back: two passes.
+# A dot in a kernel that spills reloads its accumulator from local memory and writes it back: two passes.
 SPILL_PASSES_PER_DOT = 2
+ACCUMULATOR_BYTES = 4  # fp32 (int32 for integer dots)
 
 NPIPES = len(PIPELINES)
 TC, CUDA, SFU, TMEM, SMEM, L15, L2, DDR, NET = range(NPIPES)
@@ -244,9 +246,15 @@ def action_demand(
             amounts[SMEM] = (m * k + k * n) * dtype_bytes(action.dtype)
         spill = plan.resources.spill_bytes_per_thread
         if spill:
-            # Spilled registers are the accumulator's overflow: every dot stores and reloads them through
-            # local memory, which the L1/shared-memory unit serves (SPILL_PASSES_PER_DOT round trips).
-            amounts[SMEM] += SPILL_PASSES_PER_DOT * spill * plan.resources.threads
+            # A tensor-core instruction needs its accumulator fragment in registers: what does not fit is
+            # reloaded from local memory and stored back at every dot (SPILL_PASSES_PER_DOT), in the issuing
+            # warps' instruction stream. A warpgroup-wide wgmma takes the whole accumulator fragment, so any
+            # spill cycles all of it; a warp-level mma takes small fragments, so only the spilled bytes cycle.
+            # Local memory lives in L1, which the kernel's shared memory has mostly taken: the trips reach L2.
+            cycled = m * n * ACCUMULATOR_BYTES
+            if action.variant != "wgmma":
+                cycled = min(cycled, spill * plan.resources.threads)
+            amounts[L2] += SPILL_PASSES_PER_DOT * cycled
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
         amounts[SFU if kind is ActionKind.SFU else CUDA] = flops
