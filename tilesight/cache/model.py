@@ -204,16 +204,43 @@ def _staggered_window_bytes(
     which over all window placements is ``sum_q max(0, n - g_q) / tiles``.
     """
     n = np.arange(tiles + 1, dtype=np.float64)
+    per_group = n / ngroups
     total = np.zeros(tiles + 1)
+    # work buffers reused across streams (every count and sum below is an integer, exact in float64)
+    c0, c1, tmp = np.zeros(tiles + 1), np.zeros(tiles + 1), np.empty(tiles + 1)
     for s, prev in zip(streams, prevs, strict=True):
-        has = prev >= 0
-        gaps = (np.nonzero(has)[0] - prev[has]).astype(np.int64)
-        h = np.bincount(gaps, minlength=tiles + 1).astype(np.float64)
-        c0 = np.concatenate(([0.0], np.cumsum(h)[:-1]))  # count of gaps < n
-        c1 = np.concatenate(([0.0], np.cumsum(h * n)[:-1]))  # sum of gaps < n
-        distinct = np.clip(n / ngroups - (n * c0 - c1) / max(tiles, 1), 0.0, float(s.nkeys))
-        total += s.slots.size * s.block_bytes * distinct
+        j = np.flatnonzero(prev >= 0)
+        gaps = j - prev[j]
+        np.copyto(tmp, np.bincount(gaps, minlength=tiles + 1))
+        np.cumsum(tmp[:-1], out=c0[1:])  # count of gaps < n
+        tmp *= n
+        np.cumsum(tmp[:-1], out=c1[1:])  # sum of gaps < n
+        np.multiply(n, c0, out=tmp)
+        tmp -= c1
+        tmp /= max(tiles, 1)
+        np.subtract(per_group, tmp, out=tmp)
+        np.clip(tmp, 0.0, float(s.nkeys), out=tmp)
+        tmp *= s.slots.size * s.block_bytes
+        total += tmp
     return total
+
+
+# Accesses handled per vectorised pass in the cache walk: each pass's temporaries then stay small enough for
+# the allocator to reuse them (one pass over a 64k-tile grid would allocate, and page-fault, fresh
+# half-megabyte arrays at every step). Speed only: the result does not depend on it.
+WALK_CHUNK = 8192
+
+
+def _chunks(index: np.ndarray):
+    """``index`` in consecutive slices of at most :data:`WALK_CHUNK` entries."""
+    for lo in range(0, index.size, WALK_CHUNK):
+        yield index[lo : lo + WALK_CHUNK]
+
+
+def _scatter(hits: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """``hits[:, index] = values.T`` row by row (``values`` is (accesses, samples))."""
+    for k, row in enumerate(hits):
+        row[index] = values[:, k]
 
 
 def _hit_matrix(
@@ -227,7 +254,7 @@ def _hit_matrix(
     skew: float = EXECUTION_SKEW,
     reads_only: bool = False,
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Hit probability per (launch index, sampled occurrence) for every read stream, in caches split by
+    """Hit probability per (sampled occurrence, launch index) for every read stream, in caches split by
     ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses and the mask of
     concurrent reuses (the previous access of the block lies in the same wave)."""
     tiles = wave.size
@@ -265,6 +292,7 @@ def _hit_matrix(
     window = _staggered_window_bytes(streams, prevs, tiles, ngroups) if skew > 0 else None
 
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    frac = pos / cell_size[cell]  # position of each tile within its cell, as a share of the cell
     for s, prev in zip(streams, prevs, strict=True):
         idx = _sample_indices(s.slots.size, samples)
         sig = s.slots[idx]  # sampled slots
@@ -273,7 +301,7 @@ def _hit_matrix(
         before_bytes = uniq @ before  # (cells, samples)
         step_bytes = uniq @ at
         has = prev >= 0
-        hits = np.zeros((tiles, idx.size))
+        hits = np.zeros((idx.size, tiles))  # (samples, launch index): rows are written per sample
         if s.block_bytes <= 0 or (s.write and reads_only):
             out[s.action] = (hits, ~has, np.zeros(tiles, dtype=bool))
             continue
@@ -282,43 +310,46 @@ def _hit_matrix(
             # a written block's last write: the probability it is still resident (dirty) when the kernel ends
             last = np.ones(tiles, dtype=bool)
             last[prev[has]] = False
-            c = cell[last]
-            cum = prefix[c][:, None] + before_bytes[c] + (pos[last] / cell_size[c])[:, None] * step_bytes[c]
-            dist = np.maximum(total[last][:, None] - cum - s.block_bytes, 0.0) / s.block_bytes
-            hits[last] = hit_of(dist)
+            for lj in _chunks(np.nonzero(last)[0]):
+                c = cell[lj]
+                cum = prefix[c][:, None] + before_bytes[c] + frac[lj][:, None] * step_bytes[c]
+                dist = np.maximum(total[lj][:, None] - cum - s.block_bytes, 0.0) / s.block_bytes
+                _scatter(hits, lj, hit_of(dist))
             out[s.action] = (hits, last, np.zeros(tiles, dtype=bool))
             continue
-        j = np.nonzero(has)[0]
-        i = prev[j]
-        cj, ci = cell[j], cell[i]
-        frac_j = pos[j] / cell_size[cj]
-        frac_i = pos[i] / cell_size[ci]
         # reuse inside one cell: the distance is the share of one step's bytes between the two tiles; when the
         # step's bytes do not vary over the samples it is the same for every sample (most reuses in a wave)
         step_const = np.all(step_bytes == step_bytes[:, :1], axis=1)
-        inner = (cj == ci) & step_const[cj]
-        ji, cin = j[inner], cj[inner]
-        d_in = np.maximum((frac_j[inner] - frac_i[inner]) * step_bytes[cin, 0] - s.block_bytes, 0.0)
-        if window is not None:
-            d_st = np.maximum(window[ji - i[inner]] - s.block_bytes, 0.0)
-            d_in = (1.0 - skew) * d_in + skew * d_st
-        hits[ji] = hit_of(d_in / s.block_bytes)[:, None]
-        o = ~inner
-        jo, cjo, cio = j[o], cj[o], ci[o]
         start = prefix[:, None] + before_bytes  # bytes before each cell's sampled step, (cells, samples)
-        dist = start[cjo] - start[cio]
-        dist += frac_j[o][:, None] * step_bytes[cjo]
-        dist -= frac_i[o][:, None] * step_bytes[cio]
-        dist -= s.block_bytes
-        np.maximum(dist, 0.0, out=dist)
-        if window is not None:
-            d_st = np.maximum(window[jo - i[o]] - s.block_bytes, 0.0)
-            dist *= 1.0 - skew
-            dist += (skew * d_st)[:, None]
-        dist *= 1.0 / s.block_bytes
-        hits[jo] = hit_of(dist)
         concurrent = np.zeros(tiles, dtype=bool)
-        concurrent[j[cj == ci]] = True
+        for j in _chunks(np.nonzero(has)[0]):
+            i = prev[j]
+            cj, ci = cell[j], cell[i]
+            frac_j, frac_i = frac[j], frac[i]
+            same = cj == ci
+            inner = same & step_const[cj]
+            ji, cin = j[inner], cj[inner]
+            d_in = np.maximum((frac_j[inner] - frac_i[inner]) * step_bytes[cin, 0] - s.block_bytes, 0.0)
+            if window is not None:
+                d_st = np.maximum(window[ji - i[inner]] - s.block_bytes, 0.0)
+                d_in = (1.0 - skew) * d_in + skew * d_st
+            p_in = hit_of(d_in / s.block_bytes)
+            for row in hits:
+                row[ji] = p_in
+            o = ~inner
+            jo, cjo, cio = j[o], cj[o], ci[o]
+            dist = start[cjo] - start[cio]
+            dist += frac_j[o][:, None] * step_bytes[cjo]
+            dist -= frac_i[o][:, None] * step_bytes[cio]
+            dist -= s.block_bytes
+            np.maximum(dist, 0.0, out=dist)
+            if window is not None:
+                d_st = np.maximum(window[jo - i[o]] - s.block_bytes, 0.0)
+                dist *= 1.0 - skew
+                dist += (skew * d_st)[:, None]
+            dist *= 1.0 / s.block_bytes
+            _scatter(hits, jo, hit_of(dist))
+            concurrent[j[same]] = True
         out[s.action] = (hits, ~has, concurrent)
     return out
 
@@ -363,7 +394,7 @@ def _compute(
             resident, last, _ = l2[s.action]
             distinct = int(last.sum()) * s.slots.size * s.block_bytes
             if not WRITEBACK_AT_KERNEL_END:
-                distinct *= 1.0 - float(resident[last].mean()) if last.any() else 1.0
+                distinct *= 1.0 - float(resident[:, last].mean()) if last.any() else 1.0
             rows.append(
                 AccessBreakdown(
                     s.action, s.tensor, True, accesses, requested, 0.0, WRITE_SECTOR_HIT_RATE, distinct, 1.0
@@ -373,7 +404,7 @@ def _compute(
         p2, first, _ = l2[s.action]
         p_near, _, concurrent = near[s.action]
         # same-wave reuses are served by L2 (no DRAM read) but NCU counts only a share of them as sector hits
-        counted = np.where(concurrent[:, None], concurrent_hit, 1.0)
+        counted = np.where(concurrent[None, :], concurrent_hit, 1.0)
         if l15 is not None:
             p15 = l15[s.action][0]
             h15 = float(p15.mean())
