@@ -217,3 +217,19 @@ def copy_rows(src_ptr, dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
     inside = cols < n_cols
     x = tl.load(src_ptr + row * stride + cols, mask=inside)
     tl.store(dst_ptr + row * stride + cols, x, mask=inside)
+
+
+@triton.jit
+def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """``iters`` dependent tensor-core dots on operands loaded once: acc = a @ b + acc, each waiting for the
+    last. One block per SM shows the dependent-dot cost; more blocks per SM show how it overlaps."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(iters):
+        acc = tl.dot(a, b, acc)
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)

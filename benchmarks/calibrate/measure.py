@@ -221,6 +221,33 @@ def sm_stream() -> dict:
     return {"points": points, "bytes_per_s_per_sm": max(p["bytes_per_s_per_sm"] for p in points), **c}
 
 
+# Dependent-dot probe: (BM, BN, BK, warps) shapes, 1 and 2 blocks per SM, fp16 operands loaded once.
+DOT_CHAIN_SHAPES = ((128, 128, 16, 4), (128, 128, 32, 4), (128, 128, 64, 4), (128, 256, 32, 8), (64, 128, 32, 4))
+DOT_CHAIN_ITERS = 4096
+
+
+def dot_chain() -> dict:
+    """Time per dependent dot at 1 and 2 blocks per SM against its tensor-core throughput time."""
+    points = []
+    for bm, bn, bk, warps in DOT_CHAIN_SHAPES:
+        a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
+        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+        for per_sm in (1, 2):
+            grid = (n_sm() * per_sm,)
+            out = torch.empty(grid[0] * bm * bn, device="cuda", dtype=torch.float32)
+            t = bench_s(
+                lambda grid=grid, out=out, a=a, b=b, bm=bm, bn=bn, bk=bk, warps=warps: K.dot_chain[grid](
+                    a, b, out, DOT_CHAIN_ITERS, BM=bm, BN=bn, BK=bk, num_warps=warps
+                )
+            )
+            flops = 2 * bm * bn * bk * DOT_CHAIN_ITERS * grid[0]
+            points.append(
+                {"BM": bm, "BN": bn, "BK": bk, "warps": warps, "blocks_per_sm": per_sm, "s": t,
+                 "s_per_dot": t / (DOT_CHAIN_ITERS * per_sm), "flops_per_s": flops / t}
+            )  # fmt: skip
+    return {"points": points}
+
+
 _TORCH_DTYPES = {
     "float16": (torch.float16, torch.float32, "tf32", 1),
     "bfloat16": (torch.bfloat16, torch.float32, "tf32", 1),

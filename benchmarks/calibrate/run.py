@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
         ("sm_stream", M.sm_stream, ()),
+        ("dot_chain", M.dot_chain, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
         ("smem", M.smem, ()),
