@@ -238,6 +238,12 @@ def _core(
     t_tail = 0.0
     if tail is not None and full is not None:
         t_tail = max(tail.env.total_s - tail_overlap(full.env, full.resident), 0.0)
+        # The overlap cannot push a pipeline past 100%: the busiest SM's full and tail work on its most
+        # loaded pipeline bounds the two regions together.
+        busiest = max(
+            a * full.units + b * tail.units for a, b in zip(full.unit_busy, tail.unit_busy, strict=True)
+        )
+        t_tail = max(t_tail, busiest - full.env.total_s)
     c.full, c.tail, c.main, c.t_tail = full, tail, main, t_tail
     c.latency = main.env.total_s + t_tail + hw.launch_overhead_s
     return c
