@@ -2,7 +2,8 @@
 
 Triton keeps each dot's accumulator tile in registers for the whole loop, spread over the block's threads:
 ``m x n`` fp32 values over ``threads`` threads. Warp-level ``mma`` (MMAv2) also holds its A and B operand
-fragments in registers (two fp16/bf16 values per register); ``wgmma`` reads them from shared memory. On top
+fragments in registers (two fp16/bf16 values per register); ``wgmma`` reads them from shared memory, except
+an A operand computed in registers (attention's P feeding P @ V), which stays there. On top
 of that every kernel keeps addresses, offsets, masks and loop state live: ``REGISTER_OVERHEAD``.
 
 Kernels without dots hold their element-wise tiles in registers instead (:func:`estimate_registers`).
@@ -30,13 +31,17 @@ REGISTER_BYTES = 4
 ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
 
 
-def _dots(body: tuple[Node, ...], in_loop: bool) -> list[TileAction]:
-    out: list[TileAction] = []
+def _dots(body: tuple[Node, ...], in_loop: bool) -> list[tuple[TileAction, bool]]:
+    """Dots inside loops, each with whether an operand is computed in registers (it depends on a sibling
+    that is not a load: attention's P = softmax(S) feeding P @ V)."""
+    kinds = {n.name: n.kind for n in body if isinstance(n, TileAction)}
+    out: list[tuple[TileAction, bool]] = []
     for node in body:
         if isinstance(node, Loop):
             out += _dots(node.body, True)
         elif in_loop and node.kind is ActionKind.DOT:
-            out.append(node)
+            computed = any(kinds.get(d) not in (None, ActionKind.LOAD) for d in node.deps)
+            out.append((node, computed))
     return out
 
 
@@ -52,9 +57,13 @@ def estimate_registers(body: tuple[Node, ...], threads: int, tile_elements: Sequ
         tile = 1 << max(widest - 1, 0).bit_length() if widest else 0
         return ELEMENTWISE_OVERHEAD + math.ceil(tile / threads)
     regs = 0.0
-    for dot in dots:
+    for dot, computed in dots:
         m, n, k = dot.shape
         regs += m * n * ACCUMULATOR_BYTES / REGISTER_BYTES / threads
-        if dot.variant == "mma" and dot.dtype is not None:
+        if dot.dtype is None:
+            continue
+        if dot.variant == "mma":
             regs += (m * k + k * n) * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
+        elif computed:  # wgmma reads a computed A operand from registers
+            regs += m * k * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
     return REGISTER_OVERHEAD + math.ceil(regs)

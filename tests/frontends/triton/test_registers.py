@@ -20,3 +20,12 @@ def test_mma_operands_in_registers_and_dots_outside_loops_ignored():
     dot = TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 64, 32), variant="mma")
     outside = TileAction("e", ActionKind.DOT, dtype="float16", shape=(64, 64, 32), variant="mma")
     assert estimate_registers((*_loop(dot), outside), 128) == REGISTER_OVERHEAD + 32 + 16
+
+
+def test_wgmma_operand_computed_in_registers():
+    # attention's P @ V: P (128 x 64 fp16) comes from the softmax, so it sits in registers:
+    # accumulator 128 x 64 / 128 = 64, P 128 x 64 x 2 B / 4 B / 128 = 32; + 40 overhead = 136
+    soft = TileAction("p", ActionKind.ELEMENTWISE, flops=8192.0)
+    dot = TileAction("pv", ActionKind.DOT, dtype="float16", shape=(128, 64, 64), variant="wgmma", deps=("p",))
+    body = (Loop("kv", 4, (soft, dot), stages=2, reduction=True),)
+    assert estimate_registers(body, 128) == REGISTER_OVERHEAD + 64 + 32
