@@ -262,3 +262,43 @@ def test_staggered_window_counts_distinct_keys_of_a_launch_window():
     prev = model_mod._previous_same_key(keys, 2)
     window = model_mod._staggered_window_bytes([s], [prev], 4, 1)
     assert window.tolist() == pytest.approx([0.0, 8.0, 12.0, 16.0, 16.0])
+
+
+def test_window_at_selected_gaps_equals_the_full_window():
+    import numpy as np
+
+    # same 4 tiles as above (keys 0 0 1 1, gap histogram: two gaps of 1): at n = 1 and 3 the full window
+    # gives 8 and 16 bytes; _window_at evaluates only there
+    keys = np.array([0, 0, 1, 1])
+    s = model_mod._Stream("load_x", "x", False, np.array([0]), 8.0, keys, 2)
+    hist = np.bincount(np.array([1, 1]), minlength=5)
+    at = np.array([1, 3])
+    assert model_mod._window_at([s], [hist], 4, 1, at).tolist() == pytest.approx([8.0, 16.0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=40), st.integers(1, 3))
+def test_window_at_matches_full_window(keys, ngroups):
+    import numpy as np
+
+    k = np.array(keys)
+    s = model_mod._Stream("load_x", "x", False, np.array([0, 3]), 16.0, k, 6)
+    prev = model_mod._previous_same_key(k, 6)
+    full = model_mod._staggered_window_bytes([s], [prev], k.size, ngroups)
+    j = np.flatnonzero(prev >= 0)
+    hist = np.bincount(j - prev[j], minlength=k.size + 1)
+    at = np.arange(k.size + 1)
+    assert model_mod._window_at([s], [hist], k.size, ngroups, at).tolist() == full.tolist()
+
+
+def test_chunked_walk_equals_one_pass(monkeypatch):
+    # the walk's chunk size is a speed knob only: 1-tile chunks give the same traffic as the default
+    hw = load_profile("h200")
+    plan = gemm_plan(2048, 2048, 512, 128, 128, 64, group_m=8)
+    model_mod.clear_memo()
+    ref = sdcm_breakdown(plan, hw)
+    monkeypatch.setattr(model_mod, "WALK_CHUNK", 7)
+    model_mod.clear_memo()
+    got = sdcm_breakdown(plan, hw)
+    model_mod.clear_memo()
+    assert got == ref

@@ -96,3 +96,13 @@ def test_table_matches_direct_evaluation(ways, cap, form):
     d = np.concatenate([np.linspace(0, 3 * cap / ways + 50, 20001), np.geomspace(1e-6, 10, 1000), [np.inf]])
     table = hit_probability_table(cap, ways, form)
     assert np.max(np.abs(table(d) - hit_probability(d, cap, ways, form))) < 1e-5
+
+
+def test_table_keeps_the_input_shape():
+    # ways 16, 3200 blocks: p = 1/200; D = 0 hits (below A - 1 = 15), D = 1e9 misses (beyond the table)
+    table = hit_probability_table(3200.0, 16)
+    assert table(np.float64(0.0)).shape == () and float(table(0.0)) == 1.0
+    grid = np.array([[0.0, 1e9], [15.0, np.inf]])
+    out = table(grid)
+    assert out.shape == (2, 2) and out.tolist() == [[1.0, 0.0], [1.0, 0.0]]
+    assert table(grid.ravel()).tolist() == out.ravel().tolist()

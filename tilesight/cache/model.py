@@ -203,25 +203,34 @@ def _staggered_window_bytes(
     ``n / groups`` positions minus those whose previous same-key position (gap ``g``) lies in the window too,
     which over all window placements is ``sum_q max(0, n - g_q) / tiles``.
     """
-    n = np.arange(tiles + 1, dtype=np.float64)
-    per_group = n / ngroups
-    total = np.zeros(tiles + 1)
-    # work buffers reused across streams (every count and sum below is an integer, exact in float64)
-    c0, c1, tmp = np.zeros(tiles + 1), np.zeros(tiles + 1), np.empty(tiles + 1)
-    for s, prev in zip(streams, prevs, strict=True):
+    hists = []
+    for prev in prevs:
         j = np.flatnonzero(prev >= 0)
-        gaps = j - prev[j]
-        np.copyto(tmp, np.bincount(gaps, minlength=tiles + 1))
-        np.cumsum(tmp[:-1], out=c0[1:])  # count of gaps < n
-        tmp *= n
-        np.cumsum(tmp[:-1], out=c1[1:])  # sum of gaps < n
-        np.multiply(n, c0, out=tmp)
-        tmp -= c1
-        tmp /= max(tiles, 1)
-        np.subtract(per_group, tmp, out=tmp)
-        np.clip(tmp, 0.0, float(s.nkeys), out=tmp)
-        tmp *= s.slots.size * s.block_bytes
-        total += tmp
+        hists.append(np.bincount(j - prev[j], minlength=tiles + 1))
+    return _window_at(streams, hists, tiles, ngroups, np.arange(tiles + 1))
+
+
+def _window_at(
+    streams: list[_Stream], hists: list[np.ndarray], tiles: int, ngroups: int, at: np.ndarray
+) -> np.ndarray:
+    """:func:`_staggered_window_bytes` at the launch distances ``at`` only (sorted, distinct, in
+    ``0..tiles``), from each stream's histogram of reuse gaps (launch index minus that of the previous
+    same-key access, ``tiles + 1`` bins).
+
+    ``c0(n)``, the count of gaps below ``n``, and ``c1(n)``, their sum, are integers (exact in float64), so
+    evaluating them at a few distances gives the same numbers as the full prefix sums.
+    """
+    n = at.astype(np.float64)
+    per_group = n / ngroups
+    total = np.zeros(at.size)
+    for s, h in zip(streams, hists, strict=True):
+        nz = np.flatnonzero(h)  # gap values present, sorted
+        cnt = h[nz].astype(np.float64)
+        k = np.searchsorted(nz, at, side="left")  # gaps < n are nz[:k]
+        c0 = np.concatenate(([0.0], np.cumsum(cnt)))[k]  # count of gaps < n
+        c1 = np.concatenate(([0.0], np.cumsum(cnt * nz)))[k]  # sum of gaps < n
+        distinct = np.clip(per_group - (n * c0 - c1) / max(tiles, 1), 0.0, float(s.nkeys))
+        total += s.slots.size * s.block_bytes * distinct
     return total
 
 
@@ -289,11 +298,19 @@ def _hit_matrix(
     # bytes each group's cache has seen by the end of the kernel
     total = (np.cumsum(by_group, axis=0)[-1] if nwaves else np.zeros(ngroups))[group]
 
-    window = _staggered_window_bytes(streams, prevs, tiles, ngroups) if skew > 0 else None
+    reuse = [np.flatnonzero(prev >= 0) for prev in prevs]  # launch indices re-reading a block
+    gaps = [j - prev[j] for j, prev in zip(reuse, prevs, strict=True)]
+    window = None
+    if skew > 0:
+        # the staggered window is needed only at the gaps of the reuses; looked up by gap in a full-size array
+        hists = [np.bincount(g, minlength=tiles + 1) for g in gaps]
+        at = np.flatnonzero(functools.reduce(np.add, hists, np.zeros(tiles + 1, dtype=np.int64)))
+        window = np.zeros(tiles + 1)
+        window[at] = _window_at(streams, hists, tiles, ngroups, at)
 
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     frac = pos / cell_size[cell]  # position of each tile within its cell, as a share of the cell
-    for s, prev in zip(streams, prevs, strict=True):
+    for s, prev, rj, gj in zip(streams, prevs, reuse, gaps, strict=True):
         idx = _sample_indices(s.slots.size, samples)
         sig = s.slots[idx]  # sampled slots
         before = np.stack([np.searchsorted(o.slots, sig, side="left") for o in streams], axis=0).astype(float)
@@ -322,7 +339,8 @@ def _hit_matrix(
         step_const = np.all(step_bytes == step_bytes[:, :1], axis=1)
         start = prefix[:, None] + before_bytes  # bytes before each cell's sampled step, (cells, samples)
         concurrent = np.zeros(tiles, dtype=bool)
-        for j in _chunks(np.nonzero(has)[0]):
+        for lo in range(0, rj.size, WALK_CHUNK):
+            j, gap = rj[lo : lo + WALK_CHUNK], gj[lo : lo + WALK_CHUNK]
             i = prev[j]
             cj, ci = cell[j], cell[i]
             frac_j, frac_i = frac[j], frac[i]
@@ -331,7 +349,7 @@ def _hit_matrix(
             ji, cin = j[inner], cj[inner]
             d_in = np.maximum((frac_j[inner] - frac_i[inner]) * step_bytes[cin, 0] - s.block_bytes, 0.0)
             if window is not None:
-                d_st = np.maximum(window[ji - i[inner]] - s.block_bytes, 0.0)
+                d_st = np.maximum(window[gap[inner]] - s.block_bytes, 0.0)
                 d_in = (1.0 - skew) * d_in + skew * d_st
             p_in = hit_of(d_in / s.block_bytes)
             for row in hits:
@@ -344,7 +362,7 @@ def _hit_matrix(
             dist -= s.block_bytes
             np.maximum(dist, 0.0, out=dist)
             if window is not None:
-                d_st = np.maximum(window[jo - i[o]] - s.block_bytes, 0.0)
+                d_st = np.maximum(window[gap[o]] - s.block_bytes, 0.0)
                 dist *= 1.0 - skew
                 dist += (skew * d_st)[:, None]
             dist *= 1.0 / s.block_bytes
@@ -585,3 +603,4 @@ class SdcmCacheModel:
 def clear_memo() -> None:
     """Forget memoised results (speed benchmarks measuring cold evaluations use it)."""
     _evaluate_keyed.cache_clear()
+    hit_probability_table.cache_clear()
