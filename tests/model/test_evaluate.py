@@ -225,3 +225,24 @@ def test_notes_flag_indirect_tensors_and_spills(round_hw):
     assert any("tensor x uses indirect addressing" in n for n in notes)
     assert any("register spills: 48 bytes per thread" in n for n in notes)
     assert not any("registers per thread not given" in n for n in notes)
+
+
+def test_memo_keys_and_default_model_do_not_change_results():
+    from tilesight.cache import default_cache_model
+    from tilesight.model import evaluate as ev
+
+    # the memo key hashes the plan's precomputed hash: equal plans built twice share one key, and a plan
+    # differing in one block size does not
+    hw = ts.load_profile("h200")
+    p1 = gemm_plan(1024, 1024, 1024, 128, 128, 64)
+    p2 = gemm_plan(1024, 1024, 1024, 128, 128, 64)
+    p3 = gemm_plan(1024, 1024, 1024, 128, 64, 64)
+    assert ev._Key(hash(p1), p1, 1) == ev._Key(hash(p2), p2, 1)
+    assert ev._Key(hash(p1), p1, 1) != ev._Key(hash(p3), p3, 1)
+    # the shared default model gives the same report as a freshly built one (both cold)
+    ev.clear_caches()
+    implicit = evaluate(p1, hw)
+    ev.clear_caches()
+    explicit = evaluate(p1, hw, cache_model=default_cache_model())
+    assert implicit == explicit
+    assert ev.latency_s(p3, hw) == evaluate(p3, hw).latency_s

@@ -30,6 +30,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any
 
+from .. import cache as cache_pkg
 from ..cache import CacheModel, CacheTraffic, default_cache_model
 from ..hardware import HardwareProfile
 from ..plan import PIPELINES, TileAction, TilePlan
@@ -58,14 +59,32 @@ def _model_key(model: CacheModel) -> Hashable | None:
     return key
 
 
+_DEFAULT_MODELS: dict[str, tuple[CacheModel, Hashable | None]] = {}
+
+
+def _default_model() -> tuple[CacheModel, Hashable | None]:
+    """The default cache model and its memo key, built once per default name (both are pure settings)."""
+    name = cache_pkg.DEFAULT_CACHE_MODEL
+    hit = _DEFAULT_MODELS.get(name)
+    if hit is None:
+        model = default_cache_model()
+        hit = _DEFAULT_MODELS[name] = (model, _model_key(model))
+    return hit
+
+
+def _model_and_key(cache_model: CacheModel | None) -> tuple[CacheModel, Hashable | None]:
+    return _default_model() if cache_model is None else (cache_model, _model_key(cache_model))
+
+
 class _Key:
-    """A memo key that hashes its parts once (a plan's dataclass hash walks the whole plan every time)."""
+    """A memo key ``(plan hash, plan, *rest)`` that hashes once, from the plan's precomputed hash (a plan's
+    dataclass hash walks the whole plan every time); equality still compares the plan itself."""
 
     __slots__ = ("parts", "_hash")
 
-    def __init__(self, *parts: Hashable) -> None:
-        self.parts = parts
-        self._hash = hash(parts)
+    def __init__(self, plan_hash: int, plan: TilePlan, *rest: Hashable) -> None:
+        self.parts = (plan_hash, plan, *rest)
+        self._hash = hash((plan_hash, *rest))
 
     def __hash__(self) -> int:
         return self._hash
@@ -75,10 +94,17 @@ class _Key:
 
 
 def cached_traffic(
-    plan: TilePlan, hw: HardwareProfile, model: CacheModel, *, plan_hash: int | None = None
+    plan: TilePlan,
+    hw: HardwareProfile,
+    model: CacheModel,
+    *,
+    plan_hash: int | None = None,
+    model_key: Hashable | None = None,
 ) -> CacheTraffic:
-    """``model.traffic(plan, hw)``, memoised per (plan, profile object, model settings)."""
-    model_key = _model_key(model)
+    """``model.traffic(plan, hw)``, memoised per (plan, profile object, model settings); ``model_key`` is
+    :func:`_model_key` of ``model`` when the caller has it."""
+    if model_key is None:
+        model_key = _model_key(model)
     if model_key is None:
         return model.traffic(plan, hw)
     key = _Key(plan_hash if plan_hash is not None else hash(plan), plan, id(hw), model_key)
@@ -109,7 +135,7 @@ def _scaled(v: tuple[float, ...], k: float) -> tuple[float, ...]:
 
 
 def _sub(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
-    return tuple(max(x - y, 0.0) for x, y in zip(a, b, strict=True))
+    return tuple([max(x - y, 0.0) for x, y in zip(a, b, strict=True)])
 
 
 class _Region:
@@ -163,17 +189,16 @@ def evaluate(
     net_time_s: Mapping[str, float] | None = None,
 ) -> Report:
     """Predict one launch of ``plan`` on ``profile`` (module docstring). Raises LaunchError / PlanError."""
-    model = cache_model if cache_model is not None else default_cache_model()
+    model, model_key = _model_and_key(cache_model)
     plan_hash = hash(plan)
-    model_key = _model_key(model)
     if model_key is None:
-        return _evaluate(plan, profile, model, net_time_s, plan_hash)
+        return _evaluate(plan, profile, model, net_time_s, plan_hash, None)
     key = _Key(plan_hash, plan, id(profile), model_key, _net_key(net_time_s))
     hit = _REPORTS.get(key)
     if hit is not None and hit[0] is profile:
         _REPORTS.move_to_end(key)
         return hit[1]
-    report = _evaluate(plan, profile, model, net_time_s, plan_hash)
+    report = _evaluate(plan, profile, model, net_time_s, plan_hash, model_key)
     _REPORTS[key] = (profile, report)
     if len(_REPORTS) > REPORT_CACHE_SIZE:
         _REPORTS.popitem(last=False)
@@ -201,6 +226,7 @@ def _core(
     model: CacheModel,
     net_time_s: Mapping[str, float] | None,
     plan_hash: int,
+    model_key: Hashable | None = None,
 ) -> _Core:
     c = _Core()
     grid = plan.grid
@@ -209,7 +235,7 @@ def _core(
     c.occ = occ = residency(plan.resources, hw, blocks)
     p = occ.resident_blocks
     c.wv = wv = waves(blocks, hw.sm_count, p)
-    c.traffic = traffic = cached_traffic(plan, hw, model, plan_hash=plan_hash)
+    c.traffic = traffic = cached_traffic(plan, hw, model, plan_hash=plan_hash, model_key=model_key)
 
     demands: dict[str, ActionDemand] = {}
     occurrences: dict[str, int] = {}
@@ -258,14 +284,13 @@ def latency_s(
 ) -> float:
     """The predicted kernel time alone (what a config pruner ranks by): the same model as :func:`evaluate`
     without building the Report's phases, statistics and notes."""
-    model = cache_model if cache_model is not None else default_cache_model()
+    model, model_key = _model_and_key(cache_model)
     plan_hash = hash(plan)
-    model_key = _model_key(model)
     if model_key is not None:
         hit = _REPORTS.get(_Key(plan_hash, plan, id(profile), model_key, _net_key(net_time_s)))
         if hit is not None and hit[0] is profile:
             return hit[1].latency_s
-    return _core(plan, profile, model, net_time_s, plan_hash).latency
+    return _core(plan, profile, model, net_time_s, plan_hash, model_key).latency
 
 
 def _net_key(net_time_s: Mapping[str, float] | None) -> tuple:
@@ -278,8 +303,9 @@ def _evaluate(
     model: CacheModel,
     net_time_s: Mapping[str, float] | None,
     plan_hash: int,
+    model_key: Hashable | None = None,
 ) -> Report:
-    c = _core(plan, hw, model, net_time_s, plan_hash)
+    c = _core(plan, hw, model, net_time_s, plan_hash, model_key)
     grid = plan.grid
     occ, wv, traffic, demands, occurrences = c.occ, c.wv, c.traffic, c.demands, c.occurrences
     full, tail, main, t_tail, latency = c.full, c.tail, c.main, c.t_tail, c.latency
@@ -397,17 +423,14 @@ def _action_stats(plan, demands, occurrences, hw, full, tail, tiles) -> tuple[Ac
     for name, d in demands.items():
         k = occurrences[name]
         b = d.busy_s
-        top = 0
-        for r in range(1, NPIPES):
-            if b[r] > b[top]:
-                top = r
+        top = b.index(max(b))  # the first busiest pipeline
         count = k * tiles
         out.append(
             ActionStats(
                 name=name,
                 kind=d.kind.value,
                 count=count,
-                busy_s={pp: b[i] * weight[i] * k for i, pp in enumerate(PIPELINES)},
+                busy_s={pp: bi * wi * k for pp, bi, wi in zip(PIPELINES, b, weight, strict=True)},
                 bytes=d.bytes * count,
                 flops=d.flops * count,
                 l2_hit_rate=d.l2_hit,

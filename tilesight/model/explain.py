@@ -45,10 +45,7 @@ def phase_cost(
     prefix: str = "",
 ) -> PhaseCost:
     """The PhaseCost of one phase: bottleneck = the busiest pipeline; reason throughput- or latency-bound."""
-    r = 0
-    for i in range(1, len(busy)):
-        if busy[i] > busy[r]:
-            r = i
+    r = busy.index(max(busy))  # the first busiest pipeline
     pipe = PIPELINES[r]
     words = _PHASE_WORDS[phase]
     if time_s <= 0.0:
