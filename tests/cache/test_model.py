@@ -302,3 +302,23 @@ def test_chunked_walk_equals_one_pass(monkeypatch):
     got = sdcm_breakdown(plan, hw)
     model_mod.clear_memo()
     assert got == ref
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 30), min_size=1, max_size=12), min_size=1, max_size=4),
+    st.integers(1, 3),
+)
+def test_sampled_steps_count_and_match_occurrences(slot_sets, samples):
+    import numpy as np
+
+    # "before" counts a stream's occurrences strictly before each sampled slot, "at" flags one on it
+    streams = [
+        model_mod._Stream(f"s{k}", "x", False, np.array(sorted(sl)), 8.0, np.zeros(1, np.int64), 1)
+        for k, sl in enumerate(slot_sets)
+    ]
+    for s, (idx, before, at) in zip(streams, model_mod._sampled_steps(streams, samples), strict=True):
+        sig = s.slots[idx]
+        for r, o in enumerate(streams):
+            assert before[r].tolist() == [float(np.sum(o.slots < x)) for x in sig]
+            assert at[r].tolist() == [float(x in o.slots) for x in sig]

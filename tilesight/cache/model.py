@@ -190,6 +190,24 @@ def _sample_indices(n: int, samples: int) -> np.ndarray:
     return np.unique(np.floor((np.arange(k) + 0.5) * n / k).astype(np.int64))
 
 
+def _sampled_steps(streams: list[_Stream], samples: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per stream: its sampled occurrences, and for every stream (rows) how many of its occurrences come
+    before each sampled slot and whether one falls on it (floats, for the byte sums). Depends only on the
+    tile program's timeline, so every cache walk of a plan shares it."""
+    out = []
+    for s in streams:
+        idx = _sample_indices(s.slots.size, samples)
+        sig = s.slots[idx]  # sampled slots
+        before = np.empty((len(streams), idx.size))
+        at = np.empty((len(streams), idx.size))
+        for r, o in enumerate(streams):
+            k = np.searchsorted(o.slots, sig, side="left")  # o.slots is sorted: a match sits at k
+            before[r] = k
+            at[r] = (k < o.slots.size) & (o.slots[np.minimum(k, o.slots.size - 1)] == sig)
+        out.append((idx, before, at))
+    return out
+
+
 def _staggered_window_bytes(
     streams: list[_Stream], prevs: list[np.ndarray], tiles: int, ngroups: int
 ) -> np.ndarray:
@@ -262,6 +280,7 @@ def _hit_matrix(
     samples: int,
     skew: float = EXECUTION_SKEW,
     reads_only: bool = False,
+    sampled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Hit probability per (sampled occurrence, launch index) for every read stream, in caches split by
     ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses and the mask of
@@ -310,11 +329,9 @@ def _hit_matrix(
 
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     frac = pos / cell_size[cell]  # position of each tile within its cell, as a share of the cell
-    for s, prev, rj, gj in zip(streams, prevs, reuse, gaps, strict=True):
-        idx = _sample_indices(s.slots.size, samples)
-        sig = s.slots[idx]  # sampled slots
-        before = np.stack([np.searchsorted(o.slots, sig, side="left") for o in streams], axis=0).astype(float)
-        at = np.stack([np.isin(sig, o.slots) for o in streams], axis=0).astype(float)
+    if sampled is None:
+        sampled = _sampled_steps(streams, samples)
+    for s, prev, rj, gj, (idx, before, at) in zip(streams, prevs, reuse, gaps, sampled, strict=True):
         before_bytes = uniq @ before  # (cells, samples)
         step_bytes = uniq @ at
         has = prev >= 0
@@ -387,22 +404,26 @@ def _compute(
     streams = _streams(plan, eo.coords)
     tiles = eo.wave.size
     zeros = np.zeros(tiles, dtype=np.int64)
-    l2 = _hit_matrix(streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples, skew)
+    sampled = _sampled_steps(streams, samples)
+    l2 = _hit_matrix(
+        streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples, skew, sampled=sampled
+    )
     near = l2
     if partitions > 1 and not hw.has_l15:
         # each SM looks a block up in its near L2 partition first (see L2_PARTITIONS)
         part = eo.sm * partitions // hw.sm_count
         near = _hit_matrix(
             streams, eo.wave, part, l2_capacity_bytes / partitions, hw.l2_associativity, form, samples, skew,
-            reads_only=True,
+            reads_only=True, sampled=sampled,
         )  # fmt: skip
     l15 = None
     if hw.has_l15 and hw.l15_sms_per_group > 0:
         groups = eo.sm // hw.l15_sms_per_group
         # no L1.5 associativity field in the profile: the L1.5 tier is modelled with the L2's associativity
         l15 = _hit_matrix(
-            streams, eo.wave, groups, hw.l15_effective_bytes, hw.l2_associativity, form, samples, skew
-        )
+            streams, eo.wave, groups, hw.l15_effective_bytes, hw.l2_associativity, form, samples, skew,
+            sampled=sampled,
+        )  # fmt: skip
 
     rows: list[AccessBreakdown] = []
     for s in streams:
