@@ -179,7 +179,8 @@ def _previous_same_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
     # stable sort keeps time order within a key; 16-bit keys take numpy's linear-time radix sort
     small = keys.astype(np.uint16) if nkeys <= np.iinfo(np.uint16).max + 1 else keys
     srt = np.argsort(small, kind="stable")
-    same = keys[srt[1:]] == keys[srt[:-1]]
+    ordered = small[srt]  # keys in sorted order (the narrow copy is lossless: every key < nkeys)
+    same = ordered[1:] == ordered[:-1]
     prev[srt[1:][same]] = srt[:-1][same]
     return prev
 
@@ -255,7 +256,7 @@ def _window_at(
 # Accesses handled per vectorised pass in the cache walk: each pass's temporaries then stay small enough for
 # the allocator to reuse them (one pass over a 64k-tile grid would allocate, and page-fault, fresh
 # half-megabyte arrays at every step). Speed only: the result does not depend on it.
-WALK_CHUNK = 8192
+WALK_CHUNK = 16384
 
 
 def _chunks(index: np.ndarray):
