@@ -246,3 +246,19 @@ def test_memo_keys_and_default_model_do_not_change_results():
     explicit = evaluate(p1, hw, cache_model=default_cache_model())
     assert implicit == explicit
     assert ev.latency_s(p3, hw) == evaluate(p3, hw).latency_s
+
+
+def test_per_profile_numbers_follow_the_profile_object():
+    import dataclasses
+
+    from tilesight.model import evaluate as ev
+    from tilesight.model.resources import full_share_rates, region_scale
+
+    # kept per profile object: a modified copy of the profile gets its own numbers (CUDA cores at half the
+    # rate: the copy's full-share CUDA rate is half the original's)
+    hw = ts.load_profile("h200")
+    slow = dataclasses.replace(hw, cuda_flops_per_s=hw.cuda_flops_per_s / 2)
+    for prof in (hw, slow, hw):
+        assert ev._region_scale(prof, 66) == region_scale(prof, 66, 1)
+        assert ev._full_share_rates(prof) == full_share_rates(prof)
+    assert ev._full_share_rates(slow)[1] == ev._full_share_rates(hw)[1] / 2

@@ -119,6 +119,34 @@ def cached_traffic(
     return result
 
 
+# Per-profile numbers the evaluation reuses (region scales by active SMs, full-share rates), kept per profile
+# object; profiles are frozen, and each entry holds its profile so that its id cannot be reused meanwhile.
+PROFILE_CACHE_SIZE = 64
+_PROFILE_NUMBERS: dict[tuple[int, int | None], tuple[HardwareProfile, tuple[float, ...]]] = {}
+
+
+def _per_profile(hw: HardwareProfile, active: int | None) -> tuple[float, ...]:
+    key = (id(hw), active)
+    hit = _PROFILE_NUMBERS.get(key)
+    if hit is not None and hit[0] is hw:
+        return hit[1]
+    value = full_share_rates(hw) if active is None else region_scale(hw, active, 1)
+    if len(_PROFILE_NUMBERS) >= PROFILE_CACHE_SIZE:
+        _PROFILE_NUMBERS.clear()
+    _PROFILE_NUMBERS[key] = (hw, value)
+    return value
+
+
+def _region_scale(hw: HardwareProfile, active: int) -> tuple[float, ...]:
+    """:func:`~.resources.region_scale` of one resident block on ``active`` SMs, per profile object."""
+    return _per_profile(hw, active)
+
+
+def _full_share_rates(hw: HardwareProfile) -> tuple[float, ...]:
+    """:func:`~.resources.full_share_rates`, per profile object."""
+    return _per_profile(hw, None)
+
+
 def tail_overlap(full_env: Envelope, resident: int) -> float:
     """How much of the tail runs before the full region ends.
 
@@ -161,7 +189,7 @@ class _Region:
         # its latency feeds Little's law over the ``resident`` tiles in flight, its busy time the
         # throughput bound. (Giving each resident block 1/p of every pipeline for its whole life would
         # serialise the phases of the p blocks, which in fact interleave.)
-        self.scale = region_scale(hw, active, 1)
+        self.scale = _region_scale(hw, active)
         if same_as is not None and same_as.scale == self.scale:  # e.g. a tail that still fills every SM
             self.cost: BodyCost = same_as.cost
         else:
@@ -240,7 +268,7 @@ def _core(
     demands: dict[str, ActionDemand] = {}
     occurrences: dict[str, int] = {}
     tensors = {t.name: t for t in plan.tensors}
-    rates = full_share_rates(hw)
+    rates = _full_share_rates(hw)
     for act, loops in plan.actions():
         demands[act.name] = action_demand(act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates)
         occurrences[act.name] = math.prod(lp.trips for lp in loops)

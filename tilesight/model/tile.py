@@ -65,8 +65,22 @@ def _add(acc: list[float], v: tuple[float, ...], k: float = 1.0) -> None:
 
 
 def body_deps(body: tuple[Node, ...]) -> tuple[tuple[int, ...], ...]:
+    """Each node's dependencies as indices into ``body``; kept per body object (a plan's bodies are
+    immutable tuples, re-evaluated at every region and every call)."""
+    hit = _DEPS.get(id(body))
+    if hit is not None and hit[0] is body:
+        return hit[1]
     index = {n.name: i for i, n in enumerate(body)}
-    return tuple(tuple(index[d] for d in n.deps) for n in body)
+    deps = tuple(tuple(index[d] for d in n.deps) for n in body)
+    if len(_DEPS) >= DEPS_CACHE_SIZE:
+        _DEPS.clear()
+    _DEPS[id(body)] = (body, deps)  # holding the body keeps its id from being reused
+    return deps
+
+
+# Bodies whose dependency indices are kept (see :func:`body_deps`).
+DEPS_CACHE_SIZE = 1024
+_DEPS: dict[int, tuple[tuple[Node, ...], tuple[tuple[int, ...], ...]]] = {}
 
 
 def eval_body(
