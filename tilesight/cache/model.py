@@ -356,6 +356,7 @@ def _hit_matrix(
         # step's bytes do not vary over the samples it is the same for every sample (most reuses in a wave)
         step_const = np.all(step_bytes == step_bytes[:, :1], axis=1)
         start = prefix[:, None] + before_bytes  # bytes before each cell's sampled step, (cells, samples)
+        start_t, step_t = np.ascontiguousarray(start.T), np.ascontiguousarray(step_bytes.T)
         concurrent = np.zeros(tiles, dtype=bool)
         for lo in range(0, rj.size, WALK_CHUNK):
             j, gap = rj[lo : lo + WALK_CHUNK], gj[lo : lo + WALK_CHUNK]
@@ -374,17 +375,21 @@ def _hit_matrix(
                 row[ji] = p_in
             o = ~inner
             jo, cjo, cio = j[o], cj[o], ci[o]
-            dist = start[cjo] - start[cio]
-            dist += frac_j[o][:, None] * step_bytes[cjo]
-            dist -= frac_i[o][:, None] * step_bytes[cio]
-            dist -= s.block_bytes
-            np.maximum(dist, 0.0, out=dist)
+            fjo, fio = frac_j[o], frac_i[o]
             if window is not None:
-                d_st = np.maximum(window[gap[o]] - s.block_bytes, 0.0)
-                dist *= 1.0 - skew
-                dist += (skew * d_st)[:, None]
-            dist *= 1.0 / s.block_bytes
-            _scatter(hits, jo, hit_of(dist))
+                skewed = skew * np.maximum(window[gap[o]] - s.block_bytes, 0.0)
+            # one sampled step at a time (rows of the transposed byte tables: plain 1-D gathers)
+            for row, st_k, sb_k in zip(hits, start_t, step_t, strict=True):
+                dist = st_k[cjo] - st_k[cio]
+                dist += fjo * sb_k[cjo]
+                dist -= fio * sb_k[cio]
+                dist -= s.block_bytes
+                np.maximum(dist, 0.0, out=dist)
+                if window is not None:
+                    dist *= 1.0 - skew
+                    dist += skewed
+                dist *= 1.0 / s.block_bytes
+                row[jo] = hit_of(dist)
             concurrent[j[same]] = True
         out[s.action] = (hits, ~has, concurrent)
     return out
