@@ -60,8 +60,11 @@ class BodyCost(NamedTuple):
 
 
 def _add(acc: list[float], v: tuple[float, ...], k: float = 1.0) -> None:
-    for r in range(NPIPES):
-        acc[r] += k * v[r]
+    """``acc[r] += k v[r]`` for every pipeline (``k = 1`` adds ``v`` as is: the same sums)."""
+    if k == 1:
+        acc[:] = [a + x for a, x in zip(acc, v, strict=True)]
+    else:
+        acc[:] = [a + k * x for a, x in zip(acc, v, strict=True)]
 
 
 def body_deps(body: tuple[Node, ...]) -> tuple[tuple[int, ...], ...]:
