@@ -623,7 +623,7 @@ class SdcmCacheModel:
             resident=self.resident,
             concurrent_hit=self.concurrent_hit,
             skew=self.skew,
-            partitions=self.partitions if self.partitions is not None else (hw.l2_partitions or L2_PARTITIONS),
+            partitions=self.partitions if self.partitions is not None else hw.l2_partitions or L2_PARTITIONS,
         )
 
 
