@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 from ..dtypes import canonical_dtype, dtype_bytes
-from ..errors import PlanError
 from ..plan import (
     AccessMode,
     ActionKind,
@@ -26,17 +25,12 @@ from ..plan import (
     TileGrid,
     TilePlan,
 )
+from ._args import positive_int
 
 # Threads per warp in the CUDA execution model that Triton's ``num_warps`` counts.
 THREADS_PER_WARP = 32
 # Element operations of the online softmax per score element: scale and subtract the row max before exp2.
 SCORE_PREP_OPS_PER_ELEMENT = 2
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PlanError(f"attention.{name}", value, "must be an integer >= 1")
-    return value
 
 
 def attention_forward_plan(
@@ -64,7 +58,7 @@ def attention_forward_plan(
         ("num_stages", num_stages),
         ("num_warps", num_warps),
     ):
-        _positive(name, v)
+        positive_int(f"attention.{name}", v)
     dtype = canonical_dtype(dtype)
     bh = batch * heads
     tiles_m, kv_trips = math.ceil(seq_q / block_m), math.ceil(seq_k / block_n)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 from ..dtypes import canonical_dtype, dtype_bytes
-from ..errors import PlanError
 from ..plan import (
     AccessMode,
     ActionKind,
@@ -25,16 +24,11 @@ from ..plan import (
     TileGrid,
     TilePlan,
 )
+from ._args import positive_int
 
 # Threads per Triton warp on NVIDIA targets: Triton's ``num_warps`` counts warps of this many threads
 # (a property of the CUDA execution model that Triton's launcher assumes, not of one GPU model).
 THREADS_PER_TRITON_WARP = 32
-
-
-def _check_int(fieldname: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PlanError(fieldname, value, "must be an integer >= 1")
-    return value
 
 
 def gemm_plan(
@@ -73,12 +67,12 @@ def gemm_plan(
         ("block_n", block_n),
         ("block_k", block_k),
     ):
-        _check_int(f"gemm.{name}", v)
-    _check_int("gemm.group_m", group_m)
-    _check_int("gemm.num_stages", num_stages)
-    _check_int("gemm.num_warps", num_warps)
+        positive_int(f"gemm.{name}", v)
+    positive_int("gemm.group_m", group_m)
+    positive_int("gemm.num_stages", num_stages)
+    positive_int("gemm.num_warps", num_warps)
     if programs is not None:
-        _check_int("gemm.programs", programs)
+        positive_int("gemm.programs", programs)
     dtype = canonical_dtype(dtype)
     out_dtype = canonical_dtype(out_dtype) if out_dtype is not None else dtype
     tiles_m, tiles_n, k_trips = math.ceil(M / block_m), math.ceil(N / block_n), math.ceil(K / block_k)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 from ..dtypes import canonical_dtype, dtype_bytes
-from ..errors import PlanError
 from ..plan import (
     AccessMode,
     ActionKind,
@@ -31,17 +30,12 @@ from ..plan import (
     TileGrid,
     TilePlan,
 )
+from ._args import positive_int
 
 # FlashMLA runs two warpgroups of 128 threads per block.
 MLA_THREADS_PER_BLOCK = 256
 # Running-sum update per head row: l = l * alpha + rowsum (a multiply and an add).
 UPDATE_L_OPS_PER_ROW = 2
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PlanError(f"mla_decode.{name}", value, "must be an integer >= 1")
-    return value
 
 
 def mla_decode_body(
@@ -113,7 +107,7 @@ def mla_decode_plan(
         ("block_n", block_n),
         ("num_stages", num_stages),
     ):
-        _positive(name, v)
+        positive_int(f"mla_decode.{name}", v)
     dtype = canonical_dtype(dtype)
     head_blocks, kv_trips = math.ceil(heads / block_h), math.ceil(seq_len / block_n)
     qdim = latent_dim + rope_dim

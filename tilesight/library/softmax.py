@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from ..dtypes import canonical_dtype
-from ..errors import PlanError
 from ..plan import AccessMode, ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
+from ._args import positive_int
 
 THREADS_PER_WARP = 32
 # CUDA-core operations per element before exp2: subtract the row max and scale by log2(e).
@@ -23,8 +23,7 @@ def softmax_plan(
 ) -> TilePlan:
     """The row-softmax tile plan (module docstring)."""
     for name, v in (("rows", rows), ("cols", cols), ("block_rows", block_rows), ("num_warps", num_warps)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise PlanError(f"softmax.{name}", v, "must be an integer >= 1")
+        positive_int(f"softmax.{name}", v)
     dtype = canonical_dtype(dtype)
     n = block_rows * cols
     masked = rows % block_rows != 0
