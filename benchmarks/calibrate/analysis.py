@@ -100,8 +100,8 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
                     put(
                         key,
                         SWEEP_INFLIGHT_BYTES_PER_SM / (plateau / sms),
-                        f"loaded latency by Little's law: {SWEEP_INFLIGHT_BYTES_PER_SM} B in flight per SM over "
-                        f"the sweep's plateau of {plateau / 1e12:.2f} TB/s on {sms} SMs",
+                        f"loaded latency by Little's law: {SWEEP_INFLIGHT_BYTES_PER_SM} B in flight per SM "
+                        f"over the sweep's plateau of {plateau / 1e12:.2f} TB/s on {sms} SMs",
                     )
     peak = measurements.get("l2_peak")
     if _ok(peak) and peak.get("bytes_per_s", 0) > out.get("l2_bw_bytes_per_s", {}).get("value", 0):
@@ -135,8 +135,8 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
         put(
             "lsu_warp_instr_per_s_per_sm",
             nar.get("warp_instr_per_s_per_sm"),
-            "fp16 row copy with an odd row stride (element-wide accesses): warp memory instructions per second "
-            "per SM",
+            "fp16 row copy with an odd row stride (element-wide accesses): warp memory instructions per "
+            "second per SM",
         )
     sms_probe = measurements.get("sm_stream")
     if _ok(sms_probe) and sms_probe.get("bytes_per_s_per_sm", 0) > 0:
@@ -145,8 +145,8 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
             "ddr_latency_s",
             inflight / sms_probe["bytes_per_s_per_sm"],
             f"loaded latency of the pipelined load path by Little's law: {inflight} B in flight per block "
-            f"({sms_probe['stages'] - 1} async-copy stages) over the {sms_probe['bytes_per_s_per_sm'] / 1e9:.1f} "
-            "GB/s one block streams from DRAM",
+            f"({sms_probe['stages'] - 1} async-copy stages) over the "
+            f"{sms_probe['bytes_per_s_per_sm'] / 1e9:.1f} GB/s one block streams from DRAM",
         )
     tc = measurements.get("tensor_core")
     if _ok(tc):
