@@ -1,4 +1,7 @@
-"""Frontends: Triton (TTIR/TTGIR), TileLang (TIR) and Python source (libcst). Installed as tilesight.frontends."""
+"""Frontends: Triton (TTIR/TTGIR), TileLang (TIR) and Python source (libcst).
+
+Installed as tilesight.frontends.
+"""
 
 from .base import Frontend, find_frontend, frontends, register, register_lazy
 

@@ -30,7 +30,9 @@ class Frontend(Protocol):
 
     def accepts(self, obj: Any) -> bool: ...
 
-    def plan(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> TilePlan: ...
+    def plan(
+        self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile
+    ) -> TilePlan: ...
 
 
 _REGISTRY: dict[str, Frontend] = {}
@@ -62,6 +64,7 @@ def find_frontend(obj: Any) -> Frontend:
         if fe.accepts(obj):
             return fe
     raise FrontendError(
-        f"no frontend accepts {type(obj).__module__}.{type(obj).__qualname__}; pass a TilePlan, a @triton.jit "
-        f"kernel or a TileLang prim_func (available frontends: {', '.join(frontends()) or 'none'})"
+        f"no frontend accepts {type(obj).__module__}.{type(obj).__qualname__}; pass a TilePlan, a "
+        f"@triton.jit kernel or a TileLang prim_func "
+        f"(available frontends: {', '.join(frontends()) or 'none'})"
     )

@@ -24,7 +24,9 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
     profile = resolve_hw(hw)
     if isinstance(obj, TilePlan):
         if args or kwargs:
-            raise TypeError(f"estimate(plan) takes no launch arguments, got {len(args)} positional and {sorted(kwargs)}")
+            raise TypeError(
+                f"estimate(plan) takes no launch arguments, got {len(args)} positional and {sorted(kwargs)}"
+            )
         plan = obj
     else:
         from tilesight.frontends import find_frontend

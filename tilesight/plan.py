@@ -147,10 +147,14 @@ class TileGrid:
         try:
             object.__setattr__(self, "order", LaunchOrder(self.order))
         except ValueError:
-            raise PlanError("grid.order", self.order, f"unknown; one of {[o.value for o in LaunchOrder]}") from None
+            raise PlanError(
+                "grid.order", self.order, f"unknown; one of {[o.value for o in LaunchOrder]}"
+            ) from None
         _positive_int("grid.group_size", self.group_size)
         if self.order is LaunchOrder.GROUPED and len(shape) < 2:
-            raise PlanError("grid.order", self.order.value, "grouped order needs a grid of two or more dimensions")
+            raise PlanError(
+                "grid.order", self.order.value, "grouped order needs a grid of two or more dimensions"
+            )
         if self.programs is not None:
             _positive_int("grid.programs", self.programs)
         if self.order is LaunchOrder.EXPLICIT:
@@ -158,14 +162,20 @@ class TileGrid:
                 raise PlanError("grid.sequence", None, "explicit launch order needs the tile sequence")
             seq = np.ascontiguousarray(np.asarray(self.sequence, dtype=np.int64))
             if seq.ndim != 2 or seq.shape[1] != len(shape):
-                raise PlanError("grid.sequence", seq.shape, f"must be (launches, {len(shape)}) tile coordinates")
+                raise PlanError(
+                    "grid.sequence", seq.shape, f"must be (launches, {len(shape)}) tile coordinates"
+                )
             if seq.size and (seq.min() < 0 or np.any(seq.max(axis=0) >= np.asarray(shape))):
                 raise PlanError("grid.sequence", "coordinates", f"fall outside the grid {shape}")
             seq.setflags(write=False)
             object.__setattr__(self, "sequence", seq)
-            object.__setattr__(self, "sequence_digest", hashlib.blake2b(seq.tobytes(), digest_size=12).hexdigest())
+            object.__setattr__(
+                self, "sequence_digest", hashlib.blake2b(seq.tobytes(), digest_size=12).hexdigest()
+            )
         elif self.sequence is not None:
-            raise PlanError("grid.sequence", "given", f"only valid with order='explicit', not {self.order.value!r}")
+            raise PlanError(
+                "grid.sequence", "given", f"only valid with order='explicit', not {self.order.value!r}"
+            )
 
     @property
     def tiles(self) -> int:
@@ -184,7 +194,7 @@ class TileGrid:
         return self.programs is not None and self.programs < self.tiles
 
     def coordinates(self) -> np.ndarray:
-        """Tile coordinates in launch order, shape (tiles, ndim); the concrete sequence the cache model walks."""
+        """Tile coordinates in launch order, shape (tiles, ndim): the sequence the cache model walks."""
         shape = self.shape
         n = math.prod(shape)
         if self.order is LaunchOrder.EXPLICIT:
@@ -216,11 +226,12 @@ class TileGrid:
 class TensorAccess:
     """One tensor as the tile grid touches it.
 
-    ``tile`` is the block of elements one access of one tile moves (the per-tile footprint), ``reuse_dims`` the
-    grid dimensions along which tiles touch the same block (for a GEMM's A: the N-tile dimension), ``level``
-    where the tensor resides. ``masked`` says the kernel masks the access, so a tile may overhang the tensor;
-    ``indirect`` marks data-dependent addressing (gathers through an index tensor). ``repeat`` is how many
-    times one tile accesses the tensor; it is derived from the loops around the actions that move it.
+    ``tile`` is the block of elements one access of one tile moves (the per-tile footprint), ``reuse_dims``
+    the grid dimensions along which tiles touch the same block (for a GEMM's A: the N-tile dimension),
+    ``level`` where the tensor resides. ``masked`` says the kernel masks the access, so a tile may overhang
+    the tensor; ``indirect`` marks data-dependent addressing (gathers through an index tensor). How many
+    times one tile accesses the tensor is derived from the loops around the actions that move it
+    (:meth:`TilePlan.access_count`).
     """
 
     name: str
@@ -245,7 +256,9 @@ class TensorAccess:
             for i, (t, s) in enumerate(zip(tile, shape, strict=True)):
                 if t > s:
                     raise PlanError(
-                        f"tensor[{self.name}].tile[{i}]", t, f"exceeds the tensor's extent {s} and the access is not masked"
+                        f"tensor[{self.name}].tile[{i}]",
+                        t,
+                        f"exceeds the tensor's extent {s} and the access is not masked",
                     )
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "tile", tile)
@@ -312,7 +325,9 @@ class TileAction:
         if self.dtype is not None:
             object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
         if self.kind in MEMORY_KINDS and not self.tensor:
-            raise PlanError(f"action[{self.name}].tensor", self.tensor, f"a {self.kind.value} action names its tensor")
+            raise PlanError(
+                f"action[{self.name}].tensor", self.tensor, f"a {self.kind.value} action names its tensor"
+            )
         if self.kind is ActionKind.DOT:
             if len(self.shape) != 3:
                 raise PlanError(f"action[{self.name}].shape", self.shape, "a dot needs (m, n, k)")
@@ -402,7 +417,11 @@ class TilePlan:
                 raise PlanError("body", node.name, "action and loop names must be unique in a plan")
             seen.add(node.name)
             if isinstance(node, TileAction) and node.tensor is not None and node.tensor not in tensors:
-                raise PlanError(f"action[{node.name}].tensor", node.tensor, f"is not a tensor of the plan {sorted(tensors)}")
+                raise PlanError(
+                    f"action[{node.name}].tensor",
+                    node.tensor,
+                    f"is not a tensor of the plan {sorted(tensors)}",
+                )
         _check_dags(self.body, "body")
 
     # -- derived views -------------------------------------------------------------------------------------
@@ -439,7 +458,9 @@ def _walk(body: tuple[Node, ...]) -> Iterator[Node]:
             yield from _walk(node.body)
 
 
-def _actions(body: tuple[Node, ...], loops: tuple[Loop, ...]) -> Iterator[tuple[TileAction, tuple[Loop, ...]]]:
+def _actions(
+    body: tuple[Node, ...], loops: tuple[Loop, ...]
+) -> Iterator[tuple[TileAction, tuple[Loop, ...]]]:
     for node in body:
         if isinstance(node, Loop):
             yield from _actions(node.body, (*loops, node))
@@ -463,7 +484,9 @@ def _check_dags(body: tuple[Node, ...], where: str) -> None:
     for node in body:
         for dep in node.deps:
             if dep not in names:
-                raise PlanError(f"{where}[{node.name}].deps", dep, f"is not a sibling node; siblings: {sorted(names)}")
+                raise PlanError(
+                    f"{where}[{node.name}].deps", dep, f"is not a sibling node; siblings: {sorted(names)}"
+                )
             if dep == node.name:
                 raise PlanError(f"{where}[{node.name}].deps", dep, "a node cannot depend on itself")
     g = body_graph(body)

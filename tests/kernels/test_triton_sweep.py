@@ -169,8 +169,8 @@ def test_launch_path_runs_interpreted_on_cpu():
 
 
 def test_same_spec_arguments_get_distinct_buffers():
-    """Regression: the tensor pool keyed tensors by spec alone, so x and y of an add (A and B of a square GEMM,
-    q/k/v of attention) were one buffer on the GPU, halving the bytes read and inflating L2 reuse."""
+    """Regression: the tensor pool keyed tensors by spec alone, so x and y of an add (A and B of a square
+    GEMM, q/k/v of attention) were one buffer on the GPU, halving the bytes read and inflating L2 reuse."""
     pytest.importorskip("torch")
     gpu = _load("sweep_gpu")
     gpu.DEVICE = "cpu"

@@ -48,7 +48,7 @@ from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, Ti
 STORES_DRAIN_TO_DRAM = True
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
-# A synchronous loop load staged in shared memory for a dot: one global load and one shared store per element.
+# Passes of a synchronous loop load counted against the calibrated (global) instruction rate: its loads.
 SYNC_LOAD_PASSES = 1
 # A dot in a kernel that spills reloads its accumulator from local memory and writes it back: two passes.
 SPILL_PASSES_PER_DOT = 2
@@ -156,9 +156,10 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile) -> float
     """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
 
     A warp instruction moves ``vector_bytes`` per thread (``FULL_VECTOR_BYTES`` when the frontend found the
-    access fully vectorised); a synchronous load (``variant="sync"``: a loop load Triton could not turn into an
-    asynchronous copy, e.g. for an unaligned row stride) is also stored to shared memory by the same threads
-    for its consumer, doubling the instructions (``SYNC_LOAD_PASSES``).
+    access fully vectorised). The rate is calibrated on global loads and stores (the narrow-access probe);
+    a synchronous loop load (``variant="sync"``: one Triton could not turn into an asynchronous copy, e.g.
+    for an unaligned row stride) is counted ``SYNC_LOAD_PASSES`` times: its global loads only, as the
+    shared-memory stores that stage it for its consumer are not what the probe measures.
     """
     vec = action.vector_bytes or FULL_VECTOR_BYTES
     passes = SYNC_LOAD_PASSES if action.variant == "sync" else 1
