@@ -268,3 +268,13 @@ def test_any_measured_fraction_of_spec_loads(frac):
     spec = 4.8e12
     p = parse_profile(_replace_value(H200_TEXT, "ddr_bw_bytes_per_s", repr(spec * frac)))
     assert p.ddr_bw_bytes_per_s == pytest.approx(spec * frac)
+
+
+def test_ddr_chunk_efficiency_interpolates_in_log2():
+    # H200 points: 64 B -> 0.68, 128 B -> 0.945; 96 B sits at log2 fraction log2(1.5) = 0.585 between them:
+    # 0.68 + 0.585 x 0.265 = 0.835. At or above the largest point (512 B) the efficiency is 1.
+    p = ts.load_profile("h200")
+    assert p.ddr_efficiency(64) == pytest.approx(0.68)
+    assert p.ddr_efficiency(96) == pytest.approx(0.68 + 0.5849625 * 0.265, rel=1e-6)
+    assert p.ddr_efficiency(4096) == 1.0
+    assert p.ddr_efficiency(8) == pytest.approx(0.378)  # below the smallest point: its value

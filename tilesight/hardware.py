@@ -174,6 +174,10 @@ class HardwareProfile:
     calibration: MappingProxyType[str, Any] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # DRAM read efficiency by contiguous chunk size in bytes (0..1]; empty: every access streams at full rate
+    ddr_chunk_efficiency: MappingProxyType[int, float] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -263,6 +267,25 @@ class HardwareProfile:
                 f"{self.name} has no tensor-core rate for {key}; supported: {', '.join(self.tc_flops_per_s)}"
             ) from None
 
+    def ddr_efficiency(self, chunk_bytes: float) -> float:
+        """DRAM efficiency of accesses in contiguous chunks of ``chunk_bytes``.
+
+        Linear in log2(chunk) between the ``[ddr_chunk_efficiency]`` points; 1 from the largest point up; the
+        smallest point's value below it."""
+        table = self.ddr_chunk_efficiency
+        if not table or chunk_bytes <= 0:
+            return 1.0
+        points = sorted(table.items())
+        if chunk_bytes >= points[-1][0]:
+            return 1.0
+        if chunk_bytes <= points[0][0]:
+            return points[0][1]
+        for (c0, e0), (c1, e1) in zip(points, points[1:], strict=False):
+            if c0 <= chunk_bytes <= c1:
+                w = (math.log2(chunk_bytes) - math.log2(c0)) / (math.log2(c1) - math.log2(c0))
+                return e0 + w * (e1 - e0)
+        return 1.0
+
     def source(self, fieldname: str) -> str:
         return self.sources.get(fieldname, "")
 
@@ -329,11 +352,21 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
             values[k] = int(values[k])
         else:
             values[k] = float(values[k])
+    chunks = {}
+    for key, entry in doc.get("ddr_chunk_efficiency", {}).items():
+        value, src = _entry(origin, f"ddr_chunk_efficiency.{key}", entry)
+        if not str(key).isdigit() or not 0 < float(value) <= 1:
+            raise ProfileError(
+                f"{origin}: ddr_chunk_efficiency.{key}={value!r}: keys are chunk bytes, values in (0, 1]"
+            )
+        chunks[int(key)] = float(value)
+        sources[f"ddr_chunk_efficiency.{key}"] = src
     return HardwareProfile(
         **top,
         **values,
         tc_flops_per_s=tables["tensor_core"],
         tc_legacy_flops_per_s=tables["tensor_core_legacy"],
+        ddr_chunk_efficiency=MappingProxyType(chunks),
         tc_spec_flops_per_s=tables["tensor_core_spec"],
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),

@@ -233,3 +233,14 @@ def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, 
         acc = tl.dot(a, b, acc)
     pid = tl.program_id(0)
     tl.store(out_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def chunk_read(x_ptr, out_ptr, row_stride, ROWS: tl.constexpr, W: tl.constexpr):
+    """Read a [ROWS, W] fp16 tile whose rows are ``row_stride`` elements apart: DRAM traffic in contiguous
+    chunks of W x 2 bytes (a narrow GEMM operand tile's access pattern)."""
+    pid = tl.program_id(0)
+    rows = (pid * ROWS + tl.arange(0, ROWS)).to(tl.int64)  # the buffer is larger than 2**31 elements
+    cols = tl.arange(0, W)
+    x = tl.load(x_ptr + rows[:, None] * row_stride + cols[None, :])
+    tl.store(out_ptr + pid, tl.sum(tl.sum(x.to(tl.float32), axis=1), axis=0))

@@ -272,6 +272,33 @@ def dot_chain() -> dict:
     return {"points": points}
 
 
+# DRAM efficiency by contiguous chunk: fp16 rows 2 KiB apart, the first W elements of each read (32-512 B).
+CHUNK_WIDTHS = (16, 32, 64, 128, 256, 1024)
+CHUNK_ROW_STRIDE = 1024
+CHUNK_READ_BYTES = 128 * MiB
+CHUNK_TILE_ELEMENTS = 8192
+
+
+def chunks() -> dict:
+    """Read bandwidth from DRAM when the data comes in contiguous chunks of W x 2 bytes."""
+    rows_max = CHUNK_READ_BYTES // (CHUNK_WIDTHS[0] * 2)
+    buf = torch.randn(rows_max, CHUNK_ROW_STRIDE, device="cuda", dtype=torch.float16)
+    points = []
+    for w in CHUNK_WIDTHS:
+        rows_per_prog = max(1, CHUNK_TILE_ELEMENTS // w)
+        rows = min(rows_max, CHUNK_READ_BYTES // (w * 2)) // rows_per_prog * rows_per_prog
+        grid = (rows // rows_per_prog,)
+        out = torch.empty(grid[0], device="cuda", dtype=torch.float32)
+        t = bench_s(
+            lambda grid=grid, out=out, w=w, r=rows_per_prog, buf=buf: K.chunk_read[grid](
+                buf, out, CHUNK_ROW_STRIDE, ROWS=r, W=w, num_warps=4
+            )
+        )
+        points.append({"chunk_bytes": w * 2, "bytes_per_s": rows * w * 2 / t, "s": t})
+    del buf
+    return {"points": points}
+
+
 _TORCH_DTYPES = {
     "float16": (torch.float16, torch.float32, "tf32", 1),
     "bfloat16": (torch.bfloat16, torch.float32, "tf32", 1),

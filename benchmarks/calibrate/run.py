@@ -171,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         ("narrow", M.narrow, ()),
         ("sm_stream", M.sm_stream, ()),
         ("dot_chain", M.dot_chain, ()),
+        ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
         ("smem", M.smem, ()),

@@ -72,3 +72,13 @@ def test_missing_traffic_is_an_error(round_hw):
     empty = CacheTraffic({}, 0.0, None, 0.0, 0.0, "empty")
     with pytest.raises(PlanError, match="gave no traffic"):
         action_demand(act, _plan(act), round_hw, empty)
+
+
+def test_contiguous_bytes_of_a_tile():
+    from tilesight.model.resources import contiguous_bytes
+    from tilesight.plan import TensorAccess
+
+    # a 64 x 32 fp16 tile of a 4096 x 12288 row-major B: runs of 32 x 2 = 64 bytes
+    assert contiguous_bytes(TensorAccess("b", "float16", (4096, 12288), (64, 32))) == 64
+    # a tile spanning whole rows is contiguous over its rows: 8 x 1024 x 4 bytes
+    assert contiguous_bytes(TensorAccess("x", "float32", (4096, 1024), (8, 1024))) == 8 * 1024 * 4

@@ -12,6 +12,8 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      L2 = b (1 - l15_hit) / L2 share (every byte not served by L1.5 crosses L2);
      DDR = b ddr_fraction / DDR share, ``ddr_fraction = ddr_bytes / requested_bytes`` of the tensor; the
      DDR share is of the read bandwidth, and a written byte costs :func:`ddr_write_slowdown` times a read one;
+     DDR time is divided by the profile's DRAM efficiency for the access's contiguous chunk
+     (:func:`contiguous_bytes`: narrow tiles of wide row-major tensors fetch short scattered runs);
      SMEM = b / smem share when the scratchpad side is shared memory; TMEM likewise for tensor memory.
      The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
@@ -152,6 +154,17 @@ def region_scale(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[f
     return tuple(out)
 
 
+def contiguous_bytes(tensor: TensorAccess) -> float:
+    """Bytes of one tile access that are contiguous in a row-major tensor: the innermost tile extent, grown by
+    each outer dimension as long as the tile spans the whole inner one."""
+    run = dtype_bytes(tensor.dtype)
+    for t, s in zip(reversed(tensor.tile), reversed(tensor.shape), strict=True):
+        run *= t
+        if t < s:
+            break
+    return run
+
+
 def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile) -> float:
     """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
 
@@ -277,6 +290,9 @@ def action_demand(
             busy[r] = a / rate
     if kind is ActionKind.STORE and busy[DDR]:
         busy[DDR] *= ddr_write_slowdown(hw)
+    if busy[DDR] and hw.ddr_chunk_efficiency:
+        tensor = tensors[action.tensor] if tensors is not None else plan.tensor(action.tensor or "")
+        busy[DDR] /= hw.ddr_efficiency(contiguous_bytes(tensor))
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw))
     return ActionDemand(
