@@ -1,7 +1,8 @@
 """A synthetic GPU with round numbers, so model tests can work their expected values out by hand.
 
 Per-SM shares with all 4 SMs active and one resident block:
-  CUDA 4e12 / 4 = 1e12 FLOP/s, SFU 4e11 / 4 = 1e11 op/s, TC fp16 4e13 / 4 = 1e13 FLOP/s,
+  CUDA 8e12 / 4 = 2e12 FLOP/s = 1e12 element op/s (an op is 2 FLOP: FLOP_PER_OP), SFU 4e11 / 4 = 1e11 op/s,
+  TC fp16 4e13 / 4 = 1e13 FLOP/s,
   SMEM 1e12 B/s, DDR 4e11 / 4 = 1e11 B/s, L2 min(8e11 / 4, 2e11) = 2e11 B/s.
 Latencies: DDR 1 us, L2 0.5 us; launch overhead 2 us.
 Occupancy: 100 KiB shared memory per SM (1 KiB reserved per block, 1 KiB allocation unit), 64K registers
@@ -48,7 +49,7 @@ ddr_bw_bytes_per_s = { value = 4e11, source = "test" }
 l2_bw_bytes_per_s = { value = 8e11, source = "test" }
 l2_bw_per_sm_bytes_per_s = { value = 2e11, source = "test" }
 smem_bw_per_sm_bytes_per_s = { value = 1e12, source = "test" }
-cuda_flops_per_s = { value = 4e12, source = "test" }
+cuda_flops_per_s = { value = 8e12, source = "test" }
 sfu_ops_per_s = { value = 4e11, source = "test" }
 ddr_latency_s = { value = 1e-6, source = "test" }
 l2_latency_s = { value = 5e-7, source = "test" }

@@ -22,7 +22,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory,
      plus, when the plan spills registers, a reload and a store through L2 of the whole accumulator tile
      (wgmma) or of the spilled bytes (warp-level mma).
-   * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``).
+   * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``); an
+     element operation occupies a CUDA lane for one issue slot, which the FMA-counted rate calls
+     ``FLOP_PER_OP`` = 2 FLOP.
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
 
@@ -43,6 +45,9 @@ from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, TilePlan
 
+# A CUDA-core element operation (add, multiply, max, select, a fused multiply-add) occupies one lane for one
+# issue slot; the profile's cuda_flops_per_s counts a fused multiply-add as 2 FLOP, so one operation is 2.
+FLOP_PER_OP = 2
 # Whether every stored byte costs DRAM time inside the kernel. The cache model counts only the dirty lines
 # evicted before the kernel ends (what NCU attributes to it), but the L2 drains dirty lines while a kernel
 # streams its output, so the DRAM pipeline is busy with them during the kernel: measured element-wise and
@@ -271,7 +276,9 @@ def action_demand(
             amounts[L2] += SPILL_PASSES_PER_DOT * cycled
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
-        amounts[SFU if kind is ActionKind.SFU else CUDA] = flops
+        amounts[SFU if kind is ActionKind.SFU else CUDA] = flops * (
+            1 if kind is ActionKind.SFU else FLOP_PER_OP
+        )
         if action.smem_bytes is not None:
             amounts[SMEM] = float(action.smem_bytes)
     else:  # pragma: no cover - ActionKind is closed
