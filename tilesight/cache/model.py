@@ -529,10 +529,13 @@ def sdcm_breakdown(
     resident: int | None = None,
     concurrent_hit: float = CONCURRENT_REUSE_HIT,
     skew: float = EXECUTION_SKEW,
-    partitions: int = L2_PARTITIONS,
+    partitions: int | None = None,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
-    """Traffic and per-action breakdown; memoised per (plan, profile fields, options)."""
+    """Traffic and per-action breakdown; memoised per (plan, profile fields, options). ``partitions``
+    defaults to the profile's ``l2_partitions`` (``L2_PARTITIONS`` where it gives none)."""
     cap = float(l2_capacity_bytes if l2_capacity_bytes is not None else hw.l2_effective_bytes)
+    if partitions is None:
+        partitions = hw.l2_partitions or L2_PARTITIONS
     key = _hw_key(hw)
     return _evaluate_keyed(
         plan, key, _Unhashed(hw), cap, form, samples, resident, float(concurrent_hit), float(skew), partitions
@@ -623,7 +626,7 @@ class SdcmCacheModel:
             resident=self.resident,
             concurrent_hit=self.concurrent_hit,
             skew=self.skew,
-            partitions=self.partitions if self.partitions is not None else hw.l2_partitions or L2_PARTITIONS,
+            partitions=self.partitions,
         )
 
 
