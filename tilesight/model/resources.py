@@ -211,6 +211,7 @@ def action_demand(
     flops = 0.0
     l2_hit: float | None = None
     net_missing = False
+    chunk_efficiency = 1.0  # DRAM efficiency of the access's contiguous runs (global memory actions)
     where = f"action[{action.name}]"
     if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
         assert action.tensor is not None  # TileAction validates it
@@ -249,6 +250,7 @@ def action_demand(
                 amounts[L15] = nbytes
             amounts[L2] = nbytes * (1.0 - tt.l15_hit)
             amounts[DDR] = nbytes * ddr_fraction
+            chunk_efficiency = hw.ddr_efficiency(contiguous_bytes(tensor))
             latency = _memory_latency(hw, tt.l15_hit, tt.l2_hit)
             l2_hit = tt.l2_hit
         elif tensor.level in _SCRATCH_LEVELS:
@@ -297,9 +299,7 @@ def action_demand(
             busy[r] = a / rate
     if kind is ActionKind.STORE and busy[DDR]:
         busy[DDR] *= ddr_write_slowdown(hw)
-    if busy[DDR] and hw.ddr_chunk_efficiency:
-        tensor = tensors[action.tensor] if tensors is not None else plan.tensor(action.tensor or "")
-        busy[DDR] /= hw.ddr_efficiency(contiguous_bytes(tensor))
+    busy[DDR] /= chunk_efficiency
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw))
     return ActionDemand(
