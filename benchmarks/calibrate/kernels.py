@@ -201,6 +201,28 @@ def l2_stream_dot(a_ptr, b_ptr, out_ptr, K, iters, BM: tl.constexpr, BK: tl.cons
 
 
 @triton.jit
+def l2_shared_dot(
+    a_ptr, b_ptr, out_ptr, K, iters, share, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr
+):
+    """``l2_stream_dot`` with ``share`` consecutive programs reading the same [BM, K] row panel in step, as
+    the CTAs of one GEMM tile row (or column) do: the L2 rate when a line is requested by several SMs at once
+    rather than by one. Bytes requested: grid x iters x BM x BK x 2; unique bytes: 1 / share of that."""
+    pid = tl.program_id(0)
+    offs_m = (pid // share) * BM + tl.arange(0, BM)
+    offs_k = tl.arange(0, BK)
+    offs_n = tl.arange(0, BN)
+    b = tl.load(b_ptr + offs_k[:, None] * BN + offs_n[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    k_blocks = K // BK
+    for it in range(0, iters):
+        k0 = (it % k_blocks) * BK
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
+        acc = tl.dot(a, b, acc)
+    rows = pid * BM + tl.arange(0, BM)
+    tl.store(out_ptr + rows[:, None] * BN + offs_n[None, :], acc)
+
+
+@triton.jit
 def touch(out_ptr):
     """One store per block and nothing else: the cost of dispatching, starting and retiring blocks."""
     pid = tl.program_id(0)

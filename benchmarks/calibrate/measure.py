@@ -163,6 +163,52 @@ def l2_async() -> dict:
     }
 
 
+# The shared-read L2 probe: the async-copy stream above, with ``share`` consecutive programs reading one row
+# panel in step (GEMM CTAs of one tile row read the same A tiles at about the same time). Working sets stay
+# inside the L2; if the L2 serves a line requested by several SMs at once faster than distinct lines, the
+# rate rises with ``share``. (BM, BK, stages, programs per SM, warps, K) per setting, shares swept.
+L2_SHARED_CONFIGS = ((128, 64, 4, 2, 4, 256), (64, 64, 4, 4, 4, 256), (128, 64, 3, 1, 8, 512))
+L2_SHARED_SHARES = (1, 2, 4, 8, 16, 33, 66, 132)
+L2_SHARED = {"BN": 16, "iters": 512}
+
+
+def l2_shared() -> dict:
+    """L2 -> shared-memory rate as a function of how many SMs read the same lines at once."""
+    c = L2_SHARED
+    points = []
+    for bm, bk, stages, per_sm, warps, k in L2_SHARED_CONFIGS:
+        grid = (n_sm() * per_sm,)
+        a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(bk, c["BN"], device="cuda", dtype=torch.float16)
+        out = torch.empty(grid[0] * bm, c["BN"], device="cuda", dtype=torch.float32)
+        for share in L2_SHARED_SHARES:
+            t = bench_s(
+                lambda a=a, b=b, out=out, grid=grid, bm=bm, bk=bk, stages=stages, warps=warps, k=k, share=share: (
+                    K.l2_shared_dot[grid](
+                        a,
+                        b,
+                        out,
+                        k,
+                        c["iters"],
+                        share,
+                        BM=bm,
+                        BK=bk,
+                        BN=c["BN"],
+                        num_warps=warps,
+                        num_stages=stages,
+                    )
+                )
+            )
+            moved = grid[0] * c["iters"] * bm * bk * 2
+            unique = -(-grid[0] // share) * bm * k * 2
+            points.append(
+                {"BM": bm, "BK": bk, "stages": stages, "programs_per_sm": per_sm, "warps": warps, "K": k,
+                 "share": share, "s": t, "bytes_per_s": moved / t, "unique_bytes": unique}
+            )  # fmt: skip
+        del a, b, out
+    return {"points": points}
+
+
 # Block dispatch probe: grids of k blocks per SM for several k and warps per block; the slope of time over
 # blocks per SM is what one more block costs an SM when blocks are trivially short.
 BLOCKS_PER_SM = (1, 8, 32, 128, 512)

@@ -167,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_sweep", M.l2_sweep, ()),
         ("l2_peak", M.l2_peak, ()),
         ("l2_async", M.l2_async, ()),
+        ("l2_shared", M.l2_shared, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
         ("sm_stream", M.sm_stream, ()),

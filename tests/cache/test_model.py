@@ -322,3 +322,60 @@ def test_sampled_steps_count_and_match_occurrences(slot_sets, samples):
         for r, o in enumerate(streams):
             assert before[r].tolist() == [float(np.sum(o.slots < x)) for x in sig]
             assert at[r].tolist() == [float(x in o.slots) for x in sig]
+
+
+def _two_pass_plan(rows: int, cols: int, block: int):
+    """A normalisation kernel's shape: one row per tile, two loops over the row reading x twice, a store."""
+    from tilesight.plan import (
+        AccessMode,
+        ActionKind,
+        BlockResources,
+        Loop,
+        MemLevel,
+        TensorAccess,
+        TileAction,
+        TileGrid,
+        TilePlan,
+    )
+
+    trips = cols // block
+    return TilePlan(
+        name="two_pass",
+        grid=TileGrid(shape=(rows,), dims=("row",)),
+        tensors=(
+            TensorAccess("x", "fp16", (rows, cols), (1, block)),
+            TensorAccess("y", "fp16", (rows, cols), (1, block), AccessMode.WRITE),
+        ),
+        body=(
+            Loop("sum", trips, (TileAction("load_x", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),)),
+            Loop(
+                "norm",
+                trips,
+                (
+                    TileAction("load_x_2", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),
+                    TileAction("store_y", ActionKind.STORE, tensor="y", src=MemLevel.REG, deps=("load_x_2",)),
+                ),
+            ),
+        ),
+        resources=BlockResources(threads=256),
+    )
+
+
+def test_second_pass_over_a_row_hits_l2():
+    # 1024 rows of 8 KiB read twice: between a block's two reads its wave (every tile at once) reads one
+    # row each, 8 MiB, well inside the 50 MiB L2, so the second pass hits and DRAM reads x once (8 MiB).
+    traffic, rows = sdcm_breakdown(_two_pass_plan(1024, 4096, 1024), H200, **BARE)
+    by = {r.action: r for r in rows}
+    assert by["load_x"].l2_hit == 0.0 and by["load_x"].compulsory_fraction == 1.0
+    assert by["load_x_2"].l2_hit == pytest.approx(1.0, abs=1e-6)
+    assert by["load_x_2"].compulsory_fraction == 0.0
+    assert traffic.dram_read_bytes == pytest.approx(1024 * 4096 * 2, rel=1e-6)
+    assert traffic.tensors["x"].l2_hit == pytest.approx(0.5, abs=1e-6)
+
+
+def test_second_pass_misses_when_the_wave_overflows_l2(monkeypatch):
+    # With an L2 of a quarter of what the wave reads between the two passes the second pass mostly misses.
+    plan = _two_pass_plan(1024, 65536, 8192)  # 128 KiB rows: a wave reads 128 MiB before re-reading
+    traffic, rows = sdcm_breakdown(plan, H200, l2_capacity_bytes=32 << 20, **BARE)
+    by = {r.action: r for r in rows}
+    assert by["load_x_2"].l2_hit < 0.05

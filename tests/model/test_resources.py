@@ -82,3 +82,20 @@ def test_contiguous_bytes_of_a_tile():
     assert contiguous_bytes(TensorAccess("b", "float16", (4096, 12288), (64, 32))) == 64
     # a tile spanning whole rows is contiguous over its rows: 8 x 1024 x 4 bytes
     assert contiguous_bytes(TensorAccess("x", "float32", (4096, 1024), (8, 1024))) == 8 * 1024 * 4
+
+
+def test_store_latency_is_off_the_critical_path():
+    """A warp issues its stores and goes on: a store's duration is its busy time, a load's adds latency."""
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.hardware import load_profile
+    from tilesight.library.gemm import gemm_plan
+    from tilesight.model import resources as R
+
+    H200 = load_profile("h200")
+    plan = gemm_plan(512, 512, 512, 128, 128, 64)
+    traffic = CompulsoryCacheModel().traffic(plan, H200)
+    acts = {a.name: a for a, _ in plan.actions()}
+    store = R.action_demand(acts["store_c"], plan, H200, traffic)
+    load = R.action_demand(acts["load_a"], plan, H200, traffic)
+    assert store.latency_s == 0.0
+    assert load.latency_s > 0.0

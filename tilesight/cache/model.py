@@ -11,6 +11,9 @@ Distinct bytes between two accesses are summed per (wave, step) from each wave's
 when the previous access of a block lies in the same or the previous wave (the dominant case) and an upper
 bound when it lies further back (a block touched in two intervening waves is counted twice).
 
+A tile that reads a tensor's blocks again later in its own program (a second loop over its row) re-reads the
+blocks of its earlier read stream; that reuse's distance is what its wave reads in between.
+
 Reads go through the SDCM; writes (stores) are absorbed by the write-back L2 (NCU counts their sectors as
 hits, :data:`WRITE_SECTOR_HIT_RATE`) and occupy capacity like reads; a written block reaches DRAM when it is
 evicted before the kernel ends (the SDCM of its distance to the end, see :data:`WRITEBACK_AT_KERNEL_END`).
@@ -392,7 +395,44 @@ def _hit_matrix(
                 row[jo] = hit_of(dist)
             concurrent[j[same]] = True
         out[s.action] = (hits, ~has, concurrent)
+    _in_tile_rereads(streams, out, uniq, cell, sampled, capacity_bytes, associativity, form, reads_only)
     return out
+
+
+def _in_tile_rereads(
+    streams: list[_Stream],
+    out: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    uniq: np.ndarray,
+    cell: np.ndarray,
+    sampled: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    capacity_bytes: float,
+    associativity: int,
+    form: str,
+    reads_only: bool,
+) -> None:
+    """Blocks a tile reads again later in its own program (a normalisation kernel's second pass over its
+    row): a read stream of the same tensor, tile and occurrence count as an earlier read stream re-reads that
+    stream's blocks, occurrence for occurrence. The reuse distance is what the tile's wave reads between the
+    two occurrences (every stream's distinct bytes per occurrence in the wave's cell, times its occurrences
+    in between); the access hits with the larger of that probability and its cross-tile one, and is no first
+    touch. Updates ``out`` in place."""
+    earlier: dict[tuple, int] = {}
+    for j, s in enumerate(streams):
+        if s.write:
+            continue
+        key = (s.tensor, s.slots.size, s.block_bytes)
+        r = earlier.get(key)
+        earlier[key] = j
+        if r is None or s.block_bytes <= 0 or (reads_only and s.write):
+            continue
+        idx, before_s, _ = sampled[j]
+        slot_r = streams[r].slots[idx]
+        before_r = np.stack([np.searchsorted(o.slots, slot_r, side="left") for o in streams]).astype(float)
+        between = uniq @ np.maximum(before_s - before_r, 0.0)  # (cells, samples) bytes read in between
+        hit_of = hit_probability_table(capacity_bytes / s.block_bytes, associativity, form)
+        p_in = hit_of(np.maximum(between - s.block_bytes, 0.0) / s.block_bytes)  # (cells, samples)
+        hits, first, concurrent = out[s.action]
+        out[s.action] = (np.maximum(hits, p_in[cell].T), np.zeros_like(first), concurrent)
 
 
 def _compute(

@@ -53,6 +53,11 @@ FLOP_PER_OP = 2
 # streams its output, so the DRAM pipeline is busy with them during the kernel: measured element-wise and
 # normalisation kernels on the H200 take the time of all their written bytes even when the output fits in L2.
 STORES_DRAIN_TO_DRAM = True
+# Whether a store's memory latency stays off the issuing block's critical path. A warp hands a store to the
+# load/store unit and goes on (and may exit): nothing waits for the write to reach L2 or DRAM. Measured on the
+# H200: a vector add of 256-thread blocks at 8 resident blocks per SM turns a block over every
+# 0.88-0.95 us, the DRAM latency of its loads alone (benchmarks/data/triton_memory.jsonl, add b256w8).
+STORES_RETIRE_AT_ISSUE = True
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
 # Passes of a synchronous loop load counted against the calibrated (global) instruction rate: its loads.
@@ -251,7 +256,8 @@ def action_demand(
             amounts[L2] = nbytes * (1.0 - tt.l15_hit)
             amounts[DDR] = nbytes * ddr_fraction
             chunk_efficiency = hw.ddr_efficiency(contiguous_bytes(tensor))
-            latency = _memory_latency(hw, tt.l15_hit, tt.l2_hit)
+            if kind is not ActionKind.STORE or not STORES_RETIRE_AT_ISSUE:
+                latency = _memory_latency(hw, tt.l15_hit, tt.l2_hit)
             l2_hit = tt.l2_hit
         elif tensor.level in _SCRATCH_LEVELS:
             if tensor.level is MemLevel.SMEM:

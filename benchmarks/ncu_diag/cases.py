@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Launch a few reference-kernel cases once each (after a warm-up launch) for an ncu section profile.
+
+Run under ncu by ``run.sh``; on its own it just launches (and prints the case list). The cases are the ones
+the engine gets most wrong in ``benchmarks/accuracy.py`` (four-warp attention, L2-bound GEMMs): the point is
+to read their stall reasons and pipe utilisation, not to time them (ncu's replay serialises everything).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import torch  # noqa: E402
+
+from kernels.triton.attention import attention  # noqa: E402
+from kernels.triton.gemm import matmul  # noqa: E402
+
+# (name, kind, shape, config)
+CASES = (
+    ("attn_d64_n2048_m64n64w4s2", "attention", (8, 16, 2048, 64), dict(block_m=64, block_n=64, num_warps=4, num_stages=2)),
+    ("attn_d64_n2048_m128n64w4s3", "attention", (8, 16, 2048, 64), dict(block_m=128, block_n=64, num_warps=4, num_stages=3)),
+    ("attn_d64_n2048_m128n64w8s4", "attention", (8, 16, 2048, 64), dict(block_m=128, block_n=64, num_warps=8, num_stages=4)),
+    ("attn_d64_n2048_m128n128w8s2", "attention", (8, 16, 2048, 64), dict(block_m=128, block_n=128, num_warps=8, num_stages=2)),
+    ("attn_d128_n2048_m64n64w4s2", "attention", (8, 16, 2048, 128), dict(block_m=64, block_n=64, num_warps=4, num_stages=2)),
+    ("gemm_4096_m64n64k64w4s3g1", "gemm", (4096, 4096, 4096), dict(block_m=64, block_n=64, block_k=64, group_m=1, num_warps=4, num_stages=3)),
+    ("gemm_4096_m64n128k64w4s3g8", "gemm", (4096, 4096, 4096), dict(block_m=64, block_n=128, block_k=64, group_m=8, num_warps=4, num_stages=3)),
+    ("gemm_4096_m16n128k64w4s4g1", "gemm", (4096, 4096, 4096), dict(block_m=16, block_n=128, block_k=64, group_m=1, num_warps=4, num_stages=4)),
+    ("gemm_4096_m128n256k64w8s2g1", "gemm", (4096, 4096, 4096), dict(block_m=128, block_n=256, block_k=64, group_m=1, num_warps=8, num_stages=2)),
+)  # fmt: skip
+
+
+def launch(kind: str, shape: tuple, cfg: dict) -> None:
+    if kind == "attention":
+        q, k, v = (torch.randn(shape, device="cuda", dtype=torch.float16) for _ in range(3))
+        for _ in range(2):
+            attention(q, k, v, causal=False, **cfg)
+    else:
+        m, n, kk = shape
+        a = torch.randn(m, kk, device="cuda", dtype=torch.float16)
+        b = torch.randn(kk, n, device="cuda", dtype=torch.float16)
+        for _ in range(2):
+            matmul(a, b, **cfg)
+    torch.cuda.synchronize()
+
+
+def main() -> int:
+    for name, kind, shape, cfg in CASES:
+        print(f"NCU_DIAG_CASE {name}", flush=True)
+        launch(kind, shape, cfg)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
