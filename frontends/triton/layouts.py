@@ -3,6 +3,12 @@
 * The vector width of each global load / store: a blocked layout's ``sizePerThread`` along its fastest axis
   (``order[0]``) times the element size. Triton's coalescing pass already narrowed it to what the pointers'
   alignment allows, so an unaligned row stride shows up here as element-wide accesses.
+* A 1-D masked access whose mask or address depends on an integer argument Triton could not specialise as
+  divisible by 16 (a row length of 5000, a row stride of 3000) is element-wide: the LLVM lowering limits the
+  vector to the mask's constancy and the pointer's alignment, which such an argument makes one element
+  (``ld.global.b16`` per element, checked against Triton's LLIR). The layout still shows the full vector,
+  so this is read from the access's def chain. (2-D accesses keep the layout's width: there a mask along the
+  slow axis does not narrow the vector, and telling the axes apart needs Triton's axis analysis.)
 * Whether the software pipeliner turned loop loads into asynchronous copies (``cp.async`` / TMA). When it
   could not (narrow or unaligned accesses), the loads stay synchronous and single-buffered.
 """
@@ -11,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .ir import Op, parse_module
+from .ir import Op, parse_module, tensor_type
 
 _BLOCKED = re.compile(
     r"^(#blocked\d*) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\].*?order = \[([\d, ]+)\]", re.M
@@ -22,6 +28,8 @@ _ELEMENT_BYTES = {
     "f8E4M3FN": 1, "f8E5M2": 1, "i8": 1, "i1": 1,
 }  # fmt: skip
 _MEMORY_OPS = ("tt.load", "tt.store", "ttg.async_copy_global_to_local")
+_INT_ARG = re.compile(r"(%[\w.$-]+): (?:i32|i64)( \{[^}]*\})?")
+_FUNC_LINE = re.compile(r"^\s*tt\.func public @.*$", re.M)
 _ASYNC_OPS = ("async_copy_global_to_local", "async_tma_copy_global_to_local", "tt.descriptor_load")
 
 
@@ -42,11 +50,56 @@ def _walk(ops: list[Op]):
             yield from _walk(region)
 
 
+def unaligned_int_args(ttgir: str) -> frozenset[str]:
+    """SSA names of the kernel's integer arguments Triton did not specialise as divisible by 16."""
+    m = _FUNC_LINE.search(ttgir)
+    if m is None:
+        return frozenset()
+    return frozenset(name for name, attrs in _INT_ARG.findall(m.group(0)) if "tt.divisibility" not in attrs)
+
+
+def _depends_on(value: str, targets: frozenset[str], defs: dict[str, Op], seen: set[str]) -> bool:
+    """Whether SSA ``value`` is computed from any of ``targets`` (walking operands through ``defs``)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if v in targets:
+            return True
+        if v in seen:
+            continue
+        seen.add(v)
+        op = defs.get(v)
+        if op is not None:
+            stack.extend(op.operands)
+    return False
+
+
+def _element_wide(op: Op, rank: int, unaligned: frozenset[str], defs: dict[str, Op]) -> bool:
+    """A 1-D masked global access whose mask or address depends on an unaligned integer argument."""
+    if rank != 1 or not unaligned or op.name not in ("tt.load", "tt.store"):
+        return False
+    ptr = op.operands[0] if op.operands else None
+    mask = None
+    if op.name == "tt.load" and len(op.operands) >= 2:
+        mask = op.operands[1]
+    elif op.name == "tt.store" and len(op.operands) >= 3:
+        mask = op.operands[2]
+    if mask is None:
+        return False
+    seen: set[str] = set()
+    return _depends_on(mask, unaligned, defs, seen) or (
+        ptr is not None and _depends_on(ptr, unaligned, defs, seen)
+    )
+
+
 def access_widths(ttgir: str) -> dict[str, int]:
     """Source location ("file:line") -> the narrowest vector, in bytes, of the global loads / stores there."""
     vectors = _vectors(ttgir)
+    ops = list(_walk(parse_module(ttgir).body))
+    defs = {r: op for op in ops for r in op.results}
+    unaligned = unaligned_int_args(ttgir)
     widths: dict[str, int] = {}
-    for op in _walk(parse_module(ttgir).body):
+    for op in ops:
         if op.name not in _MEMORY_OPS or op.loc is None:
             continue
         m = _TYPED.search(op.text + " " + op.rtype)
@@ -56,6 +109,9 @@ def access_widths(ttgir: str) -> dict[str, int]:
         if elem is None:
             continue
         width = vectors[m.group(2)] * elem
+        shape = tensor_type(op.text + " " + op.rtype)
+        if shape is not None and _element_wide(op, len(shape[0]), unaligned, defs):
+            width = elem
         widths[op.loc] = min(width, widths.get(op.loc, width))
     return widths
 

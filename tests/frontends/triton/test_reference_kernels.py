@@ -228,3 +228,18 @@ def test_gather_rows_is_indirect():
     assert not t["table_ptr"].reuse_dims and len(t["idx_ptr"].reuse_dims) == 1
     assert t["table_ptr"].tile == (16, 256)
     assert any("indirect" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize(("cols", "vector"), [(1024, 16), (1000, 2)])
+def test_unaligned_row_length_makes_masked_row_accesses_element_wide(cols, vector):
+    # 1000 is not a multiple of 16, so Triton does not specialise n_cols or the row strides: the mask
+    # `cols < n_cols` and the row base pointer have no alignment and the LLVM lowering issues one 2-byte
+    # access per element (checked on Triton's LLIR: ld.global.b16); 1024 keeps 16-byte vectors.
+    from tilesight.kernels.triton.layernorm import layernorm_kernel
+
+    args = ((512,), f16(512, cols), f16(512, cols), f16(cols), f16(cols), f32(512), f32(512))
+    plan = FE.plan(layernorm_kernel, (*args, cols, cols, cols, 1e-5), dict(BLOCK=1024), HW)
+    widths = {a.tensor: a.vector_bytes for a in _all(plan.body, ActionKind.LOAD)}
+    assert widths == {"x_ptr": vector, "w_ptr": vector, "b_ptr": vector}
+    (store,) = [a for a in _all(plan.body, ActionKind.STORE) if a.tensor == "y_ptr"]
+    assert store.vector_bytes == vector
