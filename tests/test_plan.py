@@ -67,3 +67,13 @@ def test_bad_action_kind_and_dot_shape():
     with pytest.raises(PlanError, match=r"action\[d\].shape"):
         TileAction("d", ActionKind.DOT, dtype="float16", shape=(1, 2))
     assert _tensor().tile_bytes == 32 * 32 * 2
+
+
+def test_loop_mean_trips_is_validated_and_used_for_work():
+    from tilesight.plan import Loop
+
+    assert Loop("l", 3, ()).work_trips == 3
+    assert Loop("l", 3, (), mean_trips=2.5).work_trips == 2.5
+    for bad in (-1.0, float("nan"), float("inf"), True, "2"):
+        with pytest.raises(PlanError, match="mean_trips"):
+            Loop("l", 3, (), mean_trips=bad)

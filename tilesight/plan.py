@@ -347,6 +347,9 @@ class Loop:
     """A loop in the per-tile program: ``trips`` iterations of ``body``, software-pipelined over ``stages``.
 
     ``reduction`` marks the reduction axis (a GEMM's K loop): the cache model samples reuse along it.
+    ``mean_trips``: where the trip count differs between programs (causal attention's key loop runs
+    ``q_block + 1`` times), its mean over the grid; the engine's time and work use it, while ``trips`` (its
+    rounded value) names the blocks the cache model walks. None when every program runs ``trips``.
     """
 
     name: str
@@ -356,6 +359,12 @@ class Loop:
     reduction: bool = False
     deps: tuple[str, ...] = ()
     location: str | None = None
+    mean_trips: float | None = None
+
+    @property
+    def work_trips(self) -> float:
+        """Iterations one program runs on average: ``mean_trips`` where given, else ``trips``."""
+        return self.trips if self.mean_trips is None else self.mean_trips
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -363,6 +372,14 @@ class Loop:
         if isinstance(self.trips, bool) or not isinstance(self.trips, int | np.integer) or self.trips < 0:
             raise PlanError(f"loop[{self.name}].trips", self.trips, "trip count must be an integer >= 0")
         object.__setattr__(self, "trips", int(self.trips))
+        if self.mean_trips is not None:
+            if isinstance(self.mean_trips, bool) or not (
+                isinstance(self.mean_trips, int | float | np.number) and 0 <= self.mean_trips < math.inf
+            ):
+                raise PlanError(
+                    f"loop[{self.name}].mean_trips", self.mean_trips, "must be a finite number >= 0 or None"
+                )
+            object.__setattr__(self, "mean_trips", float(self.mean_trips))
         _positive_int(f"loop[{self.name}].stages", self.stages)
         object.__setattr__(self, "body", tuple(self.body))
         object.__setattr__(self, "deps", tuple(self.deps))

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -410,7 +411,7 @@ def _align(size: float, unit: int) -> int:
 
 def _with_deps(node: Node, deps: tuple[str, ...]) -> Node:
     if isinstance(node, Loop):
-        return Loop(node.name, node.trips, node.body, node.stages, node.reduction, deps, node.location)
+        return dataclasses.replace(node, deps=deps)
     return TileAction(
         node.name,
         node.kind,

@@ -64,6 +64,7 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
                     reduction=n["reduction"],
                     deps=deps,
                     location=n["loc"],
+                    mean_trips=n.get("mean_trips"),
                 )
             )
             continue

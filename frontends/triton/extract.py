@@ -521,11 +521,13 @@ class Walker:
             return
         live = trips[self.valid] if self.valid.any() else trips
         mean = float(live.mean()) if live.size else 0.0
-        n_trips = int(round(mean))
+        n_trips = math.floor(mean + 0.5)
+        mean_trips = None
         if live.size and live.max() != live.min():
+            mean_trips = mean
             self.notes.append(
                 f"loop at {op.loc}: trip count varies by program (min {int(live.min())}, mean {mean:.2f}, "
-                f"max {int(live.max())}); the plan uses the rounded mean"
+                f"max {int(live.max())}); the plan times the mean and walks the cache over the rounded mean"
             )
         self.env[iv] = V(pid=False)
         for a, init in zip(iter_args, inits, strict=True):
@@ -547,6 +549,7 @@ class Walker:
                 "name": name,
                 "kind": "loop",
                 "trips": n_trips,
+                "mean_trips": mean_trips,
                 "body": inner.nodes,
                 "reduction": has_dot,
                 "deps": set(self.deps_in(body, vin)),

@@ -262,3 +262,24 @@ def test_per_profile_numbers_follow_the_profile_object():
         assert ev._region_scale(prof, 66) == region_scale(prof, 66, 1)
         assert ev._full_share_rates(prof) == full_share_rates(prof)
     assert ev._full_share_rates(slow)[1] == ev._full_share_rates(hw)[1] / 2
+
+
+def test_mean_trips_times_the_mean_iteration_count():
+    """A loop whose programs run 2 or 3 trips (mean 2.5) costs between the 2-trip and the 3-trip plan, and its
+    actions' work counts 2.5 occurrences per tile."""
+    import dataclasses
+
+    from tilesight.library.gemm import gemm_plan
+    from tilesight.plan import Loop
+
+    base = gemm_plan(1024, 1024, 192, 128, 128, 64)  # K loop of 3 trips
+
+    def with_loop(**kw):
+        body = tuple(dataclasses.replace(n, **kw) if isinstance(n, Loop) else n for n in base.body)
+        return dataclasses.replace(base, body=body)
+
+    hw = ts.load_profile("h200")
+    two, three = evaluate(with_loop(trips=2), hw), evaluate(with_loop(trips=3), hw)
+    mean = evaluate(with_loop(trips=3, mean_trips=2.5), hw)
+    assert two.latency_s < mean.latency_s < three.latency_s
+    assert mean.flops == pytest.approx((two.flops + three.flops) / 2)

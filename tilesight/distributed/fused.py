@@ -20,6 +20,7 @@ into a partial C and reduce-scatters C's rows.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -269,9 +270,6 @@ def _prepend(body: tuple, fetch: TileAction) -> tuple:
     out: list = [fetch]
     for node in body:
         if isinstance(node, Loop):
-            node = Loop(
-                node.name, node.trips, node.body, stages=node.stages, reduction=node.reduction,
-                deps=(*node.deps, fetch.name), location=node.location,
-            )  # fmt: skip
+            node = dataclasses.replace(node, deps=(*node.deps, fetch.name))
         out.append(node)
     return tuple(out)

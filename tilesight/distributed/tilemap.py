@@ -208,6 +208,8 @@ class DistributedTileMap:
 def _split_reduction(node, g: int):
     if isinstance(node, Loop):
         body = tuple(_split_reduction(n, g) for n in node.body)
-        trips = math.ceil(node.trips / g) if node.reduction else node.trips
-        return replace(node, trips=trips, body=body)
+        if not node.reduction:
+            return replace(node, body=body)
+        mean = None if node.mean_trips is None else node.mean_trips / g
+        return replace(node, trips=math.ceil(node.trips / g), body=body, mean_trips=mean)
     return node

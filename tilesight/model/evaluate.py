@@ -271,7 +271,7 @@ def _core(
     rates = _full_share_rates(hw)
     for act, loops in plan.actions():
         demands[act.name] = action_demand(act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates)
-        occurrences[act.name] = math.prod(lp.trips for lp in loops)
+        occurrences[act.name] = math.prod(lp.work_trips for lp in loops)
     c.demands, c.occurrences = demands, occurrences
 
     full = (
@@ -452,7 +452,7 @@ def _action_stats(plan, demands, occurrences, hw, full, tail, tiles) -> tuple[Ac
         k = occurrences[name]
         b = d.busy_s
         top = b.index(max(b))  # the first busiest pipeline
-        count = k * tiles
+        count = round(k * tiles)
         out.append(
             ActionStats(
                 name=name,

@@ -107,10 +107,11 @@ def eval_body(
             mems.append(d.memory)
         else:
             sub = eval_body(node.body, demands, scale)
+            trips = node.work_trips
             env = envelope(
-                sub.latency_s, sub.fill_s, max(sub.busy_s), node.trips, node.stages - 1, sub.compute_chain_s
+                sub.latency_s, sub.fill_s, max(sub.busy_s), trips, node.stages - 1, sub.compute_chain_s
             )
-            vecs.append(tuple(u * node.trips for u in sub.busy_s))
+            vecs.append(tuple(u * trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)
             loops.append((i, sub, env))

@@ -203,6 +203,7 @@ def test_attention(causal):
     (loop,) = _loops(plan.body)
     # causal: program q_block stops at key (q_block + 1) * 128, so 2 (q_block + 1) trips: mean of 2..16 = 9
     assert loop.trips == (9 if causal else 16) and loop.stages == 2 and loop.reduction
+    assert loop.mean_trips == (9.0 if causal else None)
     assert any("max 16" in note for note in plan.notes) == causal
     qk, pv = _all(loop.body, ActionKind.DOT)
     assert qk.shape == (128, 64, 128) and pv.shape == (128, 128, 64)
@@ -243,3 +244,15 @@ def test_unaligned_row_length_makes_masked_row_accesses_element_wide(cols, vecto
     assert widths == {"x_ptr": vector, "w_ptr": vector, "b_ptr": vector}
     (store,) = [a for a in _all(plan.body, ActionKind.STORE) if a.tensor == "y_ptr"]
     assert store.vector_bytes == vector
+
+
+def test_causal_loop_carries_the_exact_mean_trip_count():
+    from tilesight.kernels.triton.attention import attention_fwd_kernel
+
+    # n_ctx 512, BLOCK_M = BLOCK_N = 128: program q_block runs q_block + 1 trips, 1..4, mean 2.5. The plan
+    # keeps 2.5 for time and work and rounds half up (3) for the blocks the cache model walks.
+    q = f16(1, 2, 512, 64)
+    args = ((4, 2), q, q, q, q, 0.125, 2 * 512 * 64, 512 * 64, 64, 1, 2, 512)
+    meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=128, CAUSAL=True, num_warps=8, num_stages=2)
+    (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
+    assert loop.mean_trips == 2.5 and loop.trips == 3 and loop.work_trips == 2.5
