@@ -182,21 +182,10 @@ def l2_shared() -> dict:
         b = torch.randn(bk, c["BN"], device="cuda", dtype=torch.float16)
         out = torch.empty(grid[0] * bm, c["BN"], device="cuda", dtype=torch.float32)
         for share in L2_SHARED_SHARES:
+            kw = dict(BM=bm, BK=bk, BN=c["BN"], num_warps=warps, num_stages=stages)
             t = bench_s(
-                lambda a=a, b=b, out=out, grid=grid, bm=bm, bk=bk, stages=stages, warps=warps, k=k, share=share: (
-                    K.l2_shared_dot[grid](
-                        a,
-                        b,
-                        out,
-                        k,
-                        c["iters"],
-                        share,
-                        BM=bm,
-                        BK=bk,
-                        BN=c["BN"],
-                        num_warps=warps,
-                        num_stages=stages,
-                    )
+                lambda a=a, b=b, out=out, grid=grid, k=k, share=share, kw=kw: K.l2_shared_dot[grid](
+                    a, b, out, k, c["iters"], share, **kw
                 )
             )
             moved = grid[0] * c["iters"] * bm * bk * 2

@@ -18,18 +18,29 @@ import torch  # noqa: E402
 from kernels.triton.attention import attention  # noqa: E402
 from kernels.triton.gemm import matmul  # noqa: E402
 
+
+def _attn(name: str, d: int, bm: int, bn: int, warps: int, stages: int) -> tuple:
+    cfg = dict(block_m=bm, block_n=bn, num_warps=warps, num_stages=stages)
+    return (name, "attention", (8, 16, 2048, d), cfg)
+
+
+def _gemm(name: str, bm: int, bn: int, bk: int, group_m: int, warps: int, stages: int) -> tuple:
+    cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_m=group_m, num_warps=warps, num_stages=stages)
+    return (name, "gemm", (4096, 4096, 4096), cfg)
+
+
 # (name, kind, shape, config)
 CASES = (
-    ("attn_d64_n2048_m64n64w4s2", "attention", (8, 16, 2048, 64), dict(block_m=64, block_n=64, num_warps=4, num_stages=2)),
-    ("attn_d64_n2048_m128n64w4s3", "attention", (8, 16, 2048, 64), dict(block_m=128, block_n=64, num_warps=4, num_stages=3)),
-    ("attn_d64_n2048_m128n64w8s4", "attention", (8, 16, 2048, 64), dict(block_m=128, block_n=64, num_warps=8, num_stages=4)),
-    ("attn_d64_n2048_m128n128w8s2", "attention", (8, 16, 2048, 64), dict(block_m=128, block_n=128, num_warps=8, num_stages=2)),
-    ("attn_d128_n2048_m64n64w4s2", "attention", (8, 16, 2048, 128), dict(block_m=64, block_n=64, num_warps=4, num_stages=2)),
-    ("gemm_4096_m64n64k64w4s3g1", "gemm", (4096, 4096, 4096), dict(block_m=64, block_n=64, block_k=64, group_m=1, num_warps=4, num_stages=3)),
-    ("gemm_4096_m64n128k64w4s3g8", "gemm", (4096, 4096, 4096), dict(block_m=64, block_n=128, block_k=64, group_m=8, num_warps=4, num_stages=3)),
-    ("gemm_4096_m16n128k64w4s4g1", "gemm", (4096, 4096, 4096), dict(block_m=16, block_n=128, block_k=64, group_m=1, num_warps=4, num_stages=4)),
-    ("gemm_4096_m128n256k64w8s2g1", "gemm", (4096, 4096, 4096), dict(block_m=128, block_n=256, block_k=64, group_m=1, num_warps=8, num_stages=2)),
-)  # fmt: skip
+    _attn("attn_d64_n2048_m64n64w4s2", 64, 64, 64, 4, 2),
+    _attn("attn_d64_n2048_m128n64w4s3", 64, 128, 64, 4, 3),
+    _attn("attn_d64_n2048_m128n64w8s4", 64, 128, 64, 8, 4),
+    _attn("attn_d64_n2048_m128n128w8s2", 64, 128, 128, 8, 2),
+    _attn("attn_d128_n2048_m64n64w4s2", 128, 64, 64, 4, 2),
+    _gemm("gemm_4096_m64n64k64w4s3g1", 64, 64, 64, 1, 4, 3),
+    _gemm("gemm_4096_m64n128k64w4s3g8", 64, 128, 64, 8, 4, 3),
+    _gemm("gemm_4096_m16n128k64w4s4g1", 16, 128, 64, 1, 4, 4),
+    _gemm("gemm_4096_m128n256k64w8s2g1", 128, 256, 64, 1, 8, 2),
+)
 
 
 def launch(kind: str, shape: tuple, cfg: dict) -> None:
