@@ -307,6 +307,99 @@ def dot_chain() -> dict:
     return {"points": points}
 
 
+# Tensor-core chains of attention-sized dots (N = 64 and 128 per instruction, one or two warpgroups) at up to
+# four blocks per SM, and the attention inner loop itself without memory traffic (softmax_dot_chain).
+DOT_SHAPES = (
+    (64, 64, 64, 4),
+    (64, 64, 16, 4),
+    (128, 64, 64, 4),
+    (128, 64, 64, 8),
+    (64, 128, 64, 4),
+    (64, 256, 64, 4),
+)
+SOFTMAX_DOT_SHAPES = (
+    (64, 64, 64, 4), (128, 64, 64, 4), (128, 64, 64, 8), (128, 128, 64, 8),
+    (64, 64, 128, 4), (128, 64, 128, 8), (128, 128, 128, 8),
+)  # fmt: skip
+CHAIN_BLOCKS_PER_SM = (1, 2, 4)
+SOFTMAX_DOT_ITERS = 1024
+
+
+def dot_shapes() -> dict:
+    """Dependent-dot chains of attention-sized dots (see :func:`dot_chain`) at 1, 2 and 4 blocks per SM."""
+    points = []
+    for bm, bn, bk, warps in DOT_SHAPES:
+        a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
+        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+        for per_sm in CHAIN_BLOCKS_PER_SM:
+            grid = (n_sm() * per_sm,)
+            out = torch.empty(grid[0] * bm * bn, device="cuda", dtype=torch.float32)
+            kw = dict(BM=bm, BN=bn, BK=bk, num_warps=warps)
+            t = bench_s(
+                lambda grid=grid, out=out, a=a, b=b, kw=kw: K.dot_chain[grid](
+                    a, b, out, DOT_CHAIN_ITERS, **kw
+                )
+            )
+            flops = 2 * bm * bn * bk * DOT_CHAIN_ITERS * grid[0]
+            points.append(
+                {"BM": bm, "BN": bn, "BK": bk, "warps": warps, "blocks_per_sm": per_sm, "s": t,
+                 "s_per_dot": t / (DOT_CHAIN_ITERS * per_sm), "flops_per_s": flops / t}
+            )  # fmt: skip
+    return {"points": points}
+
+
+def softmax_dot() -> dict:
+    """The attention inner loop on register/shared-resident operands: seconds per iteration per block."""
+    points = []
+    for bm, bn, d, warps in SOFTMAX_DOT_SHAPES:
+        q = torch.randn(bm, d, device="cuda", dtype=torch.float16)
+        k = torch.randn(d, bn, device="cuda", dtype=torch.float16)
+        v = torch.randn(bn, d, device="cuda", dtype=torch.float16)
+        for per_sm in CHAIN_BLOCKS_PER_SM:
+            grid = (n_sm() * per_sm,)
+            out = torch.empty(grid[0] * bm * d, device="cuda", dtype=torch.float32)
+            kw = dict(BM=bm, BN=bn, D=d, num_warps=warps)
+            try:
+                t = bench_s(
+                    lambda grid=grid, out=out, q=q, k=k, v=v, kw=kw: K.softmax_dot_chain[grid](
+                        q, k, v, out, SOFTMAX_DOT_ITERS, **kw
+                    )
+                )
+            except Exception as exc:  # e.g. out of resources at 4 blocks per SM: record and go on
+                points.append({"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm,
+                               "error": f"{type(exc).__name__}: {exc}"[:200]})  # fmt: skip
+                continue
+            flops = 4 * bm * bn * d * SOFTMAX_DOT_ITERS * grid[0]
+            points.append(
+                {"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm, "s": t,
+                 "s_per_iter_per_sm": t / SOFTMAX_DOT_ITERS, "dot_flops_per_s": flops / t,
+                 "exp2_per_s": bm * bn * SOFTMAX_DOT_ITERS * grid[0] / t}
+            )  # fmt: skip
+    return {"points": points}
+
+
+# The issue rate of one block's CUDA-core work: independent FMA chains with 4 warps per block (one warp per
+# scheduler) at 1, 2, 4 and 8 blocks per SM.
+ISSUE_BLOCKS_PER_SM = (1, 2, 4, 8)
+
+
+def issue() -> dict:
+    points = []
+    for per_sm in ISSUE_BLOCKS_PER_SM:
+        grid = (n_sm() * per_sm,)
+        x = torch.rand(grid[0] * FMA_BLOCK, device="cuda") * 0.5 + 0.5
+        out = torch.empty_like(x)
+        t = bench_s(
+            lambda grid=grid, x=x, out=out: K.fma_chain[grid](
+                x, out, FMA_ITERS, BLOCK=FMA_BLOCK, CHAINS=FMA_CHAINS, num_warps=4
+            )
+        )
+        points.append(
+            {"blocks_per_sm": per_sm, "s": t, "flops_per_s": 2 * FMA_CHAINS * FMA_ITERS * x.numel() / t}
+        )
+    return {"points": points}
+
+
 # DRAM efficiency by contiguous chunk: fp16 rows 2 KiB apart, the first W elements of each read (32-512 B).
 CHUNK_WIDTHS = (16, 32, 64, 128, 256, 1024)
 CHUNK_ROW_STRIDE = 1024
