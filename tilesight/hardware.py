@@ -84,6 +84,7 @@ _OPTIONAL = (
     "lsu_warp_instr_per_s_per_sm",
     "block_dispatch_s",
     "l2_partitions",
+    "sfu_tc_serialised",
     # datasheet peaks for rates whose measured value is a required field (0 = not given)
     "cuda_flops_spec_per_s",
     "sfu_ops_spec_per_s",
@@ -166,6 +167,9 @@ class HardwareProfile:
     block_dispatch_s: float = 0.0
     # L2 partitions joined by a fabric, each caching for the SMs attached to it (0 = not given: one)
     l2_partitions: int = 0
+    # 1 where an SM's special-function units and tensor cores do not run at the same time (an attention loop
+    # takes its dots' time plus its exponentials' time however many blocks share the SM); 0 = they overlap
+    sfu_tc_serialised: int = 0
     cuda_flops_spec_per_s: float = 0.0
     sfu_ops_spec_per_s: float = 0.0
     ddr_read_bw_bytes_per_s: float = 0.0

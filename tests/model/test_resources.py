@@ -99,3 +99,31 @@ def test_store_latency_is_off_the_critical_path():
     load = R.action_demand(acts["load_a"], plan, H200, traffic)
     assert store.latency_s == 0.0
     assert load.latency_s > 0.0
+
+
+def test_sfu_work_holds_the_tensor_cores_where_the_profile_says_so():
+    import dataclasses
+
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.hardware import load_profile
+    from tilesight.model import resources as R
+
+    h200 = load_profile("h200")
+    plan = TilePlan(
+        name="exp",
+        grid=TileGrid(shape=(132,), dims=("x",)),
+        tensors=(TensorAccess("a", "fp16", (132 * 64, 64), (64, 64)),),
+        body=(
+            TileAction("load_a", ActionKind.LOAD, tensor="a", dst=MemLevel.REG),
+            TileAction("exp", ActionKind.SFU, flops=4096.0, deps=("load_a",)),
+        ),
+        resources=BlockResources(threads=128),
+    )
+    traffic = CompulsoryCacheModel().traffic(plan, h200)
+    (exp,) = [a for a, _ in plan.actions() if a.name == "exp"]
+    on = R.action_demand(exp, plan, h200, traffic)
+    # 4096 exponentials at the SM's share of the calibrated SFU rate; the same seconds on the TC pipeline
+    assert on.busy_s[SFU] == pytest.approx(4096 / (h200.sfu_ops_per_s / h200.sm_count))
+    assert on.busy_s[TC] == on.busy_s[SFU] and h200.sfu_tc_serialised == 1
+    off = R.action_demand(exp, plan, dataclasses.replace(h200, sfu_tc_serialised=0), traffic)
+    assert off.busy_s[TC] == 0.0 and off.busy_s[SFU] == on.busy_s[SFU]

@@ -24,7 +24,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      (wgmma) or of the spilled bytes (warp-level mma).
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``); an
      element operation occupies a CUDA lane for one issue slot, which the FMA-counted rate calls
-     ``FLOP_PER_OP`` = 2 FLOP.
+     ``FLOP_PER_OP`` = 2 FLOP. Where the profile says ``sfu_tc_serialised`` (Hopper: an attention loop
+     without memory traffic takes its dots' time plus its exponentials' time at every residency,
+     benchmarks/data/calibration_chains.json), SFU work also occupies the TC pipeline for its SFU time.
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
 
@@ -303,6 +305,8 @@ def action_demand(
             else:
                 rate = rates[r]
             busy[r] = a / rate
+    if kind is ActionKind.SFU and hw.sfu_tc_serialised:
+        busy[TC] += busy[SFU]  # the exponentials hold the tensor cores too (profile: sfu_tc_serialised)
     if kind is ActionKind.STORE and busy[DDR]:
         busy[DDR] *= ddr_write_slowdown(hw)
     busy[DDR] /= chunk_efficiency
