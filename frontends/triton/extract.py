@@ -151,6 +151,7 @@ class Walker:
         self.valid = np.ones(self.programs, dtype=bool)
         self.env: dict[str, V] = {}
         self.defs: dict[str, Op] = {}
+        self.ivs: list[str] = []  # induction variables of the loops being walked, innermost last
         self.cands: dict[str, np.ndarray] = {}
         self.cand_valid: dict[str, np.ndarray] = {}
         self.accesses: dict[str, dict] = {}
@@ -343,9 +344,53 @@ class Walker:
                 self.strides(op, shape, vin)
                 self.set_results(op, vin)
                 return
+            if n == "arith.select" and op.operands:
+                numel += self.mask_work(op.operands[0])
             self.group(op, body, vin, kind, numel)
             return
         raise self.unsupported(op)
+
+    def mask_work(self, cond: str) -> int:
+        """Element operations that compute a select's condition afresh in every iteration of the innermost
+        loop: integer compares and logic on the def chain of ``cond`` that depend on that loop's counter (a
+        causal mask ``rows[:, None] >= keys[None, :]`` and its ``&``), each at its own result's element count.
+        Address and mask arithmetic is otherwise free (it feeds loads, or the compiler hoists it), and a
+        condition that does not vary with the counter is computed once, outside the loop."""
+        if not self.ivs:
+            return 0
+        iv = self.ivs[-1]
+        total, seen, todo = 0, set(), [cond]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            d = self.defs.get(name)
+            if d is None:
+                continue
+            shape = tensor_type(d.rtype)
+            if d.name in ("tt.broadcast", "tt.expand_dims", "ttg.convert_layout"):
+                todo.extend(d.operands[:1])
+            elif d.name.startswith("arith.") and shape is not None and _is_int(shape[1]):
+                if self.depends_on(name, iv):
+                    total += math.prod(shape[0])
+                    todo.extend(d.operands)
+        return total
+
+    def depends_on(self, name: str, target: str) -> bool:
+        """Whether SSA value ``name`` is computed (through ``defs``) from ``target``."""
+        seen, todo = set(), [name]
+        while todo:
+            v = todo.pop()
+            if v == target:
+                return True
+            if v in seen:
+                continue
+            seen.add(v)
+            d = self.defs.get(v)
+            if d is not None:
+                todo.extend(d.operands)
+        return False
 
     def strides(self, op: Op, shape: tuple | None, vin: V) -> None:
         """Per-axis address strides of a tensor result (see :mod:`.strides`)."""
@@ -535,10 +580,14 @@ class Walker:
             self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
         inner = _Body()
         t_max = int(trips.max()) if trips.size else 0
-        if 1 < t_max and self.lanes * t_max <= MAX_LANES and _bounds_use(op.regions[0], iv):
-            self.walk_iterations(op.regions[0], inner, iv, lbv, stv, trips)
-        else:
-            self.walk(op.regions[0], inner)
+        self.ivs.append(iv)
+        try:
+            if 1 < t_max and self.lanes * t_max <= MAX_LANES and _bounds_use(op.regions[0], iv):
+                self.walk_iterations(op.regions[0], inner, iv, lbv, stv, trips)
+            else:
+                self.walk(op.regions[0], inner)
+        finally:
+            self.ivs.pop()
         name = self.fresh(f"loop_{(op.loc or 'L').rsplit(':', 1)[-1]}")
         has_dot = any(n["kind"] is ActionKind.DOT for n in inner.nodes)
         if not inner.nodes:

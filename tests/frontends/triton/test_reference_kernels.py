@@ -256,3 +256,19 @@ def test_causal_loop_carries_the_exact_mean_trip_count():
     meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=128, CAUSAL=True, num_warps=8, num_stages=2)
     (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
     assert loop.mean_trips == 2.5 and loop.trips == 3 and loop.work_trips == 2.5
+
+
+def test_causal_mask_is_charged_per_iteration():
+    from tilesight.kernels.triton.attention import attention_fwd_kernel
+
+    # The causal kernel builds keep = key_ok & (rows[:, None] >= keys[None, :]) in every key iteration: one
+    # compare and one AND over the 128 x 64 score tile (2 x 8192 element operations) on top of what the full
+    # kernel does there; both also compute keys and key_ok (64 elements each) afresh.
+    q = f16(1, 2, 512, 64)
+    args = ((4, 2), q, q, q, q, 0.125, 2 * 512 * 64, 512 * 64, 64, 1, 2, 512)
+    work = {}
+    for causal in (False, True):
+        meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=causal, num_warps=8, num_stages=2)
+        (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
+        work[causal] = sum(a.flops for a in _all(loop.body, ActionKind.ELEMENTWISE))
+    assert work[True] - work[False] == 2 * 128 * 64
