@@ -67,3 +67,13 @@ class UnsupportedOpError(FrontendError):
 
 class VersionError(FrontendError):
     """An installed frontend library outside the supported version range."""
+
+
+class MissingDependencyError(TileSightError, ImportError):
+    """An optional package that one path needs (scipy's exact SDCM form, rich rendering, libcst source
+    discovery) is not installed; names the package and the path."""
+
+    def __init__(self, package: str, needed_for: str) -> None:
+        self.package = package
+        self.needed_for = needed_for
+        super().__init__(f"{needed_for} needs the package {package!r}, which is not installed")

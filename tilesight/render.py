@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .optional import require
 from .plan import PIPELINES
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ def report_text(report: Report) -> str:
 
 def render_report(report: Report) -> Any:
     """A rich renderable: summary, pipeline, phase and action tables."""
+    require("rich", "rich rendering of a Report (Report.__rich__)")
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text

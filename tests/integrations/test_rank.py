@@ -110,3 +110,87 @@ def test_real_gemm_ranking():
     assert [r.report.latency_s for r in forked.ranked] == [r.report.latency_s for r in ranking.ranked]
     table = ranking.format_table()
     assert "refused" in table and table.splitlines()[1].lstrip().startswith("1")
+
+
+# Run in a fresh interpreter where scipy, rich and libcst cannot be imported (as on a GPU host that has only
+# torch, triton and numpy): ranking works, and each optional path names its missing package.
+_WITHOUT_OPTIONAL = """
+import json, sys
+
+class _Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("scipy", "rich", "libcst"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _Block())
+import triton
+import tilesight
+from tilesight import TensorSpec
+from tilesight.errors import MissingDependencyError
+from tilesight.kernels.triton.gemm import matmul_kernel
+
+m = n = k = 1024
+a, b, c = TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16")
+configs = [
+    triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=4, num_stages=s)
+    for bm, bn, bk, s in ((64, 64, 32, 2), (128, 128, 64, 3))
+]
+grid = lambda meta: (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
+ranking = tilesight.rank(matmul_kernel, configs, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, workers=2)
+missing = {}
+from tilesight.cache.sdcm import hit_probability
+for label, attempt in (
+    ("exact", lambda: hit_probability(100.0, 64.0, 16, "exact")),
+    ("render", lambda: ranking.best.report.__rich__()),
+    ("source", lambda: __import__("tilesight.frontends.source")),
+):
+    try:
+        attempt()
+    except MissingDependencyError as exc:
+        missing[label] = [exc.package, str(exc)]
+print(json.dumps({
+    "latency_s": {r.config.kwargs["BLOCK_M"]: r.report.latency_s for r in ranking.ranked},
+    "missing": missing,
+    "loaded": sorted({x.split(".")[0] for x in sys.modules} & {"scipy", "rich", "libcst", "torch"}),
+}))
+"""
+
+
+def test_ranking_needs_neither_scipy_nor_rich_nor_libcst():
+    """Pins the GPU-host failure: ``tilesight.cache.sdcm`` imported scipy at module level, so ranking on a
+    host with only torch, triton and numpy failed. The same two configs as test_real_gemm_ranking, predicted
+    in the blocked interpreter (two forked workers), give the very same latencies as here."""
+    triton = pytest.importorskip("triton")
+    import json
+    import subprocess
+    import sys
+
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    from tilesight import TensorSpec
+
+    out = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_OPTIONAL], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["loaded"] == []
+    assert {label: package for label, (package, _) in got["missing"].items()} == {
+        "exact": "scipy",
+        "render": "rich",
+        "source": "libcst",
+    }
+    assert "form='exact'" in got["missing"]["exact"][1]
+    m = n = k = 1024
+    a, b, c = (TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16"))
+    configs = [
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=4, num_stages=s)
+        for bm, bn, bk, s in ((64, 64, 32, 2), (128, 128, 64, 3))
+    ]
+
+    def grid(meta):
+        return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
+
+    here = tilesight.rank(matmul_kernel, configs, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1)
+    assert got["latency_s"] == {str(r.config.kwargs["BLOCK_M"]): r.report.latency_s for r in here.ranked}

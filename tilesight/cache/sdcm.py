@@ -23,9 +23,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import special, stats
 
 from ..errors import ProfileError, TileSightError
+from ..optional import require
 
 # Zelen-Severo approximation of the standard normal CDF (Abramowitz & Stegun 26.2.16), |error| < 1e-5:
 # Phi(x) ~ 1 - phi(x) (a1 t + a2 t^2 + a3 t^3), t = 1 / (1 + p x), x >= 0.
@@ -95,6 +95,7 @@ def hit_probability_exact(
             out[big] = 0.0
         else:
             # P(X <= a-1) for X ~ Bin(n, p) is I_{1-p}(n - a + 1, a) (regularised incomplete beta).
+            special = require("scipy.special", "the exact binomial SDCM form (form='exact')")
             out[big] = special.betainc(d[big] - (a - 1), a, 1.0 - p)
     return np.clip(out, 0.0, 1.0)
 
@@ -115,7 +116,10 @@ def hit_probability_gaussian(
         dd = np.where(d > a - 1, d, a)  # keeps sigma > 0; the final where() overrides those entries
         z = (a - 1 + CONTINUITY_CORRECTION - dd * p) / np.sqrt(dd * (p * (1.0 - p)))
         z = np.where(np.isfinite(d), z, -np.inf)
-        cdf = stats.norm.cdf(z) if exact_cdf else zelen_severo_cdf(z)
+        if exact_cdf:
+            cdf = require("scipy.stats", "the Gaussian SDCM with exact_cdf=True").norm.cdf(z)
+        else:
+            cdf = zelen_severo_cdf(z)
     return np.where(d > a - 1, cdf, 1.0)
 
 

@@ -12,9 +12,12 @@ import sys
 from collections.abc import Sequence
 
 from tilesight.errors import TileSightError
+from tilesight.optional import require
 
-from . import check, explain, kernels, predict, profiles, rank, timeline
-from .common import Output
+require("rich", "the tilesight command line")  # before the commands import it, so that its absence is named
+
+from . import check, explain, kernels, predict, profiles, rank, timeline  # noqa: E402
+from .common import Output  # noqa: E402
 
 EXIT_USAGE = 2
 COMMANDS = (predict, rank, explain, timeline, kernels, profiles, check)
