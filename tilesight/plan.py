@@ -350,6 +350,9 @@ class Loop:
     ``mean_trips``: where the trip count differs between programs (causal attention's key loop runs
     ``q_block + 1`` times), its mean over the grid; the engine's time and work use it, while ``trips`` (its
     rounded value) names the blocks the cache model walks. None when every program runs ``trips``.
+    ``trips_by_program``: for such a loop at the top of the tile program, every program's trip count in launch
+    order (the engine schedules the unequal blocks over the SMs' slots: the last, long blocks of a causal
+    kernel end after the mean-length ones would). None when not known.
     """
 
     name: str
@@ -360,6 +363,7 @@ class Loop:
     deps: tuple[str, ...] = ()
     location: str | None = None
     mean_trips: float | None = None
+    trips_by_program: tuple[int, ...] | None = None
 
     @property
     def work_trips(self) -> float:
@@ -380,6 +384,13 @@ class Loop:
                     f"loop[{self.name}].mean_trips", self.mean_trips, "must be a finite number >= 0 or None"
                 )
             object.__setattr__(self, "mean_trips", float(self.mean_trips))
+        if self.trips_by_program is not None:
+            seq = tuple(int(t) for t in self.trips_by_program)
+            if not seq or min(seq) < 0:
+                raise PlanError(
+                    f"loop[{self.name}].trips_by_program", len(seq), "must be non-empty, all >= 0"
+                )
+            object.__setattr__(self, "trips_by_program", seq)
         _positive_int(f"loop[{self.name}].stages", self.stages)
         object.__setattr__(self, "body", tuple(self.body))
         object.__setattr__(self, "deps", tuple(self.deps))

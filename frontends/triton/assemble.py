@@ -65,6 +65,7 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
                     deps=deps,
                     location=n["loc"],
                     mean_trips=n.get("mean_trips"),
+                    trips_by_program=n.get("trips_by_program"),
                 )
             )
             continue

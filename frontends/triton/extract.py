@@ -567,9 +567,11 @@ class Walker:
         live = trips[self.valid] if self.valid.any() else trips
         mean = float(live.mean()) if live.size else 0.0
         n_trips = math.floor(mean + 0.5)
-        mean_trips = None
+        mean_trips = by_program = None
         if live.size and live.max() != live.min():
             mean_trips = mean
+            if not self.ivs and self.lanes == self.programs and self.valid.all():
+                by_program = tuple(int(t) for t in trips)  # lanes are programs in launch order here
             self.notes.append(
                 f"loop at {op.loc}: trip count varies by program (min {int(live.min())}, mean {mean:.2f}, "
                 f"max {int(live.max())}); the plan times the mean and walks the cache over the rounded mean"
@@ -599,6 +601,7 @@ class Walker:
                 "kind": "loop",
                 "trips": n_trips,
                 "mean_trips": mean_trips,
+                "trips_by_program": by_program,
                 "body": inner.nodes,
                 "reduction": has_dot,
                 "deps": set(self.deps_in(body, vin)),

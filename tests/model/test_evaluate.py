@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import tilesight as ts
@@ -283,3 +284,50 @@ def test_mean_trips_times_the_mean_iteration_count():
     mean = evaluate(with_loop(trips=3, mean_trips=2.5), hw)
     assert two.latency_s < mean.latency_s < three.latency_s
     assert mean.flops == pytest.approx((two.flops + three.flops) / 2)
+
+
+def test_makespan_of_unequal_blocks_by_hand():
+    from tilesight.model.evaluate import _makespan
+
+    # two slots; blocks of 1, 1, 1, 3 in launch order: the 3rd starts at 1 (ends 2), the 4th at 1 (ends 4)
+    assert _makespan(np.array([1.0, 1.0, 1.0, 3.0]), 2) == 4.0
+    # the same work in mean-length blocks (1.5 each) ends at 3; the long block launched last costs 1 more
+    assert _makespan(np.full(4, 1.5), 2) == 3.0
+    # longest first: 3 then 1, 1, 1 on two slots ends at 3 (the short ones fill the other slot)
+    assert _makespan(np.array([3.0, 1.0, 1.0, 1.0]), 2) == 3.0
+
+
+def test_causal_blocks_launched_last_lengthen_the_kernel():
+    """A loop whose per-program trips rise with the launch index ends later than the same mean work spread
+    evenly; reversing the launch order (longest first) costs nothing extra."""
+    import dataclasses
+
+    from tilesight.library.gemm import gemm_plan
+    from tilesight.model.evaluate import unequal_blocks_s
+    from tilesight.plan import Loop
+
+    base = gemm_plan(4096, 4096, 2048, 128, 128, 64)  # 1024 tiles, a K loop of 32 trips
+    blocks = base.grid.blocks
+    rising = tuple(1 + (i % 32) for i in range(blocks))  # 1..32 trips, mean 16.5, longest last in each run
+
+    def with_trips(seq):
+        body = tuple(
+            dataclasses.replace(n, trips=16, mean_trips=sum(seq) / len(seq), trips_by_program=seq)
+            if isinstance(n, Loop)
+            else n
+            for n in base.body
+        )
+        return dataclasses.replace(base, body=body)
+
+    hw = ts.load_profile("h200")
+    up = evaluate(with_trips(rising), hw)
+    down = evaluate(with_trips(tuple(reversed(rising))), hw)
+    assert up.latency_s > down.latency_s
+    from tilesight.model.evaluate import _core, _model_and_key
+
+    model, key = _model_and_key(None)
+    extra = {}
+    for name, seq in (("up", rising), ("down", tuple(reversed(rising))), ("flat", (16,) * blocks)):
+        plan = with_trips(seq)
+        extra[name] = unequal_blocks_s(plan, _core(plan, hw, model, None, hash(plan), key).main, hw.sm_count)
+    assert extra["up"] > extra["down"] >= 0.0 and extra["flat"] == 0.0

@@ -211,5 +211,9 @@ def _split_reduction(node, g: int):
         if not node.reduction:
             return replace(node, body=body)
         mean = None if node.mean_trips is None else node.mean_trips / g
-        return replace(node, trips=math.ceil(node.trips / g), body=body, mean_trips=mean)
+        seq = node.trips_by_program
+        if seq is not None:
+            seq = tuple(math.ceil(t / g) for t in seq)
+        trips = math.ceil(node.trips / g)
+        return replace(node, trips=trips, body=body, mean_trips=mean, trips_by_program=seq)
     return node

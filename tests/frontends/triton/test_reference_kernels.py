@@ -256,6 +256,8 @@ def test_causal_loop_carries_the_exact_mean_trip_count():
     meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=128, CAUSAL=True, num_warps=8, num_stages=2)
     (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
     assert loop.mean_trips == 2.5 and loop.trips == 3 and loop.work_trips == 2.5
+    # programs in launch order (q_block fastest): head 0's q_blocks 0..3, then head 1's
+    assert loop.trips_by_program == (1, 2, 3, 4, 1, 2, 3, 4)
 
 
 def test_causal_mask_is_charged_per_iteration():
