@@ -1,12 +1,15 @@
 """How long ``tilesight.rank`` takes for 100 GEMM configs on this CPU, split into compile / extract / model.
 
     python benchmarks/bench_rank.py [--configs 100] [--shape 4096,4096,4096] [--workers 1] [--then M,N,K]
+    python benchmarks/bench_rank.py --sweep sq4096 [--workers 2]   # the autotune timing's 86 configs
 
 Cold: a fresh process, TileSight's in-process compile cache empty (Triton's on-disk cache is not used: the
 frontend runs Triton's stages itself). ``frontend`` = binding + compile to TTGIR + plan extraction;
-``compile`` is its compile-to-TTGIR part (timed by wrapping the frontend's compile step); ``model`` = the
-engine. CPU seconds are reported next to wall seconds: on a shared machine the wall time mostly measures the
-other users. With ``--workers N`` the configs are ranked in N forked processes and merged (phase and CPU
+``compile`` is its compile-to-TTGIR part, itself split into Triton's stages (AST codegen, TTIR passes, TTGIR
+passes) and the shared-memory allocation; ``walker`` turns the IR into the TilePlan; ``model`` = cache model +
+engine. Each phase is timed in CPU seconds by wrapping its function (:data:`PHASES`).
+CPU seconds are reported next to wall seconds: on a shared machine the wall time mostly measures the other
+users. With ``--workers N`` the configs are ranked in N forked processes and merged (phase and CPU
 times are then summed over workers). ``--then M,N,K`` ranks the same configs again on a second shape in the
 same process(es), after the timed cold ranking: a shape with the same specialisation (every size divisible by
 16) reuses the compiled TTGIR, so only extraction and the model run (what a second autotune key costs).
@@ -17,12 +20,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import multiprocessing
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 TARGET_S = 20.0
+PRUNED_CONFIGS = Path(__file__).resolve().parent / "autotune" / "pruned_configs.json"
 TILES = ((64, 64), (64, 128), (128, 64), (128, 128), (128, 256), (256, 128), (64, 256), (32, 64), (16, 128))
 BLOCK_KS = (32, 64, 128)
 WARPS_STAGES = ((4, 3), (8, 3), (4, 4), (8, 4), (4, 2))
@@ -44,21 +50,53 @@ def gemm_configs(count: int) -> list[Any]:
     return out[::step][:count]
 
 
-_TIMES = {"compile": 0.0}
+# CPU seconds per phase, summed over the configs of one process (CPU, not wall: on a shared machine the wall
+# time mostly measures the other users). Each phase wraps one function, looked up by module and attribute at
+# call time; nested phases (compile's three Triton stages inside "compile") are reported inside their parent.
+PHASES = (
+    ("bind", "tilesight.frontends.triton.binding", "bind"),
+    ("compile", "tilesight.frontends.triton.compile", "compile_ir"),
+    ("make_ir", "triton.compiler.compiler", "ASTSource.make_ir"),
+    ("make_ttir", "triton.backends.nvidia.compiler", "CUDABackend.make_ttir"),
+    ("make_ttgir", "triton.backends.nvidia.compiler", "CUDABackend.make_ttgir"),
+    ("smem_alloc", "tilesight.frontends.triton.compile", "_shared_bytes"),
+    ("walker", "tilesight.frontends.triton.assemble", "build_plan"),
+    ("cache_model", "tilesight.model.evaluate", "cached_traffic"),
+)
+_TIMES: dict[str, float] = {name: 0.0 for name, _, _ in PHASES}
 
 
-def _timed_compile(original: Any) -> Any:
+def _timed(name: str, original: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             return original(*args, **kwargs)
         finally:
-            _TIMES["compile"] += time.perf_counter() - start
+            _TIMES[name] += time.process_time() - start
 
+    wrapper.__wrapped_by_bench__ = True  # type: ignore[attr-defined]
     return wrapper
 
 
-def _rank(indices: list[int], shape: tuple[int, int, int], count: int) -> Any:
+def _instrument() -> None:
+    """Wrap every phase's function once per process (a forked worker inherits the parent's wrappers)."""
+    import importlib
+
+    for name, module, attr in PHASES:
+        owner: Any = importlib.import_module(module)
+        *path, leaf = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        raw = owner.__dict__[leaf] if isinstance(owner, type) else getattr(owner, leaf)
+        if getattr(getattr(raw, "__func__", raw), "__wrapped_by_bench__", False):
+            continue
+        if isinstance(raw, staticmethod):
+            setattr(owner, leaf, staticmethod(_timed(name, raw.__func__)))
+        else:
+            setattr(owner, leaf, _timed(name, raw))
+
+
+def _rank(indices: list[int], shape: tuple[int, int, int], configs: list[Any]) -> Any:
     import triton
     from tilesight.kernels.triton.gemm import matmul_kernel
 
@@ -66,7 +104,6 @@ def _rank(indices: list[int], shape: tuple[int, int, int], count: int) -> Any:
     from tilesight import TensorSpec
 
     m, n, k = shape
-    configs = gemm_configs(count)
     a, b, c = TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16")
 
     def grid(meta: dict) -> tuple[int]:
@@ -77,25 +114,34 @@ def _rank(indices: list[int], shape: tuple[int, int, int], count: int) -> Any:
     return chosen, ranking
 
 
-def rank_chunk(
-    job: tuple[list[int], tuple[int, int, int], int, tuple[int, int, int] | None],
-) -> tuple[list[tuple[int, float | None]], dict]:
-    from tilesight.frontends.triton import compile as compile_mod
+def sweep_configs(shape_name: str) -> tuple[tuple[int, int, int], list[Any]]:
+    """The autotune timing's shape and full config list (benchmarks/autotune/pruned_configs.json)."""
+    import triton
 
-    if not hasattr(compile_mod.compile_ir, "__wrapped_by_bench__"):
-        compile_mod.compile_ir = _timed_compile(compile_mod.compile_ir)
-        compile_mod.compile_ir.__wrapped_by_bench__ = True
+    spec = json.loads(PRUNED_CONFIGS.read_text())["shapes"][shape_name]
+    configs = [
+        triton.Config(e["kwargs"], num_warps=e["num_warps"], num_stages=e["num_stages"]) for e in spec["full"]
+    ]
+    return (spec["M"], spec["N"], spec["K"]), configs
+
+
+def rank_chunk(
+    job: tuple[list[int], tuple[int, int, int], list[Any], tuple[int, int, int] | None],
+) -> tuple[list[tuple[int, float | None]], dict]:
+    _instrument()
+    before = dict(_TIMES)
     cpu_start = time.process_time()
-    indices, shape, count, then = job
-    chosen, ranking = _rank(indices, shape, count)
+    indices, shape, configs, then = job
+    chosen, ranking = _rank(indices, shape, configs)
     position = {id(cfg): i for i, cfg in zip(indices, chosen, strict=True)}
     result = [(position[id(r.config)], r.latency_s) for r in ranking.ranked]
     result += [(position[id(r.config)], None) for r in ranking.refused]
-    phases = {"frontend": ranking.frontend_s, "model": ranking.model_s, "compile": _TIMES["compile"]}
+    phases = {"frontend": ranking.frontend_s, "model": ranking.model_s}
+    phases.update({name: _TIMES[name] - before[name] for name in _TIMES})
     phases["cpu"] = time.process_time() - cpu_start
     if then is not None:
         start, compile_before, wall_start = time.process_time(), _TIMES["compile"], time.perf_counter()
-        _, again = _rank(indices, then, count)
+        _, again = _rank(indices, then, configs)
         phases["then_cpu"] = time.process_time() - start
         phases["then_wall"] = time.perf_counter() - wall_start
         phases["then_compile"] = _TIMES["compile"] - compile_before
@@ -103,22 +149,51 @@ def rank_chunk(
     return result, phases
 
 
+def _split_lines(phases: dict[str, float], count: int) -> list[str]:
+    """The CPU split, summed over workers, with milliseconds per config."""
+    compile_other = phases["compile"] - sum(
+        phases[p] for p in ("make_ir", "make_ttir", "make_ttgir", "smem_alloc")
+    )
+    frontend_other = phases["frontend"] - phases["bind"] - phases["compile"] - phases["walker"]
+    rows = [
+        ("frontend (bind + compile + walker)", phases["frontend"]),
+        ("  bind (Triton's binder)", phases["bind"]),
+        ("  compile to TTGIR", phases["compile"]),
+        ("    make_ir (AST -> TTIR codegen)", phases["make_ir"]),
+        ("    make_ttir (TTIR passes)", phases["make_ttir"]),
+        ("    make_ttgir (TTGIR passes)", phases["make_ttgir"]),
+        ("    shared-memory allocation", phases["smem_alloc"]),
+        ("    other (IR to text, setup)", compile_other),
+        ("  walker (TTIR/TTGIR -> TilePlan)", phases["walker"]),
+        ("  other", frontend_other),
+        ("model (evaluate)", phases["model"]),
+        ("  cache model", phases["cache_model"]),
+        ("  engine", phases["model"] - phases["cache_model"]),
+    ]
+    width = max(len(r[0]) for r in rows)
+    return [f"  {name:<{width}} {sec:7.2f} s  {sec / count * 1e3:7.1f} ms/config" for name, sec in rows]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", type=int, default=100)
     ap.add_argument("--shape", default="4096,4096,4096")
+    ap.add_argument("--sweep", help="rank the autotune timing's list for this shape (e.g. sq4096) instead")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--then", help="M,N,K: rank the same configs again on this shape, same process(es)")
     args = ap.parse_args()
-    shape = tuple(int(x) for x in args.shape.split(","))
     then = tuple(int(x) for x in args.then.split(",")) if args.then else None
     start_cpu, start = time.process_time(), time.perf_counter()
     import tilesight.frontends.triton.frontend  # noqa: F401  (imports triton: counted in the wall time)
 
     import_s = time.perf_counter() - start
-    count = len(gemm_configs(args.configs))
+    if args.sweep:
+        shape, configs = sweep_configs(args.sweep)
+    else:
+        shape, configs = tuple(int(x) for x in args.shape.split(",")), gemm_configs(args.configs)
+    count = len(configs)
     chunks = [list(range(count))[w :: args.workers] for w in range(args.workers)]
-    jobs = [(chunk, shape, args.configs, then) for chunk in chunks if chunk]
+    jobs = [(chunk, shape, configs, then) for chunk in chunks if chunk]
     if args.workers == 1:
         results = [rank_chunk(jobs[0])]
     else:
@@ -126,7 +201,7 @@ def main() -> int:
             results = pool.map(rank_chunk, jobs)
     # the cold ranking's wall time: the --then rankings ran after it in the same workers
     wall = time.perf_counter() - start - max(r[1].get("then_wall", 0.0) for r in results)
-    phases = {key: sum(r[1][key] for r in results) for key in ("frontend", "compile", "model", "cpu")}
+    phases = {key: sum(r[1][key] for r in results) for key in results[0][1] if not key.startswith("then")}
     ranked = sorted((t, i) for r in results for i, t in r[0] if t is not None)
     refused = sum(1 for r in results for _, t in r[0] if t is None)
     print(
@@ -136,10 +211,8 @@ def main() -> int:
         f"wall {wall:.1f} s (target < {TARGET_S:.0f} s; import {import_s:.1f} s); ranking CPU "
         f"{phases['cpu']:.1f} s over all workers, parent CPU {time.process_time() - start_cpu:.1f} s"
     )
-    print(
-        f"frontend {phases['frontend']:.1f} s, of which compile to TTGIR {phases['compile']:.1f} s "
-        f"({phases['compile'] / max(phases['frontend'], 1e-9):.0%}); model {phases['model']:.2f} s"
-    )
+    print("CPU split (summed over workers):")
+    print("\n".join(_split_lines(phases, count)))
     print(f"predicted best: config #{ranked[0][1]} at {ranked[0][0] * 1e6:.1f} us")
     if then is not None:
         again = {key: sum(r[1][key] for r in results) for key in ("then_cpu", "then_compile", "then_model")}
