@@ -289,8 +289,10 @@ class TileAction:
     ``smem_bytes`` optionally states the shared-memory traffic of one occurrence exactly (frontends that know
     the layout); otherwise it is derived from the operands. ``vector_bytes`` is what one thread moves per
     memory instruction for a LOAD / STORE (16 for fully vectorised accesses; an unaligned row stride forces
-    element-wide ones); None means fully vectorised. ``deps`` name sibling nodes (actions or loops in
-    the same body) that must finish first.
+    element-wide ones); None means fully vectorised. On a DOT it says the warps fetch their operand
+    fragments from shared memory with load instructions of that many bytes per thread (warp-level ``mma``
+    reads them with ``ldmatrix``: 16); those ``smem_bytes`` then also cost load/store-unit issue slots.
+    ``deps`` name sibling nodes (actions or loops in the same body) that must finish first.
     """
 
     name: str

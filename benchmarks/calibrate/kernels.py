@@ -242,6 +242,24 @@ def copy_rows(src_ptr, dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def read_rows(src_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    """One row per program, loads only: out[row] = sum(src[row, :n_cols]) (the narrow probe's load half)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(src_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(x.to(tl.float32), axis=0))
+
+
+@triton.jit
+def write_rows(dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    """One row per program, stores only: dst[row, :n_cols] = row (the narrow probe's store half)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    val = tl.full((BLOCK,), 1.0, tl.float16) * row.to(tl.float16)
+    tl.store(dst_ptr + row * stride + cols, val, mask=cols < n_cols)
+
+
+@triton.jit
 def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """``iters`` dependent tensor-core dots on operands loaded once: acc = a @ b + acc, each waiting for the
     last. One block per SM shows the dependent-dot cost; more blocks per SM show how it overlaps."""

@@ -247,6 +247,32 @@ def narrow() -> dict:
     return out
 
 
+def narrow_split() -> dict:
+    """The narrow probe's loads and stores apart: element-wide (fp16, odd row stride) reads of every row
+    summed to one value, and element-wide writes of every row; warp instructions per second per SM of each,
+    with the aligned (vectorised) stride beside them."""
+    out: dict = {}
+    for stride in (NARROW_COLS, NARROW_COLS + 1):
+        buf = torch.randn(NARROW_ROWS, stride, device="cuda", dtype=torch.float16)
+        sums = torch.empty(NARROW_ROWS, device="cuda", dtype=torch.float32)
+        kw = dict(BLOCK=NARROW_BLOCK, num_warps=NARROW_WARPS)
+        t_read = bench_s(
+            lambda buf=buf, sums=sums, stride=stride, kw=kw: K.read_rows[(NARROW_ROWS,)](
+                buf, sums, stride, NARROW_COLS, **kw
+            )
+        )
+        t_write = bench_s(
+            lambda buf=buf, stride=stride, kw=kw: K.write_rows[(NARROW_ROWS,)](buf, stride, NARROW_COLS, **kw)
+        )
+        out[str(stride)] = {"read_s": t_read, "write_s": t_write}
+        del buf, sums
+    instr = NARROW_ROWS * NARROW_COLS / 32  # one 2-byte access per element, 32 lanes a warp
+    odd = out[str(NARROW_COLS + 1)]
+    out["load_warp_instr_per_s_per_sm"] = instr / odd["read_s"] / n_sm()
+    out["store_warp_instr_per_s_per_sm"] = instr / odd["write_s"] / n_sm()
+    return out
+
+
 # Per-SM bandwidth probe: few blocks (one per SM) each stream their own DRAM-resident row panel through the
 # pipelined async-copy path, so no shared resource is saturated: what one SM can pull by itself.
 SM_STREAM = {"BM": 128, "BK": 64, "BN": 16, "K": 65536, "iters": 1024, "warps": 4, "stages": 4}

@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_shared", M.l2_shared, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
+        ("narrow_split", M.narrow_split, ()),
         ("sm_stream", M.sm_stream, ()),
         ("dot_chain", M.dot_chain, ()),
         ("dot_shapes", M.dot_shapes, ()),

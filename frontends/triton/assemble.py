@@ -83,6 +83,7 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
                 variant=SYNC if sync_loads and n["kind"] == ActionKind.LOAD else n.get("variant"),
                 location=n["loc"],
                 vector_bytes=n.get("vector_bytes"),
+                smem_bytes=n.get("smem_bytes"),
             )
         )
     return tuple(out)

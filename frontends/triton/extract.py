@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 from tilesight.plan import (
     AccessMode,
@@ -499,18 +500,28 @@ class Walker:
         batch = math.prod(a[0][:-2]) if len(a[0]) > 2 else 1
         variant = {3: "wgmma", 2: "mma"}.get(self.ir.mma_version or 0)
         name = self.fresh("dot")
-        body.add(
-            {
-                "name": name,
-                "kind": ActionKind.DOT,
-                "shape": (m * batch, nn, k),
-                "dtype": _ELEM.get(a[1], a[1]),
-                "variant": variant,
-                "deps": set(self.deps_in(body, vin)),
-                "loc": op.loc,
-                "src": MemLevel.SMEM,
-            }
-        )
+        node = {
+            "name": name,
+            "kind": ActionKind.DOT,
+            "shape": (m * batch, nn, k),
+            "dtype": _ELEM.get(a[1], a[1]),
+            "variant": variant,
+            "deps": set(self.deps_in(body, vin)),
+            "loc": op.loc,
+            "src": MemLevel.SMEM,
+        }
+        warps = _mma_v2_warps(self.ir.ttgir) if variant == "mma" else None
+        if warps is not None:
+            # Warp-level mma: warp (i, j) of the wm x wn grid loads its A rows (m / wm x k) and B columns
+            # (k x n / wn) from shared memory with ldmatrix (16 bytes per thread), so every A row is fetched
+            # by wn warps and every B column by wm; an A computed in registers (attention's P) is not fetched.
+            wm, wn = warps
+            elem = dtype_bytes(node["dtype"])
+            a_prods = [p for p in self.get(op.operands[0]).prods if p in body.index]
+            a_in_regs = any(body.index[p]["kind"] is not ActionKind.LOAD for p in a_prods)
+            node["smem_bytes"] = float(batch * elem * ((0 if a_in_regs else wn * m * k) + wm * k * nn))
+            node["vector_bytes"] = LDMATRIX_BYTES_PER_THREAD
+        body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
 
     def compute(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
@@ -679,6 +690,17 @@ class Walker:
         yielded = region[-1].operands if region and region[-1].name == "scf.yield" else []
         for r, y in zip(op.results, yielded, strict=False):
             self.env[r] = self.get(y)
+
+
+# ldmatrix.x4 moves four 8x8 matrices of 16-bit elements per warp: 16 bytes per thread per instruction.
+LDMATRIX_BYTES_PER_THREAD = 16
+_MMA_V2_WARPS = re.compile(r"nvidia_mma<\{versionMajor = 2,[^}]*?warpsPerCTA = \[(\d+), (\d+)\]")
+
+
+def _mma_v2_warps(ttgir: str) -> tuple[int, int] | None:
+    """The (rows, columns) warp grid of the module's warp-level mma layout, if it has one."""
+    m = _MMA_V2_WARPS.search(ttgir)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def _is_int(elem: str) -> bool:

@@ -19,7 +19,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
      load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound.
    * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family; SMEM = ``smem_bytes`` if
-     the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory,
+     the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory
+     (and at least the load/store-unit issue time of those bytes when the action's ``vector_bytes`` says the
+     warps load them into registers themselves, as warp-level ``mma`` does with ``ldmatrix``),
      plus, when the plan spills registers, a reload and a store through L2 of the whole accumulator tile
      (wgmma) or of the spilled bytes (warp-level mma).
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``); an
@@ -312,6 +314,10 @@ def action_demand(
     busy[DDR] /= chunk_efficiency
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw))
+    lsu_rate = hw.lsu_warp_instr_per_s_per_sm
+    if kind is ActionKind.DOT and action.vector_bytes and amounts[SMEM] and lsu_rate > 0:
+        # operand fragments loaded into registers by the warps (ldmatrix): the issue slots bound it too
+        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, amounts[SMEM], hw))
     return ActionDemand(
         name=action.name,
         kind=kind,

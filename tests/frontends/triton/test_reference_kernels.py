@@ -274,3 +274,17 @@ def test_causal_mask_is_charged_per_iteration():
         (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
         work[causal] = sum(a.flops for a in _all(loop.body, ActionKind.ELEMENTWISE))
     assert work[True] - work[False] == 2 * 128 * 64
+
+
+@pytest.mark.parametrize(("warps", "grid", "smem"), [(8, (2, 4), 12288), (4, (2, 2), 8192)])
+def test_warp_level_mma_fetches_operand_fragments_per_warp(warps, grid, smem):
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    # 32 x 32 x 32 tiles are too small for wgmma: Triton uses mma.sync with a warp grid of 2 x 4 (8 warps) or
+    # 2 x 2 (4 warps). Warp (i, j) ldmatrix-loads A rows i (16 x 32) and B columns j: A is fetched once per
+    # warp column, B once per warp row: 8 warps: 4 x 32x32x2 + 2 x 32x32x2 = 12288 B; 4 warps: 8192 B.
+    meta = dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=8, num_warps=warps, num_stages=3)
+    plan = FE.plan(matmul_kernel, ((32 * 32,), *_gemm_args(1024, 1024, 1024)), meta, HW)
+    (dot,) = _all(plan.body, ActionKind.DOT)
+    assert dot.variant == "mma" and dot.smem_bytes == smem and dot.vector_bytes == 16
+    assert grid[0] * grid[1] == warps
