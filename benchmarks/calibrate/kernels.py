@@ -251,6 +251,19 @@ def read_rows(src_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def reread_rows(src_ptr, out_ptr, stride, n_cols, n_rows, reps, BLOCK: tl.constexpr):
+    """Loads only, from an L2-resident buffer: each program sums ``reps`` rows (row (pid + 7 r) mod n_rows),
+    so with an odd row stride the element-wide load instructions, not DRAM, set the pace."""
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for r in range(reps):
+        row = (pid + 7 * r) % n_rows
+        acc += tl.load(src_ptr + row * stride + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+
+
+@triton.jit
 def write_rows(dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
     """One row per program, stores only: dst[row, :n_cols] = row (the narrow probe's store half)."""
     row = tl.program_id(0)

@@ -247,6 +247,9 @@ def narrow() -> dict:
     return out
 
 
+NARROW_PROGRAMS_PER_SM = 8
+
+
 def narrow_split() -> dict:
     """The narrow probe's loads and stores apart: element-wide (fp16, odd row stride) reads of every row
     summed to one value, and element-wide writes of every row; warp instructions per second per SM of each,
@@ -266,6 +269,20 @@ def narrow_split() -> dict:
         )
         out[str(stride)] = {"read_s": t_read, "write_s": t_write}
         del buf, sums
+    # loads from an L2-resident buffer (the DRAM-resident read above is bandwidth-bound, a lower bound)
+    rows, reps, programs = 2048, 64, n_sm() * NARROW_PROGRAMS_PER_SM
+    for stride in (NARROW_COLS, NARROW_COLS + 1):
+        buf = torch.randn(rows, stride, device="cuda", dtype=torch.float16)
+        sums = torch.empty(programs, device="cuda", dtype=torch.float32)
+        t = bench_s(
+            lambda buf=buf, sums=sums, stride=stride: K.reread_rows[(programs,)](
+                buf, sums, stride, NARROW_COLS, rows, reps, BLOCK=NARROW_BLOCK, num_warps=NARROW_WARPS
+            )
+        )
+        out[str(stride)]["l2_read_s"] = t
+        del buf, sums
+    l2_instr = programs * reps * NARROW_COLS / 32
+    out["l2_load_warp_instr_per_s_per_sm"] = l2_instr / out[str(NARROW_COLS + 1)]["l2_read_s"] / n_sm()
     instr = NARROW_ROWS * NARROW_COLS / 32  # one 2-byte access per element, 32 lanes a warp
     odd = out[str(NARROW_COLS + 1)]
     out["load_warp_instr_per_s_per_sm"] = instr / odd["read_s"] / n_sm()
