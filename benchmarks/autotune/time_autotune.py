@@ -29,6 +29,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -155,6 +156,7 @@ def rank_child(shape: str, workers: int) -> dict:
         matmul_kernel, configs, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, hw=plan["hw"], workers=workers
     )
     order = [tags[id(r.config)] for r in ranking.ranked]
+    workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the forked workers, all joined by now
     return {
         "shape": shape,
         "list": "rank_host",
@@ -163,6 +165,8 @@ def rank_child(shape: str, workers: int) -> dict:
         "cpus": os.cpu_count(),
         "import_s": round(import_s, 3),
         "rank_s": round(time.perf_counter() - ranked_at, 3),
+        "parent_cpu_s": round(time.process_time(), 3),
+        "workers_cpu_s": round(workers_cpu.ru_utime + workers_cpu.ru_stime, 3),
         "frontend_s_summed": round(ranking.frontend_s, 3),
         "model_s_summed": round(ranking.model_s, 3),
         "refused": len(ranking.refused),
