@@ -48,7 +48,7 @@ US_PER_MS = 1e3
 # system, at most RANK_WORKERS_MAX (86 configs over 14 workers is about 6 compiles each).
 RANK_SPARE_CPUS = 2
 RANK_WORKERS_MAX = 14
-RANK_TIMEOUT_S = 120
+RANK_TIMEOUT_S = 60  # a cold ranking takes seconds on 14 workers; a hung one must leave the autotunes time
 # What tilesight's pyproject maps into the installed package (package-dir), laid out the same way here.
 PACKAGE_DIRS = ("frontends", "kernels", "hw_profiles")
 
