@@ -403,15 +403,23 @@ Node = TileAction | Loop
 
 @dataclass(frozen=True)
 class BlockResources:
-    """Per-block resources that bound how many blocks reside on one SM."""
+    """Per-block resources that bound how many blocks reside on one SM.
+
+    ``compute_groups``: groups of warps that run the tile's compute independently, each on its own rows
+    (a warp-specialised kernel's consumer warpgroups, synchronised only through the producer's barriers):
+    the in-order compute chain of a loop iteration is shared between them. 1 when the block's warps move in
+    step (Triton's CTA-wide barrier at every pipelined iteration).
+    """
 
     threads: int
     smem_bytes: int = 0
     regs_per_thread: int | None = None
     spill_bytes_per_thread: int = 0
+    compute_groups: int = 1
 
     def __post_init__(self) -> None:
         _positive_int("resources.threads", self.threads)
+        _positive_int("resources.compute_groups", self.compute_groups)
         _positive_int("resources.smem_bytes", self.smem_bytes, allow_zero=True)
         if self.regs_per_thread is not None:
             _positive_int("resources.regs_per_thread", self.regs_per_thread)

@@ -17,6 +17,8 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from tilesight.dtypes import canonical_dtype, dtype_bytes
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
@@ -34,7 +36,7 @@ from tilesight.plan import (
     TilePlan,
 )
 
-from .gemm_inst import GemmChoice, operand_smem_reads, select_variant, warp_partition
+from .gemm_inst import WARPS_PER_WARPGROUP, GemmChoice, operand_smem_reads, select_variant, warp_partition
 from .swizzle import rasterization_sequence
 from .walker import GLOBAL, SHARED, KernelIR, LoopNode, OpNode, Region, block_vars_of
 
@@ -142,13 +144,17 @@ class _Lowering:
 
     def loop(self, node: LoopNode) -> Loop:
         trips = node.trips
-        if trips.size == 1:
+        mean_trips = by_program = None
+        if trips.size == 1 or trips.min() == trips.max():
             count = int(trips.flat[0])
         else:
             count = int(math.floor(float(trips.mean()) + 0.5))
+            mean_trips = float(trips.mean())
+            # blocks launch with blockIdx.x fastest: the grid-shaped (x, y, z) array in Fortran order
+            by_program = tuple(int(t) for t in np.asarray(trips).ravel(order="F"))
             self.notes.append(
                 f"loop {node.var}: trip count varies by block ({int(trips.min())}..{int(trips.max())}, "
-                f"mean {float(trips.mean()):.2f}); the plan uses {count}"
+                f"mean {mean_trips:.2f}); the plan times the mean, schedules blocks by their own counts"
             )
         body = self.body(node.body, node.stages)
         reduction = any(
@@ -165,6 +171,8 @@ class _Lowering:
             stages=node.stages,
             reduction=reduction,
             location=node.location,
+            mean_trips=mean_trips,
+            trips_by_program=by_program,
         )
 
     def op(self, node: OpNode, stages: int) -> list[Node]:
@@ -367,7 +375,9 @@ class _Lowering:
             smem += WS_BARRIER_SMEM_BYTES
             budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
             regs = min(WS_CONSUMER_MAX_REGS, budget, self.hw.regs_per_thread_max)
-            return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
+            return BlockResources(
+                threads=threads, smem_bytes=smem, regs_per_thread=regs, compute_groups=self.consumer_groups()
+            )
         frag_bytes = 0.0
         for scope, dtype, shape in self.ir.buffers.values():
             if scope not in (GLOBAL, SHARED):
@@ -375,6 +385,15 @@ class _Lowering:
         regs = math.ceil(frag_bytes / threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
         regs = min(regs, self.hw.regs_per_thread_max)
         return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
+
+    def consumer_groups(self) -> int:
+        """Consumer warpgroups of a warp-specialised kernel that own separate rows of every ``T.gemm``: the
+        fewest warpgroups any wgmma splits its M over (1 if a gemm is not wgmma or not split along M)."""
+        groups = [
+            part.m_warps // WARPS_PER_WARPGROUP if part.variant == "wgmma" else 1
+            for part in self.gemm_parts.values()
+        ]
+        return max(1, min(groups, default=1))
 
     def shared_bytes(self) -> int:
         """Peak shared memory over the kernel's top-level steps.

@@ -87,7 +87,7 @@ _DEPS: dict[int, tuple[tuple[Node, ...], tuple[tuple[int, ...], ...]]] = {}
 
 
 def eval_body(
-    body: tuple[Node, ...], demands: Mapping[str, ActionDemand], scale: tuple[float, ...]
+    body: tuple[Node, ...], demands: Mapping[str, ActionDemand], scale: tuple[float, ...], groups: int = 1
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring)."""
     vecs: list[tuple[float, ...]] = []
@@ -106,11 +106,10 @@ def eval_body(
             durs.append(max(v) + d.latency_s)
             mems.append(d.memory)
         else:
-            sub = eval_body(node.body, demands, scale)
+            sub = eval_body(node.body, demands, scale, groups)
             trips = node.work_trips
-            env = envelope(
-                sub.latency_s, sub.fill_s, max(sub.busy_s), trips, node.stages - 1, sub.compute_chain_s
-            )
+            chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
+            env = envelope(sub.latency_s, sub.fill_s, max(sub.busy_s), trips, node.stages - 1, chain)
             vecs.append(tuple(u * trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)

@@ -76,13 +76,24 @@ def test_fa_resources(fa):
     # Q 8 KiB + K, V 2 stages x 8 KiB each; O reuses Q's space (disjoint lifetimes) = 40 KiB, + 1 KiB barriers
     assert fa.resources.smem_bytes == 40960 + 1024
     assert fa.resources.threads == 128 + 128
+    # one consumer warpgroup (4 warps) holds all 64 rows: one compute group
+    assert fa.resources.compute_groups == 1
+
+
+def test_two_consumer_warpgroups_are_two_compute_groups():
+    # 128 x 128 tiles on 256 threads: each T.gemm splits 8 warps 8 x 1 (FullRow), two warpgroups stacked
+    # along M, each with its own 64 rows; the producer adds 128 threads
+    p = plan_prim_func(flash_attention_fwd(1, 2, 256, 64, False, 128, 128, 2, 256), HW)
+    assert p.resources.threads == 384 and p.resources.compute_groups == 2
 
 
 def test_causal_trip_count_is_the_block_mean():
     p = plan_prim_func(flash_attention_fwd(1, 2, 256, 64, True, 64, 64, 1, 128), HW)
     (loop,) = [n for n in p.body if isinstance(n, Loop)]
     # query block bx runs min(4, bx + 1) key blocks: 1, 2, 3, 4 -> mean 2.5, rounded half up to 3
-    assert loop.trips == 3
+    assert loop.trips == 3 and loop.mean_trips == 2.5
+    # blocks launch bx fastest: (bx 0..3) for head 0, then head 1
+    assert loop.trips_by_program == (1, 2, 3, 4, 1, 2, 3, 4)
     assert any("1..4" in n and "2.50" in n for n in p.notes)
 
 
@@ -107,3 +118,5 @@ def test_mla_decode_plan():
     assert p.resources.smem_bytes == 151552 + 2048 + 1024
     # 256 + 128 producer threads; 65536 / 384 = 170 -> 168 registers
     assert (p.resources.threads, p.resources.regs_per_thread) == (384, 168)
+    # FullCol puts the two warpgroups side by side along N: they share every row, one compute group
+    assert p.resources.compute_groups == 1
