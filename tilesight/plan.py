@@ -355,6 +355,8 @@ class Loop:
     ``trips_by_program``: for such a loop at the top of the tile program, every program's trip count in launch
     order (the engine schedules the unequal blocks over the SMs' slots: the last, long blocks of a causal
     kernel end after the mean-length ones would). None when not known.
+    ``producer_loads``: the loop's global loads are issued by a producer warpgroup (warp specialisation),
+    which refills a buffer as soon as the iteration's last consumer of it is done, not in program order.
     """
 
     name: str
@@ -366,6 +368,7 @@ class Loop:
     location: str | None = None
     mean_trips: float | None = None
     trips_by_program: tuple[int, ...] | None = None
+    producer_loads: bool = False
 
     @property
     def work_trips(self) -> float:

@@ -173,6 +173,7 @@ class _Lowering:
             location=node.location,
             mean_trips=mean_trips,
             trips_by_program=by_program,
+            producer_loads=self.warp_specialised(),
         )
 
     def op(self, node: OpNode, stages: int) -> list[Node]:
@@ -368,7 +369,7 @@ class _Lowering:
     def resources(self) -> BlockResources:
         threads = self.ir.threads
         smem = self.shared_bytes()
-        if self.hw.tma_supported and self.multibuffered_loads:
+        if self.warp_specialised():
             # warp-specialised: a producer warpgroup, its barriers, and ptxas spending the whole register
             # file on one block (launch bounds (threads, 1)), capped at the consumers' setmaxnreg value
             threads += WS_PRODUCER_THREADS
@@ -385,6 +386,10 @@ class _Lowering:
         regs = math.ceil(frag_bytes / threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
         regs = min(regs, self.hw.regs_per_thread_max)
         return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
+
+    def warp_specialised(self) -> bool:
+        """Whether TileLang gives the kernel a TMA producer warpgroup (see WS_PRODUCER_THREADS)."""
+        return bool(self.hw.tma_supported and self.multibuffered_loads)
 
     def consumer_groups(self) -> int:
         """Consumer warpgroups of a warp-specialised kernel that own separate rows of every ``T.gemm``: the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tilesight.model.tile import body_deps
 from tilesight.plan import ActionKind, TileAction
 
@@ -26,3 +28,28 @@ def test_compute_groups_share_a_loop_iterations_chain():
     one = envelope(10.0, 2.0, 3.0, 100, 3, 8.0)
     two = envelope(10.0, 2.0, 3.0, 100, 3, 8.0 / 2)
     assert one.steady_s == 8.0 and two.steady_s == 4.0  # max(3, 10 / 4, 8) and max(3, 2.5, 4)
+
+
+def test_refill_slack_by_hand():
+    from tilesight.model.tile import _refill_slack
+    from tilesight.plan import ActionKind, TileAction
+
+    def act(name, kind, *deps):
+        shape = (64, 64, 64) if kind is ActionKind.DOT else ()
+        return TileAction(
+            name, kind, tensor="t" if kind is ActionKind.LOAD else None, dtype="fp16", shape=shape, deps=deps
+        )
+
+    L, D, E = ActionKind.LOAD, ActionKind.DOT, ActionKind.ELEMENTWISE
+    # attention-like: K feeds the first dot, V the last; compute 2 + 3 + 2 = 7 back to back
+    body = (act("k", L), act("v", L), act("qk", D, "k"), act("sm", E, "qk"), act("pv", D, "sm", "v"))
+    starts, durs, mems = (
+        (0.0, 0.0, 1.0, 3.0, 6.0),
+        [1.0, 1.0, 2.0, 3.0, 2.0],
+        [True, True, False, False, False],
+    )
+    # each buffer is held for 2 of the 7: free for 5 / 7 of the iteration
+    assert _refill_slack(body, starts, durs, mems) == pytest.approx(5 / 7)
+    # decode-like: one buffer feeds the first and the last dot, so it is held the whole chain
+    body = (act("kv", L), act("qk", D, "kv"), act("sm", E, "qk"), act("pv", D, "sm", "kv"))
+    assert _refill_slack(body, starts[1:], durs[1:], mems[1:]) == 0.0

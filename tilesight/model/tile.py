@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..plan import Loop, Node, TileAction
+from ..plan import ActionKind, Loop, Node, TileAction
 from .envelope import Envelope, envelope
 from .resources import NPIPES, ActionDemand
 from .schedule import BodySchedule, best_schedule
@@ -40,6 +40,7 @@ class BodyCost(NamedTuple):
     busy_pro_s: tuple[float, ...]
     busy_epi_s: tuple[float, ...]
     compute_chain_s: float = 0.0  # the body's compute actions back to back (issued in order by one block)
+    refill_slack: float = 0.0  # share of the compute span a loaded buffer sits free (see _refill_slack)
     main_loop: Loop | None = None
     main_env: Envelope | None = None
     loops: tuple[tuple[str, BodyCost, Envelope], ...] = ()  # type: ignore[name-defined]
@@ -109,7 +110,8 @@ def eval_body(
             sub = eval_body(node.body, demands, scale, groups)
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
-            env = envelope(sub.latency_s, sub.fill_s, max(sub.busy_s), trips, node.stages - 1, chain)
+            depth = node.stages - 1 + (sub.refill_slack if node.producer_loads else 0.0)
+            env = envelope(sub.latency_s, sub.fill_s, max(sub.busy_s), trips, depth, chain)
             vecs.append(tuple(u * trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)
@@ -154,6 +156,7 @@ def eval_body(
         main_env = env
         assert isinstance(main_loop, Loop)
     return BodyCost(
+        refill_slack=_refill_slack(body, starts, durs, mems),
         names=tuple(n.name for n in body),
         schedule=sched,
         latency_s=lat,
@@ -168,6 +171,40 @@ def eval_body(
         main_env=main_env,
         loops=tuple((body[i].name, sub, env) for i, sub, env in loops),
     )
+
+
+def _refill_slack(
+    body: tuple[Node, ...], starts: tuple[float, ...], durs: list[float], mems: list[bool]
+) -> float:
+    """How early in an iteration its loaded buffers free up: for each load, ``1 - hold / chain``, where
+    ``chain`` is the iteration's compute run back to back and ``hold`` the part of it from the load's first
+    direct consumer to its last (compute nodes in schedule order, waits left out); the smallest over the
+    loads (0 without loads or compute).
+
+    A producer warpgroup refills a buffer as soon as its last consumer is done, so that share of the next
+    iteration's load overlaps this one's remaining compute: a FlashAttention loop frees K after S = QK^T and
+    V is not needed before P V, while a decode loop whose one buffer feeds its first and last dots frees it
+    only at the end.
+    """
+    compute = sorted((starts[i], i) for i, m in enumerate(mems) if not m)
+    chain = sum(durs[i] for _, i in compute)
+    if chain <= 0:
+        return 0.0
+    position = {i: k for k, (_, i) in enumerate(compute)}
+    before = [0.0]
+    for _, i in compute:
+        before.append(before[-1] + durs[i])  # chain time before each compute node, in schedule order
+    slack = None
+    for j, node in enumerate(body):
+        if not mems[j] or not isinstance(node, TileAction) or node.kind is not ActionKind.LOAD:
+            continue
+        users = [position[i] for i, n in enumerate(body) if node.name in n.deps and i in position]
+        if not users:
+            continue
+        hold = before[max(users) + 1] - before[min(users)]
+        f = max(0.0, 1.0 - hold / chain)
+        slack = f if slack is None else min(slack, f)
+    return slack or 0.0
 
 
 __all__ = ["NPIPES", "BodyCost", "body_deps", "eval_body"]

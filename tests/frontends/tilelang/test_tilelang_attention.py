@@ -43,6 +43,8 @@ def test_fa_kv_loop(fa):
     (loop,) = loops
     # seq / block_N = 256 / 64 = 4 trips, 2 stages; acc_o carries over iterations: a reduction loop
     assert (loop.trips, loop.stages, loop.reduction) == (4, 2, True)
+    # TMA copies from a producer warpgroup (the kernel is warp-specialised on Hopper)
+    assert loop.producer_loads
     acts = _by_name(fa)
     qk, pv = acts["dot_acc_s"], acts["dot_acc_o"]
     assert qk.shape == (64, 64, 64) and pv.shape == (64, 64, 64)
