@@ -207,7 +207,11 @@ def prime_bytecode(layout: Path) -> None:
         "tilesight.frontends.triton.compile, tilesight.kernels.triton.gemm"
     )
     with tempfile.TemporaryDirectory(prefix="tilesight_rank_cache_") as cache:
-        subprocess.run([sys.executable, "-c", code], env=_rank_env(layout, cache), check=True, timeout=120)
+        # cwd = the layout: `python -c` puts the working directory first on sys.path, and the checkout's own
+        # tilesight/ (without frontends/ beside it) must not shadow the laid-out package
+        subprocess.run(
+            [sys.executable, "-c", code], env=_rank_env(layout, cache), check=True, timeout=120, cwd=layout
+        )
 
 
 def run_rank_child(shape: str, layout: Path, expected: dict[str, Any], timeout_s: float) -> dict:
@@ -218,9 +222,8 @@ def run_rank_child(shape: str, layout: Path, expected: dict[str, Any], timeout_s
         cmd = [sys.executable, str(Path(__file__).resolve()), "--rank-child", f"{shape}:{workers}"]
         start = time.perf_counter()
         try:
-            proc = subprocess.run(
-                cmd, env=_rank_env(layout, cache), capture_output=True, text=True, timeout=timeout_s
-            )
+            env = _rank_env(layout, cache)
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s, cwd=layout)
         except subprocess.TimeoutExpired:
             return {"shape": shape, "list": "rank_host", "error": f"timed out after {timeout_s:.0f} s"}
         wall = time.perf_counter() - start
