@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_peak", M.l2_peak, ()),
         ("l2_async", M.l2_async, ()),
         ("l2_shared", M.l2_shared, ()),
+        ("l2_chunks", M.l2_chunks, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
         ("narrow_split", M.narrow_split, ()),
