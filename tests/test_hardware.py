@@ -278,3 +278,18 @@ def test_ddr_chunk_efficiency_interpolates_in_log2():
     assert p.ddr_efficiency(96) == pytest.approx(0.68 + 0.5849625 * 0.265, rel=1e-6)
     assert p.ddr_efficiency(4096) == 1.0
     assert p.ddr_efficiency(8) == pytest.approx(0.378)  # below the smallest point: its value
+
+
+def test_l2_chunk_efficiency_table():
+    # H200: 32-byte runs move at 0.561 of the rate (l2_chunks probe), 64 bytes and up at full rate; 48 B sits
+    # log2(1.5) = 0.585 of the way: 0.561 + 0.585 x 0.439 = 0.818. Profiles without the table: 1.
+    p = ts.load_profile("h200")
+    assert p.l2_efficiency(32) == pytest.approx(0.561)
+    assert p.l2_efficiency(48) == pytest.approx(0.561 + 0.5849625 * 0.439, rel=1e-6)
+    assert p.l2_efficiency(64) == p.l2_efficiency(4096) == 1.0
+    assert ts.load_profile("a100").l2_efficiency(32) == 1.0
+    bad = H200_TEXT.replace(
+        "[l2_chunk_efficiency]\n", '[l2_chunk_efficiency]\n16 = { value = 1.5, source = "x" }\n', 1
+    )
+    with pytest.raises(ts.ProfileError, match="l2_chunk_efficiency.16"):
+        parse_profile(bad)

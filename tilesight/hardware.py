@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import math
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
@@ -182,6 +183,10 @@ class HardwareProfile:
     ddr_chunk_efficiency: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # the same for L2 -> SM transfers (async copies of short contiguous runs), from the l2_chunks probe
+    l2_chunk_efficiency: MappingProxyType[int, float] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -276,22 +281,32 @@ class HardwareProfile:
 
         Linear in log2(chunk) between the ``[ddr_chunk_efficiency]`` points; 1 from the largest point up; the
         smallest point's value below it."""
-        table = self.ddr_chunk_efficiency
-        if not table or chunk_bytes <= 0:
-            return 1.0
-        points = sorted(table.items())
-        if chunk_bytes >= points[-1][0]:
-            return 1.0
-        if chunk_bytes <= points[0][0]:
-            return points[0][1]
-        for (c0, e0), (c1, e1) in zip(points, points[1:], strict=False):
-            if c0 <= chunk_bytes <= c1:
-                w = (math.log2(chunk_bytes) - math.log2(c0)) / (math.log2(c1) - math.log2(c0))
-                return e0 + w * (e1 - e0)
-        return 1.0
+        return _chunk_efficiency(self.ddr_chunk_efficiency, chunk_bytes)
+
+    def l2_efficiency(self, chunk_bytes: float) -> float:
+        """L2 transfer efficiency of contiguous chunks of ``chunk_bytes`` (``[l2_chunk_efficiency]``, read
+        like :meth:`ddr_efficiency`); 1 where the profile gives no table."""
+        return _chunk_efficiency(self.l2_chunk_efficiency, chunk_bytes)
+
 
     def source(self, fieldname: str) -> str:
         return self.sources.get(fieldname, "")
+
+
+def _chunk_efficiency(table: Mapping[int, float], chunk_bytes: float) -> float:
+    """Efficiency from a chunk-bytes -> efficiency table (see :meth:`HardwareProfile.ddr_efficiency`)."""
+    if not table or chunk_bytes <= 0:
+        return 1.0
+    points = sorted(table.items())
+    if chunk_bytes >= points[-1][0]:
+        return 1.0
+    if chunk_bytes <= points[0][0]:
+        return points[0][1]
+    for (c0, e0), (c1, e1) in zip(points, points[1:], strict=False):
+        if c0 <= chunk_bytes <= c1:
+            w = (math.log2(chunk_bytes) - math.log2(c0)) / (math.log2(c1) - math.log2(c0))
+            return e0 + w * (e1 - e0)
+    return 1.0
 
 
 def _profile_dir() -> Path:
@@ -357,20 +372,23 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         else:
             values[k] = float(values[k])
     chunks = {}
-    for key, entry in doc.get("ddr_chunk_efficiency", {}).items():
-        value, src = _entry(origin, f"ddr_chunk_efficiency.{key}", entry)
-        if not str(key).isdigit() or not 0 < float(value) <= 1:
-            raise ProfileError(
-                f"{origin}: ddr_chunk_efficiency.{key}={value!r}: keys are chunk bytes, values in (0, 1]"
-            )
-        chunks[int(key)] = float(value)
-        sources[f"ddr_chunk_efficiency.{key}"] = src
+    l2_chunks: dict[int, float] = {}
+    for table_name, into in (("ddr_chunk_efficiency", chunks), ("l2_chunk_efficiency", l2_chunks)):
+        for key, entry in doc.get(table_name, {}).items():
+            value, src = _entry(origin, f"{table_name}.{key}", entry)
+            if not str(key).isdigit() or not 0 < float(value) <= 1:
+                raise ProfileError(
+                    f"{origin}: {table_name}.{key}={value!r}: keys are chunk bytes, values in (0, 1]"
+                )
+            into[int(key)] = float(value)
+            sources[f"{table_name}.{key}"] = src
     return HardwareProfile(
         **top,
         **values,
         tc_flops_per_s=tables["tensor_core"],
         tc_legacy_flops_per_s=tables["tensor_core_legacy"],
         ddr_chunk_efficiency=MappingProxyType(chunks),
+        l2_chunk_efficiency=MappingProxyType(l2_chunks),
         tc_spec_flops_per_s=tables["tensor_core_spec"],
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),

@@ -13,7 +13,8 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      DDR = b ddr_fraction / DDR share, ``ddr_fraction = ddr_bytes / requested_bytes`` of the tensor; the
      DDR share is of the read bandwidth, and a written byte costs :func:`ddr_write_slowdown` times a read one;
      DDR time is divided by the profile's DRAM efficiency for the access's contiguous chunk
-     (:func:`contiguous_bytes`: narrow tiles of wide row-major tensors fetch short scattered runs);
+     (:func:`contiguous_bytes`: narrow tiles of wide row-major tensors fetch short scattered runs), L2
+     time by the profile's L2 efficiency for it (32-byte runs move at half rate);
      SMEM = b / smem share when the scratchpad side is shared memory; TMEM likewise for tensor memory.
      The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
@@ -221,6 +222,7 @@ def action_demand(
     l2_hit: float | None = None
     net_missing = False
     chunk_efficiency = 1.0  # DRAM efficiency of the access's contiguous runs (global memory actions)
+    l2_efficiency = 1.0  # and L2's
     where = f"action[{action.name}]"
     if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
         assert action.tensor is not None  # TileAction validates it
@@ -259,7 +261,9 @@ def action_demand(
                 amounts[L15] = nbytes
             amounts[L2] = nbytes * (1.0 - tt.l15_hit)
             amounts[DDR] = nbytes * ddr_fraction
-            chunk_efficiency = hw.ddr_efficiency(contiguous_bytes(tensor))
+            run = contiguous_bytes(tensor)
+            chunk_efficiency = hw.ddr_efficiency(run)
+            l2_efficiency = hw.l2_efficiency(run)
             if kind is not ActionKind.STORE or not STORES_RETIRE_AT_ISSUE:
                 latency = _memory_latency(hw, tt.l15_hit, tt.l2_hit)
             l2_hit = tt.l2_hit
@@ -312,6 +316,7 @@ def action_demand(
     if kind is ActionKind.STORE and busy[DDR]:
         busy[DDR] *= ddr_write_slowdown(hw)
     busy[DDR] /= chunk_efficiency
+    busy[L2] /= l2_efficiency
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw))
     lsu_rate = hw.lsu_warp_instr_per_s_per_sm
