@@ -318,6 +318,20 @@ def softmax_dot_chain(
 
 
 @triton.jit
+def reduce_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr):
+    """``iters`` dependent row reductions of a [BLOCK] vector (max, then fed back): with more than one warp
+    each one combines the warps' partial results through shared memory behind a barrier."""
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for _ in range(iters):
+        m = tl.max(x + acc, axis=0)
+        acc = acc + m * 1e-9
+    tl.store(out_ptr + pid * BLOCK + offs, acc)
+
+
+@triton.jit
 def chunk_read(x_ptr, out_ptr, row_stride, ROWS: tl.constexpr, W: tl.constexpr):
     """Read a [ROWS, W] fp16 tile whose rows are ``row_stride`` elements apart: DRAM traffic in contiguous
     chunks of W x 2 bytes (a narrow GEMM operand tile's access pattern)."""

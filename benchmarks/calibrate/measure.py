@@ -471,6 +471,29 @@ def issue() -> dict:
     return {"points": points}
 
 
+# Block-wide reductions: dependent tl.max over a row held 4 elements per thread, one block per SM, for 1 to 16
+# warps; a warp's own reduction is shuffles, more warps add a shared-memory exchange and a barrier.
+REDUCE_WARPS = (1, 2, 4, 8, 16)
+REDUCE_ITERS = 4096
+
+
+def reductions() -> dict:
+    """Seconds per dependent row reduction at one block per SM, by warps per block."""
+    points = []
+    for warps in REDUCE_WARPS:
+        block = 4 * 32 * warps
+        x = torch.rand(block, device="cuda")
+        grid = (n_sm(),)
+        out = torch.empty(grid[0] * block, device="cuda")
+        t = bench_s(
+            lambda x=x, out=out, block=block, warps=warps, grid=grid: K.reduce_chain[grid](
+                x, out, REDUCE_ITERS, BLOCK=block, num_warps=warps
+            )
+        )
+        points.append({"warps": warps, "block": block, "s": t, "s_per_reduction": t / REDUCE_ITERS})
+    return {"points": points}
+
+
 # DRAM efficiency by contiguous chunk: fp16 rows 2 KiB apart, the first W elements of each read (32-512 B).
 CHUNK_WIDTHS = (16, 32, 64, 128, 256, 1024)
 CHUNK_ROW_STRIDE = 1024

@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         ("dot_shapes", M.dot_shapes, ()),
         ("softmax_dot", M.softmax_dot, ()),
         ("issue", M.issue, ()),
+        ("reductions", M.reductions, ()),
         ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
