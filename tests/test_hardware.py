@@ -293,3 +293,19 @@ def test_l2_chunk_efficiency_table():
     )
     with pytest.raises(ts.ProfileError, match="l2_chunk_efficiency.16"):
         parse_profile(bad)
+
+
+def test_cross_warp_reduction_latency():
+    # H200 (reductions probe): 2 warps +54.1 ns, 4 +74.8, 8 +102.9, 16 +148.9 over one warp; 3 warps sits
+    # log2(3) - 1 = 0.585 of the way from 2 to 4: 54.1 + 0.585 x 20.7 = 66.2 ns; above 16 the 16-warp value
+    p = ts.load_profile("h200")
+    assert p.reduction_latency(1) == 0.0
+    assert p.reduction_latency(2) == pytest.approx(54.1e-9)
+    assert p.reduction_latency(3) == pytest.approx(54.1e-9 + 0.5849625 * 20.7e-9, rel=1e-6)
+    assert p.reduction_latency(16) == p.reduction_latency(32) == pytest.approx(148.9e-9)
+    assert ts.load_profile("a100").reduction_latency(8) == 0.0
+    bad = H200_TEXT.replace(
+        "[cross_warp_reduction]\n", '[cross_warp_reduction]\n1 = { value = 1e-9, source = "x" }\n', 1
+    )
+    with pytest.raises(ts.ProfileError, match="cross_warp_reduction.1"):
+        parse_profile(bad)

@@ -187,6 +187,10 @@ class HardwareProfile:
     l2_chunk_efficiency: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # extra latency of a reduction whose axis spans this many warps (shared memory + barrier), seconds
+    cross_warp_reduction: MappingProxyType[int, float] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -282,6 +286,23 @@ class HardwareProfile:
         Linear in log2(chunk) between the ``[ddr_chunk_efficiency]`` points; 1 from the largest point up; the
         smallest point's value below it."""
         return _chunk_efficiency(self.ddr_chunk_efficiency, chunk_bytes)
+
+    def reduction_latency(self, warps: int) -> float:
+        """Extra latency of a reduction across ``warps`` warps (``[cross_warp_reduction]``, linear in
+        log2(warps) between its points, the largest point's value above it); 0 for one warp or no table."""
+        table = self.cross_warp_reduction
+        if warps <= 1 or not table:
+            return 0.0
+        points = sorted(table.items())
+        if warps >= points[-1][0]:
+            return points[-1][1]
+        prev = (1, 0.0)
+        for c, v in points:
+            if warps <= c:
+                w = (math.log2(warps) - math.log2(prev[0])) / (math.log2(c) - math.log2(prev[0]))
+                return prev[1] + w * (v - prev[1])
+            prev = (c, v)
+        return points[-1][1]
 
     def l2_efficiency(self, chunk_bytes: float) -> float:
         """L2 transfer efficiency of contiguous chunks of ``chunk_bytes`` (``[l2_chunk_efficiency]``, read
@@ -382,6 +403,15 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
                 )
             into[int(key)] = float(value)
             sources[f"{table_name}.{key}"] = src
+    reductions: dict[int, float] = {}
+    for key, entry in doc.get("cross_warp_reduction", {}).items():
+        value, src = _entry(origin, f"cross_warp_reduction.{key}", entry)
+        if not str(key).isdigit() or int(key) < 2 or not 0 <= float(value) < 1e-3:
+            raise ProfileError(
+                f"{origin}: cross_warp_reduction.{key}={value!r}: keys are warps >= 2, values seconds"
+            )
+        reductions[int(key)] = float(value)
+        sources[f"cross_warp_reduction.{key}"] = src
     return HardwareProfile(
         **top,
         **values,
@@ -389,6 +419,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         tc_legacy_flops_per_s=tables["tensor_core_legacy"],
         ddr_chunk_efficiency=MappingProxyType(chunks),
         l2_chunk_efficiency=MappingProxyType(l2_chunks),
+        cross_warp_reduction=MappingProxyType(reductions),
         tc_spec_flops_per_s=tables["tensor_core_spec"],
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),

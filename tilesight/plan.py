@@ -292,6 +292,8 @@ class TileAction:
     element-wide ones); None means fully vectorised. On a DOT it says the warps fetch their operand
     fragments from shared memory with load instructions of that many bytes per thread (warp-level ``mma``
     reads them with ``ldmatrix``: 16); those ``smem_bytes`` then also cost load/store-unit issue slots.
+    ``warps`` (REDUCE): how many warps the reduced axis spans; above one the warps' partial results meet in
+    shared memory behind a barrier, a latency the profile's ``[cross_warp_reduction]`` table gives.
     ``deps`` name sibling nodes (actions or loops in the same body) that must finish first.
     """
 
@@ -308,12 +310,15 @@ class TileAction:
     smem_bytes: float | None = None
     location: str | None = None
     vector_bytes: int | None = None
+    warps: int | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
             raise PlanError("action.name", self.name, "must be a non-empty string")
         if self.vector_bytes is not None:
             _positive_int(f"action[{self.name}].vector_bytes", self.vector_bytes)
+        if self.warps is not None:
+            _positive_int(f"action[{self.name}].warps", self.warps)
         try:
             object.__setattr__(self, "kind", ActionKind(self.kind))
         except ValueError:

@@ -84,6 +84,7 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
                 location=n["loc"],
                 vector_bytes=n.get("vector_bytes"),
                 smem_bytes=n.get("smem_bytes"),
+                warps=n.get("warps"),
             )
         )
     return tuple(out)

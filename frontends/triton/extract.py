@@ -42,7 +42,7 @@ from tilesight.tensorspec import TensorSpec
 from . import interp, strides
 from .compile import CompiledIR
 from .ir import Op, parse_module, tensor_type
-from .layouts import access_widths
+from .layouts import access_widths, reduce_warps
 
 _ELEM = {
     "f16": "float16",
@@ -140,6 +140,7 @@ class Walker:
     ):
         self.ir = ir
         self.widths = access_widths(ir.ttgir)
+        self.reduce_warps = reduce_warps(ir.ttgir)
         self.fn = parse_module(ir.ttir)
         self.kernel = self.fn.name
         self.scalars = scalars
@@ -302,6 +303,8 @@ class Walker:
         if n in ("tt.reduce", "tt.scan"):
             src = tensor_type(self._operand_type(op)) or ((1,), "f32")
             self.compute(op, body, vin, ActionKind.REDUCE, math.prod(src[0]))
+            if n == "tt.reduce" and op.loc in self.reduce_warps:
+                body.nodes[-1]["warps"] = self.reduce_warps[op.loc]
             return
         if n == "tt.splat" or (n in ("tt.addptr", "tt.make_tensor_ptr") and op.operands):
             for o in op.operands[1:] if n != "tt.splat" else op.operands:

@@ -9,6 +9,8 @@
   (``ld.global.b16`` per element, checked against Triton's LLIR). The layout still shows the full vector,
   so this is read from the access's def chain. (2-D accesses keep the layout's width: there a mask along the
   slow axis does not narrow the vector, and telling the axes apart needs Triton's axis analysis.)
+* The warps a reduction's axis spans (``warpsPerCTA`` of its operand's layout along ``axis``): more than one
+  means the warps' partial results meet in shared memory behind a barrier.
 * Whether the software pipeliner turned loop loads into asynchronous copies (``cp.async`` / TMA). When it
   could not (narrow or unaligned accesses), the loads stay synchronous and single-buffered.
 """
@@ -114,6 +116,30 @@ def access_widths(ttgir: str) -> dict[str, int]:
             width = elem
         widths[op.loc] = min(width, widths.get(op.loc, width))
     return widths
+
+
+_LAYOUT_WARPS = re.compile(
+    r"^(#[\w]+) = #ttg\.(?:blocked|nvidia_mma)<\{[^}]*?warpsPerCTA = \[([\d, ]+)\]", re.M
+)
+_REDUCE_OPERAND = re.compile(r"\(tensor<[^,>]*, (#[\w]+)>")
+_AXIS = re.compile(r"axis = (\d+)")
+
+
+def reduce_warps(ttgir: str) -> dict[str, int]:
+    """Source location -> the most warps any reduction there spans along its reduced axis."""
+    warps = {alias: [int(x) for x in w.split(",")] for alias, w in _LAYOUT_WARPS.findall(ttgir)}
+    out: dict[str, int] = {}
+    for op in _walk(parse_module(ttgir).body):
+        if op.name != "tt.reduce" or op.loc is None:
+            continue
+        layout, axis = _REDUCE_OPERAND.search(op.text), _AXIS.search(op.text)
+        if layout is None or axis is None or layout.group(1) not in warps:
+            continue
+        per_axis = warps[layout.group(1)]
+        k = int(axis.group(1))
+        if k < len(per_axis):
+            out[op.loc] = max(per_axis[k], out.get(op.loc, 1))
+    return out
 
 
 def pipelined(ttgir: str) -> bool:

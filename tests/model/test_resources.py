@@ -127,3 +127,29 @@ def test_sfu_work_holds_the_tensor_cores_where_the_profile_says_so():
     assert on.busy_s[TC] == on.busy_s[SFU] and h200.sfu_tc_serialised == 1
     off = R.action_demand(exp, plan, dataclasses.replace(h200, sfu_tc_serialised=0), traffic)
     assert off.busy_s[TC] == 0.0 and off.busy_s[SFU] == on.busy_s[SFU]
+
+
+def test_cross_warp_reduction_adds_latency_not_busy_time():
+    import dataclasses
+
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.hardware import load_profile
+    from tilesight.model import resources as R
+
+    h200 = load_profile("h200")
+    plan = TilePlan(
+        name="rows",
+        grid=TileGrid(shape=(132,), dims=("x",)),
+        tensors=(TensorAccess("a", "fp32", (132, 1024), (1, 1024)),),
+        body=(
+            TileAction("load_a", ActionKind.LOAD, tensor="a", dst=MemLevel.REG),
+            TileAction("row_max", ActionKind.REDUCE, flops=1024.0, deps=("load_a",), warps=8),
+        ),
+        resources=BlockResources(threads=256),
+    )
+    traffic = CompulsoryCacheModel().traffic(plan, h200)
+    (red,) = [a for a, _ in plan.actions() if a.name == "row_max"]
+    d8 = R.action_demand(red, plan, h200, traffic)
+    d1 = R.action_demand(dataclasses.replace(red, warps=1), plan, h200, traffic)
+    assert d8.latency_s == pytest.approx(102.9e-9) and d1.latency_s == 0.0
+    assert d8.busy_s == d1.busy_s  # the exchange is latency, not throughput

@@ -27,9 +27,11 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      (wgmma) or of the spilled bytes (warp-level mma).
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``); an
      element operation occupies a CUDA lane for one issue slot, which the FMA-counted rate calls
-     ``FLOP_PER_OP`` = 2 FLOP. Where the profile says ``sfu_tc_serialised`` (Hopper: an attention loop
-     without memory traffic takes its dots' time plus its exponentials' time at every residency,
-     benchmarks/data/calibration_chains.json), SFU work also occupies the TC pipeline for its SFU time.
+     ``FLOP_PER_OP`` = 2 FLOP. A REDUCE whose axis spans several warps (``warps``) adds the profile's
+     cross-warp reduction latency to its duration (not to any busy time). Where the profile says
+     ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
+     exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
+     occupies the TC pipeline for its SFU time.
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
 
@@ -292,6 +294,8 @@ def action_demand(
             amounts[L2] += SPILL_PASSES_PER_DOT * cycled
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
+        if kind is ActionKind.REDUCE and action.warps:
+            latency = hw.reduction_latency(action.warps)  # partials meet in shared memory behind a barrier
         amounts[SFU if kind is ActionKind.SFU else CUDA] = flops * (
             1 if kind is ActionKind.SFU else FLOP_PER_OP
         )

@@ -288,3 +288,15 @@ def test_warp_level_mma_fetches_operand_fragments_per_warp(warps, grid, smem):
     (dot,) = _all(plan.body, ActionKind.DOT)
     assert dot.variant == "mma" and dot.smem_bytes == smem and dot.vector_bytes == 16
     assert grid[0] * grid[1] == warps
+
+
+@pytest.mark.parametrize("warps", [1, 4, 16])
+def test_row_reductions_record_the_warps_they_span(warps):
+    from tilesight.kernels.triton.softmax import softmax_kernel
+
+    # a 1024-wide row on `warps` warps: Triton's blocked layout puts all of them along the row, so both the
+    # max and the sum combine `warps` partial results (in shared memory when more than one)
+    x = f32(512, 1024)
+    meta = dict(BLOCK=1024, num_warps=warps)
+    plan = FE.plan(softmax_kernel, ((512,), x, x, 1024, 1024, 1024), meta, HW)
+    assert [r.warps for r in _all(plan.body, ActionKind.REDUCE)] == [warps, warps]
