@@ -213,6 +213,7 @@ class _Lowering:
                     dst=_level(dst.scope),
                     smem_bytes=smem,
                     location=node.location,
+                    warps=warps if warps > 1 else None,
                 )
             ]
         return self.elementwise(node)

@@ -115,6 +115,7 @@ def test_mla_decode_plan():
     # (the lowered kernel's two `workspace` buffers); traffic: 64 rows x 2 partials x 4 B, written and read
     red = _by_name(p)
     assert red["reduce_m_i"].smem_bytes == red["reduce_row_sum"].smem_bytes == 2 * 64 * 2 * 4
+    assert red["reduce_m_i"].warps == red["reduce_row_sum"].warps == 2
     # Q 64 KiB + Q_pe 8 KiB + KV 2 x 32 KiB + K_pe 2 x 4 KiB + S 4 KiB = 148 KiB, + 2 x 1 KiB workspaces
     # + 1 KiB barriers: 154624, what TileLang's own lowering reports (check_lowering.py)
     assert p.resources.smem_bytes == 151552 + 2048 + 1024
