@@ -435,22 +435,7 @@ def _align(size: float, unit: int) -> int:
 
 
 def _with_deps(node: Node, deps: tuple[str, ...]) -> Node:
-    if isinstance(node, Loop):
-        return dataclasses.replace(node, deps=deps)
-    return TileAction(
-        node.name,
-        node.kind,
-        node.tensor,
-        node.dtype,
-        node.shape,
-        node.flops,
-        node.src,
-        node.dst,
-        deps,
-        node.variant,
-        node.smem_bytes,
-        node.location,
-    )
+    return dataclasses.replace(node, deps=deps)
 
 
 def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:
