@@ -573,7 +573,7 @@ class Walker:
             )
         lbv, ubv, stv = (np.broadcast_to(v, (self.lanes,)) for v in vals)  # type: ignore[arg-type]
         trips = interp.trip_counts(lbv, ubv, stv)
-        distributing = self.get(lb).pid and _has_memory(op.regions[0]) and not self.persistent
+        distributing = self.get(lb).pid and _has_store(op.regions[0]) and not self.persistent
         vin = self.merged([lb, ub, step, *inits])
         if distributing:
             self.persistent_loop(op, body, lbv, stv, trips, iter_args, inits)
@@ -737,10 +737,15 @@ def _bounds_use(ops: list[Op], iv: str) -> bool:
     return False
 
 
-def _has_memory(ops: list[Op]) -> bool:
+_STORES = ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas")
+
+
+def _has_store(ops: list[Op]) -> bool:
+    """Whether the ops (nested regions included) write global memory: a persistent kernel's tile loop stores
+    each tile it computes; a split-K loop starting at a program-dependent K offset stores after the loop."""
     for op in ops:
-        if op.name in ("tt.load", "tt.store", "tt.descriptor_load", "tt.descriptor_store"):
+        if op.name in _STORES:
             return True
-        if any(_has_memory(r) for r in op.regions):
+        if any(_has_store(r) for r in op.regions):
             return True
     return False

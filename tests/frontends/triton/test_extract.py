@@ -185,3 +185,15 @@ def test_three_d_grid():
     seq = plan.grid.sequence[:5]
     moving = [i for i in range(3) if len(set(seq[:4, i].tolist())) == 4]
     assert len(moving) == 1 and seq[4, moving[0]] == 0
+
+
+def test_split_k_loop_is_a_reduction_not_a_persistent_tile_loop():
+    # the K loop starts at a program-dependent offset (pk * BK) but stores nothing inside: it is split-K,
+    # 1024 / (64 x 4) = 4 trips per program, on a (tiles, SPLIT) = (64, 4) grid of ordinary programs
+    a = TensorSpec((1024, 1024), "float16")
+    c = TensorSpec((1024, 1024), "float32")
+    meta = dict(BM=128, BN=128, BK=64, SPLIT=4, num_warps=8, num_stages=3)
+    plan = FE.plan(k.split_k_gemm, ((64, 4), a, a, c, 1024, 1024, 1024), meta, HW)
+    assert not plan.grid.persistent and plan.grid.blocks == 256
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.trips == 4 and loop.reduction

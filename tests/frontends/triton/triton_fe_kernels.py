@@ -101,3 +101,22 @@ def batched_copy(x_ptr, y_ptr, sb, sr, BR: tl.constexpr, BC: tl.constexpr):
     c = tl.program_id(1) * BC + tl.arange(0, BC)
     off = tl.program_id(2) * sb + r[:, None] * sr + c[None, :]
     tl.store(y_ptr + off, tl.load(x_ptr + off))
+
+
+@triton.jit
+def split_k_gemm(
+    a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, SPLIT: tl.constexpr
+):
+    """Split-K: program (tile, s) sums K blocks s, s + SPLIT, ... and atomically adds its partial C tile."""
+    pid = tl.program_id(0)
+    pk = tl.program_id(1)
+    nn = tl.cdiv(N, BN)
+    rm = (pid // nn) * BM + tl.arange(0, BM)
+    rn = (pid % nn) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(pk * BK, K, BK * SPLIT):
+        rk = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc)
