@@ -345,6 +345,38 @@ def sm_stream() -> dict:
     return {"points": points, "bytes_per_s_per_sm": max(p["bytes_per_s_per_sm"] for p in points), **c}
 
 
+# Loaded DRAM latency: the same one-block-per-SM stream on 8 to 132 SMs, with 1 to 3 tiles in flight (stages 2
+# to 4); Little's law on bytes in flight over the per-SM rate gives the latency at each total throughput.
+LOADED_BLOCKS = (16, 48, 96, 132)
+LOADED_STAGES = (2, 3, 4)
+
+
+def loaded_latency() -> dict:
+    """DRAM latency seen by a pipelined stream as the whole GPU's DRAM throughput grows."""
+    c = SM_STREAM
+    b = torch.randn(c["BK"], c["BN"], device="cuda", dtype=torch.float16)
+    points = []
+    for blocks in LOADED_BLOCKS:
+        m = blocks * c["BM"]
+        a = torch.randn(m, c["K"], device="cuda", dtype=torch.float16)
+        out = torch.empty(m, c["BN"], device="cuda", dtype=torch.float32)
+        for stages in LOADED_STAGES:
+            kw = dict(BM=c["BM"], BK=c["BK"], BN=c["BN"], num_warps=c["warps"], num_stages=stages)
+            t = bench_s(
+                lambda a=a, out=out, blocks=blocks, kw=kw: K.l2_stream_dot[(blocks,)](
+                    a, b, out, c["K"], c["iters"], **kw
+                )
+            )
+            per_sm = c["iters"] * c["BM"] * c["BK"] * 2 / t
+            in_flight = (stages - 1) * c["BM"] * c["BK"] * 2
+            points.append(
+                {"blocks": blocks, "stages": stages, "s": t, "bytes_per_s_per_sm": per_sm,
+                 "total_bytes_per_s": per_sm * blocks, "latency_s": in_flight / per_sm}
+            )  # fmt: skip
+        del a, out
+    return {"points": points}
+
+
 # Dependent-dot probe: (BM, BN, BK, warps) shapes, 1 and 2 blocks per SM, fp16 operands loaded once.
 DOT_CHAIN_SHAPES = (
     (128, 128, 16, 4),

@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         ("narrow", M.narrow, ()),
         ("narrow_split", M.narrow_split, ()),
         ("sm_stream", M.sm_stream, ()),
+        ("loaded_latency", M.loaded_latency, ()),
         ("dot_chain", M.dot_chain, ()),
         ("dot_shapes", M.dot_shapes, ()),
         ("softmax_dot", M.softmax_dot, ()),
