@@ -86,6 +86,7 @@ _OPTIONAL = (
     "block_dispatch_s",
     "l2_partitions",
     "sfu_tc_serialised",
+    "schedulers_per_sm",
     # datasheet peaks for rates whose measured value is a required field (0 = not given)
     "cuda_flops_spec_per_s",
     "sfu_ops_spec_per_s",
@@ -171,6 +172,8 @@ class HardwareProfile:
     # 1 where an SM's special-function units and tensor cores do not run at the same time (an attention loop
     # takes its dots' time plus its exponentials' time however many blocks share the SM); 0 = they overlap
     sfu_tc_serialised: int = 0
+    # warp schedulers (SM sub-partitions) per SM: a warp issues from one of them; 0 = not given
+    schedulers_per_sm: int = 0
     cuda_flops_spec_per_s: float = 0.0
     sfu_ops_spec_per_s: float = 0.0
     ddr_read_bw_bytes_per_s: float = 0.0
@@ -308,7 +311,6 @@ class HardwareProfile:
         """L2 transfer efficiency of contiguous chunks of ``chunk_bytes`` (``[l2_chunk_efficiency]``, read
         like :meth:`ddr_efficiency`); 1 where the profile gives no table."""
         return _chunk_efficiency(self.l2_chunk_efficiency, chunk_bytes)
-
 
     def source(self, fieldname: str) -> str:
         return self.sources.get(fieldname, "")

@@ -331,3 +331,23 @@ def test_causal_blocks_launched_last_lengthen_the_kernel():
         plan = with_trips(seq)
         extra[name] = unequal_blocks_s(plan, _core(plan, hw, model, None, hash(plan), key).main, hw.sm_count)
     assert extra["up"] > extra["down"] >= 0.0 and extra["flat"] == 0.0
+
+
+def test_few_warps_leave_schedulers_idle():
+    """A 2-warp block alone on an SM issues from 2 of the H200's 4 warp schedulers: its CUDA-core, SFU and
+    warp-level tensor-core work runs at half the SM's rate; two such blocks per SM fill the schedulers."""
+    import dataclasses
+
+    from tilesight.library.gemm import gemm_plan
+    from tilesight.model.evaluate import few_warps_factor
+
+    hw = ts.load_profile("h200")
+    plan = gemm_plan(1024, 1024, 1024, 64, 64, 32)
+    two_warps = dataclasses.replace(plan, resources=dataclasses.replace(plan.resources, threads=64))
+    assert few_warps_factor(two_warps, hw, 1) == 2.0
+    assert few_warps_factor(two_warps, hw, 2) == 1.0
+    assert few_warps_factor(two_warps, hw, 1) == 2.0
+    assert few_warps_factor(two_warps, dataclasses.replace(hw, schedulers_per_sm=0), 1) == 1.0
+    # one warp alone: a quarter of the SM
+    one_warp = dataclasses.replace(plan, resources=dataclasses.replace(plan.resources, threads=32))
+    assert few_warps_factor(one_warp, hw, 1) == 4.0

@@ -41,7 +41,17 @@ from ..report import ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
 from .occupancy import residency, waves
-from .resources import NPIPES, ZERO, ActionDemand, action_demand, full_share_rates, region_scale
+from .resources import (
+    CUDA,
+    NPIPES,
+    SFU,
+    TC,
+    ZERO,
+    ActionDemand,
+    action_demand,
+    full_share_rates,
+    region_scale,
+)
 from .tile import BodyCost, eval_body
 
 # Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
@@ -150,6 +160,22 @@ def _full_share_rates(hw: HardwareProfile) -> tuple[float, ...]:
     return _per_profile(hw, None)
 
 
+def few_warps_factor(plan: TilePlan, hw: HardwareProfile, resident: int) -> float:
+    """How much slower an SM's issue-fed pipelines (CUDA cores, SFU, warp-level tensor cores) run when its
+    resident blocks hold fewer warps than it has warp schedulers: each warp issues from one scheduler, so
+    ``w`` warps reach ``w / schedulers_per_sm`` of the SM (a 2-warp block alone on an SM uses half of it).
+    1 when the warps fill the schedulers or the profile gives no scheduler count. A warpgroup MMA
+    (``wgmma``) always spans the four schedulers, so the tensor cores are not scaled for it."""
+    if not hw.schedulers_per_sm:
+        return 1.0
+    warps = resident * math.ceil(plan.resources.threads / hw.warp_size)
+    return max(1.0, hw.schedulers_per_sm / warps)
+
+
+def _has_wgmma(plan: TilePlan) -> bool:
+    return any(a.variant == "wgmma" for a, _ in plan.actions())
+
+
 def tail_overlap(full_env: Envelope, resident: int) -> float:
     """How much of the tail runs before the full region ends.
 
@@ -193,6 +219,13 @@ class _Region:
         # throughput bound. (Giving each resident block 1/p of every pipeline for its whole life would
         # serialise the phases of the p blocks, which in fact interleave.)
         self.scale = _region_scale(hw, active)
+        few = few_warps_factor(plan, hw, resident)
+        if few > 1.0:
+            # fewer resident warps than warp schedulers: the SM's issue-fed pipelines run partly idle
+            sc = list(self.scale)
+            for r in (CUDA, SFU) if _has_wgmma(plan) else (TC, CUDA, SFU):
+                sc[r] *= few
+            self.scale = tuple(sc)
         if same_as is not None and same_as.scale == self.scale:  # e.g. a tail that still fills every SM
             self.cost: BodyCost = same_as.cost
         else:
