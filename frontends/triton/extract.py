@@ -486,7 +486,7 @@ class Walker:
             "loc": op.loc,
             "src": level if store else MemLevel.DDR,
             "dst": MemLevel.DDR if store else level,
-            "vector_bytes": self.widths.get(op.loc) if op.loc else None,
+            "vector_bytes": self.widths.get(op.where or "", self.widths.get(op.loc or "")),
         }
         body.add(node)
         # loaded data depends on its address: an index loaded here carries this tile's coordinates onward

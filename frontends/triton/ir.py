@@ -29,6 +29,7 @@ class Op:
     loc: str | None = None
     regions: list[list[Op]] = field(default_factory=list)
     block_args: list[list[str]] = field(default_factory=list)
+    where: str | None = None  # "file:line:col": tells apart two ops of one source line
 
 
 @dataclass
@@ -87,24 +88,26 @@ class _LocTable:
     def __init__(self, defs: dict[str, str]) -> None:
         self.defs = defs
 
-    def resolve(self, text: str | None, depth: int = 0) -> str | None:
+    def resolve(self, text: str | None, depth: int = 0, column: bool = False) -> str | None:
+        """``file:line`` of a location (``file:line:col`` with ``column``)."""
         if text is None or depth > 32:
             return None
         text = text.strip()
         if text.startswith("#loc"):
-            return self.resolve(self.defs.get(text), depth + 1)
-        m = re.match(r'^"([^"]+)":(\d+):\d+', text)
+            return self.resolve(self.defs.get(text), depth + 1, column)
+        m = re.match(r'^"([^"]+)":(\d+):(\d+)', text)
         if m:
-            return f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
+            where = f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
+            return f"{where}:{m.group(3)}" if column else where
         m = re.match(r"^callsite\((\S+) at (\S+)\)", text)
         if m:
-            return self.resolve(m.group(2), depth + 1)
+            return self.resolve(m.group(2), depth + 1, column)
         m = re.match(r'^"[^"]*"\((.*)\)$', text)
         if m:
-            return self.resolve(m.group(1), depth + 1)
+            return self.resolve(m.group(1), depth + 1, column)
         m = re.match(r"^fused(?:<[^>]*>)?\[([^,\]]+)", text)
         if m:
-            return self.resolve(m.group(1), depth + 1)
+            return self.resolve(m.group(1), depth + 1, column)
         return None
 
 
@@ -166,6 +169,7 @@ def parse_module(text: str) -> Function:
         operands = _SSA.findall(head.split(" : ")[0] if not opens else head)
         rtype = "" if tail.rstrip().endswith("({") else _result_type(name, tail.rstrip(" {"))
         op = Op(name, results, operands, tail, rtype, locs.resolve(loc_text))
+        op.where = locs.resolve(loc_text, column=True)
         if name == "scf.for":
             _parse_for(op, tail)
         stack[-1][1].append(op)

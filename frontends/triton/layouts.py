@@ -95,7 +95,8 @@ def _element_wide(op: Op, rank: int, unaligned: frozenset[str], defs: dict[str, 
 
 
 def access_widths(ttgir: str) -> dict[str, int]:
-    """Source location ("file:line") -> the narrowest vector, in bytes, of the global loads / stores there."""
+    """Source location -> the narrowest vector, in bytes, of the global loads / stores there: keyed both by
+    "file:line:col" (one op) and by "file:line" (the narrowest of the line's ops)."""
     vectors = _vectors(ttgir)
     ops = list(_walk(parse_module(ttgir).body))
     defs = {r: op for op in ops for r in op.results}
@@ -114,7 +115,8 @@ def access_widths(ttgir: str) -> dict[str, int]:
         shape = tensor_type(op.text + " " + op.rtype)
         if shape is not None and _element_wide(op, len(shape[0]), unaligned, defs):
             width = elem
-        widths[op.loc] = min(width, widths.get(op.loc, width))
+        for key in {op.loc, op.where} - {None}:
+            widths[key] = min(width, widths.get(key, width))
     return widths
 
 

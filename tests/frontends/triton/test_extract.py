@@ -197,3 +197,15 @@ def test_split_k_loop_is_a_reduction_not_a_persistent_tile_loop():
     assert not plan.grid.persistent and plan.grid.blocks == 256
     (loop,) = [n for n in plan.body if isinstance(n, Loop)]
     assert loop.trips == 4 and loop.reduction
+
+
+def test_two_loads_on_one_source_line_keep_their_own_vector_widths():
+    # matched to the TTGIR by file:line:column, not file:line: A's [128, 128] fp16 tile is read in 16-byte
+    # vectors while x (one element per thread in its layout) is read 2 bytes at a time (checked on the PTX:
+    # ld.global.v4 for A)
+    a = TensorSpec((1024, 1024), "float16")
+    x = TensorSpec((1024,), "float16")
+    y = TensorSpec((1024,), "float32")
+    plan = FE.plan(k.gemv, ((8,), a, x, y, 1024, 1024), dict(BM=128, BK=128, num_warps=4), HW)
+    widths = {act.tensor: act.vector_bytes for act, _ in plan.actions() if act.kind is ActionKind.LOAD}
+    assert widths["a_ptr"] == 16 and widths["x_ptr"] < 16

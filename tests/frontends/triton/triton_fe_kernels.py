@@ -120,3 +120,17 @@ def split_k_gemm(
         b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
         acc += tl.dot(a, b)
     tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def gemv(a_ptr, x_ptr, y_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    """y = A x with both loads of a step on one source line (their widths differ: A's rows are 16-byte
+    vectors, x is spread one element per thread)."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    acc = tl.zeros((BM,), tl.float32)
+    for k in range(0, K, BK):
+        rk = k + tl.arange(0, BK)
+        acc += tl.sum(
+            tl.load(a_ptr + rm[:, None] * K + rk[None, :]).to(tl.float32) * tl.load(x_ptr + rk)[None, :], 1
+        )
+    tl.store(y_ptr + rm, acc)
