@@ -316,11 +316,19 @@ class HardwareProfile:
         return self.sources.get(fieldname, "")
 
 
+# Sorted points of each efficiency table, by table identity (the tables are immutable; the cache holds them).
+_SORTED_TABLES: dict[int, tuple[Mapping[int, float], tuple[tuple[int, float], ...]]] = {}
+
+
 def _chunk_efficiency(table: Mapping[int, float], chunk_bytes: float) -> float:
     """Efficiency from a chunk-bytes -> efficiency table (see :meth:`HardwareProfile.ddr_efficiency`)."""
     if not table or chunk_bytes <= 0:
         return 1.0
-    points = sorted(table.items())
+    hit = _SORTED_TABLES.get(id(table))
+    if hit is None or hit[0] is not table:
+        hit = (table, tuple(sorted(table.items())))
+        _SORTED_TABLES[id(table)] = hit
+    points = hit[1]
     if chunk_bytes >= points[-1][0]:
         return 1.0
     if chunk_bytes <= points[0][0]:

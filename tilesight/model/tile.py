@@ -88,9 +88,14 @@ _DEPS: dict[int, tuple[tuple[Node, ...], tuple[tuple[int, ...], ...]]] = {}
 
 
 def eval_body(
-    body: tuple[Node, ...], demands: Mapping[str, ActionDemand], scale: tuple[float, ...], groups: int = 1
+    body: tuple[Node, ...],
+    demands: Mapping[str, ActionDemand],
+    scale: tuple[float, ...],
+    groups: int = 1,
+    refill: bool = False,
 ) -> BodyCost:
-    """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring)."""
+    """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
+    ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too."""
     vecs: list[tuple[float, ...]] = []
     durs: list[float] = []
     mems: list[bool] = []
@@ -107,7 +112,7 @@ def eval_body(
             durs.append(max(v) + d.latency_s)
             mems.append(d.memory)
         else:
-            sub = eval_body(node.body, demands, scale, groups)
+            sub = eval_body(node.body, demands, scale, groups, node.producer_loads)
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             depth = node.stages - 1 + (sub.refill_slack if node.producer_loads else 0.0)
@@ -156,7 +161,7 @@ def eval_body(
         main_env = env
         assert isinstance(main_loop, Loop)
     return BodyCost(
-        refill_slack=_refill_slack(body, starts, durs, mems),
+        refill_slack=_refill_slack(body, starts, durs, mems) if refill else 0.0,
         names=tuple(n.name for n in body),
         schedule=sched,
         latency_s=lat,
