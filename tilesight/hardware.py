@@ -21,6 +21,12 @@ File shape (one GPU per file)::
     float16 = { value = ..., source = "..." }
     [tensor_core_spec]            # optional datasheet peaks; measured rates may not exceed them
     float16 = { value = 9.89e14, source = "..." }
+    [ddr_chunk_efficiency]        # optional: DRAM efficiency by contiguous run (bytes -> fraction)
+    64 = { value = 0.68, source = "..." }
+    [l2_chunk_efficiency]         # optional: the same for L2 -> SM transfers
+    32 = { value = 0.561, source = "..." }
+    [cross_warp_reduction]        # optional: extra latency (s) of a reduction spanning this many warps
+    8 = { value = 1.029e-07, source = "..." }
     [calibration]                 # optional: date, command, gpu, versions of the run that wrote the
     date = "2026-11-29"           # fields whose source starts with "calibrated"
 """
