@@ -324,43 +324,17 @@ SM_STREAM = {"BM": 128, "BK": 64, "BN": 16, "K": 65536, "iters": 1024, "warps": 
 SM_STREAM_BLOCKS = (8, 16, 32)
 
 
-def sm_stream() -> dict:
-    """Bytes per second one SM pulls from DRAM on its own (``l2_bw_per_sm_bytes_per_s``)."""
+def _stream_points(blocks_list: tuple[int, ...], stages_list: tuple[int, ...]) -> list[dict]:
+    """Per-SM DRAM rate of ``blocks`` programs (one per SM) each streaming its own panel (SM_STREAM shape),
+    for every (blocks, stages) pair; with the bytes in flight and their Little's-law latency."""
     c = SM_STREAM
     b = torch.randn(c["BK"], c["BN"], device="cuda", dtype=torch.float16)
     points = []
-    for blocks in SM_STREAM_BLOCKS:
+    for blocks in blocks_list:
         m = blocks * c["BM"]
         a = torch.randn(m, c["K"], device="cuda", dtype=torch.float16)
         out = torch.empty(m, c["BN"], device="cuda", dtype=torch.float32)
-        t = bench_s(
-            lambda a=a, out=out, blocks=blocks: K.l2_stream_dot[(blocks,)](
-                a, b, out, c["K"], c["iters"], BM=c["BM"], BK=c["BK"], BN=c["BN"],
-                num_warps=c["warps"], num_stages=c["stages"],
-            )
-        )  # fmt: skip
-        per_sm = c["iters"] * c["BM"] * c["BK"] * 2 / t
-        points.append({"blocks": blocks, "s": t, "bytes_per_s_per_sm": per_sm})
-        del a, out
-    return {"points": points, "bytes_per_s_per_sm": max(p["bytes_per_s_per_sm"] for p in points), **c}
-
-
-# Loaded DRAM latency: the same one-block-per-SM stream on 8 to 132 SMs, with 1 to 3 tiles in flight (stages 2
-# to 4); Little's law on bytes in flight over the per-SM rate gives the latency at each total throughput.
-LOADED_BLOCKS = (16, 48, 96, 132)
-LOADED_STAGES = (2, 3, 4)
-
-
-def loaded_latency() -> dict:
-    """DRAM latency seen by a pipelined stream as the whole GPU's DRAM throughput grows."""
-    c = SM_STREAM
-    b = torch.randn(c["BK"], c["BN"], device="cuda", dtype=torch.float16)
-    points = []
-    for blocks in LOADED_BLOCKS:
-        m = blocks * c["BM"]
-        a = torch.randn(m, c["K"], device="cuda", dtype=torch.float16)
-        out = torch.empty(m, c["BN"], device="cuda", dtype=torch.float32)
-        for stages in LOADED_STAGES:
+        for stages in stages_list:
             kw = dict(BM=c["BM"], BK=c["BK"], BN=c["BN"], num_warps=c["warps"], num_stages=stages)
             t = bench_s(
                 lambda a=a, out=out, blocks=blocks, kw=kw: K.l2_stream_dot[(blocks,)](
@@ -374,7 +348,24 @@ def loaded_latency() -> dict:
                  "total_bytes_per_s": per_sm * blocks, "latency_s": in_flight / per_sm}
             )  # fmt: skip
         del a, out
-    return {"points": points}
+    return points
+
+
+def sm_stream() -> dict:
+    """Bytes per second one SM pulls from DRAM on its own (``l2_bw_per_sm_bytes_per_s``)."""
+    points = _stream_points(SM_STREAM_BLOCKS, (SM_STREAM["stages"],))
+    return {"points": points, "bytes_per_s_per_sm": max(p["bytes_per_s_per_sm"] for p in points), **SM_STREAM}
+
+
+# Loaded DRAM latency: the same one-block-per-SM stream on 16 to 132 SMs, with 1 to 3 tiles in flight (stages
+# 2 to 4); Little's law on bytes in flight over the per-SM rate gives the latency at each total throughput.
+LOADED_BLOCKS = (16, 48, 96, 132)
+LOADED_STAGES = (2, 3, 4)
+
+
+def loaded_latency() -> dict:
+    """DRAM latency seen by a pipelined stream as the whole GPU's DRAM throughput grows."""
+    return {"points": _stream_points(LOADED_BLOCKS, LOADED_STAGES)}
 
 
 # Dependent-dot probe: (BM, BN, BK, warps) shapes, 1 and 2 blocks per SM, fp16 operands loaded once.
