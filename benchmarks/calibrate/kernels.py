@@ -220,6 +220,28 @@ def l2_shared_dot(
 
 
 @triton.jit
+def tma_stream_dot(
+    a_ptr, b_ptr, out_ptr, K, iters, share, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr
+):
+    """``l2_shared_dot`` with A read through a tensor descriptor (TMA bulk copies of [BM, BK] boxes): the rate
+    of TMA loads by the box's inner extent (BK x 2 bytes per row)."""
+    pid = tl.program_id(0)
+    rows = tl.num_programs(0) // share * BM
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[rows, K], strides=[K, 1], block_shape=[BM, BK])
+    offs_k = tl.arange(0, BK)
+    offs_n = tl.arange(0, BN)
+    b = tl.load(b_ptr + offs_k[:, None] * BN + offs_n[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    k_blocks = K // BK
+    m0 = (pid // share) * BM
+    for it in range(0, iters):
+        a = desc.load([m0, (it % k_blocks) * BK])
+        acc = tl.dot(a, b, acc)
+    out_rows = pid * BM + tl.arange(0, BM)
+    tl.store(out_ptr + out_rows[:, None] * BN + offs_n[None, :], acc)
+
+
+@triton.jit
 def touch(out_ptr):
     """One store per block and nothing else: the cost of dispatching, starting and retiring blocks."""
     pid = tl.program_id(0)

@@ -226,6 +226,29 @@ def l2_chunks() -> dict:
     return {"points": points}
 
 
+def tma_chunks() -> dict:
+    """The l2_chunks probe with A read through TMA descriptors (needs triton.set_allocator on Triton 3.6+)."""
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    bm, per_sm, warps, stages, k, bn = 128, 2, 4, 4, 256, 16
+    grid = (n_sm() * per_sm,)
+    a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
+    out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
+    points = []
+    for bk in L2_CHUNK_BKS:
+        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+        iters = L2_SHARED["iters"] * 64 // bk
+        for share in L2_CHUNK_SHARES:
+            kw = dict(BM=bm, BK=bk, BN=bn, num_warps=warps, num_stages=stages)
+            t = bench_s(
+                lambda b=b, iters=iters, share=share, kw=kw: K.tma_stream_dot[grid](
+                    a, b, out, k, iters, share, **kw
+                )
+            )
+            moved = grid[0] * iters * bm * bk * 2
+            points.append({"chunk_bytes": bk * 2, "share": share, "s": t, "bytes_per_s": moved / t})
+    return {"points": points}
+
+
 # Block dispatch probe: grids of k blocks per SM for several k and warps per block; the slope of time over
 # blocks per SM is what one more block costs an SM when blocks are trivially short.
 BLOCKS_PER_SM = (1, 8, 32, 128, 512)

@@ -169,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_async", M.l2_async, ()),
         ("l2_shared", M.l2_shared, ()),
         ("l2_chunks", M.l2_chunks, ()),
+        ("tma_chunks", M.tma_chunks, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
         ("narrow_split", M.narrow_split, ()),
