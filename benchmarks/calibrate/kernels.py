@@ -220,6 +220,28 @@ def l2_shared_dot(
 
 
 @triton.jit
+def l2_lagged_dot(
+    a_ptr, b_ptr, out_ptr, K, iters, share, lag, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr
+):
+    """``l2_shared_dot`` with the ``share`` programs of a panel ``lag`` K steps apart: program ``j`` of a
+    group starts at step ``j x lag``, so the group reads each line ``lag`` steps (K tiles) after another."""
+    pid = tl.program_id(0)
+    offs_m = (pid // share) * BM + tl.arange(0, BM)
+    offs_k = tl.arange(0, BK)
+    offs_n = tl.arange(0, BN)
+    b = tl.load(b_ptr + offs_k[:, None] * BN + offs_n[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    k_blocks = K // BK
+    start = (pid % share) * lag
+    for it in range(0, iters):
+        k0 = ((it + k_blocks * iters - start) % k_blocks) * BK
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
+        acc = tl.dot(a, b, acc)
+    rows = pid * BM + tl.arange(0, BM)
+    tl.store(out_ptr + rows[:, None] * BN + offs_n[None, :], acc)
+
+
+@triton.jit
 def tma_stream_dot(
     a_ptr, b_ptr, out_ptr, K, iters, share, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr
 ):

@@ -226,6 +226,29 @@ def l2_chunks() -> dict:
     return {"points": points}
 
 
+# How close in time several SMs' requests for a line must come to be served at the shared rate: the
+# shared-panel stream with the programs of a group a fixed number of K steps apart (K = 1024: a 16-step
+# cycle, 17 MB in all, inside the L2).
+L2_LAGS = (0, 1, 2, 4, 8)
+
+
+def l2_lag() -> dict:
+    """L2 -> shared-memory rate of a 4-program shared panel whose readers trail one another by ``lag``."""
+    bm, bk, per_sm, warps, stages, k, bn, share = 128, 64, 2, 4, 4, 1024, 16, 4
+    grid = (n_sm() * per_sm,)
+    a = torch.randn(-(-grid[0] // share) * bm, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+    out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
+    iters = L2_SHARED["iters"]
+    points = []
+    for lag in L2_LAGS:
+        kw = dict(BM=bm, BK=bk, BN=bn, num_warps=warps, num_stages=stages)
+        t = bench_s(lambda lag=lag, kw=kw: K.l2_lagged_dot[grid](a, b, out, k, iters, share, lag, **kw))
+        moved = grid[0] * iters * bm * bk * 2
+        points.append({"lag_steps": lag, "share": share, "s": t, "bytes_per_s": moved / t})
+    return {"points": points, "working_set_bytes": a.numel() * 2}
+
+
 def tma_chunks() -> dict:
     """The l2_chunks probe with A read through TMA descriptors (needs triton.set_allocator on Triton 3.6+)."""
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
