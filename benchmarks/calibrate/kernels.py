@@ -183,11 +183,11 @@ def pointer_chase(next_ptr, out_ptr, steps):
 
 @triton.jit
 def _stream_panel(
-    a_ptr, b_ptr, out_ptr, K, iters, panel, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr
+    a_ptr, b_ptr, out_ptr, K, iters, panel, start, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr
 ):
     """Stream [BM, BK] tiles of A's row panel ``panel`` through the software-pipelined (async-copy) load path
-    that GEMMs use, against a constant [BK, BN] B, re-reading the K-wide panel ``iters / (K / BK)`` times;
-    the program's own rows of ``out`` receive the result."""
+    that GEMMs use, against a constant [BK, BN] B, re-reading the K-wide panel ``iters / (K / BK)`` times and
+    ``start`` K steps behind step 0; the program's own rows of ``out`` receive the result."""
     offs_m = panel * BM + tl.arange(0, BM)
     offs_k = tl.arange(0, BK)
     offs_n = tl.arange(0, BN)
@@ -195,7 +195,7 @@ def _stream_panel(
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     k_blocks = K // BK
     for it in range(0, iters):
-        k0 = (it % k_blocks) * BK
+        k0 = ((it + k_blocks * iters - start) % k_blocks) * BK
         a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
         acc = tl.dot(a, b, acc)
     rows = tl.program_id(0) * BM + tl.arange(0, BM)
@@ -206,7 +206,7 @@ def _stream_panel(
 def l2_stream_dot(a_ptr, b_ptr, out_ptr, K, iters, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr):
     """Each program streams its own row panel of an L2- (or DRAM-) resident A (:func:`_stream_panel`).
     Bytes moved: grid x iters x BM x BK x 2."""
-    _stream_panel(a_ptr, b_ptr, out_ptr, K, iters, tl.program_id(0), BM, BK, BN)
+    _stream_panel(a_ptr, b_ptr, out_ptr, K, iters, tl.program_id(0), 0, BM, BK, BN)
 
 
 @triton.jit
@@ -216,7 +216,7 @@ def l2_shared_dot(
     """``l2_stream_dot`` with ``share`` consecutive programs reading the same [BM, K] row panel in step, as
     the CTAs of one GEMM tile row (or column) do: the L2 rate when a line is requested by several SMs at once
     rather than by one. Bytes requested: grid x iters x BM x BK x 2; unique bytes: 1 / share of that."""
-    _stream_panel(a_ptr, b_ptr, out_ptr, K, iters, tl.program_id(0) // share, BM, BK, BN)
+    _stream_panel(a_ptr, b_ptr, out_ptr, K, iters, tl.program_id(0) // share, 0, BM, BK, BN)
 
 
 @triton.jit
@@ -226,19 +226,7 @@ def l2_lagged_dot(
     """``l2_shared_dot`` with the ``share`` programs of a panel ``lag`` K steps apart: program ``j`` of a
     group starts at step ``j x lag``, so the group reads each line ``lag`` steps (K tiles) after another."""
     pid = tl.program_id(0)
-    offs_m = (pid // share) * BM + tl.arange(0, BM)
-    offs_k = tl.arange(0, BK)
-    offs_n = tl.arange(0, BN)
-    b = tl.load(b_ptr + offs_k[:, None] * BN + offs_n[None, :])
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    k_blocks = K // BK
-    start = (pid % share) * lag
-    for it in range(0, iters):
-        k0 = ((it + k_blocks * iters - start) % k_blocks) * BK
-        a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
-        acc = tl.dot(a, b, acc)
-    rows = pid * BM + tl.arange(0, BM)
-    tl.store(out_ptr + rows[:, None] * BN + offs_n[None, :], acc)
+    _stream_panel(a_ptr, b_ptr, out_ptr, K, iters, pid // share, (pid % share) * lag, BM, BK, BN)
 
 
 @triton.jit

@@ -204,8 +204,9 @@ L2_CHUNK_BKS = (16, 32, 64, 128)
 L2_CHUNK_SHARES = (1, 4)
 
 
-def l2_chunks() -> dict:
-    """L2 -> shared-memory rate when each row of a tile is a short contiguous run (BK x 2 bytes)."""
+def _chunk_points(kernel) -> list[dict]:
+    """The shared-panel stream through ``kernel`` (``l2_shared_dot``'s signature) for every A-tile width in
+    L2_CHUNK_BKS and sharing degree in L2_CHUNK_SHARES: bytes per second by contiguous run of a row."""
     bm, per_sm, warps, stages, k, bn = 128, 2, 4, 4, 256, 16
     grid = (n_sm() * per_sm,)
     a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
@@ -217,13 +218,16 @@ def l2_chunks() -> dict:
         for share in L2_CHUNK_SHARES:
             kw = dict(BM=bm, BK=bk, BN=bn, num_warps=warps, num_stages=stages)
             t = bench_s(
-                lambda b=b, iters=iters, share=share, kw=kw: K.l2_shared_dot[grid](
-                    a, b, out, k, iters, share, **kw
-                )
+                lambda b=b, iters=iters, share=share, kw=kw: kernel[grid](a, b, out, k, iters, share, **kw)
             )
             moved = grid[0] * iters * bm * bk * 2
             points.append({"chunk_bytes": bk * 2, "share": share, "s": t, "bytes_per_s": moved / t})
-    return {"points": points}
+    return points
+
+
+def l2_chunks() -> dict:
+    """L2 -> shared-memory rate when each row of a tile is a short contiguous run (BK x 2 bytes)."""
+    return {"points": _chunk_points(K.l2_shared_dot)}
 
 
 # How close in time several SMs' requests for a line must come to be served at the shared rate: the
@@ -252,24 +256,7 @@ def l2_lag() -> dict:
 def tma_chunks() -> dict:
     """The l2_chunks probe with A read through TMA descriptors (needs triton.set_allocator on Triton 3.6+)."""
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
-    bm, per_sm, warps, stages, k, bn = 128, 2, 4, 4, 256, 16
-    grid = (n_sm() * per_sm,)
-    a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
-    out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
-    points = []
-    for bk in L2_CHUNK_BKS:
-        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
-        iters = L2_SHARED["iters"] * 64 // bk
-        for share in L2_CHUNK_SHARES:
-            kw = dict(BM=bm, BK=bk, BN=bn, num_warps=warps, num_stages=stages)
-            t = bench_s(
-                lambda b=b, iters=iters, share=share, kw=kw: K.tma_stream_dot[grid](
-                    a, b, out, k, iters, share, **kw
-                )
-            )
-            moved = grid[0] * iters * bm * bk * 2
-            points.append({"chunk_bytes": bk * 2, "share": share, "s": t, "bytes_per_s": moved / t})
-    return {"points": points}
+    return {"points": _chunk_points(K.tma_stream_dot)}
 
 
 # Block dispatch probe: grids of k blocks per SM for several k and warps per block; the slope of time over
