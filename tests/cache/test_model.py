@@ -14,6 +14,17 @@ from tilesight.cache.model import WRITE_SECTOR_HIT_RATE, SdcmCacheModel, sdcm_br
 from tilesight.errors import TileSightError
 from tilesight.hardware import load_profile
 from tilesight.library.gemm import gemm_plan
+from tilesight.plan import (
+    AccessMode,
+    ActionKind,
+    BlockResources,
+    Loop,
+    MemLevel,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+)
 
 H200 = load_profile("h200")
 # The bare SDCM (one L2, every reuse counted, lockstep waves) for numbers worked out by hand.
@@ -208,18 +219,6 @@ def test_traffic_invariants(m, n, k, tile, group_m, programs):
 
 def test_generic_plan_with_prologue_loop_and_epilogue():
     """Attention-like shape: a prologue load (q), a reduction loop reading k shared by all tiles, a store."""
-    from tilesight.plan import (
-        AccessMode,
-        ActionKind,
-        BlockResources,
-        Loop,
-        MemLevel,
-        TensorAccess,
-        TileAction,
-        TileGrid,
-        TilePlan,
-    )
-
     plan = TilePlan(
         name="toy",
         grid=TileGrid(shape=(4,), dims=("x",)),
@@ -326,18 +325,6 @@ def test_sampled_steps_count_and_match_occurrences(slot_sets, samples):
 
 def _two_pass_plan(rows: int, cols: int, block: int):
     """A normalisation kernel's shape: one row per tile, two loops over the row reading x twice, a store."""
-    from tilesight.plan import (
-        AccessMode,
-        ActionKind,
-        BlockResources,
-        Loop,
-        MemLevel,
-        TensorAccess,
-        TileAction,
-        TileGrid,
-        TilePlan,
-    )
-
     trips = cols // block
     return TilePlan(
         name="two_pass",
