@@ -41,7 +41,7 @@ from tilesight.tensorspec import TensorSpec
 
 from . import interp, strides
 from .compile import CompiledIR
-from .ir import Op, parse_module, tensor_type
+from .ir import Op, at_op, depends_on, parse_module, tensor_type
 from .layouts import access_widths, reduce_warps
 
 _ELEM = {
@@ -303,8 +303,9 @@ class Walker:
         if n in ("tt.reduce", "tt.scan"):
             src = tensor_type(self._operand_type(op)) or ((1,), "f32")
             self.compute(op, body, vin, ActionKind.REDUCE, math.prod(src[0]))
-            if n == "tt.reduce" and op.loc in self.reduce_warps:
-                body.nodes[-1]["warps"] = self.reduce_warps[op.loc]
+            warps = at_op(self.reduce_warps, op) if n == "tt.reduce" else None
+            if warps is not None:
+                body.nodes[-1]["warps"] = warps
             return
         if n == "tt.splat" or (n in ("tt.addptr", "tt.make_tensor_ptr") and op.operands):
             for o in op.operands[1:] if n != "tt.splat" else op.operands:
@@ -376,25 +377,10 @@ class Walker:
             if d.name in ("tt.broadcast", "tt.expand_dims", "ttg.convert_layout"):
                 todo.extend(d.operands[:1])
             elif d.name.startswith("arith.") and shape is not None and _is_int(shape[1]):
-                if self.depends_on(name, iv):
+                if depends_on(name, frozenset({iv}), self.defs):
                     total += math.prod(shape[0])
                     todo.extend(d.operands)
         return total
-
-    def depends_on(self, name: str, target: str) -> bool:
-        """Whether SSA value ``name`` is computed (through ``defs``) from ``target``."""
-        seen, todo = set(), [name]
-        while todo:
-            v = todo.pop()
-            if v == target:
-                return True
-            if v in seen:
-                continue
-            seen.add(v)
-            d = self.defs.get(v)
-            if d is not None:
-                todo.extend(d.operands)
-        return False
 
     def strides(self, op: Op, shape: tuple | None, vin: V) -> None:
         """Per-axis address strides of a tensor result (see :mod:`.strides`)."""
@@ -486,7 +472,7 @@ class Walker:
             "loc": op.loc,
             "src": level if store else MemLevel.DDR,
             "dst": MemLevel.DDR if store else level,
-            "vector_bytes": self.widths.get(op.where or "", self.widths.get(op.loc or "")),
+            "vector_bytes": at_op(self.widths, op),
         }
         body.add(node)
         # loaded data depends on its address: an index loaded here carries this tile's coordinates onward

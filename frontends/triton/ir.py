@@ -111,6 +111,33 @@ class _LocTable:
         return None
 
 
+def depends_on(
+    value: str, targets: frozenset[str], defs: dict[str, Op], seen: set[str] | None = None
+) -> bool:
+    """Whether SSA ``value`` is computed from any of ``targets``, walking operands through ``defs`` (result
+    name -> defining op). ``seen`` may be shared between calls that ask about the same targets."""
+    seen = set() if seen is None else seen
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if v in targets:
+            return True
+        if v in seen:
+            continue
+        seen.add(v)
+        op = defs.get(v)
+        if op is not None:
+            stack.extend(op.operands)
+    return False
+
+
+def at_op(table: dict[str, int], op: Op) -> int | None:
+    """``table``'s entry for ``op``: by "file:line:col" where the table has it, else by "file:line"."""
+    if op.where is not None and op.where in table:
+        return table[op.where]
+    return table.get(op.loc) if op.loc is not None else None
+
+
 @functools.lru_cache(maxsize=256)
 def parse_module(text: str) -> Function:
     """The public ``tt.func`` of a printed TTIR module (cached by text; callers must not mutate it)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .ir import Op, parse_module, tensor_type
+from .ir import Op, depends_on, parse_module, tensor_type
 
 _BLOCKED = re.compile(
     r"^(#blocked\d*) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\].*?order = \[([\d, ]+)\]", re.M
@@ -60,22 +60,6 @@ def unaligned_int_args(ttgir: str) -> frozenset[str]:
     return frozenset(name for name, attrs in _INT_ARG.findall(m.group(0)) if "tt.divisibility" not in attrs)
 
 
-def _depends_on(value: str, targets: frozenset[str], defs: dict[str, Op], seen: set[str]) -> bool:
-    """Whether SSA ``value`` is computed from any of ``targets`` (walking operands through ``defs``)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if v in targets:
-            return True
-        if v in seen:
-            continue
-        seen.add(v)
-        op = defs.get(v)
-        if op is not None:
-            stack.extend(op.operands)
-    return False
-
-
 def _element_wide(op: Op, rank: int, unaligned: frozenset[str], defs: dict[str, Op]) -> bool:
     """A 1-D masked global access whose mask or address depends on an unaligned integer argument."""
     if rank != 1 or not unaligned or op.name not in ("tt.load", "tt.store"):
@@ -89,8 +73,8 @@ def _element_wide(op: Op, rank: int, unaligned: frozenset[str], defs: dict[str, 
     if mask is None:
         return False
     seen: set[str] = set()
-    return _depends_on(mask, unaligned, defs, seen) or (
-        ptr is not None and _depends_on(ptr, unaligned, defs, seen)
+    return depends_on(mask, unaligned, defs, seen) or (
+        ptr is not None and depends_on(ptr, unaligned, defs, seen)
     )
 
 
@@ -128,7 +112,8 @@ _AXIS = re.compile(r"axis = (\d+)")
 
 
 def reduce_warps(ttgir: str) -> dict[str, int]:
-    """Source location -> the most warps any reduction there spans along its reduced axis."""
+    """Source location -> the most warps any reduction there spans along its reduced axis (keyed by
+    "file:line:col" and by "file:line", as :func:`access_widths`)."""
     warps = {alias: [int(x) for x in w.split(",")] for alias, w in _LAYOUT_WARPS.findall(ttgir)}
     out: dict[str, int] = {}
     for op in _walk(parse_module(ttgir).body):
@@ -140,7 +125,8 @@ def reduce_warps(ttgir: str) -> dict[str, int]:
         per_axis = warps[layout.group(1)]
         k = int(axis.group(1))
         if k < len(per_axis):
-            out[op.loc] = max(per_axis[k], out.get(op.loc, 1))
+            for key in {op.loc, op.where} - {None}:
+                out[key] = max(per_axis[k], out.get(key, 1))
     return out
 
 
