@@ -31,7 +31,7 @@ def test_compute_groups_share_a_loop_iterations_chain():
 
 
 def test_refill_slack_by_hand():
-    from tilesight.model.tile import _refill_slack
+    from tilesight.model.tile import _refill_slack, body_deps
     from tilesight.plan import ActionKind, TileAction
 
     def act(name, kind, *deps):
@@ -49,7 +49,7 @@ def test_refill_slack_by_hand():
         [True, True, False, False, False],
     )
     # each buffer is held for 2 of the 7: free for 5 / 7 of the iteration
-    assert _refill_slack(body, starts, durs, mems) == pytest.approx(5 / 7)
+    assert _refill_slack(body, body_deps(body), starts, durs, mems) == pytest.approx(5 / 7)
     # decode-like: one buffer feeds the first and the last dot, so it is held the whole chain
     body = (act("kv", L), act("qk", D, "kv"), act("sm", E, "qk"), act("pv", D, "sm", "kv"))
-    assert _refill_slack(body, starts[1:], durs[1:], mems[1:]) == 0.0
+    assert _refill_slack(body, body_deps(body), starts[1:], durs[1:], mems[1:]) == 0.0

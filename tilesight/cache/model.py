@@ -395,7 +395,7 @@ def _hit_matrix(
                 row[jo] = hit_of(dist)
             concurrent[j[same]] = True
         out[s.action] = (hits, ~has, concurrent)
-    _in_tile_rereads(streams, out, uniq, cell, sampled, capacity_bytes, associativity, form, reads_only)
+    _in_tile_rereads(streams, out, uniq, cell, sampled, capacity_bytes, associativity, form)
     return out
 
 
@@ -408,7 +408,6 @@ def _in_tile_rereads(
     capacity_bytes: float,
     associativity: int,
     form: str,
-    reads_only: bool,
 ) -> None:
     """Blocks a tile reads again later in its own program (a normalisation kernel's second pass over its
     row): a read stream of the same tensor, tile and occurrence count as an earlier read stream re-reads that
@@ -423,7 +422,7 @@ def _in_tile_rereads(
         key = (s.tensor, s.slots.size, s.block_bytes)
         r = earlier.get(key)
         earlier[key] = j
-        if r is None or s.block_bytes <= 0 or (reads_only and s.write):
+        if r is None or s.block_bytes <= 0:
             continue
         idx, before_s, _ = sampled[j]
         slot_r = streams[r].slots[idx]

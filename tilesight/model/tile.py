@@ -115,13 +115,14 @@ def eval_body(
             sub = eval_body(node.body, demands, scale, groups, node.producer_loads)
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
-            depth = node.stages - 1 + (sub.refill_slack if node.producer_loads else 0.0)
+            depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
             env = envelope(sub.latency_s, sub.fill_s, max(sub.busy_s), trips, depth, chain)
             vecs.append(tuple(u * trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)
             loops.append((i, sub, env))
-    sched = best_schedule(body_deps(body), tuple(vecs), tuple(durs), tuple(mems))
+    deps = body_deps(body)
+    sched = best_schedule(deps, tuple(vecs), tuple(durs), tuple(mems))
     lat, starts = sched.latency_s, sched.starts
     # L_fill: when the first compute starts; inside a loop node that is its first iteration's fill.
     loop_fill = {i: sub.fill_s for i, sub, env in loops if env.iterations > 0}
@@ -161,7 +162,7 @@ def eval_body(
         main_env = env
         assert isinstance(main_loop, Loop)
     return BodyCost(
-        refill_slack=_refill_slack(body, starts, durs, mems) if refill else 0.0,
+        refill_slack=_refill_slack(body, deps, starts, durs, mems) if refill else 0.0,
         names=tuple(n.name for n in body),
         schedule=sched,
         latency_s=lat,
@@ -179,7 +180,11 @@ def eval_body(
 
 
 def _refill_slack(
-    body: tuple[Node, ...], starts: tuple[float, ...], durs: list[float], mems: list[bool]
+    body: tuple[Node, ...],
+    deps: tuple[tuple[int, ...], ...],
+    starts: tuple[float, ...],
+    durs: list[float],
+    mems: list[bool],
 ) -> float:
     """How early in an iteration its loaded buffers free up: for each load, ``1 - hold / chain``, where
     ``chain`` is the iteration's compute run back to back and ``hold`` the part of it from the load's first
@@ -203,7 +208,7 @@ def _refill_slack(
     for j, node in enumerate(body):
         if not mems[j] or not isinstance(node, TileAction) or node.kind is not ActionKind.LOAD:
             continue
-        users = [position[i] for i, n in enumerate(body) if node.name in n.deps and i in position]
+        users = [position[i] for i, d in enumerate(deps) if j in d and i in position]
         if not users:
             continue
         hold = before[max(users) + 1] - before[min(users)]
