@@ -298,20 +298,15 @@ class HardwareProfile:
 
     def reduction_latency(self, warps: int) -> float:
         """Extra latency of a reduction across ``warps`` warps (``[cross_warp_reduction]``, linear in
-        log2(warps) between its points, the largest point's value above it); 0 for one warp or no table."""
+        log2(warps) between its points and from 0 at one warp, the largest point's value above it); 0 for one
+        warp or no table."""
         table = self.cross_warp_reduction
         if warps <= 1 or not table:
             return 0.0
-        points = sorted(table.items())
+        points = ((1, 0.0), *_sorted_points(table))
         if warps >= points[-1][0]:
             return points[-1][1]
-        prev = (1, 0.0)
-        for c, v in points:
-            if warps <= c:
-                w = (math.log2(warps) - math.log2(prev[0])) / (math.log2(c) - math.log2(prev[0]))
-                return prev[1] + w * (v - prev[1])
-            prev = (c, v)
-        return points[-1][1]
+        return _interp_log2(points, warps)
 
     def l2_efficiency(self, chunk_bytes: float) -> float:
         """L2 transfer efficiency of contiguous chunks of ``chunk_bytes`` (``[l2_chunk_efficiency]``, read
@@ -322,28 +317,36 @@ class HardwareProfile:
         return self.sources.get(fieldname, "")
 
 
-# Sorted points of each efficiency table, by table identity (the tables are immutable; the cache holds them).
+# Sorted points of each profile table, by table identity (the tables are immutable; the cache holds them).
 _SORTED_TABLES: dict[int, tuple[Mapping[int, float], tuple[tuple[int, float], ...]]] = {}
+
+
+def _sorted_points(table: Mapping[int, float]) -> tuple[tuple[int, float], ...]:
+    hit = _SORTED_TABLES.get(id(table))
+    if hit is None or hit[0] is not table:
+        hit = (table, tuple(sorted(table.items())))
+        _SORTED_TABLES[id(table)] = hit
+    return hit[1]
+
+
+def _interp_log2(points: tuple[tuple[int, float], ...], x: float) -> float:
+    """Linear in log2(x) between the two sorted ``points`` around ``x``; ``x`` lies within their range."""
+    for (c0, e0), (c1, e1) in zip(points, points[1:], strict=False):
+        if c0 <= x <= c1:
+            return e0 + (math.log2(x) - math.log2(c0)) / (math.log2(c1) - math.log2(c0)) * (e1 - e0)
+    return points[-1][1]
 
 
 def _chunk_efficiency(table: Mapping[int, float], chunk_bytes: float) -> float:
     """Efficiency from a chunk-bytes -> efficiency table (see :meth:`HardwareProfile.ddr_efficiency`)."""
     if not table or chunk_bytes <= 0:
         return 1.0
-    hit = _SORTED_TABLES.get(id(table))
-    if hit is None or hit[0] is not table:
-        hit = (table, tuple(sorted(table.items())))
-        _SORTED_TABLES[id(table)] = hit
-    points = hit[1]
+    points = _sorted_points(table)
     if chunk_bytes >= points[-1][0]:
         return 1.0
     if chunk_bytes <= points[0][0]:
         return points[0][1]
-    for (c0, e0), (c1, e1) in zip(points, points[1:], strict=False):
-        if c0 <= chunk_bytes <= c1:
-            w = (math.log2(chunk_bytes) - math.log2(c0)) / (math.log2(c1) - math.log2(c0))
-            return e0 + w * (e1 - e0)
-    return 1.0
+    return _interp_log2(points, chunk_bytes)
 
 
 def _profile_dir() -> Path:
