@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
@@ -411,26 +411,12 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
             values[k] = int(values[k])
         else:
             values[k] = float(values[k])
-    chunks = {}
-    l2_chunks: dict[int, float] = {}
-    for table_name, into in (("ddr_chunk_efficiency", chunks), ("l2_chunk_efficiency", l2_chunks)):
-        for key, entry in doc.get(table_name, {}).items():
-            value, src = _entry(origin, f"{table_name}.{key}", entry)
-            if not str(key).isdigit() or not 0 < float(value) <= 1:
-                raise ProfileError(
-                    f"{origin}: {table_name}.{key}={value!r}: keys are chunk bytes, values in (0, 1]"
-                )
-            into[int(key)] = float(value)
-            sources[f"{table_name}.{key}"] = src
-    reductions: dict[int, float] = {}
-    for key, entry in doc.get("cross_warp_reduction", {}).items():
-        value, src = _entry(origin, f"cross_warp_reduction.{key}", entry)
-        if not str(key).isdigit() or int(key) < 2 or not 0 <= float(value) < 1e-3:
-            raise ProfileError(
-                f"{origin}: cross_warp_reduction.{key}={value!r}: keys are warps >= 2, values seconds"
-            )
-        reductions[int(key)] = float(value)
-        sources[f"cross_warp_reduction.{key}"] = src
+    fraction = "keys are chunk bytes, values in (0, 1]"
+    chunks = _int_keyed_table(doc, "ddr_chunk_efficiency", origin, sources, _is_fraction, fraction)
+    l2_chunks = _int_keyed_table(doc, "l2_chunk_efficiency", origin, sources, _is_fraction, fraction)
+    reductions = _int_keyed_table(
+        doc, "cross_warp_reduction", origin, sources, _is_warp_latency, "keys are warps >= 2, values seconds"
+    )
     return HardwareProfile(
         **top,
         **values,
@@ -443,6 +429,28 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),
     )
+
+
+def _is_fraction(key: int, value: float) -> bool:
+    return 0 < value <= 1
+
+
+def _is_warp_latency(key: int, value: float) -> bool:
+    return key >= 2 and 0 <= value < 1e-3
+
+
+def _int_keyed_table(
+    doc: dict, name: str, origin: str, sources: dict[str, str], valid: Callable[[int, float], bool], rule: str
+) -> dict[int, float]:
+    """The optional ``[name]`` table of integer keys (its values checked by ``valid``); sources recorded."""
+    out: dict[int, float] = {}
+    for key, entry in doc.get(name, {}).items():
+        value, src = _entry(origin, f"{name}.{key}", entry)
+        if not str(key).isdigit() or not valid(int(key), float(value)):
+            raise ProfileError(f"{origin}: {name}.{key}={value!r}: {rule}")
+        out[int(key)] = float(value)
+        sources[f"{name}.{key}"] = src
+    return out
 
 
 def _entry(origin: str, key: str, entry: Any) -> tuple[Any, str]:
