@@ -19,8 +19,8 @@ from tilesight.cache.sdcm import (
 )
 from tilesight.errors import ProfileError, TileSightError
 
-# Where the normal approximation is valid (D p >= 5 and D (1 - p) >= 5) the two forms agree within this
-# absolute tolerance; worst case over A in {1..32}, B up to 1e5: 0.0183 (A = 2), from the binomial's skew.
+# Where the normal approximation is valid (D p (1 - p) >= 12) the two forms agree within this absolute
+# tolerance; worst case over A in {1..32}, B / A in 1.5..2000: 0.019 (A = 13), from the binomial's skew.
 GAUSSIAN_TOLERANCE = 0.02
 
 
@@ -106,3 +106,10 @@ def test_table_keeps_the_input_shape():
     out = table(grid)
     assert out.shape == (2, 2) and out.tolist() == [[1.0, 0.0], [1.0, 0.0]]
     assert table(grid.ravel()).tolist() == out.ravel().tolist()
+
+
+def test_validity_region_excludes_the_skewed_small_counts():
+    # A = 6, B = 36, D = 31: D p = 5.2 and D (1 - p) = 25.8 pass the textbook rule, but the forms differ by
+    # 0.021 there (variance 4.3); the variance rule leaves it out and keeps D = 200 (variance 27.8)
+    assert not gaussian_valid(31.0, 36.0, 6)
+    assert gaussian_valid(200.0, 36.0, 6)
