@@ -31,18 +31,42 @@ REGISTER_BYTES = 4
 ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
 
 
-def _dots(body: tuple[Node, ...], in_loop: bool) -> list[tuple[TileAction, bool]]:
-    """Dots inside loops, each with whether an operand is computed in registers (it depends on a sibling
-    that is not a load: attention's P = softmax(S) feeding P @ V)."""
+def _dot_registers(dot: TileAction, computed: bool, threads: int) -> float:
+    """Registers per thread one dot in a loop keeps live: its accumulator, plus its operand fragments for a
+    warp-level ``mma``, or its computed A operand for a ``wgmma``."""
+    m, n, k = dot.shape
+    regs = m * n * ACCUMULATOR_BYTES / REGISTER_BYTES / threads
+    if dot.dtype is None:
+        return regs
+    if dot.variant == "mma":
+        regs += (m * k + k * n) * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
+    elif computed:  # wgmma reads a computed A operand from registers
+        regs += m * k * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
+    return regs
+
+
+def _live_dot_registers(body: tuple[Node, ...], in_loop: bool, threads: int) -> float | None:
+    """Dot registers live at once in ``body`` (None without a dot in a loop): the dots of the body's own
+    iteration (an operand is computed in registers when it depends on a sibling that is not a load:
+    attention's P = softmax(S) feeding P @ V), plus the most any one child loop holds. Sibling loops run one
+    after the other (the causal attention tutorial's off-band and diagonal loops), so their tiles are not
+    live together: what one loop carries into the next (the output accumulator) is counted in each."""
     kinds = {n.name: n.kind for n in body if isinstance(n, TileAction)}
-    out: list[tuple[TileAction, bool]] = []
+    own = 0.0
+    found = False
+    child: float | None = None
     for node in body:
         if isinstance(node, Loop):
-            out += _dots(node.body, True)
+            sub = _live_dot_registers(node.body, True, threads)
+            if sub is not None:
+                child = sub if child is None else max(child, sub)
         elif in_loop and node.kind is ActionKind.DOT:
             computed = any(kinds.get(d) not in (None, ActionKind.LOAD) for d in node.deps)
-            out.append((node, computed))
-    return out
+            own += _dot_registers(node, computed, threads)
+            found = True
+    if not found and child is None:
+        return None
+    return own + (child or 0.0)
 
 
 def estimate_registers(body: tuple[Node, ...], threads: int, tile_elements: Sequence[int] = ()) -> int:
@@ -51,19 +75,9 @@ def estimate_registers(body: tuple[Node, ...], threads: int, tile_elements: Sequ
     A kernel without a dot in a loop holds its largest element-wise tile in registers instead: Triton tiles
     are powers of two, one fp32 register per element per thread, plus ``ELEMENTWISE_OVERHEAD``.
     """
-    dots = _dots(body, False)
-    if not dots:
+    regs = _live_dot_registers(body, False, threads)
+    if regs is None:
         widest = max(tile_elements, default=0)
         tile = 1 << max(widest - 1, 0).bit_length() if widest else 0
         return ELEMENTWISE_OVERHEAD + math.ceil(tile / threads)
-    regs = 0.0
-    for dot, computed in dots:
-        m, n, k = dot.shape
-        regs += m * n * ACCUMULATOR_BYTES / REGISTER_BYTES / threads
-        if dot.dtype is None:
-            continue
-        if dot.variant == "mma":
-            regs += (m * k + k * n) * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
-        elif computed:  # wgmma reads a computed A operand from registers
-            regs += m * k * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
     return REGISTER_OVERHEAD + math.ceil(regs)
