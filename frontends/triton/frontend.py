@@ -68,7 +68,10 @@ class TritonFrontend:
         jit_fn, heuristics, configs = unwrap(obj)
         names = [p.name for p in jit_fn.params]
         for cfg in configs or [{}]:
-            kw = {"num_warps": DEFAULT_NUM_WARPS, "num_stages": DEFAULT_NUM_STAGES, **cfg, **kwargs}
+            # a kernel parameter named like a launch option (the fused-softmax tutorial's ``num_stages``) is
+            # the parameter; the launch option keeps Triton's default then, as when Triton launches it
+            defaults = {"num_warps": DEFAULT_NUM_WARPS, "num_stages": DEFAULT_NUM_STAGES}
+            kw = {**{k: v for k, v in defaults.items() if k not in names}, **cfg, **kwargs}
             kw = {k: v for k, v in kw.items() if v is not None or k in names}
             if heuristics:
                 named = {**dict(zip(names, kargs, strict=False)), **kw}

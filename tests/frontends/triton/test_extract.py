@@ -209,3 +209,14 @@ def test_two_loads_on_one_source_line_keep_their_own_vector_widths():
     plan = FE.plan(k.gemv, ((8,), a, x, y, 1024, 1024), dict(BM=128, BK=128, num_warps=4), HW)
     widths = {act.tensor: act.vector_bytes for act, _ in plan.actions() if act.kind is ActionKind.LOAD}
     assert widths["a_ptr"] == 16 and widths["x_ptr"] < 16
+
+
+def test_kernel_parameter_named_like_a_launch_option_is_the_parameter():
+    # Triton binds a positional `num_stages` to the kernel's parameter of that name and launches with its
+    # default stage count; TileSight must not add a launch-option keyword that collides with it
+    x = TensorSpec((4096, 1000), "float32")
+    positional = FE.plan(k.rows_with_stages, ((132,), x, x, 4096, 1000, 1024, 4), dict(num_warps=8), HW)
+    keyword = FE.plan(k.rows_with_stages, ((132,), x, x, 4096, 1000), dict(BLOCK=1024, num_stages=4), HW)
+    for plan in (positional, keyword):  # 132 persistent programs over the 4096 rows
+        assert plan.grid.persistent and plan.grid.blocks == 132 and plan.grid.tiles == 4096
+    assert positional.resources.threads == 256 and keyword.resources.threads == 128

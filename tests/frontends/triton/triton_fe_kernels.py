@@ -134,3 +134,13 @@ def gemv(a_ptr, x_ptr, y_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
             tl.load(a_ptr + rm[:, None] * K + rk[None, :]).to(tl.float32) * tl.load(x_ptr + rk)[None, :], 1
         )
     tl.store(y_ptr + rm, acc)
+
+
+@triton.jit
+def rows_with_stages(x_ptr, y_ptr, n_rows, n_cols, BLOCK: tl.constexpr, num_stages: tl.constexpr):
+    """A program per SM-slot striding over rows, its pipelining depth a kernel parameter named like the
+    launch option (the fused-softmax tutorial's signature)."""
+    cols = tl.arange(0, BLOCK)
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=num_stages):
+        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+        tl.store(y_ptr + row * n_cols + cols, x * 2.0, mask=cols < n_cols)
