@@ -153,3 +153,25 @@ def test_cross_warp_reduction_adds_latency_not_busy_time():
     d1 = R.action_demand(dataclasses.replace(red, warps=1), plan, h200, traffic)
     assert d8.latency_s == pytest.approx(102.9e-9) and d1.latency_s == 0.0
     assert d8.busy_s == d1.busy_s  # the exchange is latency, not throughput
+
+
+@pytest.mark.parametrize(
+    ("variant", "spill", "cycled"),
+    [
+        # a wgmma needs its whole accumulator: a spill past the kernel's other state (160 B) cycles all of it,
+        # 128 x 128 x 4 B = 65,536 B, twice per dot (reload and store back)
+        ("wgmma", 200, 65_536),
+        # a spill within the other live state (addresses, masks, counters) is that state: 36 B x 128 threads
+        ("wgmma", 36, 36 * 128),
+        # a warp-level mma cycles only the spilled bytes: 200 B x 128 threads
+        ("mma", 200, 200 * 128),
+    ],
+)
+def test_spilled_registers_cycle_through_l2_at_every_dot(round_hw, variant, spill, cycled):
+    from dataclasses import replace
+
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64), variant=variant)
+    plan = _plan(dot)
+    plan = replace(plan, resources=replace(plan.resources, regs_per_thread=255, spill_bytes_per_thread=spill))
+    d = action_demand(dot, plan, round_hw, _traffic(0.0, 1.0))
+    assert d.amounts[L2] == pytest.approx(2 * cycled)  # SPILL_PASSES_PER_DOT = 2

@@ -560,7 +560,8 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
     if res.spill_bytes_per_thread:
         notes.append(
             f"register spills: {res.spill_bytes_per_thread} bytes per thread go to local memory "
-            "(charged to shared memory / L1 at every dot)"
+            "(each dot reloads and stores them back through L2: the kernel's shared memory leaves L1 "
+            "little room)"
         )
     if "registers" not in limits:
         notes.append("registers per thread not given: occupancy ignores the register limit")

@@ -71,6 +71,10 @@ FULL_VECTOR_BYTES = 16
 SYNC_LOAD_PASSES = 1
 # A dot in a kernel that spills reloads its accumulator from local memory and writes it back: two passes.
 SPILL_PASSES_PER_DOT = 2
+# Bytes per thread of a tile kernel's live state besides its accumulators (addresses, offsets, masks, loop
+# counters): 40 registers, what ptxas -v gives a Triton GEMM whose accumulator is negligible (the Triton
+# frontend's REGISTER_OVERHEAD; a compiler figure, not fitted to timings). ptxas spills these first.
+SPILLABLE_STATE_BYTES = 40 * 4
 ACCUMULATOR_BYTES = 4  # fp32 (int32 for integer dots)
 
 NPIPES = len(PIPELINES)
@@ -285,11 +289,14 @@ def action_demand(
         if spill:
             # A tensor-core instruction needs its accumulator fragment in registers: what does not fit is
             # reloaded from local memory and stored back at every dot (SPILL_PASSES_PER_DOT), in the issuing
-            # warps' instruction stream. A warpgroup-wide wgmma takes the whole accumulator fragment, so any
-            # spill cycles all of it; a warp-level mma takes small fragments, so only the spilled bytes cycle.
-            # Local memory lives in L1, which the kernel's shared memory has mostly taken: the trips reach L2.
+            # warps' instruction stream. A warpgroup-wide wgmma takes the whole accumulator fragment, so a
+            # spill that reaches the accumulator cycles all of it; a warp-level mma takes small fragments, so
+            # only the spilled bytes cycle. A spill no larger than the kernel's other live state (addresses,
+            # offsets, masks, loop counters: SPILLABLE_STATE_BYTES) is that state, which ptxas spills first,
+            # and only those bytes cycle too. Local memory lives in L1, which the kernel's shared memory has
+            # mostly taken: the trips reach L2.
             cycled = m * n * ACCUMULATOR_BYTES
-            if action.variant != "wgmma":
+            if action.variant != "wgmma" or spill <= SPILLABLE_STATE_BYTES:
                 cycled = min(cycled, spill * plan.resources.threads)
             amounts[L2] += SPILL_PASSES_PER_DOT * cycled
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
