@@ -406,6 +406,51 @@ def attention_cases() -> list[Case]:
     return cases
 
 
+def attention_staged_case(
+    batch: int, heads: int, n_ctx: int, head_dim: int, causal: bool, cfg: tuple
+) -> Case:
+    """The tutorial-shaped kernel (:mod:`kernels.triton.attention_staged`): causal as two sibling loops."""
+    bm, bn, warps, stages = cfg
+    shape = (batch, heads, n_ctx, head_dim)
+    q, k, v = (Tensor(shape, "float16") for _ in range(3))
+    o = Tensor(shape, "float16", init="empty")
+    kind = "staged-causal" if causal else "staged-full"
+    return Case(
+        id=f"attention/{kind}/float16/b{batch}h{heads}n{n_ctx}d{head_dim}/m{bm}n{bn}w{warps}s{stages}",
+        family="attention",
+        kernel="kernels.triton.attention_staged:attention_staged_kernel",
+        grid=(n_ctx // bm, batch * heads),
+        args=(q, k, v, o, head_dim**-0.5, *q.strides, heads, n_ctx),
+        constexprs={"HEAD_DIM": head_dim, "BLOCK_M": bm, "BLOCK_N": bn, "STAGE": 3 if causal else 1},
+        num_warps=warps,
+        num_stages=stages,
+        problem={
+            "op": "attention",
+            "batch": batch,
+            "heads": heads,
+            "n_ctx": n_ctx,
+            "head_dim": head_dim,
+            "causal": causal,
+            "dtype": "float16",
+        },
+    )
+
+
+def attention_staged_cases() -> list[Case]:
+    """Two configs per (sequence length, head dim, causal), rotating through ATTENTION_CONFIGS; 32 heads."""
+    cases = []
+    for turn, (n_ctx, head_dim, causal) in enumerate(
+        itertools.product((1024, 2048, 4096, 8192), (64, 128), (False, True))
+    ):
+        batch = max(1, ATTENTION_TOKENS // n_ctx)
+        picks = [ATTENTION_CONFIGS[(turn + 2) % 4], ATTENTION_CONFIGS[(turn + 3) % 4]]
+        cases += [attention_staged_case(batch, STAGED_HEADS, n_ctx, head_dim, causal, cfg) for cfg in picks]
+    return cases
+
+
+STAGED_HEADS = 32
+
+
 # ---------------------------------------------------------------------------------------------- all cases
 
 
@@ -426,7 +471,11 @@ def assign_splits(cases: list[Case]) -> list[Case]:
 
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
-    cases = assign_splits(memory_cases() + attention_cases() + gemm_cases())
+    # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
+    # every earlier case's split (stored with its measurement) as it was
+    cases = assign_splits(memory_cases() + attention_cases() + gemm_cases()) + assign_splits(
+        attention_staged_cases()
+    )
     ids = [c.id for c in cases]
     if len(set(ids)) != len(ids):
         dup = sorted({i for i in ids if ids.count(i) > 1})

@@ -216,6 +216,36 @@ def test_attention(causal):
     assert not t["q_ptr"].reuse_dims and not t["o_ptr"].reuse_dims
 
 
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_staged_causal_is_two_sibling_loops(stage):
+    from tilesight.kernels.triton.attention_staged import attention_staged_kernel
+
+    # batch 2, heads 16, n_ctx 1024, head_dim 128, 128 x 64 blocks; grid (1024 / 128, 32)
+    q = f16(2, 16, 1024, 128)
+    args = ((8, 32), q, q, q, q, 0.088, 16 * 1024 * 128, 1024 * 128, 128, 1, 16, 1024)
+    meta = dict(HEAD_DIM=128, BLOCK_M=128, BLOCK_N=64, STAGE=stage, num_warps=8, num_stages=3)
+    plan = FE.plan(attention_staged_kernel, args, meta, HW)
+    loops = _loops(plan.body)
+    if stage == 1:  # one unmasked loop over all 1024 / 64 = 16 key blocks
+        (full,) = loops
+        assert full.trips == 16 and full.mean_trips is None
+    else:
+        # off-band: program q_block runs its q_block x 128 / 64 = 2 q_block blocks, 0..14, mean 7; then the
+        # diagonal's 128 / 64 = 2 blocks, the same for every program
+        off, diag = loops
+        assert off.mean_trips == 7.0 and off.trips_by_program[:8] == (0, 2, 4, 6, 8, 10, 12, 14)
+        assert diag.trips == 2 and diag.mean_trips is None
+        # only the diagonal loop builds the mask (compare, select and add over the 128 x 64 scores): it does
+        # more element-wise work per iteration than the off-band loop
+        work = [sum(a.flops for a in _all(lp.body, ActionKind.ELEMENTWISE)) for lp in loops]
+        assert work[1] > work[0]
+    for lp in loops:
+        qk, pv = _all(lp.body, ActionKind.DOT)
+        assert qk.shape == (128, 64, 128) and pv.shape == (128, 128, 64) and lp.stages == 3
+    # the loops run one after the other: registers as for one loop (S 32 + O 64 + P 16 per thread + 40)
+    assert plan.resources.regs_per_thread == 152 and plan.resources.spill_bytes_per_thread == 0
+
+
 def test_gather_rows_is_indirect():
     from tilesight.kernels.triton.gather_rows import gather_rows_kernel
 
