@@ -252,6 +252,33 @@ def tma_stream_dot(
 
 
 @triton.jit
+def overlap_dot(
+    a_ptr, b_ptr, out_ptr, K, iters, share,
+    BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr, LOAD: tl.constexpr,
+):  # fmt: skip
+    """Tensor-core work and L2 traffic in one loop, each sized on its own: every K step streams a [BM, BK]
+    tile of the program's row panel (``share`` programs per panel, as :func:`l2_shared_dot`) and runs one
+    [BM, BK] x [BK, BN] dot on it, so BN scales the tensor-core time at fixed bytes. ``LOAD=False`` keeps
+    the first tile and runs the same dot chain with no memory traffic (the tensor-core time alone)."""
+    panel = tl.program_id(0) // share
+    offs_m = panel * BM + tl.arange(0, BM)
+    offs_k = tl.arange(0, BK)
+    offs_n = tl.arange(0, BN)
+    b = tl.load(b_ptr + offs_k[:, None] * BN + offs_n[None, :])
+    first = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    k_blocks = K // BK
+    for it in range(0, iters):
+        if LOAD:
+            a = tl.load(a_ptr + offs_m[:, None] * K + ((it % k_blocks) * BK + offs_k)[None, :])
+        else:
+            a = first
+        acc = tl.dot(a, b, acc)
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    tl.store(out_ptr + rows[:, None] * BN + offs_n[None, :], acc)
+
+
+@triton.jit
 def touch(out_ptr):
     """One store per block and nothing else: the cost of dispatching, starting and retiring blocks."""
     pid = tl.program_id(0)

@@ -253,6 +253,39 @@ def l2_lag() -> dict:
     return {"points": points, "working_set_bytes": a.numel() * 2}
 
 
+# How tensor-core work and L2 traffic overlap when both are near their limits: the shared-panel stream with a
+# dot whose N (BN) sets the tensor-core time per K step at fixed bytes, from memory-bound (BN = 16) through
+# balanced to tensor-core-bound, with each program's lines private (share 1) or read by 4 SMs in step, and
+# the same dot chains without the loads (tensor-core time alone).
+OVERLAP_BNS = (16, 32, 64, 128, 256)
+OVERLAP_SHARES = (1, 4)
+
+
+def overlap() -> dict:
+    """Seconds of the overlap_dot loop by BN and sharing degree, with loads and without."""
+    bm, bk, per_sm, warps, stages, k, iters = 128, 64, 2, 4, 4, 256, 512
+    grid = (n_sm() * per_sm,)
+    a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
+    points = []
+    for bn in OVERLAP_BNS:
+        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+        out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
+        for share, load in [(s, True) for s in OVERLAP_SHARES] + [(1, False)]:
+            kw = dict(BM=bm, BK=bk, BN=bn, LOAD=load, num_warps=warps, num_stages=stages)
+            t = bench_s(
+                lambda b=b, out=out, share=share, kw=kw: K.overlap_dot[grid](a, b, out, k, iters, share, **kw)
+            )
+            moved = grid[0] * iters * bm * bk * 2 if load else 0
+            flops = 2 * grid[0] * iters * bm * bn * bk
+            points.append(
+                {"BM": bm, "BK": bk, "BN": bn, "programs_per_sm": per_sm, "warps": warps, "stages": stages,
+                 "K": k, "iters": iters, "share": share, "load": load, "s": t,
+                 "bytes_per_s": moved / t, "flops_per_s": flops / t}
+            )  # fmt: skip
+        del b, out
+    return {"points": points}
+
+
 def tma_chunks() -> dict:
     """The l2_chunks probe with A read through TMA descriptors (needs triton.set_allocator on Triton 3.6+)."""
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))

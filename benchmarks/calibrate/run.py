@@ -171,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_chunks", M.l2_chunks, ()),
         ("tma_chunks", M.tma_chunks, ()),
         ("l2_lag", M.l2_lag, ()),
+        ("overlap", M.overlap, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
         ("narrow_split", M.narrow_split, ()),
