@@ -38,6 +38,8 @@ def prune_like_triton_38(configs, nargs, kwargs, prune_configs_by):
 
 def prune_with_triton_39(configs, nargs, kwargs, prune_configs_by):
     """The installed Triton's own Autotuner.prune_configs (3.9: a fraction of the pruned list, at least 1)."""
+    if tuple(int(x) for x in triton.__version__.split(".")[:2]) < (3, 9):
+        pytest.skip(f"the installed Triton is {triton.__version__}: its autotuner has 3.8's top_k rule")
     tuner = triton.autotune(configs, key=["n"], prune_configs_by=prune_configs_by)(_copy)
     tuner.nargs = nargs
     return tuner.prune_configs(kwargs)
