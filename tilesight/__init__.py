@@ -39,6 +39,10 @@ def __getattr__(name: str) -> object:
         from .integrations.rank import rank
 
         return rank
+    if name == "tensor_descriptor":  # lazy: a host-side TMA descriptor is Triton's own class
+        from .frontends.triton.binding import tensor_descriptor
+
+        return tensor_descriptor
     raise AttributeError(f"module 'tilesight' has no attribute {name!r}")
 
 
@@ -69,5 +73,6 @@ __all__ = [
     "predict",
     "profiles",
     "rank",
+    "tensor_descriptor",
 ]
 __version__ = "0.1.0"

@@ -144,7 +144,7 @@ def test_inner_loop_bound_from_outer_counter():
 
 
 def test_host_side_descriptors():
-    from tilesight.frontends.triton.binding import tensor_descriptor
+    from tilesight import tensor_descriptor  # the public name (Triton's own class needs a data pointer)
 
     x = TensorSpec((512, 256), "float16")
     d_in, d_out = tensor_descriptor(x, [64, 64]), tensor_descriptor(x, [64, 64])
