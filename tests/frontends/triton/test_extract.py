@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("triton")
 
 import triton_fe_kernels as k  # noqa: E402
+from plan_walk import actions as _find  # noqa: E402
 from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
 
 from tilesight import TensorSpec, load_profile  # noqa: E402
@@ -21,14 +22,6 @@ def _gemm_plan(M=1024, N=1024, K=1024, group_m=8, dtype="float16", bm=128, bn=12
     tiles = -(-M // bm) * -(-N // bn)
     args = ((tiles,), a, b, c, M, N, K, K, 1, N, 1, N, 1)
     return FE.plan(k.gemm, args, dict(BM=bm, BN=bn, BK=bk, GROUP_M=group_m, num_warps=8, num_stages=3), HW)
-
-
-def _find(body, kind):
-    for n in body:
-        if isinstance(n, Loop):
-            yield from _find(n.body, kind)
-        elif n.kind is kind:
-            yield n
 
 
 def test_gemm_grid_tiles_and_reuse():

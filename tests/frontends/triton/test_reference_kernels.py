@@ -7,10 +7,12 @@ import pytest
 
 pytest.importorskip("triton")
 
+from plan_walk import actions as _all  # noqa: E402
+from plan_walk import loops as _loops  # noqa: E402
 from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
 
 from tilesight import TensorSpec, load_profile  # noqa: E402
-from tilesight.plan import ActionKind, Loop, MemLevel  # noqa: E402
+from tilesight.plan import ActionKind, MemLevel  # noqa: E402
 
 HW = load_profile("h200")
 FE = TritonFrontend()
@@ -22,18 +24,6 @@ def f16(*shape):
 
 def f32(*shape):
     return TensorSpec(shape, "float32")
-
-
-def _all(body, kind):
-    for n in body:
-        if isinstance(n, Loop):
-            yield from _all(n.body, kind)
-        elif n.kind is kind:
-            yield n
-
-
-def _loops(body):
-    return [n for n in body if isinstance(n, Loop)]
 
 
 def _tensors(plan):
