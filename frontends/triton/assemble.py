@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError
 from tilesight.plan import (
     AccessMode,
@@ -23,11 +24,11 @@ from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
 from .layouts import pipelined
-from .registers import REGISTER_BYTES, estimate_registers
+from .registers import REGISTER_BYTES, SYNC_VARIANT, estimate_registers
 from .strides import tile_extents
 
 # Variant of a loop load the pipeliner left synchronous (tilesight.model.resources.lsu_seconds reads it).
-SYNC = "sync"
+SYNC = SYNC_VARIANT
 REGISTER_NOTE = (
     "registers per thread estimated from the accumulators or tiles (ptxas not run): {regs} per thread{spill}"
 )
@@ -147,7 +148,8 @@ def build_plan(
     )
     threads = ir.num_warps * ir.threads_per_warp
     body = _nodes(raw, ir.num_stages, pipelined(ir.ttgir))
-    regs = estimate_registers(body, threads, [math.prod(t.tile) for t in tensors])
+    load_tiles = {t.name: (math.prod(t.tile), dtype_bytes(t.dtype)) for t in tensors}
+    regs = estimate_registers(body, threads, [math.prod(t.tile) for t in tensors], load_tiles)
     limit = regs_per_thread_max
     spill = max(regs - limit, 0) * REGISTER_BYTES
     spilled = f", {spill} bytes likely spilled" if spill else ""

@@ -3,8 +3,12 @@
 Triton keeps each dot's accumulator tile in registers for the whole loop, spread over the block's threads:
 ``m x n`` fp32 values over ``threads`` threads. Warp-level ``mma`` (MMAv2) also holds its A and B operand
 fragments in registers (two fp16/bf16 values per register); ``wgmma`` reads them from shared memory, except
-an A operand computed in registers (attention's P feeding P @ V), which stays there. On top
-of that every kernel keeps addresses, offsets, masks and loop state live: ``REGISTER_OVERHEAD``.
+an A operand computed in registers (attention's P feeding P @ V), which stays there. A loop load Triton
+could not make an asynchronous copy (an unaligned row stride) passes through registers on its way to shared
+memory: each of its accesses holds its value and an offset of its own (:func:`_staging_registers`; on the
+86 unaligned GEMM launches measured, this flags 38 of the 41 that ptxas spilled, and 7 of the 45 that it did
+not). Sibling loops hold their tiles one after the other. On top of that every kernel keeps addresses,
+offsets, masks and loop state live: ``REGISTER_OVERHEAD``.
 
 Kernels without dots hold their element-wise tiles in registers instead (:func:`estimate_registers`).
 
@@ -15,7 +19,7 @@ limit, the excess is taken as spilled (4 bytes a register). It is an estimate: t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tilesight.dtypes import dtype_bytes
 from tilesight.plan import ActionKind, Loop, Node, TileAction
@@ -28,6 +32,8 @@ REGISTER_OVERHEAD = 40
 # 16 is what ptxas gives a 1-element-per-thread Triton vector add (compiler constant, not fitted to timings).
 ELEMENTWISE_OVERHEAD = 16
 REGISTER_BYTES = 4
+# TileAction.variant of a loop load Triton could not turn into an asynchronous copy (assemble.SYNC).
+SYNC_VARIANT = "sync"
 ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
 
 
@@ -45,7 +51,24 @@ def _dot_registers(dot: TileAction, computed: bool, threads: int) -> float:
     return regs
 
 
-def _live_dot_registers(body: tuple[Node, ...], in_loop: bool, threads: int) -> float | None:
+def _staging_registers(load: TileAction, tile: tuple[int, int] | None, threads: int) -> float:
+    """Registers per thread a synchronous load holds between its global load and its shared-memory store (a
+    loop load Triton could not make an asynchronous copy: an unaligned row stride): for each of its vector
+    accesses, the value (one register per 4 bytes, at least one) and a 32-bit offset of its own."""
+    if tile is None:
+        return 0.0
+    elements, elem_bytes = tile
+    vec = max(load.vector_bytes or elem_bytes, elem_bytes)
+    accesses = elements * elem_bytes / vec / threads
+    return accesses * (max(1.0, vec / REGISTER_BYTES) + 1.0)
+
+
+def _live_dot_registers(
+    body: tuple[Node, ...],
+    in_loop: bool,
+    threads: int,
+    load_tiles: Mapping[str, tuple[int, int]] | None = None,
+) -> float | None:
     """Dot registers live at once in ``body`` (None without a dot in a loop): the dots of the body's own
     iteration (an operand is computed in registers when it depends on a sibling that is not a load:
     attention's P = softmax(S) feeding P @ V), plus the most any one child loop holds. Sibling loops run one
@@ -53,29 +76,39 @@ def _live_dot_registers(body: tuple[Node, ...], in_loop: bool, threads: int) -> 
     live together: what one loop carries into the next (the output accumulator) is counted in each."""
     kinds = {n.name: n.kind for n in body if isinstance(n, TileAction)}
     own = 0.0
+    staging = 0.0
     found = False
     child: float | None = None
     for node in body:
         if isinstance(node, Loop):
-            sub = _live_dot_registers(node.body, True, threads)
+            sub = _live_dot_registers(node.body, True, threads, load_tiles)
             if sub is not None:
                 child = sub if child is None else max(child, sub)
         elif in_loop and node.kind is ActionKind.DOT:
             computed = any(kinds.get(d) not in (None, ActionKind.LOAD) for d in node.deps)
             own += _dot_registers(node, computed, threads)
             found = True
+        elif in_loop and node.kind is ActionKind.LOAD and node.variant == SYNC_VARIANT and node.tensor:
+            staging += _staging_registers(node, (load_tiles or {}).get(node.tensor), threads)
     if not found and child is None:
         return None
-    return own + (child or 0.0)
+    return own + staging + (child or 0.0)
 
 
-def estimate_registers(body: tuple[Node, ...], threads: int, tile_elements: Sequence[int] = ()) -> int:
+def estimate_registers(
+    body: tuple[Node, ...],
+    threads: int,
+    tile_elements: Sequence[int] = (),
+    load_tiles: Mapping[str, tuple[int, int]] | None = None,
+) -> int:
     """Registers per thread the plan keeps live (see the module docstring).
 
-    A kernel without a dot in a loop holds its largest element-wise tile in registers instead: Triton tiles
-    are powers of two, one fp32 register per element per thread, plus ``ELEMENTWISE_OVERHEAD``.
+    ``load_tiles`` (tensor name -> (elements of its tile, bytes per element)) sizes the synchronous loads of
+    a dot's loop, which stage their tiles in registers. A kernel without a dot in a loop holds its largest
+    element-wise tile in registers instead: Triton tiles are powers of two, one fp32 register per element
+    per thread, plus ``ELEMENTWISE_OVERHEAD``.
     """
-    regs = _live_dot_registers(body, False, threads)
+    regs = _live_dot_registers(body, False, threads, load_tiles)
     if regs is None:
         widest = max(tile_elements, default=0)
         tile = 1 << max(widest - 1, 0).bit_length() if widest else 0

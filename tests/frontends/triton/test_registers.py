@@ -51,3 +51,25 @@ def test_sibling_loops_hold_their_tiles_one_after_the_other():
     outer_dot = TileAction("o", ActionKind.DOT, dtype="float16", shape=(128, 128, 64), variant="wgmma")
     nested = (Loop("outer", 2, (stage("inner"), outer_dot), stages=1),)
     assert estimate_registers(nested, 256) == one + 64
+
+
+def test_synchronous_loads_stage_their_tiles_in_registers():
+    # an unaligned GEMM's loop loads element-wide (2-byte) and synchronously: each of the 64 x 64 A and B
+    # tiles' 4096 elements is one access holding a value register and a 32-bit offset: 2 x 4096 x 2 / 128
+    # threads = 128 registers, on top of the 64 x 64 fp32 accumulator (32) and the overhead (40)
+    a = TileAction("la", ActionKind.LOAD, tensor="a", variant="sync", vector_bytes=2)
+    b = TileAction("lb", ActionKind.LOAD, tensor="b", variant="sync", vector_bytes=2)
+    dot = TileAction(
+        "d", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), variant="wgmma", deps=("la", "lb")
+    )
+    body = (Loop("k", 8, (a, b, dot), stages=1, reduction=True),)
+    tiles = {"a": (64 * 64, 2), "b": (64 * 64, 2)}
+    assert estimate_registers(body, 128, load_tiles=tiles) == REGISTER_OVERHEAD + 32 + 128
+    # 16-byte vectors: 512 accesses per tile of 4 value registers and an offset: 2 x 512 x 5 / 128 = 40
+    wide = tuple(
+        TileAction(n, ActionKind.LOAD, tensor=n[1], variant="sync", vector_bytes=16) for n in ("la", "lb")
+    )
+    assert estimate_registers((Loop("k", 8, (*wide, dot), stages=1),), 128, load_tiles=tiles) == 40 + 32 + 40
+    # asynchronous (pipelined) loads go straight to shared memory: no staging registers
+    asynchronous = tuple(TileAction(n, ActionKind.LOAD, tensor=n[1], vector_bytes=2) for n in ("la", "lb"))
+    assert estimate_registers((Loop("k", 8, (*asynchronous, dot), stages=3),), 128, load_tiles=tiles) == 72
