@@ -21,6 +21,7 @@ import argparse
 import concurrent.futures as cf
 import importlib
 import json
+import math
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -81,13 +82,17 @@ class Row:
 
     @property
     def holdout_ratio(self) -> float:
+        """Held-out over main MAPE; NaN when either split is empty (a data set that is all held out)."""
+        if math.isnan(self.main_mape_pct) or math.isnan(self.holdout_mape_pct):
+            return float("nan")
         return self.holdout_mape_pct / self.main_mape_pct if self.main_mape_pct > 0 else float("inf")
 
     @property
     def passed(self) -> bool | None:
         if self.target_pct is None:
             return None
-        return self.mape_pct <= self.target_pct and self.holdout_ratio <= TARGET_HOLDOUT_RATIO
+        ratio_ok = math.isnan(self.holdout_ratio) or self.holdout_ratio <= TARGET_HOLDOUT_RATIO
+        return self.mape_pct <= self.target_pct and ratio_ok
 
 
 def rebuild(record: dict, where: str) -> Launch:
@@ -198,6 +203,11 @@ def summarize(cases: list[Scored]) -> list[Row]:
     return rows
 
 
+def _num(x: float, fmt: str) -> str:
+    """A table cell: '-' for a split with no cases."""
+    return "-" if math.isnan(x) else format(x, fmt)
+
+
 def render(rows: list[Row], errors: list[str]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -213,9 +223,9 @@ def render(rows: list[Row], errors: list[str]) -> None:
             str(r.n),
             f"{r.mape_pct:.1f}",
             f"{r.roofline_mape_pct:.1f}",
-            f"{r.main_mape_pct:.1f}",
-            f"{r.holdout_mape_pct:.1f}",
-            f"{r.holdout_ratio:.2f}",
+            _num(r.main_mape_pct, ".1f"),
+            _num(r.holdout_mape_pct, ".1f"),
+            _num(r.holdout_ratio, ".2f"),
             target,
             verdict,
         )
@@ -290,7 +300,13 @@ def main(argv: list[str] | None = None) -> int:
         plot(cases, args.plot)
     if args.json:
         out = {
-            "rows": [dict(asdict(r), holdout_ratio=r.holdout_ratio, passed=r.passed) for r in rows],
+            "rows": [
+                {
+                    k: (None if isinstance(v, float) and math.isnan(v) else v)  # strict JSON: an empty split
+                    for k, v in dict(asdict(r), holdout_ratio=r.holdout_ratio, passed=r.passed).items()
+                }
+                for r in rows
+            ],
             "cases": [asdict(c) for c in cases],
             "errors": errors,
         }

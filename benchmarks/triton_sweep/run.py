@@ -75,11 +75,17 @@ def main() -> int:
     ap.add_argument("--budget-s", type=float, default=450.0, help="wall-clock budget for both phases")
     ap.add_argument("--compile-share", type=float, default=0.45, help="fraction of the budget for compiling")
     ap.add_argument("--only", default="", help="substring filter on case ids (for a quick trial)")
+    ap.add_argument(
+        "--validation",
+        action="store_true",
+        help="measure the later validation set (sweep_cases.validation_cases)",
+    )
     args = ap.parse_args()
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    records = [c.to_json() for c in sweep_cases.all_cases() if args.only in c.id]
+    cases = sweep_cases.validation_cases() if args.validation else sweep_cases.all_cases()
+    records = [c.to_json() for c in cases if args.only in c.id]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     if sms != sweep_cases.H200_SM_COUNT:
         note = f"warning: GPU has {sms} SMs; persistent cases use NUM_SMS={sweep_cases.H200_SM_COUNT}"

@@ -469,6 +469,59 @@ def assign_splits(cases: list[Case]) -> list[Case]:
     return [out[c.id] for c in cases]
 
 
+# ------------------------------------------------------------------------------------------- validation
+
+# A later set of launches of the same kernels at shapes and configs none of the sweeps above has, measured
+# after the model changes of the stop that added it and never used to choose one: the closest stand-in for
+# "other shapes and configs of the same kinds". Scored on its own (benchmarks/data/validation/). Configs are
+# drawn from the same autotune-style lists with a fixed stride, every case held out.
+VALIDATION_GEMM_SHAPES = (
+    ("val_wide2k", 2048, 8192, 2048),
+    ("val_tall", 8192, 2048, 6144),
+    ("val_decode32", 32, 8192, 8192),
+    ("val_ragged", 3000, 2000, 5000),
+    ("val_sq6k", 6144, 6144, 6144),
+)
+VALIDATION_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal)
+    (4, 8, 3072, 128, True),
+    (4, 8, 3072, 64, False),
+    (16, 32, 1536, 64, True),
+    (2, 32, 6144, 128, False),
+)
+
+
+def validation_cases() -> list[Case]:
+    """About 60 launches: GEMM (fp16, bf16) on five new shapes, row kernels and vector add at new sizes, and
+    both attention kernels at new sequence lengths and head counts."""
+    cases = []
+    sweep = gemm_configs()[:CONFIGS_FITTING]
+    for turn, shape in enumerate(VALIDATION_GEMM_SHAPES):
+        _, M, N, K = shape
+        limit = (
+            MAX_ACC_REGS_PER_THREAD if _aligned(M, N, K, elem_bytes=2) else MAX_ACC_REGS_PER_THREAD_UNALIGNED
+        )
+        picks = [c for c in sweep[turn::9] if c.acc_regs_per_thread() <= limit][:7]
+        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in picks]
+        cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in picks[:2]]
+    for (rows, cols), warps in ((8192, 3000), 8), ((2048, 16384), 16), ((24576, 1024), 4):
+        cases.append(row_case("softmax", rows, cols, "float16", warps))
+    for (rows, cols), (dtype, warps) in (((4096, 5120), ("bfloat16", 8)), ((12288, 2048), ("float16", 4))):
+        cases.append(row_case("layernorm", rows, cols, dtype, warps))
+    for (rows, cols), block, warps in (((8192, 5120), 1024, 8), ((2048, 11008), 4096, 8)):
+        cases.append(row_case("rmsnorm", rows, cols, "bfloat16", warps, block))
+    for n, dtype, block, warps in ((3 << 22, "float16", 2048, 4), ((1 << 25) + 3, "float32", 1024, 8)):
+        cases.append(add_case(n, dtype, block, warps))
+    for turn, (batch, heads, n_ctx, head_dim, causal) in enumerate(VALIDATION_ATTENTION):
+        for j, cfg in enumerate((ATTENTION_CONFIGS[turn % 4], ATTENTION_CONFIGS[(turn + 2) % 4])):
+            make = attention_staged_case if j == 0 else attention_case
+            cases.append(make(batch, heads, n_ctx, head_dim, causal, cfg))
+    out = [Case(**{**c.__dict__, "split": "holdout"}) for c in cases]
+    ids = [c.id for c in out]
+    if len(set(ids)) != len(ids):
+        raise ValueError("duplicate validation case ids")
+    return out
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left

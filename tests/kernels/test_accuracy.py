@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import math
 import sys
 from pathlib import Path
 from types import MappingProxyType
@@ -159,3 +160,10 @@ def test_real_estimate_of_one_gemm_case():
     pytest.importorskip("triton")
     us = acc.predict_us(measured(GEMM, 200.0), "d.jsonl:1", "h200")
     assert us > 0
+
+
+def test_a_set_that_is_all_held_out_has_no_ratio_and_passes_on_its_mape():
+    Row = acc.Row
+    row = Row("memory", 9, 7.4, 7.9, float("nan"), 7.4, 8.0)
+    assert math.isnan(row.holdout_ratio) and row.passed
+    assert not Row("gemm", 35, 17.1, 67.9, float("nan"), 17.1, 10.0).passed

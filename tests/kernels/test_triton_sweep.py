@@ -187,3 +187,12 @@ def test_same_spec_arguments_get_distinct_buffers():
     assert x.data_ptr() != y.data_ptr() and n == 8
     again = gpu._launch_args(rec, pool.get)
     assert again[0] is x and again[1] is y  # reuse across cases stays per position
+
+
+def test_validation_cases_are_new_held_out_and_valid():
+    val = sc.validation_cases()
+    assert len(val) == 62 and {c.family for c in val} == set(sc.FAMILIES)
+    assert all(c.split == "holdout" for c in val)
+    assert not {c.id for c in val} & {c.id for c in CASES}  # no launch of the main sweeps again
+    for i, c in enumerate(val):
+        schema.validate_record(skipped_record(c), f"validation case {i}")
