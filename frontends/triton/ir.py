@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 _LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
@@ -131,7 +132,7 @@ def depends_on(
     return False
 
 
-def at_op(table: dict[str, int], op: Op) -> int | None:
+def at_op(table: Mapping[str, int], op: Op) -> int | None:
     """``table``'s entry for ``op``: by "file:line:col" where the table has it, else by "file:line"."""
     if op.where is not None and op.where in table:
         return table[op.where]

@@ -17,7 +17,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from .ir import Op, depends_on, parse_module, tensor_type
 
@@ -78,9 +81,14 @@ def _element_wide(op: Op, rank: int, unaligned: frozenset[str], defs: dict[str, 
     )
 
 
-def access_widths(ttgir: str) -> dict[str, int]:
+# Tables kept per TTGIR text: a new shape of a compiled config re-walks its IR, not these.
+LAYOUT_CACHE_SIZE = 256
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def access_widths(ttgir: str) -> Mapping[str, int]:
     """Source location -> the narrowest vector, in bytes, of the global loads / stores there: keyed both by
-    "file:line:col" (one op) and by "file:line" (the narrowest of the line's ops)."""
+    "file:line:col" (one op) and by "file:line" (the narrowest of the line's ops). Cached, read-only."""
     vectors = _vectors(ttgir)
     ops = list(_walk(parse_module(ttgir).body))
     defs = {r: op for op in ops for r in op.results}
@@ -101,7 +109,7 @@ def access_widths(ttgir: str) -> dict[str, int]:
             width = elem
         for key in {op.loc, op.where} - {None}:
             widths[key] = min(width, widths.get(key, width))
-    return widths
+    return MappingProxyType(widths)
 
 
 _LAYOUT_WARPS = re.compile(
@@ -111,9 +119,10 @@ _REDUCE_OPERAND = re.compile(r"\(tensor<[^,>]*, (#[\w]+)>")
 _AXIS = re.compile(r"axis = (\d+)")
 
 
-def reduce_warps(ttgir: str) -> dict[str, int]:
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def reduce_warps(ttgir: str) -> Mapping[str, int]:
     """Source location -> the most warps any reduction there spans along its reduced axis (keyed by
-    "file:line:col" and by "file:line", as :func:`access_widths`)."""
+    "file:line:col" and by "file:line", as :func:`access_widths`). Cached by text, read-only."""
     warps = {alias: [int(x) for x in w.split(",")] for alias, w in _LAYOUT_WARPS.findall(ttgir)}
     out: dict[str, int] = {}
     for op in _walk(parse_module(ttgir).body):
@@ -127,9 +136,10 @@ def reduce_warps(ttgir: str) -> dict[str, int]:
         if k < len(per_axis):
             for key in {op.loc, op.where} - {None}:
                 out[key] = max(per_axis[k], out.get(key, 1))
-    return out
+    return MappingProxyType(out)
 
 
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def pipelined(ttgir: str) -> bool:
     """Whether any load became an asynchronous copy (the pipeliner's work)."""
     return any(name in ttgir for name in _ASYNC_OPS)
