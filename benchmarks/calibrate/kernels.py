@@ -374,6 +374,40 @@ def softmax_dot_chain(
 
 
 @triton.jit
+def masked_softmax_dot_chain(
+    q_ptr, k_ptr, v_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr,
+    MASK: tl.constexpr,
+):  # fmt: skip
+    """:func:`softmax_dot_chain` with a causal-style mask built and applied to the score tile every
+    iteration (``MASK``): an integer compare of row and key indices that moves with the iteration, and a
+    select of the scores, between S = Q K^T and the row max, as a single-loop causal attention kernel does.
+    The difference to ``MASK=False`` is what the mask costs inside the loop."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    kt = tl.load(k_ptr + rd[:, None] * BN + rn[None, :])
+    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
+    row_max = tl.full((BM,), -float("inf"), dtype=tl.float32)
+    row_sum = tl.zeros((BM,), dtype=tl.float32)
+    acc = tl.zeros((BM, D), dtype=tl.float32)
+    for it in range(iters):
+        s = tl.dot(q, kt) * 0.125
+        if MASK:
+            keys = (it % BN) + rn
+            s = tl.where(rm[:, None] + BN >= keys[None, :], s, -1.0e6)
+        m_new = tl.maximum(row_max, tl.max(s, axis=1))
+        p = tl.math.exp2(s - m_new[:, None])
+        alpha = tl.math.exp2(row_max - m_new)
+        row_sum = row_sum * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        row_max = m_new
+    pid = tl.program_id(0)
+    out = acc / row_sum[:, None]
+    tl.store(out_ptr + pid * BM * D + rm[:, None] * D + rd[None, :], out)
+
+
+@triton.jit
 def reduce_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr):
     """``iters`` dependent row reductions of a [BLOCK] vector (max, then fed back): with more than one warp
     each one combines the warps' partial results through shared memory behind a barrier."""

@@ -538,6 +538,36 @@ def softmax_dot() -> dict:
     return {"points": points}
 
 
+# What a causal mask costs inside the attention loop: the on-chip loop with and without a per-iteration
+# compare-and-select of the score tile, at the shapes of the measured attention configs.
+MASK_SHAPES = ((128, 64, 64, 8), (128, 64, 128, 8), (64, 64, 128, 4), (64, 64, 64, 4), (128, 128, 64, 8))
+MASK_BLOCKS_PER_SM = (1, 2)
+
+
+def masked_softmax() -> dict:
+    """Seconds per iteration per SM of the attention inner loop with and without the causal mask."""
+    points = []
+    for bm, bn, d, warps in MASK_SHAPES:
+        q = torch.randn(bm, d, device="cuda", dtype=torch.float16)
+        k = torch.randn(d, bn, device="cuda", dtype=torch.float16)
+        v = torch.randn(bn, d, device="cuda", dtype=torch.float16)
+        for per_sm in MASK_BLOCKS_PER_SM:
+            grid = (n_sm() * per_sm,)
+            out = torch.empty(grid[0] * bm * d, device="cuda", dtype=torch.float32)
+            for mask in (False, True):
+                kw = dict(BM=bm, BN=bn, D=d, MASK=mask, num_warps=warps)
+                t = bench_s(
+                    lambda grid=grid, out=out, q=q, k=k, v=v, kw=kw: K.masked_softmax_dot_chain[grid](
+                        q, k, v, out, SOFTMAX_DOT_ITERS, **kw
+                    )
+                )
+                points.append(
+                    {"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm, "mask": mask,
+                     "s": t, "s_per_iter_per_sm": t / SOFTMAX_DOT_ITERS}
+                )  # fmt: skip
+    return {"points": points}
+
+
 # The issue rate of one block's CUDA-core work: independent FMA chains with 4 warps per block (one warp per
 # scheduler) at 1, 2, 4 and 8 blocks per SM.
 ISSUE_BLOCKS_PER_SM = (1, 2, 4, 8)

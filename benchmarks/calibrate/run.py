@@ -180,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         ("dot_chain", M.dot_chain, ()),
         ("dot_shapes", M.dot_shapes, ()),
         ("softmax_dot", M.softmax_dot, ()),
+        ("masked_softmax", M.masked_softmax, ()),
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),
         ("chunks", M.chunks, ()),
