@@ -490,6 +490,64 @@ VALIDATION_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal)
 )
 
 
+def validation_memory_kernels() -> list[Case]:
+    """Memory-bound kernels of other shapes than the sweep's: the row softmax with a GPU-sized grid of
+    programs striding over rows, LayerNorm over rows wider than its block (three passes), and a transpose."""
+    cases = []
+    for (rows, cols), programs, warps in (((16384, 4096), 528, 8), ((32768, 1000), 264, 4)):
+        x = Tensor((rows, cols), "float16")
+        y = Tensor((rows, cols), "float16", init="empty")
+        block = 1 << (cols - 1).bit_length()
+        cases.append(
+            Case(
+                id=f"memory/softmax_rows/float16/{rows}x{cols}/p{programs}b{block}w{warps}",
+                family="memory",
+                kernel="kernels.triton.softmax:softmax_rows_kernel",
+                grid=(programs,),
+                args=(x, y, rows, cols, cols, cols),
+                constexprs={"BLOCK": block, "ROW_STAGES": 2},
+                num_warps=warps,
+                num_stages=1,
+                problem={"op": "softmax", "rows": rows, "cols": cols, "dtype": "float16"},
+            )
+        )
+    for (rows, cols), block, warps in (((4096, 16384), 2048, 8), ((8192, 8192), 1024, 4)):
+        x = Tensor((rows, cols), "bfloat16")
+        y = Tensor((rows, cols), "bfloat16", init="empty")
+        w, b = Tensor((cols,), "bfloat16"), Tensor((cols,), "bfloat16")
+        stats = (Tensor((rows,), "float32", init="empty"), Tensor((rows,), "float32", init="empty"))
+        cases.append(
+            Case(
+                id=f"memory/layernorm_chunked/bfloat16/{rows}x{cols}/b{block}w{warps}",
+                family="memory",
+                kernel="kernels.triton.layernorm:layernorm_chunked_kernel",
+                grid=(rows,),
+                args=(x, y, w, b, *stats, cols, cols, cols, 1e-5),
+                constexprs={"BLOCK": block},
+                num_warps=warps,
+                num_stages=1,
+                problem={"op": "layernorm", "rows": rows, "cols": cols, "dtype": "bfloat16"},
+            )
+        )
+    for (m, n), (bm, bn), warps in (((8192, 8192), (64, 64), 4), ((4096, 11008), (32, 128), 4)):
+        x = Tensor((m, n), "float16")
+        y = Tensor((n, m), "float16", init="empty")
+        cases.append(
+            Case(
+                id=f"memory/transpose/float16/{m}x{n}/m{bm}n{bn}w{warps}",
+                family="memory",
+                kernel="kernels.triton.transpose:transpose_kernel",
+                grid=(cdiv(m, bm), cdiv(n, bn)),
+                args=(x, y, m, n, n, m),
+                constexprs={"BLOCK_M": bm, "BLOCK_N": bn},
+                num_warps=warps,
+                num_stages=1,
+                problem={"op": "transpose", "rows": m, "cols": n, "dtype": "float16"},
+            )
+        )
+    return cases
+
+
 def validation_cases() -> list[Case]:
     """About 60 launches: GEMM (fp16, bf16) on five new shapes, row kernels and vector add at new sizes, and
     both attention kernels at new sequence lengths and head counts."""
@@ -511,6 +569,7 @@ def validation_cases() -> list[Case]:
         cases.append(row_case("rmsnorm", rows, cols, "bfloat16", warps, block))
     for n, dtype, block, warps in ((3 << 22, "float16", 2048, 4), ((1 << 25) + 3, "float32", 1024, 8)):
         cases.append(add_case(n, dtype, block, warps))
+    cases += validation_memory_kernels()
     for turn, (batch, heads, n_ctx, head_dim, causal) in enumerate(VALIDATION_ATTENTION):
         for j, cfg in enumerate((ATTENTION_CONFIGS[turn % 4], ATTENTION_CONFIGS[(turn + 2) % 4])):
             make = attention_staged_case if j == 0 else attention_case

@@ -127,6 +127,8 @@ def reference(rec: dict, args: list[Any]) -> tuple[torch.Tensor, torch.Tensor]:
         x, y, w = args[:3]
         xf = x.float()
         return y, xf * torch.rsqrt(xf.pow(2).mean(dim=1, keepdim=True) + args[6]) * w.float()
+    if op == "transpose":
+        return args[1], args[0].float().t()
     if op == "gather":
         table, idx, out = args[:3]
         return out, table[idx.long()].float()

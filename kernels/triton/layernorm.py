@@ -55,3 +55,46 @@ def layernorm(x, weight, bias, *, eps=1e-5, num_warps=4):
         BLOCK=triton.next_power_of_2(n_cols), num_warps=num_warps,
     )  # fmt: skip
     return y, mean, rstd
+
+
+@triton.jit
+def layernorm_chunked_kernel(
+    x_ptr,
+    y_ptr,
+    w_ptr,
+    b_ptr,
+    mean_ptr,
+    rstd_ptr,
+    stride_x_row,
+    stride_y_row,
+    n_cols,
+    eps,
+    BLOCK: tl.constexpr,
+):
+    """LayerNorm for rows wider than one ``BLOCK``: a pass over the row's chunks for the mean, one for the
+    variance, one to normalise (the row is read three times; after the first, from L2). Same arguments and
+    outputs as :func:`layernorm_kernel`."""
+    row = tl.program_id(0)
+    x_row = x_ptr + row * stride_x_row
+    total = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        total += tl.load(x_row + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    mean = tl.sum(total, axis=0) / n_cols
+    squares = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+        d = tl.where(cols < n_cols, x - mean, 0.0)
+        squares += d * d
+    rstd = 1.0 / tl.sqrt(tl.sum(squares, axis=0) / n_cols + eps)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        inside = cols < n_cols
+        x = tl.load(x_row + cols, mask=inside, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=inside, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + cols, mask=inside, other=0.0).to(tl.float32)
+        y = (x - mean) * rstd * w + b
+        tl.store(y_ptr + row * stride_y_row + cols, y.to(y_ptr.dtype.element_ty), mask=inside)
+    tl.store(mean_ptr + row, mean)
+    tl.store(rstd_ptr + row, rstd)

@@ -191,7 +191,7 @@ def test_same_spec_arguments_get_distinct_buffers():
 
 def test_validation_cases_are_new_held_out_and_valid():
     val = sc.validation_cases()
-    assert len(val) == 62 and {c.family for c in val} == set(sc.FAMILIES)
+    assert len(val) == 68 and {c.family for c in val} == set(sc.FAMILIES)
     assert all(c.split == "holdout" for c in val)
     assert not {c.id for c in val} & {c.id for c in CASES}  # no launch of the main sweeps again
     for i, c in enumerate(val):

@@ -236,6 +236,42 @@ def test_attention_staged_causal_is_two_sibling_loops(stage):
     assert plan.resources.regs_per_thread == 152 and plan.resources.spill_bytes_per_thread == 0
 
 
+def test_softmax_rows_programs_stride_over_rows():
+    from tilesight.kernels.triton.softmax import softmax_rows_kernel
+
+    # 132 programs over 4096 rows of 1000 columns: a persistent grid of 4096 row tiles, one [1, 1000] tile
+    x = f16(4096, 1000)
+    args = ((132,), x, x, 4096, 1000, 1000, 1000)
+    plan = FE.plan(softmax_rows_kernel, args, dict(BLOCK=1024, ROW_STAGES=2, num_warps=4), HW)
+    assert plan.grid.persistent and plan.grid.blocks == 132 and plan.grid.tiles == 4096
+    assert {t.tile for t in plan.tensors} == {(1, 1000)}
+    assert len(list(_all(plan.body, ActionKind.REDUCE))) == 2  # row max and row sum
+
+
+def test_layernorm_chunked_reads_its_row_in_three_passes():
+    from tilesight.kernels.triton.layernorm import layernorm_chunked_kernel
+
+    # 10000 columns in 1024-wide chunks: cdiv(10000, 1024) = 10 trips per pass, three passes over x
+    x, w, s = TensorSpec((64, 10000), "bfloat16"), TensorSpec((10000,), "bfloat16"), f32(64)
+    args = ((64,), x, x, w, w, s, s, 10000, 10000, 10000, 1e-5)
+    plan = FE.plan(layernorm_chunked_kernel, args, dict(BLOCK=1024, num_warps=4), HW)
+    loops = _loops(plan.body)
+    assert [lp.trips for lp in loops] == [10, 10, 10]
+    assert [sum(a.tensor == "x_ptr" for a in _all(lp.body, ActionKind.LOAD)) for lp in loops] == [1, 1, 1]
+    assert _tensors(plan)["x_ptr"].tile == (1, 1024)
+
+
+def test_transpose_stores_the_tile_down_the_output_columns():
+    from tilesight.kernels.triton.transpose import transpose_kernel
+
+    # X (512, 256) in 64 x 128 tiles: grid (512 / 64, 256 / 128) = (8, 2); Y = X^T gets 128 x 64 tiles
+    x, y = f16(512, 256), f16(256, 512)
+    plan = FE.plan(transpose_kernel, ((8, 2), x, y, 512, 256, 256, 512), dict(BLOCK_M=64, BLOCK_N=128), HW)
+    assert sorted(plan.grid.shape) == [2, 8]
+    t = _tensors(plan)
+    assert t["x_ptr"].tile == (64, 128) and t["y_ptr"].tile == (128, 64)
+
+
 def test_gather_rows_is_indirect():
     from tilesight.kernels.triton.gather_rows import gather_rows_kernel
 
