@@ -40,6 +40,7 @@ _ALIASES: dict[str, str] = {
     "fp8e4m3": "float8_e4m3fn",
     "f8e4m3fn": "float8_e4m3fn",
     "fp8_e4m3": "float8_e4m3fn",
+    "float8_e4m3": "float8_e4m3fn",  # TileLang's T.float8_e4m3: the same finite-only E4M3 (no infinities)
     "float8e4m3fn": "float8_e4m3fn",
     "fp8e5": "float8_e5m2",
     "fp8e5m2": "float8_e5m2",

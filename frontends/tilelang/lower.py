@@ -80,6 +80,7 @@ class _Tensor:
     used: frozenset[str]
     read: bool = False
     write: bool = False
+    atomic: bool = False  # written by atomic adds (T.atomic_add): read-modify-write in the L2
 
 
 class _Lowering:
@@ -177,6 +178,8 @@ class _Lowering:
         )
 
     def op(self, node: OpNode, stages: int) -> list[Node]:
+        if node.op == "atomic_add":
+            return [self.atomic_add(node)]
         if node.op == "copy":
             return [self.copy(node, stages)]
         if node.op == "fill":
@@ -217,6 +220,26 @@ class _Lowering:
                 )
             ]
         return self.elementwise(node)
+
+    def atomic_add(self, node: OpNode) -> TileAction:
+        """``T.atomic_add(src, dst)`` of a tile into global memory: a store whose tensor is marked atomic (the
+        L2 reads, adds and writes each element, as Triton's ``tl.atomic_add`` is modelled)."""
+        src, dst = node.reads[0], node.writes[0]
+        if dst.scope != GLOBAL:
+            raise FrontendError(
+                "T.atomic_add into on-chip memory", construct="T.atomic_add", location=node.location
+            )
+        tensor = self._access(dst, write=True, where=node.location)
+        self.tensors[tensor].atomic = True
+        return TileAction(
+            self._name(f"atomic_add_{tensor}"),
+            ActionKind.STORE,
+            tensor=tensor,
+            dtype=canonical_dtype(dst.dtype),
+            shape=dst.extents,
+            src=_level(src.scope),
+            location=node.location,
+        )
 
     def copy(self, node: OpNode, stages: int) -> TileAction:
         src, dst = node.reads[0], node.writes[0]
@@ -356,7 +379,9 @@ class _Lowering:
                 continue
             _, dtype, shape = self.ir.buffers[name]
             mode = (
-                AccessMode.READ_WRITE
+                AccessMode.ATOMIC
+                if t.atomic
+                else AccessMode.READ_WRITE
                 if t.read and t.write
                 else AccessMode.WRITE
                 if t.write

@@ -52,12 +52,15 @@ ARITH_CALLS = frozenset(
         "bitwise_or",
         "bitwise_xor",
         "bitwise_not",
+        "clamp",
         "reinterpret",
         "max_value",
         "min_value",
         "infinity",
     }
 )
+# CUDA-core operations per element of the calls above that take more than one (clamp: a max and a min).
+CALL_OPS = {"clamp": 2}
 # Calls that produce a constant (no per-element work once folded).
 CONSTANT_CALLS = frozenset({"infinity", "max_value", "min_value"})
 # Leaf nodes that are free in a T.Parallel expression (constants, reads).
@@ -289,9 +292,11 @@ class _Walker:
                 return [self._parallel(stmt)]
             return [self._loop(stmt)]
         if isinstance(stmt, tirx.BufferStore):
-            return [self._store(stmt, 1, str(stmt))]
+            return [self._store(stmt, 1, self._where(f"scalar store to {stmt.buffer.name!r}"))]
         if isinstance(stmt, tirx.IfThenElse):
-            raise UnsupportedOpError("if/else (data-dependent control flow) in the tile program", self.name)
+            where = self._where(f"if {str(stmt.condition)[:60]}")
+            what = "if/else (data-dependent control flow) in the tile program"
+            raise UnsupportedOpError(what, self.name, where)
         raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
 
     def _loop(self, stmt: tirx.For) -> LoopNode:
@@ -314,6 +319,9 @@ class _Walker:
         if op == "tl.tileop.copy":
             src, dst = self._region(call.args[0]), self._region(call.args[1])
             return [OpNode("copy", (src,), (dst,), where, elements=dst.elements)]
+        if op == "tl.tileop.atomicadd":  # T.atomic_add of a tile (a split-K epilogue): a store that adds
+            src, dst = self._region(call.args[0]), self._region(call.args[1])
+            return [OpNode("atomic_add", (src,), (dst,), where, elements=dst.elements)]
         if op == "tl.tileop.fill":
             dst = self._region(call.args[0])
             return [OpNode("fill", (), (dst,), where, elements=dst.elements)]
@@ -390,7 +398,7 @@ class _Walker:
                 if short in SFU_CALLS:
                     counts["sfu"] += 1
                 elif short in ARITH_CALLS:
-                    counts["arith"] += 1
+                    counts["arith"] += CALL_OPS.get(short, 1)
                 else:
                     raise UnsupportedOpError(node.op.name, self.name, where)
                 for arg in node.args:

@@ -59,13 +59,36 @@ def test_unmodelled_tile_operator_is_named():
 
 
 def test_data_dependent_branch_is_refused():
-    with pytest.raises(UnsupportedOpError, match="if/else"):
+    with pytest.raises(UnsupportedOpError, match="if/else") as err:
         plan_prim_func(_branchy_kernel(), HW)
+    assert "main: op" in str(err.value) and "if bx" in str(err.value)  # where, as one line
 
 
 def test_elementwise_global_access_names_the_buffer():
     with pytest.raises(UnsupportedOpError, match="global buffer 'A'"):
         plan_prim_func(_global_elementwise_kernel(), HW)
+
+
+def _scalar_global_read_kernel():
+    @T.prim_func
+    def main(A: T.Tensor((128,), "float32"), B: T.Tensor((128,), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            acc = T.alloc_local((1,), "float32")
+            for k in T.serial(128):
+                acc[0] = acc[0] + A[k]
+            f = T.alloc_fragment((128,), "float32")
+            for i in T.Parallel(128):
+                f[i] = acc[0]
+            T.copy(f, B[bx * 128])
+
+    return main
+
+
+def test_scalar_store_reading_global_memory_names_it_in_one_line():
+    with pytest.raises(UnsupportedOpError, match="global buffer 'A'") as err:
+        plan_prim_func(_scalar_global_read_kernel(), HW)
+    message = str(err.value)
+    assert "scalar store to 'acc'" in message and "\n" not in message  # not a dump of the TIR
 
 
 def test_not_a_prim_func():
