@@ -121,10 +121,15 @@ def test_sfu_work_holds_the_tensor_cores_where_the_profile_says_so():
     )
     traffic = CompulsoryCacheModel().traffic(plan, h200)
     (exp,) = [a for a, _ in plan.actions() if a.name == "exp"]
+    # without a dot in the kernel the tensor cores stay idle: the exponentials are SFU time only
+    alone = R.action_demand(exp, plan, h200, traffic)
+    assert alone.busy_s[SFU] == pytest.approx(4096 / (h200.sfu_ops_per_s / h200.sm_count))
+    assert alone.busy_s[TC] == 0.0
+    # beside a dot (an attention loop), 4096 exponentials also take their SFU seconds on the TC pipeline
+    dot = TileAction("qk", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("load_a",))
+    plan = dataclasses.replace(plan, body=(*plan.body, dot))
     on = R.action_demand(exp, plan, h200, traffic)
-    # 4096 exponentials at the SM's share of the calibrated SFU rate; the same seconds on the TC pipeline
-    assert on.busy_s[SFU] == pytest.approx(4096 / (h200.sfu_ops_per_s / h200.sm_count))
-    assert on.busy_s[TC] == on.busy_s[SFU] and h200.sfu_tc_serialised == 1
+    assert on.busy_s[TC] == on.busy_s[SFU] == alone.busy_s[SFU] and h200.sfu_tc_serialised == 1
     off = R.action_demand(exp, plan, dataclasses.replace(h200, sfu_tc_serialised=0), traffic)
     assert off.busy_s[TC] == 0.0 and off.busy_s[SFU] == on.busy_s[SFU]
 

@@ -31,7 +31,8 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      cross-warp reduction latency to its duration (not to any busy time). Where the profile says
      ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
      exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
-     occupies the TC pipeline for its SFU time.
+     occupies the TC pipeline for its SFU time, in kernels that have tensor-core work (a kernel without
+     dots leaves the tensor cores idle, and its report says so).
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
 
@@ -200,6 +201,23 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile) -> float
     return passes * nbytes / (vec * hw.warp_size) / hw.lsu_warp_instr_per_s_per_sm
 
 
+def _has_dots(plan: TilePlan) -> bool:
+    """Whether the plan has tensor-core work for its SFU work to serialise with (kept per plan object)."""
+    hit = _DOTS.get(id(plan))
+    if hit is not None and hit[0] is plan:
+        return hit[1]
+    found = any(a.kind is ActionKind.DOT for a, _ in plan.actions())
+    if len(_DOTS) >= DOTS_CACHE_SIZE:
+        _DOTS.clear()
+    _DOTS[id(plan)] = (plan, found)  # holding the plan keeps its id from being reused
+    return found
+
+
+# Plans whose "has a dot" answer is kept (see :func:`_has_dots`).
+DOTS_CACHE_SIZE = 256
+_DOTS: dict[int, tuple[TilePlan, bool]] = {}
+
+
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
     miss = max(0.0, 1.0 - l15_hit - l2_hit)
     return (1.0 - miss) * hw.l2_latency_s + miss * hw.ddr_latency_s
@@ -322,7 +340,7 @@ def action_demand(
             else:
                 rate = rates[r]
             busy[r] = a / rate
-    if kind is ActionKind.SFU and hw.sfu_tc_serialised:
+    if kind is ActionKind.SFU and hw.sfu_tc_serialised and _has_dots(plan):
         busy[TC] += busy[SFU]  # the exponentials hold the tensor cores too (profile: sfu_tc_serialised)
     if kind is ActionKind.STORE and busy[DDR]:
         busy[DDR] *= ddr_write_slowdown(hw)
