@@ -219,7 +219,47 @@ class _Lowering:
                     warps=warps if warps > 1 else None,
                 )
             ]
-        return self.elementwise(node)
+        return self.elementwise_with_global(node)
+
+    def elementwise_with_global(self, node: OpNode) -> list[Node]:
+        """A T.Parallel nest (or store) whose elements read or write global memory directly: each global tile
+        it reads is a load to registers before the element-wise work, each it writes a store after it."""
+        loads = [
+            TileAction(
+                self._name(f"load_{tensor}"),
+                ActionKind.LOAD,
+                tensor=tensor,
+                dtype=canonical_dtype(r.dtype),
+                shape=r.extents,
+                dst=MemLevel.REG,
+                location=node.location,
+            )
+            for r in node.reads
+            if r.scope == GLOBAL
+            for tensor in (self._access(r, write=False, where=node.location),)
+        ]
+        on_chip = dataclasses.replace(
+            node,
+            reads=tuple(r for r in node.reads if r.scope != GLOBAL),
+            writes=tuple(w for w in node.writes if w.scope != GLOBAL) or node.writes,
+        )
+        work = [_with_deps(a, tuple(x.name for x in loads)) for a in self.elementwise(on_chip)]
+        stores = [
+            TileAction(
+                self._name(f"store_{tensor}"),
+                ActionKind.STORE,
+                tensor=tensor,
+                dtype=canonical_dtype(w.dtype),
+                shape=w.extents,
+                src=MemLevel.REG,
+                deps=tuple(x.name for x in work) or tuple(x.name for x in loads),
+                location=node.location,
+            )
+            for w in node.writes
+            if w.scope == GLOBAL
+            for tensor in (self._access(w, write=True, where=node.location),)
+        ]
+        return [*loads, *work, *stores]
 
     def atomic_add(self, node: OpNode) -> TileAction:
         """``T.atomic_add(src, dst)`` of a tile into global memory: a store whose tensor is marked atomic (the
@@ -460,7 +500,9 @@ def _align(size: float, unit: int) -> int:
 
 
 def _with_deps(node: Node, deps: tuple[str, ...]) -> Node:
-    return dataclasses.replace(node, deps=deps)
+    """``node`` depending on ``deps`` as well as on what it already depends on (actions lowered from one
+    operator depend on one another)."""
+    return dataclasses.replace(node, deps=tuple(dict.fromkeys((*deps, *node.deps))))
 
 
 def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:

@@ -349,25 +349,54 @@ class _Walker:
         where = self._where(f"T.Parallel over {stmt.loop_var.name}")
         iters = 1
         inner: Any = stmt
-        lanes: set[str] = set()
+        lanes: dict[str, int] = {}
         while isinstance(inner, tirx.For):
-            iters *= self._const(inner.extent, "parallel extent")
+            extent = self._const(inner.extent, "parallel extent")
+            iters *= extent
             self.env[inner.loop_var.name] = 0
-            lanes.add(inner.loop_var.name)
+            lanes[inner.loop_var.name] = extent
             inner = inner.body
         stores = list(inner.seq) if isinstance(inner, tirx.SeqStmt) else [inner]
         reads: list[Region] = []
         writes: list[Region] = []
         arith = sfu = 0
         for s in stores:
-            node = self._store(s, iters, where, frozenset(lanes))
+            node = self._store(s, iters, where, lanes)
             reads.extend(node.reads)
             writes.extend(node.writes)
             arith += node.arith_ops
             sfu += node.sfu_ops
         return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu)
 
-    def _store(self, stmt: Any, iters: int, where: str, lanes: frozenset[str] = frozenset()) -> OpNode:
+    def _lane_region(self, buf: tirx.Buffer, indices: Any, lanes: dict[str, int]) -> Region | None:
+        """The tile of a global buffer a T.Parallel nest reads or writes element by element: each index is
+        uniform (extent 1 at that start), a lane variable, or uniform + a lane variable (that lane's extent
+        from the uniform start), each lane used once. None for any other index (``j // 2``, ``2 * i``)."""
+        mins: list[Any] = []
+        extents: list[int] = []
+        used: set[str] = set()
+        for idx in indices:
+            names = free_vars(idx) & set(lanes)
+            if not names:
+                mins.append(idx)
+                extents.append(1)
+                continue
+            lane, start = None, None
+            if isinstance(idx, tirx.Var) and idx.name in lanes:
+                lane, start = idx.name, tirx.IntImm("int32", 0)
+            elif isinstance(idx, tirx.Add):
+                for v, u in ((idx.a, idx.b), (idx.b, idx.a)):
+                    if isinstance(v, tirx.Var) and v.name in lanes and not free_vars(u) & set(lanes):
+                        lane, start = v.name, u
+            if lane is None or lane in used:
+                return None
+            used.add(lane)
+            mins.append(start)
+            extents.append(lanes[lane])
+        scope, dtype, _ = self.buffers[buf.name]
+        return Region(buf.name, scope, dtype, tuple(mins), tuple(extents))
+
+    def _store(self, stmt: Any, iters: int, where: str, lanes: dict[str, int] | None = None) -> OpNode:
         """One element-wise store: its loads and its CUDA-core / SFU operations per element.
 
         Counted as the compiler emits them (``lanes``: the T.Parallel loop variables; empty for a scalar
@@ -377,10 +406,19 @@ class _Walker:
         """
         if not isinstance(stmt, tirx.BufferStore):
             raise UnsupportedOpError(f"{type(stmt).__name__} inside T.Parallel", self.name, where)
+        lanes = lanes or {}
+        lane_names = frozenset(lanes)
+
+        def global_tile(buf: tirx.Buffer, indices: Any, what: str) -> Region:
+            region = self._lane_region(buf, indices, lanes) if lanes else None
+            if region is None:
+                raise UnsupportedOpError(f"element-wise {what} global buffer {buf.name!r}", self.name, where)
+            return region
+
         if self.buffers.get(stmt.buffer.name, (GLOBAL,))[0] == GLOBAL:
-            raise UnsupportedOpError(
-                f"element-wise store to global buffer {stmt.buffer.name!r}", self.name, where
-            )
+            out = global_tile(stmt.buffer, stmt.indices, "store to")
+        else:
+            out = self._whole(stmt.buffer)
         counts = {"arith": 0, "sfu": 0}
         loads: dict[str, Region] = {}
 
@@ -388,9 +426,14 @@ class _Walker:
             # index arithmetic inside a load is address math the compiler folds into the unrolled access
             if isinstance(node, tirx.BufferLoad):
                 if self.buffers.get(node.buffer.name, (GLOBAL,))[0] == GLOBAL:
-                    raise UnsupportedOpError(
-                        f"element-wise load from global buffer {node.buffer.name!r}", self.name, where
-                    )
+                    tile = global_tile(node.buffer, node.indices, "load from")
+                    seen = loads.get(node.buffer.name)
+                    if seen is not None and seen != tile:
+                        raise UnsupportedOpError(
+                            f"two element-wise tiles of global buffer {node.buffer.name!r}", self.name, where
+                        )
+                    loads[node.buffer.name] = tile
+                    return
                 loads[node.buffer.name] = self._whole(node.buffer)
                 return
             if isinstance(node, tirx.Call):
@@ -410,10 +453,11 @@ class _Walker:
                 raise UnsupportedOpError(
                     f"{type(node).__name__} in an element-wise expression", self.name, where
                 )
-            if lanes and _uniform(node, lanes):
+            if lane_names and _uniform(node, lane_names):
                 return
             fused = isinstance(node, tirx.Add | tirx.Sub) and any(
-                isinstance(x, tirx.Mul) and not (lanes and _uniform(x, lanes)) for x in (node.a, node.b)
+                isinstance(x, tirx.Mul) and not (lane_names and _uniform(x, lane_names))
+                for x in (node.a, node.b)
             )
             counts["arith"] += 0 if fused else 1
             for child in (
@@ -425,7 +469,6 @@ class _Walker:
         visit(stmt.value)
         # an element-wise op that only moves data still issues one instruction per element
         arith = max(1, counts["arith"]) if not counts["sfu"] else counts["arith"]
-        out = self._whole(stmt.buffer)
         return OpNode("store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"])
 
 

@@ -64,3 +64,32 @@ def test_clamp_is_a_max_and_a_min_per_element():
     (ew,) = [a for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE]
     # per element: the multiply and the clamp's max and min = 3 operations over 1024 elements
     assert ew.flops == 3 * 1024
+
+
+def _global_add(M=512, N=256, bm=64, bn=128):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16"), B: T.Tensor((M, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            for i, j in T.Parallel(bm, bn):
+                C[by * bm + i, bx * bn + j] = A[by * bm + i, bx * bn + j] + B[by * bm + i, bx * bn + j]
+
+    return main
+
+
+def test_parallel_nest_on_global_memory_loads_and_stores_its_tile():
+    # TileLang's element-wise example style: the T.Parallel nest indexes global memory directly. Each lane
+    # index is (uniform start) + (lane), so A, B and C move one 64 x 128 tile per block: two loads to
+    # registers, one add per element (64 x 128 = 8192), one store after it
+    plan = plan_prim_func(_global_add(), HW)
+    assert plan.grid.blocks == (512 // 64) * (256 // 128)
+    acts = {a.name: a for a, _ in plan.actions()}
+    assert {t.name: t.tile for t in plan.tensors} == {"A": (64, 128), "B": (64, 128), "C": (64, 128)}
+    assert [a.kind for a in acts.values()] == [
+        ActionKind.LOAD,
+        ActionKind.LOAD,
+        ActionKind.ELEMENTWISE,
+        ActionKind.STORE,
+    ]
+    (add,) = [a for a in acts.values() if a.kind is ActionKind.ELEMENTWISE]
+    assert add.flops == 64 * 128 and set(add.deps) == {"load_A", "load_B"}
+    assert acts["store_C"].deps == (add.name,)
