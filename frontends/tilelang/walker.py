@@ -11,6 +11,7 @@ Anything else raises UnsupportedOpError naming it. The result is plain data for 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +154,7 @@ class _Walker:
         self.binds: dict[str, Any] = {}
         self.env: dict[str, Any] = {}
         self.count = 0
+        self.source = _source_of(func)  # "file.py:line" of the kernel's definition, where TVM kept it
 
     # -- helpers -------------------------------------------------------------------------------------------
     def _shape(self, buf: tirx.Buffer) -> tuple[int, ...]:
@@ -165,7 +167,8 @@ class _Walker:
 
     def _where(self, text: str) -> str:
         self.count += 1
-        return f"{self.name}: op {self.count}: {text[:120]}"
+        at = f" ({self.source})" if self.source else ""
+        return f"{self.name}{at}: op {self.count}: {text[:120]}"
 
     def _const(self, expr: Any, what: str) -> int:
         value = np.asarray(evaluate(expr, self.env, self.name))
@@ -472,6 +475,17 @@ class _Walker:
         return OpNode("store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"])
 
 
+def _source_of(func: Any) -> str:
+    """``file.py:line`` of a PrimFunc's Python definition (TVMScript keeps a span on the function, not on its
+    statements); empty when the function has none."""
+    span = getattr(func, "span", None)
+    source = getattr(getattr(span, "source_name", None), "name", None)
+    line = getattr(span, "line", None)
+    if not source or not line:
+        return ""
+    return f"{os.path.basename(str(source))}:{int(line)}"
+
+
 def _uniform(expr: Any, lanes: frozenset[str]) -> bool:
     """Whether ``expr`` is plain arithmetic (no buffer load, no call but constants) on no lane variable."""
     found = {"other": False}
@@ -493,7 +507,13 @@ def walk(func: tirx.PrimFunc, name: str | None = None) -> KernelIR:
     if name is None:
         attrs = func.attrs
         name = str(attrs["global_symbol"]) if attrs is not None and "global_symbol" in attrs else "kernel"
-    return _Walker(func, name).walk()
+    source = _source_of(func)
+    try:
+        return _Walker(func, name).walk()
+    except UnsupportedOpError as e:
+        if e.location is None and source:  # a construct with no operator position: the kernel's line
+            raise UnsupportedOpError(str(e.construct), name, f"{name} ({source})") from None
+        raise
 
 
 def block_vars_of(

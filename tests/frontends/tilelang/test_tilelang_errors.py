@@ -55,13 +55,15 @@ def test_unmodelled_tile_operator_is_named():
     with pytest.raises(UnsupportedOpError, match=r"tl\.tileop\.cumsum") as err:
         plan_prim_func(_cumsum_kernel(), HW)
     assert err.value.construct == "tl.tileop.cumsum"
-    assert "main: op" in str(err.value)  # the location names the kernel and the operator's position
+    assert ": op " in str(err.value)  # the location names the kernel and the operator's position
 
 
 def test_data_dependent_branch_is_refused():
     with pytest.raises(UnsupportedOpError, match="if/else") as err:
         plan_prim_func(_branchy_kernel(), HW)
-    assert "main: op" in str(err.value) and "if bx" in str(err.value)  # where, as one line
+    # where, as one line: the kernel, its definition's file and line, the operator's position
+    assert "main (test_tilelang_errors.py:" in str(err.value) and ": op " in str(err.value)
+    assert "if bx" in str(err.value)
 
 
 def test_elementwise_global_access_names_the_buffer():
@@ -96,3 +98,16 @@ def test_not_a_prim_func():
     assert not fe.accepts(lambda: None)
     with pytest.raises(FrontendError, match="expected a TileLang PrimFunc"):
         plan_prim_func(object(), HW)
+
+
+def test_a_construct_with_no_operator_position_names_the_kernels_line():
+    @T.prim_func
+    def main(A: T.Tensor((T.dynamic("m"), 64), "float16"), B: T.Tensor((128, 64), "float16")):
+        with T.Kernel(1, threads=128) as bx:
+            s = T.alloc_shared((128, 64), "float16")
+            T.copy(A[bx * 128, 0], s)
+            T.copy(s, B[bx * 128, 0])
+
+    with pytest.raises(UnsupportedOpError, match="symbolic shape") as err:
+        plan_prim_func(main, HW)
+    assert "main (test_tilelang_errors.py:" in str(err.value)
