@@ -271,30 +271,47 @@ def gemm_cases() -> list[Case]:
 # ----------------------------------------------------------------------------------------------- memory
 
 
-def row_case(op: str, rows: int, cols: int, dtype: str, warps: int, block: int | None = None) -> Case:
+def row_case(
+    op: str,
+    rows: int,
+    cols: int,
+    dtype: str,
+    warps: int,
+    block: int | None = None,
+    *,
+    variant: str = "",
+    programs: int | None = None,
+) -> Case:
+    """One row kernel: ``op`` softmax / layernorm / rmsnorm, one program per row and the row in one block;
+    ``variant`` "rows" is the softmax whose ``programs`` stride over the rows, "chunked" the LayerNorm that
+    walks a wide row in ``block``-wide chunks (same arguments as the one-block LayerNorm)."""
     x = Tensor((rows, cols), dtype)
     y = Tensor((rows, cols), dtype, init="empty")
     pow2 = 1 << (cols - 1).bit_length()
     problem = {"op": op, "rows": rows, "cols": cols, "dtype": dtype}
-    if op == "softmax":
+    if op == "softmax" and variant == "rows":
+        kernel = "kernels.triton.softmax:softmax_rows_kernel"
+        args, constexprs = (x, y, rows, cols, cols, cols), {"BLOCK": pow2, "ROW_STAGES": 2}
+    elif op == "softmax" and not variant:
         kernel = "kernels.triton.softmax:softmax_kernel"
         args, constexprs = (x, y, cols, cols, cols), {"BLOCK": pow2}
-    elif op == "layernorm":
+    elif op == "layernorm" and variant in ("", "chunked"):
         w, b = Tensor((cols,), dtype), Tensor((cols,), dtype)
         stats = (Tensor((rows,), "float32", init="empty"), Tensor((rows,), "float32", init="empty"))
-        kernel = "kernels.triton.layernorm:layernorm_kernel"
-        args, constexprs = (x, y, w, b, *stats, cols, cols, cols, 1e-5), {"BLOCK": pow2}
-    elif op == "rmsnorm":
+        kernel = f"kernels.triton.layernorm:layernorm{'_chunked' if variant else ''}_kernel"
+        args = (x, y, w, b, *stats, cols, cols, cols, 1e-5)
+        constexprs = {"BLOCK": block if variant else pow2}
+    elif op == "rmsnorm" and not variant:
         kernel = "kernels.triton.rmsnorm:rmsnorm_kernel"
         args, constexprs = (x, y, Tensor((cols,), dtype), cols, cols, cols, 1e-6), {"BLOCK": min(block, pow2)}
     else:
-        raise ValueError(f"_row_case: unknown op {op!r}")
-    tag = f"b{constexprs['BLOCK']}w{warps}"
+        raise ValueError(f"row_case: unknown op {op!r} (variant {variant!r})")
+    tag = (f"p{programs}" if programs else "") + f"b{constexprs['BLOCK']}w{warps}"
     return Case(
-        id=f"memory/{op}/{dtype}/{rows}x{cols}/{tag}",
+        id=f"memory/{op}{'_' + variant if variant else ''}/{dtype}/{rows}x{cols}/{tag}",
         family="memory",
         kernel=kernel,
-        grid=(rows,),
+        grid=(programs or rows,),
         args=args,
         constexprs=constexprs,
         num_warps=warps,
@@ -366,19 +383,29 @@ ATTENTION_TOKENS = 16384  # batch = tokens / seq, so every sequence length does 
 ATTENTION_HEADS = 16
 
 
-def attention_case(batch: int, heads: int, n_ctx: int, head_dim: int, causal: bool, cfg: tuple) -> Case:
+def attention_case(
+    batch: int, heads: int, n_ctx: int, head_dim: int, causal: bool, cfg: tuple, *, staged: bool = False
+) -> Case:
+    """One fused-attention launch: ``kernels.triton.attention`` (one loop, masked every iteration), or with
+    ``staged`` the tutorial-shaped ``kernels.triton.attention_staged`` (causal as two sibling loops)."""
     bm, bn, warps, stages = cfg
     shape = (batch, heads, n_ctx, head_dim)
     q, k, v = (Tensor(shape, "float16") for _ in range(3))
     o = Tensor(shape, "float16", init="empty")
-    kind = "causal" if causal else "full"
+    kind = ("staged-" if staged else "") + ("causal" if causal else "full")
+    if staged:
+        kernel = "kernels.triton.attention_staged:attention_staged_kernel"
+        mode = {"STAGE": 3 if causal else 1}
+    else:
+        kernel = "kernels.triton.attention:attention_fwd_kernel"
+        mode = {"CAUSAL": causal}
     return Case(
         id=f"attention/{kind}/float16/b{batch}h{heads}n{n_ctx}d{head_dim}/m{bm}n{bn}w{warps}s{stages}",
         family="attention",
-        kernel="kernels.triton.attention:attention_fwd_kernel",
+        kernel=kernel,
         grid=(cdiv(n_ctx, bm), batch * heads),
         args=(q, k, v, o, head_dim**-0.5, *q.strides, heads, n_ctx),
-        constexprs={"HEAD_DIM": head_dim, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": causal},
+        constexprs={"HEAD_DIM": head_dim, "BLOCK_M": bm, "BLOCK_N": bn, **mode},
         num_warps=warps,
         num_stages=stages,
         problem={
@@ -406,34 +433,7 @@ def attention_cases() -> list[Case]:
     return cases
 
 
-def attention_staged_case(
-    batch: int, heads: int, n_ctx: int, head_dim: int, causal: bool, cfg: tuple
-) -> Case:
-    """The tutorial-shaped kernel (:mod:`kernels.triton.attention_staged`): causal as two sibling loops."""
-    bm, bn, warps, stages = cfg
-    shape = (batch, heads, n_ctx, head_dim)
-    q, k, v = (Tensor(shape, "float16") for _ in range(3))
-    o = Tensor(shape, "float16", init="empty")
-    kind = "staged-causal" if causal else "staged-full"
-    return Case(
-        id=f"attention/{kind}/float16/b{batch}h{heads}n{n_ctx}d{head_dim}/m{bm}n{bn}w{warps}s{stages}",
-        family="attention",
-        kernel="kernels.triton.attention_staged:attention_staged_kernel",
-        grid=(n_ctx // bm, batch * heads),
-        args=(q, k, v, o, head_dim**-0.5, *q.strides, heads, n_ctx),
-        constexprs={"HEAD_DIM": head_dim, "BLOCK_M": bm, "BLOCK_N": bn, "STAGE": 3 if causal else 1},
-        num_warps=warps,
-        num_stages=stages,
-        problem={
-            "op": "attention",
-            "batch": batch,
-            "heads": heads,
-            "n_ctx": n_ctx,
-            "head_dim": head_dim,
-            "causal": causal,
-            "dtype": "float16",
-        },
-    )
+STAGED_HEADS = 32
 
 
 def attention_staged_cases() -> list[Case]:
@@ -444,11 +444,10 @@ def attention_staged_cases() -> list[Case]:
     ):
         batch = max(1, ATTENTION_TOKENS // n_ctx)
         picks = [ATTENTION_CONFIGS[(turn + 2) % 4], ATTENTION_CONFIGS[(turn + 3) % 4]]
-        cases += [attention_staged_case(batch, STAGED_HEADS, n_ctx, head_dim, causal, cfg) for cfg in picks]
+        cases += [
+            attention_case(batch, STAGED_HEADS, n_ctx, head_dim, causal, cfg, staged=True) for cfg in picks
+        ]
     return cases
-
-
-STAGED_HEADS = 32
 
 
 # ---------------------------------------------------------------------------------------------- all cases
@@ -495,40 +494,9 @@ def validation_memory_kernels() -> list[Case]:
     programs striding over rows, LayerNorm over rows wider than its block (three passes), and a transpose."""
     cases = []
     for (rows, cols), programs, warps in (((16384, 4096), 528, 8), ((32768, 1000), 264, 4)):
-        x = Tensor((rows, cols), "float16")
-        y = Tensor((rows, cols), "float16", init="empty")
-        block = 1 << (cols - 1).bit_length()
-        cases.append(
-            Case(
-                id=f"memory/softmax_rows/float16/{rows}x{cols}/p{programs}b{block}w{warps}",
-                family="memory",
-                kernel="kernels.triton.softmax:softmax_rows_kernel",
-                grid=(programs,),
-                args=(x, y, rows, cols, cols, cols),
-                constexprs={"BLOCK": block, "ROW_STAGES": 2},
-                num_warps=warps,
-                num_stages=1,
-                problem={"op": "softmax", "rows": rows, "cols": cols, "dtype": "float16"},
-            )
-        )
+        cases.append(row_case("softmax", rows, cols, "float16", warps, variant="rows", programs=programs))
     for (rows, cols), block, warps in (((4096, 16384), 2048, 8), ((8192, 8192), 1024, 4)):
-        x = Tensor((rows, cols), "bfloat16")
-        y = Tensor((rows, cols), "bfloat16", init="empty")
-        w, b = Tensor((cols,), "bfloat16"), Tensor((cols,), "bfloat16")
-        stats = (Tensor((rows,), "float32", init="empty"), Tensor((rows,), "float32", init="empty"))
-        cases.append(
-            Case(
-                id=f"memory/layernorm_chunked/bfloat16/{rows}x{cols}/b{block}w{warps}",
-                family="memory",
-                kernel="kernels.triton.layernorm:layernorm_chunked_kernel",
-                grid=(rows,),
-                args=(x, y, w, b, *stats, cols, cols, cols, 1e-5),
-                constexprs={"BLOCK": block},
-                num_warps=warps,
-                num_stages=1,
-                problem={"op": "layernorm", "rows": rows, "cols": cols, "dtype": "bfloat16"},
-            )
-        )
+        cases.append(row_case("layernorm", rows, cols, "bfloat16", warps, block, variant="chunked"))
     for (m, n), (bm, bn), warps in (((8192, 8192), (64, 64), 4), ((4096, 11008), (32, 128), 4)):
         x = Tensor((m, n), "float16")
         y = Tensor((n, m), "float16", init="empty")
@@ -572,8 +540,7 @@ def validation_cases() -> list[Case]:
     cases += validation_memory_kernels()
     for turn, (batch, heads, n_ctx, head_dim, causal) in enumerate(VALIDATION_ATTENTION):
         for j, cfg in enumerate((ATTENTION_CONFIGS[turn % 4], ATTENTION_CONFIGS[(turn + 2) % 4])):
-            make = attention_staged_case if j == 0 else attention_case
-            cases.append(make(batch, heads, n_ctx, head_dim, causal, cfg))
+            cases.append(attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=j == 0))
     out = [Case(**{**c.__dict__, "split": "holdout"}) for c in cases]
     ids = [c.id for c in out]
     if len(set(ids)) != len(ids):
