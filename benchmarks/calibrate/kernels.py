@@ -346,42 +346,15 @@ def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, 
 
 @triton.jit
 def softmax_dot_chain(
-    q_ptr, k_ptr, v_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr
-):
+    q_ptr, k_ptr, v_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr,
+    MASK: tl.constexpr = False,
+):  # fmt: skip
     """An attention inner loop on operands loaded once (no memory traffic in the loop): S = Q K^T, the online
     softmax (row max, exp2, row sum, rescale) and acc += P V, ``iters`` times. Time per iteration at 1, 2 and
-    4 blocks per SM shows how a block's tensor-core and CUDA-core work serialise and how blocks overlap."""
-    rm = tl.arange(0, BM)
-    rn = tl.arange(0, BN)
-    rd = tl.arange(0, D)
-    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
-    kt = tl.load(k_ptr + rd[:, None] * BN + rn[None, :])
-    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
-    row_max = tl.full((BM,), -float("inf"), dtype=tl.float32)
-    row_sum = tl.zeros((BM,), dtype=tl.float32)
-    acc = tl.zeros((BM, D), dtype=tl.float32)
-    for _ in range(iters):
-        s = tl.dot(q, kt) * 0.125
-        m_new = tl.maximum(row_max, tl.max(s, axis=1))
-        p = tl.math.exp2(s - m_new[:, None])
-        alpha = tl.math.exp2(row_max - m_new)
-        row_sum = row_sum * alpha + tl.sum(p, axis=1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
-        row_max = m_new
-    pid = tl.program_id(0)
-    out = acc / row_sum[:, None]
-    tl.store(out_ptr + pid * BM * D + rm[:, None] * D + rd[None, :], out)
-
-
-@triton.jit
-def masked_softmax_dot_chain(
-    q_ptr, k_ptr, v_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr,
-    MASK: tl.constexpr,
-):  # fmt: skip
-    """:func:`softmax_dot_chain` with a causal-style mask built and applied to the score tile every
-    iteration (``MASK``): an integer compare of row and key indices that moves with the iteration, and a
-    select of the scores, between S = Q K^T and the row max, as a single-loop causal attention kernel does.
-    The difference to ``MASK=False`` is what the mask costs inside the loop."""
+    4 blocks per SM shows how a block's tensor-core and CUDA-core work serialise and how blocks overlap.
+    ``MASK`` builds and applies a causal-style mask to the score tile every iteration (an integer compare of
+    row and key indices that moves with the iteration, and a select, between S = Q K^T and the row max, as a
+    single-loop causal attention kernel does): the difference to ``MASK=False`` is what the mask costs."""
     rm = tl.arange(0, BM)
     rn = tl.arange(0, BN)
     rd = tl.arange(0, D)

@@ -557,7 +557,7 @@ def masked_softmax() -> dict:
             for mask in (False, True):
                 kw = dict(BM=bm, BN=bn, D=d, MASK=mask, num_warps=warps)
                 t = bench_s(
-                    lambda grid=grid, out=out, q=q, k=k, v=v, kw=kw: K.masked_softmax_dot_chain[grid](
+                    lambda grid=grid, out=out, q=q, k=k, v=v, kw=kw: K.softmax_dot_chain[grid](
                         q, k, v, out, SOFTMAX_DOT_ITERS, **kw
                     )
                 )
