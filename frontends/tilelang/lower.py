@@ -224,40 +224,18 @@ class _Lowering:
     def elementwise_with_global(self, node: OpNode) -> list[Node]:
         """A T.Parallel nest (or store) whose elements read or write global memory directly: each global tile
         it reads is a load to registers before the element-wise work, each it writes a store after it."""
-        loads = [
-            TileAction(
-                self._name(f"load_{tensor}"),
-                ActionKind.LOAD,
-                tensor=tensor,
-                dtype=canonical_dtype(r.dtype),
-                shape=r.extents,
-                dst=MemLevel.REG,
-                location=node.location,
-            )
-            for r in node.reads
-            if r.scope == GLOBAL
-            for tensor in (self._access(r, write=False, where=node.location),)
-        ]
+        loads = [self._load(r, MemLevel.REG, node.location) for r in node.reads if r.scope == GLOBAL]
         on_chip = dataclasses.replace(
             node,
             reads=tuple(r for r in node.reads if r.scope != GLOBAL),
             writes=tuple(w for w in node.writes if w.scope != GLOBAL) or node.writes,
         )
         work = [_with_deps(a, tuple(x.name for x in loads)) for a in self.elementwise(on_chip)]
+        after = tuple(x.name for x in work) or tuple(x.name for x in loads)
         stores = [
-            TileAction(
-                self._name(f"store_{tensor}"),
-                ActionKind.STORE,
-                tensor=tensor,
-                dtype=canonical_dtype(w.dtype),
-                shape=w.extents,
-                src=MemLevel.REG,
-                deps=tuple(x.name for x in work) or tuple(x.name for x in loads),
-                location=node.location,
-            )
+            _with_deps(self._store(w, MemLevel.REG, node.location), after)
             for w in node.writes
             if w.scope == GLOBAL
-            for tensor in (self._access(w, write=True, where=node.location),)
         ]
         return [*loads, *work, *stores]
 
@@ -269,16 +247,34 @@ class _Lowering:
             raise FrontendError(
                 "T.atomic_add into on-chip memory", construct="T.atomic_add", location=node.location
             )
-        tensor = self._access(dst, write=True, where=node.location)
-        self.tensors[tensor].atomic = True
+        store = self._store(dst, _level(src.scope), node.location, "atomic_add")
+        self.tensors[dst.buffer].atomic = True
+        return store
+
+    def _load(self, src: Region, dst: MemLevel, where: str) -> TileAction:
+        """A load of ``src``'s global tile into ``dst`` (registers or shared memory)."""
+        tensor = self._access(src, write=False, where=where)
         return TileAction(
-            self._name(f"atomic_add_{tensor}"),
+            self._name(f"load_{tensor}"),
+            ActionKind.LOAD,
+            tensor=tensor,
+            dtype=canonical_dtype(src.dtype),
+            shape=src.extents,
+            dst=dst,
+            location=where,
+        )
+
+    def _store(self, dst: Region, src: MemLevel, where: str, prefix: str = "store") -> TileAction:
+        """A store of ``dst``'s global tile from ``src`` (registers or shared memory)."""
+        tensor = self._access(dst, write=True, where=where)
+        return TileAction(
+            self._name(f"{prefix}_{tensor}"),
             ActionKind.STORE,
             tensor=tensor,
             dtype=canonical_dtype(dst.dtype),
             shape=dst.extents,
-            src=_level(src.scope),
-            location=node.location,
+            src=src,
+            location=where,
         )
 
     def copy(self, node: OpNode, stages: int) -> TileAction:
@@ -289,30 +285,12 @@ class _Lowering:
                 "copy from global to global memory", construct="T.copy", location=node.location
             )
         if src.scope == GLOBAL:
-            tensor = self._access(src, write=False, where=node.location)
             if dst.scope == SHARED and in_loop:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
-            return TileAction(
-                self._name(f"load_{tensor}"),
-                ActionKind.LOAD,
-                tensor=tensor,
-                dtype=canonical_dtype(src.dtype),
-                shape=src.extents,
-                dst=_level(dst.scope),
-                location=node.location,
-            )
+            return self._load(src, _level(dst.scope), node.location)
         if dst.scope == GLOBAL:
-            tensor = self._access(dst, write=True, where=node.location)
-            return TileAction(
-                self._name(f"store_{tensor}"),
-                ActionKind.STORE,
-                tensor=tensor,
-                dtype=canonical_dtype(dst.dtype),
-                shape=dst.extents,
-                src=_level(src.scope),
-                location=node.location,
-            )
+            return self._store(dst, _level(src.scope), node.location)
         smem = sum(_bytes(r) for r in (src, dst) if r.scope == SHARED)
         return TileAction(
             self._name(f"copy_{src.buffer}_{dst.buffer}"),
