@@ -508,32 +508,34 @@ def dot_shapes() -> dict:
     return {"points": points}
 
 
+def _softmax_chain_s(bm: int, bn: int, d: int, warps: int, per_sm: int, mask: bool = False) -> float:
+    """Seconds of SOFTMAX_DOT_ITERS iterations of softmax_dot_chain at ``per_sm`` blocks per SM."""
+    q = torch.randn(bm, d, device="cuda", dtype=torch.float16)
+    k = torch.randn(d, bn, device="cuda", dtype=torch.float16)
+    v = torch.randn(bn, d, device="cuda", dtype=torch.float16)
+    grid = (n_sm() * per_sm,)
+    out = torch.empty(grid[0] * bm * d, device="cuda", dtype=torch.float32)
+    kw = dict(BM=bm, BN=bn, D=d, MASK=mask, num_warps=warps)
+    return bench_s(lambda: K.softmax_dot_chain[grid](q, k, v, out, SOFTMAX_DOT_ITERS, **kw))
+
+
 def softmax_dot() -> dict:
     """The attention inner loop on register/shared-resident operands: seconds per iteration per block."""
     points = []
     for bm, bn, d, warps in SOFTMAX_DOT_SHAPES:
-        q = torch.randn(bm, d, device="cuda", dtype=torch.float16)
-        k = torch.randn(d, bn, device="cuda", dtype=torch.float16)
-        v = torch.randn(bn, d, device="cuda", dtype=torch.float16)
         for per_sm in CHAIN_BLOCKS_PER_SM:
-            grid = (n_sm() * per_sm,)
-            out = torch.empty(grid[0] * bm * d, device="cuda", dtype=torch.float32)
-            kw = dict(BM=bm, BN=bn, D=d, num_warps=warps)
             try:
-                t = bench_s(
-                    lambda grid=grid, out=out, q=q, k=k, v=v, kw=kw: K.softmax_dot_chain[grid](
-                        q, k, v, out, SOFTMAX_DOT_ITERS, **kw
-                    )
-                )
+                t = _softmax_chain_s(bm, bn, d, warps, per_sm)
             except Exception as exc:  # e.g. out of resources at 4 blocks per SM: record and go on
                 points.append({"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm,
                                "error": f"{type(exc).__name__}: {exc}"[:200]})  # fmt: skip
                 continue
-            flops = 4 * bm * bn * d * SOFTMAX_DOT_ITERS * grid[0]
+            blocks = n_sm() * per_sm
+            flops = 4 * bm * bn * d * SOFTMAX_DOT_ITERS * blocks
             points.append(
                 {"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm, "s": t,
                  "s_per_iter_per_sm": t / SOFTMAX_DOT_ITERS, "dot_flops_per_s": flops / t,
-                 "exp2_per_s": bm * bn * SOFTMAX_DOT_ITERS * grid[0] / t}
+                 "exp2_per_s": bm * bn * SOFTMAX_DOT_ITERS * blocks / t}
             )  # fmt: skip
     return {"points": points}
 
@@ -548,19 +550,9 @@ def masked_softmax() -> dict:
     """Seconds per iteration per SM of the attention inner loop with and without the causal mask."""
     points = []
     for bm, bn, d, warps in MASK_SHAPES:
-        q = torch.randn(bm, d, device="cuda", dtype=torch.float16)
-        k = torch.randn(d, bn, device="cuda", dtype=torch.float16)
-        v = torch.randn(bn, d, device="cuda", dtype=torch.float16)
         for per_sm in MASK_BLOCKS_PER_SM:
-            grid = (n_sm() * per_sm,)
-            out = torch.empty(grid[0] * bm * d, device="cuda", dtype=torch.float32)
             for mask in (False, True):
-                kw = dict(BM=bm, BN=bn, D=d, MASK=mask, num_warps=warps)
-                t = bench_s(
-                    lambda grid=grid, out=out, q=q, k=k, v=v, kw=kw: K.softmax_dot_chain[grid](
-                        q, k, v, out, SOFTMAX_DOT_ITERS, **kw
-                    )
-                )
+                t = _softmax_chain_s(bm, bn, d, warps, per_sm, mask)
                 points.append(
                     {"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm, "mask": mask,
                      "s": t, "s_per_iter_per_sm": t / SOFTMAX_DOT_ITERS}
