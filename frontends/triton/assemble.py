@@ -27,8 +27,6 @@ from .layouts import pipelined
 from .registers import REGISTER_BYTES, SYNC_VARIANT, estimate_registers
 from .strides import tile_extents
 
-# Variant of a loop load the pipeliner left synchronous (tilesight.model.resources.lsu_seconds reads it).
-SYNC = SYNC_VARIANT
 REGISTER_NOTE = (
     "registers per thread estimated from the accumulators or tiles (ptxas not run): {regs} per thread{spill}"
 )
@@ -81,7 +79,7 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
                 src=n.get("src", "reg"),
                 dst=n.get("dst", "reg"),
                 deps=deps,
-                variant=SYNC if sync_loads and n["kind"] == ActionKind.LOAD else n.get("variant"),
+                variant=SYNC_VARIANT if sync_loads and n["kind"] == ActionKind.LOAD else n.get("variant"),
                 location=n["loc"],
                 vector_bytes=n.get("vector_bytes"),
                 smem_bytes=n.get("smem_bytes"),
@@ -148,8 +146,9 @@ def build_plan(
     )
     threads = ir.num_warps * ir.threads_per_warp
     body = _nodes(raw, ir.num_stages, pipelined(ir.ttgir))
-    load_tiles = {t.name: (math.prod(t.tile), dtype_bytes(t.dtype)) for t in tensors}
-    regs = estimate_registers(body, threads, [math.prod(t.tile) for t in tensors], load_tiles)
+    regs = estimate_registers(
+        body, threads, {t.name: (math.prod(t.tile), dtype_bytes(t.dtype)) for t in tensors}
+    )
     limit = regs_per_thread_max
     spill = max(regs - limit, 0) * REGISTER_BYTES
     spilled = f", {spill} bytes likely spilled" if spill else ""

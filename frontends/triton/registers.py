@@ -19,7 +19,7 @@ limit, the excess is taken as spilled (4 bytes a register). It is an estimate: t
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from tilesight.dtypes import dtype_bytes
 from tilesight.plan import ActionKind, Loop, Node, TileAction
@@ -32,7 +32,8 @@ REGISTER_OVERHEAD = 40
 # 16 is what ptxas gives a 1-element-per-thread Triton vector add (compiler constant, not fitted to timings).
 ELEMENTWISE_OVERHEAD = 16
 REGISTER_BYTES = 4
-# TileAction.variant of a loop load Triton could not turn into an asynchronous copy (assemble.SYNC).
+# TileAction.variant of a loop load Triton could not turn into an asynchronous copy (the pipeliner left it
+# synchronous; tilesight.model.resources.lsu_seconds reads it too).
 SYNC_VARIANT = "sync"
 ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
 
@@ -96,21 +97,18 @@ def _live_dot_registers(
 
 
 def estimate_registers(
-    body: tuple[Node, ...],
-    threads: int,
-    tile_elements: Sequence[int] = (),
-    load_tiles: Mapping[str, tuple[int, int]] | None = None,
+    body: tuple[Node, ...], threads: int, tiles: Mapping[str, tuple[int, int]] | None = None
 ) -> int:
     """Registers per thread the plan keeps live (see the module docstring).
 
-    ``load_tiles`` (tensor name -> (elements of its tile, bytes per element)) sizes the synchronous loads of
-    a dot's loop, which stage their tiles in registers. A kernel without a dot in a loop holds its largest
+    ``tiles`` (tensor name -> (elements of its tile, bytes per element)) sizes the synchronous loads of a
+    dot's loop, which stage their tiles in registers. A kernel without a dot in a loop holds its largest
     element-wise tile in registers instead: Triton tiles are powers of two, one fp32 register per element
     per thread, plus ``ELEMENTWISE_OVERHEAD``.
     """
-    regs = _live_dot_registers(body, False, threads, load_tiles)
+    regs = _live_dot_registers(body, False, threads, tiles)
     if regs is None:
-        widest = max(tile_elements, default=0)
+        widest = max((elements for elements, _ in (tiles or {}).values()), default=0)
         tile = 1 << max(widest - 1, 0).bit_length() if widest else 0
         return ELEMENTWISE_OVERHEAD + math.ceil(tile / threads)
     return REGISTER_OVERHEAD + math.ceil(regs)

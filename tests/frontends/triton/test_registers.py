@@ -64,12 +64,12 @@ def test_synchronous_loads_stage_their_tiles_in_registers():
     )
     body = (Loop("k", 8, (a, b, dot), stages=1, reduction=True),)
     tiles = {"a": (64 * 64, 2), "b": (64 * 64, 2)}
-    assert estimate_registers(body, 128, load_tiles=tiles) == REGISTER_OVERHEAD + 32 + 128
+    assert estimate_registers(body, 128, tiles=tiles) == REGISTER_OVERHEAD + 32 + 128
     # 16-byte vectors: 512 accesses per tile of 4 value registers and an offset: 2 x 512 x 5 / 128 = 40
     wide = tuple(
         TileAction(n, ActionKind.LOAD, tensor=n[1], variant="sync", vector_bytes=16) for n in ("la", "lb")
     )
-    assert estimate_registers((Loop("k", 8, (*wide, dot), stages=1),), 128, load_tiles=tiles) == 40 + 32 + 40
+    assert estimate_registers((Loop("k", 8, (*wide, dot), stages=1),), 128, tiles=tiles) == 40 + 32 + 40
     # asynchronous (pipelined) loads go straight to shared memory: no staging registers
     asynchronous = tuple(TileAction(n, ActionKind.LOAD, tensor=n[1], vector_bytes=2) for n in ("la", "lb"))
-    assert estimate_registers((Loop("k", 8, (*asynchronous, dot), stages=3),), 128, load_tiles=tiles) == 72
+    assert estimate_registers((Loop("k", 8, (*asynchronous, dot), stages=3),), 128, tiles=tiles) == 72
