@@ -14,6 +14,7 @@ bad value raises :class:`~tilesight.errors.PlanError` naming the field and the v
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Iterator
@@ -471,6 +472,11 @@ class TilePlan:
         _check_dags(self.body, "body")
 
     # -- derived views -------------------------------------------------------------------------------------
+    @functools.cached_property
+    def has_dots(self) -> bool:
+        """Whether any action is tensor-core work (worked out once per plan)."""
+        return any(a.kind is ActionKind.DOT for a, _ in self.actions())
+
     def actions(self) -> Iterator[tuple[TileAction, tuple[Loop, ...]]]:
         """Every action with the loops enclosing it, outermost first."""
         yield from _actions(self.body, ())

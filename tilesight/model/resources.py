@@ -201,23 +201,6 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile) -> float
     return passes * nbytes / (vec * hw.warp_size) / hw.lsu_warp_instr_per_s_per_sm
 
 
-def _has_dots(plan: TilePlan) -> bool:
-    """Whether the plan has tensor-core work for its SFU work to serialise with (kept per plan object)."""
-    hit = _DOTS.get(id(plan))
-    if hit is not None and hit[0] is plan:
-        return hit[1]
-    found = any(a.kind is ActionKind.DOT for a, _ in plan.actions())
-    if len(_DOTS) >= DOTS_CACHE_SIZE:
-        _DOTS.clear()
-    _DOTS[id(plan)] = (plan, found)  # holding the plan keeps its id from being reused
-    return found
-
-
-# Plans whose "has a dot" answer is kept (see :func:`_has_dots`).
-DOTS_CACHE_SIZE = 256
-_DOTS: dict[int, tuple[TilePlan, bool]] = {}
-
-
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
     miss = max(0.0, 1.0 - l15_hit - l2_hit)
     return (1.0 - miss) * hw.l2_latency_s + miss * hw.ddr_latency_s
@@ -340,7 +323,7 @@ def action_demand(
             else:
                 rate = rates[r]
             busy[r] = a / rate
-    if kind is ActionKind.SFU and hw.sfu_tc_serialised and _has_dots(plan):
+    if kind is ActionKind.SFU and hw.sfu_tc_serialised and plan.has_dots:
         busy[TC] += busy[SFU]  # the exponentials hold the tensor cores too (profile: sfu_tc_serialised)
     if kind is ActionKind.STORE and busy[DDR]:
         busy[DDR] *= ddr_write_slowdown(hw)
