@@ -529,7 +529,9 @@ class Walker:
     def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
         """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small)."""
         deps = set(self.deps_in(body, vin))
-        same = [d for d in deps if body.index[d]["kind"] is kind and "fusable" in body.index[d]]
+        # candidates in program order (the earliest group first), not in set order: which group absorbs the
+        # op shapes the DAG, and set order changes with the interpreter's hash seed
+        same = [n["name"] for n in body.nodes if n["name"] in deps and n["kind"] is kind and "fusable" in n]
         for g in same:
             others = deps - {g}
             if not any(body.depends_on(o, g) for o in others):
