@@ -200,6 +200,12 @@ class HardwareProfile:
     cross_warp_reduction: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # [sm_placement]: the SM the block scheduler gives the i-th block of a wave (a permutation of the SMs),
+    # and the L2 partition each SM is attached to; empty: blocks go to SMs 0, 1, ..., SMs split evenly
+    sm_dispatch_order: tuple[int, ...] = ()
+    sm_l2_partition: tuple[int, ...] = ()
+    # the same for a wave of at most len(...) blocks, which the scheduler spreads one per TPC first
+    sm_dispatch_order_sparse: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -256,6 +262,24 @@ class HardwareProfile:
                 raise ProfileError(
                     f"profile {self.name!r}: {small}={small_v:.6g} exceeds {big}={big_v:.6g} (x{slack})"
                 )
+        if self.sm_dispatch_order and sorted(self.sm_dispatch_order) != list(range(self.sm_count)):
+            raise ProfileError(
+                f"profile {self.name!r}: sm_placement.dispatch_order must list each of the {self.sm_count}"
+                f" SMs once (got {len(self.sm_dispatch_order)} entries)"
+            )
+        sparse = self.sm_dispatch_order_sparse
+        if len(set(sparse)) != len(sparse) or not all(0 <= v < self.sm_count for v in sparse):
+            raise ProfileError(
+                f"profile {self.name!r}: sm_placement.dispatch_order_sparse must list distinct SMs of"
+                f" 0..{self.sm_count - 1}"
+            )
+        parts = max(self.l2_partitions, 1)
+        part_map = self.sm_l2_partition
+        if part_map and (len(part_map) != self.sm_count or not all(0 <= p < parts for p in part_map)):
+            raise ProfileError(
+                f"profile {self.name!r}: sm_placement.l2_partition must give each of the {self.sm_count} SMs"
+                f" a partition in 0..{parts - 1}"
+            )
         warps_x_size = self.max_warps_per_sm * self.warp_size
         if warps_x_size != self.max_threads_per_sm:
             raise ProfileError(
@@ -417,6 +441,14 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     reductions = _int_keyed_table(
         doc, "cross_warp_reduction", origin, sources, _is_warp_latency, "keys are warps >= 2, values seconds"
     )
+    placement = {}
+    for key, entry in doc.get("sm_placement", {}).items():
+        if key not in ("dispatch_order", "dispatch_order_sparse", "l2_partition"):
+            raise ProfileError(f"{origin}: unknown field sm_placement.{key}")
+        value, sources[f"sm_placement.{key}"] = _entry(origin, f"sm_placement.{key}", entry, number=False)
+        if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+            raise ProfileError(f"{origin}: sm_placement.{key} must be a list of integers")
+        placement[key] = tuple(value)
     return HardwareProfile(
         **top,
         **values,
@@ -425,6 +457,9 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         ddr_chunk_efficiency=MappingProxyType(chunks),
         l2_chunk_efficiency=MappingProxyType(l2_chunks),
         cross_warp_reduction=MappingProxyType(reductions),
+        sm_dispatch_order=placement.get("dispatch_order", ()),
+        sm_l2_partition=placement.get("l2_partition", ()),
+        sm_dispatch_order_sparse=placement.get("dispatch_order_sparse", ()),
         tc_spec_flops_per_s=tables["tensor_core_spec"],
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),
@@ -453,12 +488,12 @@ def _int_keyed_table(
     return out
 
 
-def _entry(origin: str, key: str, entry: Any) -> tuple[Any, str]:
+def _entry(origin: str, key: str, entry: Any, *, number: bool = True) -> tuple[Any, str]:
     if not isinstance(entry, dict) or "value" not in entry or "source" not in entry:
         raise ProfileError(f'{origin}: field {key} must be {{ value = ..., source = "..." }}, got {entry!r}')
     if not str(entry["source"]).strip():
         raise ProfileError(f"{origin}: field {key} has an empty source")
     value = entry["value"]
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if number and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise ProfileError(f"{origin}: field {key}={value!r} must be a number")
     return value, str(entry["source"])

@@ -181,3 +181,46 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
         if "l2_latency_s" not in out:
             put("l2_latency_s", lat.get("l2_s"), f"pointer chase over {lat.get('l2_buffer_bytes', '?')} B")
     return out
+
+
+# The wave the scheduler's SM order is read from: this many programs of the one-block-per-SM GEMM (a full wave
+# on the 132-SM H200; the probe runs PLACEMENT_TILES = ..., 132, ...).
+DISPATCH_CONFIG = (128, 256, 64, 8, 3)
+
+
+def sm_placement(measurements: Mapping[str, Any], sm_count: int) -> dict[str, list[int]]:
+    """The profile's ``[sm_placement]`` from the ``sm_dispatch`` and ``l2_partition`` probes.
+
+    ``dispatch_order``: the SMs of programs 0 .. sm_count-1 of the first full wave of the one-block-per-SM
+    GEMM (its last repetition); ``dispatch_order_sparse``: those of its half-wave grid (sm_count // 2
+    programs). ``l2_partition``: per SM, 0 when its median L2 latency to the lines warmed from
+    another SM is in the warming SM's cluster (every line near: that SM's partition holds them all), 1 when it
+    is in the slow cluster (the lines homed in the other partition cross the fabric). The two clusters are
+    split at the midpoint of the per-SM medians; both repetitions must agree.
+    """
+    runs = [
+        r for r in measurements["sm_dispatch"]["runs"]
+        if tuple(r["config"]) == DISPATCH_CONFIG and r["tiles"] == sm_count
+    ]  # fmt: skip
+    if not runs:
+        raise ValueError(f"sm_placement: no sm_dispatch run of config {DISPATCH_CONFIG} at {sm_count} tiles")
+    order = [int(s) for s in max(runs, key=lambda r: r["rep"])["sm"]]
+    if sorted(order) != list(range(sm_count)):
+        raise ValueError("sm_placement: the wave did not put one program on every SM")
+    half = [
+        r for r in measurements["sm_dispatch"]["runs"]
+        if tuple(r["config"]) == DISPATCH_CONFIG and r["tiles"] == sm_count // 2
+    ]  # fmt: skip
+    sparse = [int(s) for s in max(half, key=lambda r: r["rep"])["sm"]] if half else []
+    labels = []
+    for rep in sorted({r["rep"] for r in measurements["l2_partition"]["rows"]}):
+        rows = [r for r in measurements["l2_partition"]["rows"] if r["rep"] == rep]
+        rows.sort(key=lambda r: r["sm"])
+        med = [sorted(r["cycles"])[len(r["cycles"]) // 2] for r in rows]
+        cut = (min(med) + max(med)) / 2
+        warm = rows[0]["warm_sm"]
+        near = med[warm] <= cut
+        labels.append([0 if (m <= cut) == near else 1 for m in med])
+    if any(lab != labels[0] for lab in labels):
+        raise ValueError("sm_placement: the l2_partition repetitions disagree on the SM partitions")
+    return {"dispatch_order": order, "dispatch_order_sparse": sparse, "l2_partition": labels[0]}

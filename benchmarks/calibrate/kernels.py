@@ -65,22 +65,7 @@ def reread(x_ptr, out_ptr, n_elem, reps, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def gemm(
-    a_ptr,
-    bt_ptr,
-    c_ptr,
-    M,
-    N,
-    K,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    GROUP: tl.constexpr,
-    PRECISION: tl.constexpr,
-):
-    """C = A @ B with A (M, K) row-major and B given transposed, Bt (N, K) row-major (K-major operands, the
-    layout wgmma wants for every dtype including fp8). M, N, K are multiples of the blocks (no masks)."""
-    pid = tl.program_id(0)
+def _gemm_tile(a_ptr, bt_ptr, c_ptr, M, N, K, pid, BLOCK_M, BLOCK_N, BLOCK_K, GROUP, PRECISION):
     grid_n = N // BLOCK_N
     width = GROUP * grid_n
     group = pid // width
@@ -101,6 +86,94 @@ def gemm(
         a_ptrs += BLOCK_K
         b_ptrs += BLOCK_K
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def gemm(
+    a_ptr,
+    bt_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP: tl.constexpr,
+    PRECISION: tl.constexpr,
+):
+    """C = A @ B with A (M, K) row-major and B given transposed, Bt (N, K) row-major (K-major operands, the
+    layout wgmma wants for every dtype including fp8). M, N, K are multiples of the blocks (no masks)."""
+    _gemm_tile(a_ptr, bt_ptr, c_ptr, M, N, K, tl.program_id(0), BLOCK_M, BLOCK_N, BLOCK_K, GROUP, PRECISION)
+
+
+@triton.jit
+def smid(x):
+    """The SM this thread runs on (PTX ``%smid``); ``x`` only gives the result its shape."""
+    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [x], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
+def global_ns(x):
+    """The GPU's global nanosecond timer (PTX ``%globaltimer``), shared by all SMs."""
+    return tl.inline_asm_elementwise(
+        "mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=tl.int64, is_pure=False, pack=1
+    )
+
+
+@triton.jit
+def placed_gemm(
+    a_ptr,
+    bt_ptr,
+    c_ptr,
+    place_ptr,
+    M,
+    N,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """:func:`gemm` (GROUP 1, fp16) that also records, per program, the SM it ran on and its start and end on
+    the global timer (``place_ptr[pid] = (sm, start_ns, end_ns)``, int64): the block scheduler's placement."""
+    pid = tl.program_id(0)
+    t0 = global_ns(pid)
+    _gemm_tile(a_ptr, bt_ptr, c_ptr, M, N, K, pid, BLOCK_M, BLOCK_N, BLOCK_K, 1, "tf32")
+    t1 = global_ns(pid)
+    tl.store(place_ptr + 3 * pid, smid(pid).to(tl.int64))
+    tl.store(place_ptr + 3 * pid + 1, t0)
+    tl.store(place_ptr + 3 * pid + 2, t1)
+
+
+@triton.jit
+def timed_chase(start_addr, steps, target, flag_ptr, lat_ptr, who_ptr):
+    """One program on SM ``target`` (any SM when ``target < 0``; the first to claim ``flag_ptr``) follows a
+    chain of absolute addresses from ``start_addr`` for ``steps`` hops and records each hop's load-to-use
+    latency in SM clocks (``lat_ptr[i]``) and its SM (``who_ptr``). Other programs exit at once, so a grid of
+    a few programs per SM places the chase on a chosen SM."""
+    pid = tl.program_id(0)
+    sm = smid(pid)
+    if (sm == target) | (target < 0):
+        if tl.atomic_cas(flag_ptr, 0, 1) == 0:
+            addr = start_addr.to(tl.int64)
+            for i in range(steps):
+                # in-order issue: the clock read after the dependent AND waits for the load
+                lat, addr = tl.inline_asm_elementwise(
+                    """{ .reg .u64 t0, t1, z;
+                    mov.u64 t0, %clock64;
+                    ld.global.cg.u64 $1, [$2];
+                    shr.u64 z, $1, 63;
+                    mov.u64 t1, %clock64;
+                    sub.u64 $0, t1, t0;
+                    add.u64 $0, $0, z; }""",
+                    "=l,=l,l",
+                    [addr],
+                    dtype=(tl.int64, tl.int64),
+                    is_pure=False,
+                    pack=1,
+                )
+                tl.store(lat_ptr + i, lat)
+            tl.store(who_ptr, sm)
 
 
 @triton.jit

@@ -188,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         ("sfu", M.sfu, ()),
         ("smem", M.smem, ()),
         ("latency", M.latency, ()),
+        ("sm_dispatch", M.sm_dispatch, ()),
+        ("l2_partition", M.l2_partition, ()),
         ("tensor_core", tensor_core, (suite,)),
     ]
     unknown = only - {name for name, _, _ in probes}

@@ -45,6 +45,7 @@ _UNIT_SCALE = {
     "us": 1e-6,
     "ms": 1e-3,
     "%": 1.0,
+    "sector": 1.0,
     "": 1.0,
 }
 _CANONICAL = {
@@ -65,8 +66,9 @@ def _number(text: str) -> float:
     return float(text.replace(",", "")) if text.strip() not in ("", "n/a") else float("nan")
 
 
-def parse_ncu_csv(text: str) -> dict[int, dict]:
-    """{launch ID: {"kernel": name, "grid": str, "block": str, metric: canonical value}} from ncu's output."""
+def parse_ncu_csv(text: str, extra: frozenset[str] = frozenset()) -> dict[int, dict]:
+    """{launch ID: {"kernel": name, "grid": str, "block": str, metric: canonical value}} from ncu's output.
+    Metrics named in ``extra`` (beyond :data:`METRICS`) are kept under their ncu name."""
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID","Process ID"')), None)
     if start is None:
@@ -78,7 +80,7 @@ def parse_ncu_csv(text: str) -> dict[int, dict]:
         if row.get("ID") is None or not row["ID"].strip().isdigit():
             continue  # a repeated header or a stray quoted line
         name = row.get("Metric Name", "")
-        if name not in _CANONICAL:
+        if name not in _CANONICAL and name not in extra:
             continue
         unit = row.get("Metric Unit", "")
         if unit not in _UNIT_SCALE:
@@ -86,7 +88,7 @@ def parse_ncu_csv(text: str) -> dict[int, dict]:
         launch = {"kernel": row.get("Kernel Name", ""), "grid": row.get("Grid Size", "")}
         launch["block"] = row.get("Block Size", "")
         rec = out.setdefault(int(row["ID"]), launch)
-        rec[_CANONICAL[name]] = _number(row["Metric Value"]) * _UNIT_SCALE[unit]
+        rec[_CANONICAL.get(name, name)] = _number(row["Metric Value"]) * _UNIT_SCALE[unit]
     return out
 
 
@@ -128,11 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=Path, required=True, help="ncu_l2_cases.json written by the driver")
     ap.add_argument("--out", type=Path, required=True, help="output JSON path (a .csv is written beside it)")
     ap.add_argument("--command", default="", help="the ncu command line, recorded in the output")
+    ap.add_argument("--extra", default="", help="further metrics collected (comma-separated)")
     args = ap.parse_args(argv)
     text = args.raw.read_text(errors="replace")
     doc = json.loads(args.cases.read_text())
-    rows = join(doc, parse_ncu_csv(text), markers(text) or None)
-    meta = dict(doc["meta"], ncu_command=args.command, metrics=list(METRICS))
+    extra = tuple(m for m in args.extra.split(",") if m)
+    rows = join(doc, parse_ncu_csv(text, frozenset(extra)), markers(text) or None)
+    meta = dict(doc["meta"], ncu_command=args.command, metrics=[*METRICS, *extra])
     args.out.write_text(json.dumps({"meta": meta, "cases": rows}, indent=1))
     keys = list(dict.fromkeys(k for r in rows for k in r if not isinstance(r[k], list | dict)))
     with args.out.with_suffix(".csv").open("w", newline="") as f:

@@ -4,6 +4,7 @@
 #
 #   OUT=/some/dir bash benchmarks/ncu_l2/run.sh            # writes $OUT/ncu_l2_h200.json (+ .csv, raw files)
 #   NCU_L2_LIMIT=5 OUT=/tmp/x bash benchmarks/ncu_l2/run.sh  # smoke test on the first 5 cases
+#   NCU_L2_EXTRA=lts__t_sectors_srcunit_ltcfabric.sum,... OUT=... bash benchmarks/ncu_l2/run.sh  # more metrics
 #
 # Needs python3 with torch + triton, and ncu (NCU env var, else `ncu` on PATH, else /usr/local/cuda/bin/ncu).
 set -euo pipefail
@@ -17,6 +18,8 @@ ncu_bin=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 limit=()
 if [[ -n "${NCU_L2_LIMIT:-}" ]]; then limit=(--limit "$NCU_L2_LIMIT"); fi
 metrics=gpu__time_duration.sum,lts__t_sector_hit_rate.pct,lts__t_sector_op_read_hit_rate.pct,lts__t_sector_op_write_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum
+extra=${NCU_L2_EXTRA:-}
+if [[ -n "$extra" ]]; then metrics="$metrics,$extra"; fi
 
 start=$(date +%s)
 python3 "$here/driver.py" --compile-only --out "$out" ${limit[@]+"${limit[@]}"}
@@ -30,6 +33,6 @@ export NCU_L2_COMMAND="${cmd[*]}"
 echo "[ncu_l2] profiled in $(( $(date +%s) - start )) s"
 
 python3 "$here/ncu_parse.py" --raw "$out/ncu_l2_raw.csv" --cases "$out/ncu_l2_cases.json" \
-  --out "$out/ncu_l2_h200.json" --command "$NCU_L2_COMMAND"
+  --out "$out/ncu_l2_h200.json" --command "$NCU_L2_COMMAND" --extra "$extra"
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv > "$out/ncu_l2_gpu.txt" 2>&1 || true
 echo "[ncu_l2] done in $(( $(date +%s) - start )) s"

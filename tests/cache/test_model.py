@@ -27,8 +27,16 @@ from tilesight.plan import (
 )
 
 H200 = load_profile("h200")
-# The bare SDCM (one L2, every reuse counted, lockstep waves) for numbers worked out by hand.
-BARE = dict(partitions=1, concurrent_hit=1.0, skew=0.0)
+# The bare SDCM (one L2, no request coalescing, lockstep waves) for numbers worked out by hand.
+BARE = dict(partitions=1, merge_spread=None, skew=0.0)
+# H200 with a placement for hand-worked numbers: blocks go to SMs 0, 1, 2, ...; SMs 0, 1 -> partition 0, 2, 3
+# -> partition 1, and so on
+PAIRS = dataclasses.replace(
+    H200,
+    sm_dispatch_order=tuple(range(132)),
+    sm_dispatch_order_sparse=(),
+    sm_l2_partition=tuple((s // 2) % 2 for s in range(132)),
+)
 # A B200-like synthetic profile with an L1.5 tier: 2 SMs per group, 4 MiB effective each.
 WITH_L15 = dataclasses.replace(
     H200, l15_bytes=8 << 20, l15_effective_bytes=4 << 20, l15_bw_bytes_per_s=2.0e13, l15_sms_per_group=2
@@ -146,30 +154,48 @@ def test_memoised_per_plan_and_profile():
     assert SdcmCacheModel().traffic(plan, H200) is SdcmCacheModel().traffic(plan, H200)
 
 
-def test_concurrent_reuse_share():
-    # the tiny GEMM's read hits are all same-step reuses inside its one wave: with half of them counted,
-    # hits = 0.5 x 256 KiB + 128 KiB of C writes = 256 KiB of 640 KiB -> 0.4
-    bare = dict(BARE, concurrent_hit=0.5)
-    traffic = SdcmCacheModel(**bare).traffic(gemm_plan(256, 256, 256, 128, 128, 64), H200)
-    assert traffic.l2_hit_rate == pytest.approx(0.4)
-    # the uncounted ones are still served by L2: DRAM reads stay A + B once (2 x 128 KiB), L2 service 1/2
+def test_coalesced_requests_are_neither_hits_nor_lookups():
+    # the tiny GEMM's read hits are all same-step reuses inside its one wave (half of the reads). With every
+    # one merged (spread 0): read hits 0, lookups 1/2 of 512 KiB; C writes 128 KiB hit -> 128 / 384
+    tiny = gemm_plan(256, 256, 256, 128, 128, 64)
+    merged = SdcmCacheModel(**dict(BARE, merge_spread=0.0)).traffic(tiny, H200)
+    assert merged.l2_hit_rate == pytest.approx(1 / 3)
+    # spread 1 at one block per SM merges half of them: hits 0.25 x 512 + 128 = 256 of 0.75 x 512 + 128 = 512
+    traffic = SdcmCacheModel(**dict(BARE, merge_spread=1.0)).traffic(tiny, H200)
+    assert traffic.l2_hit_rate == pytest.approx(0.5)
+    # merged requests are still served without DRAM: A and B are read once (2 x 128 KiB), L2 service 1/2
     assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
     assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
 
 
-def test_partitioned_l2_counts_a_miss_per_partition():
-    # 256^3, 128x128x64: 4 tiles on SMs 0..3, all in the first half of the 132 SMs, so one partition sees
-    # every access and the hit rate is the single-cache 0.6 (test_tiny_gemm_by_hand)
+def test_partitioned_l2_counts_near_and_fabric_lookups():
     plan = gemm_plan(256, 256, 256, 128, 128, 64)
     two = dict(BARE, partitions=2)
-    assert SdcmCacheModel(**two).traffic(plan, H200).l2_hit_rate == pytest.approx(0.6)
-    # 132 SMs in 66 halves of 2: SMs 0,1 -> partition 0, SMs 2,3 -> partition 1; tile launch order
-    # (0,0) (0,1) (1,0) (1,1): A(m=0) is read in partition 0 only (1 miss, 1 hit), A(m=1) in partition 1 only;
-    # B(n) is read by (0,n) in partition 0 and (1,n) in partition 1: 2 misses. Reads: A 1/2 hit, B 0 ->
-    # (128 + 0 + 128 writes) / 640 = 0.4; DRAM still reads A and B once (the whole-L2 walk)
-    t = SdcmCacheModel(**dict(BARE, partitions=66)).traffic(plan, H200)
-    assert t.l2_hit_rate == pytest.approx(0.4)
-    assert t.dram_read_bytes == pytest.approx(2 * 131072)
+    # tiles (0,0) (0,1) on SMs 0, 1 (partition 0), (1,0) (1,1) on SMs 2, 3 (partition 1). Whole L2: every
+    # block is read twice, one miss one hit (p_all 1/2). Near: A(m) stays in one partition (p_near 1/2), B(n)
+    # is read from both (p_near 0). Hits per read p_all = 1/2 (homed near: p_all; homed far: p_near, then
+    # p_all - p_near across the fabric); lookups 1 + (1 - p_near) / 2: A 1.25, B 1.5. Reads 256 KiB each,
+    # C writes 128 KiB: (128 + 128 + 128) / (320 + 384 + 128) = 6 / 13
+    t = SdcmCacheModel(**two).traffic(plan, PAIRS)
+    assert t.l2_hit_rate == pytest.approx(6 / 13)
+    assert t.dram_read_bytes == pytest.approx(2 * 131072)  # A and B once: DRAM follows p_all
+    # all four tiles in one partition: no fabric lookups for A or B beyond their near misses, 384 / 768
+    one_side = dataclasses.replace(PAIRS, sm_l2_partition=(0,) * 132)
+    assert SdcmCacheModel(**two).traffic(plan, one_side).l2_hit_rate == pytest.approx(0.5)
+
+
+def test_replicas_shrink_the_capacity_left_for_distinct_lines():
+    # a block read from one of two partitions has 1.5 copies on average (one more at home half the time), as
+    # in the calibration sweep; read from both, 2. The tiny GEMM on PAIRS: A blocks one partition, B blocks
+    # both, equal bytes -> mean 1.75 copies, capacity share 1.5 / 1.75
+    plan = gemm_plan(256, 256, 256, 128, 128, 64)
+    eo = model_mod.execution_order(plan, PAIRS)
+    streams = model_mod._streams(plan, eo.coords)
+    part = model_mod._partition_of(eo.sm, PAIRS, 2)
+    assert part.tolist() == [0, 0, 1, 1]
+    assert model_mod._replica_share(streams, part, 2) == pytest.approx(1.5 / 1.75)
+    assert model_mod._replica_share(streams, part, 1) == pytest.approx(1.0)
+    assert model_mod._replica_share(streams, part * 0, 2) == pytest.approx(1.0)
 
 
 def test_execution_skew_lengthens_reuse_distances():
@@ -186,7 +212,8 @@ def test_execution_skew_lengthens_reuse_distances():
     [
         {"form": "lru"},
         {"samples": 0},
-        {"concurrent_hit": 1.5},
+        {"merge_spread": -1.0},
+        {"merge_spread": float("inf")},
         {"l2_capacity_bytes": 0.0},
         {"skew": -0.1},
         {"partitions": 0},

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tilesight.cache.model import CONCURRENT_REUSE_HIT, EXECUTION_SKEW, SdcmCacheModel
+from tilesight.cache.model import EXECUTION_SKEW, LRC_MERGE_SPREAD, SdcmCacheModel
 from tilesight.hardware import load_profile
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -79,13 +79,28 @@ def test_missing_data_is_reported(tmp_path):
     assert score_l2.main(["--data", str(tmp_path / "none.json")]) == 2
 
 
+def test_runs_are_averaged_per_case(tmp_path):
+    # two runs of the same cases, 2 pp apart: the reference is their mean, 1 pp from each
+    runs = []
+    for k, offset in enumerate((0.0, 2.0)):
+        runs.append(tmp_path / f"run{k}.json")
+        doc = {"meta": {"gpu": "fake", "date": "today"}, "cases": _measured(offset)}
+        runs[-1].write_text(json.dumps(doc))
+    assert score_l2.main(["--data", *map(str, runs), "--json", str(tmp_path / "s.json")]) == 0
+    assert json.loads((tmp_path / "s.json").read_text())["sdcm"]["mae_pp_held_out"] == pytest.approx(1.0)
+    # runs of different cases are refused, not silently joined
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"meta": {}, "cases": _measured(0.0)[1:]}))
+    assert score_l2.main(["--data", str(runs[0]), str(other)]) == 2
+
+
 def test_sweep_uses_calibration_third_only():
     cases = _measured(0.0)
     cal = [c for c in cases if not ncu_cases.is_held_out(c["case_id"])]
     # at the committed knobs the model reproduces its own "measurements"
-    ((sk, ch, mae),) = score_l2.sweep(cases, H200, [EXECUTION_SKEW], [CONCURRENT_REUSE_HIT])
-    assert (sk, ch) == (EXECUTION_SKEW, CONCURRENT_REUSE_HIT) and mae == pytest.approx(0.0) and cal
+    ((sk, ch, mae),) = score_l2.sweep(cases, H200, [EXECUTION_SKEW], [LRC_MERGE_SPREAD])
+    assert (sk, ch) == (EXECUTION_SKEW, LRC_MERGE_SPREAD) and mae == pytest.approx(0.0) and cal
     # another skew moves the calibration MAE away from zero only through the model (no held-out case used)
     other = [min(EXECUTION_SKEW + 0.5, 1.0)]
-    ((_, _, mae_other),) = score_l2.sweep(cases, H200, other, [CONCURRENT_REUSE_HIT])
+    ((_, _, mae_other),) = score_l2.sweep(cases, H200, other, [LRC_MERGE_SPREAD])
     assert mae_other >= 0.0

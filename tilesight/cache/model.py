@@ -17,11 +17,23 @@ blocks of its earlier read stream; that reuse's distance is what its wave reads 
 Reads go through the SDCM; writes (stores) are absorbed by the write-back L2 (NCU counts their sectors as
 hits, :data:`WRITE_SECTOR_HIT_RATE`) and occupy capacity like reads; a written block reaches DRAM when it is
 evicted before the kernel ends (the SDCM of its distance to the end, see :data:`WRITEBACK_AT_KERNEL_END`).
-Three effects measured against NCU on the H200 (benchmarks/score_l2.py) refine the walk, each from the plan
-and the profile, with two global knobs set from the calibration third: tiles of a wave drift apart through
-deep loops (:data:`EXECUTION_SKEW`); NCU's sector hit rate is looked up in the SM's near L2 partition
-(:data:`L2_PARTITIONS`); reuses that reach L2 while the first fill is outstanding are counted as misses
-without reading DRAM (:data:`CONCURRENT_REUSE_HIT`).
+Two effects refine the walk: tiles of a wave drift apart through deep loops (:data:`EXECUTION_SKEW`), and
+the L2 is split into partitions joined by a fabric (:data:`L2_PARTITIONS`, the profile's ``[sm_placement]``).
+Each partition caches what its own SMs read, whichever partition the line's address is homed in, plus the
+lines homed in it that the other partition fetched over the fabric. Per read the model takes ``p_all`` (the
+block is somewhere in L2: a whole-L2 walk) and ``p_near`` (the reader's partition holds it: a walk per
+partition, SMs grouped by the measured partition map, blocks placed by the measured dispatch order); a line
+homed in the reader's partition (``1 / partitions`` of them) hits there with ``p_all``, one homed elsewhere
+with ``p_near``, and on a near miss is looked up again across the fabric, hitting with ``p_all - p_near``.
+DRAM reads are ``1 - p_all``. Lines read from several partitions are stored once per partition (plus at
+home), so the walks run at the capacity left after those copies (:func:`_replica_share`).
+
+NCU's ``lts__t_sector_hit_rate`` counts the lookups that reach the L2 slices: the near lookups, less the
+requests the L2 request coalescer (LRC) merged with an identical request already in flight, plus the fabric
+lookups. Merging is modelled for same-wave reuses (the block's previous request lies in the same wave and
+partition) with probability ``1 / (1 + LRC_MERGE_SPREAD x blocks per SM)`` (:data:`LRC_MERGE_SPREAD`);
+merged requests are served without an L2 lookup, so they count neither as hits nor as lookups.
+
 On GPUs with an L1.5 tier the same walk runs per SM group with the L1.5 capacity; per access the L1.5 serves
 ``P15``, L2 ``max(P2 - P15, 0)`` (an LRU stack property: what hits the small cache hits the large one), and
 DRAM the rest.
@@ -30,6 +42,7 @@ DRAM the rest.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,13 +64,15 @@ WRITE_SECTOR_HIT_RATE = 1.0
 # cases two samples stay within 0.005 pp of replaying every iteration (tests/cache/test_model.py checks one).
 REDUCTION_SAMPLES = 2
 
-# Share of reuses inside one wave (a tile re-reading, in the same loop step, a block another resident tile
-# just requested) that NCU's sector hit rate counts as hits. Requests that reach L2 while the first one's fill
-# is still outstanding are counted as misses although they read no DRAM, so this share scales only the
-# reported hit rate, never the DRAM bytes or the L2 service fraction the engine uses. One global value, set
-# from the NCU study's calibration third (benchmarks/score_l2.py --sweep: best calibration MAE over the grid
-# 0.85..1.0 at EXECUTION_SKEW 0..0.4), never per case.
-CONCURRENT_REUSE_HIT = 0.925
+# Request coalescing in front of the L2 (Hopper's L2 request coalescer, NCU's ``lrc__`` metrics): a same-wave
+# reuse (the block's previous request came from a tile of the same wave and partition, at the same loop step)
+# is merged with that request, and never looked up in L2, with probability ``1 / (1 + LRC_MERGE_SPREAD x r)``,
+# ``r`` the blocks resident per SM: an SM that interleaves more blocks spreads one block's identical requests
+# over a longer time, past the window in which the first is still in flight. Merging changes only the reported
+# hit rate (merged requests are neither hits nor lookups), never the DRAM bytes or the L2 service fraction.
+# One global value, set from the NCU study's calibration third (benchmarks/score_l2.py --sweep; NCU's
+# lrc__request_sectors_op_read_coalescing_achieved_type_hardware is the measured counterpart), never per case.
+LRC_MERGE_SPREAD = 1.5
 
 # Inter-SM execution skew (paper 3.5.3): tiles of one wave do not run their loops in exact lockstep. A tile
 # dispatched ``f`` of a wave after another (``f`` = difference of their positions over the wave's size) lags
@@ -66,15 +81,12 @@ CONCURRENT_REUSE_HIT = 0.925
 # lockstep, 1 a dispatch staggered over one whole tile duration: the distance is the blend
 # ``(1 - skew) D_lockstep + skew D_staggered`` (see :func:`_staggered_window_bytes`). One global value, set
 # from the NCU study's calibration third (benchmarks/score_l2.py --sweep), never per case.
-EXECUTION_SKEW = 0.3
+EXECUTION_SKEW = 0.2
 
-# The L2 of Ampere/Hopper GPUs is split into two partitions joined by a fabric; each partition caches the data
-# requested by the SMs attached to it (NVIDIA A100 whitepaper, "L2 cache"), so a block read by SMs of both
-# halves is looked up, and missed, in each near partition. NCU's lts__t_sector_hit_rate counts those near
-# lookups: the model's sector hit rate walks one cache of capacity / partitions per SM half (SMs split
-# evenly in SM order), while DRAM reads come from the whole-L2 walk (a near miss found in the other partition
-# crosses the fabric, not DRAM). Not applied where the profile has an L1.5 tier (that cascade models the
-# split). The count is the profile's ``l2_partitions``; this default serves profiles that do not give it.
+# L2 partitions where the profile gives no ``l2_partitions`` (see the module docstring for the partitioned
+# model). SMs map to partitions by the profile's ``[sm_placement] l2_partition`` when it describes this many
+# partitions, else evenly in SM order. Not applied where the profile has an L1.5 tier (that cascade models the
+# split).
 L2_PARTITIONS = 1
 
 # Whether dirty lines still in L2 when the kernel ends count as the kernel's DRAM writes. NCU measures a
@@ -111,7 +123,8 @@ class AccessBreakdown:
     l2_hit: float
     ddr_bytes: float
     compulsory_fraction: float  # first-touch share of the accesses
-    l2_sector_hit: float = -1.0  # NCU-comparable L2 hit share of the bytes reaching L2 (-1: equals l2_hit)
+    l2_sector_hit: float = -1.0  # NCU-counted L2 hits per requested byte (-1: equals l2_hit)
+    l2_lookups: float = 1.0  # NCU-counted L2 lookups per requested byte (coalesced requests out, fabric in)
 
 
 def _timeline(body: tuple[Node, ...], start: int, out: dict[str, list[np.ndarray]]) -> int:
@@ -434,6 +447,37 @@ def _in_tile_rereads(
         out[s.action] = (np.maximum(hits, p_in[cell].T), np.zeros_like(first), concurrent)
 
 
+def _partition_of(sm: np.ndarray, hw: HardwareProfile, partitions: int) -> np.ndarray:
+    """L2 partition of each SM: the profile's measured map where it has ``partitions`` parts, else SMs split
+    evenly in SM order."""
+    if hw.sm_l2_partition and partitions == max(hw.l2_partitions, 1):
+        return np.asarray(hw.sm_l2_partition, dtype=np.int64)[sm]
+    return sm * partitions // hw.sm_count
+
+
+def _replica_share(streams: list[_Stream], part: np.ndarray, partitions: int) -> float:
+    """Share of the calibrated L2 capacity left for distinct lines once lines read from several partitions
+    are copied into each (see the module docstring).
+
+    A block read from ``k`` of ``P`` partitions is held ``k`` times, once more at its home partition when that
+    is not one of the readers (probability ``(P - k) / P``). The profile's ``l2_effective_bytes`` comes from a
+    read sweep in which every line is read from one partition (``2 - 1 / P`` copies on average), so the
+    share is that over the plan's mean copies (bytes-weighted over its read blocks); 1 for one partition.
+    """
+    ref = 2.0 - 1.0 / partitions
+    num = den = 0.0
+    for s in streams:
+        if s.write or s.block_bytes <= 0 or s.keys.size == 0:
+            continue
+        pairs = np.unique(s.keys * partitions + part)  # distinct (block key, partition) pairs
+        k = np.bincount(pairs // partitions, minlength=s.nkeys)
+        k = k[k > 0]
+        weight = s.block_bytes * s.slots.size
+        num += weight * float(np.sum(k + (partitions - k) / partitions))
+        den += weight * k.size
+    return ref / (num / den) if den > 0 else 1.0
+
+
 def _compute(
     plan: TilePlan,
     hw: HardwareProfile,
@@ -441,7 +485,7 @@ def _compute(
     form: str,
     samples: int,
     resident: int | None,
-    concurrent_hit: float = CONCURRENT_REUSE_HIT,
+    merge_spread: float | None = LRC_MERGE_SPREAD,
     skew: float = EXECUTION_SKEW,
     partitions: int = L2_PARTITIONS,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
@@ -450,17 +494,23 @@ def _compute(
     tiles = eo.wave.size
     zeros = np.zeros(tiles, dtype=np.int64)
     sampled = _sampled_steps(streams, samples)
+    split = partitions > 1 and not hw.has_l15
+    part = _partition_of(eo.sm, hw, partitions) if split else zeros
+    capacity = l2_capacity_bytes * (_replica_share(streams, part, partitions) if split else 1.0)
     l2 = _hit_matrix(
-        streams, eo.wave, zeros, l2_capacity_bytes, hw.l2_associativity, form, samples, skew, sampled=sampled
+        streams, eo.wave, zeros, capacity, hw.l2_associativity, form, samples, skew, sampled=sampled
     )
     near = l2
-    if partitions > 1 and not hw.has_l15:
-        # each SM looks a block up in its near L2 partition first (see L2_PARTITIONS)
-        part = eo.sm * partitions // hw.sm_count
+    if split:
+        # each SM looks a block up in its own partition first (see the module docstring)
         near = _hit_matrix(
-            streams, eo.wave, part, l2_capacity_bytes / partitions, hw.l2_associativity, form, samples, skew,
+            streams, eo.wave, part, capacity / partitions, hw.l2_associativity, form, samples, skew,
             reads_only=True, sampled=sampled,
         )  # fmt: skip
+    # lines homed in another partition than the reader's: looked up again across the fabric on a near miss
+    far = (partitions - 1) / partitions if split else 0.0
+    per_sm = math.ceil(eo.concurrency / hw.sm_count) if eo.concurrency else 1
+    merge = 0.0 if merge_spread is None else 1.0 / (1.0 + merge_spread * per_sm)
     l15 = None
     if hw.has_l15 and hw.l15_sms_per_group > 0:
         groups = eo.sm // hw.l15_sms_per_group
@@ -487,23 +537,25 @@ def _compute(
             continue
         p2, first, _ = l2[s.action]
         p_near, _, concurrent = near[s.action]
-        # same-wave reuses are served by L2 (no DRAM read) but NCU counts only a share of them as sector hits
-        counted = np.where(concurrent[None, :], concurrent_hit, 1.0)
+        merged = merge * concurrent[None, :]  # requests the coalescer answers without an L2 lookup
         if l15 is not None:
             p15 = l15[s.action][0]
             h15 = float(p15.mean())
             l2_only = np.maximum(p2 - p15, 0.0)
             h2 = float(l2_only.mean())
-            h2_sector = float((l2_only * counted).mean())
+            h2_sector, lookups = h2, 1.0
         else:
             h15, h2 = 0.0, float(p2.mean())
-            h2_sector = float((p_near * counted).mean())
+            hits = (1.0 - far) * p2 + far * np.maximum(p2, p_near) - merged
+            h2_sector = float(np.maximum(hits, 0.0).mean())
+            lookups = float((1.0 - merged + far * (1.0 - p_near)).mean())
         ddr = requested * max(0.0, 1.0 - h15 - h2)
         rows.append(
             AccessBreakdown(
-                s.action, s.tensor, False, accesses, requested, h15, h2, ddr, float(first.mean()), h2_sector
+                s.action, s.tensor, False, accesses, requested, h15, h2, ddr, float(first.mean()), h2_sector,
+                lookups,
             )
-        )
+        )  # fmt: skip
 
     tensors: dict[str, TensorTraffic] = {}
     for name in dict.fromkeys(r.tensor for r in rows):
@@ -518,7 +570,9 @@ def _compute(
         tensors[name] = TensorTraffic(name, acc, req, h15, h2, ddr, write=all(r.write for r in mine))
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]
-    at_l2 = sum(r.requested_bytes * (1.0 - r.l15_hit) for r in reads) + sum(r.requested_bytes for r in writes)
+    at_l2 = sum(r.requested_bytes * (r.l2_lookups - r.l15_hit) for r in reads) + sum(
+        r.requested_bytes for r in writes
+    )
     l2_hits = sum(r.requested_bytes * (r.l2_hit if r.l2_sector_hit < 0 else r.l2_sector_hit) for r in rows)
     l2_rate = l2_hits / at_l2 if at_l2 > 0 else 0.0
     req_reads = sum(r.requested_bytes for r in reads)
@@ -555,6 +609,9 @@ def _hw_key(hw: HardwareProfile) -> tuple:
         hw.smem_alloc_unit_bytes,
         hw.regs_per_sm,
         hw.reg_alloc_unit_regs,
+        hw.l2_partitions,
+        hw.sm_dispatch_order,
+        hw.sm_l2_partition,
     )
 
 
@@ -566,7 +623,7 @@ def sdcm_breakdown(
     form: str = "gaussian",
     samples: int = REDUCTION_SAMPLES,
     resident: int | None = None,
-    concurrent_hit: float = CONCURRENT_REUSE_HIT,
+    merge_spread: float | None = LRC_MERGE_SPREAD,
     skew: float = EXECUTION_SKEW,
     partitions: int | None = None,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
@@ -577,8 +634,9 @@ def sdcm_breakdown(
         partitions = hw.l2_partitions or L2_PARTITIONS
     key = _hw_key(hw)
     return _evaluate_keyed(
-        plan, key, _Unhashed(hw), cap, form, samples, resident, float(concurrent_hit), float(skew), partitions
-    )
+        plan, key, _Unhashed(hw), cap, form, samples, resident,
+        None if merge_spread is None else float(merge_spread), float(skew), partitions,
+    )  # fmt: skip
 
 
 class _Unhashed:
@@ -605,11 +663,11 @@ def _evaluate_keyed(
     form: str,
     samples: int,
     resident: int | None,
-    concurrent_hit: float,
+    merge_spread: float | None,
     skew: float,
     partitions: int,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
-    return _compute(plan, hw.hw, cap, form, samples, resident, concurrent_hit, skew, partitions)
+    return _compute(plan, hw.hw, cap, form, samples, resident, merge_spread, skew, partitions)
 
 
 class SdcmCacheModel:
@@ -624,7 +682,7 @@ class SdcmCacheModel:
         samples: int = REDUCTION_SAMPLES,
         l2_capacity_bytes: float | None = None,
         resident: int | None = None,
-        concurrent_hit: float = CONCURRENT_REUSE_HIT,
+        merge_spread: float | None = LRC_MERGE_SPREAD,
         skew: float = EXECUTION_SKEW,
         partitions: int | None = None,
     ) -> None:
@@ -632,8 +690,11 @@ class SdcmCacheModel:
             raise TileSightError(f"SdcmCacheModel form={form!r}: one of {FORMS}")
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise TileSightError(f"SdcmCacheModel samples={samples!r}: must be an integer >= 1")
-        if not 0.0 <= concurrent_hit <= 1.0:
-            raise TileSightError(f"SdcmCacheModel concurrent_hit={concurrent_hit!r}: must lie in [0, 1]")
+        if merge_spread is not None and not (math.isfinite(merge_spread) and merge_spread >= 0.0):
+            raise TileSightError(
+                f"SdcmCacheModel merge_spread={merge_spread!r}: must be a finite number >= 0, or None (no"
+                " request coalescing)"
+            )
         if partitions is not None and (
             isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1
         ):
@@ -646,7 +707,7 @@ class SdcmCacheModel:
         self.samples = samples
         self.l2_capacity_bytes = l2_capacity_bytes
         self.resident = resident
-        self.concurrent_hit = concurrent_hit
+        self.merge_spread = merge_spread
         self.skew = skew
         self.partitions = partitions
 
@@ -663,7 +724,7 @@ class SdcmCacheModel:
             form=self.form,
             samples=self.samples,
             resident=self.resident,
-            concurrent_hit=self.concurrent_hit,
+            merge_spread=self.merge_spread,
             skew=self.skew,
             partitions=self.partitions,
         )

@@ -5,9 +5,11 @@ and are dispatched onto ``sm_count x resident_blocks`` slots. The tiles resident
 run concurrently and, in the model, in lockstep through their loops. A persistent kernel's ``programs`` blocks
 each walk launch indices ``p, p + programs, ...``: the tiles the programs handle at the same step form a wave.
 
-Position ``pos`` within a wave maps to SM ``pos mod sm_count`` (the block scheduler fills every SM before
-stacking a second block on one); on GPUs with an L1.5 tier, SM ``s`` belongs to group
-``s // l15_sms_per_group``.
+Position ``pos`` within a wave goes to the SM at ``pos mod sm_count`` of the profile's measured dispatch order
+(``[sm_placement] dispatch_order``; SM ``pos mod sm_count`` where the profile gives none): the block scheduler
+fills every SM before stacking a second block on one. A wave of at most ``len(dispatch_order_sparse)`` blocks
+takes that order instead (the scheduler spreads a small grid one block per TPC first). On GPUs with an L1.5
+tier, SM ``s`` belongs to group ``s // l15_sms_per_group``.
 """
 
 from __future__ import annotations
@@ -68,5 +70,10 @@ def execution_order(plan: TilePlan, hw: HardwareProfile, resident: int | None = 
         order = np.lexsort((pos, wave))
         coords, wave, pos = coords[order], wave[order], pos[order]
     sm = pos % hw.sm_count
+    sparse = hw.sm_dispatch_order_sparse
+    if sparse and concurrency <= len(sparse):
+        sm = np.asarray(sparse, dtype=np.int64)[pos]
+    elif hw.sm_dispatch_order:
+        sm = np.asarray(hw.sm_dispatch_order, dtype=np.int64)[sm]
     waves = int(wave.max()) + 1 if tiles else 0
     return ExecutionOrder(coords, wave, pos, sm, concurrency, waves)
