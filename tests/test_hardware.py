@@ -309,3 +309,38 @@ def test_cross_warp_reduction_latency():
     )
     with pytest.raises(ts.ProfileError, match="cross_warp_reduction.1"):
         parse_profile(bad)
+
+
+def test_h200_placement_is_measured():
+    h = ts.load_profile("h200")
+    assert sorted(h.sm_dispatch_order) == list(range(h.sm_count))
+    assert len(h.sm_l2_partition) == h.sm_count and sorted(set(h.sm_l2_partition)) == [0, 1]
+    assert sum(h.sm_l2_partition) == h.sm_count // 2  # two partitions of 66 SMs
+    assert len(set(h.sm_dispatch_order_sparse)) == len(h.sm_dispatch_order_sparse) == h.sm_count // 2
+    assert "sm_placement.l2_partition" in h.sources
+
+
+def _with_placement(key: str, value: str) -> str:
+    return re.sub(rf"^{key} = \{{ value = \[[^\]]*\]", f"{key} = {{ value = {value}", H200_TEXT, flags=re.M)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("dispatch_order", "[0, 1, 2]", "dispatch_order must list each of the 132 SMs once"),
+        ("dispatch_order", "[" + ", ".join(["0"] * 132) + "]", "dispatch_order must list each"),
+        ("l2_partition", "[" + ", ".join(["2"] * 132) + "]", r"l2_partition must give each .* 0\.\.1"),
+        ("dispatch_order_sparse", "[0, 0]", "dispatch_order_sparse must list distinct SMs"),
+        ("l2_partition", '["a"]', "sm_placement.l2_partition must be a list of integers"),
+    ],
+)
+def test_bad_placement_is_named(key, value, message):
+    with pytest.raises(ts.ProfileError, match=message):
+        parse_profile(_with_placement(key, value))
+
+
+def test_unknown_placement_field_is_named():
+    extra = '[sm_placement]\nsm_groups = { value = [1], source = "x" }\n'
+    text = H200_TEXT.replace("[sm_placement]\n", extra)
+    with pytest.raises(ts.ProfileError, match="unknown field sm_placement.sm_groups"):
+        parse_profile(text)

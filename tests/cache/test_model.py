@@ -194,8 +194,8 @@ def test_replicas_shrink_the_capacity_left_for_distinct_lines():
     part = model_mod._partition_of(eo.sm, PAIRS, 2)
     assert part.tolist() == [0, 0, 1, 1]
     assert model_mod._replica_share(streams, part, 2) == pytest.approx(1.5 / 1.75)
-    assert model_mod._replica_share(streams, part, 1) == pytest.approx(1.0)
-    assert model_mod._replica_share(streams, part * 0, 2) == pytest.approx(1.0)
+    assert model_mod._replica_share(streams, part * 0, 1) == pytest.approx(1.0)  # one L2: one copy
+    assert model_mod._replica_share(streams, part * 0, 2) == pytest.approx(1.0)  # all reads on one side
 
 
 def test_execution_skew_lengthens_reuse_distances():

@@ -141,3 +141,15 @@ def test_driver_launch_path_in_interpreter(tmp_path):
     doc = json.loads((tmp_path / "ncu_l2_cases.json").read_text())
     # 64/32 x 96/32 = 6 tiles; the persistent kernel launches min(3 programs, 6 tiles) = 3
     assert [c["grid"] for c in doc["cases"]] == [[6], [3]]
+
+
+def test_parse_keeps_extra_metrics_by_name():
+    # counters in sectors (the L2 source-unit split) are kept under their ncu name only when asked for
+    extra_row = (
+        '"0","123","python3","h","matmul_kernel","1","7","(128, 1, 1)","(64, 1, 1)","0","9.0",'
+        '"Command line profiler metrics","lts__t_sectors_srcunit_ltcfabric.sum","sector","1,234"\n'
+    )
+    text = FAKE_NCU.rstrip("\n") + "\n" + extra_row
+    assert "lts__t_sectors_srcunit_ltcfabric.sum" not in parse_mod.parse_ncu_csv(text)[0]
+    ncu = parse_mod.parse_ncu_csv(text, frozenset({"lts__t_sectors_srcunit_ltcfabric.sum"}))
+    assert ncu[0]["lts__t_sectors_srcunit_ltcfabric.sum"] == 1234.0

@@ -469,8 +469,7 @@ def _replica_share(streams: list[_Stream], part: np.ndarray, partitions: int) ->
     for s in streams:
         if s.write or s.block_bytes <= 0 or s.keys.size == 0:
             continue
-        pairs = np.unique(s.keys * partitions + part)  # distinct (block key, partition) pairs
-        k = np.bincount(pairs // partitions, minlength=s.nkeys)
+        k = _distinct_per_bin(s.keys * partitions + part, partitions, s.nkeys)  # partitions reading each key
         k = k[k > 0]
         weight = s.block_bytes * s.slots.size
         num += weight * float(np.sum(k + (partitions - k) / partitions))

@@ -89,3 +89,40 @@ def test_profile_fields_maps_successes_and_skips_errors():
     assert "sfu_ops_per_s" not in f
     assert f["launch_overhead_s"]["value"] == 4e-6
     assert f["l2_latency_s"]["value"] == 3e-7
+
+
+def _placement_measurements(sms: int = 8) -> dict:
+    # dispatch: a full wave of the one-block-per-SM config (rep 2 is read) and a half wave. Partitions: lines
+    # warmed from SM 1; SMs 0, 1, 4, 5 see all 9 lines near (290 cycles), the others 5 of 9 across the fabric
+    order = [3, 2, 1, 0, 7, 6, 5, 4]
+    cfg = list(analysis.DISPATCH_CONFIG)
+    runs = [
+        {"config": cfg, "tiles": sms, "rep": 1, "sm": list(range(sms))},
+        {"config": cfg, "tiles": sms, "rep": 2, "sm": order},
+        {"config": cfg, "tiles": sms // 2, "rep": 2, "sm": [6, 4, 2, 0]},
+        {"config": [64, 64, 32, 4, 4], "tiles": sms, "rep": 2, "sm": list(range(sms))},
+    ]
+    near = {0, 1, 4, 5}
+    far = [290] * 4 + [430] * 5
+    rows = [
+        {"rep": rep, "sm": s, "target": s, "warm_sm": 1, "cycles": [290] * 9 if s in near else far}
+        for rep in (0, 1)
+        for s in range(sms)
+    ]
+    return {"sm_dispatch": {"runs": runs}, "l2_partition": {"rows": rows}}
+
+
+def test_sm_placement_reads_the_probes():
+    p = analysis.sm_placement(_placement_measurements(), 8)
+    assert p["dispatch_order"] == [3, 2, 1, 0, 7, 6, 5, 4]
+    assert p["dispatch_order_sparse"] == [6, 4, 2, 0]
+    assert p["l2_partition"] == [0, 0, 1, 1, 0, 0, 1, 1]
+
+
+def test_sm_placement_refuses_disagreeing_repetitions():
+    m = _placement_measurements()
+    m["l2_partition"]["rows"][0]["cycles"] = [430] * 9  # SM 0 slow in rep 0 only
+    with pytest.raises(ValueError, match="disagree"):
+        analysis.sm_placement(m, 8)
+    with pytest.raises(ValueError, match="no sm_dispatch run"):
+        analysis.sm_placement(_placement_measurements(), 16)
