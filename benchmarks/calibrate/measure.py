@@ -857,10 +857,10 @@ def l2_partition() -> dict:
     """
     sms = n_sm()
     g = torch.Generator().manual_seed(7)
-    lines = torch.randperm(PARTITION_BUFFER // 128, generator=g)[:PARTITION_LINES]
+    lines = torch.randperm(PARTITION_BUFFER // CHASE_STRIDE_BYTES, generator=g)[:PARTITION_LINES]
     buf = torch.zeros(PARTITION_BUFFER // 8, device="cuda", dtype=torch.int64)
     base = buf.data_ptr()
-    offs = lines * 128
+    offs = lines * CHASE_STRIDE_BYTES
     nxt = torch.roll(offs, -1)
     buf[(offs // 8).to("cuda")] = (nxt + base).to("cuda")
     start = base + int(offs[0])

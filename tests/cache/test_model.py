@@ -182,6 +182,11 @@ def test_partitioned_l2_counts_near_and_fabric_lookups():
     # all four tiles in one partition: no fabric lookups for A or B beyond their near misses, 384 / 768
     one_side = dataclasses.replace(PAIRS, sm_l2_partition=(0,) * 132)
     assert SdcmCacheModel(**two).traffic(plan, one_side).l2_hit_rate == pytest.approx(0.5)
+    # a small grid takes the sparse dispatch order: SMs 0, 1, 4, 5 are all partition 0 -> 0.5 again (and the
+    # memo keys on that order: the same plan on PAIRS still gives 6 / 13)
+    sparse = dataclasses.replace(PAIRS, sm_dispatch_order_sparse=(0, 1, 4, 5))
+    assert SdcmCacheModel(**two).traffic(plan, sparse).l2_hit_rate == pytest.approx(0.5)
+    assert SdcmCacheModel(**two).traffic(plan, PAIRS).l2_hit_rate == pytest.approx(6 / 13)
 
 
 def test_replicas_shrink_the_capacity_left_for_distinct_lines():
@@ -214,6 +219,7 @@ def test_execution_skew_lengthens_reuse_distances():
         {"samples": 0},
         {"merge_spread": -1.0},
         {"merge_spread": float("inf")},
+        {"merge_spread": "1.5"},
         {"l2_capacity_bytes": 0.0},
         {"skew": -0.1},
         {"partitions": 0},

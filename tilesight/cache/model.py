@@ -536,7 +536,6 @@ def _compute(
             continue
         p2, first, _ = l2[s.action]
         p_near, _, concurrent = near[s.action]
-        merged = merge * concurrent[None, :]  # requests the coalescer answers without an L2 lookup
         if l15 is not None:
             p15 = l15[s.action][0]
             h15 = float(p15.mean())
@@ -545,6 +544,7 @@ def _compute(
             h2_sector, lookups = h2, 1.0
         else:
             h15, h2 = 0.0, float(p2.mean())
+            merged = merge * concurrent[None, :]  # requests the coalescer answers without an L2 lookup
             hits = (1.0 - far) * p2 + far * np.maximum(p2, p_near) - merged
             h2_sector = float(np.maximum(hits, 0.0).mean())
             lookups = float((1.0 - merged + far * (1.0 - p_near)).mean())
@@ -610,6 +610,7 @@ def _hw_key(hw: HardwareProfile) -> tuple:
         hw.reg_alloc_unit_regs,
         hw.l2_partitions,
         hw.sm_dispatch_order,
+        hw.sm_dispatch_order_sparse,
         hw.sm_l2_partition,
     )
 
@@ -689,7 +690,11 @@ class SdcmCacheModel:
             raise TileSightError(f"SdcmCacheModel form={form!r}: one of {FORMS}")
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise TileSightError(f"SdcmCacheModel samples={samples!r}: must be an integer >= 1")
-        if merge_spread is not None and not (math.isfinite(merge_spread) and merge_spread >= 0.0):
+        if merge_spread is not None and (
+            isinstance(merge_spread, bool)
+            or not isinstance(merge_spread, int | float)
+            or not (math.isfinite(merge_spread) and merge_spread >= 0.0)
+        ):
             raise TileSightError(
                 f"SdcmCacheModel merge_spread={merge_spread!r}: must be a finite number >= 0, or None (no"
                 " request coalescing)"
