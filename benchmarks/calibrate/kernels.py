@@ -476,3 +476,58 @@ def chunk_read(x_ptr, out_ptr, row_stride, ROWS: tl.constexpr, W: tl.constexpr):
     cols = tl.arange(0, W)
     x = tl.load(x_ptr + rows[:, None] * row_stride + cols[None, :])
     tl.store(out_ptr + pid, tl.sum(tl.sum(x.to(tl.float32), axis=1), axis=0))
+
+
+def local_frame_asm(frame_bytes: int, unroll: int = 8) -> str:
+    """PTX for :func:`local_stream`: a per-thread ``.local`` array of ``frame_bytes`` (what ptxas allocates
+    for spilled registers), initialised from ``$1``, then ``$2`` passes that each load every 4-byte word with
+    a scalar ``ld.local.u32`` (a spill reload: ptxas's spill code is almost all 32-bit LDL/STL), add 1 and
+    store it back with ``st.local.u32``. The frame is ``unroll`` lanes side by side and a step touches one
+    word of each, ``frame_bytes / unroll`` apart: ``unroll`` independent loads in flight, none that ptxas can
+    merge into a vector access. ``$0`` is the first word."""
+    if frame_bytes % (4 * unroll):
+        raise ValueError(f"frame_bytes {frame_bytes} is not a multiple of 4 x unroll ({4 * unroll})")
+    lane = frame_bytes // unroll
+    words = [f"w{j}" for j in range(unroll)]
+    loads = "\n".join(f"ld.local.u32 {w}, [p+{lane * j}];" for j, w in enumerate(words))
+    adds = "\n".join(f"add.u32 {w}, {w}, 1;" for w in words)
+    stores = "\n".join(f"st.local.u32 [p+{lane * j}], {w};" for j, w in enumerate(words))
+    return f"""{{ .local .align 16 .b8 frame[{frame_bytes}];
+    .reg .u32 i, {", ".join(words)};
+    .reg .u64 base, p, end, lane_end;
+    .reg .pred q;
+    mov.u64 base, frame;
+    add.u64 end, base, {frame_bytes};
+    add.u64 lane_end, base, {lane};
+    mov.u64 p, base;
+    LOCAL_INIT:
+    st.local.u32 [p], $1;
+    add.u64 p, p, 4;
+    setp.lt.u64 q, p, end;
+    @q bra LOCAL_INIT;
+    mov.u32 i, 0;
+    LOCAL_PASS:
+    mov.u64 p, base;
+    LOCAL_STEP:
+    {loads}
+    {adds}
+    {stores}
+    add.u64 p, p, 4;
+    setp.lt.u64 q, p, lane_end;
+    @q bra LOCAL_STEP;
+    add.u32 i, i, 1;
+    setp.lt.u32 q, i, $2;
+    @q bra LOCAL_PASS;
+    ld.local.u32 $0, [base]; }}"""
+
+
+@triton.jit
+def local_stream(out_ptr, iters, BLOCK: tl.constexpr, ASM: tl.constexpr):
+    """Local-memory (register spill) traffic: one element per thread runs :func:`local_frame_asm`'s PTX,
+    ``iters`` passes over its frame; the result (seed + iters) is stored so nothing is dead."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    seed = offs.to(tl.int32)
+    n = tl.full([BLOCK], iters, tl.int32)
+    r = tl.inline_asm_elementwise(ASM, "=r,r,r", [seed, n], dtype=tl.int32, is_pure=False, pack=1)
+    tl.store(out_ptr + offs, r)

@@ -7,6 +7,7 @@ cold-L2), except the pointer chases, which are timed with CUDA events on a warm 
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 
@@ -886,3 +887,48 @@ def l2_partition() -> dict:
             row = {"target": target, "rep": rep, "sm": sm, "warm_sm": warm_sm}
             rows.append({**row, "cycles": lats, "warm_cycles": cold})
     return {"rows": rows, "lines": PARTITION_LINES, "line_offsets": offs.tolist(), "sm_count": sms}
+
+
+# Register-spill (local memory) traffic: per-thread frames of these sizes, at these warps per block, one and
+# two blocks per SM, 2 or 8 independent loads per step; each pass loads and stores every word of the frame
+# (LOCAL_TARGET_BYTES moved per point).
+LOCAL_FRAME_BYTES = (256, 1024, 2048, 4096, 8192)
+LOCAL_UNROLLS = (2, 8)
+LOCAL_WARPS = (2, 4, 8)
+LOCAL_BLOCKS_PER_SM = (1, 2)
+LOCAL_TARGET_BYTES = 2 * GiB
+
+
+def local_memory() -> dict:
+    """Throughput of spill-like local-memory traffic (scalar ``ld.local``/``st.local`` of every word of a
+    per-thread frame, :func:`kernels.local_stream`) by frame size, warps per block and blocks per SM: whether
+    the frames of the resident blocks fit in L1 (per SM) or in L2 (all SMs) decides where it is served."""
+    points = []
+    sms = n_sm()
+    for frame, unroll in itertools.product(LOCAL_FRAME_BYTES, LOCAL_UNROLLS):
+        asm = K.local_frame_asm(frame, unroll)
+        for warps in LOCAL_WARPS:
+            for per_sm in LOCAL_BLOCKS_PER_SM:
+                block = 32 * warps
+                grid = (sms * per_sm,)
+                per_pass = 2 * frame * block * grid[0]
+                iters = max(4, LOCAL_TARGET_BYTES // per_pass)
+                out = torch.empty(grid[0] * block, device="cuda", dtype=torch.int32)
+                fn = lambda grid=grid, out=out, iters=iters, block=block, warps=warps, asm=asm: (  # noqa: E731
+                    K.local_stream[grid](out, iters, BLOCK=block, ASM=asm, num_warps=warps)
+                )
+                k = fn()
+                torch.cuda.synchronize()
+                expect = torch.arange(out.numel(), device="cuda", dtype=torch.int32) + iters
+                if not torch.equal(out, expect):
+                    raise RuntimeError(f"local_stream frame={frame} warps={warps}: wrong result")
+                t = bench_s(fn)
+                points.append({
+                    "frame_bytes": frame, "unroll": unroll, "warps": warps, "blocks_per_sm": per_sm,
+                    "iters": iters, "s": t,
+                    "bytes": per_pass * iters, "bytes_per_s": per_pass * iters / t,
+                    "footprint_per_sm_bytes": frame * block * per_sm,
+                    "footprint_bytes": frame * block * grid[0],
+                    "n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None),
+                })  # fmt: skip
+    return {"points": points, "sm_count": sms}

@@ -190,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         ("latency", M.latency, ()),
         ("sm_dispatch", M.sm_dispatch, ()),
         ("l2_partition", M.l2_partition, ()),
+        ("local_memory", M.local_memory, ()),
         ("tensor_core", tensor_core, (suite,)),
     ]
     unknown = only - {name for name, _, _ in probes}
