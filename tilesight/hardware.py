@@ -98,6 +98,11 @@ _OPTIONAL = (
     "sfu_ops_spec_per_s",
     # streaming read-only DRAM bandwidth; ddr_bw_bytes_per_s is the copy (read + write) figure
     "ddr_read_bw_bytes_per_s",
+    # register-spill (local memory) traffic
+    "l1_smem_per_sm_bytes",
+    "local_bw_per_sm_bytes_per_s",
+    "local_inflight_bytes_per_warp",
+    "local_ddr_bw_bytes_per_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -183,6 +188,15 @@ class HardwareProfile:
     cuda_flops_spec_per_s: float = 0.0
     sfu_ops_spec_per_s: float = 0.0
     ddr_read_bw_bytes_per_s: float = 0.0
+    # Register spills (local memory, calibrated by the local_memory probe; 0 = not given, spills then move at
+    # the SM's L2 share and the profile's loaded latencies alone): the SM's unified L1 / shared-memory array
+    # (what a block's shared memory leaves of it caches local data), the SM's local-memory rate when the
+    # frames fit in L1, the bytes one warp keeps in flight on a spill reload, and the chip's rate for frames
+    # that live in DRAM (loads and write-backs together)
+    l1_smem_per_sm_bytes: int = 0
+    local_bw_per_sm_bytes_per_s: float = 0.0
+    local_inflight_bytes_per_warp: float = 0.0
+    local_ddr_bw_bytes_per_s: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
     calibration: MappingProxyType[str, Any] = field(

@@ -224,3 +224,71 @@ def sm_placement(measurements: Mapping[str, Any], sm_count: int) -> dict[str, li
     if any(lab != labels[0] for lab in labels):
         raise ValueError("sm_placement: the l2_partition repetitions disagree on the SM partitions")
     return {"dispatch_order": order, "dispatch_order_sparse": sparse, "l2_partition": labels[0]}
+
+
+# local_memory probe: frames "well inside L1" take at most this much of the SM's L1 / shared array per SM
+# (half of it: the rest of the L1's lines stay free for the probe's stores), and frames "in DRAM" are at least
+# this many times the effective L2 capacity over the chip. A point is latency-bound when it moves less than
+# LATENCY_BOUND_FRACTION of its level's peak rate.
+LOCAL_L1_RESIDENT_FRACTION = 0.5
+LOCAL_DRAM_FOOTPRINT_FACTOR = 4.0
+LATENCY_BOUND_FRACTION = 0.8
+
+
+def local_memory(
+    measurements: Mapping[str, Any],
+    sm_count: int,
+    l1_smem_per_sm_bytes: int,
+    l2_effective_bytes: float,
+    ddr_latency_s: float,
+) -> dict[str, dict[str, Any]]:
+    """Profile fields for register spills from the ``local_memory`` probe: ``{field: {"value", "note"}}``.
+
+    ``local_bw_per_sm_bytes_per_s``: the median rate per SM of the points whose resident frames are well
+    inside L1 (at most ``LOCAL_L1_RESIDENT_FRACTION`` of it). ``local_ddr_bw_bytes_per_s``: the highest chip
+    rate of the points whose frames are at least ``LOCAL_DRAM_FOOTPRINT_FACTOR`` x the effective L2.
+    ``local_inflight_bytes_per_warp``: Little's law on the latency-bound DRAM points of the most unrolled
+    frames (spill code issues its reloads in long runs): rate per SM x ``ddr_latency_s`` / warps per SM,
+    median. Raises ValueError when a class of points is missing.
+    """
+    pts = measurements["local_memory"]["points"]
+    l1 = [
+        p["bytes_per_s"] / sm_count
+        for p in pts
+        if p["footprint_per_sm_bytes"] <= LOCAL_L1_RESIDENT_FRACTION * l1_smem_per_sm_bytes
+    ]
+    dram = [p for p in pts if p["footprint_bytes"] >= LOCAL_DRAM_FOOTPRINT_FACTOR * l2_effective_bytes]
+    if not l1 or not dram:
+        raise ValueError("local_memory: need points with frames inside L1 and points with frames in DRAM")
+    cap = sorted(l1)[len(l1) // 2]
+    ddr = max(p["bytes_per_s"] for p in dram)
+    unroll = max(p["unroll"] for p in pts)
+    bound = [
+        p for p in pts
+        if p["unroll"] == unroll
+        and p["footprint_bytes"] >= 2 * l2_effective_bytes
+        and p["bytes_per_s"] < LATENCY_BOUND_FRACTION * ddr
+    ]  # fmt: skip
+    if not bound:
+        raise ValueError("local_memory: no latency-bound DRAM point to read the in-flight bytes from")
+    inflight = sorted(
+        p["bytes_per_s"] / sm_count * ddr_latency_s / (p["warps"] * p["blocks_per_sm"]) for p in bound
+    )
+    f = (inflight[(len(inflight) - 1) // 2] + inflight[len(inflight) // 2]) / 2
+    return {
+        "local_bw_per_sm_bytes_per_s": {
+            "value": cap,
+            "note": f"median over {len(l1)} points with the resident frames in at most "
+            f"{LOCAL_L1_RESIDENT_FRACTION:.0%} of L1 (scalar ld/st.local passes)",
+        },
+        "local_ddr_bw_bytes_per_s": {
+            "value": ddr,
+            "note": f"best of {len(dram)} points with frames >= {LOCAL_DRAM_FOOTPRINT_FACTOR:g} x the effective "
+            "L2 (loads and write-backs)",
+        },
+        "local_inflight_bytes_per_warp": {
+            "value": f,
+            "note": f"Little's law on {len(bound)} latency-bound DRAM points ({unroll} loads per step): rate per "
+            f"SM x ddr_latency_s {ddr_latency_s:.3g} s / warps per SM, median",
+        },
+    }

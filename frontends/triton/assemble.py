@@ -24,7 +24,7 @@ from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
 from .layouts import pipelined
-from .registers import REGISTER_BYTES, SYNC_VARIANT, estimate_registers
+from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import tile_extents
 
 REGISTER_NOTE = (
@@ -150,7 +150,7 @@ def build_plan(
         body, threads, {t.name: (math.prod(t.tile), dtype_bytes(t.dtype)) for t in tensors}
     )
     limit = regs_per_thread_max
-    spill = max(regs - limit, 0) * REGISTER_BYTES
+    spill = spill_frame_bytes(regs, limit)
     spilled = f", {spill} bytes likely spilled" if spill else ""
     notes = [*walker.notes, REGISTER_NOTE.format(regs=regs, spill=spilled)]
     if persistent:

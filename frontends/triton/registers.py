@@ -13,7 +13,8 @@ offsets, masks and loop state live: ``REGISTER_OVERHEAD``.
 Kernels without dots hold their element-wise tiles in registers instead (:func:`estimate_registers`).
 
 The estimate feeds occupancy (resident blocks per SM) and flags likely spills: above the GPU's per-thread
-limit, the excess is taken as spilled (4 bytes a register). It is an estimate: the plan says so in a note.
+limit, the excess (4 bytes a register) times ``SPILL_FRAME_PER_EXCESS`` is taken as the local-memory frame
+ptxas will give the kernel (:func:`spill_frame_bytes`). It is an estimate: the plan says so in a note.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ REGISTER_OVERHEAD = 40
 # 16 is what ptxas gives a 1-element-per-thread Triton vector add (compiler constant, not fitted to timings).
 ELEMENTWISE_OVERHEAD = 16
 REGISTER_BYTES = 4
+# ptxas's local-memory frame per byte of the register excess this module estimates. ptxas spills more than
+# the excess: values with long live ranges go to the stack whole, and each reload needs a register of its own
+# while it is used. 2.6 is the median ratio of the frame ptxas gave (``n_spills`` x 4 bytes, recorded from
+# the compiled kernels) to the estimated excess over the 47 distinct spilling GEMM configs of the measured
+# sweep's main split (30 held-out configs: median 2.2); a compiler figure, not fitted to timings.
+SPILL_FRAME_PER_EXCESS = 2.6
 # TileAction.variant of a loop load Triton could not turn into an asynchronous copy (the pipeliner left it
 # synchronous; tilesight.model.resources.lsu_seconds reads it too).
 SYNC_VARIANT = "sync"
@@ -112,3 +119,8 @@ def estimate_registers(
         tile = 1 << max(widest - 1, 0).bit_length() if widest else 0
         return ELEMENTWISE_OVERHEAD + math.ceil(tile / threads)
     return REGISTER_OVERHEAD + math.ceil(regs)
+
+
+def spill_frame_bytes(regs: int, limit: int) -> int:
+    """Local-memory bytes per thread ptxas likely gives ``regs`` live registers over a ``limit``."""
+    return round(max(regs - limit, 0) * REGISTER_BYTES * SPILL_FRAME_PER_EXCESS)

@@ -160,23 +160,69 @@ def test_cross_warp_reduction_adds_latency_not_busy_time():
     assert d8.busy_s == d1.busy_s  # the exchange is latency, not throughput
 
 
-@pytest.mark.parametrize(
-    ("variant", "spill", "cycled"),
-    [
-        # a wgmma needs its whole accumulator: a spill past the kernel's other state (160 B) cycles all of it,
-        # 128 x 128 x 4 B = 65,536 B, twice per dot (reload and store back)
-        ("wgmma", 200, 65_536),
-        # a spill within the other live state (addresses, masks, counters) is that state: 36 B x 128 threads
-        ("wgmma", 36, 36 * 128),
-        # a warp-level mma cycles only the spilled bytes: 200 B x 128 threads
-        ("mma", 200, 200 * 128),
-    ],
-)
-def test_spilled_registers_cycle_through_l2_at_every_dot(round_hw, variant, spill, cycled):
+# The round GPU with a local-memory calibration: 32 KiB of L1 per SM, 1e11 B/s of local traffic per SM, 1000 B
+# in flight per warp, 2e11 B/s of local traffic from DRAM over the chip (5e10 per SM with all 4 SMs active).
+LOCAL = {
+    "l1_smem_per_sm_bytes": 32768,
+    "local_bw_per_sm_bytes_per_s": 1e11,
+    "local_inflight_bytes_per_warp": 1000.0,
+    "local_ddr_bw_bytes_per_s": 2e11,
+}
+
+
+def _spilling(spill: int, variant: str = "wgmma"):
     from dataclasses import replace
 
     dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64), variant=variant)
-    plan = _plan(dot)
+    plan = _plan(dot)  # 4 blocks of 128 threads (4 warps) on the 4 SMs, no shared memory
     plan = replace(plan, resources=replace(plan.resources, regs_per_thread=255, spill_bytes_per_thread=spill))
+    return dot, plan
+
+
+@pytest.mark.parametrize(
+    ("spill", "resident", "seconds"),
+    [
+        # 100 B of loop-invariant state (<= 160 B): reloaded, never stored; 100 x 128 = 12,800 B per SM fit in
+        # L1: 12,800 B / 1e11 B/s
+        (100, 1, 12_800 / 1e11),
+        # 400 B: reload 400 + store back 400 - 160 = 240, x 128 threads = 81,920 B; frames 51,200 B per SM
+        # overflow L1, 204,800 B over the chip are 1600 L2 lines of 7812 (hit ~ 1): L2 at
+        # min(1e11, 4 warps x 1000 B / 0.5 us = 8e9) B/s
+        (400, 1, 81_920 / 8e9),
+        # 8000 B: (8000 + 7840) x 128 = 2,027,520 B; 4 MB of frames over the chip miss L2 (32000 lines of
+        # 7812, 16 ways): DRAM at min(2e11 / 4, 4 warps x 1000 B / 1 us = 4e9) B/s
+        (8000, 1, 2_027_520 / 4e9),
+        # 200 B at two resident blocks: 51,200 B per SM overflow L1, 8 warps in flight: 2 x 1000 / 0.5 us
+        # x 4 warps = 1.6e10 B/s for (200 + 40) x 128 = 30,720 B
+        (200, 2, 30_720 / 1.6e10),
+    ],
+)
+def test_spilled_frame_moves_at_the_local_memory_rate_of_where_it_lives(round_hw, spill, resident, seconds):
+    from dataclasses import replace
+
+    hw = replace(round_hw, **LOCAL)
+    dot, plan = _spilling(spill)
+    d = action_demand(dot, plan, hw, _traffic(0.0, 1.0), resident=resident)
+    assert d.busy_s[SMEM] == pytest.approx(seconds, rel=1e-6)
+    assert d.busy_s[L2] == 0.0  # the spill is not charged to the global-memory pipelines
+
+
+def test_spill_without_local_calibration_moves_at_the_l2_share(round_hw):
+    # no [local] fields: no L1 tier, no latency bound; 100 x 128 B at min(8e11 / 4, 2e11) = 2e11 B/s
+    dot, plan = _spilling(100, variant="mma")
     d = action_demand(dot, plan, round_hw, _traffic(0.0, 1.0))
-    assert d.amounts[L2] == pytest.approx(2 * cycled)  # SPILL_PASSES_PER_DOT = 2
+    assert d.busy_s[SMEM] == pytest.approx(12_800 / 2e11)
+    assert d.amounts[SMEM] == pytest.approx(12_800)
+
+
+def test_spill_seconds_grow_with_the_frame(round_hw):
+    from dataclasses import replace
+
+    from tilesight.model.resources import spill_seconds
+
+    hw = replace(round_hw, **LOCAL)
+    kw = {"warps_per_sm": 4, "smem_per_sm": 0, "active_sms": 4}
+    times = [
+        spill_seconds(hw, 1e6, frame_per_sm=f * 128, frame_chip=f * 512, **kw) for f in (64, 512, 4096, 65536)
+    ]
+    assert times == sorted(times) and times[0] < times[-1]

@@ -306,7 +306,9 @@ def _core(
     tensors = {t.name: t for t in plan.tensors}
     rates = _full_share_rates(hw)
     for act, loops in plan.actions():
-        demands[act.name] = action_demand(act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates)
+        demands[act.name] = action_demand(
+            act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p
+        )
         occurrences[act.name] = math.prod(lp.work_trips for lp in loops)
     c.demands, c.occurrences = demands, occurrences
 

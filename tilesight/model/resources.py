@@ -23,8 +23,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory
      (and at least the load/store-unit issue time of those bytes when the action's ``vector_bytes`` says the
      warps load them into registers themselves, as warp-level ``mma`` does with ``ldmatrix``),
-     plus, when the plan spills registers, a reload and a store through L2 of the whole accumulator tile
-     (wgmma) or of the spilled bytes (warp-level mma).
+     plus, when the plan spills registers, SMEM (the load/store path local memory takes) is busy for
+     :func:`spill_seconds` of a reload of every thread's spilled frame and a store of its part the loop
+     changes (``SPILLABLE_STATE_BYTES`` of loop-invariant state are only reloaded).
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``); an
      element operation occupies a CUDA lane for one issue slot, which the FMA-counted rate calls
      ``FLOP_PER_OP`` = 2 FLOP. A REDUCE whose axis spans several warps (``warps``) adds the profile's
@@ -48,6 +49,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..cache.base import CacheTraffic
+from ..cache.sdcm import hit_probability
 from ..dtypes import dtype_bytes
 from ..errors import PlanError
 from ..hardware import HardwareProfile
@@ -70,13 +72,14 @@ STORES_RETIRE_AT_ISSUE = True
 FULL_VECTOR_BYTES = 16
 # Passes of a synchronous loop load counted against the calibrated (global) instruction rate: its loads.
 SYNC_LOAD_PASSES = 1
-# A dot in a kernel that spills reloads its accumulator from local memory and writes it back: two passes.
-SPILL_PASSES_PER_DOT = 2
-# Bytes per thread of a tile kernel's live state besides its accumulators (addresses, offsets, masks, loop
-# counters): 40 registers, what ptxas -v gives a Triton GEMM whose accumulator is negligible (the Triton
-# frontend's REGISTER_OVERHEAD; a compiler figure, not fitted to timings). ptxas spills these first.
+# Bytes per thread of a tile kernel's loop-invariant live state (addresses, offsets, masks, loop bounds): 40
+# registers, what ptxas -v gives a Triton GEMM whose accumulator is negligible (the Triton frontend's
+# REGISTER_OVERHEAD; a compiler figure, not fitted to timings). ptxas spills this state first: the loop
+# reloads it and never stores it. Beyond it the frame holds state the loop changes (accumulators, staged
+# tiles), reloaded and stored back at every iteration. In the SASS of nine spilling Triton GEMMs compiled on
+# CPU with the ptxas Triton ships, the main loop loads 1.0-1.6x the frame and stores 0 for frames of 40-152
+# bytes, 0.4-1.0x the frame for frames of 232-11464 bytes.
 SPILLABLE_STATE_BYTES = 40 * 4
-ACCUMULATOR_BYTES = 4  # fp32 (int32 for integer dots)
 
 NPIPES = len(PIPELINES)
 TC, CUDA, SFU, TMEM, SMEM, L15, L2, DDR, NET = range(NPIPES)
@@ -201,6 +204,47 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile) -> float
     return passes * nbytes / (vec * hw.warp_size) / hw.lsu_warp_instr_per_s_per_sm
 
 
+def spill_seconds(
+    hw: HardwareProfile,
+    nbytes: float,
+    *,
+    warps_per_sm: int,
+    frame_per_sm: float,
+    frame_chip: float,
+    smem_per_sm: float,
+    active_sms: int,
+) -> float:
+    """Seconds one SM takes to move ``nbytes`` of register-spill (local memory) traffic.
+
+    Local memory is cached like global memory, per thread, and every pass touches the whole frame, so where it
+    is served follows from the frames' footprint (``benchmarks/data/calibration_local.json``):
+
+    * the frames of the SM's resident blocks (``frame_per_sm``) fit in what shared memory leaves of the L1 /
+      shared array: the SM's local-memory rate ``local_bw_per_sm_bytes_per_s``;
+    * else the frames of all active SMs (``frame_chip``) are re-read at that reuse distance from L2, hit with
+      the SDCM probability of the profile's effective L2 (:func:`tilesight.cache.sdcm.hit_probability`), and
+      each level moves at most ``warps_per_sm x local_inflight_bytes_per_warp / latency`` (Little's law on the
+      reloads a warp keeps in flight): L2 hits also at most the local-memory rate, misses at most the SM's
+      share of ``local_ddr_bw_bytes_per_s``.
+
+    Profiles without the local-memory calibration use the SM's L2 share, the DRAM copy rate and no latency
+    bound (the spill then costs its bytes alone)."""
+    l2_share = min(hw.l2_bw_bytes_per_s / hw.sm_count, hw.l2_bw_per_sm_bytes_per_s)
+    peak = hw.local_bw_per_sm_bytes_per_s or l2_share
+    if hw.l1_smem_per_sm_bytes and frame_per_sm <= hw.l1_smem_per_sm_bytes - smem_per_sm:
+        return nbytes / peak
+    line = hw.l2_line_bytes
+    hit = float(hit_probability(frame_chip / line, hw.l2_effective_bytes / line, hw.l2_associativity))
+    ddr = (hw.local_ddr_bw_bytes_per_s or hw.ddr_bw_bytes_per_s) / active_sms
+    inflight = warps_per_sm * hw.local_inflight_bytes_per_warp
+    if inflight:
+        l2_rate = min(peak, inflight / hw.l2_latency_s)
+        ddr_rate = min(ddr, inflight / hw.ddr_latency_s)
+    else:
+        l2_rate, ddr_rate = peak, ddr
+    return nbytes * (hit / l2_rate + (1.0 - hit) / ddr_rate)
+
+
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
     miss = max(0.0, 1.0 - l15_hit - l2_hit)
     return (1.0 - miss) * hw.l2_latency_s + miss * hw.ddr_latency_s
@@ -215,11 +259,12 @@ def action_demand(
     *,
     tensors: Mapping[str, TensorAccess] | None = None,
     rates: tuple[float, ...] | None = None,
+    resident: int = 1,
 ) -> ActionDemand:
     """The demand of one occurrence of ``action`` (see the module docstring for each kind's rule).
 
     ``tensors`` (name -> access) and ``rates`` (:func:`full_share_rates`) may be passed in precomputed when
-    evaluating many actions of one plan.
+    evaluating many actions of one plan. ``resident``: blocks per SM (the footprint of spilled frames).
     """
     amounts = [0.0] * NPIPES
     kind = action.kind
@@ -230,6 +275,7 @@ def action_demand(
     net_missing = False
     chunk_efficiency = 1.0  # DRAM efficiency of the access's contiguous runs (global memory actions)
     l2_efficiency = 1.0  # and L2's
+    spill_s = moved = 0.0  # local-memory seconds and bytes of a spilling dot (added to SMEM)
     where = f"action[{action.name}]"
     if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
         assert action.tensor is not None  # TileAction validates it
@@ -288,18 +334,22 @@ def action_demand(
             amounts[SMEM] = (m * k + k * n) * dtype_bytes(action.dtype)
         spill = plan.resources.spill_bytes_per_thread
         if spill:
-            # A tensor-core instruction needs its accumulator fragment in registers: what does not fit is
-            # reloaded from local memory and stored back at every dot (SPILL_PASSES_PER_DOT), in the issuing
-            # warps' instruction stream. A warpgroup-wide wgmma takes the whole accumulator fragment, so a
-            # spill that reaches the accumulator cycles all of it; a warp-level mma takes small fragments, so
-            # only the spilled bytes cycle. A spill no larger than the kernel's other live state (addresses,
-            # offsets, masks, loop counters: SPILLABLE_STATE_BYTES) is that state, which ptxas spills first,
-            # and only those bytes cycle too. Local memory lives in L1, which the kernel's shared memory has
-            # mostly taken: the trips reach L2.
-            cycled = m * n * ACCUMULATOR_BYTES
-            if action.variant != "wgmma" or spill <= SPILLABLE_STATE_BYTES:
-                cycled = min(cycled, spill * plan.resources.threads)
-            amounts[L2] += SPILL_PASSES_PER_DOT * cycled
+            # A tensor-core instruction needs its operands and accumulator in registers: around every dot the
+            # issuing warps reload the whole spilled frame from local memory and store back what of it the
+            # loop changes (all but SPILLABLE_STATE_BYTES of loop-invariant state).
+            res = plan.resources
+            threads = res.threads
+            active = min(plan.grid.blocks, hw.sm_count)
+            moved = (spill + max(spill - SPILLABLE_STATE_BYTES, 0)) * threads
+            spill_s = spill_seconds(
+                hw,
+                moved,
+                warps_per_sm=resident * -(-threads // hw.warp_size),
+                frame_per_sm=spill * threads * resident,
+                frame_chip=spill * threads * resident * active,
+                smem_per_sm=res.smem_bytes * resident,
+                active_sms=active,
+            )
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
         if kind is ActionKind.REDUCE and action.warps:
@@ -335,6 +385,9 @@ def action_demand(
     if kind is ActionKind.DOT and action.vector_bytes and amounts[SMEM] and lsu_rate > 0:
         # operand fragments loaded into registers by the warps (ldmatrix): the issue slots bound it too
         busy[SMEM] = max(busy[SMEM], lsu_seconds(action, amounts[SMEM], hw))
+    if spill_s:  # the spill's local-memory traffic shares the SM's load/store path with the operands
+        busy[SMEM] += spill_s
+        amounts[SMEM] += moved
     return ActionDemand(
         name=action.name,
         kind=kind,

@@ -126,3 +126,39 @@ def test_sm_placement_refuses_disagreeing_repetitions():
         analysis.sm_placement(m, 8)
     with pytest.raises(ValueError, match="no sm_dispatch run"):
         analysis.sm_placement(_placement_measurements(), 16)
+
+
+def _local_point(frame, unroll, warps, per_sm, tb_per_s, sms=4):
+    threads = 32 * warps
+    return {
+        "frame_bytes": frame, "unroll": unroll, "warps": warps, "blocks_per_sm": per_sm,
+        "bytes_per_s": tb_per_s * 1e12, "footprint_per_sm_bytes": frame * threads * per_sm,
+        "footprint_bytes": frame * threads * per_sm * sms,
+    }  # fmt: skip
+
+
+def test_local_memory_reads_peak_dram_rate_and_inflight_bytes():
+    # 4 SMs, 64 KiB of L1 (frames up to 32 KiB per SM count as L1-resident), effective L2 1 MB
+    pts = [
+        _local_point(64, 8, 4, 1, 0.4),  # 8 KiB per SM: L1
+        _local_point(128, 8, 4, 1, 0.5),  # 16 KiB per SM: L1
+        _local_point(256, 8, 4, 1, 0.6),  # 32 KiB per SM: L1 -> median 0.5e12 / 4 SMs = 1.25e11 per SM
+        _local_point(8192, 8, 2, 1, 0.04),  # 2 MiB over the chip (>= 2 x L2): latency-bound at 2 warps
+        _local_point(8192, 8, 4, 1, 0.08),  # 4 MiB (>= 4 x L2): DRAM, latency-bound at 4 warps
+        _local_point(8192, 8, 8, 1, 0.2),  # 8 MiB: the DRAM rate (not latency-bound: 0.2 = best)
+        _local_point(8192, 2, 2, 1, 0.01),  # fewer loads per step: not used for the in-flight bytes
+    ]
+    f = analysis.local_memory({"local_memory": {"points": pts}}, 4, 65536, 1e6, 1e-6)
+    assert f["local_bw_per_sm_bytes_per_s"]["value"] == pytest.approx(0.5e12 / 4)
+    assert f["local_ddr_bw_bytes_per_s"]["value"] == pytest.approx(0.2e12)
+    # Little's law: 0.04e12 / 4 SMs x 1 us / 2 warps = 5000 B; 0.08e12 / 4 x 1 us / 4 = 5000 B
+    assert f["local_inflight_bytes_per_warp"]["value"] == pytest.approx(5000.0)
+
+
+def test_local_memory_needs_every_class_of_point():
+    pts = [_local_point(64, 8, 4, 1, 0.4)]
+    with pytest.raises(ValueError, match="frames in DRAM"):
+        analysis.local_memory({"local_memory": {"points": pts}}, 4, 65536, 1e6, 1e-6)
+    pts.append(_local_point(8192, 8, 8, 1, 0.2))
+    with pytest.raises(ValueError, match="latency-bound"):
+        analysis.local_memory({"local_memory": {"points": pts}}, 4, 65536, 1e6, 1e-6)

@@ -150,3 +150,14 @@ def test_run_without_a_gpu_exits_cleanly(tmp_path):
     assert measure.mma_family("wgmma.mma_async.sync") == "wgmma"
     assert measure.mma_family("mma.sync.aligned.m16n8k16") == "mma.sync"
     assert measure.mma_family("fma.rn.f32") == "none"
+
+
+@pytest.mark.triton
+def test_local_stream_spills_scalar_words_to_local_memory(K):
+    # a 1 KiB frame with 8 lanes: 8 scalar ld.local / st.local per step, 128 B apart, none merged by ptxas
+    sig = {"out_ptr": "*i32", "iters": "i32"}
+    k = _compile(K.local_stream, sig, {"BLOCK": 128, "ASM": K.local_frame_asm(1024)}, num_warps=4)
+    ptx = k.asm["ptx"]
+    assert len(re.findall(r"ld\.local\.u32", ptx)) == 8 + 1 and "frame[1024]" in ptx
+    with pytest.raises(ValueError, match="multiple of 4 x unroll"):
+        K.local_frame_asm(100)

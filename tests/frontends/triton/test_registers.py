@@ -73,3 +73,12 @@ def test_synchronous_loads_stage_their_tiles_in_registers():
     # asynchronous (pipelined) loads go straight to shared memory: no staging registers
     asynchronous = tuple(TileAction(n, ActionKind.LOAD, tensor=n[1], vector_bytes=2) for n in ("la", "lb"))
     assert estimate_registers((Loop("k", 8, (*asynchronous, dot), stages=3),), 128, tiles=tiles) == 72
+
+
+def test_spill_frame_scales_the_register_excess():
+    from tilesight.frontends.triton.registers import SPILL_FRAME_PER_EXCESS, spill_frame_bytes
+
+    # 300 live registers over a 255 limit: 45 x 4 B = 180 B of excess, x 2.6 = 468 B of frame
+    assert SPILL_FRAME_PER_EXCESS == 2.6
+    assert spill_frame_bytes(300, 255) == 468
+    assert spill_frame_bytes(255, 255) == 0 and spill_frame_bytes(100, 255) == 0
