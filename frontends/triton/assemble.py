@@ -147,7 +147,10 @@ def build_plan(
     threads = ir.num_warps * ir.threads_per_warp
     body = _nodes(raw, ir.num_stages, pipelined(ir.ttgir))
     regs = estimate_registers(
-        body, threads, {t.name: (math.prod(t.tile), dtype_bytes(t.dtype)) for t in tensors}
+        body,
+        threads,
+        {t.name: (math.prod(t.tile), dtype_bytes(t.dtype)) for t in tensors},
+        walker.pointer_rows,
     )
     limit = regs_per_thread_max
     spill = spill_frame_bytes(regs, limit)

@@ -42,7 +42,7 @@ from tilesight.tensorspec import TensorSpec
 from . import interp, strides
 from .compile import CompiledIR
 from .ir import Op, at_op, depends_on, parse_module, tensor_type
-from .layouts import access_widths, reduce_warps
+from .layouts import access_rows, access_widths, reduce_warps
 
 _ELEM = {
     "f16": "float16",
@@ -140,6 +140,9 @@ class Walker:
     ):
         self.ir = ir
         self.widths = access_widths(ir.ttgir)
+        self.rows = access_rows(ir.ttgir)
+        # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
+        self.pointer_rows: dict[str, int] = {}
         self.reduce_warps = reduce_warps(ir.ttgir)
         self.fn = parse_module(ir.ttir)
         self.kernel = self.fn.name
@@ -475,6 +478,9 @@ class Walker:
             "vector_bytes": at_op(self.widths, op),
         }
         body.add(node)
+        rows = at_op(self.rows, op) if not store else None
+        if rows is not None:
+            self.pointer_rows[name] = rows
         # loaded data depends on its address: an index loaded here carries this tile's coordinates onward
         self.set_results(op, V(loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands)))
 

@@ -13,6 +13,11 @@
   means the warps' partial results meet in shared memory behind a barrier.
 * Whether the software pipeliner turned loop loads into asynchronous copies (``cp.async`` / TMA). When it
   could not (narrow or unaligned accesses), the loads stay synchronous and single-buffered.
+* The row pointers a thread keeps per global access (:func:`access_rows`): elements of one row along the
+  layout's fastest axis sit at constant offsets from one address, so ptxas folds them into immediate offsets,
+  but each row of a tile with a runtime row stride needs a 64-bit address of its own. A synchronous loop load
+  carries its pointer tensor from iteration to iteration (``scf.for`` iter_args in the TTGIR), so these stay
+  live across the loop.
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ from .ir import Op, depends_on, parse_module, tensor_type
 
 _BLOCKED = re.compile(
     r"^(#blocked\d*) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\].*?order = \[([\d, ]+)\]", re.M
+)
+_BLOCKED_FULL = re.compile(
+    r"^(#blocked\d*) = #ttg\.blocked<\{sizePerThread = \[[\d, ]+\], threadsPerWarp = \[([\d, ]+)\], "
+    r"warpsPerCTA = \[([\d, ]+)\], order = \[([\d, ]+)\]",
+    re.M,
 )
 _TYPED = re.compile(r"tensor<(?:\d+x)+(?:!tt\.ptr<)?([a-zA-Z]\w*)>?, (#blocked\d*)>")
 _ELEMENT_BYTES = {
@@ -110,6 +120,42 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
         for key in {op.loc, op.where} - {None}:
             widths[key] = min(width, widths.get(key, width))
     return MappingProxyType(widths)
+
+
+def _row_counts(ttgir: str) -> dict[str, tuple[tuple[int, ...], tuple[int, ...], int]]:
+    """Layout alias -> (threads per warp, warps per CTA, fastest axis) of each blocked layout."""
+    out = {}
+    for alias, tpw, wpc, order in _BLOCKED_FULL.findall(ttgir):
+        ints = [tuple(int(x) for x in v.split(",")) for v in (tpw, wpc)]
+        out[alias] = (ints[0], ints[1], int(order.split(",")[0]))
+    return out
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def access_rows(ttgir: str) -> Mapping[str, int]:
+    """Source location -> the row addresses one thread holds for the global loads there (the most of the
+    line's ops), keyed as :func:`access_widths`: over every axis but the layout's fastest, the tile's extent
+    over the threads and warps laid along it (at least 1). Cached, read-only."""
+    layouts = _row_counts(ttgir)
+    rows: dict[str, int] = {}
+    for op in _walk(parse_module(ttgir).body):
+        if op.name != "tt.load" or op.loc is None:
+            continue
+        m = _TYPED.search(op.text + " " + op.rtype)
+        shape = tensor_type(op.text + " " + op.rtype)
+        if m is None or shape is None or m.group(2) not in layouts:
+            continue
+        tpw, wpc, fastest = layouts[m.group(2)]
+        dims = shape[0]
+        if len(dims) != len(tpw):
+            continue
+        n = 1
+        for d, extent in enumerate(dims):
+            if d != fastest:
+                n *= max(1, extent // (tpw[d] * wpc[d]))
+        for key in {op.loc, op.where} - {None}:
+            rows[key] = max(n, rows.get(key, n))
+    return MappingProxyType(rows)
 
 
 _LAYOUT_WARPS = re.compile(

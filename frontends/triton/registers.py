@@ -4,11 +4,12 @@ Triton keeps each dot's accumulator tile in registers for the whole loop, spread
 ``m x n`` fp32 values over ``threads`` threads. Warp-level ``mma`` (MMAv2) also holds its A and B operand
 fragments in registers (two fp16/bf16 values per register); ``wgmma`` reads them from shared memory, except
 an A operand computed in registers (attention's P feeding P @ V), which stays there. A loop load Triton
-could not make an asynchronous copy (an unaligned row stride) passes through registers on its way to shared
-memory: each of its accesses holds its value and an offset of its own (:func:`_staging_registers`; on the
-86 unaligned GEMM launches measured, this flags 38 of the 41 that ptxas spilled, and 7 of the 45 that it did
-not). Sibling loops hold their tiles one after the other. On top of that every kernel keeps addresses,
-offsets, masks and loop state live: ``REGISTER_OVERHEAD``.
+could not make an asynchronous copy (an unaligned row stride) carries its pointer tensor through the loop:
+a 64-bit address per tile row a thread touches, read from the TTGIR layout (:func:`_staging_registers`; on
+the 86 unaligned GEMM launches measured, this flags 38 of the 41 that ptxas spilled, and 6 of the 45 that it
+did not; counting a value and an offset per access instead, as without a layout, flagged 7). Sibling loops
+hold their tiles one after the other. On top of that every kernel keeps addresses, offsets, masks and loop
+state live: ``REGISTER_OVERHEAD``.
 
 Kernels without dots hold their element-wise tiles in registers instead (:func:`estimate_registers`).
 
@@ -36,13 +37,15 @@ REGISTER_BYTES = 4
 # ptxas's local-memory frame per byte of the register excess this module estimates. ptxas spills more than
 # the excess: values with long live ranges go to the stack whole, and each reload needs a register of its own
 # while it is used. 2.6 is the median ratio of the frame ptxas gave (``n_spills`` x 4 bytes, recorded from
-# the compiled kernels) to the estimated excess over the 47 distinct spilling GEMM configs of the measured
-# sweep's main split (30 held-out configs: median 2.2); a compiler figure, not fitted to timings.
+# the compiled kernels) to the estimated excess over the 49 distinct GEMM configs of the measured sweep's main
+# split that the estimate says spill (2.65; ratio 0 where ptxas did not spill; the 29 held-out configs give
+# 2.16); a compiler figure, not fitted to timings.
 SPILL_FRAME_PER_EXCESS = 2.6
 # TileAction.variant of a loop load Triton could not turn into an asynchronous copy (the pipeliner left it
 # synchronous; tilesight.model.resources.lsu_seconds reads it too).
 SYNC_VARIANT = "sync"
 ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
+POINTER_REGISTERS = 2  # a 64-bit global address
 
 
 def _dot_registers(dot: TileAction, computed: bool, threads: int) -> float:
@@ -59,10 +62,16 @@ def _dot_registers(dot: TileAction, computed: bool, threads: int) -> float:
     return regs
 
 
-def _staging_registers(load: TileAction, tile: tuple[int, int] | None, threads: int) -> float:
-    """Registers per thread a synchronous load holds between its global load and its shared-memory store (a
-    loop load Triton could not make an asynchronous copy: an unaligned row stride): for each of its vector
-    accesses, the value (one register per 4 bytes, at least one) and a 32-bit offset of its own."""
+def _staging_registers(
+    load: TileAction, rows: int | None, tile: tuple[int, int] | None, threads: int
+) -> float:
+    """Registers per thread a synchronous loop load keeps live (one Triton could not make an asynchronous
+    copy: an unaligned row stride): the loop carries its pointer tensor from iteration to iteration, a 64-bit
+    address (two registers) per row of the tile a thread touches (``rows``, from the TTGIR layout:
+    :func:`..layouts.access_rows`); its loaded values go straight on to shared memory. Without the layout,
+    one value and one offset per vector access of the tile (``tile`` = elements, bytes per element)."""
+    if rows is not None:
+        return POINTER_REGISTERS * rows
     if tile is None:
         return 0.0
     elements, elem_bytes = tile
@@ -76,6 +85,7 @@ def _live_dot_registers(
     in_loop: bool,
     threads: int,
     load_tiles: Mapping[str, tuple[int, int]] | None = None,
+    pointer_rows: Mapping[str, int] | None = None,
 ) -> float | None:
     """Dot registers live at once in ``body`` (None without a dot in a loop): the dots of the body's own
     iteration (an operand is computed in registers when it depends on a sibling that is not a load:
@@ -89,7 +99,7 @@ def _live_dot_registers(
     child: float | None = None
     for node in body:
         if isinstance(node, Loop):
-            sub = _live_dot_registers(node.body, True, threads, load_tiles)
+            sub = _live_dot_registers(node.body, True, threads, load_tiles, pointer_rows)
             if sub is not None:
                 child = sub if child is None else max(child, sub)
         elif in_loop and node.kind is ActionKind.DOT:
@@ -97,23 +107,28 @@ def _live_dot_registers(
             own += _dot_registers(node, computed, threads)
             found = True
         elif in_loop and node.kind is ActionKind.LOAD and node.variant == SYNC_VARIANT and node.tensor:
-            staging += _staging_registers(node, (load_tiles or {}).get(node.tensor), threads)
+            rows = (pointer_rows or {}).get(node.name)
+            staging += _staging_registers(node, rows, (load_tiles or {}).get(node.tensor), threads)
     if not found and child is None:
         return None
     return own + staging + (child or 0.0)
 
 
 def estimate_registers(
-    body: tuple[Node, ...], threads: int, tiles: Mapping[str, tuple[int, int]] | None = None
+    body: tuple[Node, ...],
+    threads: int,
+    tiles: Mapping[str, tuple[int, int]] | None = None,
+    pointer_rows: Mapping[str, int] | None = None,
 ) -> int:
     """Registers per thread the plan keeps live (see the module docstring).
 
-    ``tiles`` (tensor name -> (elements of its tile, bytes per element)) sizes the synchronous loads of a
-    dot's loop, which stage their tiles in registers. A kernel without a dot in a loop holds its largest
+    ``pointer_rows`` (load action name -> row addresses per thread, from the TTGIR layout) sizes the
+    synchronous loads of a dot's loop; without it, ``tiles`` (tensor name -> (elements of its tile, bytes per
+    element)) does, as one value and one offset per access. A kernel without a dot in a loop holds its largest
     element-wise tile in registers instead: Triton tiles are powers of two, one fp32 register per element
     per thread, plus ``ELEMENTWISE_OVERHEAD``.
     """
-    regs = _live_dot_registers(body, False, threads, tiles)
+    regs = _live_dot_registers(body, False, threads, tiles, pointer_rows)
     if regs is None:
         widest = max((elements for elements, _ in (tiles or {}).values()), default=0)
         tile = 1 << max(widest - 1, 0).bit_length() if widest else 0

@@ -387,3 +387,18 @@ def test_plans_do_not_depend_on_the_interpreters_hash_seed():
         for seed in ("0", "1")
     }
     assert len(plans) == 1
+
+
+def test_unaligned_gemm_counts_row_addresses_of_its_synchronous_loads():
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    # odd row strides (2999, 3001): no async copy, the loop carries its pointer tensors. A 16 x 32 over
+    # warpsPerCTA [2, 1] x threadsPerWarp [1, 32]: 16 / 2 = 8 rows a thread; B 32 x 256 over warpsPerCTA
+    # [1, 2]: all 32 rows. 2 registers per row address: 80. Accumulator 16 x 256 / 64 threads = 64, mma
+    # operands (16 x 32 + 32 x 256) x 2 B / 4 B / 64 = 68, overhead 40: 252, under the 255 limit (ptxas: 239,
+    # no spill). One value and one offset per access would count (512 + 8192) / 64 x 2 = 272: 444 registers.
+    args = (f16(4097, 2999), f16(2999, 3001), f16(4097, 3001), 4097, 3001, 2999, 2999, 1, 3001, 1, 3001, 1)
+    meta = dict(BLOCK_M=16, BLOCK_N=256, BLOCK_K=32, GROUP_M=1, num_warps=2, num_stages=3)
+    plan = FE.plan(matmul_kernel, ((257 * 12,), *args), meta, HW)
+    assert [a.variant for a in _all(plan.body, ActionKind.LOAD) if a.variant] == ["sync", "sync"]
+    assert plan.resources.regs_per_thread == 252 and plan.resources.spill_bytes_per_thread == 0
