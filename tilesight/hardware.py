@@ -103,6 +103,7 @@ _OPTIONAL = (
     "local_bw_per_sm_bytes_per_s",
     "local_inflight_bytes_per_warp",
     "local_ddr_bw_bytes_per_s",
+    "l2_exposed_under_tc",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -197,6 +198,10 @@ class HardwareProfile:
     local_bw_per_sm_bytes_per_s: float = 0.0
     local_inflight_bytes_per_warp: float = 0.0
     local_ddr_bw_bytes_per_s: float = 0.0
+    # share of a loop iteration's L2 time that still shows when its tensor cores are the busier pipeline
+    # (the overlap probe: a dot chain that outlasts its loads takes its own time plus this share of theirs);
+    # 0 = not given, the two overlap fully
+    l2_exposed_under_tc: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
     calibration: MappingProxyType[str, Any] = field(

@@ -292,3 +292,28 @@ def local_memory(
             f"SM x ddr_latency_s {ddr_latency_s:.3g} s / warps per SM, median",
         },
     }
+
+
+def l2_exposed_under_tc(measurements: Mapping[str, Any]) -> dict[str, Any]:
+    """``l2_exposed_under_tc`` from the ``overlap`` probe: the share of a loop's L2 time that still shows when
+    its tensor cores are the busier pipeline. Private lines (``share`` 1): the loads alone take the time of the
+    narrowest dot's run with loads (its dots hide under them); at the narrowest dot whose chain alone takes
+    longer than that, the loads add ``(both - dots alone) / loads alone``. Raises ValueError without such a
+    point."""
+    pts = [p for p in measurements["overlap"]["points"] if p["share"] == 1]
+    by_bn: dict[int, dict[bool, float]] = {}
+    for p in pts:
+        by_bn.setdefault(int(p["BN"]), {})[bool(p["load"])] = float(p["s"])
+    bns = sorted(bn for bn, v in by_bn.items() if True in v and False in v)
+    if not bns:
+        raise ValueError("overlap: no BN measured both with and without loads")
+    loads = by_bn[bns[0]][True]
+    for bn in bns:
+        both, dots = by_bn[bn][True], by_bn[bn][False]
+        if dots > loads:
+            return {
+                "value": max(0.0, (both - dots) / loads),
+                "note": f"overlap probe, private lines: loads alone {loads * 1e6:.0f} us (BN {bns[0]}), BN {bn} "
+                f"dots alone {dots * 1e6:.0f} us, both {both * 1e6:.0f} us",
+            }
+    raise ValueError("overlap: no BN whose dots alone outlast the loads")

@@ -166,6 +166,10 @@ def test_coalesced_requests_are_neither_hits_nor_lookups():
     # merged requests are still served without DRAM: A and B are read once (2 x 128 KiB), L2 service 1/2
     assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
     assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
+    # the engine's L2 work per byte: 1 - 1/4 merged for A and B, 1 for the written C
+    assert traffic.tensors["a"].l2_lookups == pytest.approx(0.75)
+    assert traffic.tensors["c"].l2_lookups == 1.0
+    assert merged.tensors["b"].l2_lookups == pytest.approx(0.5)
 
 
 def test_partitioned_l2_counts_near_and_fabric_lookups():
@@ -178,6 +182,7 @@ def test_partitioned_l2_counts_near_and_fabric_lookups():
     # C writes 128 KiB: (128 + 128 + 128) / (320 + 384 + 128) = 6 / 13
     t = SdcmCacheModel(**two).traffic(plan, PAIRS)
     assert t.l2_hit_rate == pytest.approx(6 / 13)
+    assert (t.tensors["a"].l2_lookups, t.tensors["b"].l2_lookups) == pytest.approx((1.25, 1.5))
     assert t.dram_read_bytes == pytest.approx(2 * 131072)  # A and B once: DRAM follows p_all
     # all four tiles in one partition: no fabric lookups for A or B beyond their near misses, 384 / 768
     one_side = dataclasses.replace(PAIRS, sm_l2_partition=(0,) * 132)

@@ -226,3 +226,17 @@ def test_spill_seconds_grow_with_the_frame(round_hw):
         spill_seconds(hw, 1e6, frame_per_sm=f * 128, frame_chip=f * 512, **kw) for f in (64, 512, 4096, 65536)
     ]
     assert times == sorted(times) and times[0] < times[-1]
+
+
+def test_l2_work_scales_with_the_lookups_per_byte(round_hw):
+    # the load of test_load_splits_bytes_by_cache_traffic with 0.6 L2 lookups per byte (coalesced requests
+    # skip the slices): L2 0.6 x 1e5 / 2e11 = 0.3 us; with 1.5 (fabric lookups) 0.75 us; DDR unchanged
+    act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM)
+    for lookups, us in ((0.6, 0.3), (1.5, 0.75)):
+        t = TensorTraffic("a", 10, 1e6, 0.0, 0.75, 2.5e5, l2_lookups=lookups)
+        traffic = CacheTraffic({"a": t}, 0.75, None, 2.5e5, 0.0, "test")
+        d = action_demand(act, _plan(act), round_hw, traffic)
+        assert d.busy_s[L2] == pytest.approx(us * US)
+        assert d.busy_s[DDR] == pytest.approx(0.25 * US)
+    with pytest.raises(ValueError, match="l2_lookups"):
+        TensorTraffic("a", 10, 1e6, 0.0, 0.75, 2.5e5, l2_lookups=-0.1)

@@ -53,3 +53,49 @@ def test_refill_slack_by_hand():
     # decode-like: one buffer feeds the first and the last dot, so it is held the whole chain
     body = (act("kv", L), act("qk", D, "kv"), act("sm", E, "qk"), act("pv", D, "sm", "kv"))
     assert _refill_slack(body, body_deps(body), starts[1:], durs[1:], mems[1:]) == 0.0
+
+
+def test_loop_busy_adds_the_exposed_share_of_l2_under_busier_tensor_cores():
+    from tilesight.model.resources import L2, NPIPES, TC
+    from tilesight.model.tile import loop_busy_s
+
+    def busy(tc, l2, smem=0.0):
+        v = [0.0] * NPIPES
+        v[TC], v[L2], v[4] = tc, l2, smem
+        return tuple(v)
+
+    # tensor cores 338, L2 263 (the overlap probe's BN 128): 338 + 0.36 x 263 = 432.68
+    assert loop_busy_s(busy(338.0, 263.0), 0.36) == pytest.approx(432.68)
+    # L2 the busier: the dots hide under the loads (BN 64: 169 and 263 -> 263)
+    assert loop_busy_s(busy(169.0, 263.0), 0.36) == 263.0
+    # another pipeline busier still wins; no exposure given: the busiest pipeline
+    assert loop_busy_s(busy(10.0, 5.0, smem=20.0), 0.36) == 20.0
+    assert loop_busy_s(busy(338.0, 263.0), 0.0) == 338.0
+
+
+def test_exposed_l2_lengthens_a_tensor_core_bound_loop():
+    from tilesight.model.resources import L2, NPIPES, TC, ActionDemand
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    def demand(name, kind, pipe, seconds, memory):
+        busy = [0.0] * NPIPES
+        busy[pipe] = seconds
+        return ActionDemand(name, kind, tuple(busy), tuple(busy), 0.0, memory)
+
+    load = TileAction("ld", ActionKind.LOAD, tensor="a")
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
+    loop = Loop("k", 100, (load, dot), stages=4, reduction=True)
+    demands = {
+        "ld": demand("ld", ActionKind.LOAD, L2, 2.0, True),
+        "mm": demand("mm", ActionKind.DOT, TC, 3.0, False),
+    }
+    scale = (1.0,) * NPIPES
+    # per iteration: TC 3, L2 2, latency 5 over depth 3: steady max(3, 5 / 4, chain 3) = 3 without exposure,
+    # 3 + 0.5 x 2 = 4 with half the L2 time exposed; 100 iterations: fill 2 + 2 x steady + 97 x steady + 3
+    plain = eval_body((loop,), demands, scale)
+    half = eval_body((loop,), demands, scale, exposed=0.5)
+    assert plain.loops[0][2].steady_s == pytest.approx(3.0) and half.loops[0][2].steady_s == pytest.approx(
+        4.0
+    )
+    assert half.latency_s - plain.latency_s == pytest.approx(99 * 1.0)

@@ -23,6 +23,10 @@ class TensorTraffic:
     ``requested_bytes`` is what the tiles ask for (accesses x tile bytes). ``l15_hit`` and ``l2_hit`` are the
     fractions of requested bytes served by the L1.5 tier and by L2 (so ``l15_hit + l2_hit <= 1``); the rest
     goes to DRAM, and ``ddr_bytes`` is that DRAM traffic (reads, or writes for stored tensors).
+    ``l2_lookups``: L2 slice lookups per requested byte that reaches L2, the L2 pipeline's work: 1 for a
+    model without request coalescing or partitions; less where the request coalescer answers concurrent
+    requests for a line already in flight, more where a line homed in the other partition is looked up on
+    both sides of the fabric (:mod:`tilesight.cache.model`).
     """
 
     tensor: str
@@ -32,6 +36,7 @@ class TensorTraffic:
     l2_hit: float
     ddr_bytes: float
     write: bool = False
+    l2_lookups: float = 1.0
 
     def __post_init__(self) -> None:
         for name in ("l15_hit", "l2_hit"):
@@ -40,6 +45,8 @@ class TensorTraffic:
                 raise ValueError(f"TensorTraffic[{self.tensor}].{name}={v} outside [0, 1]")
         if self.l15_hit + self.l2_hit > 1.0 + 1e-9:
             raise ValueError(f"TensorTraffic[{self.tensor}]: l15_hit + l2_hit > 1")
+        if not self.l2_lookups >= 0.0:
+            raise ValueError(f"TensorTraffic[{self.tensor}].l2_lookups={self.l2_lookups} must be >= 0")
 
 
 @dataclass(frozen=True)

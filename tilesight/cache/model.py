@@ -32,7 +32,10 @@ NCU's ``lts__t_sector_hit_rate`` counts the lookups that reach the L2 slices: th
 requests the L2 request coalescer (LRC) merged with an identical request already in flight, plus the fabric
 lookups. Merging is modelled for same-wave reuses (the block's previous request lies in the same wave and
 partition) with probability ``1 / (1 + LRC_MERGE_SPREAD x blocks per SM)`` (:data:`LRC_MERGE_SPREAD`);
-merged requests are served without an L2 lookup, so they count neither as hits nor as lookups.
+merged requests are served without an L2 lookup, so they count neither as hits nor as lookups. Those lookups
+per requested byte are also the L2 pipeline's work (``TensorTraffic.l2_lookups``): the calibrated L2 rate
+is that of a private-line re-read, one lookup per byte, and the ``l2_shared`` probe reads lines that several
+SMs request in step at 14.5 TB/s against 8.3.
 
 On GPUs with an L1.5 tier the same walk runs per SM group with the L1.5 capacity; per access the L1.5 serves
 ``P15``, L2 ``max(P2 - P15, 0)`` (an LRU stack property: what hits the small cache hits the large one), and
@@ -566,7 +569,9 @@ def _compute(
         h15 = sum(r.l15_hit * r.requested_bytes for r in mine) / req
         h2 = min(sum(r.l2_hit * r.requested_bytes for r in mine) / req, 1.0 - h15)
         ddr = sum(r.ddr_bytes for r in mine)
-        tensors[name] = TensorTraffic(name, acc, req, h15, h2, ddr, write=all(r.write for r in mine))
+        lookups = sum(r.l2_lookups * r.requested_bytes for r in mine) / req
+        write = all(r.write for r in mine)
+        tensors[name] = TensorTraffic(name, acc, req, h15, h2, ddr, write=write, l2_lookups=lookups)
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]
     at_l2 = sum(r.requested_bytes * (r.l2_lookups - r.l15_hit) for r in reads) + sum(

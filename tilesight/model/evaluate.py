@@ -229,7 +229,9 @@ class _Region:
         if same_as is not None and same_as.scale == self.scale:  # e.g. a tail that still fills every SM
             self.cost: BodyCost = same_as.cost
         else:
-            self.cost = eval_body(plan.body, demands, self.scale, plan.resources.compute_groups)
+            self.cost = eval_body(
+                plan.body, demands, self.scale, plan.resources.compute_groups, exposed=hw.l2_exposed_under_tc
+            )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by
         # that too (a persistent program pays it once for all its tiles).

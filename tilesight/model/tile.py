@@ -4,7 +4,9 @@ Every body (the tile program, or a loop's children) is list-scheduled in its bes
 (:mod:`tilesight.model.schedule`). An action node uses its resource vector, scaled to the region's share
 (:func:`tilesight.model.resources.region_scale`). A nested :class:`~tilesight.plan.Loop` is one node whose
 usage is ``trips x U`` of its body and whose duration is its envelope time with depth ``stages - 1``
-(:mod:`tilesight.model.envelope`).
+(:mod:`tilesight.model.envelope`); the envelope's pipeline bound is the busiest pipeline, or, when the
+tensor cores are busier than L2, their time plus the profile's ``l2_exposed_under_tc`` share of the L2 time
+(:func:`loop_busy_s`, from the overlap probe).
 
 A body's ``L_fill`` is when its first compute starts; when that node is a loop, its first iteration's own
 fill is added (the loads in flight before the loop's first compute).
@@ -23,7 +25,7 @@ from typing import NamedTuple
 
 from ..plan import ActionKind, Loop, Node, TileAction
 from .envelope import Envelope, envelope
-from .resources import NPIPES, ActionDemand
+from .resources import L2, NPIPES, TC, ActionDemand
 from .schedule import BodySchedule, best_schedule
 
 
@@ -87,15 +89,27 @@ DEPS_CACHE_SIZE = 1024
 _DEPS: dict[int, tuple[tuple[Node, ...], tuple[tuple[int, ...], ...]]] = {}
 
 
+def loop_busy_s(busy: tuple[float, ...], exposed: float) -> float:
+    """The busiest pipeline of one loop iteration, or, when the tensor cores are busier than L2, their time
+    plus ``exposed`` of the L2 time (the profile's ``l2_exposed_under_tc``: a dot chain that outlasts its
+    loads does not hide all of them)."""
+    top = max(busy)
+    if exposed and busy[TC] >= busy[L2]:
+        return max(top, busy[TC] + exposed * busy[L2])
+    return top
+
+
 def eval_body(
     body: tuple[Node, ...],
     demands: Mapping[str, ActionDemand],
     scale: tuple[float, ...],
     groups: int = 1,
     refill: bool = False,
+    exposed: float = 0.0,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
-    ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too."""
+    ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
+    ``exposed``: the profile's ``l2_exposed_under_tc`` (:func:`loop_busy_s`)."""
     vecs: list[tuple[float, ...]] = []
     durs: list[float] = []
     mems: list[bool] = []
@@ -112,11 +126,11 @@ def eval_body(
             durs.append(max(v) + d.latency_s)
             mems.append(d.memory)
         else:
-            sub = eval_body(node.body, demands, scale, groups, node.producer_loads)
+            sub = eval_body(node.body, demands, scale, groups, node.producer_loads, exposed)
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
-            env = envelope(sub.latency_s, sub.fill_s, max(sub.busy_s), trips, depth, chain)
+            env = envelope(sub.latency_s, sub.fill_s, loop_busy_s(sub.busy_s, exposed), trips, depth, chain)
             vecs.append(tuple(u * trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)
@@ -217,4 +231,4 @@ def _refill_slack(
     return slack or 0.0
 
 
-__all__ = ["NPIPES", "BodyCost", "body_deps", "eval_body"]
+__all__ = ["NPIPES", "BodyCost", "body_deps", "eval_body", "loop_busy_s"]

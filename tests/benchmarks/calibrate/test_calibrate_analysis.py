@@ -162,3 +162,20 @@ def test_local_memory_needs_every_class_of_point():
     pts.append(_local_point(8192, 8, 8, 1, 0.2))
     with pytest.raises(ValueError, match="latency-bound"):
         analysis.local_memory({"local_memory": {"points": pts}}, 4, 65536, 1e6, 1e-6)
+
+
+def test_l2_exposed_under_tc_reads_the_first_tensor_core_bound_point():
+    def pt(bn, load, us, share=1):
+        return {"BN": bn, "load": load, "s": us * 1e-6, "share": share}
+
+    pts = [
+        pt(16, True, 262.6), pt(16, False, 98.5), pt(64, True, 266.8), pt(64, False, 168.8),
+        pt(128, True, 433.3), pt(128, False, 338.1), pt(256, True, 3089.3), pt(256, False, 2788.3),
+        pt(128, True, 412.8, share=4),  # shared lines: not used
+    ]  # fmt: skip
+    # loads alone = BN 16 with loads (its dots hide): 262.6; BN 64's dots (168.8) do not outlast them, BN
+    # 128's (338.1) do: (433.3 - 338.1) / 262.6 = 0.3625 (BN 256, which spills, is never reached)
+    f = analysis.l2_exposed_under_tc({"overlap": {"points": pts}})
+    assert f["value"] == pytest.approx((433.3 - 338.1) / 262.6)
+    with pytest.raises(ValueError, match="outlast"):
+        analysis.l2_exposed_under_tc({"overlap": {"points": pts[:4]}})
