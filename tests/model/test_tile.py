@@ -99,3 +99,41 @@ def test_exposed_l2_lengthens_a_tensor_core_bound_loop():
         4.0
     )
     assert half.latency_s - plain.latency_s == pytest.approx(99 * 1.0)
+
+
+def test_a_block_alone_waits_for_its_loads():
+    from tilesight.model.resources import DDR, NPIPES, TC, ActionDemand
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    def demand(name, kind, pipe, seconds, memory, latency=0.0):
+        busy = [0.0] * NPIPES
+        busy[pipe] = seconds
+        return ActionDemand(name, kind, tuple(busy), tuple(busy), latency, memory)
+
+    load = TileAction("ld", ActionKind.LOAD, tensor="a")
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
+    demands = {
+        "ld": demand("ld", ActionKind.LOAD, DDR, 1.0, True, latency=3.0),  # load span 1 + 3 = 4
+        "mm": demand("mm", ActionKind.DOT, TC, 2.0, False),
+    }
+    scale = (1.0,) * NPIPES
+    for stages, alone_steady in ((2, 4.0), (3, 2.0), (5, 2.0)):
+        loop = Loop("k", 50, (load, dot), stages=stages, reduction=True)
+        # latency 4 + 2 = 6 over depth stages - 1: steady max(2, 6 / stages, chain 2) = 3 / 2 / 2 shared;
+        # alone, also the load span 4 over stages - 1: 4, 2, 1 -> 4, 2, 2
+        shared = eval_body((loop,), demands, scale).loops[0][2].steady_s
+        alone = eval_body((loop,), demands, scale, alone=True).loops[0][2].steady_s
+        assert shared == pytest.approx(max(2.0, 6.0 / stages))
+        assert alone == pytest.approx(alone_steady)
+
+
+def test_envelope_load_span_over_the_loads_in_flight():
+    from tilesight.model.envelope import envelope
+
+    # latency 10, fill 6, busiest pipe 3, chain 4, depth 2 (L / 3 = 3.33): a load span of 9 over 2 loads in
+    # flight sets 4.5; a span of 6 gives 3 and the chain's 4 stands; at depth 0 the span counts whole (6) and
+    # L / 1 = 10 stands
+    assert envelope(10.0, 6.0, 3.0, 20, 2, 4.0, load_s=9.0).steady_s == pytest.approx(4.5)
+    assert envelope(10.0, 6.0, 3.0, 20, 2, 4.0, load_s=6.0).steady_s == pytest.approx(4.0)
+    assert envelope(10.0, 6.0, 3.0, 20, 0, 4.0, load_s=6.0).steady_s == pytest.approx(10.0)

@@ -4,8 +4,11 @@ A body repeated ``N`` times with effective depth ``d`` (``d + 1`` iterations in 
 schedule gives one iteration's latency ``L``, its fill time ``L_fill`` (until the first non-memory action
 starts) and its per-pipeline busy sums ``U_r``, costs::
 
-    T_steady = max(max_r U_r, L / (d + 1), S)     # pipeline throughput, Little's law on latency, or the
-                                                  # in-order compute chain S of one iteration (serial_s)
+    T_steady = max(max_r U_r, L / (d + 1), S, M / max(d, 1))
+                                                  # pipeline throughput, Little's law on latency, the in-order
+                                                  # compute chain S of one iteration (serial_s), or the span
+                                                  # M of its loads over the d iterations' loads in flight
+                                                  # (load_s; 0 unless the block is alone on its SM)
     T_pro    = L_fill + (min(N, d') - 1)^+ T_steady   # fill: the first d' iterations' loads in flight
     T_epi    = L - L_fill                         # drain: the last iteration's compute and stores
     T        = T_pro + max(N - d', 0) T_steady + T_epi   (N >= 1; T = 0 for N = 0)
@@ -41,7 +44,13 @@ class Envelope(NamedTuple):
 
 
 def envelope(
-    latency_s: float, fill_s: float, max_busy_s: float, iterations: int, depth: int, serial_s: float = 0.0
+    latency_s: float,
+    fill_s: float,
+    max_busy_s: float,
+    iterations: int,
+    depth: int,
+    serial_s: float = 0.0,
+    load_s: float = 0.0,
 ) -> Envelope:
     """Evaluate the envelope for ``iterations`` repetitions at effective depth ``depth`` (see module doc).
 
@@ -49,7 +58,8 @@ def envelope(
     the compute actions one block issues in program order (a loop's software-pipeline stages make its
     *loads* asynchronous; its dots, CUDA-core and SFU work still run one after another in the same warps).
     It bounds ``T_steady`` from below like the pipelines do; other resident blocks hide it, which the tile
-    stream's own envelope models.
+    stream's own envelope models. ``load_s`` is the span of one iteration's loads: with at most ``depth``
+    iterations' loads in flight, an iteration takes at least ``load_s / max(depth, 1)``.
     """
     if iterations < 0:
         raise ValueError(f"iterations={iterations} must be >= 0")
@@ -57,7 +67,7 @@ def envelope(
         raise ValueError(f"depth={depth} must be >= 0")
     if fill_s > latency_s:
         raise ValueError(f"fill_s={fill_s} exceeds latency_s={latency_s}")
-    little = max(latency_s / (depth + 1), min(serial_s, latency_s))
+    little = max(latency_s / (depth + 1), min(serial_s, latency_s), load_s / max(depth, 1))
     steady = max(max_busy_s, little)
     if iterations == 0:
         return Envelope(0, depth, latency_s, fill_s, steady, 0.0, 0, 0.0, 0.0, little > max_busy_s)

@@ -230,7 +230,12 @@ class _Region:
             self.cost: BodyCost = same_as.cost
         else:
             self.cost = eval_body(
-                plan.body, demands, self.scale, plan.resources.compute_groups, exposed=hw.l2_exposed_under_tc
+                plan.body,
+                demands,
+                self.scale,
+                plan.resources.compute_groups,
+                exposed=hw.l2_exposed_under_tc,
+                alone=resident == 1,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by

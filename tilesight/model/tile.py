@@ -6,7 +6,10 @@ Every body (the tile program, or a loop's children) is list-scheduled in its bes
 usage is ``trips x U`` of its body and whose duration is its envelope time with depth ``stages - 1``
 (:mod:`tilesight.model.envelope`); the envelope's pipeline bound is the busiest pipeline, or, when the
 tensor cores are busier than L2, their time plus the profile's ``l2_exposed_under_tc`` share of the L2 time
-(:func:`loop_busy_s`, from the overlap probe).
+(:func:`loop_busy_s`, from the overlap probe). A block alone on its SM (one resident block) also waits for its
+own loads: at most ``stages - 1`` iterations' loads are in flight, so an iteration takes at least the span of
+its loads (first issue to last arrival) over ``stages - 1`` (the envelope's ``load_s``). With other blocks
+resident their work fills that wait, which the tile stream's own envelope models.
 
 A body's ``L_fill`` is when its first compute starts; when that node is a loop, its first iteration's own
 fill is added (the loads in flight before the loop's first compute).
@@ -42,6 +45,7 @@ class BodyCost(NamedTuple):
     busy_pro_s: tuple[float, ...]
     busy_epi_s: tuple[float, ...]
     compute_chain_s: float = 0.0  # the body's compute actions back to back (issued in order by one block)
+    load_span_s: float = 0.0  # from the body's first memory action's start to its last one's end
     refill_slack: float = 0.0  # share of the compute span a loaded buffer sits free (see _refill_slack)
     main_loop: Loop | None = None
     main_env: Envelope | None = None
@@ -106,10 +110,12 @@ def eval_body(
     groups: int = 1,
     refill: bool = False,
     exposed: float = 0.0,
+    alone: bool = False,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
-    ``exposed``: the profile's ``l2_exposed_under_tc`` (:func:`loop_busy_s`)."""
+    ``exposed``: the profile's ``l2_exposed_under_tc`` (:func:`loop_busy_s`); ``alone``: the block is the only
+    one on its SM, so a loop waits for its own loads (see the module docstring)."""
     vecs: list[tuple[float, ...]] = []
     durs: list[float] = []
     mems: list[bool] = []
@@ -126,11 +132,14 @@ def eval_body(
             durs.append(max(v) + d.latency_s)
             mems.append(d.memory)
         else:
-            sub = eval_body(node.body, demands, scale, groups, node.producer_loads, exposed)
+            sub = eval_body(node.body, demands, scale, groups, node.producer_loads, exposed, alone)
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
-            env = envelope(sub.latency_s, sub.fill_s, loop_busy_s(sub.busy_s, exposed), trips, depth, chain)
+            load_s = sub.load_span_s if alone else 0.0
+            env = envelope(
+                sub.latency_s, sub.fill_s, loop_busy_s(sub.busy_s, exposed), trips, depth, chain, load_s
+            )
             vecs.append(tuple(u * trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)
@@ -187,6 +196,8 @@ def eval_body(
         busy_pro_s=tuple(busy_pro),
         busy_epi_s=tuple(busy_epi),
         compute_chain_s=sum(d for d, m in zip(durs, mems, strict=True) if not m),
+        load_span_s=max((starts[i] + durs[i] for i in range(len(body)) if mems[i]), default=0.0)
+        - min((starts[i] for i in range(len(body)) if mems[i]), default=0.0),
         main_loop=main_loop,
         main_env=main_env,
         loops=tuple((body[i].name, sub, env) for i, sub, env in loops),
