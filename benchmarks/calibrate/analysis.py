@@ -283,23 +283,23 @@ def local_memory(
         },
         "local_ddr_bw_bytes_per_s": {
             "value": ddr,
-            "note": f"best of {len(dram)} points with frames >= {LOCAL_DRAM_FOOTPRINT_FACTOR:g} x the effective "
-            "L2 (loads and write-backs)",
+            "note": f"best of {len(dram)} points with frames >= {LOCAL_DRAM_FOOTPRINT_FACTOR:g} x the "
+            "effective L2 (loads and write-backs)",
         },
         "local_inflight_bytes_per_warp": {
             "value": f,
-            "note": f"Little's law on {len(bound)} latency-bound DRAM points ({unroll} loads per step): rate per "
-            f"SM x ddr_latency_s {ddr_latency_s:.3g} s / warps per SM, median",
+            "note": f"Little's law on {len(bound)} latency-bound DRAM points ({unroll} loads per step): rate "
+            f"per SM x ddr_latency_s {ddr_latency_s:.3g} s / warps per SM, median",
         },
     }
 
 
 def l2_exposed_under_tc(measurements: Mapping[str, Any]) -> dict[str, Any]:
-    """``l2_exposed_under_tc`` from the ``overlap`` probe: the share of a loop's L2 time that still shows when
-    its tensor cores are the busier pipeline. Private lines (``share`` 1): the loads alone take the time of the
-    narrowest dot's run with loads (its dots hide under them); at the narrowest dot whose chain alone takes
-    longer than that, the loads add ``(both - dots alone) / loads alone``. Raises ValueError without such a
-    point."""
+    """``l2_exposed_under_tc`` from the ``overlap`` probe: the share of a loop's L2 time that still shows
+    when its tensor cores are the busier pipeline. Private lines (``share`` 1): the loads alone take the time
+    of the narrowest dot's run with loads (its dots hide under them); at the narrowest dot whose chain alone
+    takes longer than that, the loads add ``(both - dots alone) / loads alone``. Raises ValueError without
+    such a point."""
     pts = [p for p in measurements["overlap"]["points"] if p["share"] == 1]
     by_bn: dict[int, dict[bool, float]] = {}
     for p in pts:
@@ -313,7 +313,7 @@ def l2_exposed_under_tc(measurements: Mapping[str, Any]) -> dict[str, Any]:
         if dots > loads:
             return {
                 "value": max(0.0, (both - dots) / loads),
-                "note": f"overlap probe, private lines: loads alone {loads * 1e6:.0f} us (BN {bns[0]}), BN {bn} "
-                f"dots alone {dots * 1e6:.0f} us, both {both * 1e6:.0f} us",
+                "note": f"overlap probe, private lines: loads alone {loads * 1e6:.0f} us (BN {bns[0]}), "
+                f"BN {bn} dots alone {dots * 1e6:.0f} us, both {both * 1e6:.0f} us",
             }
     raise ValueError("overlap: no BN whose dots alone outlast the loads")

@@ -80,11 +80,21 @@ def main() -> int:
         action="store_true",
         help="measure the later validation set (sweep_cases.validation_cases)",
     )
+    ap.add_argument(
+        "--validation2",
+        action="store_true",
+        help="measure the second validation set (sweep_cases.validation2_cases)",
+    )
     args = ap.parse_args()
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    cases = sweep_cases.validation_cases() if args.validation else sweep_cases.all_cases()
+    if args.validation2:
+        cases = sweep_cases.validation2_cases()
+    elif args.validation:
+        cases = sweep_cases.validation_cases()
+    else:
+        cases = sweep_cases.all_cases()
     records = [c.to_json() for c in cases if args.only in c.id]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     if sms != sweep_cases.H200_SM_COUNT:

@@ -548,6 +548,57 @@ def validation_cases() -> list[Case]:
     return out
 
 
+# A second validation set, measured at the end of stop 14 after that stop's model changes (spill cost, L2
+# work by lookups, exposed L2 under busier tensor cores, loads in flight for a block alone) and never used to
+# choose one: GEMMs at six more shapes (one unaligned, a decode, a persistent one) with configs drawn at other
+# offsets of the same lists, and a few memory-bound and attention launches at new sizes. Every case held out.
+VALIDATION2_GEMM_SHAPES = (
+    ("v2_sq3k", 3072, 3072, 3072),
+    ("v2_proj", 4096, 5120, 5120),
+    ("v2_decode64", 64, 14336, 4096),
+    ("v2_unaligned", 2049, 4097, 3073),
+    ("v2_tall", 16384, 1024, 4096),
+    ("v2_deepk", 2048, 2048, 8192),
+)
+VALIDATION2_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal)
+    (6, 12, 2560, 64, True),
+    (3, 24, 4096, 128, False),
+    (12, 16, 1024, 128, True),
+)
+
+
+def validation2_cases() -> list[Case]:
+    """About 75 launches: GEMM (fp16, bf16 on two configs) at six new shapes, a persistent GEMM at one, row
+    kernels and a vector add at new sizes, both attention kernels at new lengths."""
+    cases = []
+    sweep = gemm_configs()[:CONFIGS_FITTING]
+    for turn, shape in enumerate(VALIDATION2_GEMM_SHAPES):
+        _, M, N, K = shape
+        limit = (
+            MAX_ACC_REGS_PER_THREAD if _aligned(M, N, K, elem_bytes=2) else MAX_ACC_REGS_PER_THREAD_UNALIGNED
+        )
+        picks = [c for c in sweep[turn + 5 :: 7] if c.acc_regs_per_thread() <= limit][:8]
+        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in picks]
+        cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in picks[:2]]
+    big_tiles = [c for c in sweep if c.block_m >= 64 and c.block_n >= 64 and c.acc_regs_per_thread() <= 128]
+    proj = VALIDATION2_GEMM_SHAPES[1]
+    cases += [gemm_case("persistent", proj, "float16", c, num_sms=H200_SM_COUNT) for c in big_tiles[6:10]]
+    for (rows, cols), warps in (((4096, 6000), 8), ((65536, 512), 4)):
+        cases.append(row_case("softmax", rows, cols, "float16", warps))
+    for (rows, cols), (dtype, warps) in (((6144, 3072), ("bfloat16", 4)), ((3072, 8192), ("float16", 8))):
+        cases.append(row_case("layernorm", rows, cols, dtype, warps))
+    cases.append(row_case("rmsnorm", 16384, 4096, "bfloat16", 8, 4096))
+    cases.append(add_case(5 << 22, "bfloat16", 4096, 8))
+    for turn, (batch, heads, n_ctx, head_dim, causal) in enumerate(VALIDATION2_ATTENTION):
+        for j, cfg in enumerate((ATTENTION_CONFIGS[(turn + 1) % 4], ATTENTION_CONFIGS[(turn + 3) % 4])):
+            cases.append(attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=j == 1))
+    out = [Case(**{**c.__dict__, "split": "holdout"}) for c in cases]
+    ids = [c.id for c in out]
+    if len(set(ids)) != len(ids):
+        raise ValueError("duplicate validation2 case ids")
+    return out
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
