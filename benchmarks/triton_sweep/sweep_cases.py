@@ -489,6 +489,31 @@ VALIDATION_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal)
 )
 
 
+def _gemm_picks(shapes: tuple, *, start: int, step: int, count: int) -> list[Case]:
+    """fp16 GEMMs of every shape at ``count`` configs of the sweep's list (from ``start + turn``, every
+    ``step``-th, within the accumulator limit of the shape's alignment), and bf16 at the first two."""
+    cases = []
+    sweep = gemm_configs()[:CONFIGS_FITTING]
+    for turn, shape in enumerate(shapes):
+        _, M, N, K = shape
+        limit = (
+            MAX_ACC_REGS_PER_THREAD if _aligned(M, N, K, elem_bytes=2) else MAX_ACC_REGS_PER_THREAD_UNALIGNED
+        )
+        picks = [c for c in sweep[start + turn :: step] if c.acc_regs_per_thread() <= limit][:count]
+        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in picks]
+        cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in picks[:2]]
+    return cases
+
+
+def _all_held_out(cases: list[Case], name: str) -> list[Case]:
+    """``cases``, every one in the held-out split; their ids must be unique."""
+    out = [Case(**{**c.__dict__, "split": "holdout"}) for c in cases]
+    ids = [c.id for c in out]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"duplicate {name} case ids")
+    return out
+
+
 def validation_memory_kernels() -> list[Case]:
     """Memory-bound kernels of other shapes than the sweep's: the row softmax with a GPU-sized grid of
     programs striding over rows, LayerNorm over rows wider than its block (three passes), and a transpose."""
@@ -519,16 +544,7 @@ def validation_memory_kernels() -> list[Case]:
 def validation_cases() -> list[Case]:
     """About 60 launches: GEMM (fp16, bf16) on five new shapes, row kernels and vector add at new sizes, and
     both attention kernels at new sequence lengths and head counts."""
-    cases = []
-    sweep = gemm_configs()[:CONFIGS_FITTING]
-    for turn, shape in enumerate(VALIDATION_GEMM_SHAPES):
-        _, M, N, K = shape
-        limit = (
-            MAX_ACC_REGS_PER_THREAD if _aligned(M, N, K, elem_bytes=2) else MAX_ACC_REGS_PER_THREAD_UNALIGNED
-        )
-        picks = [c for c in sweep[turn::9] if c.acc_regs_per_thread() <= limit][:7]
-        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in picks]
-        cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in picks[:2]]
+    cases = _gemm_picks(VALIDATION_GEMM_SHAPES, start=0, step=9, count=7)
     for (rows, cols), warps in ((8192, 3000), 8), ((2048, 16384), 16), ((24576, 1024), 4):
         cases.append(row_case("softmax", rows, cols, "float16", warps))
     for (rows, cols), (dtype, warps) in (((4096, 5120), ("bfloat16", 8)), ((12288, 2048), ("float16", 4))):
@@ -541,11 +557,7 @@ def validation_cases() -> list[Case]:
     for turn, (batch, heads, n_ctx, head_dim, causal) in enumerate(VALIDATION_ATTENTION):
         for j, cfg in enumerate((ATTENTION_CONFIGS[turn % 4], ATTENTION_CONFIGS[(turn + 2) % 4])):
             cases.append(attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=j == 0))
-    out = [Case(**{**c.__dict__, "split": "holdout"}) for c in cases]
-    ids = [c.id for c in out]
-    if len(set(ids)) != len(ids):
-        raise ValueError("duplicate validation case ids")
-    return out
+    return _all_held_out(cases, "validation")
 
 
 # A second validation set, measured at the end of stop 14 after that stop's model changes (spill cost, L2
@@ -570,16 +582,8 @@ VALIDATION2_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal)
 def validation2_cases() -> list[Case]:
     """About 75 launches: GEMM (fp16, bf16 on two configs) at six new shapes, a persistent GEMM at one, row
     kernels and a vector add at new sizes, both attention kernels at new lengths."""
-    cases = []
+    cases = _gemm_picks(VALIDATION2_GEMM_SHAPES, start=5, step=7, count=8)
     sweep = gemm_configs()[:CONFIGS_FITTING]
-    for turn, shape in enumerate(VALIDATION2_GEMM_SHAPES):
-        _, M, N, K = shape
-        limit = (
-            MAX_ACC_REGS_PER_THREAD if _aligned(M, N, K, elem_bytes=2) else MAX_ACC_REGS_PER_THREAD_UNALIGNED
-        )
-        picks = [c for c in sweep[turn + 5 :: 7] if c.acc_regs_per_thread() <= limit][:8]
-        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in picks]
-        cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in picks[:2]]
     big_tiles = [c for c in sweep if c.block_m >= 64 and c.block_n >= 64 and c.acc_regs_per_thread() <= 128]
     proj = VALIDATION2_GEMM_SHAPES[1]
     cases += [gemm_case("persistent", proj, "float16", c, num_sms=H200_SM_COUNT) for c in big_tiles[6:10]]
@@ -592,11 +596,7 @@ def validation2_cases() -> list[Case]:
     for turn, (batch, heads, n_ctx, head_dim, causal) in enumerate(VALIDATION2_ATTENTION):
         for j, cfg in enumerate((ATTENTION_CONFIGS[(turn + 1) % 4], ATTENTION_CONFIGS[(turn + 3) % 4])):
             cases.append(attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=j == 1))
-    out = [Case(**{**c.__dict__, "split": "holdout"}) for c in cases]
-    ids = [c.id for c in out]
-    if len(set(ids)) != len(ids):
-        raise ValueError("duplicate validation2 case ids")
-    return out
+    return _all_held_out(cases, "validation2")
 
 
 def all_cases() -> list[Case]:

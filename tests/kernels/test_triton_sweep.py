@@ -196,3 +196,16 @@ def test_validation_cases_are_new_held_out_and_valid():
     assert not {c.id for c in val} & {c.id for c in CASES}  # no launch of the main sweeps again
     for i, c in enumerate(val):
         schema.validate_record(skipped_record(c), f"validation case {i}")
+
+
+def test_second_validation_set_is_new_held_out_and_valid():
+    val2 = sc.validation2_cases()
+    families = Counter(c.family for c in val2)
+    # 6 shapes x (8 fp16 + 2 bf16) grouped GEMMs + 4 persistent; 6 row / vector kernels; 3 x 2 attention
+    assert families == {"gemm": 64, "memory": 6, "attention": 6}
+    assert all(c.split == "holdout" for c in val2)
+    earlier = {c.id for c in CASES} | {c.id for c in sc.validation_cases()}
+    assert not {c.id for c in val2} & earlier
+    assert any("unaligned" in c.id for c in val2) and any(c.id.startswith("gemm/persistent") for c in val2)
+    for i, c in enumerate(val2):
+        schema.validate_record(skipped_record(c), f"validation2 case {i}")
