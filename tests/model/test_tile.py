@@ -137,3 +137,26 @@ def test_envelope_load_span_over_the_loads_in_flight():
     assert envelope(10.0, 6.0, 3.0, 20, 2, 4.0, load_s=9.0).steady_s == pytest.approx(4.5)
     assert envelope(10.0, 6.0, 3.0, 20, 2, 4.0, load_s=6.0).steady_s == pytest.approx(4.0)
     assert envelope(10.0, 6.0, 3.0, 20, 0, 4.0, load_s=6.0).steady_s == pytest.approx(10.0)
+
+
+def test_a_producer_warpgroup_hides_the_l2_time_under_busier_tensor_cores():
+    from tilesight.model.resources import L2, NPIPES, TC, ActionDemand
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    def demand(name, kind, pipe, seconds, memory):
+        busy = [0.0] * NPIPES
+        busy[pipe] = seconds
+        return ActionDemand(name, kind, tuple(busy), tuple(busy), 0.0, memory)
+
+    load = TileAction("ld", ActionKind.LOAD, tensor="a")
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
+    demands = {
+        "ld": demand("ld", ActionKind.LOAD, L2, 2.0, True),
+        "mm": demand("mm", ActionKind.DOT, TC, 3.0, False),
+    }
+    scale = (1.0,) * NPIPES
+    # the loop of test_exposed_l2_lengthens_a_tensor_core_bound_loop with its loads on a producer warpgroup:
+    # steady 3 (the tensor cores), not 3 + 0.5 x 2
+    loop = Loop("k", 100, (load, dot), stages=4, reduction=True, producer_loads=True)
+    assert eval_body((loop,), demands, scale, exposed=0.5).loops[0][2].steady_s == pytest.approx(3.0)

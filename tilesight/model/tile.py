@@ -6,10 +6,12 @@ Every body (the tile program, or a loop's children) is list-scheduled in its bes
 usage is ``trips x U`` of its body and whose duration is its envelope time with depth ``stages - 1``
 (:mod:`tilesight.model.envelope`); the envelope's pipeline bound is the busiest pipeline, or, when the
 tensor cores are busier than L2, their time plus the profile's ``l2_exposed_under_tc`` share of the L2 time
-(:func:`loop_busy_s`, from the overlap probe). A block alone on its SM (one resident block) also waits for its
-own loads: at most ``stages - 1`` iterations' loads are in flight, so an iteration takes at least the span of
-its loads (first issue to last arrival) over ``stages - 1`` (the envelope's ``load_s``). With other blocks
-resident their work fills that wait, which the tile stream's own envelope models.
+(:func:`loop_busy_s`, from the overlap probe, whose warps issue their own loads; a loop whose loads a
+producer warpgroup issues, ``Loop.producer_loads``, hides them fully). A block alone on its SM (one resident
+block) also waits for its own loads: at most ``stages - 1`` iterations' loads are in flight, so an iteration
+takes at least the span of its loads (first issue to last arrival) over ``stages - 1`` (the envelope's
+``load_s``). With other blocks resident their work fills that wait, which the tile stream's own envelope
+models.
 
 A body's ``L_fill`` is when its first compute starts; when that node is a loop, its first iteration's own
 fill is added (the loads in flight before the loop's first compute).
@@ -137,9 +139,10 @@ def eval_body(
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
             load_s = sub.load_span_s if alone else 0.0
-            env = envelope(
-                sub.latency_s, sub.fill_s, loop_busy_s(sub.busy_s, exposed), trips, depth, chain, load_s
-            )
+            # a producer warpgroup issues the loads of a producer-loads loop: the consumers' tensor-core work
+            # hides them fully (the exposed share was measured on warps that issue their own loads)
+            busy = loop_busy_s(sub.busy_s, 0.0 if node.producer_loads else exposed)
+            env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub.busy_s))
             durs.append(env.total_s)
             mems.append(False)
