@@ -168,6 +168,7 @@ def test_coalesced_requests_are_neither_hits_nor_lookups():
     assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
     # the engine's L2 work per byte: 1 - 1/4 merged for A and B, 1 for the written C
     assert traffic.tensors["a"].l2_lookups == pytest.approx(0.75)
+    assert traffic.tensors["a"].l2_merged == pytest.approx(0.25)
     assert traffic.tensors["c"].l2_lookups == 1.0
     assert merged.tensors["b"].l2_lookups == pytest.approx(0.5)
 

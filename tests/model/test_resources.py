@@ -240,3 +240,23 @@ def test_l2_work_scales_with_the_lookups_per_byte(round_hw):
         assert d.busy_s[DDR] == pytest.approx(0.25 * US)
     with pytest.raises(ValueError, match="l2_lookups"):
         TensorTraffic("a", 10, 1e6, 0.0, 0.75, 2.5e5, l2_lookups=-0.1)
+
+
+def test_rows_shorter_than_a_line_get_no_coalescing(round_hw):
+    # 0.6 lookups per byte after 0.4 of coalescer merges: a 100 x 500 fp16 tile of a 1000-wide tensor has
+    # 1000-byte rows (>= the 128-byte line) and is charged 0.6; a 100 x 32 one has 64-byte rows and the merges
+    # come back: 1.0. L2 = lookups x bytes / 2e11
+    from tilesight.plan import TileGrid, TilePlan
+
+    def l2_us(tile):
+        a = TensorAccess("a", "float16", (1000, 1000), tile)
+        act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM)
+        plan = TilePlan("p", TileGrid((4,)), (a,), (act,), BlockResources(128))
+        t = TensorTraffic("a", 10, 1e6, 0.0, 0.75, 2.5e5, l2_lookups=0.6, l2_merged=0.4)
+        d = action_demand(act, plan, round_hw, CacheTraffic({"a": t}, 0.75, None, 2.5e5, 0.0, "test"))
+        return d.busy_s[L2] / US, a.tile_bytes
+
+    us, nbytes = l2_us((100, 500))
+    assert us == pytest.approx(0.6 * nbytes / 2e11 / US)
+    us, nbytes = l2_us((100, 32))
+    assert us == pytest.approx(1.0 * nbytes / 2e11 / US)

@@ -26,7 +26,8 @@ class TensorTraffic:
     ``l2_lookups``: L2 slice lookups per requested byte that reaches L2, the L2 pipeline's work: 1 for a
     model without request coalescing or partitions; less where the request coalescer answers concurrent
     requests for a line already in flight, more where a line homed in the other partition is looked up on
-    both sides of the fabric (:mod:`tilesight.cache.model`).
+    both sides of the fabric (:mod:`tilesight.cache.model`). ``l2_merged``: the requests per requested byte
+    the coalescer merged, already taken out of ``l2_lookups``.
     """
 
     tensor: str
@@ -37,6 +38,7 @@ class TensorTraffic:
     ddr_bytes: float
     write: bool = False
     l2_lookups: float = 1.0
+    l2_merged: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("l15_hit", "l2_hit"):
@@ -45,8 +47,10 @@ class TensorTraffic:
                 raise ValueError(f"TensorTraffic[{self.tensor}].{name}={v} outside [0, 1]")
         if self.l15_hit + self.l2_hit > 1.0 + 1e-9:
             raise ValueError(f"TensorTraffic[{self.tensor}]: l15_hit + l2_hit > 1")
-        if not self.l2_lookups >= 0.0:
-            raise ValueError(f"TensorTraffic[{self.tensor}].l2_lookups={self.l2_lookups} must be >= 0")
+        for name in ("l2_lookups", "l2_merged"):
+            v = getattr(self, name)
+            if not v >= 0.0:
+                raise ValueError(f"TensorTraffic[{self.tensor}].{name}={v} must be >= 0")
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,7 @@ class AccessBreakdown:
     compulsory_fraction: float  # first-touch share of the accesses
     l2_sector_hit: float = -1.0  # NCU-counted L2 hits per requested byte (-1: equals l2_hit)
     l2_lookups: float = 1.0  # NCU-counted L2 lookups per requested byte (coalesced requests out, fabric in)
+    l2_merged: float = 0.0  # requests per requested byte the coalescer merged (already out of l2_lookups)
 
 
 def _timeline(body: tuple[Node, ...], start: int, out: dict[str, list[np.ndarray]]) -> int:
@@ -544,18 +545,19 @@ def _compute(
             h15 = float(p15.mean())
             l2_only = np.maximum(p2 - p15, 0.0)
             h2 = float(l2_only.mean())
-            h2_sector, lookups = h2, 1.0
+            h2_sector, lookups, merged_share = h2, 1.0, 0.0
         else:
             h15, h2 = 0.0, float(p2.mean())
             merged = merge * concurrent[None, :]  # requests the coalescer answers without an L2 lookup
             hits = (1.0 - far) * p2 + far * np.maximum(p2, p_near) - merged
             h2_sector = float(np.maximum(hits, 0.0).mean())
             lookups = float((1.0 - merged + far * (1.0 - p_near)).mean())
+            merged_share = float(np.broadcast_to(merged, p2.shape).mean())
         ddr = requested * max(0.0, 1.0 - h15 - h2)
         rows.append(
             AccessBreakdown(
                 s.action, s.tensor, False, accesses, requested, h15, h2, ddr, float(first.mean()), h2_sector,
-                lookups,
+                lookups, merged_share,
             )
         )  # fmt: skip
 
@@ -570,8 +572,11 @@ def _compute(
         h2 = min(sum(r.l2_hit * r.requested_bytes for r in mine) / req, 1.0 - h15)
         ddr = sum(r.ddr_bytes for r in mine)
         lookups = sum(r.l2_lookups * r.requested_bytes for r in mine) / req
+        merged = sum(r.l2_merged * r.requested_bytes for r in mine) / req
         write = all(r.write for r in mine)
-        tensors[name] = TensorTraffic(name, acc, req, h15, h2, ddr, write=write, l2_lookups=lookups)
+        tensors[name] = TensorTraffic(
+            name, acc, req, h15, h2, ddr, write=write, l2_lookups=lookups, l2_merged=merged
+        )
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]
     at_l2 = sum(r.requested_bytes * (r.l2_lookups - r.l15_hit) for r in reads) + sum(

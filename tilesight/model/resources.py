@@ -10,7 +10,10 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
    * LOAD / STORE of ``b`` bytes on a global tensor with cache traffic ``(l15_hit, l2_hit, ddr_fraction)``:
      L1.5 = b / L1.5 share where the tier exists (every request looks the tier up first);
      L2 = b (1 - l15_hit) x l2_lookups / L2 share (every byte not served by L1.5 crosses L2; the cache
-     model's lookups per byte scale it: coalesced requests skip the slices, fabric lookups add to them);
+     model's lookups per byte scale it: coalesced requests skip the slices, fabric lookups add to them; a
+     tile whose contiguous rows are shorter than an L2 line gets no coalescing: the ``l2_chunks`` and
+     ``tma_chunks`` probes read lines four SMs share at 14.0-15.2 TB/s with 128-byte rows and 9.2-9.3 TB/s,
+     the private-line rate, with 64-byte rows);
      DDR = b ddr_fraction / DDR share, ``ddr_fraction = ddr_bytes / requested_bytes`` of the tensor; the
      DDR share is of the read bandwidth, and a written byte costs :func:`ddr_write_slowdown` times a read one;
      DDR time is divided by the profile's DRAM efficiency for the access's contiguous chunk
@@ -313,9 +316,12 @@ def action_demand(
                 ddr_fraction = 1.0
             if hw.has_l15:
                 amounts[L15] = nbytes
-            amounts[L2] = nbytes * (1.0 - tt.l15_hit) * tt.l2_lookups
-            amounts[DDR] = nbytes * ddr_fraction
             run = contiguous_bytes(tensor)
+            lookups = tt.l2_lookups
+            if run < hw.l2_line_bytes:  # rows shorter than a line do not coalesce (l2_chunks, tma_chunks)
+                lookups += tt.l2_merged
+            amounts[L2] = nbytes * (1.0 - tt.l15_hit) * lookups
+            amounts[DDR] = nbytes * ddr_fraction
             chunk_efficiency = hw.ddr_efficiency(run)
             l2_efficiency = hw.l2_efficiency(run)
             if kind is not ActionKind.STORE or not STORES_RETIRE_AT_ISSUE:
