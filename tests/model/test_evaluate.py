@@ -351,3 +351,21 @@ def test_few_warps_leave_schedulers_idle():
     # one warp alone: a quarter of the SM
     one_warp = dataclasses.replace(plan, resources=dataclasses.replace(plan.resources, threads=32))
     assert few_warps_factor(one_warp, hw, 1) == 4.0
+
+
+def test_a_tail_of_lone_blocks_gets_its_own_loop_cost():
+    """Two blocks per SM in the full wave, one per SM in the tail on every SM: the regions share their scale,
+    but the tail's blocks are alone on their SMs and wait for their own loads (tilesight.model.tile)."""
+    from tilesight.hardware import load_profile
+    from tilesight.library.gemm import gemm_plan
+    from tilesight.model import evaluate as E
+
+    hw = load_profile("h200")
+    # 396 tiles of 128 x 128 (96 KiB of shared memory: 2 per SM): 264 in the full wave, 132 in the tail
+    plan = gemm_plan(128 * 396, 128, 4096, 128, 128, 64, num_stages=3, num_warps=8)
+    model, key = E._model_and_key(None)
+    c = E._core(plan, hw, model, None, hash(plan), key)
+    assert (c.full.resident, c.tail.resident, c.tail.active) == (2, 1, hw.sm_count)
+    assert c.full.scale == c.tail.scale and c.tail.cost is not c.full.cost
+    full_loop, tail_loop = c.full.cost.loops[0][2], c.tail.cost.loops[0][2]
+    assert tail_loop.steady_s > full_loop.steady_s

@@ -226,8 +226,9 @@ class _Region:
             for r in (CUDA, SFU) if _has_wgmma(plan) else (TC, CUDA, SFU):
                 sc[r] *= few
             self.scale = tuple(sc)
-        if same_as is not None and same_as.scale == self.scale:  # e.g. a tail that still fills every SM
-            self.cost: BodyCost = same_as.cost
+        alone = resident == 1  # a block alone on its SM waits for its own loads (tilesight.model.tile)
+        if same_as is not None and same_as.scale == self.scale and (same_as.resident == 1) == alone:
+            self.cost: BodyCost = same_as.cost  # e.g. a tail that still fills every SM
         else:
             self.cost = eval_body(
                 plan.body,
@@ -235,7 +236,7 @@ class _Region:
                 self.scale,
                 plan.resources.compute_groups,
                 exposed=hw.l2_exposed_under_tc,
-                alone=resident == 1,
+                alone=alone,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by
