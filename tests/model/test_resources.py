@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilesight.cache.base import CacheTraffic, TensorTraffic
 from tilesight.errors import PlanError
@@ -260,3 +262,27 @@ def test_rows_shorter_than_a_line_get_no_coalescing(round_hw):
     assert us == pytest.approx(0.6 * nbytes / 2e11 / US)
     us, nbytes = l2_us((100, 32))
     assert us == pytest.approx(1.0 * nbytes / 2e11 / US)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    frames=st.lists(st.floats(1.0, 2e8), min_size=2, max_size=2),
+    warps=st.lists(st.integers(1, 64), min_size=2, max_size=2),
+)
+def test_spill_seconds_grow_with_the_footprint_and_shrink_with_warps(round_hw, frames, warps):
+    from dataclasses import replace
+
+    from tilesight.model.resources import spill_seconds
+
+    hw = replace(round_hw, **LOCAL)
+    lo, hi = sorted(frames)
+    few, many = sorted(warps)
+
+    def t(chip, w):
+        return spill_seconds(
+            hw, 1e6, warps_per_sm=w, frame_per_sm=chip / 4, frame_chip=chip, smem_per_sm=0, active_sms=4
+        )
+
+    assert t(lo, few) <= t(hi, few) * (1 + 1e-9)  # a larger footprint is served from no nearer a level
+    assert t(hi, many) <= t(hi, few) * (1 + 1e-9)  # more warps keep more reloads in flight
+    assert t(lo, few) >= 1e6 / LOCAL["local_bw_per_sm_bytes_per_s"] * (1 - 1e-9)  # never beyond the SM's rate

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilesight.model.tile import body_deps
 from tilesight.plan import ActionKind, TileAction
@@ -160,3 +162,17 @@ def test_a_producer_warpgroup_hides_the_l2_time_under_busier_tensor_cores():
     # steady 3 (the tensor cores), not 3 + 0.5 x 2
     loop = Loop("k", 100, (load, dot), stages=4, reduction=True, producer_loads=True)
     assert eval_body((loop,), demands, scale, exposed=0.5).loops[0][2].steady_s == pytest.approx(3.0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    busy=st.lists(st.floats(0.0, 1e3), min_size=9, max_size=9),
+    exposed=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2),
+)
+def test_loop_busy_is_at_least_the_busiest_pipeline_and_grows_with_exposure(busy, exposed):
+    from tilesight.model.tile import loop_busy_s
+
+    lo, hi = sorted(exposed)
+    b = tuple(busy)
+    assert loop_busy_s(b, 0.0) == max(b)
+    assert max(b) <= loop_busy_s(b, lo) <= loop_busy_s(b, hi)
