@@ -570,8 +570,8 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
     if res.spill_bytes_per_thread:
         notes.append(
             f"register spills: {res.spill_bytes_per_thread} bytes per thread go to local memory "
-            "(each dot reloads and stores them back through L2: the kernel's shared memory leaves L1 "
-            "little room)"
+            "(each dot reloads them and stores back what the loop changes, on the SM's load/store path, "
+            "from L1, L2 or DRAM as the resident frames fit)"
         )
     if "registers" not in limits:
         notes.append("registers per thread not given: occupancy ignores the register limit")

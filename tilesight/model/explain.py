@@ -19,7 +19,7 @@ _WHAT = {
     Pipeline.CUDA: ("GFLOP", 1e9, "on CUDA cores", "TFLOP/s", 1e12),
     Pipeline.SFU: ("Gop", 1e9, "on SFUs", "Top/s", 1e12),
     Pipeline.TMEM: ("MB", 1e6, "through tensor memory", "GB/s", 1e9),
-    Pipeline.SMEM: ("MB", 1e6, "through shared memory", "GB/s", 1e9),
+    Pipeline.SMEM: ("MB", 1e6, "through the SM's load/store path (shared and local memory)", "GB/s", 1e9),
     Pipeline.L1_5: ("MB", 1e6, "through L1.5", "GB/s", 1e9),
     Pipeline.L2: ("MB", 1e6, "through L2", "GB/s", 1e9),
     Pipeline.DDR: ("MB", 1e6, "from DRAM", "GB/s", 1e9),
