@@ -29,14 +29,8 @@ from types import MappingProxyType
 
 from .ir import Op, depends_on, parse_module, tensor_type
 
-_BLOCKED = re.compile(
-    r"^(#blocked\d*) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\].*?order = \[([\d, ]+)\]", re.M
-)
-_BLOCKED_FULL = re.compile(
-    r"^(#blocked\d*) = #ttg\.blocked<\{sizePerThread = \[[\d, ]+\], threadsPerWarp = \[([\d, ]+)\], "
-    r"warpsPerCTA = \[([\d, ]+)\], order = \[([\d, ]+)\]",
-    re.M,
-)
+_BLOCKED = re.compile(r"^(#blocked\d*) = #ttg\.blocked<\{([^}]*)\}>", re.M)
+_LIST_FIELD = re.compile(r"(\w+) = \[([\d, ]+)\]")
 _TYPED = re.compile(r"tensor<(?:\d+x)+(?:!tt\.ptr<)?([a-zA-Z]\w*)>?, (#blocked\d*)>")
 _ELEMENT_BYTES = {
     "f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2,
@@ -48,14 +42,22 @@ _FUNC_LINE = re.compile(r"^\s*tt\.func public @.*$", re.M)
 _ASYNC_OPS = ("async_copy_global_to_local", "async_tma_copy_global_to_local", "tt.descriptor_load")
 
 
+def _blocked(ttgir: str) -> dict[str, dict[str, tuple[int, ...]]]:
+    """Blocked layout alias -> its list fields (``sizePerThread``, ``threadsPerWarp``, ``warpsPerCTA``,
+    ``order``) as integer tuples."""
+    return {
+        alias: {key: tuple(int(x) for x in values.split(",")) for key, values in _LIST_FIELD.findall(body)}
+        for alias, body in _BLOCKED.findall(ttgir)
+    }
+
+
 def _vectors(ttgir: str) -> dict[str, int]:
     """Layout alias -> elements one thread holds contiguously along the fastest axis."""
-    out = {}
-    for alias, size, order in _BLOCKED.findall(ttgir):
-        sizes = [int(x) for x in size.split(",")]
-        fastest = int(order.split(",")[0])
-        out[alias] = sizes[fastest]
-    return out
+    return {
+        alias: f["sizePerThread"][f["order"][0]]
+        for alias, f in _blocked(ttgir).items()
+        if "sizePerThread" in f and "order" in f
+    }
 
 
 def _walk(ops: list[Op]):
@@ -122,21 +124,16 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
     return MappingProxyType(widths)
 
 
-def _row_counts(ttgir: str) -> dict[str, tuple[tuple[int, ...], tuple[int, ...], int]]:
-    """Layout alias -> (threads per warp, warps per CTA, fastest axis) of each blocked layout."""
-    out = {}
-    for alias, tpw, wpc, order in _BLOCKED_FULL.findall(ttgir):
-        ints = [tuple(int(x) for x in v.split(",")) for v in (tpw, wpc)]
-        out[alias] = (ints[0], ints[1], int(order.split(",")[0]))
-    return out
-
-
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def access_rows(ttgir: str) -> Mapping[str, int]:
     """Source location -> the row addresses one thread holds for the global loads there (the most of the
     line's ops), keyed as :func:`access_widths`: over every axis but the layout's fastest, the tile's extent
     over the threads and warps laid along it (at least 1). Cached, read-only."""
-    layouts = _row_counts(ttgir)
+    layouts = {
+        alias: (f["threadsPerWarp"], f["warpsPerCTA"], f["order"][0])
+        for alias, f in _blocked(ttgir).items()
+        if {"threadsPerWarp", "warpsPerCTA", "order"} <= f.keys()
+    }
     rows: dict[str, int] = {}
     for op in _walk(parse_module(ttgir).body):
         if op.name != "tt.load" or op.loc is None:
