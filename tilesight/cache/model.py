@@ -551,8 +551,8 @@ def _compute(
             merged = merge * concurrent[None, :]  # requests the coalescer answers without an L2 lookup
             hits = (1.0 - far) * p2 + far * np.maximum(p2, p_near) - merged
             h2_sector = float(np.maximum(hits, 0.0).mean())
-            lookups = float((1.0 - merged + far * (1.0 - p_near)).mean())
-            merged_share = float(np.broadcast_to(merged, p2.shape).mean())
+            merged_share = float(merged.mean())
+            lookups = 1.0 - merged_share + far * (1.0 - float(p_near.mean()))
         ddr = requested * max(0.0, 1.0 - h15 - h2)
         rows.append(
             AccessBreakdown(
