@@ -75,38 +75,10 @@ def test_loop_busy_adds_the_exposed_share_of_l2_under_busier_tensor_cores():
     assert loop_busy_s(busy(338.0, 263.0), 0.0) == 338.0
 
 
-def test_exposed_l2_lengthens_a_tensor_core_bound_loop():
-    from tilesight.model.resources import L2, NPIPES, TC, ActionDemand
-    from tilesight.model.tile import eval_body
-    from tilesight.plan import Loop
-
-    def demand(name, kind, pipe, seconds, memory):
-        busy = [0.0] * NPIPES
-        busy[pipe] = seconds
-        return ActionDemand(name, kind, tuple(busy), tuple(busy), 0.0, memory)
-
-    load = TileAction("ld", ActionKind.LOAD, tensor="a")
-    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
-    loop = Loop("k", 100, (load, dot), stages=4, reduction=True)
-    demands = {
-        "ld": demand("ld", ActionKind.LOAD, L2, 2.0, True),
-        "mm": demand("mm", ActionKind.DOT, TC, 3.0, False),
-    }
-    scale = (1.0,) * NPIPES
-    # per iteration: TC 3, L2 2, latency 5 over depth 3: steady max(3, 5 / 4, chain 3) = 3 without exposure,
-    # 3 + 0.5 x 2 = 4 with half the L2 time exposed; 100 iterations: fill 2 + 2 x steady + 97 x steady + 3
-    plain = eval_body((loop,), demands, scale)
-    half = eval_body((loop,), demands, scale, exposed=0.5)
-    assert plain.loops[0][2].steady_s == pytest.approx(3.0) and half.loops[0][2].steady_s == pytest.approx(
-        4.0
-    )
-    assert half.latency_s - plain.latency_s == pytest.approx(99 * 1.0)
-
-
-def test_a_block_alone_waits_for_its_loads():
-    from tilesight.model.resources import DDR, NPIPES, TC, ActionDemand
-    from tilesight.model.tile import eval_body
-    from tilesight.plan import Loop
+def _load_dot_loop(load_pipe: int, load_s: float, load_latency_s: float, dot_s: float):
+    """A loop body of one load (``load_s`` busy on ``load_pipe``, plus its latency) feeding one dot (``dot_s``
+    on the tensor cores), its demands, and the unit region scale."""
+    from tilesight.model.resources import NPIPES, TC, ActionDemand
 
     def demand(name, kind, pipe, seconds, memory, latency=0.0):
         busy = [0.0] * NPIPES
@@ -116,12 +88,36 @@ def test_a_block_alone_waits_for_its_loads():
     load = TileAction("ld", ActionKind.LOAD, tensor="a")
     dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
     demands = {
-        "ld": demand("ld", ActionKind.LOAD, DDR, 1.0, True, latency=3.0),  # load span 1 + 3 = 4
-        "mm": demand("mm", ActionKind.DOT, TC, 2.0, False),
+        "ld": demand("ld", ActionKind.LOAD, load_pipe, load_s, True, load_latency_s),
+        "mm": demand("mm", ActionKind.DOT, TC, dot_s, False),
     }
-    scale = (1.0,) * NPIPES
+    return (load, dot), demands, (1.0,) * NPIPES
+
+
+def test_exposed_l2_lengthens_a_tensor_core_bound_loop():
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0)
+    loop = Loop("k", 100, body, stages=4, reduction=True)
+    # per iteration: TC 3, L2 2, latency 5 over depth 3: steady max(3, 5 / 4, chain 3) = 3 without exposure,
+    # 3 + 0.5 x 2 = 4 with half the L2 time exposed; 100 iterations: fill 2 + 2 x steady + 97 x steady + 3
+    plain = eval_body((loop,), demands, scale)
+    half = eval_body((loop,), demands, scale, exposed=0.5)
+    assert plain.loops[0][2].steady_s == pytest.approx(3.0)
+    assert half.loops[0][2].steady_s == pytest.approx(4.0)
+    assert half.latency_s - plain.latency_s == pytest.approx(99 * 1.0)
+
+
+def test_a_block_alone_waits_for_its_loads():
+    from tilesight.model.resources import DDR
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    body, demands, scale = _load_dot_loop(DDR, 1.0, 3.0, 2.0)  # load span 1 + 3 = 4
     for stages, alone_steady in ((2, 4.0), (3, 2.0), (5, 2.0)):
-        loop = Loop("k", 50, (load, dot), stages=stages, reduction=True)
+        loop = Loop("k", 50, body, stages=stages, reduction=True)
         # latency 4 + 2 = 6 over depth stages - 1: steady max(2, 6 / stages, chain 2) = 3 / 2 / 2 shared;
         # alone, also the load span 4 over stages - 1: 4, 2, 1 -> 4, 2, 2
         shared = eval_body((loop,), demands, scale).loops[0][2].steady_s
@@ -142,25 +138,14 @@ def test_envelope_load_span_over_the_loads_in_flight():
 
 
 def test_a_producer_warpgroup_hides_the_l2_time_under_busier_tensor_cores():
-    from tilesight.model.resources import L2, NPIPES, TC, ActionDemand
+    from tilesight.model.resources import L2
     from tilesight.model.tile import eval_body
     from tilesight.plan import Loop
 
-    def demand(name, kind, pipe, seconds, memory):
-        busy = [0.0] * NPIPES
-        busy[pipe] = seconds
-        return ActionDemand(name, kind, tuple(busy), tuple(busy), 0.0, memory)
-
-    load = TileAction("ld", ActionKind.LOAD, tensor="a")
-    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
-    demands = {
-        "ld": demand("ld", ActionKind.LOAD, L2, 2.0, True),
-        "mm": demand("mm", ActionKind.DOT, TC, 3.0, False),
-    }
-    scale = (1.0,) * NPIPES
     # the loop of test_exposed_l2_lengthens_a_tensor_core_bound_loop with its loads on a producer warpgroup:
     # steady 3 (the tensor cores), not 3 + 0.5 x 2
-    loop = Loop("k", 100, (load, dot), stages=4, reduction=True, producer_loads=True)
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0)
+    loop = Loop("k", 100, body, stages=4, reduction=True, producer_loads=True)
     assert eval_body((loop,), demands, scale, exposed=0.5).loops[0][2].steady_s == pytest.approx(3.0)
 
 
