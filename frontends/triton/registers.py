@@ -36,10 +36,11 @@ ELEMENTWISE_OVERHEAD = 16
 REGISTER_BYTES = 4
 # ptxas's local-memory frame per byte of the register excess this module estimates. ptxas spills more than
 # the excess: values with long live ranges go to the stack whole, and each reload needs a register of its own
-# while it is used. 2.6 is the median ratio of the frame ptxas gave (``n_spills`` x 4 bytes, recorded from
-# the compiled kernels) to the estimated excess over the 49 distinct GEMM configs of the measured sweep's main
-# split that the estimate says spill (2.65; ratio 0 where ptxas did not spill; the 29 held-out configs give
-# 2.16); a compiler figure, not fitted to timings.
+# while it is used. The ratio of the frame ptxas gave (``n_spills`` x 4 bytes, recorded from the compiled
+# kernels) to the estimated excess, median over the distinct GEMM configs (variant, dtype, tiles, alignment)
+# of the measured sweep that the estimate says spill: 2.70 over 48 of the main split, 1.88 over 29 held out
+# (``python benchmarks/spill_frames.py ratio``). 2.6 was set from an earlier grouping of the same data (2.65,
+# dtype kept, variant merged) and kept. A compiler figure, not fitted to timings.
 SPILL_FRAME_PER_EXCESS = 2.6
 # TileAction.variant of a loop load Triton could not turn into an asynchronous copy (the pipeliner left it
 # synchronous; tilesight.model.resources.lsu_seconds reads it too).

@@ -81,8 +81,9 @@ SYNC_LOAD_PASSES = 1
 # REGISTER_OVERHEAD; a compiler figure, not fitted to timings). ptxas spills this state first: the loop
 # reloads it and never stores it. Beyond it the frame holds state the loop changes (accumulators, staged
 # tiles), reloaded and stored back at every iteration. In the SASS of nine spilling Triton GEMMs compiled on
-# CPU with the ptxas Triton ships, the main loop loads 1.0-1.6x the frame and stores 0 for frames of 40-152
-# bytes, 0.4-1.0x the frame for frames of 232-11464 bytes.
+# CPU with the ptxas Triton ships (``python benchmarks/spill_frames.py sass ID ...``), the main loop loads
+# 1.0-1.6x the frame and stores 0 for frames of 40-152 bytes, 0.4-1.0x the frame for frames of 232-11464
+# bytes.
 SPILLABLE_STATE_BYTES = 40 * 4
 
 NPIPES = len(PIPELINES)
