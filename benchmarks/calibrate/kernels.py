@@ -352,6 +352,24 @@ def overlap_dot(
 
 
 @triton.jit
+def narrow_tiles(src_ptr, out_ptr, stride, n_rows, reps, R: tl.constexpr, C: tl.constexpr):
+    """A GEMM operand's loop loads on their own: each program walks its own ``C``-column panel of an
+    L2-resident fp16 matrix ``R`` rows at a time (wrapping at ``n_rows``) and sums the tiles. With a row
+    stride Triton cannot prove aligned (odd), every load is element-wide and row-contiguous, as in an
+    unaligned GEMM's operand tiles, so the element-wide instructions' rate in a tile loop sets the time."""
+    pid = tl.program_id(0)
+    rows = tl.arange(0, R)
+    cols = pid * C + tl.arange(0, C)
+    acc = tl.zeros((R, C), dtype=tl.float32)
+    for r in range(reps):
+        row0 = (r * R) % n_rows
+        inside = (row0 + rows)[:, None] < n_rows
+        x = tl.load(src_ptr + (row0 + rows)[:, None] * stride + cols[None, :], mask=inside)
+        acc += x.to(tl.float32)
+    tl.store(out_ptr + pid, tl.sum(tl.sum(acc, axis=1), axis=0))
+
+
+@triton.jit
 def touch(out_ptr):
     """One store per block and nothing else: the cost of dispatching, starting and retiring blocks."""
     pid = tl.program_id(0)

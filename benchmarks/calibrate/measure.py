@@ -287,6 +287,83 @@ def overlap() -> dict:
     return {"points": points}
 
 
+# The overlap probe at one and two programs per SM, four and eight warps and two to four stages: how much
+# of the L2 time a block alone on its SM exposes under its tensor cores, beside the loop shared with another.
+OVERLAP_ALONE_BNS = (16, 64, 128, 256)
+OVERLAP_ALONE_PER_SM = (1, 2)
+OVERLAP_ALONE_WARPS = (2, 4, 8)
+OVERLAP_ALONE_STAGES = (2, 3, 4)
+
+
+def overlap_alone() -> dict:
+    """Seconds of the overlap_dot loop (private lines) by programs per SM, warps, stages and BN, with loads
+    and without; BN only up to what keeps the accumulator within 128 registers a thread (no spills)."""
+    bm, bk, k, iters = 128, 64, 256, 512
+    points = []
+    for per_sm in OVERLAP_ALONE_PER_SM:
+        grid = (n_sm() * per_sm,)
+        a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
+        for bn in OVERLAP_ALONE_BNS:
+            b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+            out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
+            for warps in OVERLAP_ALONE_WARPS:
+                if bn * 128 > warps * 32 * 128:  # the fp32 accumulator past 128 registers a thread
+                    continue
+                for stages in OVERLAP_ALONE_STAGES:
+                    for load in (True, False):
+                        kw = dict(BM=bm, BK=bk, BN=bn, LOAD=load, num_warps=warps, num_stages=stages)
+                        t = bench_s(
+                            lambda b=b, out=out, a=a, grid=grid, kw=kw: K.overlap_dot[grid](
+                                a, b, out, k, iters, 1, **kw
+                            )
+                        )
+                        points.append(
+                            {"BM": bm, "BK": bk, "BN": bn, "programs_per_sm": per_sm, "warps": warps,
+                             "stages": stages, "K": k, "iters": iters, "share": 1, "load": load, "s": t,
+                             "flops_per_s": 2 * grid[0] * iters * bm * bn * bk / t}
+                        )  # fmt: skip
+            del b, out
+        del a
+    return {"points": points}
+
+
+# Element-wide tile loads in a loop (an unaligned GEMM operand's pattern), from an L2-resident fp16 matrix
+# with an odd row stride: warp instructions per second per SM by tile shape, warps and programs per SM. Each
+# SM's programs walk NARROW_TILE_SM_BYTES of panels: more than its L1 holds, and all SMs' within the L2.
+NARROW_TILE_SHAPES = ((32, 64), (64, 32), (16, 32))
+NARROW_TILE_WARPS = (2, 4)
+NARROW_TILE_PER_SM = (1, 4, 8)
+NARROW_TILE_SM_BYTES, NARROW_TILE_REPS = 288 * 1024, 256
+
+
+def narrow_tiles() -> dict:
+    """Warp-wide memory instructions per second per SM of :func:`kernels.narrow_tiles` (one 2-byte load per
+    element, 32 lanes a warp), with the aligned stride (vectorised) beside each odd-stride point."""
+    points = []
+    for r, c in NARROW_TILE_SHAPES:
+        for per_sm in NARROW_TILE_PER_SM:
+            programs = n_sm() * per_sm
+            n_rows = max(r, NARROW_TILE_SM_BYTES // (per_sm * c * 2) // r * r)
+            for warps in NARROW_TILE_WARPS:
+                for stride in (programs * c, programs * c + 1):
+                    src = torch.randn(n_rows, stride, device="cuda", dtype=torch.float16)
+                    out = torch.empty(programs, device="cuda", dtype=torch.float32)
+                    run = K.narrow_tiles[(programs,)]
+                    kw = dict(R=r, C=c, num_warps=warps)
+                    t = bench_s(
+                        lambda run=run, src=src, out=out, stride=stride, n=n_rows, kw=kw: run(
+                            src, out, stride, n, NARROW_TILE_REPS, **kw
+                        )
+                    )
+                    instr = programs * NARROW_TILE_REPS * r * c / 32
+                    points.append(
+                        {"R": r, "C": c, "programs_per_sm": per_sm, "warps": warps, "odd": stride % 2 == 1,
+                         "rows": n_rows, "s": t, "warp_instr_per_s_per_sm": instr / t / n_sm()}
+                    )  # fmt: skip
+                    del src, out
+    return {"points": points}
+
+
 def tma_chunks() -> dict:
     """The l2_chunks probe with A read through TMA descriptors (needs triton.set_allocator on Triton 3.6+)."""
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))

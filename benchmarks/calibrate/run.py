@@ -172,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         ("tma_chunks", M.tma_chunks, ()),
         ("l2_lag", M.l2_lag, ()),
         ("overlap", M.overlap, ()),
+        ("overlap_alone", M.overlap_alone, ()),
+        ("narrow_tiles", M.narrow_tiles, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
         ("narrow_split", M.narrow_split, ()),

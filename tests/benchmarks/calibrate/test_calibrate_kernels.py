@@ -52,6 +52,11 @@ assert torch.allclose(o.view(2, 16, 16), r, rtol=1e-5)
 nxt = torch.tensor([2, 0, 3, 1], dtype=torch.int64); po = torch.zeros(1, dtype=torch.int64)
 K.pointer_chase[(1,)](nxt, po, 3)  # 0 -> 2 -> 3 -> 1
 assert po.item() == 1, po
+src = torch.randn(8, 2 * 8 + 1).half(); sums = torch.empty(2)
+K.narrow_tiles[(2,)](src, sums, 2 * 8 + 1, 8, 3, R=4, C=8)  # 3 reps of 4 rows of an 8-row panel: 0-3, 4-7, 0-3
+panels = src.float()[:, :16].reshape(8, 2, 8)
+ref = 2 * panels[:4].sum(dim=(0, 2)) + panels[4:].sum(dim=(0, 2))
+assert torch.allclose(sums, ref, rtol=1e-4), (sums, ref)
 K.empty[(1,)]()
 print("INTERPRETER_OK")
 """
@@ -136,6 +141,14 @@ def test_pointer_chase_bypasses_l1(K):
     sig = {"next_ptr": "*i64", "out_ptr": "*i64", "steps": "i32"}
     k = _compile(K.pointer_chase, sig, {}, num_warps=1)
     assert "ld.global.cg" in k.asm["ptx"]
+
+
+@pytest.mark.triton
+def test_narrow_tiles_issue_one_two_byte_load_per_element_with_an_unproven_stride(K):
+    # an i32 stride without divisibility: a [32, 64] fp16 tile over 64 threads is 32 ld.global.b16 a thread
+    sig = {"src_ptr": "*fp16", "out_ptr": "*fp32", "stride": "i32", "n_rows": "i32", "reps": "i32"}
+    k = _compile(K.narrow_tiles, sig, {"R": 32, "C": 64}, num_warps=2)
+    assert len(re.findall(r"ld\.global\.b16", k.asm["ptx"])) == 32
 
 
 def test_run_without_a_gpu_exits_cleanly(tmp_path):
