@@ -89,6 +89,7 @@ _OPTIONAL = (
     "tmem_bw_per_sm_bytes_per_s",
     "tma_supported",
     "lsu_warp_instr_per_s_per_sm",
+    "lsu_l2_warp_instr_per_s_per_sm",
     "block_dispatch_s",
     "l2_partitions",
     "sfu_tc_serialised",
@@ -177,6 +178,9 @@ class HardwareProfile:
     # warp-wide memory instructions (global loads/stores, shared-memory accesses) one SM issues per second;
     # 0 = not given (instruction issue then never bounds a memory action)
     lsu_warp_instr_per_s_per_sm: float = 0.0
+    # the same for element-wide global loads whose lines L2 serves (a tile loop over an L2-resident operand);
+    # 0 = not given (every load then issues at lsu_warp_instr_per_s_per_sm)
+    lsu_l2_warp_instr_per_s_per_sm: float = 0.0
     # time one more block costs an SM when blocks are trivially short (dispatch, start, retire); 0 = not given
     block_dispatch_s: float = 0.0
     # L2 partitions joined by a fabric, each caching for the SMs attached to it (0 = not given: one)

@@ -138,6 +138,16 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
             "fp16 row copy with an odd row stride (element-wide accesses): warp memory instructions per "
             "second per SM",
         )
+    tiles = measurements.get("narrow_tiles")
+    if _ok(tiles):
+        odd = [p["warp_instr_per_s_per_sm"] for p in tiles.get("points", []) if p.get("odd")]
+        if odd:
+            put(
+                "lsu_l2_warp_instr_per_s_per_sm",
+                max(odd),
+                "element-wide (odd-stride) fp16 tile loops over an L2-resident matrix: the highest warp "
+                "memory instruction rate per SM (fewer warps per SM are latency-bound)",
+            )
     sms_probe = measurements.get("sm_stream")
     if _ok(sms_probe) and sms_probe.get("bytes_per_s_per_sm", 0) > 0:
         inflight = (sms_probe["stages"] - 1) * sms_probe["BM"] * sms_probe["BK"] * 2

@@ -286,3 +286,19 @@ def test_spill_seconds_grow_with_the_footprint_and_shrink_with_warps(round_hw, f
     assert t(lo, few) <= t(hi, few) * (1 + 1e-9)  # a larger footprint is served from no nearer a level
     assert t(hi, many) <= t(hi, few) * (1 + 1e-9)  # more warps keep more reloads in flight
     assert t(lo, few) >= 1e6 / LOCAL["local_bw_per_sm_bytes_per_s"] * (1 - 1e-9)  # never beyond the SM's rate
+
+
+def test_narrow_loads_issue_faster_where_l2_serves_them(round_hw):
+    # 2-byte accesses of the 100,000-byte tile: 100,000 / (2 B x 32 lanes) = 1562.5 warp instructions. At 1e9
+    # a second (copy probe) they take 1.5625 us; with 4e9 for L2-served lines and 75% L2 hits:
+    # 1562.5 x (0.75 / 4e9 + 0.25 / 1e9) = 0.68359375 us. A store issues at the copy rate whatever it hits.
+    import dataclasses
+
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM, vector_bytes=2)
+    st_ = TileAction("st", ActionKind.STORE, tensor="a", src=MemLevel.SMEM, vector_bytes=2)
+    base = dataclasses.replace(round_hw, lsu_warp_instr_per_s_per_sm=1e9)
+    fast = dataclasses.replace(base, lsu_l2_warp_instr_per_s_per_sm=4e9)
+    traffic = _traffic(0.75, 0.25)
+    assert action_demand(ld, _plan(ld), base, traffic).busy_s[SMEM] == pytest.approx(1.5625 * US)
+    assert action_demand(ld, _plan(ld), fast, traffic).busy_s[SMEM] == pytest.approx(0.68359375 * US)
+    assert action_demand(st_, _plan(st_), fast, traffic).busy_s[SMEM] == pytest.approx(1.5625 * US)

@@ -22,7 +22,8 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      SMEM = b / smem share when the scratchpad side is shared memory; TMEM likewise for tensor memory.
      The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
-     load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound.
+     load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound, a load's
+     instructions faster where L2 serves them.
    * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family; SMEM = ``smem_bytes`` if
      the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory
      (and at least the load/store-unit issue time of those bytes when the action's ``vector_bytes`` says the
@@ -195,18 +196,25 @@ def contiguous_bytes(tensor: TensorAccess) -> float:
     return run
 
 
-def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile) -> float:
+def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: float | None = None) -> float:
     """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
 
     A warp instruction moves ``vector_bytes`` per thread (``FULL_VECTOR_BYTES`` when the frontend found the
-    access fully vectorised). The rate is calibrated on global loads and stores (the narrow-access probe);
-    a synchronous loop load (``variant="sync"``: one Triton could not turn into an asynchronous copy, e.g.
-    for an unaligned row stride) is counted ``SYNC_LOAD_PASSES`` times: its global loads only, as the
-    shared-memory stores that stage it for its consumer are not what the probe measures.
+    access fully vectorised). The rate is calibrated on global loads and stores (the narrow-access probe, a
+    DRAM-resident row copy); a load's ``l2_hit`` share of instructions, whose lines L2 serves, issues at the
+    profile's ``lsu_l2_warp_instr_per_s_per_sm`` where given (the ``narrow_tiles`` probe: element-wide tile
+    loops over an L2-resident matrix). A synchronous loop load (``variant="sync"``: one Triton could not turn
+    into an asynchronous copy, e.g. for an unaligned row stride) is counted ``SYNC_LOAD_PASSES`` times: its
+    global loads only, as the shared-memory stores that stage it for its consumer are not what the probes
+    measure.
     """
     vec = action.vector_bytes or FULL_VECTOR_BYTES
     passes = SYNC_LOAD_PASSES if action.variant == "sync" else 1
-    return passes * nbytes / (vec * hw.warp_size) / hw.lsu_warp_instr_per_s_per_sm
+    instr = passes * nbytes / (vec * hw.warp_size)
+    base = hw.lsu_warp_instr_per_s_per_sm
+    if l2_hit is None or not hw.lsu_l2_warp_instr_per_s_per_sm:
+        return instr / base
+    return instr * (l2_hit / hw.lsu_l2_warp_instr_per_s_per_sm + (1.0 - l2_hit) / base)
 
 
 def spill_seconds(
@@ -277,6 +285,7 @@ def action_demand(
     nbytes = 0.0
     flops = 0.0
     l2_hit: float | None = None
+    l15_hit = 0.0
     net_missing = False
     chunk_efficiency = 1.0  # DRAM efficiency of the access's contiguous runs (global memory actions)
     l2_efficiency = 1.0  # and L2's
@@ -327,7 +336,7 @@ def action_demand(
             l2_efficiency = hw.l2_efficiency(run)
             if kind is not ActionKind.STORE or not STORES_RETIRE_AT_ISSUE:
                 latency = _memory_latency(hw, tt.l15_hit, tt.l2_hit)
-            l2_hit = tt.l2_hit
+            l2_hit, l15_hit = tt.l2_hit, tt.l15_hit
         elif tensor.level in _SCRATCH_LEVELS:
             if tensor.level is MemLevel.SMEM:
                 amounts[SMEM] += nbytes
@@ -388,7 +397,9 @@ def action_demand(
     busy[DDR] /= chunk_efficiency
     busy[L2] /= l2_efficiency
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
-        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw))
+        # a load's share served on chip (L1.5 or L2); stores issue at the probed copy's rate
+        served = min(1.0, l15_hit + l2_hit) if kind is ActionKind.LOAD and l2_hit is not None else None
+        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw, served))
     lsu_rate = hw.lsu_warp_instr_per_s_per_sm
     if kind is ActionKind.DOT and action.vector_bytes and amounts[SMEM] and lsu_rate > 0:
         # operand fragments loaded into registers by the warps (ldmatrix): the issue slots bound it too

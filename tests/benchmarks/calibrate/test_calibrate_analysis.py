@@ -179,3 +179,16 @@ def test_l2_exposed_under_tc_reads_the_first_tensor_core_bound_point():
     assert f["value"] == pytest.approx((433.3 - 338.1) / 262.6)
     with pytest.raises(ValueError, match="outlast"):
         analysis.l2_exposed_under_tc({"overlap": {"points": pts[:4]}})
+
+
+def test_l2_narrow_rate_is_the_best_odd_stride_tile_loop():
+    # the aligned points (vectorised, counted as if element-wide) and the latency-bound one-program points are
+    # not the rate: the highest odd-stride point is
+    pts = [
+        {"odd": True, "programs_per_sm": 1, "warp_instr_per_s_per_sm": 1e8},
+        {"odd": True, "programs_per_sm": 8, "warp_instr_per_s_per_sm": 4.5e8},
+        {"odd": False, "programs_per_sm": 8, "warp_instr_per_s_per_sm": 9e8},
+        {"odd": True, "programs_per_sm": 4, "warp_instr_per_s_per_sm": 3.5e8},
+    ]
+    f = analysis.profile_fields({"narrow_tiles": {"points": pts}})
+    assert f["lsu_l2_warp_instr_per_s_per_sm"]["value"] == 4.5e8

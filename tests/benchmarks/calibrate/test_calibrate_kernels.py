@@ -53,7 +53,7 @@ nxt = torch.tensor([2, 0, 3, 1], dtype=torch.int64); po = torch.zeros(1, dtype=t
 K.pointer_chase[(1,)](nxt, po, 3)  # 0 -> 2 -> 3 -> 1
 assert po.item() == 1, po
 src = torch.randn(8, 2 * 8 + 1).half(); sums = torch.empty(2)
-K.narrow_tiles[(2,)](src, sums, 2 * 8 + 1, 8, 3, R=4, C=8)  # 3 reps of 4 rows of an 8-row panel: 0-3, 4-7, 0-3
+K.narrow_tiles[(2,)](src, sums, 2 * 8 + 1, 8, 3, R=4, C=8)  # 3 reps of 4 rows of 8: rows 0-3, 4-7, 0-3
 panels = src.float()[:, :16].reshape(8, 2, 8)
 ref = 2 * panels[:4].sum(dim=(0, 2)) + panels[4:].sum(dim=(0, 2))
 assert torch.allclose(sums, ref, rtol=1e-4), (sums, ref)
