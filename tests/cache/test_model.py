@@ -166,9 +166,11 @@ def test_coalesced_requests_are_neither_hits_nor_lookups():
     # merged requests are still served without DRAM: A and B are read once (2 x 128 KiB), L2 service 1/2
     assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
     assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
-    # the engine's L2 work per byte: 1 - 1/4 merged for A and B, 1 for the written C
-    assert traffic.tensors["a"].l2_lookups == pytest.approx(0.75)
-    assert traffic.tensors["a"].l2_merged == pytest.approx(0.25)
+    # the engine's L2 work per byte takes the merges at LRC_TIMING_BLOCKS_PER_SM = 2 blocks per SM, not the
+    # kernel's one: 1 / (1 + 1 x 2) = 1/3 of the same-step reuses (half the reads) merged, 1 - 1/6 = 5/6 for A
+    # and B; 1 for the written C; with spread 0 every reuse merges at any residency: 1/2
+    assert traffic.tensors["a"].l2_lookups == pytest.approx(5 / 6)
+    assert traffic.tensors["a"].l2_merged == pytest.approx(1 / 6)
     assert traffic.tensors["c"].l2_lookups == 1.0
     assert merged.tensors["b"].l2_lookups == pytest.approx(0.5)
 
