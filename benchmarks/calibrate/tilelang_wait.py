@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Probe (GPU): what a TileLang ``T.gemm`` costs per call in a loop, against Triton's dot chain.
+
+    OUT=/some/dir python3 benchmarks/calibrate/tilelang_wait.py --out $OUT/calibration_tilelang_wait.json
+
+TileLang's ``T.gemm`` is synchronous: on Hopper it waits for its ``wgmma`` group to finish before the warps
+go on (``tilelang.language.gemm``'s documentation), where a Triton loop keeps one group in flight while it
+issues the next. Both run here on operands loaded into shared memory once (no memory traffic in the loop),
+``ITERS`` dependent calls per program, one and two programs per SM, for the consumer tile shapes the TileLang
+sweep uses (block_M x block_N x block_K on 128 or 256 threads; Triton: the same tile on 4 or 8 warps). The
+difference per call at one program per SM is the wait a lone block exposes (read by
+``benchmarks/calibrate/analysis.py::tilelang_gemm_wait`` into the profile's ``tc_sync_wait_s``).
+
+Needs TileLang (the carried wheels: ``benchmarks/device/install_wheels.sh``) besides torch and Triton.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+ITERS = 1024
+# (block_M, block_N, block_K, TileLang threads); Triton runs the same tile on threads / 32 warps
+SHAPES = (
+    (128, 128, 16, 128),
+    (128, 128, 32, 128),
+    (128, 128, 64, 128),
+    (64, 128, 64, 128),
+    (128, 256, 32, 256),
+    (128, 256, 64, 256),
+    (256, 128, 32, 256),
+)
+PER_SM = (1, 2)
+TARGET = {"kind": "cuda", "arch": "sm_90a"}
+
+
+def tilelang_chain(programs: int, block_m: int, block_n: int, block_k: int, threads: int, iters: int):
+    """``iters`` T.gemm calls per program on shared-memory operands copied in once; C out per program."""
+    import tilelang.language as T
+
+    dtype, acc = "float16", "float32"
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((block_m, block_k), dtype),
+        B: T.Tensor((block_k, block_n), dtype),
+        C: T.Tensor((programs * block_m, block_n), acc),
+    ):
+        with T.Kernel(programs, threads=threads) as bx:
+            a_s = T.alloc_shared((block_m, block_k), dtype)
+            b_s = T.alloc_shared((block_k, block_n), dtype)
+            c_l = T.alloc_fragment((block_m, block_n), acc)
+            T.copy(A[0, 0], a_s)
+            T.copy(B[0, 0], b_s)
+            T.clear(c_l)
+            for _ in T.serial(iters):
+                T.gemm(a_s, b_s, c_l)
+            T.copy(c_l, C[bx * block_m, 0])
+
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, type=Path)
+    args = ap.parse_args(argv)
+    import tilelang
+    import torch
+    import triton
+    from triton.testing import do_bench
+
+    from benchmarks.calibrate import kernels as K
+
+    if not torch.cuda.is_available():
+        print("no GPU", file=sys.stderr)
+        return 2
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    points = []
+    t0 = time.time()
+    for bm, bn, bk, threads in SHAPES:
+        a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
+        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+        for per_sm in PER_SM:
+            programs = sms * per_sm
+            c = torch.empty(programs * bm, bn, device="cuda", dtype=torch.float32)
+            point = {
+                "BM": bm,
+                "BN": bn,
+                "BK": bk,
+                "threads": threads,
+                "programs_per_sm": per_sm,
+                "iters": ITERS,
+            }
+            try:
+                kernel = tilelang.compile(
+                    tilelang_chain(programs, bm, bn, bk, threads, ITERS),
+                    target={"kind": "cuda", "arch": "sm_90a"},
+                )
+                kernel(a, b, c)
+                torch.cuda.synchronize()
+                ref = (a.float() @ b.float()) * ITERS
+                point["rel_err"] = float((c[:bm] - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
+                run = functools.partial(kernel, a, b, c)
+                t = do_bench(run, warmup=25, rep=100, return_mode="median") * 1e-3
+                point["tilelang_s"] = t
+                point["tilelang_s_per_call"] = t / (ITERS * per_sm)
+                point["tilelang_source_has_wait"] = "warpgroup_wait<0>" in kernel.get_kernel_source()
+            except Exception as exc:  # recorded per point, never swallowed
+                point["tilelang_error"] = f"{type(exc).__name__}: {exc}"[:1500]
+            out = torch.empty(programs * bm * bn, device="cuda", dtype=torch.float32)
+            t = (
+                do_bench(
+                    lambda out=out, a=a, b=b, bm=bm, bn=bn, bk=bk, w=threads // 32, g=(programs,): (
+                        K.dot_chain[g](a, b, out, ITERS, BM=bm, BN=bn, BK=bk, num_warps=w)
+                    ),
+                    warmup=25,
+                    rep=100,
+                    return_mode="median",
+                )
+                * 1e-3
+            )
+            point["triton_s"] = t
+            point["triton_s_per_dot"] = t / (ITERS * per_sm)
+            points.append(point)
+            print(json.dumps(point), flush=True)
+    doc = {
+        "schema": 1,
+        "meta": {
+            "command": " ".join(["python3", *sys.argv]),
+            "gpu": torch.cuda.get_device_name(0),
+            "sm_count": sms,
+            "torch": torch.__version__,
+            "triton": triton.__version__,
+            "tilelang": getattr(tilelang, "__version__", "?"),
+            "python": platform.python_version(),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+        "measurements": {"tilelang_wait": {"points": points, "elapsed_s": round(time.time() - t0, 2)}},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=1))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
