@@ -565,10 +565,10 @@ def _compute(
             merged = merge * concurrent[None, :]  # requests the coalescer answers without an L2 lookup
             hits = (1.0 - far) * p2 + far * np.maximum(p2, p_near) - merged
             h2_sector = float(np.maximum(hits, 0.0).mean())
-            merged_share = float(merged.mean())
+            reuses = float(concurrent.mean())  # share of the reads that are same-wave reuses
+            merged_share, work_merged = merge * reuses, merge_work * reuses
             fabric = far * (1.0 - float(p_near.mean()))
             lookups = 1.0 - merged_share + fabric
-            work_merged = merge_work * float(concurrent.mean())
             work = 1.0 - work_merged + fabric
         ddr = requested * max(0.0, 1.0 - h15 - h2)
         rows.append(
