@@ -260,30 +260,40 @@ def l2_lag() -> dict:
 # the same dot chains without the loads (tensor-core time alone).
 OVERLAP_BNS = (16, 32, 64, 128, 256)
 OVERLAP_SHARES = (1, 4)
+OVERLAP_BM, OVERLAP_BK, OVERLAP_K, OVERLAP_ITERS = 128, 64, 256, 512
+
+
+def _overlap_point(
+    a: torch.Tensor, grid: tuple[int], bn: int, share: int, load: bool, warps: int, stages: int
+) -> dict:
+    """One timed overlap_dot loop (BM = OVERLAP_BM, BK = OVERLAP_BK, OVERLAP_ITERS steps over A's K), its
+    bytes and FLOPs per second."""
+    bm, bk, k, iters = OVERLAP_BM, OVERLAP_BK, a.shape[1], OVERLAP_ITERS
+    b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+    out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
+    kw = dict(BM=bm, BK=bk, BN=bn, LOAD=load, num_warps=warps, num_stages=stages)
+    t = bench_s(lambda: K.overlap_dot[grid](a, b, out, k, iters, share, **kw))
+    moved = grid[0] * iters * bm * bk * 2 if load else 0
+    return {"BM": bm, "BK": bk, "BN": bn, "programs_per_sm": grid[0] // n_sm(), "warps": warps,
+            "stages": stages, "K": k, "iters": iters, "share": share, "load": load, "s": t,
+            "bytes_per_s": moved / t, "flops_per_s": 2 * grid[0] * iters * bm * bn * bk / t}  # fmt: skip
+
+
+def _overlap_panels(per_sm: int) -> tuple[torch.Tensor, tuple[int]]:
+    """The overlap loop's A panels (OVERLAP_K wide, one per program) for ``per_sm`` programs per SM."""
+    grid = (n_sm() * per_sm,)
+    return torch.randn(grid[0] * OVERLAP_BM, OVERLAP_K, device="cuda", dtype=torch.float16), grid
 
 
 def overlap() -> dict:
-    """Seconds of the overlap_dot loop by BN and sharing degree, with loads and without."""
-    bm, bk, per_sm, warps, stages, k, iters = 128, 64, 2, 4, 4, 256, 512
-    grid = (n_sm() * per_sm,)
-    a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
-    points = []
-    for bn in OVERLAP_BNS:
-        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
-        out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
-        for share, load in [(s, True) for s in OVERLAP_SHARES] + [(1, False)]:
-            kw = dict(BM=bm, BK=bk, BN=bn, LOAD=load, num_warps=warps, num_stages=stages)
-            t = bench_s(
-                lambda b=b, out=out, share=share, kw=kw: K.overlap_dot[grid](a, b, out, k, iters, share, **kw)
-            )
-            moved = grid[0] * iters * bm * bk * 2 if load else 0
-            flops = 2 * grid[0] * iters * bm * bn * bk
-            points.append(
-                {"BM": bm, "BK": bk, "BN": bn, "programs_per_sm": per_sm, "warps": warps, "stages": stages,
-                 "K": k, "iters": iters, "share": share, "load": load, "s": t,
-                 "bytes_per_s": moved / t, "flops_per_s": flops / t}
-            )  # fmt: skip
-        del b, out
+    """Seconds of the overlap_dot loop by BN and sharing degree, with loads and without (2 programs per SM,
+    4 warps, 4 stages)."""
+    a, grid = _overlap_panels(2)
+    points = [
+        _overlap_point(a, grid, bn, share, load, 4, 4)
+        for bn in OVERLAP_BNS
+        for share, load in [(s, True) for s in OVERLAP_SHARES] + [(1, False)]
+    ]
     return {"points": points}
 
 
@@ -298,31 +308,17 @@ OVERLAP_ALONE_STAGES = (2, 3, 4)
 def overlap_alone() -> dict:
     """Seconds of the overlap_dot loop (private lines) by programs per SM, warps, stages and BN, with loads
     and without; BN only up to what keeps the accumulator within 128 registers a thread (no spills)."""
-    bm, bk, k, iters = 128, 64, 256, 512
     points = []
     for per_sm in OVERLAP_ALONE_PER_SM:
-        grid = (n_sm() * per_sm,)
-        a = torch.randn(grid[0] * bm, k, device="cuda", dtype=torch.float16)
-        for bn in OVERLAP_ALONE_BNS:
-            b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
-            out = torch.empty(grid[0] * bm, bn, device="cuda", dtype=torch.float32)
-            for warps in OVERLAP_ALONE_WARPS:
-                if bn * 128 > warps * 32 * 128:  # the fp32 accumulator past 128 registers a thread
-                    continue
-                for stages in OVERLAP_ALONE_STAGES:
-                    for load in (True, False):
-                        kw = dict(BM=bm, BK=bk, BN=bn, LOAD=load, num_warps=warps, num_stages=stages)
-                        t = bench_s(
-                            lambda b=b, out=out, a=a, grid=grid, kw=kw: K.overlap_dot[grid](
-                                a, b, out, k, iters, 1, **kw
-                            )
-                        )
-                        points.append(
-                            {"BM": bm, "BK": bk, "BN": bn, "programs_per_sm": per_sm, "warps": warps,
-                             "stages": stages, "K": k, "iters": iters, "share": 1, "load": load, "s": t,
-                             "flops_per_s": 2 * grid[0] * iters * bm * bn * bk / t}
-                        )  # fmt: skip
-            del b, out
+        a, grid = _overlap_panels(per_sm)
+        points += [
+            _overlap_point(a, grid, bn, 1, load, warps, stages)
+            for bn in OVERLAP_ALONE_BNS
+            for warps in OVERLAP_ALONE_WARPS
+            if bn * OVERLAP_BM <= warps * 32 * 128  # the fp32 accumulator within 128 registers a thread
+            for stages in OVERLAP_ALONE_STAGES
+            for load in (True, False)
+        ]
         del a
     return {"points": points}
 
