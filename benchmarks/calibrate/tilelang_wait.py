@@ -111,12 +111,80 @@ def tilelang_pipeline(
     return main
 
 
-def pipeline_points(sms: int, do_bench, torch, tilelang) -> list[dict]:
+def _time_kernel(func, inputs: tuple, out, ref) -> dict:
+    """Compile ``func`` for TARGET, check its first run's ``out`` against ``ref``, time it (median seconds,
+    ``benchmarks.calibrate.measure.bench_s``); with the compiled kernel's source."""
+    import tilelang
+    import torch
+
+    from benchmarks.calibrate.measure import bench_s
+
+    kernel = tilelang.compile(func, target=TARGET)
+    kernel(*inputs)
+    torch.cuda.synchronize()
+    rel_err = float((out - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
+    return {
+        "rel_err": rel_err,
+        "s": bench_s(functools.partial(kernel, *inputs)),
+        "source": kernel.get_kernel_source(),
+    }
+
+
+def _error(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:1500]
+
+
+def chain_points() -> list[dict]:
+    """Per call of :func:`tilelang_chain` and per dot of Triton's ``dot_chain`` on the same tile."""
+    import torch
+
+    from benchmarks.calibrate import kernels as K
+    from benchmarks.calibrate.measure import bench_s, n_sm
+
+    points = []
+    for bm, bn, bk, threads in SHAPES:
+        a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
+        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
+        for per_sm in PER_SM:
+            programs = n_sm() * per_sm
+            c = torch.empty(programs * bm, bn, device="cuda", dtype=torch.float32)
+            point = {
+                "BM": bm,
+                "BN": bn,
+                "BK": bk,
+                "threads": threads,
+                "programs_per_sm": per_sm,
+                "iters": ITERS,
+            }
+            try:
+                func = tilelang_chain(programs, bm, bn, bk, threads, ITERS)
+                run = _time_kernel(func, (a, b, c), c[:bm], (a.float() @ b.float()) * ITERS)
+                point["rel_err"] = run["rel_err"]
+                point["tilelang_s"] = run["s"]
+                point["tilelang_s_per_call"] = run["s"] / (ITERS * per_sm)
+                point["tilelang_source_has_wait"] = "warpgroup_wait<0>" in run["source"]
+            except Exception as exc:  # recorded per point, never swallowed
+                point["tilelang_error"] = _error(exc)
+            out = torch.empty(programs * bm * bn, device="cuda", dtype=torch.float32)
+            kw = dict(BM=bm, BN=bn, BK=bk, num_warps=threads // 32)
+            t = bench_s(functools.partial(K.dot_chain[(programs,)], a, b, out, ITERS, **kw))
+            point["triton_s"] = t
+            point["triton_s_per_dot"] = t / (ITERS * per_sm)
+            points.append(point)
+            print(json.dumps(point), flush=True)
+    return points
+
+
+def pipeline_points() -> list[dict]:
     """Seconds per pipelined step of :func:`tilelang_pipeline` at one and two programs per SM."""
+    import torch
+
+    from benchmarks.calibrate.measure import n_sm
+
     points = []
     for bm, bn, bk, stages, threads in PIPELINE_SHAPES:
         for per_sm in PER_SM:
-            programs = sms * per_sm
+            programs = n_sm() * per_sm
             point = {
                 "BM": bm,
                 "BN": bn,
@@ -129,22 +197,15 @@ def pipeline_points(sms: int, do_bench, torch, tilelang) -> list[dict]:
                 a = torch.randn(programs * bm, PANEL_STEPS * bk, device="cuda", dtype=torch.float16)
                 b = torch.randn(PANEL_STEPS * bk, bn, device="cuda", dtype=torch.float16)
                 c = torch.empty(programs * bm, bn, device="cuda", dtype=torch.float32)
-                kernel = tilelang.compile(
-                    tilelang_pipeline(programs, bm, bn, bk, stages, threads, ITERS), target=TARGET
-                )
-                kernel(a, b, c)
-                torch.cuda.synchronize()
+                func = tilelang_pipeline(programs, bm, bn, bk, stages, threads, ITERS)
                 ref = (a[:bm].float() @ b.float()) * (ITERS // PANEL_STEPS)
-                point["rel_err"] = float((c[:bm] - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
-                t = (
-                    do_bench(functools.partial(kernel, a, b, c), warmup=25, rep=100, return_mode="median")
-                    * 1e-3
-                )
-                point["s"] = t
-                point["s_per_step"] = t / (ITERS * per_sm)
-                point["source_has_mbarrier"] = "mbarrier" in kernel.get_kernel_source().lower()
+                run = _time_kernel(func, (a, b, c), c[:bm], ref)
+                point["rel_err"] = run["rel_err"]
+                point["s"] = run["s"]
+                point["s_per_step"] = run["s"] / (ITERS * per_sm)
+                point["source_has_mbarrier"] = "mbarrier" in run["source"].lower()
             except Exception as exc:  # recorded per point, never swallowed
-                point["error"] = f"{type(exc).__name__}: {exc}"[:1500]
+                point["error"] = _error(exc)
             points.append(point)
             print(json.dumps(point), flush=True)
     return points
@@ -158,68 +219,19 @@ def main(argv: list[str] | None = None) -> int:
     import tilelang
     import torch
     import triton
-    from triton.testing import do_bench
-
-    from benchmarks.calibrate import kernels as K
 
     if not torch.cuda.is_available():
         print("no GPU", file=sys.stderr)
         return 2
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
-    points = []
     t0 = time.time()
-    for bm, bn, bk, threads in () if args.only_pipeline else SHAPES:
-        a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
-        b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
-        for per_sm in PER_SM:
-            programs = sms * per_sm
-            c = torch.empty(programs * bm, bn, device="cuda", dtype=torch.float32)
-            point = {
-                "BM": bm,
-                "BN": bn,
-                "BK": bk,
-                "threads": threads,
-                "programs_per_sm": per_sm,
-                "iters": ITERS,
-            }
-            try:
-                kernel = tilelang.compile(
-                    tilelang_chain(programs, bm, bn, bk, threads, ITERS),
-                    target={"kind": "cuda", "arch": "sm_90a"},
-                )
-                kernel(a, b, c)
-                torch.cuda.synchronize()
-                ref = (a.float() @ b.float()) * ITERS
-                point["rel_err"] = float((c[:bm] - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
-                run = functools.partial(kernel, a, b, c)
-                t = do_bench(run, warmup=25, rep=100, return_mode="median") * 1e-3
-                point["tilelang_s"] = t
-                point["tilelang_s_per_call"] = t / (ITERS * per_sm)
-                point["tilelang_source_has_wait"] = "warpgroup_wait<0>" in kernel.get_kernel_source()
-            except Exception as exc:  # recorded per point, never swallowed
-                point["tilelang_error"] = f"{type(exc).__name__}: {exc}"[:1500]
-            out = torch.empty(programs * bm * bn, device="cuda", dtype=torch.float32)
-            t = (
-                do_bench(
-                    lambda out=out, a=a, b=b, bm=bm, bn=bn, bk=bk, w=threads // 32, g=(programs,): (
-                        K.dot_chain[g](a, b, out, ITERS, BM=bm, BN=bn, BK=bk, num_warps=w)
-                    ),
-                    warmup=25,
-                    rep=100,
-                    return_mode="median",
-                )
-                * 1e-3
-            )
-            point["triton_s"] = t
-            point["triton_s_per_dot"] = t / (ITERS * per_sm)
-            points.append(point)
-            print(json.dumps(point), flush=True)
+    chains = [] if args.only_pipeline else chain_points()
+    elapsed = round(time.time() - t0, 2)
     doc = {
         "schema": 1,
         "meta": {
             "command": " ".join(["python3", *sys.argv]),
             "gpu": torch.cuda.get_device_name(0),
-            "sm_count": sms,
+            "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
             "torch": torch.__version__,
             "triton": triton.__version__,
             "tilelang": getattr(tilelang, "__version__", "?"),
@@ -227,8 +239,8 @@ def main(argv: list[str] | None = None) -> int:
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
         "measurements": {
-            "tilelang_wait": {"points": points, "elapsed_s": round(time.time() - t0, 2)},
-            "tilelang_pipeline": {"points": pipeline_points(sms, do_bench, torch, tilelang)},
+            "tilelang_wait": {"points": chains, "elapsed_s": elapsed},
+            "tilelang_pipeline": {"points": pipeline_points()},
         },
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
