@@ -79,12 +79,14 @@ REDUCTION_SAMPLES = 2
 LRC_MERGE_SPREAD = 1.5
 # The L2 pipeline's work (TensorTraffic.l2_lookups, what the timing charges) takes the coalescer's merges
 # at this many blocks per SM, whatever the kernel's residency. NCU's merge counts do fall with residency (run
-# 3 of the NCU study, merged share of read sectors: median 0.26 at one block per SM, 0.18 at two, 0.17 at
-# three, 0.09 at four, 0.07 at six), but the time of L2-bound loops does not rise with them: charged at each
-# kernel's own residency, the committed Triton sweep's L2-bound GEMMs came out 9% fast at one and two blocks
-# per SM and 6-10% slow at three to five. At two blocks per SM (the NCU study's median residency; merge
-# probability 1 / (1 + 1.5 x 2) = 0.25) that trend is gone. A modelling choice read from measured timings'
-# residuals by residency, one value for every kernel, never per case; NCU's hit rates keep the residency rule.
+# 3 of the NCU study, merged share of the coalescable read sectors: median 0.26 at one block per SM, 0.18 at
+# two, 0.17 at three, 0.09 at four, 0.07 at six), but the time of L2-bound loops does not rise with them:
+# charged at each kernel's own residency, the committed Triton sweep's aligned L2-bound GEMMs came out 10%
+# fast at one block per SM, 6% at two and 5-9% slow at three to five (median predicted / measured 0.90, 0.94,
+# 1.05, 1.08, 1.09); at two blocks per SM (the NCU study's median residency; merge probability
+# 1 / (1 + 1.5 x 2) = 0.25) they are 0.97, 0.94, 0.99, 1.02, 1.00 (``python benchmarks/probe_report.py
+# merges`` and ``residency``). A modelling choice read from measured timings' residuals by residency, one
+# value for every kernel, never per case; NCU's hit rates keep the residency rule.
 LRC_TIMING_BLOCKS_PER_SM = 2
 
 # Inter-SM execution skew (paper 3.5.3): tiles of one wave do not run their loops in exact lockstep. A tile

@@ -1,0 +1,168 @@
+"""The figures stop 15's notes quote from probes that no profile field reads, recomputed on CPU from the data.
+
+    python benchmarks/probe_report.py overlap    # calibration_alone.json: overlap_alone
+    python benchmarks/probe_report.py narrow     # calibration_alone.json: narrow_tiles
+    python benchmarks/probe_report.py tilelang   # calibration_tilelang_wait.json: both TileLang probes
+    python benchmarks/probe_report.py merges     # ncu_l2_h200_run3.json: the coalescer's merges by residency
+    python benchmarks/probe_report.py residency  # the Triton GEMM sweep's predicted / measured by residency
+
+``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
+BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
+smaller side, and the medians at three and four stages split by which side is larger and by one or two
+programs per SM. ``residency`` predicts every non-spilling aligned GEMM launch of the committed sweep with the
+installed model and groups predicted / measured by resident blocks per SM and bottleneck; run it with an older
+commit's package on ``PYTHONPATH`` (``benchmarks/autotune/committed_copy.sh DIR COMMIT``) to see that model's
+figures (e.g. 6485f10, before the timing took the coalescer's merges at a fixed residency).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+sys.path.insert(0, str(HERE))
+
+OVERLAP_LOADS_BN = 16  # the loop whose dots hide under its loads: the loads' own time
+
+
+def overlap_exposure(points: list[dict]) -> list[dict]:
+    """Per (programs per SM, warps, stages, BN > 16) point measured with and without loads: the loads' time
+    (the same configuration at BN 16), the dots' time, both together, and the exposed share of the smaller."""
+    t = {(p["programs_per_sm"], p["warps"], p["stages"], p["BN"], p["load"]): p["s"] for p in points}
+    rows = []
+    for (per_sm, warps, stages, bn, load), both in sorted(t.items()):
+        loads = t.get((per_sm, warps, stages, OVERLAP_LOADS_BN, True))
+        dots = t.get((per_sm, warps, stages, bn, False))
+        if not load or bn == OVERLAP_LOADS_BN or loads is None or dots is None:
+            continue
+        rows.append(
+            {"programs_per_sm": per_sm, "warps": warps, "stages": stages, "BN": bn, "loads_s": loads,
+             "dots_s": dots, "both_s": both, "dots_larger": dots > loads,
+             "exposed": (both - max(loads, dots)) / min(loads, dots)}
+        )  # fmt: skip
+    return rows
+
+
+def merges_by_residency(
+    cases: list[dict], sm_count: int, regs_per_sm: int, smem_per_sm: int
+) -> dict[int, float]:
+    """Median NCU merged share of the coalescable read sectors per resident blocks per SM (registers, shared
+    memory and threads as the occupancy rule counts them; 256-register allocation granules per warp)."""
+    out = collections.defaultdict(list)
+    for c in cases:
+        coalescable = c.get("lrc__request_sectors_op_read_coalescable.sum")
+        achieved = c.get("lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum")
+        if not coalescable or achieved is None:
+            continue
+        warps = c["threads"] // 32
+        regs = -(-max(c["n_regs"], 1) * 32 // 256) * 256 * warps
+        by_smem = smem_per_sm // (c["shared_bytes"] + 1024) if c["shared_bytes"] else 32
+        resident = max(1, min(regs_per_sm // regs, by_smem, 2048 // c["threads"], 32))
+        out[resident].append(achieved / coalescable)
+    return {r: statistics.median(v) for r, v in sorted(out.items())}
+
+
+def _overlap(_: argparse.Namespace) -> None:
+    doc = json.loads((DATA / "calibration_alone.json").read_text())
+    rows = overlap_exposure(doc["measurements"]["overlap_alone"]["points"])
+    for r in rows:
+        print(
+            f"per_sm {r['programs_per_sm']} w{r['warps']} s{r['stages']} BN{r['BN']:3d}: "
+            f"loads {r['loads_s'] * 1e6:6.0f} us, dots {r['dots_s'] * 1e6:6.0f} us, "
+            f"both {r['both_s'] * 1e6:6.0f} us, {'dots' if r['dots_larger'] else 'loads'} larger, "
+            f"exposed {r['exposed']:.2f} of the smaller"
+        )
+    for per_sm in (1, 2):
+        for larger in (False, True):
+            es = [r["exposed"] for r in rows if r["programs_per_sm"] == per_sm and r["stages"] >= 3
+                  and r["dots_larger"] == larger]  # fmt: skip
+            if es:
+                side = "dots" if larger else "loads"
+                spread = f"{min(es):.2f}-{max(es):.2f}, median {statistics.median(es):.2f}"
+                print(
+                    f"{per_sm} program(s) per SM, 3-4 stages, {side} larger: exposed {spread} ({len(es)} pts)"
+                )
+
+
+def _narrow(_: argparse.Namespace) -> None:
+    doc = json.loads((DATA / "calibration_alone.json").read_text())
+    pts = doc["measurements"]["narrow_tiles"]["points"]
+    for p in pts:
+        stride = "odd    " if p["odd"] else "aligned"
+        print(f"[{p['R']},{p['C']}] {p['programs_per_sm']}/SM w{p['warps']} {stride}: "
+              f"{p['warp_instr_per_s_per_sm']:.3g} warp instr/s per SM")  # fmt: skip
+    for per_sm in sorted({p["programs_per_sm"] for p in pts}):
+        odd = [p["warp_instr_per_s_per_sm"] for p in pts if p["odd"] and p["programs_per_sm"] == per_sm]
+        print(f"odd stride, {per_sm} program(s) per SM: {min(odd):.3g}-{max(odd):.3g}")
+
+
+def _tilelang(_: argparse.Namespace) -> None:
+    doc = json.loads((DATA / "calibration_tilelang_wait.json").read_text())["measurements"]
+    chain = {}
+    for p in doc["tilelang_wait"]["points"]:
+        key = (p["BM"], p["BN"], p["BK"], p["threads"], p["programs_per_sm"])
+        chain[key] = p["tilelang_s_per_call"]
+        print(f"T.gemm {key}: {p['tilelang_s_per_call'] * 1e9:6.1f} ns a call, Triton's chain "
+              f"{p['triton_s_per_dot'] * 1e9:6.1f} ns: the wait exposes "
+              f"{(p['tilelang_s_per_call'] - p['triton_s_per_dot']) * 1e9:6.1f} ns")  # fmt: skip
+    for p in doc["tilelang_pipeline"]["points"]:
+        key = (p["BM"], p["BN"], p["BK"], p["threads"], p["programs_per_sm"])
+        step_bytes = (p["BM"] * p["BK"] + p["BK"] * p["BN"]) * 2
+        rate = step_bytes / p["s_per_step"]
+        print(f"pipeline {key} s{p['stages']}: {p['s_per_step'] * 1e9:6.1f} ns a step "
+              f"(on-chip chain {chain[key] * 1e9:6.1f} ns), {rate / 1e9:5.1f} GB/s per SM")  # fmt: skip
+
+
+def _merges(_: argparse.Namespace) -> None:
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    cases = json.loads((DATA / "ncu_l2_h200_run3.json").read_text())["cases"]
+    for resident, share in merges_by_residency(
+        cases, hw.sm_count, hw.regs_per_sm, hw.smem_per_sm_bytes
+    ).items():
+        print(f"{resident} block(s) per SM: median merged share of coalescable read sectors {share:.2f}")
+
+
+def _residency(args: argparse.Namespace) -> None:
+    import accuracy
+
+    import tilesight
+
+    groups = collections.defaultdict(list)
+    for record, where in accuracy.load(Path(args.data), "gemm/"):
+        if record["n_spills"] or "unaligned" in record["id"]:
+            continue
+        launch = accuracy.rebuild(record, where)
+        report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
+        resident = report.to_dict()["occupancy"]["resident_blocks"]
+        ratio = report.latency_s * 1e6 / record["measured_us"]["p50"]
+        groups[(min(resident, 5), report.bottleneck)].append(ratio)
+    for (resident, bottleneck), v in sorted(groups.items()):
+        label = f"{resident}{'+' if resident == 5 else ''} block(s) per SM, {bottleneck}-bound"
+        print(f"{label:>28}: {len(v):3d} launches, median predicted / measured {statistics.median(v):.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("overlap", "narrow", "tilelang", "merges", "residency"))
+    ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
+    args = ap.parse_args(argv)
+    {
+        "overlap": _overlap,
+        "narrow": _narrow,
+        "tilelang": _tilelang,
+        "merges": _merges,
+        "residency": _residency,
+    }[args.what](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

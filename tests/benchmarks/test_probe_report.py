@@ -1,0 +1,48 @@
+"""benchmarks/probe_report.py: the exposed share and the merges by residency, on hand-made points."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def report():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("probe_report", ROOT / "benchmarks" / "probe_report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _point(bn: int, load: bool, s: float) -> dict:
+    return {"programs_per_sm": 1, "warps": 4, "stages": 3, "BN": bn, "load": load, "s": s}
+
+
+def test_exposed_share_is_of_the_smaller_side(report):
+    # loads alone 100 (BN 16 with loads); BN 64: dots 60, both 121 -> (121 - 100) / 60 = 0.35 (loads larger);
+    # BN 128: dots 150, both 170 -> (170 - 150) / 100 = 0.2 (dots larger); the BN-16 loop itself is no row
+    pts = [_point(16, True, 100.0), _point(16, False, 30.0), _point(64, True, 121.0), _point(64, False, 60.0)]
+    pts += [_point(128, True, 170.0), _point(128, False, 150.0)]
+    rows = report.overlap_exposure(pts)
+    assert [(r["BN"], r["dots_larger"]) for r in rows] == [(64, False), (128, True)]
+    assert [r["exposed"] for r in rows] == pytest.approx([0.35, 0.2])
+
+
+def test_merges_grouped_by_the_occupancy_rule(report):
+    # 128 threads at 128 registers: 4 warps x 4096 = 16384 registers a block, 4 blocks in 65536; with 40 KiB
+    # of shared memory (+1 KiB reserved) 5 fit in 228 KiB, so 4 resident. At 200 registers: 6400 a warp (25
+    # allocation units of 256), 25600 a block, 2 resident. Medians: (0.1 + 0.3) / 2 and 0.5; a case without
+    # the LRC counters is skipped
+    def case(regs, smem, coalescable, achieved):
+        return {"threads": 128, "n_regs": regs, "shared_bytes": smem,
+                "lrc__request_sectors_op_read_coalescable.sum": coalescable,
+                "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum": achieved}  # fmt: skip
+
+    cases = [case(128, 40960, 100, 10), case(128, 40960, 100, 30), case(200, 0, 10, 5), case(128, 0, 0, None)]
+    assert report.merges_by_residency(cases, 132, 65536, 233472) == pytest.approx({2: 0.5, 4: 0.2})
