@@ -5,6 +5,7 @@
     python benchmarks/probe_report.py tilelang   # calibration_tilelang_wait.json: both TileLang probes
     python benchmarks/probe_report.py merges     # ncu_l2_h200_run3.json: the coalescer's merges by residency
     python benchmarks/probe_report.py residency  # the Triton GEMM sweep's predicted / measured by residency
+    python benchmarks/probe_report.py smem       # calibration_smem_transform.json: the serial-chain fit
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -149,9 +150,30 @@ def _residency(args: argparse.Namespace) -> None:
         print(f"{label:>28}: {len(v):3d} launches, median predicted / measured {statistics.median(v):.3f}")
 
 
+def _smem(_: argparse.Namespace) -> None:
+    from calibrate import analysis, smem_transform
+
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    pts = json.loads((DATA / "calibration_smem_transform.json").read_text())["measurements"]["smem_transform"]
+    pts = pts["points"]
+    for p in pts:
+        alu, cvt, packed, serial = smem_transform.CHAINS[p["expr"]]
+        print(f"{p['expr']:>9} {p['rows']}x{p['cols']} {p['threads']} threads x{p['programs_per_sm']}/SM: "
+              f"{p['lanes']} lanes, {p['vec_iters']:2d} iterations, {p['s_per_vec_iter'] * 1e9:6.1f} ns each "
+              f"({alu} ops, {cvt} conversions{', serial' if serial else ''})")  # fmt: skip
+    fit = analysis.smem_chain_fields(pts, smem_transform.CHAINS, hw)
+    for key in ("smem_chain_latency_s", "alu_latency_s", "cvt_latency_s"):
+        print(f"{key} = {fit[key]['value']:.4e}  (profile: {getattr(hw, key):.4e})")
+    for row in fit["_fit"]:
+        print(f"  fit {row['expr']:>9} {row['lanes']} lanes: measured {row['measured_s'] * 1e9:5.1f} ns, "
+              f"fitted {row['fitted_s'] * 1e9:5.1f} ns")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("overlap", "narrow", "tilelang", "merges", "residency"))
+    ap.add_argument("what", choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem"))
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
     args = ap.parse_args(argv)
     {
@@ -160,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         "tilelang": _tilelang,
         "merges": _merges,
         "residency": _residency,
+        "smem": _smem,
     }[args.what](args)
     return 0
 

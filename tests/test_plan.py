@@ -77,3 +77,16 @@ def test_loop_mean_trips_is_validated_and_used_for_work():
     for bad in (-1.0, float("nan"), float("inf"), True, "2"):
         with pytest.raises(PlanError, match="mean_trips"):
             Loop("l", 3, (), mean_trips=bad)
+
+
+def test_serial_chain_validation():
+    from tilesight.plan import SerialChain
+
+    with pytest.raises(PlanError, match="chain.alu"):
+        SerialChain(iterations=1, lanes=2, alu=-1, cvt=0)
+    with pytest.raises(PlanError, match="chain.iterations"):
+        SerialChain(iterations=0, lanes=2, alu=1, cvt=0)
+    chain = SerialChain(iterations=4, lanes=2, alu=1, cvt=1)
+    with pytest.raises(PlanError, match=r"action\[mm\].chain"):
+        TileAction("mm", ActionKind.DOT, dtype="float16", shape=(16, 16, 16), chain=chain)
+    assert TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0, chain=chain).chain is chain

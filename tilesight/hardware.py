@@ -105,6 +105,10 @@ _OPTIONAL = (
     "local_inflight_bytes_per_warp",
     "local_ddr_bw_bytes_per_s",
     "l2_exposed_under_tc",
+    # dependent chains of shared-to-shared element-wise loops (TileLang T.Parallel)
+    "smem_chain_latency_s",
+    "alu_latency_s",
+    "cvt_latency_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -206,6 +210,13 @@ class HardwareProfile:
     # (the overlap probe: a dot chain that outlasts its loads takes its own time plus this share of theirs);
     # 0 = not given, the two overlap fully
     l2_exposed_under_tc: float = 0.0
+    # A shared-to-shared element-wise loop whose loads the compiler cannot move above earlier stores (the
+    # smem_transform probe): one vector iteration's dependent chain is the shared-memory round trip
+    # (load to use, then the store) plus each dependent arithmetic op's and conversion's latency; the extra
+    # lanes of a vector add their issue time. 0 = not given (such loops then cost their throughput alone)
+    smem_chain_latency_s: float = 0.0
+    alu_latency_s: float = 0.0
+    cvt_latency_s: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
     calibration: MappingProxyType[str, Any] = field(

@@ -278,6 +278,32 @@ class TensorAccess:
 
 
 @dataclass(frozen=True)
+class SerialChain:
+    """An element-wise action whose vector iterations run one after another in each thread.
+
+    Each thread runs ``iterations`` vector iterations of ``lanes`` elements: load from shared memory, ``alu``
+    dependent arithmetic operations and ``cvt`` dependent numeric conversions (integer <-> floating point,
+    float width changes), store to shared memory. Where the compiler cannot tell a later iteration's load
+    from an earlier iteration's store (both in one shared-memory allocation, at different per-thread strides),
+    it keeps them in order, so the loop takes the iterations' dependent chains back to back however many
+    warps share the scheduler. ``packed_alu``: the arithmetic works on 16-bit floats, two lanes per
+    instruction (otherwise one 32-bit lane per instruction).
+    """
+
+    iterations: int
+    lanes: int
+    alu: int
+    cvt: int
+    packed_alu: bool = False
+
+    def __post_init__(self) -> None:
+        _positive_int("chain.iterations", self.iterations)
+        _positive_int("chain.lanes", self.lanes)
+        _positive_int("chain.alu", self.alu, allow_zero=True)
+        _positive_int("chain.cvt", self.cvt, allow_zero=True)
+
+
+@dataclass(frozen=True)
 class TileAction:
     """One node of a tile-action DAG.
 
@@ -295,6 +321,8 @@ class TileAction:
     reads them with ``ldmatrix``: 16); those ``smem_bytes`` then also cost load/store-unit issue slots.
     ``warps`` (REDUCE): how many warps the reduced axis spans; above one the warps' partial results meet in
     shared memory behind a barrier, a latency the profile's ``[cross_warp_reduction]`` table gives.
+    ``chain`` (ELEMENTWISE): the action's vector iterations run back to back in each thread
+    (:class:`SerialChain`); their dependent latency is then a floor under its duration.
     ``deps`` name sibling nodes (actions or loops in the same body) that must finish first.
     """
 
@@ -312,6 +340,7 @@ class TileAction:
     location: str | None = None
     vector_bytes: int | None = None
     warps: int | None = None
+    chain: SerialChain | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -320,6 +349,12 @@ class TileAction:
             _positive_int(f"action[{self.name}].vector_bytes", self.vector_bytes)
         if self.warps is not None:
             _positive_int(f"action[{self.name}].warps", self.warps)
+        if self.chain is not None and (
+            not isinstance(self.chain, SerialChain) or ActionKind(self.kind) is not ActionKind.ELEMENTWISE
+        ):
+            raise PlanError(
+                f"action[{self.name}].chain", self.chain, "a SerialChain, on an elementwise action only"
+            )
         try:
             object.__setattr__(self, "kind", ActionKind(self.kind))
         except ValueError:

@@ -327,3 +327,66 @@ def l2_exposed_under_tc(measurements: Mapping[str, Any]) -> dict[str, Any]:
                 f"BN {bn} dots alone {dots * 1e6:.0f} us, both {both * 1e6:.0f} us",
             }
     raise ValueError("overlap: no BN whose dots alone outlast the loads")
+
+
+# smem_transform points the chain latencies are fitted on: one warp per scheduler (one program of 128
+# threads per SM), where nothing but the thread's own chain sets the pace.
+SMEM_CHAIN_WARPS_PER_SCHEDULER = 1
+
+
+def smem_chain_fields(points: Sequence[Mapping[str, Any]], chains: Mapping[str, tuple], hw: Any) -> dict:
+    """The profile's ``smem_chain_latency_s``, ``alu_latency_s`` and ``cvt_latency_s`` from the
+    ``smem_transform`` probe: least squares of ``t - issue = L_smem + alu L_alu + cvt L_cvt`` over its
+    serialised expressions at :data:`SMEM_CHAIN_WARPS_PER_SCHEDULER` warp per scheduler, where ``t`` is the
+    measured time per vector iteration and ``issue`` the extra lanes' issue time the engine adds
+    (``tilesight.model.resources.chain_issue_s`` with ``hw``'s rates). ``chains``: expression name ->
+    (alu, cvt, packed, serial), ``benchmarks/calibrate/smem_transform.py::CHAINS``.
+
+    Returns ``{field: {"value", "note"}}`` plus ``"_fit"``: per point used, measured and fitted seconds.
+    Raises ValueError when fewer than three distinct chains were measured or a fitted latency is negative.
+    """
+    import numpy as np
+
+    from tilesight.model.resources import chain_issue_s
+    from tilesight.plan import SerialChain
+
+    schedulers = max(getattr(hw, "schedulers_per_sm", 0), 1)
+    rows, ys, used = [], [], []
+    for p in points:
+        if "error" in p or p.get("expr") not in chains:
+            continue
+        alu, cvt, packed, serial = chains[p["expr"]]
+        warps = p["threads"] // hw.warp_size * p["programs_per_sm"]
+        if not serial or warps != SMEM_CHAIN_WARPS_PER_SCHEDULER * schedulers:
+            continue
+        chain = SerialChain(iterations=1, lanes=p["lanes"], alu=alu, cvt=cvt, packed_alu=packed)
+        rows.append([1.0, alu, cvt])
+        ys.append(p["s_per_vec_iter"] - chain_issue_s(chain, hw))
+        used.append((p, chain))
+    if len({tuple(r) for r in rows}) < 3:
+        raise ValueError(
+            "smem_chain_fields: need at least three distinct serialised chains at one warp per scheduler"
+        )
+    coef = np.linalg.lstsq(np.array(rows), np.array(ys), rcond=None)[0]
+    if np.any(coef < 0):
+        raise ValueError(f"smem_chain_fields: a fitted latency is negative ({coef})")
+    l_smem, l_alu, l_cvt = (float(c) for c in coef)
+    n = len(used)
+    exprs = ", ".join(sorted({p["expr"] for p, _ in used}))
+    common = f"least squares over {n} smem_transform points ({exprs}) at one warp per scheduler"
+    fit = [
+        {
+            "expr": p["expr"],
+            "lanes": p["lanes"],
+            "vec_iters": p["vec_iters"],
+            "measured_s": p["s_per_vec_iter"],
+            "fitted_s": l_smem + ch.alu * l_alu + ch.cvt * l_cvt + chain_issue_s(ch, hw),
+        }
+        for p, ch in used
+    ]
+    return {
+        "smem_chain_latency_s": {"value": l_smem, "note": f"{common}: the chain's constant term"},
+        "alu_latency_s": {"value": l_alu, "note": f"{common}: per dependent arithmetic op"},
+        "cvt_latency_s": {"value": l_cvt, "note": f"{common}: per dependent conversion"},
+        "_fit": fit,
+    }

@@ -30,6 +30,7 @@ from tilesight.plan import (
     Loop,
     MemLevel,
     Node,
+    SerialChain,
     TensorAccess,
     TileAction,
     TileGrid,
@@ -367,6 +368,17 @@ class _Lowering:
                 )
             )
         if node.arith_ops:
+            chain = None
+            if node.chain is not None and node.chain.serial:
+                # the block's threads (the consumers, under warp specialisation) split the vector iterations
+                per_thread = -(-node.elements // (self.ir.threads * node.chain.lanes))
+                chain = SerialChain(
+                    iterations=per_thread,
+                    lanes=node.chain.lanes,
+                    alu=node.chain.alu,
+                    cvt=node.chain.cvt,
+                    packed_alu=node.chain.packed,
+                )
             acts.append(
                 TileAction(
                     self._name(f"ew_{out}"),
@@ -374,6 +386,7 @@ class _Lowering:
                     flops=float(node.elements * node.arith_ops),
                     smem_bytes=smem,
                     location=node.location,
+                    chain=chain,
                 )
             )
         return acts

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 
 from ._tvm import tirx
@@ -109,6 +110,32 @@ class OpNode:
     sfu_ops: int = 0  # special-function operations per element (parallel)
     gemm: dict[str, Any] = field(default_factory=dict)
     dim: int = -1  # reduce: the axis reduced over
+    # parallel / store from shared memory into shared memory whose vector iterations the compiler keeps in
+    # order (see :class:`Chain`); None otherwise
+    chain: Chain | None = None
+
+
+@dataclass(frozen=True)
+class Chain:
+    """One vector iteration of a shared-to-shared ``T.Parallel`` store, as TileLang 0.1.15 lowers it.
+
+    ``lanes``: the vector width TileLang's loop vectoriser picks (16 bytes of the widest element accessed,
+    at most ``d`` where the innermost loop variable is indexed ``j // d``, 1 where it is indexed any other
+    way but ``j`` or ``start + j``; a divisor of the innermost extent). ``alu`` / ``cvt``: arithmetic ops
+    and numeric conversions on the longest path from a shared-memory load to the store (a widening or
+    narrowing cast between integer types is free: the byte or short load sign-extends). ``packed``: the
+    arithmetic is on 16-bit floats. ``serial``: a vector iteration's load and store footprints differ
+    (different element sizes, or a ``j // d`` source), so the compiler cannot tell a later iteration's load
+    from an earlier iteration's store and keeps them in order (the smem_transform probe: a same-footprint
+    half-precision loop is not serialised, every other shape measured is). An index of any other form
+    (``2 * j``) leaves the strides unknown and the loop is not counted serial.
+    """
+
+    lanes: int
+    alu: int
+    cvt: int
+    packed: bool
+    serial: bool
 
 
 @dataclass(frozen=True)
@@ -363,13 +390,25 @@ class _Walker:
         reads: list[Region] = []
         writes: list[Region] = []
         arith = sfu = 0
+        chains: list[Chain | None] = []
         for s in stores:
             node = self._store(s, iters, where, lanes)
             reads.extend(node.reads)
             writes.extend(node.writes)
             arith += node.arith_ops
             sfu += node.sfu_ops
-        return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu)
+            chains.append(node.chain)
+        chain = None
+        if chains and all(c is not None for c in chains):  # one vector iteration runs every store
+            cs = [c for c in chains if c is not None]
+            chain = Chain(
+                lanes=min(c.lanes for c in cs),
+                alu=sum(c.alu for c in cs),
+                cvt=sum(c.cvt for c in cs),
+                packed=all(c.packed for c in cs),
+                serial=any(c.serial for c in cs),
+            )
+        return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
 
     def _lane_region(self, buf: tirx.Buffer, indices: Any, lanes: dict[str, int]) -> Region | None:
         """The tile of a global buffer a T.Parallel nest reads or writes element by element: each index is
@@ -472,7 +511,48 @@ class _Walker:
         visit(stmt.value)
         # an element-wise op that only moves data still issues one instruction per element
         arith = max(1, counts["arith"]) if not counts["sfu"] else counts["arith"]
-        return OpNode("store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"])
+        chain = self._chain(stmt, lanes) if lanes and out.scope == SHARED else None
+        return OpNode("store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"], chain=chain)
+
+    def _chain(self, stmt: Any, lanes: dict[str, int]) -> Chain | None:
+        """The :class:`Chain` of a store into shared memory that reads shared memory only; None for any other
+        store, or one whose expression calls a special function (its latency is not probed)."""
+        inner, extent = list(lanes.items())[-1]
+        lane_names = frozenset(lanes)
+        dst_bytes = dtype_bytes(str(stmt.buffer.dtype))
+        accesses = [(stmt.buffer, stmt.indices)]
+        loads: list[Any] = []
+
+        def collect(node: Any) -> None:
+            if isinstance(node, tirx.BufferLoad):
+                loads.append(node)
+
+        tirx.stmt_functor.post_order_visit(stmt.value, collect)
+        if not loads or any(self.buffers.get(ld.buffer.name, (GLOBAL,))[0] != SHARED for ld in loads):
+            return None
+        accesses += [(ld.buffer, ld.indices) for ld in loads]
+        widest = max(dtype_bytes(str(buf.dtype)) for buf, _ in accesses)
+        vec = max(1, int(VECTOR_BYTES // widest))
+        divisors: list[int] = []
+        for _, indices in accesses:
+            d = _inner_divisor(indices, inner, lane_names)
+            divisors.append(d)
+            if d == 0:
+                vec = 1
+            elif d > 1:
+                vec = min(vec, d)
+        vec = math.gcd(vec, extent)
+        store_footprint = vec * dst_bytes
+        # an index of another form (``2 * j``) leaves the per-thread stride unknown: not counted serial
+        serial = 0 not in divisors and any(
+            vec * dtype_bytes(str(ld.buffer.dtype)) / min(d, vec) != store_footprint
+            for ld, d in zip(loads, divisors[1:], strict=True)
+        )
+        path = _chain_ops(stmt.value, lane_names)
+        if path is None:
+            return None
+        alu, cvt, _, half = path
+        return Chain(lanes=vec, alu=alu, cvt=cvt, packed=half and alu > 0, serial=serial)
 
 
 def _source_of(func: Any) -> str:
@@ -484,6 +564,78 @@ def _source_of(func: Any) -> str:
     if not source or not line:
         return ""
     return f"{os.path.basename(str(source))}:{int(line)}"
+
+
+# TileLang vectorises a T.Parallel loop to 128-bit accesses of its widest element at most.
+VECTOR_BYTES = 16
+_INT_PREFIXES = ("int", "uint", "bool")
+
+
+def _is_half(dtype: str) -> bool:
+    return dtype in ("float16", "bfloat16")
+
+
+# _inner_divisor of an access that does not depend on the innermost loop variable: one element per vector.
+BROADCAST = 1 << 30
+
+
+def _inner_divisor(indices: Any, inner: str, lanes: frozenset[str]) -> int:
+    """How an access indexes the innermost loop variable ``inner``: 1 as ``inner`` or ``start + inner`` in
+    its last index, ``d`` as ``(start + inner) // d`` (``d`` lanes read one element), :data:`BROADCAST`
+    not at all, 0 any other way (the vectoriser then gives up: one lane)."""
+    *outer, last = indices
+    if any(inner in free_vars(i) for i in outer):
+        return 0
+    if inner not in free_vars(last):
+        return BROADCAST
+    expr, div = last, 1
+    if isinstance(expr, tirx.FloorDiv) and isinstance(expr.b, tirx.IntImm):
+        expr, div = expr.a, int(expr.b.value)
+    if isinstance(expr, tirx.Var) and expr.name == inner:
+        return div
+    if isinstance(expr, tirx.Add):
+        for v, u in ((expr.a, expr.b), (expr.b, expr.a)):
+            if isinstance(v, tirx.Var) and v.name == inner and not free_vars(u) & lanes:
+                return div
+    return 0
+
+
+def _chain_ops(node: Any, lanes: frozenset[str]) -> tuple[int, int, bool, bool] | None:
+    """(arithmetic ops, conversions, reads a buffer, every op on 16-bit floats) on the longest path from a
+    buffer load to ``node``'s value; None where a special function lies on it. Subexpressions of neither a
+    load nor a lane variable are computed once, and an add or subtract of a product is one fused
+    multiply-add (as ``_store`` counts them)."""
+    if isinstance(node, tirx.BufferLoad):
+        return 0, 0, True, True
+    if isinstance(node, _FREE_EXPR) or _uniform(node, lanes):
+        return 0, 0, False, True
+    if isinstance(node, tirx.Call):
+        short = node.op.name.split(".")[-1]
+        if short in SFU_CALLS:
+            return None
+        own_alu, own_cvt, children = CALL_OPS.get(short, 1), 0, list(node.args)
+    elif isinstance(node, tirx.Cast):
+        src, dst = str(node.value.dtype), str(node.dtype)
+        ints = src.startswith(_INT_PREFIXES) and dst.startswith(_INT_PREFIXES)
+        own_alu, own_cvt, children = 0, 0 if ints or src == dst else 1, [node.value]
+    else:
+        fields = ("a", "b", "value", "condition", "true_value", "false_value")
+        children = [c for c in (getattr(node, f, None) for f in fields) if c is not None]
+        fused = isinstance(node, tirx.Add | tirx.Sub) and any(
+            isinstance(x, tirx.Mul) and not _uniform(x, lanes) for x in (node.a, node.b)
+        )
+        own_alu, own_cvt = (0 if fused else 1), 0
+    best: tuple[int, int, bool, bool] = (0, 0, False, True)
+    for child in children:
+        sub = _chain_ops(child, lanes)
+        if sub is None:
+            return None
+        if sub[2] and (not best[2] or (sub[0] + sub[1], sub[1]) > (best[0] + best[1], best[1])):
+            best = sub
+    if not best[2]:  # depends on a lane variable only: address or pattern math folded by the unrolled loop
+        return 0, 0, False, True
+    half = best[3] and (own_alu == 0 or _is_half(str(node.dtype)))
+    return best[0] + own_alu, best[1] + own_cvt, True, half
 
 
 def _uniform(expr: Any, lanes: frozenset[str]) -> bool:

@@ -302,3 +302,44 @@ def test_narrow_loads_issue_faster_where_l2_serves_them(round_hw):
     assert action_demand(ld, _plan(ld), base, traffic).busy_s[SMEM] == pytest.approx(1.5625 * US)
     assert action_demand(ld, _plan(ld), fast, traffic).busy_s[SMEM] == pytest.approx(0.68359375 * US)
     assert action_demand(st_, _plan(st_), fast, traffic).busy_s[SMEM] == pytest.approx(1.5625 * US)
+
+
+def test_serial_chain_seconds_by_hand(round_hw):
+    import dataclasses
+
+    from tilesight.model.resources import serial_chain_s
+    from tilesight.plan import SerialChain
+
+    hw = dataclasses.replace(
+        round_hw, schedulers_per_sm=4, smem_chain_latency_s=20e-9, alu_latency_s=2e-9, cvt_latency_s=8e-9
+    )
+    # 16 schedulers; an FP32 lane issues in 2 x 16 / 8e12 = 4 ps, an integer lane in 8 ps (32 lanes:
+    # 0.256 ns), a conversion lane in 16 / 4e11 = 40 ps (32 lanes: 1.28 ns).
+    # 2 integer lanes, 3 ops and a conversion: 20 + 3 x 2 + 8 ns latency, + 3 x 1 x 0.256 + 1 x 1 x 1.28 ns
+    # issue = 36.048 ns per iteration, 10 iterations
+    ints = SerialChain(iterations=10, lanes=2, alu=3, cvt=1)
+    assert serial_chain_s(ints, hw) == pytest.approx(360.48e-9)
+    # 8 half lanes packed two per instruction: 4 instructions per op; 2 ops: 20 + 4 ns, + 2 x 3 x 32 x 4 ps
+    halves = SerialChain(iterations=10, lanes=8, alu=2, cvt=0, packed_alu=True)
+    assert serial_chain_s(halves, hw) == pytest.approx(247.68e-9)
+    # a profile without the chain latencies has no floor
+    assert serial_chain_s(ints, round_hw) == 0.0
+
+
+def test_elementwise_chain_is_a_floor_not_busy_time(round_hw):
+    import dataclasses
+
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.plan import SerialChain
+
+    hw = dataclasses.replace(
+        round_hw, schedulers_per_sm=4, smem_chain_latency_s=20e-9, alu_latency_s=2e-9, cvt_latency_s=8e-9
+    )
+    chain = SerialChain(iterations=10, lanes=2, alu=3, cvt=1)
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=1000.0, chain=chain)
+    plan = _plan(ew)
+    traffic = CompulsoryCacheModel().traffic(plan, hw)
+    d = action_demand(ew, plan, hw, traffic)
+    plain = action_demand(dataclasses.replace(ew, chain=None), plan, hw, traffic)
+    assert d.floor_s == pytest.approx(360.48e-9) and plain.floor_s == 0.0
+    assert d.busy_s == plain.busy_s

@@ -161,3 +161,19 @@ def test_loop_busy_is_at_least_the_busiest_pipeline_and_grows_with_exposure(busy
     b = tuple(busy)
     assert loop_busy_s(b, 0.0) == max(b)
     assert max(b) <= loop_busy_s(b, lo) <= loop_busy_s(b, hi)
+
+
+def test_a_serial_chain_is_a_floor_under_the_duration():
+    from tilesight.model.resources import CUDA, NPIPES, ActionDemand
+    from tilesight.model.tile import eval_body
+
+    busy = [0.0] * NPIPES
+    busy[CUDA] = 2.0
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0)
+    scale = (1.0,) * NPIPES
+    # the chain longer than the issue time: the action takes the chain; shorter: its busy time
+    for floor, expected in ((5.0, 5.0), (1.0, 2.0)):
+        d = ActionDemand("ew", ActionKind.ELEMENTWISE, tuple(busy), tuple(busy), 0.0, False, floor_s=floor)
+        cost = eval_body((ew,), {"ew": d}, scale)
+        assert cost.latency_s == pytest.approx(expected)
+        assert cost.busy_s[CUDA] == 2.0  # the floor is not busy time

@@ -575,6 +575,16 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
         )
     if "registers" not in limits:
         notes.append("registers per thread not given: occupancy ignores the register limit")
+    for act, _ in plan.actions():
+        d = demands.get(act.name)
+        if isinstance(act, TileAction) and act.chain is not None and d is not None and d.floor_s > 0:
+            ch = act.chain
+            notes.append(
+                f"{act.name}: {ch.iterations} vector iterations of {ch.lanes} lanes per thread run back to "
+                f"back (shared memory in and out; {ch.alu} arithmetic ops and {ch.cvt} conversions each): "
+                f"at least {d.floor_s * 1e6:.3g} us per occurrence, against {max(d.busy_s) * 1e6:.3g} us "
+                "of issue at the full-chip share"
+            )
     missing = sorted(d.name for d in demands.values() if d.net_missing)
     if missing:
         notes.append(f"no network time supplied for {missing}: their Net entry is 0")

@@ -38,7 +38,10 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
      exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
      occupies the TC pipeline for its SFU time, in kernels that have tensor-core work (a kernel without
-     dots leaves the tensor cores idle, and its report says so).
+     dots leaves the tensor cores idle, and its report says so). An ELEMENTWISE action with a
+     :class:`~tilesight.plan.SerialChain` (a shared-to-shared loop whose iterations the compiler keeps in
+     order) has a floor under its duration, :func:`serial_chain_s` (not a busy time: other warps and
+     blocks still issue around it).
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
 
@@ -58,7 +61,7 @@ from ..cache.sdcm import hit_probability
 from ..dtypes import dtype_bytes
 from ..errors import PlanError
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, ActionKind, MemLevel, TensorAccess, TileAction, TilePlan
+from ..plan import PIPELINES, ActionKind, MemLevel, SerialChain, TensorAccess, TileAction, TilePlan
 
 # A CUDA-core element operation (add, multiply, max, select, a fused multiply-add) occupies one lane for one
 # issue slot; the profile's cuda_flops_per_s counts a fused multiply-add as 2 FLOP, so one operation is 2.
@@ -86,6 +89,13 @@ SYNC_LOAD_PASSES = 1
 # 1.0-1.6x the frame and stores 0 for frames of 40-152 bytes, 0.4-1.0x the frame for frames of 232-11464
 # bytes.
 SPILLABLE_STATE_BYTES = 40 * 4
+# Issue rates of the instructions in a serial chain relative to the profile's rates (CUDA C++ programming
+# guide, "Arithmetic Instructions" throughput table, compute capability 8.x / 9.0, results per clock per SM):
+# 32-bit integer add / logic / shift 64 against 128 FP32 fused multiply-adds, so an integer lane issues at
+# half the FP32 rate; conversions between integer and floating-point types 16, as many as the
+# special-function units' 16, so a conversion lane issues at the profile's SFU rate.
+INT_OVER_FP32_ISSUE_RATE = 0.5
+CVT_OVER_SFU_ISSUE_RATE = 1.0
 
 NPIPES = len(PIPELINES)
 TC, CUDA, SFU, TMEM, SMEM, L15, L2, DDR, NET = range(NPIPES)
@@ -115,6 +125,33 @@ class ActionDemand(NamedTuple):
     flops: float = 0.0
     l2_hit: float | None = None
     net_missing: bool = False
+    floor_s: float = 0.0  # the action takes at least this long (a serial chain), whatever its busy times
+
+
+def chain_issue_s(chain: SerialChain, hw: HardwareProfile) -> float:
+    """Issue time, on one scheduler, of one vector iteration's instructions beyond the first of each op: a
+    32-bit lane per instruction (integer lanes at :data:`INT_OVER_FP32_ISSUE_RATE` of the FP32 rate), or two
+    16-bit float lanes (``packed_alu``, at the FP32 rate); conversions one lane each at the SFU rate."""
+    per_scheduler = hw.sm_count * max(hw.schedulers_per_sm, 1)
+    fp32_lane_s = FLOP_PER_OP * per_scheduler / hw.cuda_flops_per_s
+    alu_lane_s = fp32_lane_s if chain.packed_alu else fp32_lane_s / INT_OVER_FP32_ISSUE_RATE
+    alu_instr = -(-chain.lanes // 2) if chain.packed_alu else chain.lanes
+    cvt_lane_s = per_scheduler / (hw.sfu_ops_per_s * CVT_OVER_SFU_ISSUE_RATE)
+    warp = hw.warp_size
+    return chain.alu * (alu_instr - 1) * warp * alu_lane_s + chain.cvt * (chain.lanes - 1) * warp * cvt_lane_s
+
+
+def serial_chain_s(chain: SerialChain, hw: HardwareProfile) -> float:
+    """Seconds one thread spends on a :class:`~tilesight.plan.SerialChain`: its iterations back to back.
+
+    One vector iteration: the profile's ``smem_chain_latency_s`` (shared-memory load to use, and the store),
+    ``alu_latency_s`` per dependent arithmetic op and ``cvt_latency_s`` per dependent conversion, plus
+    :func:`chain_issue_s`. 0 when the profile does not give the chain latencies.
+    """
+    if not hw.smem_chain_latency_s:
+        return 0.0
+    latency = hw.smem_chain_latency_s + chain.alu * hw.alu_latency_s + chain.cvt * hw.cvt_latency_s
+    return chain.iterations * (latency + chain_issue_s(chain, hw))
 
 
 def full_share_rates(hw: HardwareProfile) -> tuple[float, ...]:
@@ -282,6 +319,7 @@ def action_demand(
     amounts = [0.0] * NPIPES
     kind = action.kind
     latency = 0.0
+    floor = 0.0
     nbytes = 0.0
     flops = 0.0
     l2_hit: float | None = None
@@ -376,6 +414,8 @@ def action_demand(
         )
         if action.smem_bytes is not None:
             amounts[SMEM] = float(action.smem_bytes)
+        if action.chain is not None:
+            floor = serial_chain_s(action.chain, hw)
     else:  # pragma: no cover - ActionKind is closed
         raise PlanError(f"{where}.kind", kind, "no resource rule for this kind")
 
@@ -418,4 +458,5 @@ def action_demand(
         flops=flops,
         l2_hit=l2_hit,
         net_missing=net_missing,
+        floor_s=floor,
     )

@@ -131,7 +131,7 @@ def eval_body(
                 b[5] * scale[5], b[6] * scale[6], b[7] * scale[7], b[8] * scale[8],
             )  # fmt: skip
             vecs.append(v)
-            durs.append(max(v) + d.latency_s)
+            durs.append(max(max(v), d.floor_s) + d.latency_s)
             mems.append(d.memory)
         else:
             sub = eval_body(node.body, demands, scale, groups, node.producer_loads, exposed, alone)

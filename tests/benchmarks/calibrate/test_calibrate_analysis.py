@@ -192,3 +192,51 @@ def test_l2_narrow_rate_is_the_best_odd_stride_tile_loop():
     ]
     f = analysis.profile_fields({"narrow_tiles": {"points": pts}})
     assert f["lsu_l2_warp_instr_per_s_per_sm"]["value"] == 4.5e8
+
+
+def _smem_points(l_smem, l_alu, l_cvt, hw, chains, per_sm=1, threads=128):
+    from tilesight.model.resources import chain_issue_s
+    from tilesight.plan import SerialChain
+
+    pts = []
+    for name, (alu, cvt, packed, serial) in chains.items():
+        lanes = 8 if name.endswith("8") else 2
+        ch = SerialChain(iterations=1, lanes=lanes, alu=alu, cvt=cvt, packed_alu=packed)
+        t = l_smem + alu * l_alu + cvt * l_cvt + chain_issue_s(ch, hw)
+        pts.append(
+            {
+                "expr": name,
+                "lanes": lanes,
+                "vec_iters": 32,
+                "threads": threads,
+                "programs_per_sm": per_sm,
+                "s_per_vec_iter": t if serial else t / 3,
+            }
+        )
+    return pts
+
+
+def test_smem_chain_fit_recovers_the_latencies():
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    chains = {"a": (1, 1, False, True), "b": (3, 1, False, True), "c8": (3, 1, False, True)}
+    chains["d"] = (1, 0, True, True)
+    chains["fast"] = (1, 0, True, False)  # not serial: left out of the fit (a third of the rule's time)
+    pts = _smem_points(16e-9, 2e-9, 7e-9, hw, chains)
+    # two warps per scheduler: left out too (their time here is nonsense on purpose)
+    pts += [dict(p, programs_per_sm=2, s_per_vec_iter=1.0) for p in pts]
+    f = analysis.smem_chain_fields(pts, chains, hw)
+    assert f["smem_chain_latency_s"]["value"] == pytest.approx(16e-9)
+    assert f["alu_latency_s"]["value"] == pytest.approx(2e-9)
+    assert f["cvt_latency_s"]["value"] == pytest.approx(7e-9)
+    assert len(f["_fit"]) == 4
+
+
+def test_smem_chain_fit_needs_three_distinct_chains():
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    chains = {"a": (1, 1, False, True), "b": (3, 1, False, True)}
+    with pytest.raises(ValueError, match="three distinct"):
+        analysis.smem_chain_fields(_smem_points(16e-9, 2e-9, 7e-9, hw, chains), chains, hw)

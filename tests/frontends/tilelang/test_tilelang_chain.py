@@ -1,0 +1,86 @@
+"""Shared-to-shared T.Parallel loops: the vector width TileLang picks and the chain of one vector iteration
+(frontends/tilelang/walker.py::Chain), worked out by hand from the expression."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+import tilelang.language as T  # noqa: E402
+from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.frontends.tilelang.walker import Chain, walk  # noqa: E402
+
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.plan import ActionKind, SerialChain  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+
+
+def _kernel(expr, src_dtype="int8", src_cols=64, out_scope="shared", threads=128, rows=128, cols=64):
+    @T.prim_func
+    def main(A: T.Tensor((rows, src_cols), src_dtype), C: T.Tensor((rows, cols), "float16")):
+        with T.Kernel(1, threads=threads) as _bx:
+            s = T.alloc_shared((rows, src_cols), src_dtype)
+            if out_scope == "shared":
+                o = T.alloc_shared((rows, cols), "float16")
+            else:
+                o = T.alloc_fragment((rows, cols), "float16")
+            T.copy(A[0, 0], s)
+            for i, j in T.Parallel(rows, cols):
+                o[i, j] = expr(s, i, j)
+            T.copy(o, C[0, 0])
+
+    return main
+
+
+def _chain(func):
+    (node,) = [n for n in walk(func).body if n.op == "parallel"]
+    return node.chain
+
+
+def test_packed_nibbles_two_lanes_serial():
+    # j // 2 caps the vector at 2; shift and and on the chain, the int -> half conversion; 1 B vs 4 B
+    f = _kernel(lambda s, i, j: T.Cast("float16", (s[i, j // 2] >> ((j % 2) * 4)) & 15), src_cols=32)
+    assert _chain(f) == Chain(lanes=2, alu=2, cvt=1, packed=False, serial=True)
+
+
+def test_contiguous_bytes_to_half_eight_lanes_serial():
+    # 16 bytes of the widest element (half): 8 lanes; 8 source bytes against 16 stored bytes
+    f = _kernel(lambda s, i, j: T.Cast("float16", s[i, j] + 1))
+    assert _chain(f) == Chain(lanes=8, alu=1, cvt=1, packed=False, serial=True)
+
+
+def test_same_footprint_half_loop_is_not_serial():
+    # half in, half out, 8 lanes: 16 bytes each way, the compiler tells the iterations apart; a multiply-add
+    # is one fused op on 16-bit floats
+    f = _kernel(lambda s, i, j: s[i, j] * T.float16(0.5) + T.float16(1), src_dtype="float16")
+    assert _chain(f) == Chain(lanes=8, alu=1, cvt=0, packed=True, serial=False)
+    plan = plan_prim_func(f, HW)
+    (ew,) = [a for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE and a.name.startswith("ew_")]
+    assert ew.chain is None
+
+
+def test_strided_source_is_one_lane_and_not_counted_serial():
+    # 2 * j is neither j nor j // d: the vectoriser gives one lane, and the per-thread stride of the load is
+    # not known to the walker, so the loop is left to its throughput (no chain floor)
+    f = _kernel(lambda s, i, j: T.Cast("float16", s[i, 2 * j]), src_cols=128)
+    assert _chain(f) == Chain(lanes=1, alu=0, cvt=1, packed=False, serial=False)
+
+
+def test_fragment_destination_has_no_chain():
+    f = _kernel(lambda s, i, j: T.Cast("float16", s[i, j]), out_scope="fragment")
+    assert _chain(f) is None
+
+
+def test_special_function_on_the_chain_leaves_it_unmodelled():
+    f = _kernel(lambda s, i, j: T.exp(s[i, j]), src_dtype="float16")
+    assert _chain(f) is None
+
+
+def test_plan_chain_iterations_per_thread():
+    # 128 x 64 outputs over 256 threads x 2 lanes = 16 vector iterations per thread
+    f = _kernel(lambda s, i, j: T.Cast("float16", s[i, j // 2] - 8), src_cols=32, threads=256)
+    plan = plan_prim_func(f, HW)
+    (ew,) = [a for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE and a.name.startswith("ew_")]
+    assert ew.chain == SerialChain(iterations=16, lanes=2, alu=1, cvt=1, packed_alu=False)
