@@ -49,6 +49,27 @@ DEQUANT_SHAPES = [(4096, 4096, 4096), (1024, 11008, 4096)]
 DEQUANT_CONFIGS = [(128, 128, 64, 2, 128), (128, 256, 64, 3, 256)]
 DEQUANT_WEIGHTS = ["int4", "uint4"]
 
+# The validation set (``sweep.py --set validation``), measured after the model's rules were set and never
+# used to choose them: block configurations and shapes the main set does not have.
+VALIDATION_GEMM_SHAPES = [(2048, 8192, 8192), (8192, 4096, 2048)]
+VALIDATION_GEMM_CONFIGS = [
+    (128, 128, 64, 4, 128, True),
+    (128, 64, 64, 3, 128, False),
+    (256, 128, 64, 3, 256, True),
+    (128, 256, 32, 4, 256, False),
+]
+VALIDATION_FA_SHAPES = [(2, 32, 2048, 64), (1, 8, 8192, 128)]
+VALIDATION_FA_CONFIGS = [(64, 128, 2, 128), (128, 64, 3, 256)]
+VALIDATION_DEQUANT_SHAPES = [(2048, 8192, 8192), (512, 14336, 4096)]
+VALIDATION_DEQUANT_CONFIGS = [
+    (128, 128, 32, 3, 128),
+    (128, 128, 128, 2, 128),
+    (64, 128, 64, 3, 128),
+    (128, 256, 32, 4, 256),
+    (128, 128, 64, 3, 256),
+    (256, 128, 64, 2, 256),
+]
+
 # index of the output tensor among each kernel's arguments
 OUT_IDX = {"gemm": 2, "flash_attention": 3, "mla_decode": 4, "dequant_gemm": 2}
 
@@ -88,6 +109,33 @@ def dequant_cases() -> list[dict[str, Any]]:
         params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight=w)
         out.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
     return out
+
+
+def validation_cases() -> list[dict[str, Any]]:
+    """The validation set: fp16 GEMMs, FlashAttention (causal and not) and int4 dequantising GEMMs."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th, sw) in itertools.product(
+        VALIDATION_GEMM_SHAPES, VALIDATION_GEMM_CONFIGS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float16", accum_dtype="float32", use_swizzle=sw, panel_size=10)
+        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+    for (b, h, s, d), causal, (bm, bn, st, th) in itertools.product(
+        VALIDATION_FA_SHAPES, FA_CAUSAL, VALIDATION_FA_CONFIGS
+    ):
+        params = dict(batch=b, heads=h, seq_len=s, dim=d, causal=causal, block_M=bm, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
+    for (m, n, k), (bm, bn, bk, st, th) in itertools.product(
+        VALIDATION_DEQUANT_SHAPES, VALIDATION_DEQUANT_CONFIGS
+    ):
+        params = dict(
+            M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight="int4"
+        )
+        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"val-{c['family']}-{i:03d}"
+    return cases
 
 
 def all_cases() -> list[dict[str, Any]]:

@@ -129,9 +129,12 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="at most this many cases per family (0: all)")
     ap.add_argument("--arch", default="sm_90a", help="CUDA arch TileLang compiles for (H200: sm_90a)")
     ap.add_argument("--compile-only", action="store_true", help="compile and stop (a CPU dry run with nvcc)")
+    ap.add_argument(
+        "--set", default="main", choices=("main", "validation"), help="the main cases or the validation set"
+    )
     args = ap.parse_args()
     t0 = time.time()
-    cases = case_list.all_cases()
+    cases = case_list.all_cases() if args.set == "main" else case_list.validation_cases()
     if args.families:
         keep = set(args.families.split(","))
         cases = [c for c in cases if c["family"] in keep]
