@@ -6,6 +6,7 @@
     python benchmarks/probe_report.py merges     # ncu_l2_h200_run3.json: the coalescer's merges by residency
     python benchmarks/probe_report.py residency  # the Triton GEMM sweep's predicted / measured by residency
     python benchmarks/probe_report.py smem       # calibration_smem_transform.json: the serial-chain fit
+    python benchmarks/probe_report.py feed       # calibration_smem_feed.json: unpack + T.gemm in one step
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -171,9 +172,22 @@ def _smem(_: argparse.Namespace) -> None:
               f"fitted {row['fitted_s'] * 1e9:5.1f} ns")  # fmt: skip
 
 
+def _feed(_: argparse.Namespace) -> None:
+    from calibrate import analysis
+
+    pts = json.loads((DATA / "calibration_smem_feed.json").read_text())["measurements"]["smem_feed"]["points"]
+    t = {(p["BM"], p["BN"], p["BK"], p["threads"], p["variant"]): p["s_per_step"] * 1e9 for p in pts}
+    for tile in sorted({k[:4] for k in t}):
+        g, u, both, pipe = (t[(*tile, v)] for v in ("gemm", "unpack", "unpack_gemm", "pipelined"))
+        print(f"{tile[0]}x{tile[1]}x{tile[2]} {tile[3]} threads: T.gemm {g:5.0f} ns, unpack {u:5.0f} ns, "
+              f"both {both:5.0f} ns (+{both - g - u:4.0f} over the two), pipelined {pipe:5.0f}")  # fmt: skip
+    f = analysis.smem_feed_fields(pts)["smem_feed_step_s"]
+    print(f"smem_feed_step_s = {f['value']:.4e} ({f['note']})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem"))
+    ap.add_argument("what", choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem", "feed"))
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
     args = ap.parse_args(argv)
     {
@@ -183,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         "merges": _merges,
         "residency": _residency,
         "smem": _smem,
+        "feed": _feed,
     }[args.what](args)
     return 0
 

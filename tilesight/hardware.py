@@ -109,6 +109,7 @@ _OPTIONAL = (
     "smem_chain_latency_s",
     "alu_latency_s",
     "cvt_latency_s",
+    "smem_feed_step_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -217,6 +218,9 @@ class HardwareProfile:
     smem_chain_latency_s: float = 0.0
     alu_latency_s: float = 0.0
     cvt_latency_s: float = 0.0
+    # ... and what a loop step costs on top when a tensor-core dot then reads the buffer such a loop wrote
+    # (proxy fence, barrier, the dot's start: the smem_feed probe); 0 = not given
+    smem_feed_step_s: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
     calibration: MappingProxyType[str, Any] = field(

@@ -287,7 +287,9 @@ class SerialChain:
     from an earlier iteration's store (both in one shared-memory allocation, at different per-thread strides),
     it keeps them in order, so the loop takes the iterations' dependent chains back to back however many
     warps share the scheduler. ``packed_alu``: the arithmetic works on 16-bit floats, two lanes per
-    instruction (otherwise one 32-bit lane per instruction).
+    instruction (otherwise one 32-bit lane per instruction). ``feeds_dot``: a tensor-core dot of the same
+    loop step reads the buffer the chain writes, so the step also fences the memory proxies and synchronises
+    the warps between the two.
     """
 
     iterations: int
@@ -295,6 +297,7 @@ class SerialChain:
     alu: int
     cvt: int
     packed_alu: bool = False
+    feeds_dot: bool = False
 
     def __post_init__(self) -> None:
         _positive_int("chain.iterations", self.iterations)

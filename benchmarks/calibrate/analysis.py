@@ -390,3 +390,30 @@ def smem_chain_fields(points: Sequence[Mapping[str, Any]], chains: Mapping[str, 
         "cvt_latency_s": {"value": l_cvt, "note": f"{common}: per dependent conversion"},
         "_fit": fit,
     }
+
+
+def smem_feed_fields(points: Sequence[Mapping[str, Any]]) -> dict:
+    """The profile's ``smem_feed_step_s`` from the ``smem_feed`` probe: per tile, the serial loop that unpacks
+    into shared memory and then runs ``T.gemm`` on it (``unpack_gemm``) against the two alone (``unpack``,
+    ``gemm``); the median over tiles of ``unpack_gemm - unpack - gemm`` per step. Raises ValueError when no
+    tile has all three."""
+    import statistics
+
+    per_tile: dict[tuple, dict[str, float]] = {}
+    for p in points:
+        if "error" in p:
+            continue
+        per_tile.setdefault((p["BM"], p["BN"], p["BK"], p["threads"]), {})[p["variant"]] = p["s_per_step"]
+    extra = {
+        tile: v["unpack_gemm"] - v["unpack"] - v["gemm"]
+        for tile, v in sorted(per_tile.items())
+        if {"unpack_gemm", "unpack", "gemm"} <= set(v)
+    }
+    if not extra:
+        raise ValueError("smem_feed_fields: no tile measured with unpack, gemm and both")
+    lo, hi = min(extra.values()), max(extra.values())
+    note = (
+        f"median over {len(extra)} tiles of a serial step that unpacks into shared memory and runs T.gemm on "
+        f"it, less the two alone ({lo * 1e9:.0f}-{hi * 1e9:.0f} ns)"
+    )
+    return {"smem_feed_step_s": {"value": statistics.median(extra.values()), "note": note}, "_extra": extra}

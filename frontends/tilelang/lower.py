@@ -142,7 +142,14 @@ class _Lowering:
                     deps.extend(a.name for a in prev)
             for a in acts:
                 out.append(_with_deps(a, tuple(deps)))
-        return tuple(out)
+        # a serial chain whose output a dot of the same body reads: the step fences and synchronises between
+        fed = {d for a in out if isinstance(a, TileAction) and a.kind is ActionKind.DOT for d in a.deps}
+        return tuple(
+            dataclasses.replace(a, chain=dataclasses.replace(a.chain, feeds_dot=True))
+            if isinstance(a, TileAction) and a.chain is not None and a.name in fed
+            else a
+            for a in out
+        )
 
     def loop(self, node: LoopNode) -> Loop:
         trips = node.trips

@@ -324,6 +324,9 @@ def test_serial_chain_seconds_by_hand(round_hw):
     assert serial_chain_s(halves, hw) == pytest.approx(247.68e-9)
     # a profile without the chain latencies has no floor
     assert serial_chain_s(ints, round_hw) == 0.0
+    # feeding a dot adds the profile's per-step cost once (not per iteration)
+    fed = dataclasses.replace(ints, feeds_dot=True)
+    assert serial_chain_s(fed, dataclasses.replace(hw, smem_feed_step_s=100e-9)) == pytest.approx(460.48e-9)
 
 
 def test_elementwise_chain_is_a_floor_not_busy_time(round_hw):

@@ -240,3 +240,21 @@ def test_smem_chain_fit_needs_three_distinct_chains():
     chains = {"a": (1, 1, False, True), "b": (3, 1, False, True)}
     with pytest.raises(ValueError, match="three distinct"):
         analysis.smem_chain_fields(_smem_points(16e-9, 2e-9, 7e-9, hw, chains), chains, hw)
+
+
+def test_smem_feed_is_the_median_extra_of_the_combined_step():
+    def tile(bm, unpack, gemm, both):
+        return [
+            {"variant": v, "BM": bm, "BN": 128, "BK": 64, "threads": 128, "s_per_step": s}
+            for v, s in (("unpack", unpack), ("gemm", gemm), ("unpack_gemm", both), ("pipelined", 9.0))
+        ]
+
+    # extras 0.1, 0.3, 0.2 -> median 0.2; a tile missing a variant and an errored point are left out
+    pts = tile(64, 1.0, 0.5, 1.6) + tile(128, 1.0, 0.5, 1.8) + tile(256, 2.0, 1.0, 3.2)
+    pts += [{"variant": "gemm", "BM": 32, "BN": 128, "BK": 64, "threads": 128, "s_per_step": 1.0}]
+    pts += [{"variant": "unpack", "BM": 32, "BN": 128, "BK": 64, "threads": 128, "error": "x"}]
+    f = analysis.smem_feed_fields(pts)
+    assert f["smem_feed_step_s"]["value"] == pytest.approx(0.2)
+    assert len(f["_extra"]) == 3
+    with pytest.raises(ValueError, match="no tile"):
+        analysis.smem_feed_fields(pts[-2:])

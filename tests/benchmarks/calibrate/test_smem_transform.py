@@ -61,3 +61,9 @@ def test_committed_fit_is_the_profile():
     # every fitted point within 8% of its measurement (packed1 is the worst: 6.2%)
     for row in f["_fit"]:
         assert row["fitted_s"] == pytest.approx(row["measured_s"], rel=0.08)
+
+
+def test_committed_feed_fit_is_the_profile():
+    data = json.loads((ROOT / "benchmarks/data/calibration_smem_feed.json").read_text())
+    f = analysis.smem_feed_fields(data["measurements"]["smem_feed"]["points"])
+    assert load_profile("h200").smem_feed_step_s == pytest.approx(f["smem_feed_step_s"]["value"], rel=1e-4)

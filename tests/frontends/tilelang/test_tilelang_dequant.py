@@ -53,18 +53,19 @@ def test_unpacking_is_a_serial_chain():
     # 2 lanes (TileLang lowers it to char2 -> half2); from the load: shift, and, subtract (the widening cast
     # is the byte load's sign extension; the shift amount is lane math), then one int -> half conversion.
     # The 1-byte load and 4-byte store footprints differ: serial. 128 x 64 weights / (128 threads x 2 lanes)
-    # = 32 iterations per thread, what the lowered CUDA's unrolled loop runs.
-    assert unpack.chain == SerialChain(iterations=32, lanes=2, alu=3, cvt=1, packed_alu=False)
+    # = 32 iterations per thread, what the lowered CUDA's unrolled loop runs. The step's T.gemm reads
+    # B_shared: the chain feeds a dot.
+    assert unpack.chain == SerialChain(iterations=32, lanes=2, alu=3, cvt=1, packed_alu=False, feeds_dot=True)
     # 256 threads (a 128 x 256 tile): 256 x 64 / (256 x 2) = 32 again
     p = plan_prim_func(dequant_gemm(256, 512, 1024, 128, 256, 64, 3, 256, "uint4"), HW)
     (loop,) = [n for n in p.body if isinstance(n, Loop)]
     unpack = next(a for a in loop.body if a.kind is ActionKind.ELEMENTWISE)
-    assert unpack.chain == SerialChain(iterations=32, lanes=2, alu=2, cvt=1, packed_alu=False)
+    assert unpack.chain == SerialChain(iterations=32, lanes=2, alu=2, cvt=1, packed_alu=False, feeds_dot=True)
 
 
 def test_serial_chain_sets_the_loop_pace():
     # one k step: the unpacking chain, then the synchronous dot; the chain (1.19 us with the h200 profile's
-    # latencies) is several times the unpacking's issue time, so the kernel is well over the dot-only time
+    # latencies, + 0.24 us for feeding the dot) is several times the unpacking's issue time
     from tilesight.model.resources import serial_chain_s
 
     p = plan_prim_func(dequant_gemm(4096, 4096, 4096, 128, 128, 64, 2, 128, "int4"), HW)
@@ -80,6 +81,7 @@ def test_serial_chain_sets_the_loop_pace():
             + 3 * 32 * 2 * 2 * 528 / HW.cuda_flops_per_s  # 3 int ops x 1 extra lane at half the FP32 rate
             + 32 * 528 / HW.sfu_ops_per_s  # 1 conversion x 1 extra lane at the SFU rate
         )
+        + HW.smem_feed_step_s  # once per step: the T.gemm reads what the chain wrote
     )
     r = tilesight.estimate(p, hw=HW)
     # 7.76 waves of 64 steps: at least the chain per step on the busiest SM (8 blocks)
