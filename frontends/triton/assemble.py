@@ -100,10 +100,11 @@ def build_plan(
     specs = {**binding.tensors, **binding.descriptors}
     tensors = []
     for name, acc in accesses.items():
-        spec = specs.get(name)
+        arg = acc.get("arg", name)
+        spec = specs.get(arg)
         if spec is None:
             raise FrontendError(
-                f"kernel {walker.kernel!r}: argument {name!r} is used as a pointer but was not given a tensor"
+                f"kernel {walker.kernel!r}: argument {arg!r} is used as a pointer but was not given a tensor"
             )
         modes = acc["modes"]
         mode = (

@@ -109,6 +109,9 @@ class V:
     prods: frozenset[str] = frozenset()  # producing actions / loops in the current body
     axes: strides.Axes = None  # per-axis element strides of an index or pointer tensor
     scale: int | None = None  # the value of a splat (or dense constant) of a known uniform integer
+    # pointer: elements added to the base argument as a scalar the same for every program and iteration
+    # (``x_ptr + n``: a second region of one tensor); None where such an offset is not known
+    shift: int | None = 0
 
 
 @dataclass
@@ -194,11 +197,12 @@ class Walker:
             return V()
         if len(vs) == 1:
             v = vs[0]
-            return V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=v.prods)
+            return V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=v.prods, shift=v.shift)
         return V(
             pid=any(v.pid for v in vs),
             cands=frozenset().union(*(v.cands for v in vs)) if vs else frozenset(),
             base=next((v.base for v in vs if v.base), None),
+            shift=next((v.shift for v in vs if v.base), 0),
             loaded=any(v.loaded for v in vs),
             prods=frozenset().union(*(v.prods for v in vs)) if vs else frozenset(),
         )
@@ -316,6 +320,7 @@ class Walker:
                     vin.cands = vin.cands | self.candidate(o)
             if n == "tt.addptr" and shape is None:
                 vin.val = None
+                vin.shift = self.scalar_shift(op)
             self.strides(op, shape, vin)
             self.set_results(op, vin)
             return
@@ -385,6 +390,20 @@ class Walker:
                     todo.extend(d.operands)
         return total
 
+    def scalar_shift(self, op: Op) -> int | None:
+        """The pointer's :attr:`V.shift` after a scalar ``tt.addptr``: the base's plus an offset known to be
+        the same for every program, lane and loop iteration; None otherwise."""
+        ptr, off = self.get(op.operands[0]), op.operands[1]
+        v = self.get(off)
+        if ptr.shift is None or v.pid or v.val is None or v.loaded:
+            return None
+        if self.ivs and depends_on(off, frozenset(self.ivs), self.defs):
+            return None
+        flat = np.asarray(v.val).ravel()
+        if not flat.size or not np.all(flat == flat[0]) or not float(flat[0]).is_integer():
+            return None
+        return ptr.shift + int(flat[0])
+
     def strides(self, op: Op, shape: tuple | None, vin: V) -> None:
         """Per-axis address strides of a tensor result (see :mod:`.strides`)."""
         if shape is None or not _is_int(shape[1]):
@@ -441,9 +460,12 @@ class Walker:
             if store
             else AccessMode.READ
         )
+        # a second region of the same argument (``x_ptr + n``) is its own tensor access: no reuse between them
+        key = base if not ptr.shift else f"{base}+{ptr.shift}"
         acc = self.accesses.setdefault(
-            base,
+            key,
             {
+                "arg": base,
                 "tile": tile,
                 "elem": elem,
                 "modes": set(),
@@ -470,7 +492,7 @@ class Walker:
         node = {
             "name": name,
             "kind": kind,
-            "tensor": base,
+            "tensor": key,
             "deps": set(deps),
             "loc": op.loc,
             "src": level if store else MemLevel.DDR,

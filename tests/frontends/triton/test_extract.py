@@ -9,6 +9,7 @@ import triton_fe_kernels as k  # noqa: E402
 from plan_walk import actions as _find  # noqa: E402
 from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
 
+import tilesight  # noqa: E402
 from tilesight import TensorSpec, load_profile  # noqa: E402
 from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
 from tilesight.plan import ActionKind, Loop  # noqa: E402
@@ -213,3 +214,25 @@ def test_kernel_parameter_named_like_a_launch_option_is_the_parameter():
     for plan in (positional, keyword):  # 132 persistent programs over the 4096 rows
         assert plan.grid.persistent and plan.grid.blocks == 132 and plan.grid.tiles == 4096
     assert positional.resources.threads == 256 and keyword.resources.threads == 128
+
+
+def test_second_region_of_one_argument_is_its_own_tensor():
+    # x holds 2 x 2**20 halves; the kernel reads x[0:n] and x[n:2n] (a scalar offset of n = 2**20 elements):
+    # two tensor accesses, no reuse between them, so each 1024-element tile is a first touch (no L2 hits
+    # beyond the 64-byte DRAM fetch's second sector) and DRAM reads are the 4 MiB of both regions
+    n = 1 << 20
+    x, y = TensorSpec((2 * n,), "float16"), TensorSpec((n,), "float16")
+    plan = FE.plan(k.gated, ((n // 1024,), x, y, n), dict(BLOCK=1024, num_warps=4), HW)
+    names = sorted(t.name for t in plan.tensors)
+    assert names == ["x_ptr", f"x_ptr+{n}", "y_ptr"]
+    loads = sorted(a.tensor for a in _find(plan.body, ActionKind.LOAD))
+    assert loads == ["x_ptr", f"x_ptr+{n}"]
+    r = tilesight.estimate(plan, hw=HW)
+    assert r.dram_bytes >= 2 * n * 2
+
+
+def test_program_dependent_pointer_offset_keeps_one_tensor():
+    # x_ptr += row * stride depends on the program: the loads stay one tensor (the second re-reads the first)
+    x = TensorSpec((64, 256), "float16")
+    plan = FE.plan(k.row_offset, ((64,), x, x, 256), dict(BLOCK=256, num_warps=4), HW)
+    assert sorted(t.name for t in plan.tensors) == ["x_ptr", "y_ptr"]

@@ -144,3 +144,24 @@ def rows_with_stages(x_ptr, y_ptr, n_rows, n_cols, BLOCK: tl.constexpr, num_stag
     for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=num_stages):
         x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
         tl.store(y_ptr + row * n_cols + cols, x * 2.0, mask=cols < n_cols)
+
+
+@triton.jit
+def gated(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    """y = x[:n] * x[n:]: two regions of one argument, the second through a scalar offset ``x_ptr + n``."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    g = tl.load(x_ptr + offs, mask=m)
+    u = tl.load(x_ptr + n + offs, mask=m)
+    tl.store(y_ptr + offs, g * u, mask=m)
+
+
+@triton.jit
+def row_offset(x_ptr, y_ptr, stride, BLOCK: tl.constexpr):
+    """A pointer advanced by a program-dependent scalar (``x_ptr += row * stride``), loaded twice."""
+    row = tl.program_id(0)
+    x_ptr += row * stride
+    cols = tl.arange(0, BLOCK)
+    a = tl.load(x_ptr + cols)
+    b = tl.load(x_ptr + cols)
+    tl.store(y_ptr + row * stride + cols, a + b)
