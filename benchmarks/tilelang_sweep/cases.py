@@ -138,6 +138,26 @@ def validation_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The register-unpacking dequantiser (``dequant_gemm(..., unpack="registers")``, TileLang's own examples'
+# style), measured as a set of its own (``sweep.py --set variants``) after the shared-memory one was modelled.
+VARIANT_DEQUANT_SHAPES = [(4096, 4096, 4096), (2048, 8192, 8192)]
+VARIANT_DEQUANT_CONFIGS = [(128, 128, 64, 2, 128), (128, 256, 64, 3, 256), (128, 128, 32, 3, 128)]
+
+
+def variant_cases() -> list[dict[str, Any]]:
+    """The variants set: int4 dequantising GEMMs that unpack in registers."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th) in itertools.product(VARIANT_DEQUANT_SHAPES, VARIANT_DEQUANT_CONFIGS):
+        params = dict(
+            M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight="int4"
+        )
+        params["unpack"] = "registers"
+        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"var-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):

@@ -130,11 +130,15 @@ def main() -> int:
     ap.add_argument("--arch", default="sm_90a", help="CUDA arch TileLang compiles for (H200: sm_90a)")
     ap.add_argument("--compile-only", action="store_true", help="compile and stop (a CPU dry run with nvcc)")
     ap.add_argument(
-        "--set", default="main", choices=("main", "validation"), help="the main cases or the validation set"
+        "--set", default="main", choices=("main", "validation", "variants"), help="which case set to run"
     )
     args = ap.parse_args()
     t0 = time.time()
-    cases = case_list.all_cases() if args.set == "main" else case_list.validation_cases()
+    cases = {
+        "main": case_list.all_cases,
+        "validation": case_list.validation_cases,
+        "variants": case_list.variant_cases,
+    }[args.set]()
     if args.families:
         keep = set(args.families.split(","))
         cases = [c for c in cases if c["family"] in keep]

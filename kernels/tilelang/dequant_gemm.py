@@ -4,7 +4,9 @@
 row sits in byte j // 2, low nibble first). Signed weights (``int4``) are stored with an offset of 8; unsigned
 ones (``uint4``) are used as they are. Each block loads its A tile and packed B tile through a
 ``num_stages`` pipeline, unpacks B into shared memory in a ``T.Parallel`` loop, and multiplies with ``T.gemm``
-(B transposed). Builds a ``T.prim_func`` without compiling it.
+(B transposed). ``unpack="registers"`` unpacks through fragments instead (packed tile copied to registers, the
+nibbles decoded there, the half tile copied back to shared memory), as TileLang's own dequantisation
+examples do. Builds a ``T.prim_func`` without compiling it.
 """
 
 import tilelang.language as T
@@ -26,10 +28,17 @@ def dequant_gemm(
     weight: str = "int4",
     dtype: str = "float16",
     accum_dtype: str = "float32",
+    unpack: str = "shared",
 ):
     """Return the ``T.prim_func`` of one dequantising GEMM configuration (inputs A, B packed; output C)."""
     if weight not in ("int4", "uint4"):
         raise ValueError(f"weight={weight!r}: one of 'int4', 'uint4'")
+    if unpack not in ("shared", "registers"):
+        raise ValueError(f"unpack={unpack!r}: one of 'shared', 'registers'")
+    if unpack == "registers":
+        return _dequant_gemm_registers(
+            M, N, K, block_M, block_N, block_K, num_stages, threads, weight, dtype, accum_dtype
+        )
     offset = INT4_OFFSET if weight == "int4" else 0
     packed = block_K // 2
 
@@ -53,6 +62,43 @@ def dequant_gemm(
                         dtype,
                         ((B_packed[i, j // 2] >> ((j % 2) * NIBBLE_BITS)) & NIBBLE_MASK) - offset,
                     )
+                T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+def _dequant_gemm_registers(
+    M, N, K, block_M, block_N, block_K, num_stages, threads, weight, dtype, accum_dtype
+):
+    """The same GEMM with the unpacking done in registers (fragments) between two tile copies."""
+    offset = INT4_OFFSET if weight == "int4" else 0
+    packed = block_K // 2
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((N, K // 2), "int8"),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_packed = T.alloc_shared((block_N, packed), "int8")
+            B_packed_local = T.alloc_fragment((block_N, packed), "int8")
+            B_local = T.alloc_fragment((block_N, block_K), dtype)
+            B_shared = T.alloc_shared((block_N, block_K), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[bx * block_N, k * packed], B_packed)
+                T.copy(B_packed, B_packed_local)
+                for i, j in T.Parallel(block_N, block_K):
+                    B_local[i, j] = T.Cast(
+                        dtype,
+                        ((B_packed_local[i, j // 2] >> ((j % 2) * NIBBLE_BITS)) & NIBBLE_MASK) - offset,
+                    )
+                T.copy(B_local, B_shared)
                 T.gemm(A_shared, B_shared, C_local, transpose_B=True)
             T.copy(C_local, C[by * block_M, bx * block_N])
 
