@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import platform
 import re
 import sys
 import time
@@ -162,35 +161,18 @@ def points() -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from benchmarks.calibrate import tilelang_probe
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
     args = ap.parse_args(argv)
-    import tilelang
-    import torch
-    import triton
-
-    if not torch.cuda.is_available():
-        print("no GPU", file=sys.stderr)
+    if not tilelang_probe.gpu_ready():
         return 2
     t0 = time.time()
     pts = points()
-    doc = {
-        "schema": 1,
-        "meta": {
-            "command": " ".join(["python3", *sys.argv]),
-            "gpu": torch.cuda.get_device_name(0),
-            "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
-            "torch": torch.__version__,
-            "triton": triton.__version__,
-            "tilelang": getattr(tilelang, "__version__", "?"),
-            "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
-        "measurements": {"smem_transform": {"points": pts, "elapsed_s": round(time.time() - t0, 2)}},
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=1))
-    print(f"wrote {args.out}")
+    tilelang_probe.write(
+        args.out, {"smem_transform": {"points": pts, "elapsed_s": round(time.time() - t0, 2)}}
+    )
     return 0
 
 

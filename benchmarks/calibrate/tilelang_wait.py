@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import platform
 import sys
 import time
 from pathlib import Path
@@ -212,40 +211,24 @@ def pipeline_points() -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from benchmarks.calibrate import tilelang_probe
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--only-pipeline", action="store_true", help="skip the on-chip chains")
     args = ap.parse_args(argv)
-    import tilelang
-    import torch
-    import triton
-
-    if not torch.cuda.is_available():
-        print("no GPU", file=sys.stderr)
+    if not tilelang_probe.gpu_ready():
         return 2
     t0 = time.time()
     chains = [] if args.only_pipeline else chain_points()
     elapsed = round(time.time() - t0, 2)
-    doc = {
-        "schema": 1,
-        "meta": {
-            "command": " ".join(["python3", *sys.argv]),
-            "gpu": torch.cuda.get_device_name(0),
-            "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
-            "torch": torch.__version__,
-            "triton": triton.__version__,
-            "tilelang": getattr(tilelang, "__version__", "?"),
-            "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
-        "measurements": {
+    tilelang_probe.write(
+        args.out,
+        {
             "tilelang_wait": {"points": chains, "elapsed_s": elapsed},
             "tilelang_pipeline": {"points": pipeline_points()},
         },
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=1))
-    print(f"wrote {args.out}")
+    )
     return 0
 
 
