@@ -46,3 +46,18 @@ def test_merges_grouped_by_the_occupancy_rule(report):
 
     cases = [case(128, 40960, 100, 10), case(128, 40960, 100, 30), case(200, 0, 10, 5), case(128, 0, 0, None)]
     assert report.merges_by_residency(cases, 132, 65536, 233472) == pytest.approx({2: 0.5, 4: 0.2})
+
+
+def test_smem_and_feed_print_the_profile_fits(report, capsys):
+    # both read the committed probe data and print the fitted constants next to the profile's
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    report.main(["smem"])
+    out = capsys.readouterr().out
+    assert f"smem_chain_latency_s = {hw.smem_chain_latency_s:.4e}" in out
+    assert "fit   packed3 2 lanes" in out
+    report.main(["feed"])
+    out = capsys.readouterr().out
+    assert f"smem_feed_step_s = {hw.smem_feed_step_s:.4e}" in out
+    assert "128x128x64 128 threads" in out
