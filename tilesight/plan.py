@@ -287,7 +287,8 @@ class SerialChain:
     from an earlier iteration's store (both in one shared-memory allocation, at different per-thread strides),
     it keeps them in order, so the loop takes the iterations' dependent chains back to back however many
     warps share the scheduler. ``packed_alu``: the arithmetic works on 16-bit floats, two lanes per
-    instruction (otherwise one 32-bit lane per instruction). ``feeds_dot``: a tensor-core dot of the same
+    instruction (otherwise one 32-bit lane per instruction); ``packed_cvt``: the conversions take two lanes
+    per instruction (fp8 pairs to half2). ``feeds_dot``: a tensor-core dot of the same
     loop step reads the buffer the chain writes, so the step also fences the memory proxies and synchronises
     the warps between the two.
     """
@@ -298,6 +299,7 @@ class SerialChain:
     cvt: int
     packed_alu: bool = False
     feeds_dot: bool = False
+    packed_cvt: bool = False
 
     def __post_init__(self) -> None:
         _positive_int("chain.iterations", self.iterations)

@@ -144,14 +144,26 @@ VARIANT_DEQUANT_SHAPES = [(4096, 4096, 4096), (2048, 8192, 8192)]
 VARIANT_DEQUANT_CONFIGS = [(128, 128, 64, 2, 128), (128, 256, 64, 3, 256), (128, 128, 32, 3, 128)]
 
 
+# 8-bit weights converted by a shared-to-shared T.copy (``dequant_gemm(..., weight="int8" | "float8_e4m3")``),
+# added to the variants set after its first six launches were measured.
+VARIANT_COPY_WEIGHTS = ["int8", "float8_e4m3"]
+VARIANT_COPY_CONFIGS = [(128, 128, 64, 3, 128), (128, 256, 64, 3, 256)]
+
+
 def variant_cases() -> list[dict[str, Any]]:
-    """The variants set: int4 dequantising GEMMs that unpack in registers."""
+    """The variants set: int4 dequantising GEMMs that unpack in registers, then 8-bit weights converted by a
+    T.copy."""
     cases = []
     for (m, n, k), (bm, bn, bk, st, th) in itertools.product(VARIANT_DEQUANT_SHAPES, VARIANT_DEQUANT_CONFIGS):
         params = dict(
             M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight="int4"
         )
         params["unpack"] = "registers"
+        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    for (m, n, k), (bm, bn, bk, st, th), w in itertools.product(
+        VARIANT_DEQUANT_SHAPES, VARIANT_COPY_CONFIGS, VARIANT_COPY_WEIGHTS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight=w)
         cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
     for i, c in enumerate(cases):
         c["id"] = f"var-{c['family']}-{i:03d}"

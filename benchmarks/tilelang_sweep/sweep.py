@@ -79,7 +79,11 @@ def _inputs(case: dict[str, Any], torch: Any) -> list[Any]:
         ]
     if fam == "dequant_gemm":
         a = torch.randn(p["M"], p["K"], device=dev, dtype=torch.float16) / math.sqrt(p["K"])
-        b = torch.randint(-128, 128, (p["N"], p["K"] // 2), device=dev, dtype=torch.int8)
+        if p["weight"] == "float8_e4m3":
+            b = torch.randn(p["N"], p["K"], device=dev).to(torch.float8_e4m3fn)
+            return [a, b, torch.empty(p["M"], p["N"], device=dev, dtype=torch.float16)]
+        k = p["K"] if p["weight"] == "int8" else p["K"] // 2
+        b = torch.randint(-128, 128, (p["N"], k), device=dev, dtype=torch.int8)
         return [a, b, torch.empty(p["M"], p["N"], device=dev, dtype=torch.float16)]
     raise KeyError(fam)
 
@@ -97,6 +101,8 @@ def _reference(case: dict[str, Any], args: list[Any], torch: Any) -> Any:
         q, qpe, kv, kpe = (t.float() for t in args[:4])
         scores = (q @ kv.transpose(1, 2) + qpe @ kpe.transpose(1, 2)) / math.sqrt(p["dim"] + p["pe_dim"])
         return torch.softmax(scores, dim=-1) @ kv
+    if fam == "dequant_gemm" and p["weight"] in ("int8", "float8_e4m3"):
+        return args[0].float() @ args[1].float().t()
     if fam == "dequant_gemm":
         packed = args[1].to(torch.int16)
         low, high = packed & 0xF, (packed >> 4) & 0xF

@@ -39,7 +39,7 @@ from tilesight.plan import (
 
 from .gemm_inst import WARPS_PER_WARPGROUP, GemmChoice, operand_smem_reads, select_variant, warp_partition
 from .swizzle import rasterization_sequence
-from .walker import GLOBAL, SHARED, KernelIR, LoopNode, OpNode, Region, block_vars_of
+from .walker import GLOBAL, SHARED, VECTOR_BYTES, KernelIR, LoopNode, OpNode, Region, block_vars_of
 
 # TileLang aligns each dynamic shared-memory buffer so TMA and 128-byte-swizzled layouts can address it;
 # the 128B swizzle atom needs 1024-byte alignment on Hopper (CUDA programming guide, TMA swizzle modes).
@@ -308,6 +308,32 @@ class _Lowering:
             dst=_level(dst.scope),
             smem_bytes=float(smem),
             location=node.location,
+            chain=self._copy_chain(src, dst),
+        )
+
+    def _copy_chain(self, src: Region, dst: Region) -> SerialChain | None:
+        """A ``T.copy`` from one shared buffer into another of a different element size (an int8 or fp8
+        weight tile converted to fp16) lowers like a shared-to-shared ``T.Parallel``: vectors of 16 bytes of
+        the wider element, whose load and store footprints differ, so the iterations run in order
+        (walker.Chain), one conversion each. None for any other copy (same element size: the compiler tells
+        the iterations apart)."""
+        if src.scope != SHARED or dst.scope != SHARED:
+            return None
+        s_bytes = dtype_bytes(canonical_dtype(src.dtype))
+        d_bytes = dtype_bytes(canonical_dtype(dst.dtype))
+        if s_bytes == d_bytes:
+            return None
+        lanes = max(1, int(VECTOR_BYTES // max(s_bytes, d_bytes)))
+        floats = not canonical_dtype(src.dtype).startswith(("int", "uint")) and not canonical_dtype(
+            dst.dtype
+        ).startswith(("int", "uint"))
+        return SerialChain(
+            iterations=-(-dst.elements // (self.ir.threads * lanes)),
+            lanes=lanes,
+            alu=0,
+            cvt=1,
+            # TileLang converts fp8 pairs to half2 (cvt.rn.f16x2.e4m3x2): two lanes an instruction
+            packed_cvt=floats and max(s_bytes, d_bytes) <= 2,
         )
 
     def gemm(self, node: OpNode) -> TileAction:

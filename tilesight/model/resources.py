@@ -131,14 +131,16 @@ class ActionDemand(NamedTuple):
 def chain_issue_s(chain: SerialChain, hw: HardwareProfile) -> float:
     """Issue time, on one scheduler, of one vector iteration's instructions beyond the first of each op: a
     32-bit lane per instruction (integer lanes at :data:`INT_OVER_FP32_ISSUE_RATE` of the FP32 rate), or two
-    16-bit float lanes (``packed_alu``, at the FP32 rate); conversions one lane each at the SFU rate."""
+    16-bit float lanes (``packed_alu``, at the FP32 rate); conversions one lane each at the SFU rate, or two
+    (``packed_cvt``)."""
     per_scheduler = hw.sm_count * max(hw.schedulers_per_sm, 1)
     fp32_lane_s = FLOP_PER_OP * per_scheduler / hw.cuda_flops_per_s
     alu_lane_s = fp32_lane_s if chain.packed_alu else fp32_lane_s / INT_OVER_FP32_ISSUE_RATE
     alu_instr = -(-chain.lanes // 2) if chain.packed_alu else chain.lanes
     cvt_lane_s = per_scheduler / (hw.sfu_ops_per_s * CVT_OVER_SFU_ISSUE_RATE)
     warp = hw.warp_size
-    return chain.alu * (alu_instr - 1) * warp * alu_lane_s + chain.cvt * (chain.lanes - 1) * warp * cvt_lane_s
+    cvt_instr = -(-chain.lanes // 2) if chain.packed_cvt else chain.lanes
+    return chain.alu * (alu_instr - 1) * warp * alu_lane_s + chain.cvt * (cvt_instr - 1) * warp * cvt_lane_s
 
 
 def serial_chain_s(chain: SerialChain, hw: HardwareProfile) -> float:
