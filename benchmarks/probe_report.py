@@ -151,16 +151,27 @@ def _residency(args: argparse.Namespace) -> None:
         print(f"{label:>28}: {len(v):3d} launches, median predicted / measured {statistics.median(v):.3f}")
 
 
+SMEM_TRANSFORM_RUNS = ("calibration_smem_transform.json", "calibration_smem_transform_cast.json")
+
+
+def smem_transform_points() -> list[dict]:
+    """The smem_transform probe's points from both of its runs (all expressions, then the 8-bit casts)."""
+    return [
+        p
+        for name in SMEM_TRANSFORM_RUNS
+        for p in json.loads((DATA / name).read_text())["measurements"]["smem_transform"]["points"]
+    ]
+
+
 def _smem(_: argparse.Namespace) -> None:
     from calibrate import analysis, smem_transform
 
     from tilesight.hardware import load_profile
 
     hw = load_profile("h200")
-    pts = json.loads((DATA / "calibration_smem_transform.json").read_text())["measurements"]["smem_transform"]
-    pts = pts["points"]
+    pts = smem_transform_points()
     for p in pts:
-        alu, cvt, packed, serial = smem_transform.CHAINS[p["expr"]]
+        alu, cvt, _, serial, _, _ = smem_transform.CHAINS[p["expr"]]
         print(f"{p['expr']:>9} {p['rows']}x{p['cols']} {p['threads']} threads x{p['programs_per_sm']}/SM: "
               f"{p['lanes']} lanes, {p['vec_iters']:2d} iterations, {p['s_per_vec_iter'] * 1e9:6.1f} ns each "
               f"({alu} ops, {cvt} conversions{', serial' if serial else ''})")  # fmt: skip

@@ -288,7 +288,8 @@ class SerialChain:
     it keeps them in order, so the loop takes the iterations' dependent chains back to back however many
     warps share the scheduler. ``packed_alu``: the arithmetic works on 16-bit floats, two lanes per
     instruction (otherwise one 32-bit lane per instruction); ``packed_cvt``: the conversions take two lanes
-    per instruction (fp8 pairs to half2). ``feeds_dot``: a tensor-core dot of the same
+    per instruction (fp8 pairs to half2, on the integer ALU); ``narrow_cvt``: they start from 8- or 16-bit
+    integers, two instructions a lane. ``feeds_dot``: a tensor-core dot of the same
     loop step reads the buffer the chain writes, so the step also fences the memory proxies and synchronises
     the warps between the two.
     """
@@ -300,6 +301,7 @@ class SerialChain:
     packed_alu: bool = False
     feeds_dot: bool = False
     packed_cvt: bool = False
+    narrow_cvt: bool = False
 
     def __post_init__(self) -> None:
         _positive_int("chain.iterations", self.iterations)

@@ -340,7 +340,7 @@ def smem_chain_fields(points: Sequence[Mapping[str, Any]], chains: Mapping[str, 
     serialised expressions at :data:`SMEM_CHAIN_WARPS_PER_SCHEDULER` warp per scheduler, where ``t`` is the
     measured time per vector iteration and ``issue`` the extra lanes' issue time the engine adds
     (``tilesight.model.resources.chain_issue_s`` with ``hw``'s rates). ``chains``: expression name ->
-    (alu, cvt, packed, serial), ``benchmarks/calibrate/smem_transform.py::CHAINS``.
+    (alu, cvt, packed, serial, packed_cvt, narrow_cvt), ``benchmarks/calibrate/smem_transform.py::CHAINS``.
 
     Returns ``{field: {"value", "note"}}`` plus ``"_fit"``: per point used, measured and fitted seconds.
     Raises ValueError when fewer than three distinct chains were measured or a fitted latency is negative.
@@ -355,11 +355,19 @@ def smem_chain_fields(points: Sequence[Mapping[str, Any]], chains: Mapping[str, 
     for p in points:
         if "error" in p or p.get("expr") not in chains:
             continue
-        alu, cvt, packed, serial = chains[p["expr"]]
+        alu, cvt, packed, serial, packed_cvt, narrow_cvt = chains[p["expr"]]
         warps = p["threads"] // hw.warp_size * p["programs_per_sm"]
         if not serial or warps != SMEM_CHAIN_WARPS_PER_SCHEDULER * schedulers:
             continue
-        chain = SerialChain(iterations=1, lanes=p["lanes"], alu=alu, cvt=cvt, packed_alu=packed)
+        chain = SerialChain(
+            iterations=1,
+            lanes=p["lanes"],
+            alu=alu,
+            cvt=cvt,
+            packed_alu=packed,
+            packed_cvt=packed_cvt,
+            narrow_cvt=narrow_cvt,
+        )
         rows.append([1.0, alu, cvt])
         ys.append(p["s_per_vec_iter"] - chain_issue_s(chain, hw))
         used.append((p, chain))

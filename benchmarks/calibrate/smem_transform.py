@@ -43,16 +43,20 @@ PER_SM = (1, 2)
 
 # Each expression's vector iteration as the TileLang walker reads it (frontends/tilelang/walker.py::Chain,
 # checked against it in tests/benchmarks/calibrate/test_smem_transform.py): (dependent arithmetic ops,
-# dependent conversions, arithmetic on 16-bit floats, load and store footprints differ). Runs before
-# 2026-11-30T06:30 also recorded a "chain_ops" total per point (packed6's miscounted as 7); the analysis
-# reads this table, not that field.
+# dependent conversions, arithmetic on 16-bit floats, load and store footprints differ, conversions of fp8
+# pairs, conversions from a narrow integer). Runs before 2026-11-30T06:30 also recorded a "chain_ops" total
+# per point (packed6's miscounted as 7); the analysis reads this table, not that field.
 CHAINS = {
-    "packed3": (3, 1, False, True),
-    "packed1": (1, 1, False, True),
-    "packed6": (7, 1, False, True),
-    "int3": (3, 1, False, True),
-    "fp2": (1, 0, True, False),
-    "fp2_pairs": (1, 0, True, True),
+    "packed3": (3, 1, False, True, False, False),
+    "packed1": (1, 1, False, True, False, False),
+    "packed6": (7, 1, False, True, False, False),
+    "int3": (3, 1, False, True, False, False),
+    "fp2": (1, 0, True, False, False, False),
+    "fp2_pairs": (1, 0, True, True, False, False),
+    # measured in a second run (--only cast_i8,cast_f8, calibration_smem_transform_cast.json): 8-bit sources
+    # converted to half, then a half add
+    "cast_i8": (1, 1, True, True, False, True),
+    "cast_f8": (1, 1, True, True, True, False),
 }
 
 
@@ -78,6 +82,9 @@ def _expressions():
     def fp2_pairs(s, i, j, it):  # half arithmetic, two lanes per vector
         return s[i, j // 2] * T.float16(0.5) + T.Cast("float16", it)
 
+    def cast(s, i, j, it):  # a conversion to half (eight lanes), then a half add
+        return T.Cast("float16", s[i, j]) + T.Cast("float16", it)
+
     return {
         "packed3": ("int8", 2, packed3),
         "packed1": ("int8", 2, packed1),
@@ -85,6 +92,8 @@ def _expressions():
         "int3": ("int8", 1, int3),
         "fp2": ("float16", 1, fp2),
         "fp2_pairs": ("float16", 2, fp2_pairs),
+        "cast_i8": ("int8", 1, cast),
+        "cast_f8": ("float8_e4m3", 1, cast),
     }
 
 
@@ -122,7 +131,7 @@ def source_facts(source: str) -> dict:
     return {"vec_iters": int(loop.group(2)) if loop else 1, "lanes": lanes}
 
 
-def points() -> list[dict]:
+def points(only: frozenset[str] = frozenset()) -> list[dict]:
     import tilelang
     import torch
 
@@ -130,6 +139,8 @@ def points() -> list[dict]:
 
     out = []
     for name, (in_dtype, div, expr) in _expressions().items():
+        if only and name not in only:
+            continue
         for rows, cols, threads in GEOMETRIES:
             for per_sm in PER_SM:
                 programs = n_sm() * per_sm
@@ -147,6 +158,8 @@ def points() -> list[dict]:
                     point.update(source_facts(kernel.get_kernel_source()))
                     if in_dtype == "int8":
                         a = torch.randint(-128, 127, (rows, cols // div), device="cuda", dtype=torch.int8)
+                    elif in_dtype == "float8_e4m3":
+                        a = torch.randn(rows, cols // div, device="cuda").to(torch.float8_e4m3fn)
                     else:
                         a = torch.randn(rows, cols // div, device="cuda", dtype=torch.float16)
                     c = torch.empty(programs * rows, cols, device="cuda", dtype=torch.float16)
@@ -165,11 +178,12 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--only", default="", help="comma-separated expression names (default: all)")
     args = ap.parse_args(argv)
     if not tilelang_probe.gpu_ready():
         return 2
     t0 = time.time()
-    pts = points()
+    pts = points(frozenset(filter(None, args.only.split(","))))
     tilelang_probe.write(
         args.out, {"smem_transform": {"points": pts, "elapsed_s": round(time.time() - t0, 2)}}
     )

@@ -39,7 +39,18 @@ from tilesight.plan import (
 
 from .gemm_inst import WARPS_PER_WARPGROUP, GemmChoice, operand_smem_reads, select_variant, warp_partition
 from .swizzle import rasterization_sequence
-from .walker import GLOBAL, SHARED, VECTOR_BYTES, KernelIR, LoopNode, OpNode, Region, block_vars_of
+from .walker import (
+    GLOBAL,
+    SHARED,
+    VECTOR_BYTES,
+    KernelIR,
+    LoopNode,
+    OpNode,
+    Region,
+    block_vars_of,
+    cvt_narrow,
+    cvt_packed,
+)
 
 # TileLang aligns each dynamic shared-memory buffer so TMA and 128-byte-swizzled layouts can address it;
 # the 128B swizzle atom needs 1024-byte alignment on Hopper (CUDA programming guide, TMA swizzle modes).
@@ -324,16 +335,14 @@ class _Lowering:
         if s_bytes == d_bytes:
             return None
         lanes = max(1, int(VECTOR_BYTES // max(s_bytes, d_bytes)))
-        floats = not canonical_dtype(src.dtype).startswith(("int", "uint")) and not canonical_dtype(
-            dst.dtype
-        ).startswith(("int", "uint"))
+        src_dt, dst_dt = canonical_dtype(src.dtype), canonical_dtype(dst.dtype)
         return SerialChain(
             iterations=-(-dst.elements // (self.ir.threads * lanes)),
             lanes=lanes,
             alu=0,
             cvt=1,
-            # TileLang converts fp8 pairs to half2 (cvt.rn.f16x2.e4m3x2): two lanes an instruction
-            packed_cvt=floats and max(s_bytes, d_bytes) <= 2,
+            packed_cvt=cvt_packed(src_dt, dst_dt),
+            narrow_cvt=cvt_narrow(src_dt, dst_dt),
         )
 
     def gemm(self, node: OpNode) -> TileAction:
@@ -411,6 +420,8 @@ class _Lowering:
                     alu=node.chain.alu,
                     cvt=node.chain.cvt,
                     packed_alu=node.chain.packed,
+                    packed_cvt=node.chain.packed_cvt,
+                    narrow_cvt=node.chain.narrow_cvt,
                 )
             acts.append(
                 TileAction(

@@ -124,7 +124,8 @@ class Chain:
     way but ``j`` or ``start + j``; a divisor of the innermost extent). ``alu`` / ``cvt``: arithmetic ops
     and numeric conversions on the longest path from a shared-memory load to the store (a widening or
     narrowing cast between integer types is free: the byte or short load sign-extends). ``packed``: the
-    arithmetic is on 16-bit floats. ``serial``: a vector iteration's load and store footprints differ
+    arithmetic is on 16-bit floats; ``packed_cvt`` / ``narrow_cvt``: see :func:`cvt_packed` /
+    :func:`cvt_narrow`. ``serial``: a vector iteration's load and store footprints differ
     (different element sizes, or a ``j // d`` source), so the compiler cannot tell a later iteration's load
     from an earlier iteration's store and keeps them in order (the smem_transform probe: a same-footprint
     half-precision loop is not serialised, every other shape measured is). An index of any other form
@@ -136,6 +137,8 @@ class Chain:
     cvt: int
     packed: bool
     serial: bool
+    packed_cvt: bool = False  # a conversion on the path takes fp8 pairs (cvt_packed)
+    narrow_cvt: bool = False  # a conversion on the path starts from an 8- or 16-bit integer (cvt_narrow)
 
 
 @dataclass(frozen=True)
@@ -407,6 +410,8 @@ class _Walker:
                 cvt=sum(c.cvt for c in cs),
                 packed=all(c.packed for c in cs),
                 serial=any(c.serial for c in cs),
+                packed_cvt=any(c.packed_cvt for c in cs),
+                narrow_cvt=any(c.narrow_cvt for c in cs),
             )
         return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
 
@@ -552,7 +557,22 @@ class _Walker:
         if path is None:
             return None
         alu, cvt, _, half = path
-        return Chain(lanes=vec, alu=alu, cvt=cvt, packed=half and alu > 0, serial=serial)
+        casts: list[tuple[str, str]] = []
+
+        def conversions(node: Any) -> None:
+            if isinstance(node, tirx.Cast):
+                casts.append((str(node.value.dtype), str(node.dtype)))
+
+        tirx.stmt_functor.post_order_visit(stmt.value, conversions)
+        return Chain(
+            lanes=vec,
+            alu=alu,
+            cvt=cvt,
+            packed=half and alu > 0,
+            serial=serial,
+            packed_cvt=any(cvt_packed(s, d) for s, d in casts),
+            narrow_cvt=any(cvt_narrow(s, d) for s, d in casts),
+        )
 
 
 def _source_of(func: Any) -> str:
@@ -573,6 +593,16 @@ _INT_PREFIXES = ("int", "uint", "bool")
 
 def _is_half(dtype: str) -> bool:
     return dtype in ("float16", "bfloat16")
+
+
+def cvt_packed(src: str, dst: str) -> bool:
+    """A conversion TileLang issues two lanes at a time: fp8 to a 16-bit float (``cvt.rn.f16x2.e4m3x2``)."""
+    return src.startswith("float8") and _is_half(dst)
+
+
+def cvt_narrow(src: str, dst: str) -> bool:
+    """A conversion from an 8- or 16-bit integer to a float (its lane is extracted, then converted)."""
+    return src in ("int8", "uint8", "int16", "uint16") and dst.startswith(("float", "bfloat"))
 
 
 # _inner_divisor of an access that does not depend on the innermost loop variable: one element per vector.

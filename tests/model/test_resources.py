@@ -324,6 +324,12 @@ def test_serial_chain_seconds_by_hand(round_hw):
     assert serial_chain_s(halves, hw) == pytest.approx(247.68e-9)
     # a profile without the chain latencies has no floor
     assert serial_chain_s(ints, round_hw) == 0.0
+    # conversions of 8 lanes, no ops: 20 + 8 ns latency; from a narrow integer 16 instructions (15 extra x
+    # 1.28 ns = 19.2 ns), fp8 pairs 4 instructions at the integer rate (3 x 0.256 ns = 0.768 ns)
+    narrow = SerialChain(iterations=1, lanes=8, alu=0, cvt=1, narrow_cvt=True)
+    assert serial_chain_s(narrow, hw) == pytest.approx(47.2e-9)
+    pairs = SerialChain(iterations=1, lanes=8, alu=0, cvt=1, packed_cvt=True)
+    assert serial_chain_s(pairs, hw) == pytest.approx(28.768e-9)
     # feeding a dot adds the profile's per-step cost once (not per iteration)
     fed = dataclasses.replace(ints, feeds_dot=True)
     assert serial_chain_s(fed, dataclasses.replace(hw, smem_feed_step_s=100e-9)) == pytest.approx(460.48e-9)

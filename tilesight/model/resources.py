@@ -131,15 +131,21 @@ class ActionDemand(NamedTuple):
 def chain_issue_s(chain: SerialChain, hw: HardwareProfile) -> float:
     """Issue time, on one scheduler, of one vector iteration's instructions beyond the first of each op: a
     32-bit lane per instruction (integer lanes at :data:`INT_OVER_FP32_ISSUE_RATE` of the FP32 rate), or two
-    16-bit float lanes (``packed_alu``, at the FP32 rate); conversions one lane each at the SFU rate, or two
-    (``packed_cvt``)."""
+    16-bit float lanes (``packed_alu``, at the FP32 rate); conversions one lane an instruction at the SFU
+    rate, two instructions a lane from a narrow integer (``narrow_cvt``), or two lanes an instruction at the
+    integer rate (``packed_cvt``: fp8 pairs). The instruction counts are what TileLang's lowered CUDA issues;
+    the two conversion forms' rates are the ``smem_transform`` probe's ``cast_i8`` / ``cast_f8`` (an 8-bit
+    integer lane costs twice a 32-bit one's conversion; an fp8 pair issues like an integer op)."""
     per_scheduler = hw.sm_count * max(hw.schedulers_per_sm, 1)
     fp32_lane_s = FLOP_PER_OP * per_scheduler / hw.cuda_flops_per_s
     alu_lane_s = fp32_lane_s if chain.packed_alu else fp32_lane_s / INT_OVER_FP32_ISSUE_RATE
     alu_instr = -(-chain.lanes // 2) if chain.packed_alu else chain.lanes
     cvt_lane_s = per_scheduler / (hw.sfu_ops_per_s * CVT_OVER_SFU_ISSUE_RATE)
     warp = hw.warp_size
-    cvt_instr = -(-chain.lanes // 2) if chain.packed_cvt else chain.lanes
+    if chain.packed_cvt:
+        cvt_instr, cvt_lane_s = -(-chain.lanes // 2), fp32_lane_s / INT_OVER_FP32_ISSUE_RATE
+    else:
+        cvt_instr = chain.lanes * (2 if chain.narrow_cvt else 1)
     return chain.alu * (alu_instr - 1) * warp * alu_lane_s + chain.cvt * (cvt_instr - 1) * warp * cvt_lane_s
 
 

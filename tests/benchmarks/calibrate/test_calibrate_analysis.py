@@ -199,7 +199,7 @@ def _smem_points(l_smem, l_alu, l_cvt, hw, chains, per_sm=1, threads=128):
     from tilesight.plan import SerialChain
 
     pts = []
-    for name, (alu, cvt, packed, serial) in chains.items():
+    for name, (alu, cvt, packed, serial) in chains.items():  # no fp8 pairs, no narrow integers
         lanes = 8 if name.endswith("8") else 2
         ch = SerialChain(iterations=1, lanes=lanes, alu=alu, cvt=cvt, packed_alu=packed)
         t = l_smem + alu * l_alu + cvt * l_cvt + chain_issue_s(ch, hw)
@@ -226,7 +226,7 @@ def test_smem_chain_fit_recovers_the_latencies():
     pts = _smem_points(16e-9, 2e-9, 7e-9, hw, chains)
     # two warps per scheduler: left out too (their time here is nonsense on purpose)
     pts += [dict(p, programs_per_sm=2, s_per_vec_iter=1.0) for p in pts]
-    f = analysis.smem_chain_fields(pts, chains, hw)
+    f = analysis.smem_chain_fields(pts, {k: (*v, False, False) for k, v in chains.items()}, hw)
     assert f["smem_chain_latency_s"]["value"] == pytest.approx(16e-9)
     assert f["alu_latency_s"]["value"] == pytest.approx(2e-9)
     assert f["cvt_latency_s"]["value"] == pytest.approx(7e-9)
@@ -239,7 +239,8 @@ def test_smem_chain_fit_needs_three_distinct_chains():
     hw = load_profile("h200")
     chains = {"a": (1, 1, False, True), "b": (3, 1, False, True)}
     with pytest.raises(ValueError, match="three distinct"):
-        analysis.smem_chain_fields(_smem_points(16e-9, 2e-9, 7e-9, hw, chains), chains, hw)
+        six = {k: (*v, False, False) for k, v in chains.items()}
+        analysis.smem_chain_fields(_smem_points(16e-9, 2e-9, 7e-9, hw, chains), six, hw)
 
 
 def test_smem_feed_is_the_median_extra_of_the_combined_step():

@@ -34,7 +34,7 @@ def _chain(name, rows=128, cols=64, threads=128):
 @pytest.mark.parametrize("name", sorted(smem_transform.CHAINS))
 def test_chain_table_matches_the_walker(name):
     _, ch = _chain(name)
-    assert (ch.alu, ch.cvt, ch.packed, ch.serial) == smem_transform.CHAINS[name]
+    assert (ch.alu, ch.cvt, ch.packed, ch.serial, ch.packed_cvt, ch.narrow_cvt) == smem_transform.CHAINS[name]
 
 
 @pytest.mark.parametrize("name", ["packed3", "int3"])
@@ -52,15 +52,20 @@ def test_walker_lanes_match_tilelang_lowering(name):
 
 
 def test_committed_fit_is_the_profile():
-    data = json.loads((ROOT / "benchmarks/data/calibration_smem_transform.json").read_text())
     hw = load_profile("h200")
-    pts = data["measurements"]["smem_transform"]["points"]
+    pts = [
+        p
+        for name in ("calibration_smem_transform.json", "calibration_smem_transform_cast.json")
+        for p in json.loads((ROOT / "benchmarks/data" / name).read_text())["measurements"]["smem_transform"][
+            "points"
+        ]
+    ]
     f = analysis.smem_chain_fields(pts, smem_transform.CHAINS, hw)
     for key in ("smem_chain_latency_s", "alu_latency_s", "cvt_latency_s"):
         assert getattr(hw, key) == pytest.approx(f[key]["value"], rel=1e-4)
-    # every fitted point within 8% of its measurement (packed1 is the worst: 6.2%)
+    # every fitted point within 9% of its measurement (cast_f8 is the worst: 8.3%)
     for row in f["_fit"]:
-        assert row["fitted_s"] == pytest.approx(row["measured_s"], rel=0.08)
+        assert row["fitted_s"] == pytest.approx(row["measured_s"], rel=0.09)
 
 
 def test_committed_feed_fit_is_the_profile():

@@ -65,7 +65,8 @@ def test_strided_source_is_one_lane_and_not_counted_serial():
     # 2 * j is neither j nor j // d: the vectoriser gives one lane, and the per-thread stride of the load is
     # not known to the walker, so the loop is left to its throughput (no chain floor)
     f = _kernel(lambda s, i, j: T.Cast("float16", s[i, 2 * j]), src_cols=128)
-    assert _chain(f) == Chain(lanes=1, alu=0, cvt=1, packed=False, serial=False)
+    # (the int8 -> half conversion starts from a narrow integer)
+    assert _chain(f) == Chain(lanes=1, alu=0, cvt=1, packed=False, serial=False, narrow_cvt=True)
 
 
 def test_fragment_destination_has_no_chain():
@@ -84,3 +85,40 @@ def test_plan_chain_iterations_per_thread():
     plan = plan_prim_func(f, HW)
     (ew,) = [a for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE and a.name.startswith("ew_")]
     assert ew.chain == SerialChain(iterations=16, lanes=2, alu=1, cvt=1, packed_alu=False)
+
+
+def test_conversion_forms():
+    # int8 straight to half: a narrow-integer conversion; fp8 to half: fp8 pairs; int8 widened to int32 by
+    # an integer op first: a 32-bit conversion (the dequantiser's form)
+    f = _kernel(lambda s, i, j: T.Cast("float16", s[i, j]))
+    assert _chain(f) == Chain(lanes=8, alu=0, cvt=1, packed=False, serial=True, narrow_cvt=True)
+    f = _kernel(lambda s, i, j: T.Cast("float16", s[i, j]), src_dtype="float8_e4m3")
+    assert _chain(f) == Chain(lanes=8, alu=0, cvt=1, packed=False, serial=True, packed_cvt=True)
+    f = _kernel(lambda s, i, j: T.Cast("float16", s[i, j // 2] - 8), src_cols=32)
+    assert _chain(f) == Chain(lanes=2, alu=1, cvt=1, packed=False, serial=True)
+
+
+def test_copy_between_shared_buffers_of_different_sizes_is_a_chain():
+    # T.copy(int8 shared -> half shared) of a 128 x 64 tile on 128 threads: 16 bytes of half = 8 lanes, 8
+    # vector iterations per thread, one narrow-integer conversion each; fp8 converts pairs; a same-size copy
+    # is not a chain
+    def copy_kernel(src_dtype, dst_dtype="float16"):
+        @T.prim_func
+        def main(A: T.Tensor((128, 64), src_dtype), C: T.Tensor((128, 64), dst_dtype)):
+            with T.Kernel(1, threads=128) as _bx:
+                s = T.alloc_shared((128, 64), src_dtype)
+                o = T.alloc_shared((128, 64), dst_dtype)
+                T.copy(A[0, 0], s)
+                T.copy(s, o)
+                T.copy(o, C[0, 0])
+
+        return main
+
+    def chain_of(src_dtype, dst_dtype="float16"):
+        plan = plan_prim_func(copy_kernel(src_dtype, dst_dtype), HW)
+        (ew,) = [a for a, _ in plan.actions() if a.name.startswith("copy_s_o")]
+        return ew.chain
+
+    assert chain_of("int8") == SerialChain(iterations=8, lanes=8, alu=0, cvt=1, narrow_cvt=True)
+    assert chain_of("float8_e4m3") == SerialChain(iterations=8, lanes=8, alu=0, cvt=1, packed_cvt=True)
+    assert chain_of("float16") is None
