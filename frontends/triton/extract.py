@@ -392,12 +392,16 @@ class Walker:
 
     def scalar_shift(self, op: Op) -> int | None:
         """The pointer's :attr:`V.shift` after a scalar ``tt.addptr``: the base's plus an offset known to be
-        the same for every program, lane and loop iteration; None otherwise."""
+        the same for every program, lane and loop iteration. An offset that depends on the program or a loop
+        counter (``x_ptr += row * stride``) is the tile's coordinate, which the access's candidates carry:
+        the shift stays. None where the offset is not known."""
         ptr, off = self.get(op.operands[0]), op.operands[1]
         v = self.get(off)
-        if ptr.shift is None or v.pid or v.val is None or v.loaded:
+        if ptr.shift is None or v.loaded:
             return None
-        if self.ivs and depends_on(off, frozenset(self.ivs), self.defs):
+        if v.pid or (self.ivs and depends_on(off, frozenset(self.ivs), self.defs)):
+            return ptr.shift
+        if v.val is None:
             return None
         flat = np.asarray(v.val).ravel()
         if not flat.size or not np.all(flat == flat[0]) or not float(flat[0]).is_integer():

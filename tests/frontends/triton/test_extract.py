@@ -236,3 +236,11 @@ def test_program_dependent_pointer_offset_keeps_one_tensor():
     x = TensorSpec((64, 256), "float16")
     plan = FE.plan(k.row_offset, ((64,), x, x, 256), dict(BLOCK=256, num_warps=4), HW)
     assert sorted(t.name for t in plan.tensors) == ["x_ptr", "y_ptr"]
+
+
+def test_second_region_after_a_program_offset_is_its_own_tensor():
+    # x_ptr += row * 2d (the program's row: a coordinate), then x_ptr + d: the second half of the row
+    d = 4096
+    x, y = TensorSpec((64, 2 * d), "float16"), TensorSpec((64, d), "float16")
+    plan = FE.plan(k.gated_rows, ((64,), x, y, d), dict(BLOCK=4096, num_warps=8), HW)
+    assert sorted(t.name for t in plan.tensors) == ["x_ptr", f"x_ptr+{d}", "y_ptr"]

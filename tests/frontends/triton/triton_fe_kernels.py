@@ -165,3 +165,15 @@ def row_offset(x_ptr, y_ptr, stride, BLOCK: tl.constexpr):
     a = tl.load(x_ptr + cols)
     b = tl.load(x_ptr + cols)
     tl.store(y_ptr + row * stride + cols, a + b)
+
+
+@triton.jit
+def gated_rows(x_ptr, y_ptr, d, BLOCK: tl.constexpr):
+    """y[row] = x[row, :d] * x[row, d:]: a row offset by the program, then the second half by ``d``."""
+    row = tl.program_id(0)
+    x_ptr += row * 2 * d
+    cols = tl.arange(0, BLOCK)
+    m = cols < d
+    g = tl.load(x_ptr + cols, mask=m)
+    u = tl.load(x_ptr + d + cols, mask=m)
+    tl.store(y_ptr + row * d + cols, g * u, mask=m)
