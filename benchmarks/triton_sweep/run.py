@@ -85,11 +85,18 @@ def main() -> int:
         action="store_true",
         help="measure the second validation set (sweep_cases.validation2_cases)",
     )
+    ap.add_argument(
+        "--validation3",
+        action="store_true",
+        help="measure the third validation set (sweep_cases.validation3_cases: gated activations)",
+    )
     args = ap.parse_args()
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation2:
+    if args.validation3:
+        cases = sweep_cases.validation3_cases()
+    elif args.validation2:
         cases = sweep_cases.validation2_cases()
     elif args.validation:
         cases = sweep_cases.validation_cases()

@@ -599,6 +599,38 @@ def validation2_cases() -> list[Case]:
     return _all_held_out(cases, "validation2")
 
 
+def gated_case(rows: int, d: int, dtype: str, block: int, warps: int) -> Case:
+    """``silu(x[:, :d]) * x[:, d:]`` (kernels/triton/gated.py): two regions of one input tensor."""
+    return Case(
+        id=f"memory/gated/{dtype}/{rows}x{d}/b{block}w{warps}",
+        family="memory",
+        kernel="kernels.triton.gated:silu_mul_kernel",
+        grid=(rows, cdiv(d, block)),
+        args=(Tensor((rows, 2 * d), dtype), Tensor((rows, d), dtype, init="empty"), d, 2 * d, d),
+        constexprs={"BLOCK": block},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "gated", "rows": rows, "cols": d, "dtype": dtype},
+    )
+
+
+# A third validation set (stop 16): the gated activation, a memory-bound kind whose two loads read two
+# regions of one argument, at LLM MLP widths; measured after the frontend told the regions apart.
+VALIDATION3_GATED = (
+    (4096, 11008, "float16", 1024, 4),
+    (8192, 14336, "bfloat16", 2048, 8),
+    (2048, 13824, "float16", 4096, 8),
+    (16384, 4096, "bfloat16", 1024, 4),
+    (512, 28672, "float16", 2048, 4),
+    (32768, 11008, "bfloat16", 4096, 8),
+)
+
+
+def validation3_cases() -> list[Case]:
+    """Six gated-activation launches (silu(x[:, :d]) * x[:, d:])."""
+    return _all_held_out([gated_case(*g) for g in VALIDATION3_GATED], "validation3")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left

@@ -132,6 +132,10 @@ def reference(rec: dict, args: list[Any]) -> tuple[torch.Tensor, torch.Tensor]:
     if op == "gather":
         table, idx, out = args[:3]
         return out, table[idx.long()].float()
+    if op == "gated":
+        x, out, d = args[0].float(), args[1], args[2]
+        gate, up = x[:, :d], x[:, d:]
+        return out, gate * torch.sigmoid(gate) * up
     raise ValueError(f"{rec['id']}: no reference for op {op!r}")
 
 
