@@ -86,6 +86,11 @@ def main() -> int:
         help="measure the second validation set (sweep_cases.validation2_cases)",
     )
     ap.add_argument(
+        "--validation4",
+        action="store_true",
+        help="measure the fourth validation set (sweep_cases.validation4_cases: split-K GEMMs)",
+    )
+    ap.add_argument(
         "--validation3",
         action="store_true",
         help="measure the third validation set (sweep_cases.validation3_cases: gated activations)",
@@ -94,7 +99,9 @@ def main() -> int:
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation3:
+    if args.validation4:
+        cases = sweep_cases.validation4_cases()
+    elif args.validation3:
         cases = sweep_cases.validation3_cases()
     elif args.validation2:
         cases = sweep_cases.validation2_cases()

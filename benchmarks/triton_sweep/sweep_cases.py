@@ -47,7 +47,8 @@ DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float32": 4, "i
 
 @dataclass(frozen=True)
 class Tensor:
-    """A tensor argument: ``init`` is "randn" (inputs; never zeros), "empty" (outputs) or "randint:HIGH"."""
+    """A tensor argument: ``init`` is "randn" (inputs; never zeros), "empty" (outputs), "zeros" (an
+    atomically accumulated output, never shared between cases) or "randint:HIGH"."""
 
     shape: tuple[int, ...]
     dtype: str
@@ -629,6 +630,50 @@ VALIDATION3_GATED = (
 def validation3_cases() -> list[Case]:
     """Six gated-activation launches (silu(x[:, :d]) * x[:, d:])."""
     return _all_held_out([gated_case(*g) for g in VALIDATION3_GATED], "validation3")
+
+
+def splitk_case(
+    M: int, N: int, K: int, bm: int, bn: int, bk: int, split: int, warps: int, stages: int
+) -> Case:
+    """Split-K GEMM (kernels/triton/splitk_gemm.py): fp16 inputs, partial tiles atomically added to fp32 C."""
+    a, b = Tensor((M, K), "float16"), Tensor((K, N), "float16")
+    c = Tensor((M, N), "float32", init="zeros")
+    return Case(
+        id=f"gemm/splitk/float16/{M}x{N}x{K}/m{bm}n{bn}k{bk}s{split}w{warps}st{stages}",
+        family="gemm",
+        kernel="kernels.triton.splitk_gemm:splitk_kernel",
+        grid=(cdiv(M, bm) * cdiv(N, bn), split),
+        args=(a, b, c, M, N, K, K, N, N),
+        constexprs={"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "SPLIT_K": split},
+        num_warps=warps,
+        num_stages=stages,
+        problem={
+            "op": "gemm",
+            "M": M,
+            "N": N,
+            "K": K,
+            "dtype": "float16",
+            "out_dtype": "float32",
+            "variant": "splitk",
+        },
+    )
+
+
+# A fourth validation set (stop 16): split-K GEMMs, a GEMM form the main sweep does not have (skinny problems,
+# partial tiles added atomically), measured after the predictions below were recorded.
+VALIDATION4_SPLITK = (
+    (256, 4096, 8192, 64, 128, 64, 4, 4, 3),
+    (256, 4096, 8192, 128, 128, 64, 8, 8, 3),
+    (64, 8192, 14336, 64, 128, 128, 4, 4, 3),
+    (512, 5120, 5120, 128, 128, 64, 2, 8, 4),
+    (128, 11008, 4096, 64, 256, 64, 4, 8, 3),
+    (1024, 1024, 16384, 128, 128, 64, 16, 8, 3),
+)
+
+
+def validation4_cases() -> list[Case]:
+    """Six split-K GEMM launches."""
+    return _all_held_out([splitk_case(*s) for s in VALIDATION4_SPLITK], "validation4")
 
 
 def all_cases() -> list[Case]:

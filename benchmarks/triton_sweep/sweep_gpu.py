@@ -76,6 +76,8 @@ class TensorPool:
             torch.cuda.empty_cache()
 
     def get(self, t: dict, position: int) -> torch.Tensor:
+        if t["init"] == "zeros":  # never shared: an atomically accumulated output must start at zero
+            return self._make(t)
         key = (position, tuple(t["shape"]), t["dtype"], tuple(t["strides"]), t["init"])
         if key not in self._pool:
             self._pool[key] = self._make(t)
@@ -89,6 +91,8 @@ class TensorPool:
         init = t["init"]
         if init == "empty":
             return out
+        if init == "zeros":  # an atomically accumulated output
+            return out.zero_()
         if init.startswith("randint:"):
             return out.copy_(torch.randint(0, int(init.split(":")[1]), shape, device=DEVICE))
         if init != "randn":
