@@ -549,3 +549,17 @@ def local_stream(out_ptr, iters, BLOCK: tl.constexpr, ASM: tl.constexpr):
     n = tl.full([BLOCK], iters, tl.int32)
     r = tl.inline_asm_elementwise(ASM, "=r,r,r", [seed, n], dtype=tl.int32, is_pure=False, pack=1)
     tl.store(out_ptr + offs, r)
+
+
+@triton.jit
+def atomic_tiles(c_ptr, n_tiles, reps, BLOCK: tl.constexpr, ATOMIC: tl.constexpr):
+    """Program p adds ones to tile ``p % n_tiles`` (BLOCK fp32 values) ``reps`` times: with atomics
+    (``tl.atomic_add``, programs sharing a tile contend for its addresses) or as plain stores."""
+    pid = tl.program_id(0)
+    offs = (pid % n_tiles) * BLOCK + tl.arange(0, BLOCK)
+    ones = tl.full((BLOCK,), 1.0, tl.float32)
+    for _ in range(reps):
+        if ATOMIC:
+            tl.atomic_add(c_ptr + offs, ones)
+        else:
+            tl.store(c_ptr + offs, ones)

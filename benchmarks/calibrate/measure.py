@@ -686,6 +686,42 @@ CHUNK_READ_BYTES = 128 * MiB
 CHUNK_TILE_ELEMENTS = 8192
 
 
+# atomics probe: a 128 x 128 fp32 tile per program-group; programs per SM, programs sharing each tile
+ATOMIC_BLOCK = 128 * 128
+ATOMIC_REPS = 8
+ATOMIC_PER_SM = (1, 2, 4)
+ATOMIC_SHARING = (1, 2, 4, 8, 16)
+
+
+def atomics() -> dict:
+    """fp32 ``tl.atomic_add`` of whole tiles (the split-K epilogue) against plain stores of the same tiles:
+    seconds and element rates by programs per SM and by how many programs add to each tile."""
+    import functools
+
+    points = []
+    for per_sm in ATOMIC_PER_SM:
+        programs = n_sm() * per_sm
+        for sharing in ATOMIC_SHARING:
+            n_tiles = max(1, programs // sharing)
+            c = torch.zeros(n_tiles * ATOMIC_BLOCK, device="cuda", dtype=torch.float32)
+            point = {"programs_per_sm": per_sm, "sharing": sharing, "tiles": n_tiles, "reps": ATOMIC_REPS}
+            for atomic in (True, False):
+                launch = functools.partial(
+                    K.atomic_tiles[(programs,)], c, n_tiles, BLOCK=ATOMIC_BLOCK, ATOMIC=atomic, num_warps=8
+                )
+                if atomic:  # one pass: tile 0 receives one add from every program p with p % n_tiles == 0
+                    c.zero_()
+                    launch(1)
+                    want = -(-programs // n_tiles)
+                    point["sum_ok"] = bool(torch.all(c[:ATOMIC_BLOCK] == want).item())
+                t = bench_s(functools.partial(launch, ATOMIC_REPS))
+                key = "atomic" if atomic else "store"
+                point[f"{key}_s"] = t
+                point[f"{key}_elements_per_s"] = programs * ATOMIC_REPS * ATOMIC_BLOCK / t
+            points.append(point)
+    return {"points": points}
+
+
 def chunks() -> dict:
     """Read bandwidth from DRAM when the data comes in contiguous chunks of W x 2 bytes."""
     rows_max = CHUNK_READ_BYTES // (CHUNK_WIDTHS[0] * 2)

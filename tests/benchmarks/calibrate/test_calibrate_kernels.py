@@ -57,6 +57,11 @@ K.narrow_tiles[(2,)](src, sums, 2 * 8 + 1, 8, 3, R=4, C=8)  # 3 reps of 4 rows o
 panels = src.float()[:, :16].reshape(8, 2, 8)
 ref = 2 * panels[:4].sum(dim=(0, 2)) + panels[4:].sum(dim=(0, 2))
 assert torch.allclose(sums, ref, rtol=1e-4), (sums, ref)
+c = torch.zeros(2 * 16)
+K.atomic_tiles[(6,)](c, 2, 3, BLOCK=16, ATOMIC=True)  # 6 programs, 2 tiles: each element 3 programs x 3 reps
+assert torch.all(c == 9), c
+K.atomic_tiles[(6,)](c, 2, 3, BLOCK=16, ATOMIC=False)
+assert torch.all(c == 1), c
 K.empty[(1,)]()
 print("INTERPRETER_OK")
 """
