@@ -110,6 +110,8 @@ _OPTIONAL = (
     "alu_latency_s",
     "cvt_latency_s",
     "smem_feed_step_s",
+    "l2_atomic_elements_per_s",
+    "atomic_elements_per_s_per_block",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -221,6 +223,11 @@ class HardwareProfile:
     # ... and what a loop step costs on top when a tensor-core dot then reads the buffer such a loop wrote
     # (proxy fence, barrier, the dot's start: the smem_feed probe); 0 = not given
     smem_feed_step_s: float = 0.0
+    # fp32 atomic adds the L2 completes per second over the chip (the atomics probe: whole tiles added by
+    # many programs); 0 = not given (an atomic store then costs what a plain store does)
+    l2_atomic_elements_per_s: float = 0.0
+    # ... and what one block alone on its SM issues (its atomics in flight over their latency); 0 = not given
+    atomic_elements_per_s_per_block: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
     calibration: MappingProxyType[str, Any] = field(

@@ -148,6 +148,27 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
                 "element-wide (odd-stride) fp16 tile loops over an L2-resident matrix: the highest warp "
                 "memory instruction rate per SM (fewer warps per SM are latency-bound)",
             )
+    atom = measurements.get("atomics")
+    if _ok(atom):
+        rates = [p["atomic_elements_per_s"] for p in atom.get("points", []) if p.get("sum_ok")]
+        if rates:
+            put(
+                "l2_atomic_elements_per_s",
+                max(rates),
+                "fp32 tl.atomic_add of 128x128 tiles by 1-4 programs per SM, 1-16 programs per tile: the "
+                "highest element rate (more programs per SM keep more in flight; sharing a tile is free)",
+            )
+        alone = [
+            p["atomic_elements_per_s"] / sm_count
+            for p in atom.get("points", [])
+            if p.get("sum_ok") and p["programs_per_sm"] == 1 and sm_count
+        ]
+        if alone:
+            put(
+                "atomic_elements_per_s_per_block",
+                sorted(alone)[len(alone) // 2],
+                "fp32 tl.atomic_add of 128x128 tiles at one program per SM: median element rate per program",
+            )
     sms_probe = measurements.get("sm_stream")
     if _ok(sms_probe) and sms_probe.get("bytes_per_s_per_sm", 0) > 0:
         inflight = (sms_probe["stages"] - 1) * sms_probe["BM"] * sms_probe["BK"] * 2

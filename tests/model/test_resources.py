@@ -352,3 +352,29 @@ def test_elementwise_chain_is_a_floor_not_busy_time(round_hw):
     plain = action_demand(dataclasses.replace(ew, chain=None), plan, hw, traffic)
     assert d.floor_s == pytest.approx(360.48e-9) and plain.floor_s == 0.0
     assert d.busy_s == plain.busy_s
+
+
+def test_atomic_store_costs_the_l2_atomic_rate(round_hw):
+    import dataclasses
+
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.plan import AccessMode
+
+    # a 64 x 64 fp32 tile added atomically: 4096 elements; the round GPU's 4 SMs share 4e9 atomics/s, 1e9
+    # each, so 4.096 us of L2 time at the full-chip share; a block issues 5e8/s on its own: one resident block
+    # takes 8.192 us, two 4.096 again (the chip's share); a plain store of the tile keeps its L2 time
+    plan = TilePlan(
+        name="acc",
+        grid=TileGrid(shape=(4,), dims=("x",)),
+        tensors=(TensorAccess("c", "float32", (256, 64), (64, 64), mode=AccessMode.ATOMIC),),
+        body=(TileAction("st", ActionKind.STORE, tensor="c", src=MemLevel.REG),),
+        resources=BlockResources(threads=128),
+    )
+    traffic = CompulsoryCacheModel().traffic(plan, round_hw)
+    (st,) = [a for a, _ in plan.actions()]
+    plain = action_demand(st, plan, round_hw, traffic).busy_s[L2]
+    hw = dataclasses.replace(round_hw, l2_atomic_elements_per_s=4e9)
+    assert action_demand(st, plan, hw, traffic).busy_s[L2] == pytest.approx(max(plain, 4.096e-6))
+    hw = dataclasses.replace(hw, atomic_elements_per_s_per_block=5e8)
+    assert action_demand(st, plan, hw, traffic, resident=1).busy_s[L2] == pytest.approx(max(plain, 8.192e-6))
+    assert action_demand(st, plan, hw, traffic, resident=2).busy_s[L2] == pytest.approx(max(plain, 4.096e-6))

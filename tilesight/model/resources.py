@@ -21,6 +21,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      time by the profile's L2 efficiency for it (32-byte runs move at half rate);
      SMEM = b / smem share when the scratchpad side is shared memory; TMEM likewise for tensor memory.
      The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
+     A STORE to an ATOMIC tensor keeps the L2 busy at least its elements over the profile's
+     ``l2_atomic_elements_per_s`` share (each is a read-modify-write at the L2), or over the resident blocks'
+     ``atomic_elements_per_s_per_block`` where that is less.
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
      load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound, a load's
      instructions faster where L2 serves them.
@@ -61,7 +64,16 @@ from ..cache.sdcm import hit_probability
 from ..dtypes import dtype_bytes
 from ..errors import PlanError
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, ActionKind, MemLevel, SerialChain, TensorAccess, TileAction, TilePlan
+from ..plan import (
+    PIPELINES,
+    AccessMode,
+    ActionKind,
+    MemLevel,
+    SerialChain,
+    TensorAccess,
+    TileAction,
+    TilePlan,
+)
 
 # A CUDA-core element operation (add, multiply, max, select, a fused multiply-add) occupies one lane for one
 # issue slot; the profile's cuda_flops_per_s counts a fused multiply-add as 2 FLOP, so one operation is 2.
@@ -446,6 +458,19 @@ def action_demand(
         busy[DDR] *= ddr_write_slowdown(hw)
     busy[DDR] /= chunk_efficiency
     busy[L2] /= l2_efficiency
+    if (
+        kind is ActionKind.STORE
+        and nbytes
+        and hw.l2_atomic_elements_per_s
+        and tensor.mode is AccessMode.ATOMIC
+    ):
+        # every element is a read-modify-write at the L2 (the atomics probe: about 4x a plain store's time);
+        # a block issues at most its own rate, so few blocks per SM leave the L2's atomic units idle
+        per_sm = hw.l2_atomic_elements_per_s / hw.sm_count
+        if hw.atomic_elements_per_s_per_block:
+            per_sm = min(per_sm, resident * hw.atomic_elements_per_s_per_block)
+        atomic_s = nbytes / dtype_bytes(tensor.dtype) / per_sm
+        busy[L2] = max(busy[L2], atomic_s)
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         # a load's share served on chip (L1.5 or L2); stores issue at the probed copy's rate
         served = min(1.0, l15_hit + l2_hit) if kind is ActionKind.LOAD and l2_hit is not None else None

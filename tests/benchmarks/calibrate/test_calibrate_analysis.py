@@ -259,3 +259,16 @@ def test_smem_feed_is_the_median_extra_of_the_combined_step():
     assert len(f["_extra"]) == 3
     with pytest.raises(ValueError, match="no tile"):
         analysis.smem_feed_fields(pts[-2:])
+
+
+def test_atomics_fields_peak_and_one_block():
+    def pt(per_sm, sharing, rate, ok=True):
+        return {"programs_per_sm": per_sm, "sharing": sharing, "atomic_elements_per_s": rate, "sum_ok": ok}
+
+    # peak over the checked points (the unchecked 9e11 is left out); one program per SM on 100 SMs: 2e11 and
+    # 3e11 and 2.5e11 -> per program 2e9, 3e9, 2.5e9 -> median 2.5e9
+    pts = [pt(1, 1, 2e11), pt(1, 4, 3e11), pt(1, 16, 2.5e11), pt(4, 1, 4.5e11), pt(4, 2, 9e11, ok=False)]
+    f = analysis.profile_fields({"atomics": {"points": pts}}, 100)
+    assert f["l2_atomic_elements_per_s"]["value"] == 4.5e11
+    assert f["atomic_elements_per_s_per_block"]["value"] == pytest.approx(2.5e9)
+    assert "atomic_elements_per_s_per_block" not in analysis.profile_fields({"atomics": {"points": pts}})
