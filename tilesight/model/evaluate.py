@@ -579,11 +579,14 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
         d = demands.get(act.name)
         if isinstance(act, TileAction) and act.chain is not None and d is not None and d.floor_s > 0:
             ch = act.chain
+            ops = f"{ch.alu} arithmetic op{'' if ch.alu == 1 else 's'}"
+            cvts = f"{ch.cvt} conversion{'' if ch.cvt == 1 else 's'}"
+            fed = ", then a dot reads it (proxy fence and barrier)" if ch.feeds_dot else ""
             notes.append(
                 f"{act.name}: {ch.iterations} vector iterations of {ch.lanes} lanes per thread run back to "
-                f"back (shared memory in and out; {ch.alu} arithmetic ops and {ch.cvt} conversions each): "
-                f"at least {d.floor_s * 1e6:.3g} us per occurrence, against {max(d.busy_s) * 1e6:.3g} us "
-                "of issue at the full-chip share"
+                f"back (shared memory in and out; {ops} and {cvts} each{fed}): at least "
+                f"{d.floor_s * 1e6:.3g} us per occurrence, against {max(d.busy_s) * 1e6:.3g} us of issue at "
+                "the full-chip share"
             )
     missing = sorted(d.name for d in demands.values() if d.net_missing)
     if missing:
