@@ -174,15 +174,28 @@ def chain_points() -> list[dict]:
     return points
 
 
-def pipeline_points() -> list[dict]:
+# The same loop on tiles so small that a step moves 2-8 KB and its dot is 33-131 KFLOP: what a lone
+# warp-specialised step costs when neither L2 nor the tensor cores bound it (the producer-consumer handshake),
+# one program per SM. (block_M, block_N, block_K, stages, threads)
+HANDSHAKE_SHAPES = (
+    (64, 64, 16, 2, 128),
+    (64, 64, 16, 3, 128),
+    (64, 64, 16, 4, 128),
+    (64, 32, 16, 3, 128),
+    (64, 64, 32, 3, 128),
+    (128, 64, 16, 3, 256),
+)
+
+
+def pipeline_points(shapes: tuple = PIPELINE_SHAPES, per_sm_list: tuple = PER_SM) -> list[dict]:
     """Seconds per pipelined step of :func:`tilelang_pipeline` at one and two programs per SM."""
     import torch
 
     from benchmarks.calibrate.measure import n_sm
 
     points = []
-    for bm, bn, bk, stages, threads in PIPELINE_SHAPES:
-        for per_sm in PER_SM:
+    for bm, bn, bk, stages, threads in shapes:
+        for per_sm in per_sm_list:
             programs = n_sm() * per_sm
             point = {
                 "BM": bm,
@@ -216,9 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--only-pipeline", action="store_true", help="skip the on-chip chains")
+    ap.add_argument("--only-handshake", action="store_true", help="only the small-tile pipelined steps")
     args = ap.parse_args(argv)
     if not tilelang_probe.gpu_ready():
         return 2
+    if args.only_handshake:
+        pts = pipeline_points(HANDSHAKE_SHAPES, (1,))
+        tilelang_probe.write(args.out, {"tilelang_handshake": {"points": pts}})
+        return 0
     t0 = time.time()
     chains = [] if args.only_pipeline else chain_points()
     elapsed = round(time.time() - t0, 2)
