@@ -378,3 +378,42 @@ def test_atomic_store_costs_the_l2_atomic_rate(round_hw):
     hw = dataclasses.replace(hw, atomic_elements_per_s_per_block=5e8)
     assert action_demand(st, plan, hw, traffic, resident=1).busy_s[L2] == pytest.approx(max(plain, 8.192e-6))
     assert action_demand(st, plan, hw, traffic, resident=2).busy_s[L2] == pytest.approx(max(plain, 4.096e-6))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    iterations=st.integers(1, 256),
+    lanes=st.sampled_from([1, 2, 4, 8, 16]),
+    alu=st.integers(0, 12),
+    cvt=st.integers(0, 3),
+    packed_alu=st.booleans(),
+    form=st.sampled_from(["plain", "packed", "narrow"]),
+)
+def test_serial_chain_is_linear_in_iterations_and_grows_with_work(
+    iterations, lanes, alu, cvt, packed_alu, form
+):
+    import dataclasses
+
+    from tilesight.hardware import load_profile
+    from tilesight.model.resources import serial_chain_s
+    from tilesight.plan import SerialChain
+
+    hw = load_profile("h200")
+    ch = SerialChain(
+        iterations=iterations,
+        lanes=lanes,
+        alu=alu,
+        cvt=cvt,
+        packed_alu=packed_alu,
+        packed_cvt=form == "packed",
+        narrow_cvt=form == "narrow",
+    )
+    t = serial_chain_s(ch, hw)
+    assert t > 0
+    assert serial_chain_s(dataclasses.replace(ch, iterations=2 * iterations), hw) == pytest.approx(2 * t)
+    assert serial_chain_s(dataclasses.replace(ch, alu=alu + 1), hw) > t
+    assert serial_chain_s(dataclasses.replace(ch, cvt=cvt + 1), hw) > t
+    assert serial_chain_s(dataclasses.replace(ch, lanes=2 * lanes), hw) >= t
+    assert serial_chain_s(dataclasses.replace(ch, feeds_dot=True), hw) == pytest.approx(
+        t + hw.smem_feed_step_s
+    )
