@@ -289,9 +289,9 @@ class SerialChain:
     warps share the scheduler. ``packed_alu``: the arithmetic works on 16-bit floats, two lanes per
     instruction (otherwise one 32-bit lane per instruction); ``packed_cvt``: the conversions take two lanes
     per instruction (fp8 pairs to half2, on the integer ALU); ``narrow_cvt``: they start from 8- or 16-bit
-    integers, two instructions a lane. ``feeds_dot``: a tensor-core dot of the same
-    loop step reads the buffer the chain writes, so the step also fences the memory proxies and synchronises
-    the warps between the two.
+    integers, two instructions a lane. ``feeds_dot``: a tensor-core dot of the same loop step reads the
+    buffer the chain writes, so the step also fences the memory proxies and synchronises the warps between
+    the two.
     """
 
     iterations: int
@@ -356,18 +356,18 @@ class TileAction:
             _positive_int(f"action[{self.name}].vector_bytes", self.vector_bytes)
         if self.warps is not None:
             _positive_int(f"action[{self.name}].warps", self.warps)
-        if self.chain is not None and (
-            not isinstance(self.chain, SerialChain) or ActionKind(self.kind) is not ActionKind.ELEMENTWISE
-        ):
-            raise PlanError(
-                f"action[{self.name}].chain", self.chain, "a SerialChain, on an elementwise action only"
-            )
         try:
             object.__setattr__(self, "kind", ActionKind(self.kind))
         except ValueError:
             raise PlanError(
                 f"action[{self.name}].kind", self.kind, f"unknown; one of {[k.value for k in ActionKind]}"
             ) from None
+        if self.chain is not None and (
+            not isinstance(self.chain, SerialChain) or self.kind is not ActionKind.ELEMENTWISE
+        ):
+            raise PlanError(
+                f"action[{self.name}].chain", self.chain, "a SerialChain, on an elementwise action only"
+            )
         object.__setattr__(self, "src", MemLevel(self.src))
         object.__setattr__(self, "dst", MemLevel(self.dst))
         object.__setattr__(self, "deps", tuple(self.deps))

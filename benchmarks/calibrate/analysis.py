@@ -160,8 +160,8 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
             )
         alone = [
             p["atomic_elements_per_s"] / sm_count
-            for p in atom.get("points", [])
-            if p.get("sum_ok") and p["programs_per_sm"] == 1 and sm_count
+            for p in (atom.get("points", []) if sm_count else [])
+            if p.get("sum_ok") and p["programs_per_sm"] == 1
         ]
         if alone:
             put(
@@ -389,9 +389,10 @@ def smem_chain_fields(points: Sequence[Mapping[str, Any]], chains: Mapping[str, 
             packed_cvt=packed_cvt,
             narrow_cvt=narrow_cvt,
         )
+        issue = chain_issue_s(chain, hw)
         rows.append([1.0, alu, cvt])
-        ys.append(p["s_per_vec_iter"] - chain_issue_s(chain, hw))
-        used.append((p, chain))
+        ys.append(p["s_per_vec_iter"] - issue)
+        used.append((p, issue))
     if len({tuple(r) for r in rows}) < 3:
         raise ValueError(
             "smem_chain_fields: need at least three distinct serialised chains at one warp per scheduler"
@@ -409,9 +410,9 @@ def smem_chain_fields(points: Sequence[Mapping[str, Any]], chains: Mapping[str, 
             "lanes": p["lanes"],
             "vec_iters": p["vec_iters"],
             "measured_s": p["s_per_vec_iter"],
-            "fitted_s": l_smem + ch.alu * l_alu + ch.cvt * l_cvt + chain_issue_s(ch, hw),
+            "fitted_s": float(np.dot(row, coef)) + issue,
         }
-        for p, ch in used
+        for (p, issue), row in zip(used, rows, strict=True)
     ]
     return {
         "smem_chain_latency_s": {"value": l_smem, "note": f"{common}: the chain's constant term"},

@@ -7,6 +7,7 @@ cold-L2), except the pointer chases, which are timed with CUDA events on a warm 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import statistics
@@ -696,8 +697,6 @@ ATOMIC_SHARING = (1, 2, 4, 8, 16)
 def atomics() -> dict:
     """fp32 ``tl.atomic_add`` of whole tiles (the split-K epilogue) against plain stores of the same tiles:
     seconds and element rates by programs per SM and by how many programs add to each tile."""
-    import functools
-
     points = []
     for per_sm in ATOMIC_PER_SM:
         programs = n_sm() * per_sm

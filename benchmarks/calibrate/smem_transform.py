@@ -119,7 +119,7 @@ def transform(programs: int, rows: int, cols: int, threads: int, in_dtype: str, 
 
 # the pass loop's unrolled per-thread loop in the lowered CUDA, and the vector store that ends its body
 _UNROLLED = re.compile(r"for \(int it = 0;.*?for \(int (\w+) = 0; \1 < (\d+);", re.S)
-_STORE_BYTES = {"uint1": 4, "uint2": 8, "uint4": 16, "half_t": 2}
+_STORE_BYTES = {"uint1": 4, "uint2": 8, "uint4": 16}
 _STORE = re.compile(r"\*\((uint1|uint2|uint4)\*\)\(\(\(half_t\*\)s_out\)")
 
 

@@ -322,6 +322,11 @@ class _Lowering:
             chain=self._copy_chain(src, dst),
         )
 
+    def _vector_iterations(self, elements: int, lanes: int) -> int:
+        """Vector iterations of ``lanes`` elements per thread: the block's threads (the consumers, under warp
+        specialisation) split the ``elements``."""
+        return -(-elements // (self.ir.threads * lanes))
+
     def _copy_chain(self, src: Region, dst: Region) -> SerialChain | None:
         """A ``T.copy`` from one shared buffer into another of a different element size (an int8 or fp8
         weight tile converted to fp16) lowers like a shared-to-shared ``T.Parallel``: vectors of 16 bytes of
@@ -330,14 +335,13 @@ class _Lowering:
         the iterations apart)."""
         if src.scope != SHARED or dst.scope != SHARED:
             return None
-        s_bytes = dtype_bytes(canonical_dtype(src.dtype))
-        d_bytes = dtype_bytes(canonical_dtype(dst.dtype))
+        src_dt, dst_dt = canonical_dtype(src.dtype), canonical_dtype(dst.dtype)
+        s_bytes, d_bytes = dtype_bytes(src_dt), dtype_bytes(dst_dt)
         if s_bytes == d_bytes:
             return None
         lanes = max(1, int(VECTOR_BYTES // max(s_bytes, d_bytes)))
-        src_dt, dst_dt = canonical_dtype(src.dtype), canonical_dtype(dst.dtype)
         return SerialChain(
-            iterations=-(-dst.elements // (self.ir.threads * lanes)),
+            iterations=self._vector_iterations(dst.elements, lanes),
             lanes=lanes,
             alu=0,
             cvt=1,
@@ -412,10 +416,8 @@ class _Lowering:
         if node.arith_ops:
             chain = None
             if node.chain is not None and node.chain.serial:
-                # the block's threads (the consumers, under warp specialisation) split the vector iterations
-                per_thread = -(-node.elements // (self.ir.threads * node.chain.lanes))
                 chain = SerialChain(
-                    iterations=per_thread,
+                    iterations=self._vector_iterations(node.elements, node.chain.lanes),
                     lanes=node.chain.lanes,
                     alu=node.chain.alu,
                     cvt=node.chain.cvt,

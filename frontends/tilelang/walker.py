@@ -527,10 +527,13 @@ class _Walker:
         dst_bytes = dtype_bytes(str(stmt.buffer.dtype))
         accesses = [(stmt.buffer, stmt.indices)]
         loads: list[Any] = []
+        casts: list[tuple[str, str]] = []
 
         def collect(node: Any) -> None:
             if isinstance(node, tirx.BufferLoad):
                 loads.append(node)
+            elif isinstance(node, tirx.Cast):
+                casts.append((str(node.value.dtype), str(node.dtype)))
 
         tirx.stmt_functor.post_order_visit(stmt.value, collect)
         if not loads or any(self.buffers.get(ld.buffer.name, (GLOBAL,))[0] != SHARED for ld in loads):
@@ -557,13 +560,6 @@ class _Walker:
         if path is None:
             return None
         alu, cvt, _, half = path
-        casts: list[tuple[str, str]] = []
-
-        def conversions(node: Any) -> None:
-            if isinstance(node, tirx.Cast):
-                casts.append((str(node.value.dtype), str(node.dtype)))
-
-        tirx.stmt_functor.post_order_visit(stmt.value, conversions)
         return Chain(
             lanes=vec,
             alu=alu,

@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from tilesight.frontends.tilelang.walker import walk  # noqa: E402
 
+from benchmarks import probe_report  # noqa: E402
 from benchmarks.calibrate import analysis, smem_transform  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
 
@@ -53,14 +54,7 @@ def test_walker_lanes_match_tilelang_lowering(name):
 
 def test_committed_fit_is_the_profile():
     hw = load_profile("h200")
-    pts = [
-        p
-        for name in ("calibration_smem_transform.json", "calibration_smem_transform_cast.json")
-        for p in json.loads((ROOT / "benchmarks/data" / name).read_text())["measurements"]["smem_transform"][
-            "points"
-        ]
-    ]
-    f = analysis.smem_chain_fields(pts, smem_transform.CHAINS, hw)
+    f = analysis.smem_chain_fields(probe_report.smem_transform_points(), smem_transform.CHAINS, hw)
     for key in ("smem_chain_latency_s", "alu_latency_s", "cvt_latency_s"):
         assert getattr(hw, key) == pytest.approx(f[key]["value"], rel=1e-4)
     # every fitted point within 9% of its measurement (cast_f8 is the worst: 8.3%)
