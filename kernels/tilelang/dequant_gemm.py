@@ -19,6 +19,12 @@ INT4_OFFSET = 8  # signed 4-bit weights are stored as value + 8
 EIGHT_BIT_WEIGHTS = ("int8", "float8_e4m3")  # unpacked weights, converted by a T.copy
 
 
+def _nibble(packed, i, j, offset: int, dtype: str):
+    """Weight ``[i, j]`` of a packed tile as ``dtype``: nibble ``j % 2`` of byte ``[i, j // 2]``, less
+    ``offset`` (evaluated while TileLang builds the kernel, inside its ``T.Parallel`` loop)."""
+    return T.Cast(dtype, ((packed[i, j // 2] >> ((j % 2) * NIBBLE_BITS)) & NIBBLE_MASK) - offset)
+
+
 def dequant_gemm(
     M: int,
     N: int,
@@ -67,10 +73,7 @@ def dequant_gemm(
                 T.copy(A[by * block_M, k * block_K], A_shared)
                 T.copy(B[bx * block_N, k * packed], B_packed)
                 for i, j in T.Parallel(block_N, block_K):
-                    B_shared[i, j] = T.Cast(
-                        dtype,
-                        ((B_packed[i, j // 2] >> ((j % 2) * NIBBLE_BITS)) & NIBBLE_MASK) - offset,
-                    )
+                    B_shared[i, j] = _nibble(B_packed, i, j, offset, dtype)
                 T.gemm(A_shared, B_shared, C_local, transpose_B=True)
             T.copy(C_local, C[by * block_M, bx * block_N])
 
@@ -103,10 +106,7 @@ def _dequant_gemm_registers(
                 T.copy(B[bx * block_N, k * packed], B_packed)
                 T.copy(B_packed, B_packed_local)
                 for i, j in T.Parallel(block_N, block_K):
-                    B_local[i, j] = T.Cast(
-                        dtype,
-                        ((B_packed_local[i, j // 2] >> ((j % 2) * NIBBLE_BITS)) & NIBBLE_MASK) - offset,
-                    )
+                    B_local[i, j] = _nibble(B_packed_local, i, j, offset, dtype)
                 T.copy(B_local, B_shared)
                 T.gemm(A_shared, B_shared, C_local, transpose_B=True)
             T.copy(C_local, C[by * block_M, bx * block_N])
