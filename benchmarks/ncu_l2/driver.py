@@ -29,7 +29,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-from ncu_cases import build_cases  # noqa: E402
+from ncu_cases import SETS, cases_of  # noqa: E402
 
 MARKER = "NCU_L2_CASE"
 COMPILE_WORKERS = 14
@@ -159,10 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--limit", type=int, default=None, help="first N cases only (smoke tests)")
     ap.add_argument("--workers", type=int, default=COMPILE_WORKERS)
-    ap.add_argument("--cases", type=Path, default=None, help="JSON list of cases instead of build_cases()")
+    ap.add_argument("--cases", type=Path, default=None, help="JSON list of cases instead of a named set")
+    ap.add_argument("--set", default=os.environ.get("NCU_L2_SET", "main"), choices=SETS, help="named case set")
     ap.add_argument("--device", default="cuda", help="torch device (cpu with TRITON_INTERPRET=1 in tests)")
     args = ap.parse_args(argv)
-    cases = json.loads(args.cases.read_text()) if args.cases else build_cases()
+    cases = json.loads(args.cases.read_text()) if args.cases else cases_of(args.set)
     cases = cases[: args.limit]
     if args.dry_run:
         for i, c in enumerate(cases):

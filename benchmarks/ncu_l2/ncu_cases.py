@@ -60,6 +60,25 @@ PERSISTENT_CONFIGS = [(128, 128, 64, 3, 4), (128, 256, 64, 3, 8)]
 PERSISTENT_PROGRAMS = (132, 264, 66)
 PERSISTENT_GROUP_MS = (1, 8)
 
+# The "narrow" set (``--set narrow``), a validation set that never enters calibration: the 16- and 32-row tiles
+# of the timing sweep (decode-style tiles, warp-level ``mma``, many waves) on LLM projection shapes, where the
+# timing sweep's GROUP_M=1 launches ran 20-30% slower than predicted and no NCU case had such tiles.
+NARROW_SHAPES = [
+    (4096, 14336, 4096),  # the timing sweep's llm_up
+    (4096, 4096, 14336),  # ... llm_down
+    (4096, 4096, 4096),
+]
+NARROW_CONFIGS = [
+    (16, 128, 64, 4, 4),
+    (16, 256, 32, 3, 8),
+    (16, 64, 128, 5, 4),
+    (16, 256, 128, 2, 4),
+    (32, 64, 32, 4, 8),
+    (32, 128, 64, 3, 4),
+]
+NARROW_GROUP_MS = (1, 8)
+SETS = ("main", "narrow")
+
 
 def smem_bytes(block_m: int, block_n: int, block_k: int, num_stages: int) -> int:
     return num_stages * (block_m * block_k + block_k * block_n) * ELEMENT_BYTES
@@ -98,6 +117,22 @@ def build_cases() -> list[dict]:
     ids = [c["case_id"] for c in cases]
     assert len(set(ids)) == len(ids), "case ids must be unique"
     return cases
+
+
+def build_narrow_cases() -> list[dict]:
+    """The ``narrow`` validation set (see :data:`NARROW_SHAPES`), grouped by shape."""
+    return [
+        _case("grouped", shape, cfg, g)
+        for shape in NARROW_SHAPES
+        for cfg, g in itertools.product(NARROW_CONFIGS, NARROW_GROUP_MS)
+    ]
+
+
+def cases_of(name: str) -> list[dict]:
+    """The cases of a named set: ``main`` (the calibration study) or ``narrow``."""
+    if name not in SETS:
+        raise ValueError(f"unknown NCU case set {name!r}: one of {SETS}")
+    return build_cases() if name == "main" else build_narrow_cases()
 
 
 def is_held_out(cid: str) -> bool:

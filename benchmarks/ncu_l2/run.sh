@@ -4,6 +4,7 @@
 #
 #   OUT=/some/dir bash benchmarks/ncu_l2/run.sh            # writes $OUT/ncu_l2_h200.json (+ .csv, raw files)
 #   NCU_L2_LIMIT=5 OUT=/tmp/x bash benchmarks/ncu_l2/run.sh  # smoke test on the first 5 cases
+#   NCU_L2_SET=narrow OUT=/tmp/x bash benchmarks/ncu_l2/run.sh  # the narrow-tile validation set (ncu_cases.py)
 #   NCU_L2_EXTRA=lts__t_sectors_srcunit_ltcfabric.sum,... OUT=... bash benchmarks/ncu_l2/run.sh  # more metrics
 #
 # Needs python3 with torch + triton, and ncu (NCU env var, else `ncu` on PATH, else /usr/local/cuda/bin/ncu).
