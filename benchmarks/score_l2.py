@@ -16,9 +16,15 @@ and registers as the compiled kernel reported them), predicts with the SDCM cach
 * swizzle sensitivity: for each configuration where NCU shows GROUP_M moving the hit rate by more than
   :data:`SWIZZLE_THRESHOLD_PP`, whether the model moves the same way.
 
-``--sweep`` reports which values of the model's two global knobs fit the calibration third best:
-``tilesight.cache.model.EXECUTION_SKEW`` and ``LRC_MERGE_SPREAD`` (the committed constants were set from
-it); the held-out third is never used for it. The L2 capacity is not swept: it is the profile's
+The ``narrow`` study (``--narrow``, default ``ncu_l2_narrow_h200.json``: 36 launches of 16- and 32-row tiles
+on LLM shapes, ``NCU_L2_SET=narrow bash benchmarks/ncu_l2/run.sh``; one ncu run) is scored beside it, split
+into thirds by the same hash.
+
+``--sweep`` reports which values of the model's global knobs fit the calibration thirds best: the execution
+skew of compute-paced and memory-paced tiles (``tilesight.cache.model.EXECUTION_SKEW_COMPUTE`` and
+``EXECUTION_SKEW_MEMORY``, over the calibration thirds of both studies) and ``LRC_MERGE_SPREAD`` (over the
+main study's, at the committed skews); the committed constants were set from it; the held-out thirds are
+never used for it. The L2 capacity is not swept: it is the profile's
 ``l2_effective_bytes``, calibrated from the read-bandwidth sweep.
 """
 
@@ -41,12 +47,14 @@ from tilesight.library.gemm import gemm_plan
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = [HERE / "data" / f"ncu_l2_h200{tag}.json" for tag in ("", "_run2", "_run3")]
+DEFAULT_NARROW = [HERE / "data" / "ncu_l2_narrow_h200.json"]
 MEASURED = ("l2_hit_pct", "dram_read_bytes", "dram_write_bytes")
 SWIZZLE_THRESHOLD_PP = 5.0
 TARGET_MAE_PP = 2.0
 TARGET_DRAM_REL = 0.10
-# Grid of the --sweep over the model's global knobs (calibration third only).
-SWEEP_SKEW = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
+# Grid of the --sweep over the model's global knobs (calibration thirds only).
+SWEEP_SKEW_COMPUTE = np.array([0.05, 0.1, 0.15, 0.2, 0.25])
+SWEEP_SKEW_MEMORY = np.array([0.25, 0.3, 0.35, 0.4, 0.45, 0.5])
 SWEEP_SPREAD = np.array([1.0, 1.5, 2.0, 2.5, 3.0, 4.0])
 
 
@@ -167,17 +175,42 @@ def score(cases: list[dict], hw, model) -> dict:
     }
 
 
-def sweep(cases: list[dict], hw, skews: np.ndarray, spreads: np.ndarray) -> list[tuple[float, float, float]]:
-    """Calibration-third MAE over the global knobs: execution skew and the request coalescer's spread.
-    The held-out third is never used."""
+def _calibration(cases: list[dict]) -> list[dict]:
     held_out = _split()
-    cal = [c for c in cases if not held_out(c["case_id"])]
+    return [c for c in cases if not held_out(c["case_id"])]
+
+
+def sweep_skew(
+    studies: list[list[dict]], hw, compute: np.ndarray, memory: np.ndarray
+) -> list[tuple[float, float, float]]:
+    """(compute skew, memory skew, MAE) over the calibration thirds of ``studies`` pooled (case-weighted),
+    for every pair of the grid with compute <= memory. The held-out thirds are never used."""
+    cal = [c for cases in studies for c in _calibration(cases)]
+    saved = model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY
     out = []
-    for sk in skews:
-        for ch in spreads:
-            model = SdcmCacheModel(skew=float(sk), merge_spread=float(ch))
-            out.append((float(sk), float(ch), _mae(predict(cal, hw, model))))
+    try:
+        for lo in compute:
+            for hi in memory:
+                if hi < lo:
+                    continue
+                model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY = float(lo), float(hi)
+                model_mod.clear_memo()
+                out.append((float(lo), float(hi), _mae(predict(cal, hw, SdcmCacheModel()))))
+    finally:
+        model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY = saved
+        model_mod.clear_memo()
     return out
+
+
+def sweep_spread(cases: list[dict], hw, spreads: np.ndarray) -> list[tuple[float, float]]:
+    """(request coalescer spread, calibration-third MAE) at the committed execution skews."""
+    cal = _calibration(cases)
+    return [(float(ch), _mae(predict(cal, hw, SdcmCacheModel(merge_spread=float(ch))))) for ch in spreads]
+
+
+def _load(paths: list[Path]) -> tuple[list[dict], list[dict]]:
+    docs = [json.loads(p.read_text()) for p in paths]
+    return docs, mean_cases(docs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,19 +218,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, nargs="+", default=DEFAULT_DATA, help="NCU runs to average")
     ap.add_argument("--hw", default="h200")
     ap.add_argument("--json", type=Path, default=None, help="write the scores (and per-case rows) here")
+    ap.add_argument("--narrow", type=Path, nargs="*", default=DEFAULT_NARROW, help="the narrow study's runs")
     ap.add_argument("--sweep", action="store_true", help="calibration-third MAE over the global settings")
     args = ap.parse_args(argv)
-    missing = [p for p in args.data if not p.exists()]
+    missing = [p for p in [*args.data, *args.narrow] if not p.exists()]
     if missing:
         print(f"no data at {missing[0]}: run benchmarks/ncu_l2/run.sh on the GPU first", file=sys.stderr)
         return 2
-    docs = [json.loads(p.read_text()) for p in args.data]
-    doc = docs[0]
     try:
-        cases = mean_cases(docs)
+        docs, cases = _load(args.data)
+        narrow_docs, narrow = _load(args.narrow) if args.narrow else ([], [])
     except ValueError as exc:
         print(f"score_l2: {exc}", file=sys.stderr)
         return 2
+    doc = docs[0]
     hw = load_profile(args.hw)
     runs = ", ".join(f"{p.name} ({d['meta'].get('date')})" for p, d in zip(args.data, docs, strict=True))
     print(f"{len(cases)} cases, mean of {len(docs)} NCU runs on {doc['meta'].get('gpu')}: {runs}")
@@ -234,26 +268,43 @@ def main(argv: list[str] | None = None) -> int:
     print("largest L2 hit-rate errors:")
     for r in worst:
         print(f"    {r['case_id']}: model {r['pred_hit_pct']:.1f}%  NCU {r['meas_hit_pct']:.1f}%")
+    narrow_score = None
+    if narrow:
+        narrow_score = score(narrow, hw, SdcmCacheModel())
+        n = narrow_score
+        print(
+            f"narrow study ({len(narrow)} cases, {len(narrow_docs)} NCU run(s)): L2 hit MAE "
+            f"{n['mae_pp_calibration']:.2f} pp (calibration) / {n['mae_pp_held_out']:.2f} pp (held-out); "
+            f"DRAM bytes mean rel. err. {100 * n['dram_rel_err_calibration']:.1f}% / "
+            f"{100 * n['dram_rel_err_held_out']:.1f}%; "
+            f"swizzle direction {n['swizzle_agree']}/{n['swizzle_total']}"
+        )
     if args.sweep:
-        grid = sweep(cases, hw, SWEEP_SKEW, SWEEP_SPREAD)
-        print("calibration third, best global knobs:")
-        for sk, ch, mae in sorted(grid, key=lambda g: g[2])[:10]:
-            print(f"    execution skew {sk:.2f}, merge spread {ch:.2f}: calibration MAE {mae:.2f} pp")
+        grid = sweep_skew([cases, narrow], hw, SWEEP_SKEW_COMPUTE, SWEEP_SKEW_MEMORY)
+        print("calibration thirds of both studies, best execution skews:")
+        for lo, hi, mae in sorted(grid, key=lambda g: g[2])[:10]:
+            print(f"    compute-paced {lo:.2f}, memory-paced {hi:.2f}: calibration MAE {mae:.2f} pp")
+        print("main study's calibration third, request coalescer spread:")
+        for ch, mae in sorted(sweep_spread(cases, hw, SWEEP_SPREAD), key=lambda g: g[1])[:4]:
+            print(f"    merge spread {ch:.2f}: calibration MAE {mae:.2f} pp")
     if args.json:
         given = argv if argv is not None else sys.argv[1:]
         doc_out = {
             "command": "python benchmarks/score_l2.py " + " ".join(given),
             "data": [p.name for p in args.data],
+            "narrow_data": [p.name for p in args.narrow],
             "measured": {k: doc["meta"].get(k) for k in ("gpu", "date", "triton", "command")},
             "profile": args.hw,
             "knobs": {
-                "EXECUTION_SKEW": model_mod.EXECUTION_SKEW,
+                "EXECUTION_SKEW_COMPUTE": model_mod.EXECUTION_SKEW_COMPUTE,
+                "EXECUTION_SKEW_MEMORY": model_mod.EXECUTION_SKEW_MEMORY,
                 "LRC_MERGE_SPREAD": model_mod.LRC_MERGE_SPREAD,
                 "L2_PARTITIONS": model_mod.L2_PARTITIONS,
                 "l2_effective_bytes": hw.l2_effective_bytes,
             },
             "targets": {"held_out_mae_pp": ok_mae, "dram_rel": ok_dram, "swizzle": ok_swz},
             **results,
+            "narrow": narrow_score,
         }
         args.json.write_text(json.dumps(doc_out, indent=1))
     return 0

@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N cases only (smoke tests)")
     ap.add_argument("--workers", type=int, default=COMPILE_WORKERS)
     ap.add_argument("--cases", type=Path, default=None, help="JSON list of cases instead of a named set")
-    ap.add_argument("--set", default=os.environ.get("NCU_L2_SET", "main"), choices=SETS, help="named case set")
+    ap.add_argument("--set", default=os.environ.get("NCU_L2_SET", "main"), choices=SETS, help="case set")
     ap.add_argument("--device", default="cuda", help="torch device (cpu with TRITON_INTERPRET=1 in tests)")
     args = ap.parse_args(argv)
     cases = json.loads(args.cases.read_text()) if args.cases else cases_of(args.set)

@@ -60,9 +60,10 @@ PERSISTENT_CONFIGS = [(128, 128, 64, 3, 4), (128, 256, 64, 3, 8)]
 PERSISTENT_PROGRAMS = (132, 264, 66)
 PERSISTENT_GROUP_MS = (1, 8)
 
-# The "narrow" set (``--set narrow``), a validation set that never enters calibration: the 16- and 32-row tiles
-# of the timing sweep (decode-style tiles, warp-level ``mma``, many waves) on LLM projection shapes, where the
-# timing sweep's GROUP_M=1 launches ran 20-30% slower than predicted and no NCU case had such tiles.
+# The "narrow" study (``--set narrow``): the 16- and 32-row tiles of the timing sweep (decode-style tiles,
+# warp-level ``mma``, many waves) on LLM projection shapes, where the timing sweep's GROUP_M=1 launches ran
+# 20-30% slower than predicted and no case of the main study had such tiles. Split into thirds by the same
+# hash (:func:`is_held_out`): its calibration third entered the execution-skew sweep; its held-out one never.
 NARROW_SHAPES = [
     (4096, 14336, 4096),  # the timing sweep's llm_up
     (4096, 4096, 14336),  # ... llm_down

@@ -220,6 +220,56 @@ def test_execution_skew_lengthens_reuse_distances():
     assert skewed.l2_hit_rate < lockstep.l2_hit_rate
 
 
+def test_execution_skew_by_hand():
+    # 128x128x64 fp16 tiles (wgmma): per K step 2*128*128*64 FLOPs over (128*64 + 64*128)*2 bytes = 64 FLOP/B;
+    # ridge = 6.5628e14 FLOP/s / 8.3355e12 B/s = 78.73 FLOP/B; shortfall 1 - 64/78.73 = 0.1871
+    lo, hi = model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY
+    ridge = H200.tc_rate("float16") / H200.l2_bw_bytes_per_s
+    assert ridge == pytest.approx(78.73, abs=0.01)
+    skew = model_mod.execution_skew(gemm_plan(4096, 4096, 4096, 128, 128, 64), H200)
+    assert skew == pytest.approx(lo + (hi - lo) * (1 - 64 / ridge))
+    # 128x256: 85.3 FLOP/B, above the ridge -> compute-paced
+    assert model_mod.execution_skew(gemm_plan(4096, 4096, 4096, 128, 256, 64), H200) == lo
+    # 16x128 on the warp-level mma: 14.2 FLOP/B against the mma rate's own (lower) ridge
+    mma = H200.tc_rate("float16", "mma") / H200.l2_bw_bytes_per_s
+    narrow = model_mod.execution_skew(gemm_plan(4096, 4096, 4096, 16, 128, 64, variant="mma"), H200)
+    assert narrow == pytest.approx(lo + (hi - lo) * (1 - (16 * 128 / 144) / mma))
+
+
+def test_execution_skew_without_dots_is_memory_paced():
+    copy = TilePlan(
+        name="copy",
+        grid=TileGrid(shape=(64,), dims=("i",)),
+        tensors=(
+            TensorAccess("x", "float32", (65536,), (1024,), AccessMode.READ),
+            TensorAccess("y", "float32", (65536,), (1024,), AccessMode.WRITE),
+        ),
+        body=(
+            TileAction("load_x", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),
+            TileAction("store_y", ActionKind.STORE, tensor="y", src=MemLevel.REG, deps=("load_x",)),
+        ),
+        resources=BlockResources(threads=128),
+    )
+    assert model_mod.execution_skew(copy, H200) == model_mod.EXECUTION_SKEW_MEMORY
+
+
+@settings(max_examples=25, deadline=None)
+@given(bm=st.sampled_from([16, 32, 64, 128, 256]), bn=st.sampled_from([16, 32, 64, 128, 256]))
+def test_execution_skew_bounded_and_falls_with_tile_size(bm, bn):
+    lo, hi = model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY
+    skew = model_mod.execution_skew(gemm_plan(2048, 2048, 2048, bm, bn, 32), H200)
+    assert lo <= skew <= hi
+    # a larger tile does more tensor-core work per byte: never more skew
+    assert model_mod.execution_skew(gemm_plan(2048, 2048, 2048, bm, 2 * bn, 32), H200) <= skew
+
+
+def test_default_model_uses_the_pacing_rule():
+    plan = gemm_plan(4096, 11008, 4096, 64, 64, 32)
+    rule = model_mod.execution_skew(plan, H200)
+    assert SdcmCacheModel().traffic(plan, H200) == SdcmCacheModel(skew=rule).traffic(plan, H200)
+    assert SdcmCacheModel().traffic(plan, H200) != SdcmCacheModel(skew=0.0).traffic(plan, H200)
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [

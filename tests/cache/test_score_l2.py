@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tilesight.cache.model import EXECUTION_SKEW, LRC_MERGE_SPREAD, SdcmCacheModel
+import tilesight.cache.model as model_mod
+from tilesight.cache.model import LRC_MERGE_SPREAD, SdcmCacheModel
 from tilesight.hardware import load_profile
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -69,7 +70,7 @@ def test_swizzle_check_counts_direction():
 def test_main_reads_data_file(tmp_path, capsys):
     data = tmp_path / "ncu.json"
     data.write_text(json.dumps({"meta": {"gpu": "fake", "date": "today"}, "cases": _measured(0.0)}))
-    assert score_l2.main(["--data", str(data), "--json", str(tmp_path / "s.json")]) == 0
+    assert score_l2.main(["--data", str(data), "--narrow", "--json", str(tmp_path / "s.json")]) == 0
     out = capsys.readouterr().out
     assert "target held-out MAE <= 2.0 pp: PASS" in out
     assert json.loads((tmp_path / "s.json").read_text())["sdcm"]["mae_pp_held_out"] == pytest.approx(0.0)
@@ -86,21 +87,26 @@ def test_runs_are_averaged_per_case(tmp_path):
         runs.append(tmp_path / f"run{k}.json")
         doc = {"meta": {"gpu": "fake", "date": "today"}, "cases": _measured(offset)}
         runs[-1].write_text(json.dumps(doc))
-    assert score_l2.main(["--data", *map(str, runs), "--json", str(tmp_path / "s.json")]) == 0
+    assert score_l2.main(["--data", *map(str, runs), "--narrow", "--json", str(tmp_path / "s.json")]) == 0
     assert json.loads((tmp_path / "s.json").read_text())["sdcm"]["mae_pp_held_out"] == pytest.approx(1.0)
     # runs of different cases are refused, not silently joined
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"meta": {}, "cases": _measured(0.0)[1:]}))
-    assert score_l2.main(["--data", str(runs[0]), str(other)]) == 2
+    assert score_l2.main(["--data", str(runs[0]), str(other), "--narrow"]) == 2
 
 
 def test_sweep_uses_calibration_third_only():
     cases = _measured(0.0)
     cal = [c for c in cases if not ncu_cases.is_held_out(c["case_id"])]
+    lo, hi = model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY
     # at the committed knobs the model reproduces its own "measurements"
-    ((sk, ch, mae),) = score_l2.sweep(cases, H200, [EXECUTION_SKEW], [LRC_MERGE_SPREAD])
-    assert (sk, ch) == (EXECUTION_SKEW, LRC_MERGE_SPREAD) and mae == pytest.approx(0.0) and cal
-    # another skew moves the calibration MAE away from zero only through the model (no held-out case used)
-    other = [min(EXECUTION_SKEW + 0.5, 1.0)]
-    ((_, _, mae_other),) = score_l2.sweep(cases, H200, other, [LRC_MERGE_SPREAD])
+    ((sk_lo, sk_hi, mae),) = score_l2.sweep_skew([cases], H200, [lo], [hi])
+    assert (sk_lo, sk_hi) == (lo, hi) and mae == pytest.approx(0.0) and cal
+    ((ch, mae),) = score_l2.sweep_spread(cases, H200, [LRC_MERGE_SPREAD])
+    assert ch == LRC_MERGE_SPREAD and mae == pytest.approx(0.0)
+    # other skews move the MAE only through the model, and the committed knobs come back afterwards
+    ((_, _, mae_other),) = score_l2.sweep_skew([cases], H200, [0.0], [1.0])
     assert mae_other >= 0.0
+    assert (model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY) == (lo, hi)
+    # a pair with the compute-paced skew above the memory-paced one is not a candidate
+    assert score_l2.sweep_skew([cases], H200, [0.5], [0.2]) == []

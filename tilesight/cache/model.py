@@ -91,11 +91,24 @@ LRC_TIMING_BLOCKS_PER_SM = 2
 
 # Inter-SM execution skew (paper 3.5.3): tiles of one wave do not run their loops in exact lockstep. A tile
 # dispatched ``f`` of a wave after another (``f`` = difference of their positions over the wave's size) lags
-# it by ``EXECUTION_SKEW x f`` of the whole loop, so a block it shares with the earlier tile is re-read after
-# that share of the wave's loop traffic has gone through the cache (deep K loops lag by more bytes). 0 is
-# lockstep, 1 a dispatch staggered over one whole tile duration: the distance is the blend
-# ``(1 - skew) D_lockstep + skew D_staggered`` (see :func:`_staggered_window_bytes`). One global value, set
-# from the NCU study's calibration third (benchmarks/score_l2.py --sweep), never per case.
+# it by ``skew x f`` of the whole loop, so a block it shares with the earlier tile is re-read after that share
+# of the wave's loop traffic has gone through the cache (deep K loops lag by more bytes). 0 is lockstep, 1 a
+# dispatch staggered over one whole tile duration: the distance is the blend
+# ``(1 - skew) D_lockstep + skew D_staggered`` (see :func:`_staggered_window_bytes`).
+#
+# How far tiles drift apart depends on what paces them (:func:`execution_skew`): a tile whose tensor-core
+# work per byte it reads through L2 is at or above the GPU's ridge (tensor-core rate over L2 bandwidth) runs
+# at the tensor cores' steady rate and its wave stays close to lockstep (``EXECUTION_SKEW_COMPUTE``); a tile
+# paced by memory takes as long as its L2 and DRAM requests do, which vary with every neighbour's hits and
+# misses, and drifts further (``EXECUTION_SKEW_MEMORY`` with no tensor-core work, linear in the intensity's
+# shortfall in between). Seen in NCU: 16- and 32-row GEMM tiles (intensity 13-26 FLOP/B against a ridge of
+# 79) with GROUP_M=1 on LLM shapes hit L2 on 12-26% of sectors where lockstep sharing between the rows of a
+# wave would give 55-80% (``benchmarks/data/ncu_l2_narrow_h200.json``), while 128x128 and 128x256 tiles on
+# the same shapes keep it. Two global values, set on the calibration thirds of both NCU studies
+# (``benchmarks/score_l2.py --sweep``), never per case; an explicit ``skew`` overrides the rule.
+EXECUTION_SKEW_COMPUTE = 0.15
+EXECUTION_SKEW_MEMORY = 0.4
+# The single value the model used before the pacing rule (kept for callers that pass one skew).
 EXECUTION_SKEW = 0.2
 
 # L2 partitions where the profile gives no ``l2_partitions`` (see the module docstring for the partitioned
@@ -465,6 +478,27 @@ def _in_tile_rereads(
         out[s.action] = (np.maximum(hits, p_in[cell].T), np.zeros_like(first), concurrent)
 
 
+def execution_skew(plan: TilePlan, hw: HardwareProfile) -> float:
+    """The plan's execution skew (see :data:`EXECUTION_SKEW_COMPUTE`): from its tile's tensor-core FLOPs per
+    byte it reads from cached memory, against the ridge ``tensor-core rate / L2 bandwidth`` at the rates of
+    its own dots (a warp-level ``mma`` has a lower rate, so a lower ridge)."""
+    flops = tc_seconds = read_bytes = 0.0
+    for act, loops in plan.actions():
+        n = math.prod(loop.work_trips for loop in loops)
+        if act.kind is ActionKind.DOT and act.flops > 0:
+            flops += act.flops * n
+            tc_seconds += act.flops * n / hw.tc_rate(act.dtype or "", act.variant)
+        elif act.kind is ActionKind.LOAD and act.tensor is not None:
+            t = plan.tensor(act.tensor)
+            if t.level in _CACHED_LEVELS:
+                read_bytes += t.tile_bytes * n
+    if flops <= 0 or read_bytes <= 0 or hw.l2_bw_bytes_per_s <= 0:
+        return EXECUTION_SKEW_MEMORY if read_bytes > 0 else EXECUTION_SKEW_COMPUTE
+    ridge = flops / tc_seconds / hw.l2_bw_bytes_per_s
+    shortfall = min(max(1.0 - flops / read_bytes / ridge, 0.0), 1.0)
+    return EXECUTION_SKEW_COMPUTE + (EXECUTION_SKEW_MEMORY - EXECUTION_SKEW_COMPUTE) * shortfall
+
+
 def _partition_of(sm: np.ndarray, hw: HardwareProfile, partitions: int) -> np.ndarray:
     """L2 partition of each SM: the profile's measured map where it has ``partitions`` parts, else SMs split
     evenly in SM order."""
@@ -503,9 +537,11 @@ def _compute(
     samples: int,
     resident: int | None,
     merge_spread: float | None = LRC_MERGE_SPREAD,
-    skew: float = EXECUTION_SKEW,
+    skew: float | None = None,
     partitions: int = L2_PARTITIONS,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
+    if skew is None:
+        skew = execution_skew(plan, hw)
     eo = execution_order(plan, hw, resident)
     streams = _streams(plan, eo.coords)
     tiles = eo.wave.size
@@ -653,7 +689,7 @@ def sdcm_breakdown(
     samples: int = REDUCTION_SAMPLES,
     resident: int | None = None,
     merge_spread: float | None = LRC_MERGE_SPREAD,
-    skew: float = EXECUTION_SKEW,
+    skew: float | None = None,
     partitions: int | None = None,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
     """Traffic and per-action breakdown; memoised per (plan, profile fields, options). ``partitions``
@@ -664,7 +700,8 @@ def sdcm_breakdown(
     key = _hw_key(hw)
     return _evaluate_keyed(
         plan, key, _Unhashed(hw), cap, form, samples, resident,
-        None if merge_spread is None else float(merge_spread), float(skew), partitions,
+        None if merge_spread is None else float(merge_spread),
+        None if skew is None else float(skew), partitions,
     )  # fmt: skip
 
 
@@ -693,7 +730,7 @@ def _evaluate_keyed(
     samples: int,
     resident: int | None,
     merge_spread: float | None,
-    skew: float,
+    skew: float | None,
     partitions: int,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
     return _compute(plan, hw.hw, cap, form, samples, resident, merge_spread, skew, partitions)
@@ -712,7 +749,7 @@ class SdcmCacheModel:
         l2_capacity_bytes: float | None = None,
         resident: int | None = None,
         merge_spread: float | None = LRC_MERGE_SPREAD,
-        skew: float = EXECUTION_SKEW,
+        skew: float | None = None,
         partitions: int | None = None,
     ) -> None:
         if form not in FORMS:
@@ -732,7 +769,7 @@ class SdcmCacheModel:
             isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1
         ):
             raise TileSightError(f"SdcmCacheModel partitions={partitions!r}: must be an integer >= 1")
-        if not 0.0 <= skew <= 1.0:
+        if skew is not None and not 0.0 <= skew <= 1.0:
             raise TileSightError(f"SdcmCacheModel skew={skew!r}: must lie in [0, 1]")
         if l2_capacity_bytes is not None and not l2_capacity_bytes > 0:
             raise TileSightError(f"SdcmCacheModel l2_capacity_bytes={l2_capacity_bytes!r}: must be > 0")
