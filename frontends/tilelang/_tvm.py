@@ -2,5 +2,6 @@
 
 import tilelang  # noqa: F401
 from tvm import tirx
+from tvm.tirx import stmt_functor
 
-__all__ = ["tirx"]
+__all__ = ["stmt_functor", "tirx"]

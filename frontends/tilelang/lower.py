@@ -116,7 +116,7 @@ class _Lowering:
         return name
 
     def _access(self, region: Region, *, write: bool, where: str) -> str:
-        used = block_vars_of(region.mins, self.ir.binds, self.ir.grid_vars)
+        used = block_vars_of(region.mins, self.ir.binds, self.ir.grid_vars, self.ir.grid)
         seen = self.tensors.get(region.buffer)
         if seen is None:
             seen = self.tensors[region.buffer] = _Tensor(region.extents, used)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 
-from ._tvm import tirx
+from ._tvm import stmt_functor, tirx
 from .expr import evaluate, free_vars
 
 GLOBAL, SHARED, REGISTER = "global", "shared", "register"
@@ -182,6 +183,7 @@ class _Walker:
         self.threads = 0
         self.swizzle: tuple[str, int] | None = None
         self.binds: dict[str, Any] = {}
+        self.loop_vars: set[str] = set()  # serial / pipelined loop variables of the tile program
         self.env: dict[str, Any] = {}
         self.count = 0
         self.source = _source_of(func)  # "file.py:line" of the kernel's definition, where TVM kept it
@@ -300,6 +302,8 @@ class _Walker:
     # -- tile program --------------------------------------------------------------------------------------
     def _bind(self, stmt: tirx.Bind) -> list[OpNode | LoopNode]:
         self.binds[stmt.var.name] = stmt.value
+        if not str(stmt.value.dtype).startswith(("int", "uint", "bool")):
+            return []  # a scalar of the computation (``inv_d = 1.0 / d``), never index math
         self.env[stmt.var.name] = evaluate(stmt.value, self.env, self.name)
         return []
 
@@ -327,10 +331,35 @@ class _Walker:
         if isinstance(stmt, tirx.BufferStore):
             return [self._store(stmt, 1, self._where(f"scalar store to {stmt.buffer.name!r}"))]
         if isinstance(stmt, tirx.IfThenElse):
-            where = self._where(f"if {str(stmt.condition)[:60]}")
-            what = "if/else (data-dependent control flow) in the tile program"
-            raise UnsupportedOpError(what, self.name, where)
+            return self._branch(stmt)
         raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
+
+    def _branch(self, stmt: tirx.IfThenElse) -> list[OpNode | LoopNode]:
+        """An ``if`` around tile operators. A condition on block indices and constants only (a bounds guard
+        such as ``if bx * block_M < M``) is evaluated for every block: true for all of them, the tile program
+        is its ``then`` part; false for all, its ``else`` part. A condition that reads a buffer, a loop
+        variable, or that differs between blocks makes the tile program differ between iterations or blocks,
+        which a plan cannot hold: refused, saying which."""
+        cond = stmt.condition
+        where = self._where(f"if {str(cond)[:60]}")
+        reads: list[str] = []
+        tirx.stmt_functor.post_order_visit(
+            cond, lambda n: reads.append(n.buffer.name) if isinstance(n, tirx.BufferLoad) else None
+        )
+        if reads:
+            what = f"if/else on data read from {reads[0]!r} (data-dependent control flow)"
+            raise UnsupportedOpError(what, self.name, where)
+        looped = sorted(_vars_through(cond, self.binds) & self.loop_vars)
+        if looped:
+            what = f"if/else on the loop variable {looped[0]!r} (the loop's iterations differ)"
+            raise UnsupportedOpError(what, self.name, where)
+        value = np.asarray(evaluate(cond, self.env, self.name)).astype(bool)
+        if value.all():
+            return self._body(stmt.then_case)
+        if not value.any():
+            return self._body(stmt.else_case) if stmt.else_case is not None else []
+        what = f"if/else whose condition holds for {int(value.sum())} of {value.size} blocks only"
+        raise UnsupportedOpError(what, self.name, where)
 
     def _loop(self, stmt: tirx.For) -> LoopNode:
         where = self._where(f"for {stmt.loop_var.name} in range({stmt.extent})")
@@ -339,6 +368,7 @@ class _Walker:
             trips = np.broadcast_to(trips, tuple(self.grid))
         stages = int(stmt.annotations.get("num_stages", 1))
         self.env[stmt.loop_var.name] = 0  # region starts are inspected symbolically, never by value
+        self.loop_vars.add(stmt.loop_var.name)
         body = tuple(self._body(stmt.body))
         if not body:
             raise UnsupportedOpError(f"loop {stmt.loop_var.name!r} with no tile operators", self.name, where)
@@ -389,12 +419,27 @@ class _Walker:
             self.env[inner.loop_var.name] = 0
             lanes[inner.loop_var.name] = extent
             inner = inner.body
-        stores = list(inner.seq) if isinstance(inner, tirx.SeqStmt) else [inner]
+        stmts = list(inner.seq) if isinstance(inner, tirx.SeqStmt) else [inner]
         reads: list[Region] = []
         writes: list[Region] = []
         arith = sfu = 0
         chains: list[Chain | None] = []
-        for s in stores:
+        # a local bound inside the nest (``q_idx = bx * block_M + i``, a LetStmt) stands for its value: it is
+        # substituted into the statements after it, where the compiler folds it the same way
+        local: dict[Any, Any] = {}
+        body: list[Any] = []
+        for s in stmts:
+            if isinstance(s, tirx.Bind):
+                local[s.var] = stmt_functor.substitute(s.value, local) if local else s.value
+                continue
+            body.append(stmt_functor.substitute(s, local) if local else s)
+        atomics = [s for s in body if _atomic_elem(s) is not None]
+        if atomics:
+            if len(body) != 1:
+                what = "T.atomic_add beside other statements in one T.Parallel"
+                raise UnsupportedOpError(what, self.name, where)
+            return self._atomic(atomics[0], iters, where, lanes)
+        for s in body:
             node = self._store(s, iters, where, lanes)
             reads.extend(node.reads)
             writes.extend(node.writes)
@@ -414,6 +459,26 @@ class _Walker:
                 narrow_cvt=any(c.narrow_cvt for c in cs),
             )
         return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
+
+    def _atomic(self, stmt: tirx.Evaluate, iters: int, where: str, lanes: dict[str, int]) -> OpNode:
+        """``T.atomic_add(C[start + i, start + j], x[i, j])`` over a T.Parallel nest: the element-wise form of
+        a tile's atomic add (a split-K epilogue), the same action as ``T.atomic_add`` of the whole tile."""
+        target, value = _atomic_elem(stmt)
+        dst = self._lane_region(target.buffer, target.indices, lanes)
+        if dst is None or self.buffers.get(target.buffer.name, (GLOBAL,))[0] != GLOBAL:
+            what = f"T.atomic_add to {target.buffer.name!r} at an index that is not start + lane"
+            raise UnsupportedOpError(what, self.name, where)
+        srcs: list[Region] = []
+        tirx.stmt_functor.post_order_visit(
+            value,
+            lambda n: srcs.append(self._whole(n.buffer))
+            if isinstance(n, tirx.BufferLoad) and self.buffers.get(n.buffer.name, (GLOBAL,))[0] != GLOBAL
+            else None,
+        )
+        if len(srcs) != 1:
+            what = "T.atomic_add of a value that is not one on-chip buffer's element"
+            raise UnsupportedOpError(what, self.name, where)
+        return OpNode("atomic_add", (srcs[0],), (dst,), where, elements=iters)
 
     def _lane_region(self, buf: tirx.Buffer, indices: Any, lanes: dict[str, int]) -> Region | None:
         """The tile of a global buffer a T.Parallel nest reads or writes element by element: each index is
@@ -694,12 +759,25 @@ def walk(func: tirx.PrimFunc, name: str | None = None) -> KernelIR:
         raise
 
 
-def block_vars_of(
-    exprs: tuple[Any, ...], binds: dict[str, Any], grid_vars: tuple[str, ...]
-) -> frozenset[str]:
-    """Block index variables the expressions depend on, following let-bound variables."""
+def _atomic_elem(stmt: Any) -> tuple[tirx.BufferLoad, Any] | None:
+    """(the global element, the value added) of an element-wise ``T.atomic_add`` statement, else None."""
+    if not isinstance(stmt, tirx.Evaluate) or not isinstance(stmt.value, tirx.Call):
+        return None
+    call = stmt.value
+    if not call.op.name.endswith("atomic_add_elem_op") or len(call.args) < 2:
+        return None
+    ptr = call.args[0]
+    if isinstance(ptr, tirx.Call) and ptr.args and isinstance(ptr.args[0], tirx.BufferLoad):
+        ptr = ptr.args[0]
+    if not isinstance(ptr, tirx.BufferLoad):
+        return None
+    return ptr, call.args[1]
+
+
+def _vars_through(expr: Any, binds: dict[str, Any]) -> frozenset[str]:
+    """Variables ``expr`` reads, and those its let-bound variables read, transitively."""
     seen: set[str] = set()
-    todo = [v for e in exprs for v in free_vars(e)]
+    todo = list(free_vars(expr))
     while todo:
         v = todo.pop()
         if v in seen:
@@ -707,4 +785,54 @@ def block_vars_of(
         seen.add(v)
         if v in binds:
             todo.extend(free_vars(binds[v]))
-    return frozenset(seen & set(grid_vars))
+    return frozenset(seen)
+
+
+def block_vars_of(
+    exprs: tuple[Any, ...],
+    binds: dict[str, Any],
+    grid_vars: tuple[str, ...],
+    grid: tuple[int, ...] | None = None,
+) -> frozenset[str]:
+    """Block index variables the expressions depend on, following let-bound variables.
+
+    With the ``grid``, a variable the expressions name but whose value does not change them over its
+    range is dropped: the MLA decode example's ``cur_kv_head = hid // (kv_group_num // block_H)`` names the
+    head block ``hid`` and is 0 for every head block of its grid (one KV head shared by all)."""
+    used = frozenset(set().union(*(_vars_through(e, binds) for e in exprs)) & set(grid_vars))
+    if not used or grid is None:
+        return used
+    env = _GridEnv(grid_vars, grid, binds)
+    try:
+        values = [np.broadcast_to(np.asarray(evaluate(e, env, "kernel")), grid) for e in exprs]
+    except (UnsupportedOpError, ValueError, TypeError, ZeroDivisionError, RecursionError):
+        return used  # not evaluable on CPU: keep what the expressions name
+    return frozenset(
+        v for axis, v in enumerate(grid_vars) if v in used and any(np.ptp(x, axis=axis).any() for x in values)
+    )
+
+
+class _GridEnv(Mapping[str, Any]):
+    """Variables of a region start for :func:`block_vars_of`: block indices as broadcastable ranges over
+    the grid, let-bound variables evaluated on demand, loop and lane variables at their first value 0."""
+
+    def __init__(self, grid_vars: tuple[str, ...], grid: tuple[int, ...], binds: dict[str, Any]) -> None:
+        self.values: dict[str, Any] = {
+            v: np.arange(n).reshape([-1 if i == a else 1 for i in range(len(grid))])
+            for a, (v, n) in enumerate(zip(grid_vars, grid, strict=True))
+        }
+        self.binds = binds
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.values:
+            self.values[name] = evaluate(self.binds[name], self, "kernel") if name in self.binds else 0
+        return self.values[name]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)

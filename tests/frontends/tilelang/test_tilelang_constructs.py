@@ -93,3 +93,128 @@ def test_parallel_nest_on_global_memory_loads_and_stores_its_tile():
     (add,) = [a for a in acts.values() if a.kind is ActionKind.ELEMENTWISE]
     assert add.flops == 64 * 128 and set(add.deps) == {"load_A", "load_B"}
     assert acts["store_C"].deps == (add.name,)
+
+
+def _split_k_elementwise(M=256, N=256, K=4096, splits=4, bm=128, bn=128, bk=64):
+    part = K // splits
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), splits, threads=128) as (bx, by, bz):
+            a = T.alloc_shared((bm, bk), "float16")
+            b = T.alloc_shared((bk, bn), "float16")
+            c = T.alloc_fragment((bm, bn), "float32")
+            T.clear(c)
+            for k in T.Pipelined(part // bk, num_stages=3):
+                T.copy(A[by * bm, bz * part + k * bk], a)
+                T.copy(B[bz * part + k * bk, bx * bn], b)
+                T.gemm(a, b, c)
+            for i, j in T.Parallel(bm, bn):  # TileLang's split-K example: one atomic add per element
+                T.atomic_add(C[by * bm + i, bx * bn + j], c[i, j])
+
+    return main
+
+
+def _summary(plan):
+    return (
+        [(t.name, t.mode, t.tile, t.reuse_dims) for t in plan.tensors],
+        [(a.kind, a.tensor) for a, _ in plan.actions()],
+    )
+
+
+def test_elementwise_atomic_add_is_the_tile_atomic_add():
+    # the element-wise form over a T.Parallel nest adds the same 128 x 128 fp32 tile as T.atomic_add(C, c)
+    assert _summary(plan_prim_func(_split_k_elementwise(), HW)) == _summary(plan_prim_func(_split_k(), HW))
+
+
+def _masked_scores(local_bind: bool, n=256, bm=64, bn=64):
+    @T.prim_func
+    def with_bind(Q: T.Tensor((n, 64), "float16"), Out: T.Tensor((n, bn), "float32")):
+        with T.Kernel(n // bm, threads=128) as bx:
+            s = T.alloc_fragment((bm, bn), "float32")
+            T.clear(s)
+            for i, j in T.Parallel(bm, bn):
+                q_idx = bx * bm + i  # a local of the nest (a LetStmt), as the causal-attention examples write
+                s[i, j] = T.if_then_else(q_idx >= j, s[i, j], -T.infinity("float32"))
+            T.copy(s, Out[bx * bm, 0])
+
+    @T.prim_func
+    def inline(Q: T.Tensor((n, 64), "float16"), Out: T.Tensor((n, bn), "float32")):
+        with T.Kernel(n // bm, threads=128) as bx:
+            s = T.alloc_fragment((bm, bn), "float32")
+            T.clear(s)
+            for i, j in T.Parallel(bm, bn):
+                s[i, j] = T.if_then_else(bx * bm + i >= j, s[i, j], -T.infinity("float32"))
+            T.copy(s, Out[bx * bm, 0])
+
+    return with_bind if local_bind else inline
+
+
+def test_a_local_bound_inside_a_parallel_nest_is_its_value():
+    bound, inline = (plan_prim_func(_masked_scores(b), HW) for b in (True, False))
+    ew = [
+        [(a.kind, a.flops) for a, _ in p.actions() if a.kind is ActionKind.ELEMENTWISE]
+        for p in (bound, inline)
+    ]
+    # the clear (one op per element), then per element the lane's add to the uniform bx * bm, the compare
+    # and the select: 3 operations over 64 x 64 elements
+    assert ew[0] == ew[1] == [(ActionKind.ELEMENTWISE, 64 * 64), (ActionKind.ELEMENTWISE, 3 * 64 * 64)]
+
+
+def _guarded(M=512, bm=128, guard=True):
+    @T.prim_func
+    def main(A: T.Tensor((M, 64), "float32"), B: T.Tensor((M, 64), "float32")):
+        with T.Kernel(M // bm, threads=128) as bx:
+            f = T.alloc_fragment((bm, 64), "float32")
+            inv = T.float32(1.0) / T.float32(M)  # a float scalar of the computation, bound once
+            if bx * bm < M:  # a bounds guard every block passes
+                T.copy(A[bx * bm, 0], f)
+                for i, j in T.Parallel(bm, 64):
+                    f[i, j] = f[i, j] * inv
+                T.copy(f, B[bx * bm, 0])
+
+    @T.prim_func
+    def plain(A: T.Tensor((M, 64), "float32"), B: T.Tensor((M, 64), "float32")):
+        with T.Kernel(M // bm, threads=128) as bx:
+            f = T.alloc_fragment((bm, 64), "float32")
+            T.copy(A[bx * bm, 0], f)
+            for i, j in T.Parallel(bm, 64):
+                f[i, j] = f[i, j] * (T.float32(1.0) / T.float32(M))
+            T.copy(f, B[bx * bm, 0])
+
+    return main if guard else plain
+
+
+def test_a_guard_every_block_passes_is_its_then_part():
+    guarded, plain = (plan_prim_func(_guarded(guard=g), HW) for g in (True, False))
+    assert _summary(guarded) == _summary(plain)
+    flops = [[a.flops for a, _ in p.actions() if a.kind is ActionKind.ELEMENTWISE] for p in (guarded, plain)]
+    assert flops[0] == flops[1] == [128 * 64]  # one multiply per element (the scalar is computed once)
+
+
+def _shared_head(heads=128, block_h=64, kv_group=128, n=1024):
+    @T.prim_func
+    def main(Q: T.Tensor((4, heads, 64), "float16"), KV: T.Tensor((4, n, 1, 64), "float16"),
+             Out: T.Tensor((4, heads, 64), "float16")):  # fmt: skip
+        with T.Kernel(4, heads // block_h, threads=128) as (b, hid):
+            q = T.alloc_shared((block_h, 64), "float16")
+            kv = T.alloc_shared((n, 64), "float16")
+            acc = T.alloc_fragment((block_h, n), "float32")
+            cur_kv_head = hid // (
+                kv_group // block_h
+            )  # the MLA decode example's index: 0 for both head blocks
+            T.copy(Q[b, hid * block_h, 0], q)
+            T.copy(KV[b, 0, cur_kv_head, 0], kv)
+            T.gemm(q, kv, acc, transpose_B=True, clear_accum=True)
+            T.copy(acc[0:block_h, 0:64], Out[b, hid * block_h, 0])
+
+    return main
+
+
+def test_an_index_constant_over_the_grid_is_no_grid_dependence():
+    # KV's start names the head block hid, but hid // 2 is 0 for hid in {0, 1}: both head blocks read the
+    # same KV tile (reused across hid), while Q and O move with it
+    plan = plan_prim_func(_shared_head(), HW)
+    dims = {t.name: t.reuse_dims for t in plan.tensors}
+    hid = plan.grid.dims[1]
+    assert hid in dims["KV"] and hid not in dims["Q"] and hid not in dims["Out"]

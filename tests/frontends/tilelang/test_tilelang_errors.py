@@ -58,12 +58,50 @@ def test_unmodelled_tile_operator_is_named():
     assert ": op " in str(err.value)  # the location names the kernel and the operator's position
 
 
-def test_data_dependent_branch_is_refused():
-    with pytest.raises(UnsupportedOpError, match="if/else") as err:
+def test_branch_that_differs_between_blocks_is_refused():
+    with pytest.raises(UnsupportedOpError, match="if/else whose condition holds for 1 of 2 blocks") as err:
         plan_prim_func(_branchy_kernel(), HW)
     # where, as one line: the kernel, its definition's file and line, the operator's position
     assert "main (test_tilelang_errors.py:" in str(err.value) and ": op " in str(err.value)
     assert "if bx" in str(err.value)
+
+
+def _data_branch_kernel():
+    @T.prim_func
+    def main(
+        A: T.Tensor((256, 64), "float16"), F: T.Tensor((2,), "int32"), B: T.Tensor((256, 64), "float16")
+    ):
+        with T.Kernel(2, threads=128) as bx:
+            s = T.alloc_shared((128, 64), "float16")
+            T.copy(A[bx * 128, 0], s)
+            if F[bx] > 0:
+                T.copy(s, B[bx * 128, 0])
+
+    return main
+
+
+def _loop_branch_kernel():
+    @T.prim_func
+    def main(A: T.Tensor((128, 512), "float16"), B: T.Tensor((128, 64), "float16")):
+        with T.Kernel(1, threads=128) as bx:
+            s = T.alloc_shared((128, 64), "float16")
+            for k in T.serial(8):
+                half = k % 2
+                if half == 0:
+                    T.copy(A[bx * 128, k * 64], s)
+            T.copy(s, B[bx * 128, 0])
+
+    return main
+
+
+def test_data_dependent_branch_names_the_buffer():
+    with pytest.raises(UnsupportedOpError, match="if/else on data read from 'F'"):
+        plan_prim_func(_data_branch_kernel(), HW)
+
+
+def test_branch_on_a_loop_variable_names_it_through_let_bindings():
+    with pytest.raises(UnsupportedOpError, match="if/else on the loop variable 'k'"):
+        plan_prim_func(_loop_branch_kernel(), HW)
 
 
 def test_elementwise_global_access_names_the_buffer():
