@@ -469,12 +469,14 @@ class _Walker:
             what = f"T.atomic_add to {target.buffer.name!r} at an index that is not start + lane"
             raise UnsupportedOpError(what, self.name, where)
         srcs: list[Region] = []
-        tirx.stmt_functor.post_order_visit(
-            value,
-            lambda n: srcs.append(self._whole(n.buffer))
-            if isinstance(n, tirx.BufferLoad) and self.buffers.get(n.buffer.name, (GLOBAL,))[0] != GLOBAL
-            else None,
-        )
+
+        def on_chip(node: Any) -> None:
+            if not isinstance(node, tirx.BufferLoad):
+                return
+            if self.buffers.get(node.buffer.name, (GLOBAL,))[0] != GLOBAL:
+                srcs.append(self._whole(node.buffer))
+
+        tirx.stmt_functor.post_order_visit(value, on_chip)
         if len(srcs) != 1:
             what = "T.atomic_add of a value that is not one on-chip buffer's element"
             raise UnsupportedOpError(what, self.name, where)
