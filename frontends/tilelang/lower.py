@@ -134,14 +134,16 @@ class _Lowering:
         return region.buffer
 
     # -- nodes ---------------------------------------------------------------------------------------------
-    def body(self, nodes: tuple[OpNode | LoopNode, ...], stages: int) -> tuple[Node, ...]:
+    def body(
+        self, nodes: tuple[OpNode | LoopNode, ...], stages: int, pipelined: bool = False
+    ) -> tuple[Node, ...]:
         lowered: list[tuple[list[Node], set[str], set[str]]] = []
         for node in nodes:
             if isinstance(node, LoopNode):
                 acts = [self.loop(node)]
                 reads, writes = _loop_buffers(node)
             else:
-                acts = self.op(node, stages)
+                acts = self.op(node, stages, pipelined)
                 reads = {r.buffer for r in node.reads}
                 writes = {w.buffer for w in node.writes}
             lowered.append((acts, reads, writes))
@@ -176,7 +178,7 @@ class _Lowering:
                 f"loop {node.var}: trip count varies by block ({int(trips.min())}..{int(trips.max())}, "
                 f"mean {mean_trips:.2f}); the plan times the mean, schedules blocks by their own counts"
             )
-        body = self.body(node.body, node.stages)
+        body = self.body(node.body, node.stages, node.pipelined)
         reduction = any(
             isinstance(op, OpNode)
             and op.op == "gemm"
@@ -196,11 +198,11 @@ class _Lowering:
             producer_loads=self.warp_specialised(),
         )
 
-    def op(self, node: OpNode, stages: int) -> list[Node]:
+    def op(self, node: OpNode, stages: int, pipelined: bool = False) -> list[Node]:
         if node.op == "atomic_add":
             return [self.atomic_add(node)]
         if node.op == "copy":
-            return [self.copy(node, stages)]
+            return [self.copy(node, stages, pipelined)]
         if node.op == "fill":
             dst = node.writes[0]
             smem = _bytes(dst) if dst.scope == SHARED else 0.0
@@ -296,15 +298,16 @@ class _Lowering:
             location=where,
         )
 
-    def copy(self, node: OpNode, stages: int) -> TileAction:
+    def copy(self, node: OpNode, stages: int, pipelined: bool = False) -> TileAction:
+        """``pipelined``: the enclosing loop is software-pipelined (:attr:`LoopNode.pipelined`): its global
+        to shared copies are multi-buffered ``stages`` times and make the kernel warp-specialised."""
         src, dst = node.reads[0], node.writes[0]
-        in_loop = stages > 0  # the enclosing loop's stages; 0 outside every loop
         if src.scope == GLOBAL and dst.scope == GLOBAL:
             raise FrontendError(
                 "copy from global to global memory", construct="T.copy", location=node.location
             )
         if src.scope == GLOBAL:
-            if dst.scope == SHARED and in_loop:
+            if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
             return self._load(src, _level(dst.scope), node.location)

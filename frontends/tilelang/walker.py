@@ -151,6 +151,9 @@ class LoopNode:
     stages: int
     body: tuple[OpNode | LoopNode, ...]
     location: str
+    # a T.Pipelined loop with num_stages >= 1, which TileLang software-pipelines (warp-specialised with a TMA
+    # producer on sm_90); T.serial and num_stages=0 loops run their copies in program order
+    pipelined: bool = True
 
 
 @dataclass(frozen=True)
@@ -366,13 +369,21 @@ class _Walker:
         trips = np.asarray(evaluate(stmt.extent, self.env, self.name))
         if trips.size > 1:
             trips = np.broadcast_to(trips, tuple(self.grid))
-        stages = int(stmt.annotations.get("num_stages", 1))
+        annotated = stmt.annotations.get("num_stages")
+        stages = int(annotated) if annotated is not None else 1
         self.env[stmt.loop_var.name] = 0  # region starts are inspected symbolically, never by value
         self.loop_vars.add(stmt.loop_var.name)
         body = tuple(self._body(stmt.body))
         if not body:
             raise UnsupportedOpError(f"loop {stmt.loop_var.name!r} with no tile operators", self.name, where)
-        return LoopNode(stmt.loop_var.name, trips, max(1, stages), body, where)
+        return LoopNode(
+            stmt.loop_var.name,
+            trips,
+            max(1, stages),
+            body,
+            where,
+            pipelined=stages >= 1 and annotated is not None,
+        )
 
     def _evaluate(self, call: Any) -> list[OpNode | LoopNode]:
         if not isinstance(call, tirx.Call):

@@ -218,3 +218,49 @@ def test_an_index_constant_over_the_grid_is_no_grid_dependence():
     dims = {t.name: t.reuse_dims for t in plan.tensors}
     hid = plan.grid.dims[1]
     assert hid in dims["KV"] and hid not in dims["Q"] and hid not in dims["Out"]
+
+
+def _gemm_loop(kind):
+    @T.prim_func
+    def main(
+        A: T.Tensor((512, 512), "float16"),
+        B: T.Tensor((512, 512), "float16"),
+        C: T.Tensor((512, 512), "float16"),
+    ):
+        with T.Kernel(8, 8, threads=128) as (bx, by):
+            a = T.alloc_shared((64, 32), "float16")
+            b = T.alloc_shared((32, 64), "float16")
+            c = T.alloc_fragment((64, 64), "float32")
+            T.clear(c)
+            if kind == "serial":
+                for k in T.serial(16):
+                    T.copy(A[by * 64, k * 32], a)
+                    T.copy(B[k * 32, bx * 64], b)
+                    T.gemm(a, b, c)
+            else:
+                for k in T.Pipelined(16, num_stages=kind):
+                    T.copy(A[by * 64, k * 32], a)
+                    T.copy(B[k * 32, bx * 64], b)
+                    T.gemm(a, b, c)
+            T.copy(c, C[by * 64, bx * 64])
+
+    return main
+
+
+@pytest.mark.parametrize(
+    ("kind", "threads", "smem"),
+    [
+        # TileLang 0.1.15's own lowering for sm_90a (benchmarks/tilelang_sweep/check_lowering.py's reading):
+        # T.serial and num_stages=0 keep the 128 threads and one buffer of A and B, (64*32 + 32*64) * 2 B;
+        ("serial", 128, 8192),
+        (0, 128, 8192),
+        # num_stages >= 1 adds the TMA producer warpgroup and its 1 KiB of barriers, stages x the buffers
+        (1, 256, 8192 + 1024),
+        (3, 256, 3 * 8192 + 1024),
+    ],
+)
+def test_only_pipelined_loops_are_warp_specialised(kind, threads, smem):
+    plan = plan_prim_func(_gemm_loop(kind), HW)
+    assert (plan.resources.threads, plan.resources.smem_bytes) == (threads, smem)
+    (loop,) = [n for n in plan.body if not hasattr(n, "kind")]
+    assert loop.producer_loads is (threads == 256)
