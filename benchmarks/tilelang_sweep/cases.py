@@ -170,6 +170,41 @@ def variant_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The stages set (``sweep.py --set stages``): GEMMs whose K loop TileLang does not warp-specialise
+# (``num_stages=0``) or pipelines with one stage, and split-K GEMMs whose epilogue adds element by element
+# with atomics (TileLang's split-K example style); measured after the frontend learned both.
+STAGES_GEMM_SHAPES = [(4096, 4096, 4096), (4096, 11008, 4096)]
+# (block_M, block_N, block_K, num_stages, threads, use_swizzle)
+STAGES_GEMM_CONFIGS = [
+    (128, 128, 32, 0, 128, False),
+    (64, 64, 32, 0, 128, False),
+    (64, 128, 64, 0, 128, True),
+    (128, 128, 64, 1, 128, True),
+    (128, 256, 64, 1, 256, False),
+]
+SPLITK_SHAPES = [(512, 4096, 16384), (1024, 1024, 8192)]
+# (block_M, block_N, block_K, split_k, num_stages, threads)
+SPLITK_CONFIGS = [(128, 128, 64, 4, 3, 128), (64, 128, 64, 8, 3, 128), (128, 128, 32, 2, 2, 128)]
+
+
+def stages_cases() -> list[dict[str, Any]]:
+    """The stages set: fp16 GEMMs at num_stages 0 and 1, then split-K GEMMs."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th, sw) in itertools.product(STAGES_GEMM_SHAPES, STAGES_GEMM_CONFIGS):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float16", accum_dtype="float32", use_swizzle=sw, panel_size=10)
+        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+    for (m, n, k), (bm, bn, bk, sk, st, th) in itertools.product(SPLITK_SHAPES, SPLITK_CONFIGS):
+        params = dict(
+            M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, split_k=sk, num_stages=st, threads=th
+        )
+        params.update(dtype="float16", accum_dtype="float32")
+        cases.append({"family": "gemm", "kernel": "gemm_splitk", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"stg-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):
@@ -180,6 +215,7 @@ def all_cases() -> list[dict[str, Any]]:
 KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels" / "tilelang"
 _KERNELS = {
     "gemm": ("gemm", "gemm"),
+    "gemm_splitk": ("gemm", "gemm_splitk"),
     "flash_attention_fwd": ("flash_attention", "flash_attention_fwd"),
     "mla_decode": ("mla_decode", "mla_decode"),
     "dequant_gemm": ("dequant_gemm", "dequant_gemm"),

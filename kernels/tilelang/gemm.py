@@ -43,3 +43,45 @@ def gemm(
             T.copy(C_local, C[by * block_M, bx * block_N])
 
     return main
+
+
+def gemm_splitk(
+    M: int,
+    N: int,
+    K: int,
+    block_M: int = 128,
+    block_N: int = 128,
+    block_K: int = 64,
+    split_k: int = 4,
+    num_stages: int = 3,
+    threads: int = 128,
+    dtype: str = "float16",
+    accum_dtype: str = "float32",
+):
+    """Split-K GEMM ``C += A @ B``: a third grid dimension cuts K into ``split_k`` slices, each block computes
+    its slice's ``block_M x block_N`` partial product and adds it into the fp32 C element by element with
+    atomics (the caller zeroes C). For problems with few output tiles and a long K. ``K`` must be a multiple
+    of ``split_k * block_K``."""
+    if K % (split_k * block_K):
+        raise ValueError(f"gemm_splitk: K={K} is not a multiple of split_k * block_K = {split_k * block_K}")
+    part = K // split_k
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((K, N), dtype),
+        C: T.Tensor((M, N), accum_dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), split_k, threads=threads) as (bx, by, bz):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(part // block_K, num_stages=num_stages):
+                T.copy(A[by * block_M, bz * part + k * block_K], A_shared)
+                T.copy(B[bz * part + k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            for i, j in T.Parallel(block_M, block_N):
+                T.atomic_add(C[by * block_M + i, bx * block_N + j], C_local[i, j])
+
+    return main
