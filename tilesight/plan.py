@@ -61,6 +61,10 @@ class MemLevel(StrEnum):
 
 SCRATCHPAD_LEVELS: frozenset[MemLevel] = frozenset({MemLevel.REG, MemLevel.TMEM, MemLevel.SMEM})
 
+# TileAction.variant of a LOAD the block's threads issue as plain global loads and wait for (Triton's loop
+# loads it could not make asynchronous copies, TileLang's copies in loops it does not software-pipeline).
+SYNC_LOAD = "sync"
+
 
 class LaunchOrder(StrEnum):
     """How launch index maps to tile coordinates.
@@ -318,6 +322,8 @@ class TileAction:
       ``src`` (the scratchpad level: registers, shared memory or TMEM).
     * DOT is a tensor-core matmul of ``shape = (m, n, k)`` on ``dtype`` operands read from ``src``;
       ``variant`` names the instruction family where the rate differs (``"wgmma"``, ``"mma"``).
+    * A LOAD whose ``variant`` is :data:`SYNC_LOAD` is issued by the block's own threads as plain global loads
+      that they wait for (not an asynchronous copy a pipeline runs ahead).
     * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence.
 
     ``smem_bytes`` optionally states the shared-memory traffic of one occurrence exactly (frontends that know

@@ -44,6 +44,10 @@ CONFIG_KEYS = {
 }
 
 
+# Configuration parameters of kernel variants beyond their family's (``CONFIG_KEYS``).
+EXTRA_CONFIG_KEYS = {"gemm_splitk": ("split_k",)}
+
+
 def load(data: Path) -> list[tuple[dict, str]]:
     """(record, "file:line") for every timed record."""
     path = data / DATA_FILE
@@ -138,8 +142,12 @@ def code_commit() -> str:
 
 
 def config_name(record: dict) -> str:
+    """The block configuration of a case; a kernel variant (``gemm_splitk``) adds its own parameters."""
     params = record["params"]
-    return " ".join(f"{k}={params[k]}" for k in CONFIG_KEYS[record["family"]])
+    keys = [k for k in CONFIG_KEYS[record["family"]] if k in params]
+    if record.get("kernel", record["family"]) != record["family"]:
+        keys = ["kernel", *keys, *(k for k in EXTRA_CONFIG_KEYS.get(record["kernel"], ()) if k in params)]
+    return " ".join(f"{k}={record['kernel'] if k == 'kernel' else params[k]}" for k in keys)
 
 
 def by_config(scored: list[accuracy.Scored], records: dict[str, dict]) -> list[dict]:

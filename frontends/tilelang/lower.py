@@ -23,6 +23,7 @@ from tilesight.dtypes import canonical_dtype, dtype_bytes
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
 from tilesight.plan import (
+    SYNC_LOAD,
     AccessMode,
     ActionKind,
     BlockResources,
@@ -272,8 +273,10 @@ class _Lowering:
         self.tensors[dst.buffer].atomic = True
         return store
 
-    def _load(self, src: Region, dst: MemLevel, where: str) -> TileAction:
-        """A load of ``src``'s global tile into ``dst`` (registers or shared memory)."""
+    def _load(self, src: Region, dst: MemLevel, where: str, sync: bool = False) -> TileAction:
+        """A load of ``src``'s global tile into ``dst`` (registers or shared memory); ``sync``: a load in a
+        loop TileLang does not software-pipeline, which it lowers to plain global loads each thread waits
+        for before the block's barrier (``variant="sync"``)."""
         tensor = self._access(src, write=False, where=where)
         return TileAction(
             self._name(f"load_{tensor}"),
@@ -283,6 +286,7 @@ class _Lowering:
             shape=src.extents,
             dst=dst,
             location=where,
+            variant=SYNC_LOAD if sync else None,
         )
 
     def _store(self, dst: Region, src: MemLevel, where: str, prefix: str = "store") -> TileAction:
@@ -302,6 +306,7 @@ class _Lowering:
         """``pipelined``: the enclosing loop is software-pipelined (:attr:`LoopNode.pipelined`): its global
         to shared copies are multi-buffered ``stages`` times and make the kernel warp-specialised."""
         src, dst = node.reads[0], node.writes[0]
+        in_loop = stages > 0  # the enclosing loop's stages; 0 outside every loop
         if src.scope == GLOBAL and dst.scope == GLOBAL:
             raise FrontendError(
                 "copy from global to global memory", construct="T.copy", location=node.location
@@ -310,7 +315,7 @@ class _Lowering:
             if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
-            return self._load(src, _level(dst.scope), node.location)
+            return self._load(src, _level(dst.scope), node.location, sync=in_loop and not pipelined)
         if dst.scope == GLOBAL:
             return self._store(dst, _level(src.scope), node.location)
         smem = sum(_bytes(r) for r in (src, dst) if r.scope == SHARED)

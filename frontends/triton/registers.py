@@ -24,7 +24,7 @@ import math
 from collections.abc import Mapping
 
 from tilesight.dtypes import dtype_bytes
-from tilesight.plan import ActionKind, Loop, Node, TileAction
+from tilesight.plan import SYNC_LOAD, ActionKind, Loop, Node, TileAction
 
 # Non-accumulator registers of a Triton kernel: pointer offsets per loaded tile row, masks, loop counters and
 # pipeline bookkeeping. 40 is the register count Triton 3.x gives a GEMM whose accumulator is negligible
@@ -44,7 +44,7 @@ REGISTER_BYTES = 4
 SPILL_FRAME_PER_EXCESS = 2.6
 # TileAction.variant of a loop load Triton could not turn into an asynchronous copy (the pipeliner left it
 # synchronous; tilesight.model.resources.lsu_seconds reads it too).
-SYNC_VARIANT = "sync"
+SYNC_VARIANT = SYNC_LOAD
 ACCUMULATOR_BYTES = 4  # fp32 accumulators (int32 for int8 dots)
 POINTER_REGISTERS = 2  # a 64-bit global address
 

@@ -36,13 +36,14 @@ import numpy as np
 from .. import cache as cache_pkg
 from ..cache import CacheModel, CacheTraffic, default_cache_model
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, Loop, TileAction, TilePlan
+from ..plan import PIPELINES, SYNC_LOAD, Loop, TileAction, TilePlan
 from ..report import ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
 from .occupancy import residency, waves
 from .resources import (
     CUDA,
+    FULL_VECTOR_BYTES,
     NPIPES,
     SFU,
     TC,
@@ -51,6 +52,7 @@ from .resources import (
     action_demand,
     full_share_rates,
     region_scale,
+    waited_load_latency,
 )
 from .tile import BodyCost, eval_body
 
@@ -314,9 +316,18 @@ def _core(
     tensors = {t.name: t for t in plan.tensors}
     rates = _full_share_rates(hw)
     for act, loops in plan.actions():
-        demands[act.name] = action_demand(
-            act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p
-        )
+        demand = action_demand(act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p)
+        if (
+            act.variant == SYNC_LOAD
+            and (act.vector_bytes or FULL_VECTOR_BYTES) >= FULL_VECTOR_BYTES
+            and act.tensor is not None
+            and loops
+            and loops[-1].stages <= 1
+            and not loops[-1].producer_loads
+        ):  # nothing runs ahead of a synchronous load in an unpipelined loop: it waits for its last line
+            latency = waited_load_latency(hw, demand, tensors[act.tensor].tile_bytes)
+            demand = demand._replace(latency_s=latency)
+        demands[act.name] = demand
         occurrences[act.name] = math.prod(lp.work_trips for lp in loops)
     c.demands, c.occurrences = demands, occurrences
 

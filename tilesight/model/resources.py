@@ -66,6 +66,7 @@ from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import (
     PIPELINES,
+    SYNC_LOAD,
     AccessMode,
     ActionKind,
     MemLevel,
@@ -268,7 +269,7 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     measure.
     """
     vec = action.vector_bytes or FULL_VECTOR_BYTES
-    passes = SYNC_LOAD_PASSES if action.variant == "sync" else 1
+    passes = SYNC_LOAD_PASSES if action.variant == SYNC_LOAD else 1
     instr = passes * nbytes / (vec * hw.warp_size)
     base = hw.lsu_warp_instr_per_s_per_sm
     if l2_hit is None or not hw.lsu_l2_warp_instr_per_s_per_sm:
@@ -315,6 +316,21 @@ def spill_seconds(
     else:
         l2_rate, ddr_rate = peak, ddr
     return nbytes * (hit / l2_rate + (1.0 - hit) / ddr_rate)
+
+
+def waited_load_latency(hw: HardwareProfile, demand: ActionDemand, tile_bytes: float) -> float:
+    """Latency of a synchronous tile load (:data:`~tilesight.plan.SYNC_LOAD`) in a loop that is not
+    software-pipelined: the block's threads issue its lines together and wait at the block's barrier for the
+    last of them, so an iteration takes the slowest line's latency, not the mean. With each of the tile's
+    ``tile_bytes / l2_line_bytes`` lines hitting L2 independently at the action's hit rate ``h``, the tile
+    waits for DRAM unless every line hits: ``h^lines * l2_latency + (1 - h^lines) * ddr_latency`` (never below
+    the action's mean latency)."""
+    if demand.l2_hit is None:
+        return demand.latency_s
+    hit = min(max(demand.l2_hit, 0.0), 1.0)
+    lines = max(1.0, tile_bytes / hw.l2_line_bytes)
+    all_hit = hit**lines
+    return max(demand.latency_s, all_hit * hw.l2_latency_s + (1.0 - all_hit) * hw.ddr_latency_s)
 
 
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
