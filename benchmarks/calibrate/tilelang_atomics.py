@@ -19,8 +19,9 @@ forms:
 
 with the fragment in a ``T.gemm`` accumulator's layout and in a ``T.Parallel`` one, by programs per SM (1, 2)
 and programs sharing a tile (1, 4). The first launch of each atomic form is checked
-(every element of tile 0 equals the number of programs adding to it). Printed by ``python
-benchmarks/probe_report.py tl_atomics``. Needs TileLang (the carried wheels:
+(every element of tile 0 equals the number of programs adding to it); each point records the instruction
+the lowered CUDA uses. Read by no profile field: the model takes Triton's per-block atomic rate as a rate of
+instructions (``tilesight/model/resources.py``), which these points check. Needs TileLang (the carried wheels:
 ``benchmarks/device/install_wheels.sh``).
 """
 

@@ -24,6 +24,7 @@ from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
 from tilesight.plan import (
     SYNC_LOAD,
+    VECTOR_REDUCTION,
     AccessMode,
     ActionKind,
     BlockResources,
@@ -52,6 +53,11 @@ from .walker import (
     cvt_narrow,
     cvt_packed,
 )
+
+# Elements one AtomicAddx* of T.atomic_add adds, by where the fragment's layout came from (TileLang 0.1.15's
+# lowered CUDA for sm_90a): a gemm accumulator's, or any other (a T.Parallel-written fragment).
+ATOMIC_ACCUMULATOR_WIDTH = 2
+ATOMIC_FRAGMENT_WIDTH = 4
 
 # TileLang aligns each dynamic shared-memory buffer so TMA and 128-byte-swizzled layouts can address it;
 # the 128B swizzle atom needs 1024-byte alignment on Hopper (CUDA programming guide, TMA swizzle modes).
@@ -271,7 +277,12 @@ class _Lowering:
             )
         store = self._store(dst, _level(src.scope), node.location, "atomic_add")
         self.tensors[dst.buffer].atomic = True
-        return store
+        # TileLang adds a fragment with relaxed vector reductions as wide as each thread's contiguous run of
+        # it allows: two fp32 values (AtomicAddx2) from a gemm accumulator's layout, four (AtomicAddx4) from a
+        # fragment T.Parallel wrote (its lowered CUDA; benchmarks/calibrate/tilelang_atomics.py)
+        width = ATOMIC_ACCUMULATOR_WIDTH if src.buffer in self.gemm_parts else ATOMIC_FRAGMENT_WIDTH
+        vector = int(width * dtype_bytes(canonical_dtype(dst.dtype)))
+        return dataclasses.replace(store, variant=VECTOR_REDUCTION, vector_bytes=vector)
 
     def _load(self, src: Region, dst: MemLevel, where: str, sync: bool = False) -> TileAction:
         """A load of ``src``'s global tile into ``dst`` (registers or shared memory); ``sync``: a load in a

@@ -380,6 +380,46 @@ def test_atomic_store_costs_the_l2_atomic_rate(round_hw):
     assert action_demand(st, plan, hw, traffic, resident=2).busy_s[L2] == pytest.approx(max(plain, 4.096e-6))
 
 
+def test_vector_reduction_issues_its_width_per_instruction(round_hw):
+    import dataclasses
+
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.plan import VECTOR_REDUCTION, AccessMode
+
+    # the 64 x 64 fp32 tile of the test above, added by one resident block at 5e8 atomic instructions/s: as
+    # returning atomics 4096 / 5e8 = 8.192 us; as AtomicAddx2 (8 bytes an instruction) 4.096 us; as x4 the
+    # chip's share (1e9 elements/s per SM) bounds it at 4.096 us too
+    plan = TilePlan(
+        name="acc",
+        grid=TileGrid(shape=(4,), dims=("x",)),
+        tensors=(TensorAccess("c", "float32", (256, 64), (64, 64), mode=AccessMode.ATOMIC),),
+        body=(TileAction("st", ActionKind.STORE, tensor="c", src=MemLevel.REG),),
+        resources=BlockResources(threads=128),
+    )
+    hw = dataclasses.replace(round_hw, l2_atomic_elements_per_s=4e9, atomic_elements_per_s_per_block=5e8)
+    traffic = CompulsoryCacheModel().traffic(plan, hw)
+    (st,) = [a for a, _ in plan.actions()]
+    # (the tile's 16 KiB through L2 take 0.08 us, below every atomic time)
+    for vector, want in ((None, 8.192e-6), (8, 4.096e-6), (16, 4.096e-6)):
+        act = dataclasses.replace(st, variant=VECTOR_REDUCTION if vector else None, vector_bytes=vector)
+        assert action_demand(act, plan, hw, traffic, resident=1).busy_s[L2] == pytest.approx(want)
+
+
+def test_waited_load_latency_by_hand(round_hw):
+    from tilesight.model.resources import waited_load_latency
+
+    act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM)
+    d = action_demand(act, _plan(act), round_hw, _traffic(0.75, 0.25))
+    # mean 0.625 us (test above); a 256-byte tile of 128-byte lines: both hit with 0.75^2 = 0.5625, so
+    # 0.5625 x 0.5 + 0.4375 x 1 = 0.71875 us; a 100 kB tile (782 lines) waits for DRAM: 1 us
+    lat = round_hw.l2_latency_s, round_hw.ddr_latency_s, round_hw.l2_line_bytes
+    assert lat == pytest.approx((0.5 * US, 1.0 * US, 128))
+    assert waited_load_latency(round_hw, d, 256) == pytest.approx(0.71875 * US)
+    assert waited_load_latency(round_hw, d, 100_000) == pytest.approx(1.0 * US)
+    # never below the mean: one line's tile keeps it
+    assert waited_load_latency(round_hw, d, 64) == pytest.approx(0.625 * US)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     iterations=st.integers(1, 256),

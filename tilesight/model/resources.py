@@ -67,6 +67,7 @@ from ..hardware import HardwareProfile
 from ..plan import (
     PIPELINES,
     SYNC_LOAD,
+    VECTOR_REDUCTION,
     AccessMode,
     ActionKind,
     MemLevel,
@@ -481,10 +482,16 @@ def action_demand(
         and tensor.mode is AccessMode.ATOMIC
     ):
         # every element is a read-modify-write at the L2 (the atomics probe: about 4x a plain store's time);
-        # a block issues at most its own rate, so few blocks per SM leave the L2's atomic units idle
+        # a block issues at most its own rate, so few blocks per SM leave the L2's atomic units idle. That
+        # rate is one of atomic instructions: a vector reduction adds its width of elements with each
+        # (tilelang_atomics probe: AtomicAddx2 reaches 3.1-3.4e9 elements/s a block, twice Triton's
+        # returning atomic, and the same 4.6e11 over the chip)
         per_sm = hw.l2_atomic_elements_per_s / hw.sm_count
         if hw.atomic_elements_per_s_per_block:
-            per_sm = min(per_sm, resident * hw.atomic_elements_per_s_per_block)
+            width = 1.0
+            if action.variant == VECTOR_REDUCTION and action.vector_bytes:
+                width = max(1.0, action.vector_bytes / dtype_bytes(tensor.dtype))
+            per_sm = min(per_sm, resident * width * hw.atomic_elements_per_s_per_block)
         atomic_s = nbytes / dtype_bytes(tensor.dtype) / per_sm
         busy[L2] = max(busy[L2], atomic_s)
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:

@@ -8,7 +8,7 @@ import tilelang.language as T  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 
 from tilesight.hardware import load_profile  # noqa: E402
-from tilesight.plan import AccessMode, ActionKind  # noqa: E402
+from tilesight.plan import SYNC_LOAD, VECTOR_REDUCTION, AccessMode, ActionKind  # noqa: E402
 
 pytestmark = pytest.mark.tilelang
 
@@ -264,3 +264,49 @@ def test_only_pipelined_loops_are_warp_specialised(kind, threads, smem):
     assert (plan.resources.threads, plan.resources.smem_bytes) == (threads, smem)
     (loop,) = [n for n in plan.body if not hasattr(n, "kind")]
     assert loop.producer_loads is (threads == 256)
+    # an unpipelined loop's copies are plain loads the threads wait for (TileLang's lowered CUDA: uint4
+    # global loads stored to shared memory before a __syncthreads)
+    loads = [a for a, _ in plan.actions() if a.kind is ActionKind.LOAD]
+    assert {a.variant for a in loads} == ({None} if threads == 256 else {SYNC_LOAD})
+
+
+def test_a_waited_load_slows_the_unpipelined_loop():
+    import dataclasses
+
+    import tilesight
+
+    # the same num_stages=0 plan with its loads taken as asynchronous: the waited (slowest-line) latency is
+    # what makes the synchronous one slower
+    plan = plan_prim_func(_gemm_loop(0), HW)
+    (loop,) = [n for n in plan.body if not hasattr(n, "kind")]
+    body = tuple(dataclasses.replace(a, variant=None) if a.kind is ActionKind.LOAD else a for a in loop.body)
+    free = dataclasses.replace(
+        plan, body=tuple(dataclasses.replace(loop, body=body) if n is loop else n for n in plan.body)
+    )
+    assert tilesight.estimate(plan, hw=HW).latency_s > tilesight.estimate(free, hw=HW).latency_s
+
+
+@pytest.mark.parametrize(("split", "width"), [(_split_k, 2), (_split_k_elementwise, 2)])
+def test_atomic_add_of_an_accumulator_is_a_two_wide_vector_reduction(split, width):
+    (store,) = [a for a, _ in plan_prim_func(split(), HW).actions() if a.kind is ActionKind.STORE]
+    # TileLang adds a wgmma accumulator fragment with AtomicAddx2: 2 fp32 values an instruction
+    assert store.variant == VECTOR_REDUCTION and store.vector_bytes == width * 4
+
+
+def _accumulate_rows(rows=256, cols=128, bm=64):
+    @T.prim_func
+    def main(X: T.Tensor((rows, cols), "float32"), Y: T.Tensor((bm, cols), "float32")):
+        with T.Kernel(rows // bm, threads=128) as bx:
+            f = T.alloc_fragment((bm, cols), "float32")
+            for i, j in T.Parallel(bm, cols):
+                f[i, j] = X[bx * bm + i, j] * 2.0
+            T.atomic_add(Y[0, 0], f)  # every block adds into the same tile
+
+    return main
+
+
+def test_atomic_add_of_a_parallel_fragment_is_a_four_wide_vector_reduction():
+    plan = plan_prim_func(_accumulate_rows(), HW)
+    (store,) = [a for a, _ in plan.actions() if a.kind is ActionKind.STORE]
+    assert plan.tensor("Y").mode is AccessMode.ATOMIC
+    assert store.variant == VECTOR_REDUCTION and store.vector_bytes == 4 * 4  # AtomicAddx4 of fp32
