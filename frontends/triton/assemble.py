@@ -27,6 +27,8 @@ from .layouts import pipelined
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import tile_extents
 
+# Registers a thread is given in steps of (a warp's allocation unit of 256 registers over 32 threads).
+REGISTER_GRANULE = 8
 REGISTER_NOTE = (
     "registers per thread estimated from the accumulators or tiles (ptxas not run): {regs} per thread{spill}"
 )
@@ -90,7 +92,12 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
 
 
 def build_plan(
-    ir: CompiledIR, binding: Binding, grid: tuple[int, int, int], *, regs_per_thread_max: int = 255
+    ir: CompiledIR,
+    binding: Binding,
+    grid: tuple[int, int, int],
+    *,
+    regs_per_thread_max: int = 255,
+    regs_per_sm: int | None = None,
 ) -> TilePlan:
     walker = Walker(ir, binding.scalars, {**binding.tensors, **binding.descriptors}, grid)
     raw, accesses = walker.run()
@@ -154,6 +161,10 @@ def build_plan(
         walker.pointer_rows,
     )
     limit = regs_per_thread_max
+    if regs_per_sm:
+        # ptxas fits a block of ``threads`` in one SM's register file (``.maxntid``): 1024 threads get 64
+        # registers a thread at most, in steps of the allocation granularity; the rest spills
+        limit = min(limit, regs_per_sm // threads // REGISTER_GRANULE * REGISTER_GRANULE)
     spill = spill_frame_bytes(regs, limit)
     spilled = f", {spill} bytes likely spilled" if spill else ""
     notes = [*walker.notes, REGISTER_NOTE.format(regs=regs, spill=spilled)]

@@ -94,6 +94,9 @@ _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
 # 32 MiB per live scalar.
 MAX_LANES = 1 << 22
 _TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan.return", "scf.condition"})
+# Block-wide barriers (``tl.debug_barrier()``): a synchronisation the tile program already implies between its
+# dependent actions; no work of their own.
+_BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
 
 
@@ -252,7 +255,7 @@ class Walker:
 
     def step(self, op: Op, body: _Body) -> None:
         n = op.name
-        if n in _TERMINATORS:
+        if n in _TERMINATORS or n in _BARRIERS:
             return
         if n == "arith.constant":
             c = interp.constant(op.text)

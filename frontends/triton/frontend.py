@@ -86,4 +86,5 @@ class TritonFrontend:
                 binding,
                 resolve_grid(grid, binding.meta),
                 regs_per_thread_max=hw.regs_per_thread_max,
+                regs_per_sm=hw.regs_per_sm,
             )

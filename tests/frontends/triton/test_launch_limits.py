@@ -1,0 +1,63 @@
+"""Triton kernels at the edges of a launch: 1024-thread blocks (the register file caps each thread) and
+``tl.debug_barrier``."""
+
+import pytest
+
+triton = pytest.importorskip("triton")
+import triton.language as tl  # noqa: E402
+from tilesight.frontends.triton.registers import (  # noqa: E402
+    ELEMENTWISE_OVERHEAD,
+    REGISTER_BYTES,
+    SPILL_FRAME_PER_EXCESS,  # noqa: E402
+)
+
+import tilesight  # noqa: E402
+from tilesight import TensorSpec  # noqa: E402
+
+HW = "h200"
+
+
+@triton.jit
+def _row_softmax(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * n_cols + offs, e / tl.sum(e, axis=0), mask=offs < n_cols)
+
+
+@triton.jit
+def _scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr, BARRIER: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if BARRIER:
+        tl.debug_barrier()
+    tl.store(y_ptr + offs, x * 2, mask=offs < n)
+
+
+def _plan(fn, grid, *args, **meta):
+    from tilesight.frontends import find_frontend
+
+    from tilesight.hardware import load_profile
+
+    return find_frontend(fn).plan(fn, (grid, *args), meta, load_profile(HW))
+
+
+def test_a_1024_thread_block_gets_64_registers_a_thread_and_spills_the_rest():
+    # a 65536-wide fp32 row over 32 warps: 64 values a thread + 16 overhead = 80 registers estimated; ptxas
+    # fits 1024 threads in the 65536-register file with 64 each, so 16 spill: 16 x 4 B x 2.6 = 166 B
+    x = TensorSpec((256, 65536), "float32")
+    plan = _plan(_row_softmax, (256,), x, x, 65536, BLOCK=65536, num_warps=32)
+    assert ELEMENTWISE_OVERHEAD + 65536 // 1024 == 80
+    assert plan.resources.threads == 1024 and plan.resources.regs_per_thread == 64
+    assert plan.resources.spill_bytes_per_thread == round(16 * REGISTER_BYTES * SPILL_FRAME_PER_EXCESS)
+    assert (
+        tilesight.estimate(_row_softmax, (256,), x, x, 65536, BLOCK=65536, num_warps=32, hw=HW).latency_s > 0
+    )
+
+
+def test_debug_barrier_adds_no_work():
+    x = TensorSpec((1 << 20,), "float32")
+    plain = tilesight.estimate(_scale, (1024,), x, x, 1 << 20, BLOCK=1024, BARRIER=False, hw=HW)
+    fenced = tilesight.estimate(_scale, (1024,), x, x, 1 << 20, BLOCK=1024, BARRIER=True, hw=HW)
+    assert fenced.latency_s == pytest.approx(plain.latency_s)
