@@ -706,7 +706,11 @@ class Walker:
         take_then = True
         if cond is not None:
             live = np.broadcast_to(cond, (self.lanes,))[self.valid]
-            take_then = bool(live.mean() >= 0.5) if live.size else True  # the branch most programs take
+            share = float(live.mean()) if live.size else 1.0
+            if 0.0 < share < 1.0 and not op.results and not _has_work(op.regions[1:]):
+                self.guarded(op, body, np.broadcast_to(cond, (self.lanes,)).astype(bool), share)
+                return
+            take_then = share >= 0.5 if live.size else True  # the branch most programs take
         region = op.regions[0] if take_then or len(op.regions) < 2 else op.regions[1]
         if cond is None:
             self.notes.append(
@@ -716,6 +720,40 @@ class Walker:
         yielded = region[-1].operands if region and region[-1].name == "scf.yield" else []
         for r, y in zip(op.results, yielded, strict=False):
             self.env[r] = self.get(y)
+
+    def guarded(self, op: Op, body: _Body, taken: np.ndarray, share: float) -> None:
+        """An ``if`` without an ``else`` that some programs take and others skip (``if head < n_kv_heads``):
+        its work as a loop of one iteration in the programs that take it and none in the others, so the plan
+        times ``share`` of it per program (``mean_trips``; ``trips_by_program`` where lanes are programs)
+        while the cache model walks the accesses of one iteration."""
+        inner = _Body()
+        self.walk(op.regions[0], inner)
+        if not inner.nodes:
+            return
+        by_program = None
+        if not self.ivs and self.lanes == self.programs and self.valid.all():
+            by_program = tuple(int(t) for t in taken)
+        self.notes.append(
+            f"scf.if at {op.loc}: taken by {share:.0%} of the programs; the plan times that share of its work"
+        )
+        body.add(
+            {
+                "name": self.fresh(f"if_{(op.loc or 'L').rsplit(':', 1)[-1]}"),
+                "kind": "loop",
+                "trips": 1,
+                "mean_trips": share,
+                "trips_by_program": by_program,
+                "body": inner.nodes,
+                "reduction": False,
+                "deps": set(self.deps_in(body, self.merged(list(op.operands)))),
+                "loc": op.loc,
+            }
+        )
+
+
+def _has_work(regions: list[list[Op]]) -> bool:
+    """Whether any op of ``regions`` is more than a terminator (an ``else`` that only yields has none)."""
+    return any(o.name not in _TERMINATORS for region in regions for o in region)
 
 
 # ldmatrix.x4 moves four 8x8 matrices of 16-bit elements per warp: 16 bytes per thread per instruction.

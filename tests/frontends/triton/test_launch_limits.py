@@ -61,3 +61,28 @@ def test_debug_barrier_adds_no_work():
     plain = tilesight.estimate(_scale, (1024,), x, x, 1 << 20, BLOCK=1024, BARRIER=False, hw=HW)
     fenced = tilesight.estimate(_scale, (1024,), x, x, 1 << 20, BLOCK=1024, BARRIER=True, hw=HW)
     assert fenced.latency_s == pytest.approx(plain.latency_s)
+
+
+@triton.jit
+def _qk_rows(q_ptr, k_ptr, n_heads_k, D: tl.constexpr):
+    # one program per (row, head): every head scales its Q row, the first n_heads_k heads their K row too
+    row = tl.program_id(0)
+    head = tl.program_id(1)
+    offs = tl.arange(0, D)
+    q = tl.load(q_ptr + (row * 32 + head) * D + offs)
+    tl.store(q_ptr + (row * 32 + head) * D + offs, q * 2)
+    if head < n_heads_k:
+        k = tl.load(k_ptr + (row * n_heads_k + head) * D + offs)
+        tl.store(k_ptr + (row * n_heads_k + head) * D + offs, k * 2)
+
+
+def test_an_if_some_programs_take_is_that_share_of_its_work():
+    q = TensorSpec((64, 32, 1024), "float16")
+    k = TensorSpec((64, 8, 1024), "float16")
+    plan = _plan(_qk_rows, (64, 32), q, k, 8, D=1024)
+    (guard,) = [n for n in plan.body if hasattr(n, "trips")]
+    # 8 of the 32 heads take it: one iteration in those programs, none in the others (launch order: x fastest)
+    assert guard.mean_trips == pytest.approx(0.25)
+    assert guard.trips_by_program == tuple(int(h < 8) for h in range(32) for _ in range(64))
+    assert {a.kind for a in guard.body} >= {tilesight.plan.ActionKind.LOAD, tilesight.plan.ActionKind.STORE}
+    assert any("taken by 25% of the programs" in n for n in plan.notes)
