@@ -41,7 +41,7 @@ from tilesight.tensorspec import TensorSpec
 
 from . import interp, strides
 from .compile import CompiledIR
-from .ir import Op, at_op, depends_on, parse_module, tensor_type
+from .ir import BLOCK_LABEL, Op, at_op, depends_on, parse_module, tensor_type
 from .layouts import access_rows, access_widths, reduce_warps
 
 _ELEM = {
@@ -244,10 +244,53 @@ class Walker:
         return body.nodes, self.accesses
 
     def walk(self, ops: list[Op], body: _Body) -> None:
-        for op in ops:
+        for i, op in enumerate(ops):
             for r in op.results:
                 self.defs[r] = op
+            if op.name == "cf.cond_br":
+                self.early_exit(op, ops[i + 1 :], body)
+                return
+            if op.name == BLOCK_LABEL:
+                continue
             self.step(op, body)
+
+    def early_exit(self, op: Op, rest: list[Op], body: _Body) -> None:
+        """``cf.cond_br``: the one form of unstructured control flow Triton emits for a kernel, an early
+        ``return`` under an ``if`` (``if row >= n_rows: return``). One target block holds only the return; the
+        programs that branch there stop, the others run the other block, walked as a guard (:meth:`guarded`)
+        taken by that share of the programs. Any other branching is refused, naming it."""
+        targets = re.findall(r"\^bb\d+", op.text)
+        blocks: dict[str, list[Op]] = {}
+        label = None
+        for o in rest:
+            if o.name == BLOCK_LABEL:
+                label = o.text
+                blocks[label] = []
+            elif label is not None:
+                blocks[label].append(o)
+        exits = [t for t in targets if [o.name for o in blocks.get(t, [])] == ["tt.return"]]
+        if len(targets) != 2 or len(exits) != 1 or any(o.name.startswith("cf.") for o in rest):
+            what = "cf.cond_br (branching other than an early return)"
+            raise UnsupportedOpError(what, self.kernel, op.loc)
+        stay = targets[1] if exits[0] == targets[0] else targets[0]
+        cond = self.get(op.operands[0]).val if op.operands else None
+        if cond is None:
+            self.notes.append(
+                f"early return at {op.loc}: condition unknown before launch; the plan runs every program on"
+            )
+            self.walk(blocks[stay], body)
+            return
+        runs = np.broadcast_to(cond, (self.lanes,)).astype(bool)
+        if exits[0] == targets[0]:
+            runs = ~runs
+        live = runs[self.valid]
+        share = float(live.mean()) if live.size else 1.0
+        ops = blocks[stay]
+        if share >= 1.0:
+            self.walk(ops, body)
+        elif share > 0.0:
+            guard = Op("scf.if", [], [op.operands[0]], op.text, "", op.loc, regions=[ops])
+            self.guarded(guard, body, runs, share, "the code past an early return")
 
     def set_results(self, op: Op, v: V) -> None:
         for r in op.results:
@@ -721,7 +764,7 @@ class Walker:
         for r, y in zip(op.results, yielded, strict=False):
             self.env[r] = self.get(y)
 
-    def guarded(self, op: Op, body: _Body, taken: np.ndarray, share: float) -> None:
+    def guarded(self, op: Op, body: _Body, taken: np.ndarray, share: float, what: str = "scf.if") -> None:
         """An ``if`` without an ``else`` that some programs take and others skip (``if head < n_kv_heads``):
         its work as a loop of one iteration in the programs that take it and none in the others, so the plan
         times ``share`` of it per program (``mean_trips``; ``trips_by_program`` where lanes are programs)
@@ -734,7 +777,7 @@ class Walker:
         if not self.ivs and self.lanes == self.programs and self.valid.all():
             by_program = tuple(int(t) for t in taken)
         self.notes.append(
-            f"scf.if at {op.loc}: taken by {share:.0%} of the programs; the plan times that share of its work"
+            f"{what} at {op.loc}: taken by {share:.0%} of the programs; the plan times that share of its work"
         )
         body.add(
             {

@@ -20,6 +20,10 @@ _TENSOR = re.compile(r"tensor<((?:\d+x)*)((?:!tt\.ptr<[^>]+>)|[a-zA-Z][\w]*)")
 _FUNC_ARG = re.compile(r"(%[\w.$-]+): ((?:!tt\.[a-z]+<(?:[^<>]|<[^<>]*(?:<[^<>]*>)?[^<>]*>)*>)|[\w]+)")
 
 
+# Op.name of the pseudo-op marking the start of a block (``^bb1:``) inside a region; its text is the label.
+BLOCK_LABEL = "^block"
+
+
 @dataclass
 class Op:
     name: str
@@ -154,7 +158,11 @@ def parse_module(text: str) -> Function:
     last: Op | None = None
     for raw in lines:
         line = raw.strip()
-        if not line or line.startswith("#") or line.startswith("module") or line.startswith("^bb"):
+        if not line or line.startswith("#") or line.startswith("module"):
+            continue
+        if line.startswith("^bb"):  # a block label of unstructured control flow (cf.cond_br's targets)
+            if func is not None and stack:
+                stack[-1][1].append(Op(BLOCK_LABEL, [], [], line.split(":", 1)[0], ""))
             continue
         loc_text = None
         m = _TRAILING_LOC.search(line)

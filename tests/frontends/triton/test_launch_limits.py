@@ -86,3 +86,27 @@ def test_an_if_some_programs_take_is_that_share_of_its_work():
     assert guard.trips_by_program == tuple(int(h < 8) for h in range(32) for _ in range(64))
     assert {a.kind for a in guard.body} >= {tilesight.plan.ActionKind.LOAD, tilesight.plan.ActionKind.STORE}
     assert any("taken by 25% of the programs" in n for n in plan.notes)
+
+
+@triton.jit
+def _rows_with_early_return(x_ptr, n_rows, D: tl.constexpr):
+    row = tl.program_id(0)
+    if row >= n_rows:
+        return
+    offs = tl.arange(0, D)
+    x = tl.load(x_ptr + row * D + offs)
+    tl.store(x_ptr + row * D + offs, x * 2)
+
+
+def test_an_early_return_leaves_the_work_to_the_programs_that_stay():
+    x = TensorSpec((4096, 8192), "float16")
+    everyone = _plan(_rows_with_early_return, (4096,), x, 4096, D=8192)
+    quarter = _plan(_rows_with_early_return, (4096,), x, 1024, D=8192)
+    # every program stays: the plain program; a quarter of them: the rest of the kernel as a one-iteration
+    # guard those 1024 programs take
+    assert not [n for n in everyone.body if hasattr(n, "trips")]
+    (guard,) = [n for n in quarter.body if hasattr(n, "trips")]
+    assert guard.mean_trips == pytest.approx(0.25) and sum(guard.trips_by_program) == 1024
+    assert any("early return" in n for n in quarter.notes)
+    fast = tilesight.estimate(_rows_with_early_return, (4096,), x, 1024, D=8192, hw=HW).latency_s
+    assert fast < tilesight.estimate(_rows_with_early_return, (4096,), x, 4096, D=8192, hw=HW).latency_s
