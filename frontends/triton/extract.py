@@ -500,7 +500,11 @@ class Walker:
             tt = tensor_type(op.text.rsplit(" : ", 1)[-1]) or None
         else:
             tt = tensor_type(op.rtype)
-        tile, elem = (tt[0] or (1,), tt[1]) if tt else ((1,), "f32")
+        if tt:
+            tile, elem = tt[0] or (1,), tt[1]
+        else:  # a scalar access: its own type (a loaded value's, a stored pointer's)
+            scalar = (op.text.rsplit(" : ", 1)[-1] if store else op.rtype).split(",")[0].strip()
+            tile, elem = (1,), scalar or "f32"
         elem = re.sub(r"!tt\.ptr<([^>]+)>", r"\1", elem)
         masked = op.name in ("tt.load", "tt.store") and len(op.operands) > (2 if store else 1)
         mode = (

@@ -1,5 +1,5 @@
-"""Triton kernels at the edges of a launch: 1024-thread blocks (the register file caps each thread) and
-``tl.debug_barrier``."""
+"""Triton kernels at the edges of what the walker reads: 1024-thread blocks (the register file caps each thread),
+``tl.debug_barrier``, program-dependent ifs and early returns, scalar accesses."""
 
 import pytest
 
@@ -110,3 +110,21 @@ def test_an_early_return_leaves_the_work_to_the_programs_that_stay():
     assert any("early return" in n for n in quarter.notes)
     fast = tilesight.estimate(_rows_with_early_return, (4096,), x, 1024, D=8192, hw=HW).latency_s
     assert fast < tilesight.estimate(_rows_with_early_return, (4096,), x, 4096, D=8192, hw=HW).latency_s
+
+
+@triton.jit
+def _row_loss(x_ptr, y_ptr, loss_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    label = tl.load(y_ptr + row)  # a scalar int64 load, as a cross-entropy kernel reads its target
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+    tl.store(loss_ptr + row, tl.sum(x, axis=0) + label.to(tl.float32))
+
+
+def test_scalar_accesses_keep_their_own_element_type():
+    x = TensorSpec((1024, 4096), "bfloat16")
+    plan = _plan(
+        _row_loss, (1024,), x, TensorSpec((1024,), "int64"), TensorSpec((1024,), "float32"), 4096, BLOCK=4096
+    )
+    assert not [n for n in plan.notes if " reads " in n]  # no "kernel reads float32 from a int64 tensor"
+    assert plan.tensor("y_ptr").tile == (1,) and plan.tensor("loss_ptr").tile == (1,)
