@@ -1,5 +1,5 @@
-"""Triton kernels at the edges of what the walker reads: 1024-thread blocks (the register file caps each thread),
-``tl.debug_barrier``, program-dependent ifs and early returns, scalar accesses."""
+"""Triton kernels at the edges of what the walker reads: 1024-thread blocks (the register file caps each
+thread), ``tl.debug_barrier``, program-dependent ifs and early returns, scalar accesses."""
 
 import pytest
 
