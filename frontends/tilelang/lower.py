@@ -459,6 +459,11 @@ class _Lowering:
     # -- plan pieces ---------------------------------------------------------------------------------------
     def grid(self) -> TileGrid:
         ir = self.ir
+        if ir.sequence is not None:  # a persistent kernel: its tiles in launch order, over its blocks
+            self.notes.extend(ir.notes)
+            return TileGrid(
+                ir.grid, ir.grid_vars, LaunchOrder.EXPLICIT, programs=ir.programs, sequence=ir.sequence
+            )
         if ir.swizzle is None:
             return TileGrid(ir.grid, ir.grid_vars, LaunchOrder.COLUMN_MAJOR)
         func, panel = ir.swizzle

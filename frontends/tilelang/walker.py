@@ -167,6 +167,9 @@ class KernelIR:
     swizzle: tuple[str, int] | None
     body: tuple[OpNode | LoopNode, ...]
     binds: dict[str, Any]  # let-bound variables -> their expressions
+    programs: int | None = None  # a persistent kernel: blocks launched (grid is then its tile grid)
+    sequence: np.ndarray | None = None  # ... and the tiles' coordinates in launch order
+    notes: tuple[str, ...] = ()
 
 
 class _Walker:
@@ -187,6 +190,9 @@ class _Walker:
         self.swizzle: tuple[str, int] | None = None
         self.binds: dict[str, Any] = {}
         self.loop_vars: set[str] = set()  # serial / pipelined loop variables of the tile program
+        self.programs: int | None = None  # a persistent kernel's blocks (see _persistent)
+        self.sequence: np.ndarray | None = None  # ... and its tiles' coordinates in launch order
+        self.notes: list[str] = []
         self.env: dict[str, Any] = {}
         self.count = 0
         self.source = _source_of(func)  # "file.py:line" of the kernel's definition, where TVM kept it
@@ -251,6 +257,9 @@ class _Walker:
             swizzle=self.swizzle,
             body=tuple(body),
             binds=dict(self.binds),
+            programs=self.programs,
+            sequence=self.sequence,
+            notes=tuple(self.notes),
         )
 
     def _launch(self, stmt: Any) -> list[OpNode | LoopNode]:
@@ -307,6 +316,10 @@ class _Walker:
         self.binds[stmt.var.name] = stmt.value
         if not str(stmt.value.dtype).startswith(("int", "uint", "bool")):
             return []  # a scalar of the computation (``inv_d = 1.0 / d``), never index math
+        if free_vars(stmt.value) - set(self.env) - set(self.binds):
+            # a value of a loop variable not yet bound: ``T.Persistent`` binds each tile's coordinates from
+            # its wave counter before the wave loop (see :meth:`_persistent`); kept as an expression only
+            return []
         self.env[stmt.var.name] = evaluate(stmt.value, self.env, self.name)
         return []
 
@@ -330,6 +343,9 @@ class _Walker:
         if isinstance(stmt, tirx.For):
             if stmt.kind == tirx.ForKind.PARALLEL:
                 return [self._parallel(stmt)]
+            persistent = self._persistent(stmt)
+            if persistent is not None:
+                return persistent
             return [self._loop(stmt)]
         if isinstance(stmt, tirx.BufferStore):
             return [self._store(stmt, 1, self._where(f"scalar store to {stmt.buffer.name!r}"))]
@@ -363,6 +379,91 @@ class _Walker:
             return self._body(stmt.else_case) if stmt.else_case is not None else []
         what = f"if/else whose condition holds for {int(value.sum())} of {value.size} blocks only"
         raise UnsupportedOpError(what, self.name, where)
+
+    def _persistent(self, stmt: tirx.For) -> list[OpNode | LoopNode] | None:
+        """A persistent kernel's wave loop (``T.Persistent``, or its hand-written form ``for w in
+        T.serial(waves): tile = w * programs + block_id; bx, by = ...; if bx * block_M < M ...:``): a serial
+        loop at the top of the tile program, without ``num_stages``, whose body, past let-bindings and guards,
+        moves tiles whose coordinates depend on the loop counter. Every (wave, block) pair the guards let
+        through is a tile: the plan's grid becomes those coordinates (the let-bound variables the body
+        indexes with), launched in the order ``wave x blocks + block`` by the kernel's blocks (a persistent
+        :class:`~tilesight.plan.TileGrid`), and the guarded body is the tile program. None for any other
+        loop."""
+        if self.loop_vars or self.sequence is not None or "num_stages" in stmt.annotations:
+            return None
+        w = stmt.loop_var.name
+        body: Any = stmt.body
+        guards: list[Any] = []
+        renamed: dict[Any, Any] = {}  # a let that shadows a name in use (TileLang names its block index "bx")
+
+        def bind(var: Any, value: Any) -> None:
+            value = stmt_functor.substitute(value, renamed) if renamed else value
+            if var.name in self.env or var.name in self.binds:
+                fresh = tirx.Var(f"{var.name}#{len(renamed) + 1}", var.dtype)
+                renamed[var] = fresh
+                var = fresh
+            self.binds[var.name] = value
+
+        while True:
+            if (
+                isinstance(body, tirx.SeqStmt)
+                and body.seq
+                and all(isinstance(x, tirx.Bind) for x in body.seq[:-1])
+            ):
+                for b in body.seq[:-1]:
+                    bind(b.var, b.value)
+                body = body.seq[-1]
+            elif isinstance(body, tirx.IfThenElse) and body.else_case is None:
+                guards.append(stmt_functor.substitute(body.condition, renamed) if renamed else body.condition)
+                body = body.then_case
+            else:
+                break
+        if renamed:
+            body = stmt_functor.substitute(body, renamed)
+        used: set[str] = set()
+        tirx.stmt_functor.post_order_visit(
+            body, lambda n: used.add(n.name) if isinstance(n, tirx.Var) else None
+        )
+        coords = sorted(v for v in used if v in self.binds and w in _vars_through(self.binds[v], self.binds))
+        if not coords:
+            return None
+        where = self._where(f"persistent loop over {w}")
+        waves = self._const(stmt.extent, "persistent wave count")
+        grid = tuple(self.grid)
+        space = (waves, *grid)
+        env = _GridEnv((w, *self.grid_vars), space, self.binds)
+        try:
+            ok = np.ones(space, dtype=bool)
+            for g in guards:
+                ok &= np.broadcast_to(np.asarray(evaluate(g, env, self.name)).astype(bool), space)
+            values = [
+                np.broadcast_to(np.asarray(evaluate(self.binds[c], env, self.name)), space) for c in coords
+            ]
+        except UnsupportedOpError as e:
+            raise UnsupportedOpError(f"persistent loop over {w}: {e.construct}", self.name, where) from None
+        # launch order: wave-major, blockIdx.x fastest within a wave
+        order = np.transpose(ok, (0, *range(len(grid), 0, -1))).ravel()
+        seq = np.stack(
+            [np.transpose(v, (0, *range(len(grid), 0, -1))).ravel()[order] for v in values], axis=1
+        )
+        if seq.size == 0 or seq.min() < 0:
+            raise UnsupportedOpError(
+                f"persistent loop over {w} with no tile or a negative coordinate", self.name, where
+            )
+        if len({tuple(r) for r in seq.tolist()}) != len(seq):
+            raise UnsupportedOpError(f"persistent loop over {w} visiting a tile twice", self.name, where)
+        shape = tuple(int(x) + 1 for x in seq.max(axis=0))
+        self.programs = math.prod(grid)
+        self.sequence = seq
+        self.grid_vars, self.grid = list(coords), list(shape)
+        for a, (var, n) in enumerate(zip(coords, shape, strict=True)):
+            self.env[var] = np.arange(n).reshape([-1 if i == a else 1 for i in range(len(shape))])
+        self.env[w] = 0
+        self.notes.append(
+            f"persistent kernel: {self.programs} blocks run {len(seq)} tiles of a {shape} grid in "
+            f"{waves} waves over {w}"
+        )
+        return self._body(body)
 
     def _loop(self, stmt: tirx.For) -> LoopNode:
         where = self._where(f"for {stmt.loop_var.name} in range({stmt.extent})")

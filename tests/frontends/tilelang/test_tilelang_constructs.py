@@ -310,3 +310,63 @@ def test_atomic_add_of_a_parallel_fragment_is_a_four_wide_vector_reduction():
     (store,) = [a for a, _ in plan.actions() if a.kind is ActionKind.STORE]
     assert plan.tensor("Y").mode is AccessMode.ATOMIC
     assert store.variant == VECTOR_REDUCTION and store.vector_bytes == 4 * 4  # AtomicAddx4 of fp32
+
+
+def _persistent_gemm(form, M=1024, N=1024, K=512, bm=128, bn=128, bk=64, programs=24):
+    m_blocks, n_blocks = M // bm, N // bn
+    waves = -(-(m_blocks * n_blocks) // programs)
+
+    @T.prim_func
+    def primitive(
+        A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")
+    ):
+        with T.Kernel(programs, threads=128) as block_id:
+            a = T.alloc_shared((bm, bk), "float16")
+            b = T.alloc_shared((bk, bn), "float16")
+            c = T.alloc_fragment((bm, bn), "float32")
+            for bx, by in T.Persistent([m_blocks, n_blocks], programs, block_id):
+                T.clear(c)
+                for k in T.Pipelined(K // bk, num_stages=3):
+                    T.copy(A[bx * bm, k * bk], a)
+                    T.copy(B[k * bk, by * bn], b)
+                    T.gemm(a, b, c)
+                T.copy(c, C[bx * bm, by * bn])
+
+    @T.prim_func
+    def manual(
+        A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")
+    ):
+        with T.Kernel(programs, threads=128) as block_id:
+            a = T.alloc_shared((bm, bk), "float16")
+            b = T.alloc_shared((bk, bn), "float16")
+            c = T.alloc_fragment((bm, bn), "float32")
+            for w in T.serial(waves):
+                tile = w * programs + block_id
+                bx = tile // n_blocks
+                by = tile % n_blocks
+                if bx < m_blocks:
+                    T.clear(c)
+                    for k in T.Pipelined(K // bk, num_stages=3):
+                        T.copy(A[bx * bm, k * bk], a)
+                        T.copy(B[k * bk, by * bn], b)
+                        T.gemm(a, b, c)
+                    T.copy(c, C[bx * bm, by * bn])
+
+    return primitive if form == "primitive" else manual
+
+
+@pytest.mark.parametrize("form", ["primitive", "manual"])
+def test_a_persistent_kernel_runs_its_tiles_over_its_blocks(form):
+    # 8 x 8 = 64 tiles over 24 programs in 3 waves (72 launch slots, 64 pass the guard): program p takes
+    # tiles p, p + 24, p + 48 in the row-major numbering the kernel computes
+    plan = plan_prim_func(_persistent_gemm(form), HW)
+    grid = plan.grid
+    assert (grid.shape, grid.programs, grid.tiles, grid.blocks) == ((8, 8), 24, 64, 24)
+    if form == "manual":
+        assert grid.sequence[:3].tolist() == [[0, 0], [0, 1], [0, 2]]
+        assert grid.sequence[24].tolist() == [3, 0]  # tile 24 = row 3, column 0
+    assert {tuple(r) for r in grid.sequence.tolist()} == {(i, j) for i in range(8) for j in range(8)}
+    assert any("persistent kernel: 24 blocks run 64 tiles" in n for n in plan.notes)
+    # the tile program is the guarded body: a K loop of 8 steps (512 / 64) and the store
+    (loop,) = [n for n in plan.body if hasattr(n, "trips")]
+    assert loop.trips == 8
