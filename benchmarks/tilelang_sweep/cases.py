@@ -205,6 +205,35 @@ def stages_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The persistent set (``sweep.py --set persistent``): GEMMs whose blocks loop over the tiles
+# (``kernels/tilelang/gemm.py::gemm_persistent``, ``T.Persistent`` and the hand-written wave loop), each
+# beside the non-persistent kernel of the same configuration; measured after the frontend learned persistent
+# grids.
+PERSISTENT_SHAPES = [(4096, 4096, 4096), (8192, 8192, 4096)]
+# (block_M, block_N, block_K, num_stages, threads)
+PERSISTENT_CONFIGS = [(128, 256, 64, 3, 256), (128, 128, 64, 3, 128)]
+PERSISTENT_FORMS = ["primitive", "manual", None]  # None: the plain kernel of the same configuration
+
+
+def persistent_cases() -> list[dict[str, Any]]:
+    """The persistent set: fp16 GEMMs, persistent in two forms and plain."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th), form in itertools.product(
+        PERSISTENT_SHAPES, PERSISTENT_CONFIGS, PERSISTENT_FORMS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float16", accum_dtype="float32")
+        if form is None:
+            params.update(use_swizzle=False, panel_size=10)
+            cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+        else:
+            params.update(programs=132, form=form)
+            cases.append({"family": "gemm", "kernel": "gemm_persistent", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"pst-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):
@@ -216,6 +245,7 @@ KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels" / "tilelang"
 _KERNELS = {
     "gemm": ("gemm", "gemm"),
     "gemm_splitk": ("gemm", "gemm_splitk"),
+    "gemm_persistent": ("gemm", "gemm_persistent"),
     "flash_attention_fwd": ("flash_attention", "flash_attention_fwd"),
     "mla_decode": ("mla_decode", "mla_decode"),
     "dequant_gemm": ("dequant_gemm", "dequant_gemm"),

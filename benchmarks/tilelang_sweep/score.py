@@ -45,7 +45,7 @@ CONFIG_KEYS = {
 
 
 # Configuration parameters of kernel variants beyond their family's (``CONFIG_KEYS``).
-EXTRA_CONFIG_KEYS = {"gemm_splitk": ("split_k",)}
+EXTRA_CONFIG_KEYS = {"gemm_splitk": ("split_k",), "gemm_persistent": ("programs", "form")}
 
 
 def load(data: Path) -> list[tuple[dict, str]]:

@@ -140,7 +140,7 @@ def main() -> int:
     ap.add_argument(
         "--set",
         default="main",
-        choices=("main", "validation", "variants", "stages"),
+        choices=("main", "validation", "variants", "stages", "persistent"),
         help="which case set to run",
     )
     args = ap.parse_args()
@@ -150,6 +150,7 @@ def main() -> int:
         "validation": case_list.validation_cases,
         "variants": case_list.variant_cases,
         "stages": case_list.stages_cases,
+        "persistent": case_list.persistent_cases,
     }[args.set]()
     if args.families:
         keep = set(args.families.split(","))

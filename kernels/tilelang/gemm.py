@@ -85,3 +85,68 @@ def gemm_splitk(
                 T.atomic_add(C[by * block_M + i, bx * block_N + j], C_local[i, j])
 
     return main
+
+
+def gemm_persistent(
+    M: int,
+    N: int,
+    K: int,
+    block_M: int = 128,
+    block_N: int = 256,
+    block_K: int = 64,
+    num_stages: int = 3,
+    threads: int = 256,
+    programs: int = 132,
+    form: str = "primitive",
+    dtype: str = "float16",
+    accum_dtype: str = "float32",
+):
+    """A persistent GEMM: ``programs`` blocks (one per SM by default) loop over the ``block_M x block_N``
+    tiles of C. ``form="primitive"`` walks them with ``T.Persistent``; ``form="manual"`` writes the wave loop
+    out (tile ``w * programs + block`` in row-major tile order, a guard for the last wave)."""
+    if form not in ("primitive", "manual"):
+        raise ValueError(f"gemm_persistent: form={form!r}: one of 'primitive', 'manual'")
+    m_blocks, n_blocks = -(-M // block_M), -(-N // block_N)
+    waves = -(-(m_blocks * n_blocks) // programs)
+
+    @T.prim_func
+    def primitive(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((K, N), dtype),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(programs, threads=threads) as block_id:
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            for bm, bn in T.Persistent([m_blocks, n_blocks], programs, block_id):
+                T.clear(C_local)
+                for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                    T.copy(A[bm * block_M, k * block_K], A_shared)
+                    T.copy(B[k * block_K, bn * block_N], B_shared)
+                    T.gemm(A_shared, B_shared, C_local)
+                T.copy(C_local, C[bm * block_M, bn * block_N])
+
+    @T.prim_func
+    def manual(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((K, N), dtype),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(programs, threads=threads) as block_id:
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            for w in T.serial(waves):
+                tile = w * programs + block_id
+                bm = tile // n_blocks
+                bn = tile % n_blocks
+                if bm < m_blocks:
+                    T.clear(C_local)
+                    for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                        T.copy(A[bm * block_M, k * block_K], A_shared)
+                        T.copy(B[k * block_K, bn * block_N], B_shared)
+                        T.gemm(A_shared, B_shared, C_local)
+                    T.copy(C_local, C[bm * block_M, bn * block_N])
+
+    return primitive if form == "primitive" else manual
