@@ -354,22 +354,28 @@ def test_elementwise_chain_is_a_floor_not_busy_time(round_hw):
     assert d.busy_s == plain.busy_s
 
 
-def test_atomic_store_costs_the_l2_atomic_rate(round_hw):
-    import dataclasses
-
-    from tilesight.cache import CompulsoryCacheModel
+def _atomic_tile_plan() -> TilePlan:
+    """Four blocks, each adding a 64 x 64 fp32 tile into C atomically."""
     from tilesight.plan import AccessMode
 
-    # a 64 x 64 fp32 tile added atomically: 4096 elements; the round GPU's 4 SMs share 4e9 atomics/s, 1e9
-    # each, so 4.096 us of L2 time at the full-chip share; a block issues 5e8/s on its own: one resident block
-    # takes 8.192 us, two 4.096 again (the chip's share); a plain store of the tile keeps its L2 time
-    plan = TilePlan(
+    return TilePlan(
         name="acc",
         grid=TileGrid(shape=(4,), dims=("x",)),
         tensors=(TensorAccess("c", "float32", (256, 64), (64, 64), mode=AccessMode.ATOMIC),),
         body=(TileAction("st", ActionKind.STORE, tensor="c", src=MemLevel.REG),),
         resources=BlockResources(threads=128),
     )
+
+
+def test_atomic_store_costs_the_l2_atomic_rate(round_hw):
+    import dataclasses
+
+    from tilesight.cache import CompulsoryCacheModel
+
+    # a 64 x 64 fp32 tile added atomically: 4096 elements; the round GPU's 4 SMs share 4e9 atomics/s, 1e9
+    # each, so 4.096 us of L2 time at the full-chip share; a block issues 5e8/s on its own: one resident block
+    # takes 8.192 us, two 4.096 again (the chip's share); a plain store of the tile keeps its L2 time
+    plan = _atomic_tile_plan()
     traffic = CompulsoryCacheModel().traffic(plan, round_hw)
     (st,) = [a for a, _ in plan.actions()]
     plain = action_demand(st, plan, round_hw, traffic).busy_s[L2]
@@ -384,18 +390,12 @@ def test_vector_reduction_issues_its_width_per_instruction(round_hw):
     import dataclasses
 
     from tilesight.cache import CompulsoryCacheModel
-    from tilesight.plan import VECTOR_REDUCTION, AccessMode
+    from tilesight.plan import VECTOR_REDUCTION
 
     # the 64 x 64 fp32 tile of the test above, added by one resident block at 5e8 atomic instructions/s: as
     # returning atomics 4096 / 5e8 = 8.192 us; as AtomicAddx2 (8 bytes an instruction) 4.096 us; as x4 the
     # chip's share (1e9 elements/s per SM) bounds it at 4.096 us too
-    plan = TilePlan(
-        name="acc",
-        grid=TileGrid(shape=(4,), dims=("x",)),
-        tensors=(TensorAccess("c", "float32", (256, 64), (64, 64), mode=AccessMode.ATOMIC),),
-        body=(TileAction("st", ActionKind.STORE, tensor="c", src=MemLevel.REG),),
-        resources=BlockResources(threads=128),
-    )
+    plan = _atomic_tile_plan()
     hw = dataclasses.replace(round_hw, l2_atomic_elements_per_s=4e9, atomic_elements_per_s_per_block=5e8)
     traffic = CompulsoryCacheModel().traffic(plan, hw)
     (st,) = [a for a, _ in plan.actions()]
