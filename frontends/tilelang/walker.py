@@ -424,7 +424,14 @@ class _Walker:
         tirx.stmt_functor.post_order_visit(
             body, lambda n: used.add(n.name) if isinstance(n, tirx.Var) else None
         )
-        coords = sorted(v for v in used if v in self.binds and w in _vars_through(self.binds[v], self.binds))
+        # a tile coordinate is computed from the wave counter and the block index together (a K offset
+        # ``kk = k * block_K`` in an ordinary serial loop is not one)
+        blocks = set(self.grid_vars)
+        coords = sorted(
+            v
+            for v in used
+            if v in self.binds and w in (deps := _vars_through(self.binds[v], self.binds)) and deps & blocks
+        )
         if not coords:
             return None
         where = self._where(f"persistent loop over {w}")

@@ -358,3 +358,27 @@ def test_a_persistent_kernel_runs_its_tiles_over_its_blocks(form):
     # the tile program is the guarded body: a K loop of 8 steps (512 / 64) and the store
     (loop,) = [n for n in plan.body if hasattr(n, "trips")]
     assert loop.trips == 8
+
+
+def _offset_loop():
+    @T.prim_func
+    def main(A: T.Tensor((512, 512), "float16"), B: T.Tensor((512, 64), "float16")):
+        with T.Kernel(4, threads=128) as bx:
+            s = T.alloc_shared((128, 64), "float16")
+            f = T.alloc_fragment((128, 64), "float32")
+            T.clear(f)
+            for k in T.serial(8):
+                kk = k * 64  # a K offset bound in the loop: not a tile coordinate (no block index in it)
+                T.copy(A[bx * 128, kk], s)
+                for i, j in T.Parallel(128, 64):
+                    f[i, j] += s[i, j]
+            T.copy(f, B[bx * 128, 0])
+
+    return main
+
+
+def test_a_serial_loop_with_a_bound_offset_is_not_persistent():
+    plan = plan_prim_func(_offset_loop(), HW)
+    assert plan.grid.programs is None and plan.grid.shape == (4,)
+    (loop,) = [n for n in plan.body if hasattr(n, "trips")]
+    assert loop.trips == 8
