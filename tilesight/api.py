@@ -18,7 +18,8 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
 
     * ``estimate(plan, hw="h200")`` for a hand-written :class:`TilePlan`;
     * ``estimate(jit_fn, grid, *kernel_args, hw=..., num_warps=4, num_stages=3, **constexprs)`` for a Triton
-      kernel (``grid`` a tuple or a callable of the meta dict);
+      kernel (``grid`` a tuple or a callable of the meta dict); under ``@triton.autotune``, the report of the
+      config predicted fastest, named in ``report.extras["config"]``;
     * ``estimate(prim_func, hw=...)`` for a TileLang program.
     """
     profile = resolve_hw(hw)
@@ -31,7 +32,17 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
     else:
         from tilesight.frontends import find_frontend
 
-        plan = find_frontend(obj).plan(obj, args, kwargs, profile)
+        frontend = find_frontend(obj)
+        if frontend.name == "triton" and args:
+            from tilesight.frontends.triton.frontend import unwrap
+
+            if len(unwrap(obj)[2]) > 1:
+                # an @triton.autotune kernel: as @tilesight.predict, the config predicted fastest, named in
+                # report.extras["config"] (the autotuner would time them all and keep the fastest)
+                from .integrations.triton_predict import _Predictor
+
+                return _Predictor(obj, profile).run(args[0], *args[1:], **kwargs)
+        plan = frontend.plan(obj, args, kwargs, profile)
     from .model.evaluate import evaluate
 
     return evaluate(plan, profile)

@@ -49,3 +49,12 @@ def test_predict_over_autotune_picks_the_fastest_config():
 def test_predict_needs_parentheses():
     with pytest.raises(TypeError, match="parentheses"):
         tilesight.predict(_add)
+
+
+def test_estimate_over_autotune_is_the_predicted_fastest_config_named():
+    configs = [triton.Config({"BLOCK": b}, num_warps=4) for b in (128, 2048)]
+    tuned = triton.autotune(configs, key=["n"])(_add)
+    r = tilesight.estimate(tuned, _grid, X, X, X, N, hw="h200")
+    each = [tilesight.estimate(_add, _grid, X, X, X, N, BLOCK=b, num_warps=4).latency_us for b in (128, 2048)]
+    assert r.latency_us == pytest.approx(min(each))
+    assert r.extras["config"]["BLOCK"] == (128, 2048)[each.index(min(each))]
