@@ -8,7 +8,7 @@ imports neither torch nor numpy-only helpers beyond numpy itself: torch tensors 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .dtypes import canonical_dtype
@@ -28,11 +28,16 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class TensorSpec:
     """A tensor argument without data: ``shape``, ``dtype`` (a name such as ``"float16"``) and element
-    ``strides`` (row-major contiguous when None)."""
+    ``strides`` (row-major contiguous when None).
+
+    ``values``: the contents of a small integer tensor whose elements decide the kernel's control flow (a
+    variable-length batch's sequence lengths or offsets), which a frontend reads where the kernel loads them
+    as scalars; a numpy array or a CPU torch tensor passed as the argument brings its own. None for data."""
 
     shape: tuple[int, ...]
     dtype: str
     strides: tuple[int, ...] | None = None
+    values: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -50,6 +55,15 @@ class TensorSpec:
             if len(strides) != len(shape):
                 raise PlanError("TensorSpec.strides", strides, f"needs one stride per dimension of {shape}")
             object.__setattr__(self, "strides", strides)
+        if self.values is not None:
+            import numpy as np
+
+            values = np.asarray(self.values)
+            if values.size != math.prod(shape) or not np.issubdtype(values.dtype, np.integer):
+                raise PlanError(
+                    "TensorSpec.values", f"{values.dtype}{list(values.shape)}", f"must be {shape} integers"
+                )
+            object.__setattr__(self, "values", values.reshape(shape))
 
     @property
     def numel(self) -> int:
@@ -88,9 +102,13 @@ def as_tensor_spec(obj: Any) -> TensorSpec:
         return obj
     if type(obj).__module__ == "numpy" and hasattr(obj, "strides") and hasattr(obj, "itemsize"):
         strides = tuple(int(s) // int(obj.itemsize) for s in obj.strides)
-        return TensorSpec(tuple(obj.shape), str(obj.dtype), strides)
+        values = obj if obj.dtype.kind in "iu" else None  # an integer array brings its values
+        return TensorSpec(tuple(obj.shape), str(obj.dtype), strides, values=values)
     if is_tensor_like(obj):
-        return TensorSpec(tuple(obj.shape), str(obj.dtype), tuple(obj.stride()))
+        values = None
+        if str(getattr(obj, "device", "")) == "cpu" and not obj.is_floating_point() and not obj.is_complex():
+            values = obj.numpy()  # a CPU integer tensor brings its values (a meta tensor has none)
+        return TensorSpec(tuple(obj.shape), str(obj.dtype), tuple(obj.stride()), values=values)
     raise PlanError(
         "tensor", type(obj).__qualname__, "expected a TensorSpec, a torch tensor or a numpy array"
     )

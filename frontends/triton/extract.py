@@ -115,6 +115,9 @@ class V:
     # pointer: elements added to the base argument as a scalar the same for every program and iteration
     # (``x_ptr + n``: a second region of one tensor); None where such an offset is not known
     shift: int | None = 0
+    # scalar pointer: per-lane elements added to the base argument (None where not known); a scalar load
+    # through it reads the argument's values where the caller gave them (TensorSpec.values)
+    off: np.ndarray | None = None
 
 
 @dataclass
@@ -234,7 +237,7 @@ class Walker:
         for arg, ty in self.fn.args:
             key = arg[1:]
             if "ptr" in ty or "tensordesc" in ty:
-                self.env[arg] = V(base=key)
+                self.env[arg] = V(base=key, off=self.lane_array(0))
             elif key in self.scalars:
                 self.env[arg] = V(val=self.lane_array(self.scalars[key]))
             else:
@@ -367,6 +370,8 @@ class Walker:
             if n == "tt.addptr" and shape is None:
                 vin.val = None
                 vin.shift = self.scalar_shift(op)
+                base_off, step = self.get(op.operands[0]).off, self.get(op.operands[1]).val
+                vin.off = None if base_off is None or step is None else base_off + step
             self.strides(op, shape, vin)
             self.set_results(op, vin)
             return
@@ -558,7 +563,25 @@ class Walker:
         if rows is not None:
             self.pointer_rows[name] = rows
         # loaded data depends on its address: an index loaded here carries this tile's coordinates onward
-        self.set_results(op, V(loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands)))
+        out = V(loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands))
+        if not store and tt is None:
+            out.val = self.given_values(key, ptr.off)
+        self.set_results(op, out)
+
+    def given_values(self, tensor: str, off: np.ndarray | None) -> np.ndarray | None:
+        """The per-lane values a scalar load reads from ``tensor`` at element offsets ``off``, where the
+        caller gave the tensor's contents (``TensorSpec.values``: a variable-length batch's lengths); None
+        else, or where an offset falls outside the tensor (a masked-off lane)."""
+        spec = self.tensors.get(tensor)
+        values = getattr(spec, "values", None)
+        if values is None or off is None:
+            return None
+        flat = np.asarray(values).reshape(-1)
+        idx = np.asarray(off, dtype=np.int64)
+        live = np.broadcast_to(idx, (self.lanes,))[self.valid] if idx.size > 1 else idx
+        if live.size and (live.min() < 0 or live.max() >= flat.size):
+            return None
+        return flat[np.clip(idx, 0, flat.size - 1)].astype(np.int64)
 
     def dot(self, op: Op, body: _Body, vin: V) -> None:
         types = re.findall(r"tensor<[^>]*>", op.text.rsplit(" : ", 1)[-1])
@@ -636,8 +659,15 @@ class Walker:
         vals = [self.get(x).val for x in (lb, ub, step)]
         iv, *iter_args = op.block_args[0]
         if any(v is None for v in vals):
+            loaded = any(self.get(x).loaded for x in (lb, ub, step))
+            hint = (
+                " (values it loads from memory: pass that tensor's contents, as a numpy array, a CPU tensor"
+                " or TensorSpec(..., values=...))"
+                if loaded
+                else ""
+            )
             raise FrontendError(
-                f"kernel {self.kernel!r}: loop trip count depends on values the walker cannot evaluate",
+                f"kernel {self.kernel!r}: loop trip count depends on values the walker cannot evaluate{hint}",
                 construct="scf.for",
                 location=op.loc,
             )

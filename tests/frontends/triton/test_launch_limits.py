@@ -128,3 +128,38 @@ def test_scalar_accesses_keep_their_own_element_type():
     )
     assert not [n for n in plan.notes if " reads " in n]  # no "kernel reads float32 from a int64 tensor"
     assert plan.tensor("y_ptr").tile == (1,) and plan.tensor("loss_ptr").tile == (1,)
+
+
+@triton.jit
+def _varlen_sum(x_ptr, lens_ptr, starts_ptr, out_ptr, D: tl.constexpr, BLOCK: tl.constexpr):
+    seq = tl.program_id(0)
+    n = tl.load(lens_ptr + seq)  # a variable-length batch: each program's length is read from memory
+    start = tl.load(starts_ptr + seq)
+    acc = tl.zeros((D,), dtype=tl.float32)
+    for i in range(0, n, BLOCK):
+        rows = start + i + tl.arange(0, BLOCK)
+        mask = (i + tl.arange(0, BLOCK))[:, None] < n
+        x = tl.load(x_ptr + rows[:, None] * D + tl.arange(0, D)[None, :], mask=mask, other=0.0)
+        acc += tl.sum(x.to(tl.float32), axis=0)
+    tl.store(out_ptr + seq * D + tl.arange(0, D), acc)
+
+
+def test_loop_bounds_loaded_from_a_tensor_whose_values_are_given():
+    import numpy as np
+
+    from tilesight.errors import FrontendError
+
+    lens = np.array([128, 4096, 1024, 64], dtype=np.int32)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int32)
+    x = TensorSpec((int(lens.sum()), 128), "float16")
+    out = TensorSpec((4, 128), "float32")
+    # the loop runs ceil(len / 64) times per program: 2, 64, 16, 1 (mean 20.75), read from the arrays
+    plan = _plan(_varlen_sum, (4,), x, lens, starts, out, D=128, BLOCK=64)
+    (loop,) = [n for n in plan.body if hasattr(n, "trips")]
+    assert loop.mean_trips == pytest.approx(20.75) and loop.trips_by_program == (2, 64, 16, 1)
+    spec = TensorSpec((4,), "int32", values=lens)
+    assert _plan(_varlen_sum, (4,), x, spec, starts, out, D=128, BLOCK=64).body == plan.body
+    # without the values the walker cannot know the lengths, and says how to give them
+    bare = TensorSpec((4,), "int32")
+    with pytest.raises(FrontendError, match="pass that tensor's contents"):
+        _plan(_varlen_sum, (4,), x, bare, bare, out, D=128, BLOCK=64)
