@@ -16,9 +16,9 @@ and registers as the compiled kernel reported them), predicts with the SDCM cach
 * swizzle sensitivity: for each configuration where NCU shows GROUP_M moving the hit rate by more than
   :data:`SWIZZLE_THRESHOLD_PP`, whether the model moves the same way.
 
-The ``narrow`` study (``--narrow``, default ``ncu_l2_narrow_h200.json``: 36 launches of 16- and 32-row tiles
-on LLM shapes, ``NCU_L2_SET=narrow bash benchmarks/ncu_l2/run.sh``; one ncu run) is scored beside it, split
-into thirds by the same hash.
+The ``narrow`` study (``--narrow``, default the mean of ``ncu_l2_narrow_h200.json`` and ``_run2``: 36 launches
+of 16- and 32-row tiles on LLM shapes, ``NCU_L2_SET=narrow bash benchmarks/ncu_l2/run.sh``; two ncu runs, 2.6
+pp apart on average) is scored beside it, split into thirds by the same hash.
 
 ``--sweep`` reports which values of the model's global knobs fit the calibration thirds best: the execution
 skew of compute-paced and memory-paced tiles (``tilesight.cache.model.EXECUTION_SKEW_COMPUTE`` and
@@ -47,7 +47,7 @@ from tilesight.library.gemm import gemm_plan
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = [HERE / "data" / f"ncu_l2_h200{tag}.json" for tag in ("", "_run2", "_run3")]
-DEFAULT_NARROW = [HERE / "data" / "ncu_l2_narrow_h200.json"]
+DEFAULT_NARROW = [HERE / "data" / f"ncu_l2_narrow_h200{tag}.json" for tag in ("", "_run2")]
 MEASURED = ("l2_hit_pct", "dram_read_bytes", "dram_write_bytes")
 SWIZZLE_THRESHOLD_PP = 5.0
 TARGET_MAE_PP = 2.0
