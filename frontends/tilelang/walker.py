@@ -459,6 +459,9 @@ class _Walker:
             )
         if len({tuple(r) for r in seq.tolist()}) != len(seq):
             raise UnsupportedOpError(f"persistent loop over {w} visiting a tile twice", self.name, where)
+        # a coordinate bound as an element offset (``row0 = tile_m * block_M``) counts tiles in its steps
+        steps = np.gcd.reduce(seq, axis=0)
+        seq = seq // np.maximum(steps, 1)
         shape = tuple(int(x) + 1 for x in seq.max(axis=0))
         self.programs = math.prod(grid)
         self.sequence = seq

@@ -382,3 +382,31 @@ def test_a_serial_loop_with_a_bound_offset_is_not_persistent():
     assert plan.grid.programs is None and plan.grid.shape == (4,)
     (loop,) = [n for n in plan.body if hasattr(n, "trips")]
     assert loop.trips == 8
+
+
+def _persistent_offsets(M=512, N=512, K=256, bm=128, bn=128, programs=6):
+    waves = -(-((M // bm) * (N // bn)) // programs)
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(programs, threads=128) as block_id:
+            a = T.alloc_shared((bm, K), "float16")
+            b = T.alloc_shared((K, bn), "float16")
+            c = T.alloc_fragment((bm, bn), "float32")
+            for w in T.serial(waves):
+                tile = w * programs + block_id
+                row0 = tile // (N // bn) * bm  # element offsets, not tile indices
+                col0 = tile % (N // bn) * bn
+                if row0 < M:
+                    T.copy(A[row0, 0], a)
+                    T.copy(B[0, col0], b)
+                    T.gemm(a, b, c, clear_accum=True)
+                    T.copy(c, C[row0, col0])
+
+    return main
+
+
+def test_persistent_coordinates_bound_as_element_offsets_count_tiles():
+    # row0 and col0 step by 128: the 16 tiles sit on a 4 x 4 grid, not 385 x 385
+    grid = plan_prim_func(_persistent_offsets(), HW).grid
+    assert (grid.shape, grid.tiles, grid.programs) == ((4, 4), 16, 6)
