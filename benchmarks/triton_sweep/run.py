@@ -91,6 +91,11 @@ def main() -> int:
         help="measure the fourth validation set (sweep_cases.validation4_cases: split-K GEMMs)",
     )
     ap.add_argument(
+        "--validation5",
+        action="store_true",
+        help="measure the fifth validation set (sweep_cases.validation5_cases: narrow tiles, GROUP_M 1/8)",
+    )
+    ap.add_argument(
         "--validation3",
         action="store_true",
         help="measure the third validation set (sweep_cases.validation3_cases: gated activations)",
@@ -99,7 +104,9 @@ def main() -> int:
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation4:
+    if args.validation5:
+        cases = sweep_cases.validation5_cases()
+    elif args.validation4:
         cases = sweep_cases.validation4_cases()
     elif args.validation3:
         cases = sweep_cases.validation3_cases()

@@ -676,6 +676,29 @@ def validation4_cases() -> list[Case]:
     return _all_held_out([splitk_case(*s) for s in VALIDATION4_SPLITK], "validation4")
 
 
+# A fifth validation set (stop 17): narrow GEMM tiles (16-64 rows) with GROUP_M 1 and 8 at LLM shapes the
+# main sweep does not have, measured after the cache model's execution skew by pacing (which the NCU narrow
+# study prompted) with the predictions below recorded first.
+VALIDATION5_SHAPES = (("v5_up70b", 2048, 28672, 8192), ("v5_o_proj", 8192, 5120, 5120))
+VALIDATION5_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages)
+    (16, 128, 64, 4, 4),
+    (32, 64, 32, 8, 4),
+    (32, 128, 64, 4, 3),
+    (64, 64, 32, 4, 4),
+)
+
+
+def validation5_cases() -> list[Case]:
+    """Sixteen fp16 GEMM launches: four narrow-tile configs x GROUP_M 1 / 8 x two shapes."""
+    cases = []
+    for shape in VALIDATION5_SHAPES:
+        for bm, bn, bk, warps, stages in VALIDATION5_CONFIGS:
+            for group in (1, 8):
+                cfg = GemmConfig(bm, bn, bk, warps, stages, group)
+                cases.append(gemm_case("grouped", shape, "float16", cfg))
+    return _all_held_out(cases, "validation5")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
