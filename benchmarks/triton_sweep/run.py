@@ -91,6 +91,11 @@ def main() -> int:
         help="measure the fourth validation set (sweep_cases.validation4_cases: split-K GEMMs)",
     )
     ap.add_argument(
+        "--validation6",
+        action="store_true",
+        help="measure the sixth validation set (sweep_cases.validation6_cases: RoPE, add + RMSNorm)",
+    )
+    ap.add_argument(
         "--validation5",
         action="store_true",
         help="measure the fifth validation set (sweep_cases.validation5_cases: narrow tiles, GROUP_M 1/8)",
@@ -104,7 +109,9 @@ def main() -> int:
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation5:
+    if args.validation6:
+        cases = sweep_cases.validation6_cases()
+    elif args.validation5:
         cases = sweep_cases.validation5_cases()
     elif args.validation4:
         cases = sweep_cases.validation4_cases()

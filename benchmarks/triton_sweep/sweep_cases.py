@@ -699,6 +699,66 @@ def validation5_cases() -> list[Case]:
     return _all_held_out(cases, "validation5")
 
 
+def rope_case(tokens: int, heads: int, dim: int, seq_len: int, dtype: str, block_h: int, warps: int) -> Case:
+    """Rotary embedding (kernels/triton/rope.py), out of place, one program per (token, head block)."""
+    x = Tensor((tokens, heads, dim), dtype)
+    cos, sin = Tensor((seq_len, dim // 2), "float32"), Tensor((seq_len, dim // 2), "float32")
+    return Case(
+        id=f"memory/rope/{dtype}/{tokens}x{heads}x{dim}/bh{block_h}w{warps}",
+        family="memory",
+        kernel="kernels.triton.rope:rope_kernel",
+        grid=(tokens, cdiv(heads, block_h)),
+        args=(x, cos, sin, Tensor((tokens, heads, dim), dtype, init="empty"), seq_len, heads),
+        constexprs={"HEAD_DIM": dim, "BLOCK_H": block_h},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "rope", "tokens": tokens, "heads": heads, "dim": dim, "dtype": dtype},
+    )
+
+
+def add_rmsnorm_case(rows: int, cols: int, dtype: str, warps: int) -> Case:
+    """Fused residual add + RMSNorm (kernels/triton/add_rmsnorm.py), the row in one block."""
+    x, r = Tensor((rows, cols), dtype), Tensor((rows, cols), dtype)
+    h, y = Tensor((rows, cols), dtype, init="empty"), Tensor((rows, cols), dtype, init="empty")
+    block = 1 << (cols - 1).bit_length()
+    return Case(
+        id=f"memory/add_rmsnorm/{dtype}/{rows}x{cols}/b{block}w{warps}",
+        family="memory",
+        kernel="kernels.triton.add_rmsnorm:add_rmsnorm_kernel",
+        grid=(rows,),
+        args=(x, r, Tensor((cols,), dtype), h, y, cols, 1e-6),
+        constexprs={"BLOCK": block},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "add_rmsnorm", "rows": rows, "cols": cols, "dtype": dtype},
+    )
+
+
+# A sixth validation set (stop 17): two memory-bound kernels of kinds popular libraries ship that the sweep
+# lacks, a rotary embedding (one small tile per token and head block, a shared cos / sin row) and a fused
+# residual add + RMSNorm (two reads, two writes per row), measured after the predictions were recorded.
+VALIDATION6_ROPE = (  # (tokens, heads, head_dim, seq_len, dtype, block_h, warps)
+    (16384, 32, 128, 4096, "float16", 8, 4),
+    (16384, 32, 128, 4096, "bfloat16", 32, 8),
+    (32768, 8, 64, 8192, "float16", 8, 2),
+    (8192, 64, 128, 8192, "bfloat16", 16, 4),
+)
+VALIDATION6_ADD_RMSNORM = (  # (rows, cols, dtype, warps)
+    (8192, 4096, "bfloat16", 8),
+    (16384, 8192, "float16", 16),
+    (4096, 11008, "bfloat16", 16),
+    (32768, 2048, "float16", 4),
+)
+
+
+def validation6_cases() -> list[Case]:
+    """Eight launches: the rotary embedding and the fused residual add + RMSNorm at four sizes each."""
+    cases = [rope_case(*r) for r in VALIDATION6_ROPE] + [
+        add_rmsnorm_case(*a) for a in VALIDATION6_ADD_RMSNORM
+    ]
+    return _all_held_out(cases, "validation6")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left

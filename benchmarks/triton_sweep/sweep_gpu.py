@@ -140,6 +140,17 @@ def reference(rec: dict, args: list[Any]) -> tuple[torch.Tensor, torch.Tensor]:
         x, out, d = args[0].float(), args[1], args[2]
         gate, up = x[:, :d], x[:, d:]
         return out, gate * torch.sigmoid(gate) * up
+    if op == "rope":
+        x, cos, sin, out = args[0].float(), args[1], args[2], args[3]
+        pos = torch.arange(x.shape[0], device=x.device) % cos.shape[0]
+        c, s = cos[pos][:, None, :], sin[pos][:, None, :]
+        x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
+        return out.reshape(out.shape[0], -1), torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], -1).reshape(
+            x.shape[0], -1
+        )
+    if op == "add_rmsnorm":
+        h = args[0].float() + args[1].float()
+        return args[4], h * torch.rsqrt(h.pow(2).mean(dim=1, keepdim=True) + args[6]) * args[2].float()
     raise ValueError(f"{rec['id']}: no reference for op {op!r}")
 
 
