@@ -240,7 +240,9 @@ class TensorAccess:
     ``level`` where the tensor resides. ``masked`` says the kernel masks the access, so a tile may overhang
     the tensor; ``indirect`` marks data-dependent addressing (gathers through an index tensor). How many
     times one tile accesses the tensor is derived from the loops around the actions that move it
-    (:meth:`TilePlan.access_count`).
+    (:meth:`TilePlan.access_count`). ``run_bytes``: the contiguous bytes an access's rows span in memory where
+    the frontend knows better than the tile's own extents (regions of one tensor the tile reads side by side,
+    as a rotary embedding's two halves: together they are whole lines); None to derive them from the tile.
     """
 
     name: str
@@ -252,10 +254,13 @@ class TensorAccess:
     level: MemLevel = MemLevel.DDR
     masked: bool = False
     indirect: bool = False
+    run_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
             raise PlanError("tensor.name", self.name, "must be a non-empty string")
+        if self.run_bytes is not None:
+            _positive_int(f"tensor[{self.name}].run_bytes", self.run_bytes)
         object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
         shape = _int_tuple(f"tensor[{self.name}].shape", self.shape)
         tile = _int_tuple(f"tensor[{self.name}].tile", self.tile)

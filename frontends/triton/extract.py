@@ -372,6 +372,11 @@ class Walker:
                 vin.shift = self.scalar_shift(op)
                 base_off, step = self.get(op.operands[0]).off, self.get(op.operands[1]).val
                 vin.off = None if base_off is None or step is None else base_off + step
+            elif n == "tt.addptr":
+                # a pointer tensor moved by a uniform constant (``x + half`` of a rotary embedding's second
+                # half, a packed tensor's next region): its accesses are a region of their own
+                ptr, step = self.get(op.operands[0]), self.get(op.operands[1]).scale
+                vin.shift = None if ptr.shift is None else ptr.shift + step if step is not None else ptr.shift
             self.strides(op, shape, vin)
             self.set_results(op, vin)
             return
@@ -525,6 +530,7 @@ class Walker:
             key,
             {
                 "arg": base,
+                "shift": ptr.shift or 0,
                 "tile": tile,
                 "elem": elem,
                 "modes": set(),

@@ -457,3 +457,13 @@ def test_serial_chain_is_linear_in_iterations_and_grows_with_work(
     assert serial_chain_s(dataclasses.replace(ch, feeds_dot=True), hw) == pytest.approx(
         t + hw.smem_feed_step_s
     )
+
+
+def test_run_bytes_override_the_tiles_contiguous_run():
+    import dataclasses
+
+    from tilesight.model.resources import contiguous_bytes
+
+    t = TensorAccess("x", "float16", (1024, 32, 128), (1, 8, 64))
+    assert contiguous_bytes(t) == 64 * 2  # half a head row
+    assert contiguous_bytes(dataclasses.replace(t, run_bytes=2048)) == 2048

@@ -248,7 +248,10 @@ def region_scale(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[f
 
 def contiguous_bytes(tensor: TensorAccess) -> float:
     """Bytes of one tile access that are contiguous in a row-major tensor: the innermost tile extent, grown by
-    each outer dimension as long as the tile spans the whole inner one."""
+    each outer dimension as long as the tile spans the whole inner one; the frontend's ``run_bytes`` where
+    it gave them."""
+    if tensor.run_bytes is not None:
+        return tensor.run_bytes
     run = dtype_bytes(tensor.dtype)
     for t, s in zip(reversed(tensor.tile), reversed(tensor.shape), strict=True):
         run *= t

@@ -163,3 +163,20 @@ def test_loop_bounds_loaded_from_a_tensor_whose_values_are_given():
     bare = TensorSpec((4,), "int32")
     with pytest.raises(FrontendError, match="pass that tensor's contents"):
         _plan(_varlen_sum, (4,), x, bare, bare, out, D=128, BLOCK=64)
+
+
+def test_a_rotary_embeddings_halves_are_two_side_by_side_regions():
+    from tilesight.kernels.triton.rope import rope_kernel
+
+    x = TensorSpec((1024, 32, 128), "float16")
+    table = TensorSpec((1024, 64), "float32")
+    plan = _plan(rope_kernel, (1024, 4), x, table, table, x, 1024, 32, HEAD_DIM=128, BLOCK_H=8)
+    # x + 64 (a pointer tensor moved by a dense constant) is the second half of each head: its own region,
+    # so neither half's lines are taken for the other's (they had been: half the reads counted as L2 hits)
+    tiles = {t.name: t.tile for t in plan.tensors}
+    assert tiles["x_ptr"] == tiles["x_ptr+64"] == (1, 8, 64)
+    assert tiles["out_ptr"] == tiles["out_ptr+64"] == (1, 8, 64)
+    # side by side, the halves' rows are whole heads: 8 heads x 128 fp16 = 2048 contiguous bytes
+    runs = {t.name: t.run_bytes for t in plan.tensors}
+    assert runs["x_ptr"] == runs["x_ptr+64"] == 8 * 128 * 2
+    assert runs["cos_ptr"] is None  # a single region keeps the tile's own run
