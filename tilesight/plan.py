@@ -454,7 +454,7 @@ class Loop:
                 )
             object.__setattr__(self, "mean_trips", float(self.mean_trips))
         if self.trips_by_program is not None:
-            seq = tuple(int(t) for t in self.trips_by_program)
+            seq = tuple(map(int, self.trips_by_program))
             if not seq or min(seq) < 0:
                 raise PlanError(
                     f"loop[{self.name}].trips_by_program", len(seq), "must be non-empty, all >= 0"

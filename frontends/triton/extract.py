@@ -815,7 +815,7 @@ class Walker:
             return
         by_program = None
         if not self.ivs and self.lanes == self.programs and self.valid.all():
-            by_program = tuple(int(t) for t in taken)
+            by_program = tuple(taken.astype(np.int64).tolist())
         self.notes.append(
             f"{what} at {op.loc}: taken by {share:.0%} of the programs; the plan times that share of its work"
         )
