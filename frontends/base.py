@@ -12,7 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
-from tilesight.plan import TilePlan
+from tilesight.plan import KernelSequence, TilePlan
 
 
 @runtime_checkable
@@ -21,7 +21,8 @@ class Frontend(Protocol):
 
     ``name``: registry key ("triton", "tilelang", ...).
     ``accepts(obj)``: cheap check, must not import heavy libraries unless ``obj`` is theirs.
-    ``plan(obj, args, kwargs, hw)``: the TilePlan for one launch. ``args``/``kwargs`` are what the user passed
+    ``plan(obj, args, kwargs, hw)``: the TilePlan for one launch (a KernelSequence where the object launches
+    several kernels one after another). ``args``/``kwargs`` are what the user passed
     to ``tilesight.estimate`` after the kernel object (for Triton: the grid first, then kernel arguments and
     launch options); raises a FrontendError subclass naming the construct and its source line.
     """
@@ -32,7 +33,7 @@ class Frontend(Protocol):
 
     def plan(
         self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile
-    ) -> TilePlan: ...
+    ) -> TilePlan | KernelSequence: ...
 
 
 _REGISTRY: dict[str, Frontend] = {}

@@ -14,6 +14,7 @@ from tilesight.integrations.whatif import explore
 from tilesight.plan import (
     ActionKind,
     BlockResources,
+    KernelSequence,
     Pipeline,
     TensorAccess,
     TileAction,
@@ -135,6 +136,14 @@ def test_indirect_addressing_and_spills_come_from_the_plan() -> None:
     assert BottleneckClass.INDIRECT_ADDRESSING in classes(r, plan=_plan(indirect=True))
     assert BottleneckClass.INDIRECT_ADDRESSING not in classes(r, plan=_plan())
     assert BottleneckClass.SPILLS in classes(r, plan=_plan(spill=64))
+
+
+def test_a_kernel_sequence_is_diagnosed_from_all_its_kernels() -> None:
+    r = report()
+    seq = KernelSequence("prog", (_plan(), dataclasses.replace(_plan(indirect=True, spill=64), name="k2")))
+    found = classes(r, plan=seq)
+    assert BottleneckClass.INDIRECT_ADDRESSING in found and BottleneckClass.SPILLS in found
+    assert BottleneckClass.SPILLS not in classes(r, plan=KernelSequence("prog", (_plan(),)))
 
 
 def test_tile_reuse_when_traffic_not_misses_bounds() -> None:

@@ -90,3 +90,21 @@ def test_serial_chain_validation():
     with pytest.raises(PlanError, match=r"action\[mm\].chain"):
         TileAction("mm", ActionKind.DOT, dtype="float16", shape=(16, 16, 16), chain=chain)
     assert TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0, chain=chain).chain is chain
+
+
+def test_kernel_sequence_validation():
+    import dataclasses
+
+    from tilesight.plan import KernelSequence
+
+    plan = TilePlan(
+        "p", TileGrid((1,)), (), (TileAction("a", ActionKind.ELEMENTWISE, flops=1),), BlockResources(32)
+    )
+    with pytest.raises(PlanError, match="at least one kernel"):
+        KernelSequence("p", ())
+    with pytest.raises(PlanError, match="must be a TilePlan"):
+        KernelSequence("p", (plan, "kernel"))
+    with pytest.raises(PlanError, match="unique"):
+        KernelSequence("p", (plan, plan))
+    seq = KernelSequence("p", [plan, dataclasses.replace(plan, name="other")])
+    assert isinstance(seq.plans, tuple) and len(seq.plans) == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .hardware import HardwareProfile, load_profile
-from .plan import TilePlan
+from .plan import KernelSequence, TilePlan
 from .report import Report
 
 
@@ -16,14 +16,16 @@ def resolve_hw(hw: str | HardwareProfile) -> HardwareProfile:
 def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs: Any) -> Report:
     """Predict one kernel launch without running it.
 
-    * ``estimate(plan, hw="h200")`` for a hand-written :class:`TilePlan`;
+    * ``estimate(plan, hw="h200")`` for a hand-written :class:`TilePlan` (or a :class:`KernelSequence` of
+      them, launched back to back);
     * ``estimate(jit_fn, grid, *kernel_args, hw=..., num_warps=4, num_stages=3, **constexprs)`` for a Triton
       kernel (``grid`` a tuple or a callable of the meta dict); under ``@triton.autotune``, the report of the
       config predicted fastest, named in ``report.extras["config"]``;
-    * ``estimate(prim_func, hw=...)`` for a TileLang program.
+    * ``estimate(prim_func, hw=...)`` for a TileLang program (one holding several ``T.Kernel`` blocks is
+      predicted as its kernels back to back: ``report.extras["kernels"]``).
     """
     profile = resolve_hw(hw)
-    if isinstance(obj, TilePlan):
+    if isinstance(obj, TilePlan | KernelSequence):
         if args or kwargs:
             raise TypeError(
                 f"estimate(plan) takes no launch arguments, got {len(args)} positional and {sorted(kwargs)}"

@@ -17,7 +17,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from .plan import MEMORY_PIPELINES, Pipeline, TilePlan
+from .plan import MEMORY_PIPELINES, KernelSequence, Pipeline, TilePlan
 from .report import Report
 
 # Thresholds that decide whether a class applies. They are reading aids, not model parameters: a finding only
@@ -257,17 +257,19 @@ def _int_change(
 
 # -- the rules -----------------------------------------------------------------------------------------------
 def find_issues(
-    report: Report, plan: TilePlan | None = None, config: Mapping[str, Any] | None = None
+    report: Report, plan: TilePlan | KernelSequence | None = None, config: Mapping[str, Any] | None = None
 ) -> tuple[Issue, ...]:
-    """The bottleneck classes ``report`` shows, largest share first, with changes to try on ``config``."""
+    """The bottleneck classes ``report`` shows, largest share first, with changes to try on ``config``
+    (for a kernel sequence: its kernels' tensors and spills, and the combined report)."""
     cfg = dict(config or {})
     occ = report.occupancy
     latency = max(report.latency_s, 1e-30)
     issues: list[Issue] = []
     memory_bound = report.bottleneck in MEMORY_PIPELINES
 
-    if plan is not None:
-        indirect = [t.name for t in plan.tensors if t.indirect]
+    plans = plan.plans if isinstance(plan, KernelSequence) else () if plan is None else (plan,)
+    if plans:
+        indirect = list(dict.fromkeys(t.name for p in plans for t in p.tensors if t.indirect))
         if indirect and memory_bound:
             issues.append(
                 Issue(
@@ -277,7 +279,7 @@ def find_issues(
                     _bottleneck_util(report),
                 )
             )
-        spill = plan.resources.spill_bytes_per_thread
+        spill = max(p.resources.spill_bytes_per_thread for p in plans)
         if spill > 0:
             issues.append(
                 Issue(
@@ -392,7 +394,7 @@ def proposals(issues: tuple[Issue, ...]) -> tuple[Change, ...]:
 
 def diagnose(
     report: Report,
-    plan: TilePlan | None = None,
+    plan: TilePlan | KernelSequence | None = None,
     config: Mapping[str, Any] | None = None,
     whatifs: Mapping[Change, Report | str] | None = None,
 ) -> Diagnosis:

@@ -561,6 +561,30 @@ class TilePlan:
         return ()
 
 
+@dataclass(frozen=True)
+class KernelSequence:
+    """Kernels one program launches back to back on one stream, each a :class:`TilePlan` (a TileLang
+    ``prim_func`` with several ``T.Kernel`` blocks: a split-KV decode kernel and the kernel combining its
+    partial results). Each starts when the one before it ends; its time includes its own launch overhead."""
+
+    name: str
+    plans: tuple[TilePlan, ...]
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "plans", tuple(self.plans))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        if not self.plans:
+            raise PlanError("plans", (), "a kernel sequence needs at least one kernel")
+        for i, p in enumerate(self.plans):
+            if not isinstance(p, TilePlan):
+                raise PlanError(f"plans[{i}]", type(p).__name__, "must be a TilePlan")
+        names = [p.name for p in self.plans]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise PlanError("plans", sorted(dup), "kernel names must be unique in a sequence")
+
+
 def _walk(body: tuple[Node, ...]) -> Iterator[Node]:
     for node in body:
         yield node

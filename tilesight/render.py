@@ -28,7 +28,7 @@ def _bytes(n: float) -> str:
 
 def summary_lines(report: Report) -> list[str]:
     occ = report.occupancy
-    return [
+    lines = [
         f"{report.kernel} on {report.hw}: {_us(report.latency_s)} (launch {_us(report.launch_overhead_s)})",
         f"bottleneck: {report.bottleneck.value} - {report.bottleneck_reason}",
         f"overlap {_pct(report.overlap_rate)}, L2 hit {_pct(report.l2_hit_rate)}, "
@@ -36,6 +36,12 @@ def summary_lines(report: Report) -> list[str]:
         f"occupancy: {occ.resident_blocks} block(s)/SM ({occ.limiter}-limited), {occ.blocks} blocks, "
         f"{occ.full_waves} full wave(s), tail {occ.tail_blocks} block(s) on {occ.tail_active_sms} SM(s)",
     ]
+    for k in report.extras.get("kernels", ()):  # a kernel sequence: one line per kernel, in launch order
+        lines.append(
+            f"  kernel {k['kernel']}: {_us(k['latency_s'])}, {k['bottleneck']}-bound, "
+            f"L2 hit {_pct(k['l2_hit_rate'])}, {k['occupancy']['blocks']} blocks"
+        )
+    return lines
 
 
 def report_text(report: Report) -> str:

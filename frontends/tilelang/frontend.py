@@ -6,7 +6,7 @@ from typing import Any
 
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
-from tilesight.plan import TilePlan
+from tilesight.plan import KernelSequence, TilePlan
 
 from .version import check_version, installed_version
 
@@ -29,7 +29,9 @@ class TileLangFrontend:
     def accepts(self, obj: Any) -> bool:
         return _is_prim_func(obj) or _is_jit(obj)
 
-    def plan(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> TilePlan:
+    def plan(
+        self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile
+    ) -> TilePlan | KernelSequence:
         check_version(installed_version())
         if _is_jit(obj):
             func = obj.get_tir(*args, **kwargs)
@@ -44,9 +46,13 @@ class TileLangFrontend:
         return plan_prim_func(func, hw)
 
 
-def plan_prim_func(func: Any, hw: HardwareProfile, name: str | None = None) -> TilePlan:
-    """The TilePlan of one TileLang ``PrimFunc`` on ``hw``."""
+def plan_prim_func(func: Any, hw: HardwareProfile, name: str | None = None) -> TilePlan | KernelSequence:
+    """The TilePlan of a TileLang ``PrimFunc`` on ``hw``; a program launching several kernels (``T.Kernel``
+    blocks one after another) gives a :class:`KernelSequence` of their plans, in launch order."""
     from .lower import lower
-    from .walker import walk
+    from .walker import program_name, walk_all
 
-    return lower(walk(func, name), hw)
+    plans = tuple(lower(ir, hw) for ir in walk_all(func, name))
+    if len(plans) == 1:
+        return plans[0]
+    return KernelSequence(name=program_name(func, name), plans=plans)

@@ -173,7 +173,12 @@ class KernelIR:
 
 
 class _Walker:
-    def __init__(self, func: tirx.PrimFunc, name: str) -> None:
+    def __init__(
+        self,
+        func: tirx.PrimFunc,
+        name: str,
+        scratch: Mapping[str, tuple[str, str, tuple[int, ...]]] | None = None,
+    ) -> None:
         self.func = func
         self.name = name
         self.buffers: dict[str, tuple[str, str, tuple[int, ...]]] = {}
@@ -184,6 +189,11 @@ class _Walker:
                 raise UnsupportedOpError(f"scalar kernel parameter {handle.name!r}", name)
             self.buffers[buf.name] = (GLOBAL, str(buf.dtype), self._shape(buf))
             self.params.append(buf.name)
+        # global buffers the program allocates outside its kernels (T.alloc_global: a split kernel's partial
+        # results, read by the kernel that combines them): tensors of every kernel, after the arguments
+        for buf_name, spec in (scratch or {}).items():
+            self.buffers[buf_name] = spec
+            self.params.append(buf_name)
         self.grid_vars: list[str] = []
         self.grid: list[int] = []
         self.threads = 0
@@ -241,8 +251,12 @@ class _Walker:
         return Region(buf.name, scope, dtype, (0,) * len(shape), shape)
 
     # -- launch --------------------------------------------------------------------------------------------
-    def walk(self) -> KernelIR:
-        body = self._launch(self.func.body)
+    def walk(self, launch: Any = None, prelude: tuple[Any, ...] = ()) -> KernelIR:
+        """The kernel whose launch statement is ``launch`` (the PrimFunc's body when None), after the
+        program-level ``prelude`` statements (scalar binds before it)."""
+        for stmt in prelude:
+            self._launch(stmt)
+        body = self._launch(self.func.body if launch is None else launch)
         if not self.grid_vars:
             raise UnsupportedOpError("a kernel without T.Kernel (no blockIdx binding)", self.name)
         if self.threads <= 0:
@@ -646,7 +660,8 @@ class _Walker:
         lane_names = frozenset(lanes)
 
         def global_tile(buf: tirx.Buffer, indices: Any, what: str) -> Region:
-            region = self._lane_region(buf, indices, lanes) if lanes else None
+            # a scalar store (no lanes) reads or writes one element of a global buffer at its indices
+            region = self._lane_region(buf, indices, lanes)
             if region is None:
                 raise UnsupportedOpError(f"element-wise {what} global buffer {buf.name!r}", self.name, where)
             return region
@@ -867,20 +882,86 @@ def _uniform(expr: Any, lanes: frozenset[str]) -> bool:
     return not found["other"] and not (free_vars(expr) & lanes)
 
 
+def program_name(func: tirx.PrimFunc, name: str | None = None) -> str:
+    """``name``, else the PrimFunc's ``global_symbol``, else ``"kernel"``."""
+    if name is not None:
+        return name
+    attrs = func.attrs
+    return str(attrs["global_symbol"]) if attrs is not None and "global_symbol" in attrs else "kernel"
+
+
 def walk(func: tirx.PrimFunc, name: str | None = None) -> KernelIR:
-    """The launch facts and tile-operator tree of one TileLang ``PrimFunc``."""
+    """The launch facts and tile-operator tree of a TileLang ``PrimFunc`` holding one ``T.Kernel``
+    (:func:`walk_all` for a program of several)."""
+    kernels = walk_all(func, name)
+    if len(kernels) != 1:
+        raise FrontendError(
+            f"{program_name(func, name)} launches {len(kernels)} kernels (T.Kernel blocks); walk_all() walks "
+            "each of them"
+        )
+    return kernels[0]
+
+
+def walk_all(func: tirx.PrimFunc, name: str | None = None) -> tuple[KernelIR, ...]:
+    """Every ``T.Kernel`` of a TileLang ``PrimFunc``, in launch order. One kernel keeps the program's name;
+    several are named ``<name>.kernel<i>``. Global buffers the program allocates outside its kernels
+    (``T.alloc_global``) are tensors of each kernel."""
     if not isinstance(func, tirx.PrimFunc):
         raise FrontendError(f"expected a TileLang PrimFunc, got {type(func).__qualname__}")
-    if name is None:
-        attrs = func.attrs
-        name = str(attrs["global_symbol"]) if attrs is not None and "global_symbol" in attrs else "kernel"
+    name = program_name(func, name)
     source = _source_of(func)
+    scratch: dict[str, tuple[str, str, tuple[int, ...]]] = {}
+    kernel = name
     try:
-        return _Walker(func, name).walk()
+        launches = _launches(func.body, scratch, name)
+        out = []
+        for i, (prelude, stmt) in enumerate(launches):
+            kernel = f"{name}.kernel{i}" if len(launches) > 1 else name
+            out.append(_Walker(func, kernel, scratch).walk(stmt, prelude))
+        return tuple(out)
     except UnsupportedOpError as e:
         if e.location is None and source:  # a construct with no operator position: the kernel's line
-            raise UnsupportedOpError(str(e.construct), name, f"{name} ({source})") from None
+            raise UnsupportedOpError(str(e.construct), kernel, f"{kernel} ({source})") from None
         raise
+
+
+def _launches(
+    stmt: Any, scratch: dict[str, tuple[str, str, tuple[int, ...]]], name: str
+) -> list[tuple[tuple[Any, ...], Any]]:
+    """The program's kernel launches in order, each with the program-level scalar binds before it:
+    ``(prelude, launch statement)``. Descends through the program's root block (recording the global
+    buffers it allocates in ``scratch``) and its statement sequence; a launch is a ``blockIdx`` binding loop,
+    any other statement is handed to the walker as it stands (which names what it cannot read)."""
+    out: list[tuple[tuple[Any, ...], Any]] = []
+    binds: list[Any] = []
+
+    def visit(s: Any) -> None:
+        if isinstance(s, tirx.SBlockRealize):
+            visit(s.block)
+        elif isinstance(s, tirx.SBlock) and s.name_hint != "tilelang_root":
+            for buf in s.alloc_buffers:
+                scope = _SCOPES.get(buf.scope())
+                if scope != GLOBAL:
+                    raise UnsupportedOpError(
+                        f"buffer {buf.name!r} of scope {buf.scope()!r} allocated outside T.Kernel", name
+                    )
+                shape = []
+                for d in buf.shape:
+                    if not isinstance(d, tirx.IntImm):
+                        raise UnsupportedOpError(f"symbolic shape {d} of buffer {buf.name!r}", name)
+                    shape.append(int(d.value))
+                scratch[buf.name] = (GLOBAL, str(buf.dtype), tuple(shape))
+            visit(s.body)
+        elif isinstance(s, tirx.SeqStmt):
+            for inner in s.seq:
+                visit(inner)
+        elif isinstance(s, tirx.Bind):
+            binds.append(s)
+        else:
+            out.append((tuple(binds), s))
+
+    visit(stmt)
+    return out
 
 
 def _atomic_elem(stmt: Any) -> tuple[tirx.BufferLoad, Any] | None:

@@ -85,3 +85,46 @@ def test_search_matches_brute_force(dag):
     # invariants: L is at least every pipeline's busy sum and the critical path of durations
     lat = S.best_schedule(deps, vecs, durs, mem).latency_s
     assert all(lat >= sum(v[r] for v in vecs) for r in range(NPIPES))
+
+
+def _projections(orders, masks):
+    users = [frozenset(i for i in range(len(masks)) if masks[i] >> r & 1) for r in range(NPIPES)]
+    users = [u for u in users if len(u) > 1]
+    return [tuple(tuple(i for i in o if i in u) for u in users) for o in orders]
+
+
+@st.composite
+def shared_dags(draw):
+    # nodes on zero, one or two of three pipelines, so the reduction meets nodes sharing only some pipelines
+    n = draw(st.integers(1, 7))
+    deps = tuple(tuple(j for j in range(i) if draw(st.integers(0, 3)) == 0) for i in range(n))
+    masks = tuple(draw(st.sampled_from([0, 1, 2, 4, 3, 5, 6])) for _ in range(n))
+    return deps, masks
+
+
+@settings(max_examples=120, deadline=None)
+@given(shared_dags())
+def test_orders_cover_every_projection_once(dag):
+    # the sleep-set enumeration yields exactly one topological order per distinct per-pipeline projection:
+    # the same projections as all topological orders (brute force over permutations), none twice
+    deps, masks = dag
+    n = len(deps)
+    every = [
+        p
+        for p in itertools.permutations(range(n))
+        if all(p.index(j) < p.index(i) for i in range(n) for j in deps[i])
+    ]
+    got = list(S._topological_orders(deps, masks))
+    assert all(o in every for o in got)
+    projected = _projections(got, masks)
+    assert len(set(projected)) == len(projected)
+    assert set(projected) == set(_projections(every, masks))
+
+
+def test_independent_chains_are_not_interleaved_in_every_way():
+    # two chains of 6 nodes on disjoint pipelines (one on TC, one on DDR): 924 interleavings, one projection
+    deps = ((), (0,), (1,), (2,), (3,), (4,), (), (6,), (7,), (8,), (9,), (10,))
+    masks = (1 << TC,) * 6 + (1 << DDR,) * 6
+    assert len(list(S._topological_orders(deps, masks))) == 1
+    orders, exact = S.candidate_orders(deps, masks)
+    assert exact and len(orders) == 1

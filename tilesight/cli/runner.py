@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tilesight.frontends.source import KernelKind
-from tilesight.plan import TilePlan
+from tilesight.plan import KernelSequence, TilePlan
 from tilesight.report import Report
 
 from .argspec import ArgsError, Scalar, TensorArg, Value
@@ -43,9 +43,9 @@ class Launch:
 
 @dataclass(frozen=True)
 class Outcome:
-    """A prediction and the plan it was made from."""
+    """A prediction and the plan it was made from (a kernel sequence for a program of several kernels)."""
 
-    plan: TilePlan
+    plan: TilePlan | KernelSequence
     report: Report
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from tilesight.api import resolve_hw
 from tilesight.errors import LaunchError, TileSightError
 from tilesight.hardware import HardwareProfile
-from tilesight.plan import TilePlan
+from tilesight.plan import KernelSequence, TilePlan
 from tilesight.report import Report
 
 ON_ERROR = ("raise", "refuse")
@@ -152,7 +152,7 @@ def _is_triton(kernel: Any) -> bool:
 
 def plan_builder(
     kernel: Any, grid: Any, args: Sequence[Any], kwargs: dict[str, Any], hw: HardwareProfile
-) -> Callable[[Any], TilePlan]:
+) -> Callable[[Any], TilePlan | KernelSequence]:
     """A function from one config to its TilePlan, for a Triton or TileLang kernel."""
     if _is_triton(kernel):
         from tilesight.frontends.triton.frontend import TritonFrontend
@@ -183,7 +183,7 @@ def warm_imports(kind: str) -> None:
 
 
 def _predict_one(
-    build: Callable[[Any], TilePlan], profile: HardwareProfile, cfg: Any, on_error: str
+    build: Callable[[Any], TilePlan | KernelSequence], profile: HardwareProfile, cfg: Any, on_error: str
 ) -> tuple[Report | None, str | None, bool, float, float]:
     """(report, refusal, cannot_launch, frontend seconds, model seconds) of one config."""
     from tilesight.model.evaluate import evaluate
@@ -204,7 +204,7 @@ def _predict_one(
 
 # The job a forked worker runs: set in the parent just before the fork, inherited by the children, so that
 # kernels and closures never need to be pickled (only the reports come back).
-_FORK_JOB: tuple[Callable[[Any], TilePlan], HardwareProfile, list[Any], str] | None = None
+_FORK_JOB: tuple[Callable[[Any], TilePlan | KernelSequence], HardwareProfile, list[Any], str] | None = None
 
 
 def _fork_worker(index: int) -> tuple[int, tuple[Report | None, str | None, bool, float, float]]:
@@ -214,7 +214,7 @@ def _fork_worker(index: int) -> tuple[int, tuple[Report | None, str | None, bool
 
 
 def _predict_all(
-    build: Callable[[Any], TilePlan],
+    build: Callable[[Any], TilePlan | KernelSequence],
     profile: HardwareProfile,
     candidates: list[Any],
     on_error: str,

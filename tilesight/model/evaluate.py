@@ -36,7 +36,7 @@ import numpy as np
 from .. import cache as cache_pkg
 from ..cache import CacheModel, CacheTraffic, default_cache_model
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, SYNC_LOAD, Loop, TileAction, TilePlan
+from ..plan import PIPELINES, SYNC_LOAD, KernelSequence, Loop, TileAction, TilePlan
 from ..report import ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
@@ -256,13 +256,20 @@ _REPORTS: OrderedDict[_Key, tuple[HardwareProfile, Report]] = OrderedDict()
 
 
 def evaluate(
-    plan: TilePlan,
+    plan: TilePlan | KernelSequence,
     profile: HardwareProfile,
     *,
     cache_model: CacheModel | None = None,
     net_time_s: Mapping[str, float] | None = None,
 ) -> Report:
-    """Predict one launch of ``plan`` on ``profile`` (module docstring). Raises LaunchError / PlanError."""
+    """Predict one launch of ``plan`` on ``profile`` (module docstring), or of every kernel of a
+    :class:`~tilesight.plan.KernelSequence` back to back (:mod:`.sequence`). Raises LaunchError or
+    PlanError."""
+    if isinstance(plan, KernelSequence):
+        from .sequence import combine
+
+        reports = [evaluate(p, profile, cache_model=cache_model, net_time_s=net_time_s) for p in plan.plans]
+        return combine(plan, reports, profile)
     model, model_key = _model_and_key(cache_model)
     plan_hash = hash(plan)
     if model_key is None:
@@ -405,14 +412,17 @@ def _makespan(durations: np.ndarray, slots: int) -> float:
 
 
 def latency_s(
-    plan: TilePlan,
+    plan: TilePlan | KernelSequence,
     profile: HardwareProfile,
     *,
     cache_model: CacheModel | None = None,
     net_time_s: Mapping[str, float] | None = None,
 ) -> float:
     """The predicted kernel time alone (what a config pruner ranks by): the same model as :func:`evaluate`
-    without building the Report's phases, statistics and notes."""
+    without building the Report's phases, statistics and notes (a kernel sequence: the sum of its
+    kernels')."""
+    if isinstance(plan, KernelSequence):
+        return sum(latency_s(p, profile, cache_model=cache_model, net_time_s=net_time_s) for p in plan.plans)
     model, model_key = _model_and_key(cache_model)
     plan_hash = hash(plan)
     if model_key is not None:

@@ -94,7 +94,15 @@ def list_schedule(
 
 
 def _topological_orders(deps: tuple[tuple[int, ...], ...], masks: tuple[int, ...]):
-    """All topological orders (generator); nodes using no pipeline are placed as soon as they are ready."""
+    """Topological orders (generator), one per distinct per-pipeline projection.
+
+    Two nodes that share no pipeline commute: swapping them when adjacent changes no pipeline's order, so
+    the list schedule cannot tell the two orders apart. The search skips such reorderings with sleep sets
+    (Godefroid's partial-order reduction): after the branch that issues ``i`` next, a sibling branch issuing a
+    node ``j`` that shares no pipeline with ``i`` keeps ``i`` asleep until a node sharing a pipeline with it
+    is issued, since any order issuing ``i`` right after ``j`` was already reached as ``i`` then ``j``. Every
+    projection is still reached (each commutation class of orders keeps a representative), and each once.
+    Nodes using no pipeline are placed as soon as they are ready."""
     n = len(deps)
     succ: list[list[int]] = [[] for _ in range(n)]
     indeg = [0] * n
@@ -103,26 +111,42 @@ def _topological_orders(deps: tuple[tuple[int, ...], ...], masks: tuple[int, ...
             succ[j].append(i)
             indeg[i] += 1
     order: list[int] = []
+    placed = [False] * n
 
-    def rec():
+    def place(i: int) -> None:
+        placed[i] = True
+        order.append(i)
+        for s in succ[i]:
+            indeg[s] -= 1
+
+    def unplace(i: int) -> None:
+        for s in succ[i]:
+            indeg[s] += 1
+        order.pop()
+        placed[i] = False
+
+    def rec(sleep: frozenset[int]):
         if len(order) == n:
             yield tuple(order)
             return
-        ready = [i for i in range(n) if indeg[i] == 0 and i not in placed]
-        free = [i for i in ready if masks[i] == 0]
-        for i in free[:1] or ready:
-            placed.add(i)
-            order.append(i)
-            for s in succ[i]:
-                indeg[s] -= 1
-            yield from rec()
-            for s in succ[i]:
-                indeg[s] += 1
-            order.pop()
-            placed.discard(i)
+        ready = [i for i in range(n) if indeg[i] == 0 and not placed[i]]
+        free = next((i for i in ready if masks[i] == 0), None)
+        if free is not None:  # commutes with every node: one placement covers all
+            place(free)
+            yield from rec(sleep)
+            unplace(free)
+            return
+        done: list[int] = []
+        for i in ready:
+            if i in sleep:
+                continue
+            m = masks[i]
+            place(i)
+            yield from rec(frozenset(j for j in (*sleep, *done) if not masks[j] & m))
+            unplace(i)
+            done.append(i)
 
-    placed: set[int] = set()
-    yield from rec()
+    yield from rec(frozenset())
 
 
 @functools.lru_cache(maxsize=1024)

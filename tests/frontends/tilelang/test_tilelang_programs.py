@@ -1,0 +1,101 @@
+"""TileLang programs launching several kernels (T.Kernel blocks one after another): a KernelSequence."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+import tilelang.language as T  # noqa: E402
+from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.frontends.tilelang.walker import walk, walk_all  # noqa: E402
+
+import tilesight  # noqa: E402
+from tilesight.errors import FrontendError, UnsupportedOpError  # noqa: E402
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.model.evaluate import evaluate  # noqa: E402
+from tilesight.plan import AccessMode, ActionKind, KernelSequence, TilePlan  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+
+
+def _split_sum(rows=1024, cols=8192, splits=4, block=256):
+    """Row sums in two kernels: partial sums of ``splits`` column slices into a global scratch buffer
+    (T.alloc_global), then a kernel adding each row's partials."""
+    part = cols // splits
+
+    @T.prim_func
+    def main(X: T.Tensor((rows, cols), "float32"), Y: T.Tensor((rows,), "float32")):
+        partial = T.alloc_global((rows, splits), "float32")
+        with T.Kernel(rows, splits, threads=128) as (bx, by):
+            x = T.alloc_fragment((part,), "float32")
+            s = T.alloc_fragment((1,), "float32")
+            T.copy(X[bx, by * part], x)
+            T.reduce_sum(x, s, dim=0)
+            partial[bx, by] = s[0]
+        with T.Kernel(rows // block, threads=128) as bx:
+            acc = T.alloc_fragment((block,), "float32")
+            T.clear(acc)
+            for k in T.serial(splits):
+                for i in T.Parallel(block):
+                    acc[i] += partial[bx * block + i, k]
+            T.copy(acc, Y[bx * block])
+
+    return main
+
+
+def test_two_kernels_give_a_sequence_in_launch_order():
+    seq = plan_prim_func(_split_sum(), HW)
+    assert isinstance(seq, KernelSequence)
+    assert seq.name == "main" and [p.name for p in seq.plans] == ["main.kernel0", "main.kernel1"]
+    split, combine = seq.plans
+    # the split kernel: one block per (row, slice), 1024 x 4 blocks; it reads a 2048-column slice of X and
+    # writes one element of the scratch buffer
+    assert split.grid.shape == (1024, 4) and split.grid.blocks == 4096
+    assert split.tensor("X").tile == (1, 2048) and split.tensor("X").mode is AccessMode.READ
+    assert split.tensor("partial").tile == (1, 1) and split.tensor("partial").mode is AccessMode.WRITE
+    # the combine kernel: 1024 / 256 = 4 blocks, each reading a 256 x 1 column of the partials per slice
+    assert combine.grid.blocks == 4
+    part = combine.tensor("partial")
+    assert part.mode is AccessMode.READ and part.tile == (256, 1) and part.shape == (1024, 4)
+    (load,) = [(a, loops) for a, loops in combine.actions() if a.kind is ActionKind.LOAD]
+    assert load[0].tensor == "partial" and [lp.trips for lp in load[1]] == [4]
+
+
+def test_estimate_of_a_program_adds_its_kernels():
+    func = _split_sum()
+    seq = plan_prim_func(func, HW)
+    r = tilesight.estimate(func, hw="h200")
+    parts = [evaluate(p, HW) for p in seq.plans]
+    assert r.latency_s == pytest.approx(sum(p.latency_s for p in parts))
+    assert [k["kernel"] for k in r.extras["kernels"]] == ["main.kernel0", "main.kernel1"]
+    assert r.dram_bytes == pytest.approx(sum(p.dram_bytes for p in parts))
+
+
+def test_one_kernel_program_is_a_plan():
+    @T.prim_func
+    def main(X: T.Tensor((256, 256), "float16"), Y: T.Tensor((256, 256), "float16")):
+        with T.Kernel(4, threads=128) as bx:
+            x = T.alloc_shared((64, 256), "float16")
+            T.copy(X[bx * 64, 0], x)
+            T.copy(x, Y[bx * 64, 0])
+
+    assert isinstance(plan_prim_func(main, HW), TilePlan)
+    assert len(walk_all(main)) == 1 and walk(main).name == "main"
+
+
+def test_walk_refuses_a_program_of_several_kernels():
+    with pytest.raises(FrontendError, match="launches 2 kernels"):
+        walk(_split_sum())
+
+
+def test_shared_memory_outside_a_kernel_is_named():
+    @T.prim_func
+    def main(X: T.Tensor((256,), "float32"), Y: T.Tensor((256,), "float32")):
+        scratch = T.alloc_shared((256,), "float32")
+        with T.Kernel(1, threads=128) as _:
+            T.copy(X[0], scratch)
+            T.copy(scratch, Y[0])
+
+    with pytest.raises(UnsupportedOpError, match="scratch.*allocated outside T.Kernel"):
+        plan_prim_func(main, HW)
