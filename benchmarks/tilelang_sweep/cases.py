@@ -234,6 +234,28 @@ def persistent_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The split set: MLA decode with its KV cache split over ``num_split`` slices (kernels/tilelang/mla_decode.py: a
+# split kernel and a combine kernel in one prim_func) at small batches, beside the unsplit kernel.
+# (batch, seqlen_kv, splits); heads 128 (one KV head), dim 512 + 64 rotary as in DeepSeek's MLA
+SPLIT_SHAPES = [(1, 32768, (1, 8, 32, 64)), (4, 16384, (1, 4, 16)), (16, 8192, (1, 2, 8)), (64, 4096, (1, 2))]
+SPLIT_CONFIGS = [(64, 64, 2, 256), (64, 32, 2, 256)]  # block_H, block_N, num_stages, threads
+
+
+def split_cases() -> list[dict[str, Any]]:
+    """The split set: split-KV MLA decode programs (two kernels) and the plain kernel, small batches."""
+    cases = []
+    for (b, s, splits), (bh, bn, st, th) in itertools.product(SPLIT_SHAPES, SPLIT_CONFIGS):
+        for n in splits:
+            params = dict(batch=b, heads=128, seqlen_kv=s, dim=512, pe_dim=64, block_H=bh, block_N=bn)
+            params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+            if n > 1:
+                params["num_split"] = n
+            cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"split-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):

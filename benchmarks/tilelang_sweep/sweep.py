@@ -140,7 +140,7 @@ def main() -> int:
     ap.add_argument(
         "--set",
         default="main",
-        choices=("main", "validation", "variants", "stages", "persistent"),
+        choices=("main", "validation", "variants", "stages", "persistent", "split"),
         help="which case set to run",
     )
     args = ap.parse_args()
@@ -151,6 +151,7 @@ def main() -> int:
         "variants": case_list.variant_cases,
         "stages": case_list.stages_cases,
         "persistent": case_list.persistent_cases,
+        "split": case_list.split_cases,
     }[args.set]()
     if args.families:
         keep = set(args.families.split(","))
@@ -196,7 +197,7 @@ def main() -> int:
     torch.manual_seed(0)
     out_path = Path(args.out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    checked: set[tuple[str, str]] = set()  # (family, kernel) pairs checked against torch
+    checked: set[tuple[str, str, bool]] = set()  # (family, kernel, split program) checked against torch
     n_ok = 0
     with out_path.open("w") as fh:
         for case in cases:
@@ -211,13 +212,15 @@ def main() -> int:
                     inputs = _inputs(case, torch)
                     kernel(*inputs)
                     torch.cuda.synchronize()
-                    if (case["family"], case["kernel"]) not in checked:
+                    # one check per kernel and program shape (a split-KV program is two kernels)
+                    shape_key = (case["family"], case["kernel"], case["params"].get("num_split", 1) > 1)
+                    if shape_key not in checked:
                         ref = _reference(case, inputs, torch)
                         out = inputs[case_list.OUT_IDX[case["family"]]].float()
                         err = float((out - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
                         rec["rel_err"] = err
                         rec["correct"] = bool(err <= REL_TOL[case["family"]])
-                        checked.add((case["family"], case["kernel"]))
+                        checked.add(shape_key)
                         print(
                             f"[sweep] check {case['id']}: rel err {err:.2e} ok={rec['correct']}", flush=True
                         )
