@@ -234,8 +234,8 @@ def persistent_cases() -> list[dict[str, Any]]:
     return cases
 
 
-# The split set: MLA decode with its KV cache split over ``num_split`` slices (kernels/tilelang/mla_decode.py: a
-# split kernel and a combine kernel in one prim_func) at small batches, beside the unsplit kernel.
+# The split set: MLA decode with its KV cache split over ``num_split`` slices (kernels/tilelang/mla_decode.py:
+# a split kernel and a combine kernel in one prim_func) at small batches, beside the unsplit kernel.
 # (batch, seqlen_kv, splits); heads 128 (one KV head), dim 512 + 64 rotary as in DeepSeek's MLA
 SPLIT_SHAPES = [(1, 32768, (1, 8, 32, 64)), (4, 16384, (1, 4, 16)), (16, 8192, (1, 2, 8)), (64, 4096, (1, 2))]
 SPLIT_CONFIGS = [(64, 64, 2, 256), (64, 32, 2, 256)]  # block_H, block_N, num_stages, threads
