@@ -108,3 +108,13 @@ def test_kernel_sequence_validation():
         KernelSequence("p", (plan, plan))
     seq = KernelSequence("p", [plan, dataclasses.replace(plan, name="other")])
     assert isinstance(seq.plans, tuple) and len(seq.plans) == 2
+
+
+def test_l2_warm_validation():
+    body = (TileAction("a", ActionKind.LOAD, tensor="x"),)
+    with pytest.raises(PlanError, match="is not a tensor of the plan"):
+        TilePlan("p", TileGrid((1,)), (_tensor(),), body, BlockResources(32), l2_warm=(("y", 0.5),))
+    with pytest.raises(PlanError, match=r"l2_warm\[x\]"):
+        TilePlan("p", TileGrid((1,)), (_tensor(),), body, BlockResources(32), l2_warm=(("x", 1.5),))
+    plan = TilePlan("p", TileGrid((1,)), (_tensor(),), body, BlockResources(32), l2_warm=[("x", 1)])
+    assert plan.l2_warm == (("x", 1.0),)

@@ -495,7 +495,12 @@ class BlockResources:
 
 @dataclass(frozen=True)
 class TilePlan:
-    """A whole kernel as the model sees it. ``body`` is the program one tile runs."""
+    """A whole kernel as the model sees it. ``body`` is the program one tile runs.
+
+    ``l2_warm``: ``(tensor, share)`` pairs, the share of each tensor's lines already in L2 when the kernel
+    starts (an earlier kernel of the same program wrote them: :class:`KernelSequence`); the cache model lets
+    that share of the kernel's first touches of the tensor hit. Empty for a kernel that starts cold.
+    """
 
     name: str
     grid: TileGrid
@@ -504,15 +509,22 @@ class TilePlan:
     resources: BlockResources
     source: str | None = None
     notes: tuple[str, ...] = ()
+    l2_warm: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tensors", tuple(self.tensors))
         object.__setattr__(self, "body", tuple(self.body))
         object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "l2_warm", tuple((str(n), float(w)) for n, w in self.l2_warm))
         names = [t.name for t in self.tensors]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise PlanError("tensors", sorted(dup), "tensor names must be unique")
+        for n, w in self.l2_warm:
+            if n not in names:
+                raise PlanError("l2_warm", n, f"is not a tensor of the plan {sorted(names)}")
+            if not 0.0 <= w <= 1.0:
+                raise PlanError(f"l2_warm[{n}]", w, "a share of the tensor's lines must lie in [0, 1]")
         if not self.body:
             raise PlanError("body", (), "a tile program needs at least one action")
         tensors = set(names)

@@ -256,6 +256,33 @@ def split_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The two-kernel split-K set: kernels/tilelang/gemm.py::gemm_splitk_reduce (partial tiles to a global
+# workspace, then a reduction kernel: one prim_func, two kernels) beside the plain GEMM of the same tile.
+# (M, N, K, block_M, splits); block_N 128, block_K 64, 3 stages, 128 threads
+SPLITK2_SHAPES = [
+    (64, 8192, 8192, 64, (2, 4, 8)),
+    (128, 4096, 16384, 128, (4, 8, 16)),
+    (256, 14336, 4096, 128, (2, 4)),
+    (2048, 2048, 8192, 128, (2, 4)),
+]
+
+
+def splitk2_cases() -> list[dict[str, Any]]:
+    """The two-kernel split-K set: fp16 split-K GEMM programs (split + reduction kernel), plain GEMMs."""
+    cases = []
+    for m, n, k, bm, splits in SPLITK2_SHAPES:
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=128, block_K=64, num_stages=3, threads=128)
+        params.update(dtype="float16", accum_dtype="float32")
+        cases.append({"family": "gemm", "kernel": "gemm", "params": {**params, "use_swizzle": False}})
+        for sk in splits:
+            cases.append(
+                {"family": "gemm", "kernel": "gemm_splitk_reduce", "params": {**params, "split_k": sk}}
+            )
+    for i, c in enumerate(cases):
+        c["id"] = f"sk2-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):
@@ -267,6 +294,7 @@ KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels" / "tilelang"
 _KERNELS = {
     "gemm": ("gemm", "gemm"),
     "gemm_splitk": ("gemm", "gemm_splitk"),
+    "gemm_splitk_reduce": ("gemm", "gemm_splitk_reduce"),
     "gemm_persistent": ("gemm", "gemm_persistent"),
     "flash_attention_fwd": ("flash_attention", "flash_attention_fwd"),
     "mla_decode": ("mla_decode", "mla_decode"),

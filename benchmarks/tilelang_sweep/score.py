@@ -66,11 +66,14 @@ def load(data: Path) -> list[tuple[dict, str]]:
 
 
 def roofline_us(record: dict, plan, hw) -> float:
-    """``max(useful FLOPs / TC rate, every global tensor once / DDR bandwidth) + launch overhead``."""
+    """``max(useful FLOPs / TC rate, every global tensor once / DDR bandwidth) + launch overhead``; a program
+    of several kernels (a KernelSequence) moves each of its tensors once and pays each kernel's launch."""
     dtype = record["params"].get("dtype", "float16")
     compute_s = case_list.flops(record) / hw.tc_rate(dtype)
-    memory_s = sum(t.tensor_bytes for t in plan.tensors) / hw.ddr_bw_bytes_per_s
-    return (max(compute_s, memory_s) + hw.launch_overhead_s) * 1e6
+    plans = getattr(plan, "plans", (plan,))
+    tensors = {t.name: t.tensor_bytes for p in plans for t in p.tensors}
+    memory_s = sum(tensors.values()) / hw.ddr_bw_bytes_per_s
+    return (max(compute_s, memory_s) + len(plans) * hw.launch_overhead_s) * 1e6
 
 
 def score(record: dict, where: str, index: int, hw) -> accuracy.Scored:

@@ -140,7 +140,7 @@ def main() -> int:
     ap.add_argument(
         "--set",
         default="main",
-        choices=("main", "validation", "variants", "stages", "persistent", "split"),
+        choices=("main", "validation", "variants", "stages", "persistent", "split", "splitk2"),
         help="which case set to run",
     )
     args = ap.parse_args()
@@ -152,6 +152,7 @@ def main() -> int:
         "stages": case_list.stages_cases,
         "persistent": case_list.persistent_cases,
         "split": case_list.split_cases,
+        "splitk2": case_list.splitk2_cases,
     }[args.set]()
     if args.families:
         keep = set(args.families.split(","))

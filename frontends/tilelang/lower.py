@@ -83,6 +83,12 @@ REG_PER_THREAD_GRANULE = 8
 # per reduce (TileLang 0.1.15's AllReduce lowering: ``reducing_threads > 32``; seen as 1 KiB ``workspace``
 # buffers for 256 threads in the lowered MLA decode kernel). Each partial is written once and read back.
 REDUCE_WORKSPACE_PASSES = 2
+# A T.serial loop of scalar statements only, reading single global elements into registers (a split-KV
+# combine's max / sum over its slices' log-sum-exps: ``top = max(top, lse[b, h, s])``), is a plain C loop
+# with a constant trip count and a tiny body: nvcc unrolls it and issues every iteration's load before the
+# first use (cuobjdump -sass of TileLang 0.1.15's lowered combine kernel for sm_90a: 8 and 64 LDG back to
+# back for 8 and 64 slices). Its iterations' loads are in flight together, up to this many.
+SCALAR_LOOP_UNROLL = 64
 
 
 def _level(scope: str) -> MemLevel:
@@ -161,7 +167,15 @@ class _Lowering:
                 if p_writes & (reads | writes) or p_reads & writes:
                     deps.extend(a.name for a in prev)
             for a in acts:
-                out.append(_with_deps(a, tuple(deps)))
+                if isinstance(a, TileAction) and a.kind is ActionKind.LOAD and a.dst is MemLevel.REG:
+                    # a global load into a thread's registers (an element-wise statement reading global
+                    # memory) needs only what wrote that global buffer, not the registers the statement's
+                    # arithmetic reads: the compiler issues it ahead of them (a split-KV combine loads the
+                    # next slice's partial output while it still works out that slice's weight)
+                    own = [x.name for prev, _, p_writes in lowered[:j] if a.tensor in p_writes for x in prev]
+                    out.append(_with_deps(a, tuple(own)))
+                else:
+                    out.append(_with_deps(a, tuple(deps)))
         # a serial chain whose output a dot of the same body reads: the step fences and synchronises between
         fed = {d for a in out if isinstance(a, TileAction) and a.kind is ActionKind.DOT for d in a.deps}
         return tuple(
@@ -185,7 +199,14 @@ class _Lowering:
                 f"loop {node.var}: trip count varies by block ({int(trips.min())}..{int(trips.max())}, "
                 f"mean {mean_trips:.2f}); the plan times the mean, schedules blocks by their own counts"
             )
-        body = self.body(node.body, node.stages, node.pipelined)
+        stages = node.stages
+        if not node.pipelined and _scalar_gather(node):
+            stages = max(stages, min(count, SCALAR_LOOP_UNROLL))
+            self.notes.append(
+                f"loop {node.var}: scalar loads of single global elements, unrolled by the compiler: "
+                f"{stages} iterations' loads in flight"
+            )
+        body = self.body(node.body, stages, node.pipelined)
         reduction = any(
             isinstance(op, OpNode)
             and op.op == "gemm"
@@ -197,7 +218,7 @@ class _Lowering:
             self._name(f"loop_{node.var}"),
             count,
             body,
-            stages=node.stages,
+            stages=stages,
             reduction=reduction,
             location=node.location,
             mean_trips=mean_trips,
@@ -564,6 +585,22 @@ def _with_deps(node: Node, deps: tuple[str, ...]) -> Node:
     """``node`` depending on ``deps`` as well as on what it already depends on (actions lowered from one
     operator depend on one another)."""
     return dataclasses.replace(node, deps=tuple(dict.fromkeys((*deps, *node.deps))))
+
+
+def _scalar_gather(node: LoopNode) -> bool:
+    """Whether a loop holds only scalar statements (one element each) that read single global elements into
+    registers and write registers only (see :data:`SCALAR_LOOP_UNROLL`)."""
+    reads_global = False
+    for op in node.body:
+        if not isinstance(op, OpNode) or op.op != "store" or op.elements > 1:
+            return False
+        if any(w.scope in (GLOBAL, SHARED) for w in op.writes):
+            return False
+        for r in op.reads:
+            if r.scope == SHARED or (r.scope == GLOBAL and math.prod(r.extents) != 1):
+                return False
+            reads_global |= r.scope == GLOBAL
+    return reads_global
 
 
 def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:

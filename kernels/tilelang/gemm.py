@@ -87,6 +87,60 @@ def gemm_splitk(
     return main
 
 
+def gemm_splitk_reduce(
+    M: int,
+    N: int,
+    K: int,
+    block_M: int = 128,
+    block_N: int = 128,
+    block_K: int = 64,
+    split_k: int = 4,
+    num_stages: int = 3,
+    threads: int = 128,
+    reduce_block: int = 64,
+    dtype: str = "float16",
+    accum_dtype: str = "float32",
+):
+    """Split-K GEMM ``C = A @ B`` in two kernels of one program: the first cuts K into ``split_k`` slices and
+    writes each slice's fp32 partial tile to a global workspace (``T.alloc_global``, ``split_k x M x N``); the
+    second adds a ``reduce_block`` square of the partials over the slices and writes it to C in ``dtype``.
+    No atomics, so C needs no zeroing. ``K`` must be a multiple of ``split_k * block_K``."""
+    if K % (split_k * block_K):
+        raise ValueError(
+            f"gemm_splitk_reduce: K={K} is not a multiple of split_k * block_K = {split_k * block_K}"
+        )
+    part = K // split_k
+    rb = reduce_block
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((K, N), dtype),
+        C: T.Tensor((M, N), dtype),
+    ):
+        W = T.alloc_global((split_k, M, N), accum_dtype)
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), split_k, threads=threads) as (bx, by, bz):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(part // block_K, num_stages=num_stages):
+                T.copy(A[by * block_M, bz * part + k * block_K], A_shared)
+                T.copy(B[bz * part + k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, W[bz, by * block_M, bx * block_N])
+        with T.Kernel(T.ceildiv(N, rb), T.ceildiv(M, rb), threads=128) as (bx, by):
+            acc = T.alloc_fragment((rb, rb), accum_dtype)
+            T.clear(acc)
+            for s in T.serial(split_k):
+                for i, j in T.Parallel(rb, rb):
+                    acc[i, j] += W[s, by * rb + i, bx * rb + j]
+            for i, j in T.Parallel(rb, rb):
+                C[by * rb + i, bx * rb + j] = acc[i, j]
+
+    return main
+
+
 def gemm_persistent(
     M: int,
     N: int,

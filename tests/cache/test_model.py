@@ -457,3 +457,26 @@ def test_second_pass_misses_when_the_wave_overflows_l2(monkeypatch):
     traffic, rows = sdcm_breakdown(plan, H200, l2_capacity_bytes=32 << 20, **BARE)
     by = {r.action: r for r in rows}
     assert by["load_x_2"].l2_hit < 0.05
+
+
+def test_warm_tensor_first_touches_hit():
+    # the tiny GEMM above reads A (128 KiB) and B (128 KiB) once each from DRAM; with all of A's lines left in
+    # L2 by an earlier kernel only B comes from DRAM, with half of them half of A's first touches miss
+    plan = gemm_plan(256, 256, 256, 128, 128, 64)
+    warm = SdcmCacheModel(**BARE).traffic(dataclasses.replace(plan, l2_warm=(("a", 1.0),)), H200)
+    assert warm.dram_read_bytes == pytest.approx(131072)
+    assert warm.tensors["a"].l2_hit == pytest.approx(1.0)
+    half = SdcmCacheModel(**BARE).traffic(dataclasses.replace(plan, l2_warm=(("a", 0.5),)), H200)
+    assert half.dram_read_bytes == pytest.approx(131072 + 65536)
+    # the compulsory model takes the same share off A's DRAM reads
+    comp = CompulsoryCacheModel().traffic(dataclasses.replace(plan, l2_warm=(("a", 0.5),)), H200)
+    assert comp.dram_read_bytes == pytest.approx(131072 + 65536)
+
+
+def test_written_lines_left_in_l2():
+    # the tiny GEMM's C (128 KiB) is all in L2 when it ends; a 512 MiB C keeps only about the last L2-full
+    small = SdcmCacheModel(**BARE).traffic(gemm_plan(256, 256, 256, 128, 128, 64), H200)
+    assert small.tensors["c"].l2_resident_at_end == pytest.approx(1.0)
+    big = SdcmCacheModel().traffic(gemm_plan(16384, 16384, 512, 128, 128, 64, group_m=8), H200)
+    assert 0.0 < big.tensors["c"].l2_resident_at_end < 0.15
+    assert small.tensors["a"].l2_resident_at_end == 0.0  # read-only tensors leave nothing written

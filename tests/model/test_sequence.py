@@ -9,7 +9,18 @@ import pytest
 
 import tilesight as ts
 from tilesight.model.evaluate import evaluate, latency_s
-from tilesight.plan import KernelSequence, Pipeline
+from tilesight.model.sequence import warmed_plans
+from tilesight.plan import (
+    AccessMode,
+    ActionKind,
+    BlockResources,
+    KernelSequence,
+    Pipeline,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+)
 
 from .plans import stream_plan
 
@@ -74,3 +85,35 @@ def test_one_kernel_sequence_is_that_kernel(round_hw):
 def test_text_rendering_lists_each_kernel(round_hw):
     text = str(evaluate(_program(), round_hw))
     assert "kernel a: 16.00 us" in text and "kernel b: 10.00 us" in text
+
+
+def _row_plan(name: str, mode: AccessMode, kind: ActionKind, tensor: str = "y", rows: int = 4) -> TilePlan:
+    # one 4,000-byte fp32 row per tile, 4 tiles: 16 KB moved
+    t = TensorAccess(tensor, "float32", (rows, 1000), (1, 1000), mode)
+    return TilePlan(
+        name, TileGrid((rows,)), (t,), (TileAction("x", kind, tensor=tensor),), BlockResources(128)
+    )
+
+
+def test_a_tensor_written_before_is_read_from_l2(round_hw):
+    writer = _row_plan("w", AccessMode.WRITE, ActionKind.STORE)
+    reader = _row_plan("r", AccessMode.READ, ActionKind.LOAD)
+    plans = warmed_plans(KernelSequence("p", (writer, reader)), round_hw)
+    # 16 KB written into a 1 MB L2: every line is still there when the reader starts
+    assert plans[0].l2_warm == ()
+    ((name, share),) = plans[1].l2_warm
+    assert name == "y" and share == pytest.approx(1.0, abs=1e-3)
+    cold, warm = evaluate(reader, round_hw), evaluate(plans[1], round_hw)
+    assert cold.dram_bytes == pytest.approx(16_000) and warm.dram_bytes == pytest.approx(0.0, abs=20)
+    assert warm.latency_s < cold.latency_s
+    r = evaluate(KernelSequence("p", (writer, reader)), round_hw)
+    assert r.latency_s == pytest.approx(evaluate(writer, round_hw).latency_s + warm.latency_s)
+
+
+def test_a_kernel_streaming_more_than_l2_flushes_what_came_before(round_hw):
+    writer = _row_plan("w", AccessMode.WRITE, ActionKind.STORE)
+    # 4 tiles x 5 rows of 100,000 bytes = 2 MB from DRAM: twice the 1 MB L2 (keep = max(0, 1 - 2) = 0)
+    flush = dataclasses.replace(stream_plan(tiles=4, trips=5, stages=2), name="flush")
+    reader = _row_plan("r", AccessMode.READ, ActionKind.LOAD)
+    plans = warmed_plans(KernelSequence("p", (writer, flush, reader)), round_hw)
+    assert plans[2].l2_warm == ()

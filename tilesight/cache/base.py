@@ -27,7 +27,8 @@ class TensorTraffic:
     model without request coalescing or partitions; less where the request coalescer answers concurrent
     requests for a line already in flight, more where a line homed in the other partition is looked up on
     both sides of the fabric (:mod:`tilesight.cache.model`). ``l2_merged``: the requests per requested byte
-    the coalescer merged, already taken out of ``l2_lookups``.
+    the coalescer merged, already taken out of ``l2_lookups``. ``l2_resident_at_end``: for a written
+    tensor, the share of its written lines still in L2 when the kernel ends (what a next kernel finds there).
     """
 
     tensor: str
@@ -39,6 +40,7 @@ class TensorTraffic:
     write: bool = False
     l2_lookups: float = 1.0
     l2_merged: float = 0.0
+    l2_resident_at_end: float = 0.0  # written tensors: share of the written lines still in L2 when it ends
 
     def __post_init__(self) -> None:
         for name in ("l15_hit", "l2_hit"):
@@ -80,11 +82,14 @@ class CacheModel(Protocol):
 def compulsory_traffic(plan: TilePlan, hw: HardwareProfile) -> CacheTraffic:
     """Compulsory-miss traffic: each tensor's touched bytes cross DRAM once; every other access hits L2.
 
-    Writes count as L2 hits in the hit rate (write-back L2 absorbs them) and their bytes go to DRAM once.
+    Writes count as L2 hits in the hit rate (write-back L2 absorbs them) and their bytes go to DRAM once; the
+    last L2-capacity's worth of them is still in L2 at the end. Reads of a tensor an earlier kernel left in L2
+    (``plan.l2_warm``) skip DRAM for that share.
     """
     tensors: dict[str, TensorTraffic] = {}
     hits = total = 0.0
     rd = wr = 0.0
+    warm = dict(plan.l2_warm)
     for t in plan.tensors:
         accesses = plan.access_count(t.name) * plan.grid.tiles
         requested = accesses * t.tile_bytes
@@ -92,8 +97,13 @@ def compulsory_traffic(plan: TilePlan, hw: HardwareProfile) -> CacheTraffic:
             continue
         write = t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
         touched = min(t.tensor_bytes, requested)
+        if not write:  # a share of the first touches finds lines an earlier kernel left in L2
+            touched *= 1.0 - warm.get(t.name, 0.0)
         l2_hit = 1.0 - touched / requested if not write else 1.0
-        tensors[t.name] = TensorTraffic(t.name, accesses, requested, 0.0, l2_hit, touched, write)
+        resident = min(1.0, hw.l2_effective_bytes / touched) if write and touched else 0.0
+        tensors[t.name] = TensorTraffic(
+            t.name, accesses, requested, 0.0, l2_hit, touched, write, l2_resident_at_end=resident
+        )
         hits += l2_hit * requested
         total += requested
         if write:

@@ -156,6 +156,7 @@ class AccessBreakdown:
     l2_merged: float = 0.0  # requests per requested byte the coalescer merged (already out of l2_lookups)
     l2_work: float = 1.0  # the same lookups with merges at LRC_TIMING_BLOCKS_PER_SM: the L2 pipeline's work
     l2_work_merged: float = 0.0  # the merges of l2_work (already out of it)
+    resident_at_end: float = 0.0  # writes: share of the written lines still in L2 when the kernel ends
 
 
 def _timeline(body: tuple[Node, ...], start: int, out: dict[str, list[np.ndarray]]) -> int:
@@ -578,21 +579,28 @@ def _compute(
         )  # fmt: skip
 
     rows: list[AccessBreakdown] = []
+    warm = dict(plan.l2_warm)  # tensors an earlier kernel left (partly) in L2
     for s in streams:
         accesses = int(s.slots.size * tiles)
         requested = accesses * s.block_bytes
         if s.write:
             resident, last, _ = l2[s.action]
+            at_end = float(resident[:, last].mean()) if last.any() else 0.0
             distinct = int(last.sum()) * s.slots.size * s.block_bytes
             if not WRITEBACK_AT_KERNEL_END:
-                distinct *= 1.0 - float(resident[:, last].mean()) if last.any() else 1.0
+                distinct *= 1.0 - at_end if last.any() else 1.0
             rows.append(
                 AccessBreakdown(
-                    s.action, s.tensor, True, accesses, requested, 0.0, WRITE_SECTOR_HIT_RATE, distinct, 1.0
+                    s.action, s.tensor, True, accesses, requested, 0.0, WRITE_SECTOR_HIT_RATE, distinct, 1.0,
+                    resident_at_end=at_end,
                 )
-            )
+            )  # fmt: skip
             continue
         p2, first, _ = l2[s.action]
+        if warm.get(s.tensor):
+            # a first touch finds the line in L2 with the share the earlier kernel left there
+            p2 = p2.copy()
+            p2[:, first] = np.maximum(p2[:, first], warm[s.tensor])
         p_near, _, concurrent = near[s.action]
         if l15 is not None:
             p15 = l15[s.action][0]
@@ -632,9 +640,14 @@ def _compute(
         lookups = sum(r.l2_work * r.requested_bytes for r in mine) / req
         merged = sum(r.l2_work_merged * r.requested_bytes for r in mine) / req
         write = all(r.write for r in mine)
+        wrote = [r for r in mine if r.write]
+        wrote_bytes = sum(r.requested_bytes for r in wrote)
+        at_end = sum(r.resident_at_end * r.requested_bytes for r in wrote)
+        at_end = at_end / wrote_bytes if wrote_bytes > 0 else 0.0
         tensors[name] = TensorTraffic(
-            name, acc, req, h15, h2, ddr, write=write, l2_lookups=lookups, l2_merged=merged
-        )
+            name, acc, req, h15, h2, ddr, write=write, l2_lookups=lookups, l2_merged=merged,
+            l2_resident_at_end=at_end,
+        )  # fmt: skip
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]
     at_l2 = sum(r.requested_bytes * (r.l2_lookups - r.l15_hit) for r in reads) + sum(

@@ -266,9 +266,10 @@ def evaluate(
     :class:`~tilesight.plan.KernelSequence` back to back (:mod:`.sequence`). Raises LaunchError or
     PlanError."""
     if isinstance(plan, KernelSequence):
-        from .sequence import combine
+        from .sequence import combine, warmed_plans
 
-        reports = [evaluate(p, profile, cache_model=cache_model, net_time_s=net_time_s) for p in plan.plans]
+        plans = warmed_plans(plan, profile, cache_model)
+        reports = [evaluate(p, profile, cache_model=cache_model, net_time_s=net_time_s) for p in plans]
         return combine(plan, reports, profile)
     model, model_key = _model_and_key(cache_model)
     plan_hash = hash(plan)
@@ -422,7 +423,10 @@ def latency_s(
     without building the Report's phases, statistics and notes (a kernel sequence: the sum of its
     kernels')."""
     if isinstance(plan, KernelSequence):
-        return sum(latency_s(p, profile, cache_model=cache_model, net_time_s=net_time_s) for p in plan.plans)
+        from .sequence import warmed_plans
+
+        plans = warmed_plans(plan, profile, cache_model)
+        return sum(latency_s(p, profile, cache_model=cache_model, net_time_s=net_time_s) for p in plans)
     model, model_key = _model_and_key(cache_model)
     plan_hash = hash(plan)
     if model_key is not None:

@@ -3,8 +3,9 @@
 The kernels of a sequence run one after another on one stream: each starts when the one before it ends, so
 the program's latency is the sum of the kernels' latencies, each with its own launch overhead, and every
 pipeline's busy time is the sum of theirs. Each kernel is predicted on its own (:func:`.evaluate.evaluate`,
-memoised per plan); its cache model starts from an L2 that holds none of its inputs, so a tensor an earlier
-kernel of the sequence wrote is read at the hit rate the kernel's own reuse gives it (the report says so).
+memoised per plan), with the L2 the kernels before it leave (:func:`warmed_plans`): a tensor an earlier kernel
+wrote is read from L2 for the share of its lines still there (a split kernel's partial results, read by the
+kernel that combines them).
 
 The combined report keeps every kernel's phases in launch order (each reason names its kernel), its actions
 named ``kernel/action``, the L2 and L1.5 hit rates weighted by the bytes each kernel's memory actions move,
@@ -16,8 +17,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..cache.base import CacheModel
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, KernelSequence
+from ..plan import PIPELINES, AccessMode, KernelSequence, TilePlan
 from ..report import PhaseCost, Report
 
 _MEMORY_KINDS = ("load", "store")
@@ -35,6 +37,41 @@ def _weighted(values: list[float | None], weights: list[float]) -> float | None:
     if total <= 0:
         return sum(v for v, _ in pairs) / len(pairs)
     return sum(v * w for v, w in pairs) / total
+
+
+def warmed_plans(
+    seq: KernelSequence, hw: HardwareProfile, cache_model: CacheModel | None = None
+) -> list[TilePlan]:
+    """The sequence's plans, each with the L2 its predecessors leave (``TilePlan.l2_warm``).
+
+    After a kernel, each tensor it wrote keeps the share of its lines the cache model finds still in L2 at
+    the kernel's end (``TensorTraffic.l2_resident_at_end``). Every later kernel brings lines into L2 (what it
+    reads from DRAM and what it writes) and evicts the oldest first, so a share carried past a kernel that
+    brings ``B`` bytes keeps ``1 - B / C`` of itself (``C``: the profile's effective L2 capacity). A kernel
+    reading a carried tensor starts with that share of its lines in L2.
+    """
+    from .evaluate import _model_and_key, cached_traffic
+
+    model, key = _model_and_key(cache_model)
+    capacity = hw.l2_effective_bytes
+    carried: dict[str, float] = {}
+    out: list[TilePlan] = []
+    for plan in seq.plans:
+        reads = {t.name for t in plan.tensors if t.mode in (AccessMode.READ, AccessMode.READ_WRITE)}
+        warm = tuple((n, round(w, 6)) for n, w in carried.items() if n in reads and w > 0.0)
+        plan = dataclasses.replace(plan, l2_warm=warm) if warm else plan
+        out.append(plan)
+        traffic = cached_traffic(plan, hw, model, model_key=key)
+        # lines this kernel brings into L2: what it reads from DRAM and every line it writes
+        brought = traffic.dram_read_bytes + sum(
+            t.requested_bytes for t in traffic.tensors.values() if t.write
+        )
+        keep = max(0.0, 1.0 - brought / capacity) if capacity > 0 else 0.0
+        carried = {n: w * keep for n, w in carried.items()}
+        for name, t in traffic.tensors.items():
+            if t.write:
+                carried[name] = t.l2_resident_at_end
+    return out
 
 
 def combine(seq: KernelSequence, reports: list[Report], hw: HardwareProfile) -> Report:
@@ -59,8 +96,8 @@ def combine(seq: KernelSequence, reports: list[Report], hw: HardwareProfile) -> 
     actions = tuple(dataclasses.replace(a, name=f"{r.kernel}/{a.name}") for r in reports for a in r.actions)
     notes = [
         *seq.notes,
-        f"{len(reports)} kernels launched back to back, each after the one before it ends; each kernel's "
-        "cache model starts without its inputs in L2 (data an earlier kernel wrote is read as a fresh input)",
+        f"{len(reports)} kernels launched back to back, each after the one before it ends; a tensor an "
+        "earlier kernel wrote is read from L2 for the share of its lines the cache model leaves there",
         f"occupancy shown is the longest kernel's ({longest.kernel})",
     ]
     notes += [f"{r.kernel}: {n}" for r in reports for n in r.notes]
@@ -98,4 +135,4 @@ def combine(seq: KernelSequence, reports: list[Report], hw: HardwareProfile) -> 
     )
 
 
-__all__ = ["combine"]
+__all__ = ["combine", "warmed_plans"]

@@ -12,6 +12,7 @@ import tilesight  # noqa: E402
 from tilesight.errors import FrontendError, UnsupportedOpError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
 from tilesight.model.evaluate import evaluate  # noqa: E402
+from tilesight.model.sequence import warmed_plans  # noqa: E402
 from tilesight.plan import AccessMode, ActionKind, KernelSequence, TilePlan  # noqa: E402
 
 pytestmark = pytest.mark.tilelang
@@ -66,10 +67,17 @@ def test_estimate_of_a_program_adds_its_kernels():
     func = _split_sum()
     seq = plan_prim_func(func, HW)
     r = tilesight.estimate(func, hw="h200")
-    parts = [evaluate(p, HW) for p in seq.plans]
+    plans = warmed_plans(seq, HW)
+    parts = [evaluate(p, HW) for p in plans]
     assert r.latency_s == pytest.approx(sum(p.latency_s for p in parts))
     assert [k["kernel"] for k in r.extras["kernels"]] == ["main.kernel0", "main.kernel1"]
     assert r.dram_bytes == pytest.approx(sum(p.dram_bytes for p in parts))
+    # the 16 KB of partial sums the first kernel writes are (nearly all) still in L2 when the second reads
+    # them: the cache model's chance that a written line survives the kernel's own 32 MB of X reads
+    assert plans[0].l2_warm == ()
+    ((name, share),) = plans[1].l2_warm
+    assert name == "partial" and 0.95 < share <= 1.0
+    assert parts[1].dram_bytes < evaluate(seq.plans[1], HW).dram_bytes
 
 
 def test_one_kernel_program_is_a_plan():
@@ -99,3 +107,22 @@ def test_shared_memory_outside_a_kernel_is_named():
 
     with pytest.raises(UnsupportedOpError, match="scratch.*allocated outside T.Kernel"):
         plan_prim_func(main, HW)
+
+
+def test_split_kv_mla_decode_combine_kernel():
+    from tilesight.kernels.tilelang.mla_decode import mla_decode
+
+    seq = plan_prim_func(mla_decode(1, 128, 4096, num_split=8), HW)
+    split, combine = seq.plans
+    # the split kernel: 128 / 64 head groups x 1 batch x 8 slices; each slice 4096 / 8 / 32 = 16 steps
+    assert split.grid.shape == (2, 1, 8)
+    assert split.tensor("partial").mode is AccessMode.WRITE and split.tensor("lse").mode is AccessMode.WRITE
+    # the combine kernel: one block per (head, batch); its max and sum loops only gather the 8 slices'
+    # log-sum-exps (all 8 loads in flight), its weighted sum reads each slice's 512-wide partial in turn
+    assert combine.grid.shape == (128, 1)
+    loops = [n for n in combine.body if hasattr(n, "stages")]
+    assert [(lp.trips, lp.stages) for lp in loops] == [(8, 8), (8, 8), (8, 1)]
+    acts = {a.name: a for a, _ in combine.actions()}
+    # the partial's load does not wait for the slice's weight, which only the arithmetic after it reads
+    assert acts["load_partial"].deps == ()
+    assert combine.tensor("partial").tile == (1, 1, 1, 512)
