@@ -5,7 +5,8 @@ Two sources, in order of preference:
 * ``report.extras["timeline"]``: when the engine records one, an iterable of ``(pipeline, start_s, end_s,
   label)`` intervals (``pipeline`` a :class:`~tilesight.plan.Pipeline` or its value). Drawn as given.
 * Otherwise the lanes are **derived from the phases**: the phases are laid end to end in
-  :data:`~tilesight.report.PHASES` order, and inside each phase every pipeline's busy time is one interval
+  :data:`~tilesight.report.PHASES` order (or from the starts in ``report.extras["phase_starts_s"]``: a kernel
+  sequence's phases, kernel after kernel), and inside each phase every pipeline's busy time is one interval
   that starts with the phase (clipped to the phase's length). When the engine gives the steady time per
   repeated unit (``report.extras["steady_per_unit_s"]``), the steady phase is cut into that many repeated
   chunks (at most :data:`MAX_DRAWN_UNITS`), each pipeline's busy time shared evenly among them. This shows how
@@ -25,6 +26,9 @@ from .plan import PIPELINES, Pipeline
 from .report import PHASES, Report
 
 TIMELINE_EXTRA = "timeline"  # the report.extras key the engine may fill with explicit intervals
+# report.extras key with the start of each of report.phases, in their order (a kernel sequence's phases, each
+# kernel's after the kernels before it); without it the phases are laid end to end in PHASES order
+PHASE_STARTS_EXTRA = "phase_starts_s"
 STEADY_UNIT_EXTRA = "steady_per_unit_s"  # the engine's steady-state time per repeated unit, when it gives one
 MAX_DRAWN_UNITS = 16  # the steady phase is drawn as at most this many repeated chunks (readability only)
 
@@ -120,6 +124,13 @@ class Timeline:
 
 
 def _phase_spans(report: Report) -> tuple[PhaseSpan, ...]:
+    starts = report.extras.get(PHASE_STARTS_EXTRA)
+    if isinstance(starts, list | tuple) and len(starts) == len(report.phases):
+        return tuple(
+            PhaseSpan(p.phase, float(t), float(t) + p.time_s, p.bottleneck)
+            for p, t in zip(report.phases, starts, strict=True)
+            if p.time_s > 0
+        )
     order = {name: i for i, name in enumerate(PHASES)}
     spans = []
     t = 0.0

@@ -117,3 +117,16 @@ def test_a_kernel_streaming_more_than_l2_flushes_what_came_before(round_hw):
     reader = _row_plan("r", AccessMode.READ, ActionKind.LOAD)
     plans = warmed_plans(KernelSequence("p", (writer, flush, reader)), round_hw)
     assert plans[2].l2_warm == ()
+
+
+def test_timeline_lays_the_kernels_end_to_end(round_hw):
+    from tilesight.timeline import build_timeline
+
+    r = evaluate(_program(), round_hw)
+    tl = build_timeline(r)
+    # kernel a's phases from 0, kernel b's from a's 16 us (a's 2 us launch gap last, as for one kernel)
+    firsts = [s for s in tl.phases if s.phase == "prologue"]
+    assert [s.start_s for s in firsts] == pytest.approx([0.0, 16 * US])
+    assert tl.phases[-1].end_s == pytest.approx(26 * US - 2 * US)
+    labels = {seg.label.split(":")[0] for lane in tl.lanes for seg in lane.segments}
+    assert labels == {"a", "b"}

@@ -12,7 +12,7 @@ from typing import Any
 
 from tilesight.diagnose import Change, Diagnosis, diagnose, find_issues, proposals
 from tilesight.errors import TileSightError
-from tilesight.plan import TilePlan
+from tilesight.plan import KernelSequence, TilePlan
 from tilesight.report import Report
 
 Predict = Callable[[Mapping[str, Any]], Report]
@@ -22,7 +22,7 @@ def explore(
     report: Report,
     config: Mapping[str, Any],
     predict: Predict,
-    plan: TilePlan | None = None,
+    plan: TilePlan | KernelSequence | None = None,
     on_step: Callable[[Change], None] | None = None,
 ) -> Diagnosis:
     """Diagnose ``report`` (made with ``config``), re-predicting every suggested change with ``predict``."""

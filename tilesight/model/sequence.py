@@ -21,6 +21,7 @@ from ..cache.base import CacheModel
 from ..hardware import HardwareProfile
 from ..plan import PIPELINES, AccessMode, KernelSequence, TilePlan
 from ..report import PhaseCost, Report
+from ..timeline import PHASE_STARTS_EXTRA, TIMELINE_EXTRA, build_timeline
 
 _MEMORY_KINDS = ("load", "store")
 
@@ -101,6 +102,21 @@ def combine(seq: KernelSequence, reports: list[Report], hw: HardwareProfile) -> 
         f"occupancy shown is the longest kernel's ({longest.kernel})",
     ]
     notes += [f"{r.kernel}: {n}" for r in reports for n in r.notes]
+    # the timeline: each kernel's phases and pipeline intervals after the kernels before it (its launch gap
+    # last, as a single kernel's timeline leaves it)
+    starts: list[float] = []
+    segments: list[tuple[str, float, float, str]] = []
+    offset = 0.0
+    for r in reports:
+        t = offset
+        for ph in r.phases:
+            starts.append(t)
+            t += ph.time_s
+        for lane in build_timeline(r).lanes:
+            for seg in lane.segments:
+                label = f"{r.kernel}: {seg.label}"
+                segments.append((seg.pipeline.value, offset + seg.start_s, offset + seg.end_s, label))
+        offset += r.latency_s
     kernels: list[dict[str, Any]] = [
         {
             "kernel": r.kernel,
@@ -131,7 +147,7 @@ def combine(seq: KernelSequence, reports: list[Report], hw: HardwareProfile) -> 
         l15_hit_rate=l15,
         flops=sum(r.flops for r in reports),
         notes=tuple(notes),
-        extras={"kernels": kernels},
+        extras={"kernels": kernels, PHASE_STARTS_EXTRA: starts, TIMELINE_EXTRA: segments},
     )
 
 
