@@ -128,3 +128,13 @@ def test_independent_chains_are_not_interleaved_in_every_way():
     assert len(list(S._topological_orders(deps, masks))) == 1
     orders, exact = S.candidate_orders(deps, masks)
     assert exact and len(orders) == 1
+
+
+def test_critical_path_order_issues_the_longest_chain_first():
+    # 0 -> 1 (a 5-long chain behind node 0) and 2 alone (3 long): tails 0: 1 + 5 = 6, 1: 5, 2: 3
+    deps = ((), (0,), ())
+    tail = [6.0, 5.0, 3.0]
+    assert S._critical_path_order(deps, tail) == (0, 1, 2)
+    # with node 2 the longer path it goes first; ties keep the lower index
+    assert S._critical_path_order(deps, [6.0, 5.0, 7.0]) == (2, 0, 1)
+    assert S._critical_path_order(((), ()), [1.0, 1.0]) == (0, 1)
