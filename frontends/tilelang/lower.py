@@ -647,5 +647,5 @@ def lower(ir: KernelIR, hw: HardwareProfile) -> TilePlan:
         body=body,
         resources=low.resources(),
         source="tilelang",
-        notes=tuple(low.notes),
+        notes=tuple(dict.fromkeys((*ir.notes, *low.notes))),
     )

@@ -34,6 +34,9 @@ _SCOPES = {
     "local.var": REGISTER,
 }
 _BLOCK_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
+# Threads per block of a T.Kernel given no ``threads=`` (TileLang's T.Kernel docstring: "Defaults to 128 when
+# omitted"; the launch attribute is then left out of the TIR and materialised by its CUDA pipeline).
+DEFAULT_KERNEL_THREADS = 128
 # Calls in a T.Parallel body that run on the special-function units (MUFU), one operation per element.
 SFU_CALLS = frozenset(
     {"exp", "exp2", "exp10", "log", "log2", "log10", "rsqrt", "sqrt", "sin", "cos", "tanh", "sigmoid", "erf"}
@@ -310,7 +313,11 @@ class _Walker:
     def _root(self, block: tirx.SBlock) -> list[OpNode | LoopNode]:
         threads = block.annotations.get("tl.launch_threads")
         if threads is None:
-            raise UnsupportedOpError("T.Kernel without tl.launch_threads", self.name)
+            # T.Kernel(..., threads=None): TileLang's CUDA pipeline launches DEFAULT_KERNEL_THREADS
+            threads = (DEFAULT_KERNEL_THREADS,)
+            self.notes.append(
+                f"T.Kernel without threads=: TileLang's default of {DEFAULT_KERNEL_THREADS} threads"
+            )
         self.threads = math.prod(int(t) for t in threads)
         for buf in block.alloc_buffers:
             scope = _SCOPES.get(buf.scope())

@@ -126,3 +126,16 @@ def test_split_kv_mla_decode_combine_kernel():
     # the partial's load does not wait for the slice's weight, which only the arithmetic after it reads
     assert acts["load_partial"].deps == ()
     assert combine.tensor("partial").tile == (1, 1, 1, 512)
+
+
+def test_a_kernel_without_threads_gets_tilelangs_default():
+    @T.prim_func
+    def main(X: T.Tensor((1024,), "float32"), Y: T.Tensor((1024,), "float32")):
+        with T.Kernel(8) as bx:
+            x = T.alloc_fragment((128,), "float32")
+            T.copy(X[bx * 128], x)
+            T.copy(x, Y[bx * 128])
+
+    plan = plan_prim_func(main, HW)
+    assert plan.resources.threads == 128  # T.Kernel's documented default
+    assert any("default of 128 threads" in n for n in plan.notes)
