@@ -583,12 +583,22 @@ class _Walker:
                 raise UnsupportedOpError(what, self.name, where)
             return self._atomic(atomics[0], iters, where, lanes)
         for s in body:
-            node = self._store(s, iters, where, lanes)
-            reads.extend(node.reads)
-            writes.extend(node.writes)
-            arith += node.arith_ops
-            sfu += node.sfu_ops
-            chains.append(node.chain)
+            if isinstance(s, tirx.IfThenElse):
+                guarded = self._lane_guard(s, lanes, where)
+                if guarded is None:
+                    continue  # no lane passes the guard
+                inner_stmts, stmt_lanes = guarded
+                nodes = [
+                    self._store(x, math.prod(stmt_lanes.values()), where, stmt_lanes) for x in inner_stmts
+                ]
+            else:
+                nodes = [self._store(s, iters, where, lanes)]
+            for node in nodes:
+                reads.extend(node.reads)
+                writes.extend(node.writes)
+                arith += node.arith_ops
+                sfu += node.sfu_ops
+                chains.append(node.chain)
         chain = None
         if chains and all(c is not None for c in chains):  # one vector iteration runs every store
             cs = [c for c in chains if c is not None]
@@ -602,6 +612,45 @@ class _Walker:
                 narrow_cvt=any(c.narrow_cvt for c in cs),
             )
         return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
+
+    def _lane_guard(
+        self, stmt: tirx.IfThenElse, lanes: dict[str, int], where: str
+    ) -> tuple[list[Any], dict[str, int]] | None:
+        """The statements under an ``if`` inside a T.Parallel nest whose condition reads only lane variables
+        and constants (``if i < valid_block_H``: the heads of a group a block holds), with each lane's extent
+        cut to the lanes that pass (``lane < n`` on each lane, the box TileLang's lowering masks); None when
+        no lane passes. Any other guard is refused naming it."""
+        cond = stmt.condition
+        names = free_vars(cond)
+        if stmt.else_case is not None or not names <= set(lanes) or not isinstance(stmt.then_case, tirx.Stmt):
+            what = f"IfThenElse inside T.Parallel ({cond})"
+            raise UnsupportedOpError(what, self.name, where)
+        axes = list(lanes)
+        env = {
+            v: np.arange(n).reshape([-1 if k == a else 1 for k in range(len(axes))])
+            for a, (v, n) in enumerate(lanes.items())
+        }
+        passed = np.broadcast_to(
+            np.asarray(evaluate(cond, env, self.name), dtype=bool), tuple(lanes.values())
+        )
+        if not passed.any():
+            return None
+        cut: dict[str, int] = {}
+        for a, v in enumerate(lanes):
+            along = passed.any(axis=tuple(k for k in range(len(axes)) if k != a))
+            count = int(along.sum())
+            if not along[:count].all():  # the lanes that pass do not start at 0
+                raise UnsupportedOpError(
+                    f"IfThenElse inside T.Parallel keeping lanes {v} not from 0 ({cond})", self.name, where
+                )
+            cut[v] = count
+        box = np.zeros_like(passed)
+        box[tuple(slice(0, c) for c in cut.values())] = True
+        if not np.array_equal(box, passed):
+            what = f"IfThenElse inside T.Parallel keeping lanes that are not a box from 0 ({cond})"
+            raise UnsupportedOpError(what, self.name, where)
+        then = stmt.then_case
+        return (list(then.seq) if isinstance(then, tirx.SeqStmt) else [then]), cut
 
     def _atomic(self, stmt: tirx.Evaluate, iters: int, where: str, lanes: dict[str, int]) -> OpNode:
         """``T.atomic_add(C[start + i, start + j], x[i, j])`` over a T.Parallel nest: the element-wise form of

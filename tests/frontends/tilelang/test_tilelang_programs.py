@@ -139,3 +139,31 @@ def test_a_kernel_without_threads_gets_tilelangs_default():
     plan = plan_prim_func(main, HW)
     assert plan.resources.threads == 128  # T.Kernel's documented default
     assert any("default of 128 threads" in n for n in plan.notes)
+
+
+def _guarded_store(valid: int, cond=None):
+    @T.prim_func
+    def main(X: T.Tensor((64, 128), "float32"), Y: T.Tensor((256,), "float32")):
+        with T.Kernel(4, threads=128) as bx:
+            x = T.alloc_fragment((64, 128), "float32")
+            s = T.alloc_fragment((64,), "float32")
+            T.copy(X[0, 0], x)
+            T.reduce_sum(x, s, dim=1)
+            for i in T.Parallel(64):
+                if cond(i) if cond else i < valid:
+                    Y[bx * 64 + i] = s[i]
+
+    return main
+
+
+def test_a_lane_guard_inside_t_parallel_cuts_the_stored_tile():
+    # only the first 8 of 64 lanes store (a GQA decode block holding 8 valid heads of 64 rows)
+    plan = plan_prim_func(_guarded_store(8), HW)
+    assert plan.tensor("Y").tile == (8,)
+    full = plan_prim_func(_guarded_store(64), HW)
+    assert full.tensor("Y").tile == (64,)
+
+
+def test_a_lane_guard_not_starting_at_lane_zero_is_named():
+    with pytest.raises(UnsupportedOpError, match="IfThenElse inside T.Parallel keeping lanes i not from 0"):
+        plan_prim_func(_guarded_store(0, cond=lambda i: i >= 8), HW)
