@@ -188,7 +188,9 @@ class _Lowering:
     def loop(self, node: LoopNode) -> Loop:
         trips = node.trips
         mean_trips = by_program = None
-        if trips.size == 1 or trips.min() == trips.max():
+        if node.share is not None:  # an if on a loop counter: one trip in that share of the iterations
+            count, mean_trips = 1, node.share
+        elif trips.size == 1 or trips.min() == trips.max():
             count = int(trips.flat[0])
         else:
             count = int(math.floor(float(trips.mean()) + 0.5))

@@ -157,6 +157,9 @@ class LoopNode:
     # a T.Pipelined loop with num_stages >= 1, which TileLang software-pipelines (warp-specialised with a TMA
     # producer on sm_90); T.serial and num_stages=0 loops run their copies in program order
     pipelined: bool = True
+    # an ``if`` on the enclosing loop's counter (``if (k + 1) % 2 == 0``): a one-trip loop its body runs in
+    # this share of the iterations (None for a loop)
+    share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,7 @@ class _Walker:
         self.swizzle: tuple[str, int] | None = None
         self.binds: dict[str, Any] = {}
         self.loop_vars: set[str] = set()  # serial / pipelined loop variables of the tile program
+        self.loop_trips: dict[str, tuple[int, int]] = {}  # ... their (start, trip count), where constant
         self.programs: int | None = None  # a persistent kernel's blocks (see _persistent)
         self.sequence: np.ndarray | None = None  # ... and its tiles' coordinates in launch order
         self.notes: list[str] = []
@@ -391,8 +395,7 @@ class _Walker:
             raise UnsupportedOpError(what, self.name, where)
         looped = sorted(_vars_through(cond, self.binds) & self.loop_vars)
         if looped:
-            what = f"if/else on the loop variable {looped[0]!r} (the loop's iterations differ)"
-            raise UnsupportedOpError(what, self.name, where)
+            return self._loop_guard(stmt, looped, where)
         value = np.asarray(evaluate(cond, self.env, self.name)).astype(bool)
         if value.all():
             return self._body(stmt.then_case)
@@ -400,6 +403,34 @@ class _Walker:
             return self._body(stmt.else_case) if stmt.else_case is not None else []
         what = f"if/else whose condition holds for {int(value.sum())} of {value.size} blocks only"
         raise UnsupportedOpError(what, self.name, where)
+
+    def _loop_guard(self, stmt: tirx.IfThenElse, looped: list[str], where: str) -> list[OpNode | LoopNode]:
+        """An ``if`` without ``else`` on one enclosing loop's counter and constants (fp8 GEMMs promoting their
+        accumulator every other step: ``if (k + 1) % 2 == 0``): its body as a loop of one trip that runs in
+        the share of the loop's iterations that pass the condition. Any other condition on a loop counter
+        is refused, naming it."""
+        cond = stmt.condition
+        var = looped[0]
+        free = _vars_through(cond, self.binds)
+        trips = self.loop_trips.get(var)
+        if len(looped) > 1 or stmt.else_case is not None or trips is None or free - {var}:
+            what = f"if/else on the loop variable {var!r} (the loop's iterations differ)"
+            raise UnsupportedOpError(what, self.name, where)
+        start, count = trips
+        env = {**self.env, var: np.arange(start, start + count)}
+        for name in sorted(self.binds):  # let-bound indices the condition reads through
+            if name in {str(v) for v in free_vars(cond)} and name not in env:
+                env[name] = evaluate(self.binds[name], env, self.name)
+        taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), (count,))
+        share = float(taken.mean()) if count else 0.0
+        body = tuple(self._body(stmt.then_case)) if share > 0 else ()
+        if share >= 1.0:
+            return list(body)
+        if not body:
+            return []
+        note = f"if on loop variable {var} at {where}: its body runs in {share:.0%} of the iterations"
+        self.notes.append(note)
+        return [LoopNode(f"if_{var}", np.asarray(1), 1, body, where, pipelined=False, share=share)]
 
     def _persistent(self, stmt: tirx.For) -> list[OpNode | LoopNode] | None:
         """A persistent kernel's wave loop (``T.Persistent``, or its hand-written form ``for w in
@@ -505,6 +536,9 @@ class _Walker:
         stages = int(annotated) if annotated is not None else 1
         self.env[stmt.loop_var.name] = 0  # region starts are inspected symbolically, never by value
         self.loop_vars.add(stmt.loop_var.name)
+        start = np.asarray(evaluate(stmt.min, self.env, self.name))
+        if trips.size == 1 and start.size == 1:
+            self.loop_trips[stmt.loop_var.name] = (int(start.flat[0]), int(trips.flat[0]))
         body = tuple(self._body(stmt.body))
         if not body:
             raise UnsupportedOpError(f"loop {stmt.loop_var.name!r} with no tile operators", self.name, where)

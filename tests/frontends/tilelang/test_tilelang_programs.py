@@ -167,3 +167,68 @@ def test_a_lane_guard_inside_t_parallel_cuts_the_stored_tile():
 def test_a_lane_guard_not_starting_at_lane_zero_is_named():
     with pytest.raises(UnsupportedOpError, match="IfThenElse inside T.Parallel keeping lanes i not from 0"):
         plan_prim_func(_guarded_store(0, cond=lambda i: i >= 8), HW)
+
+
+def _promoting_gemm(interval: int, with_else: bool = False):
+    # an fp8-style GEMM folding its accumulator into a second one every ``interval`` steps (DeepGEMM's 2xAcc)
+    @T.prim_func
+    def main(
+        A: T.Tensor((512, 1024), "float16"),
+        B: T.Tensor((1024, 512), "float16"),
+        C: T.Tensor((512, 512), "float32"),
+    ):
+        with T.Kernel(4, 4, threads=128) as (bx, by):
+            a = T.alloc_shared((128, 64), "float16")
+            b = T.alloc_shared((64, 128), "float16")
+            c = T.alloc_fragment((128, 128), "float32")
+            acc = T.alloc_fragment((128, 128), "float32")
+            T.clear(c)
+            T.clear(acc)
+            for k in T.Pipelined(16, num_stages=2):
+                T.copy(A[by * 128, k * 64], a)
+                T.copy(B[k * 64, bx * 128], b)
+                T.gemm(a, b, c)
+                if (k + 1) % interval == 0:
+                    for i, j in T.Parallel(128, 128):
+                        acc[i, j] += c[i, j]
+                    T.clear(c)
+            T.copy(acc, C[by * 128, bx * 128])
+
+    @T.prim_func
+    def with_else_branch(
+        A: T.Tensor((512, 1024), "float16"),
+        B: T.Tensor((1024, 512), "float16"),
+        C: T.Tensor((512, 512), "float32"),
+    ):
+        with T.Kernel(4, 4, threads=128) as (bx, by):
+            a = T.alloc_shared((128, 64), "float16")
+            b = T.alloc_shared((64, 128), "float16")
+            c = T.alloc_fragment((128, 128), "float32")
+            T.clear(c)
+            for k in T.Pipelined(16, num_stages=2):
+                T.copy(A[by * 128, k * 64], a)
+                T.copy(B[k * 64, bx * 128], b)
+                if k % interval == 0:
+                    T.gemm(a, b, c)
+                else:
+                    T.clear(c)
+            T.copy(c, C[by * 128, bx * 128])
+
+    return with_else_branch if with_else else main
+
+
+def test_an_if_on_the_loop_counter_runs_in_its_share_of_the_iterations():
+    plan = plan_prim_func(_promoting_gemm(4), HW)
+    (k_loop,) = [n for n in plan.body if hasattr(n, "body") and n.trips == 16]
+    (guard,) = [n for n in k_loop.body if hasattr(n, "body")]
+    # (k + 1) % 4 == 0 holds for k = 3, 7, 11, 15: 4 of 16 iterations
+    assert guard.trips == 1 and guard.mean_trips == pytest.approx(0.25)
+    assert any("runs in 25% of the iterations" in n for n in plan.notes)
+    every = plan_prim_func(_promoting_gemm(1), HW)  # taken every iteration: no guard at all
+    (k_loop,) = [n for n in every.body if hasattr(n, "body")]
+    assert not any(hasattr(n, "body") for n in k_loop.body)
+
+
+def test_an_if_else_on_the_loop_counter_is_refused():
+    with pytest.raises(UnsupportedOpError, match="if/else on the loop variable 'k'"):
+        plan_prim_func(_promoting_gemm(4, with_else=True), HW)
