@@ -22,7 +22,9 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
       kernel (``grid`` a tuple or a callable of the meta dict); under ``@triton.autotune``, the report of the
       config predicted fastest, named in ``report.extras["config"]``;
     * ``estimate(prim_func, hw=...)`` for a TileLang program (one holding several ``T.Kernel`` blocks is
-      predicted as its kernels back to back: ``report.extras["kernels"]``).
+      predicted as its kernels back to back: ``report.extras["kernels"]``), or ``estimate(jit_kernel, *args,
+      hw=..., **kwargs)`` for a ``@tilelang.jit`` kernel; under ``@tilelang.autotune``, the report of the
+      config predicted fastest, named in ``report.extras["config"]``.
     """
     profile = resolve_hw(hw)
     if isinstance(obj, TilePlan | KernelSequence):
@@ -35,6 +37,17 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
         from tilesight.frontends import find_frontend
 
         frontend = find_frontend(obj)
+        if frontend.name == "tilelang":
+            from tilesight.frontends.tilelang.frontend import autotune_ranking, is_autotuned
+
+            if is_autotuned(obj):
+                # a @tilelang.autotune kernel: the report of the config predicted fastest, named in
+                # report.extras["config"] (the autotuner would compile and time them all, keep the fastest)
+                import dataclasses
+
+                best = autotune_ranking(obj, args, kwargs, profile).best
+                assert best.report is not None
+                return dataclasses.replace(best.report, extras={**best.report.extras, "config": best.config})
         if frontend.name == "triton" and args:
             from tilesight.frontends.triton.frontend import unwrap
 

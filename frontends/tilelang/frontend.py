@@ -21,19 +21,41 @@ def _is_jit(obj: Any) -> bool:
     return cls.__name__ == "JITImpl" and cls.__module__.startswith("tilelang.")
 
 
+def is_autotuned(obj: Any) -> bool:
+    """A ``@tilelang.autotune(configs=...)`` kernel (its ``jit_impl`` builds one config's program)."""
+    cls = type(obj)
+    return (
+        cls.__name__ == "AutoTuneImpl" and cls.__module__.startswith("tilelang.") and hasattr(obj, "jit_impl")
+    )
+
+
+def autotune_ranking(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile):
+    """Every config of an autotuned TileLang kernel predicted for this call, fastest first (what
+    ``tilelang.autotune`` would compile and time; nothing is compiled here)."""
+    from tilesight.integrations.rank import rank
+
+    configs = obj.configs(*args, **kwargs) if callable(obj.configs) else obj.configs
+    if not configs:
+        raise FrontendError("the autotuned kernel has no configs", construct="tilelang.autotune(configs=...)")
+    return rank(obj.jit_impl, list(configs), None, *args, hw=hw, on_error="refuse", **kwargs)
+
+
 class TileLangFrontend:
     """Reads TileLang 0.1.15 TIR on CPU; never compiles or launches the kernel."""
 
     name = "tilelang"
 
     def accepts(self, obj: Any) -> bool:
-        return _is_prim_func(obj) or _is_jit(obj)
+        return _is_prim_func(obj) or _is_jit(obj) or is_autotuned(obj)
 
     def plan(
         self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile
     ) -> TilePlan | KernelSequence:
         check_version(installed_version())
-        if _is_jit(obj):
+        if is_autotuned(obj):  # the config predicted fastest, as the autotuner would keep the fastest
+            best = autotune_ranking(obj, args, kwargs, hw).best
+            func = obj.jit_impl.get_tir(*args, **kwargs, **best.config)
+        elif _is_jit(obj):
             func = obj.get_tir(*args, **kwargs)
         elif args or kwargs:
             raise FrontendError(

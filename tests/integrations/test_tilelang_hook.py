@@ -64,3 +64,22 @@ def test_hook_errors_are_typed(gemm):
 
     with pytest.raises(TileLangHookError, match="callable"):
         prune_autotuner(Tuner())
+
+
+def test_estimate_of_an_autotuned_kernel_is_its_predicted_best(gemm):
+    import tilelang
+
+    import tilesight
+    from tilesight.integrations.rank import rank
+
+    @tilelang.autotune(configs=CANDIDATES)
+    @tilelang.jit(out_idx=[-1])
+    def tuned(M, N, K, block_M=64, block_N=64, block_K=32, num_stages=2, threads=128):
+        return gemm(M, N, K, block_M, block_N, block_K, num_stages, threads)
+
+    r = tilesight.estimate(tuned, 2048, 2048, 2048, hw="h200")
+    ranking = rank(tuned.jit_impl, CANDIDATES, None, 2048, 2048, 2048, hw="h200", on_error="refuse")
+    # the oversized config cannot launch; the report is the fastest of the other two, which it names
+    assert r.extras["config"] == ranking.best.config and r.extras["config"] != CANDIDATES[1]
+    assert r.latency_s == pytest.approx(ranking.best.report.latency_s)
+    assert r.latency_s == pytest.approx(min(x.latency_s for x in ranking.ranked))
