@@ -37,7 +37,12 @@ def autotune_ranking(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw
     configs = obj.configs(*args, **kwargs) if callable(obj.configs) else obj.configs
     if not configs:
         raise FrontendError("the autotuned kernel has no configs", construct="tilelang.autotune(configs=...)")
-    return rank(obj.jit_impl, list(configs), None, *args, hw=hw, on_error="refuse", **kwargs)
+    # a parameter the call passes itself is fixed: the configs vary only the others (each once)
+    distinct: dict[tuple, dict[str, Any]] = {}
+    for cfg in configs:
+        free = {k: v for k, v in dict(cfg).items() if k not in kwargs}
+        distinct.setdefault(tuple(sorted(free.items(), key=lambda kv: kv[0])), free)
+    return rank(obj.jit_impl, list(distinct.values()), None, *args, hw=hw, on_error="refuse", **kwargs)
 
 
 class TileLangFrontend:

@@ -83,3 +83,18 @@ def test_estimate_of_an_autotuned_kernel_is_its_predicted_best(gemm):
     assert r.extras["config"] == ranking.best.config and r.extras["config"] != CANDIDATES[1]
     assert r.latency_s == pytest.approx(ranking.best.report.latency_s)
     assert r.latency_s == pytest.approx(min(x.latency_s for x in ranking.ranked))
+
+
+def test_a_parameter_the_call_fixes_is_not_tuned(gemm):
+    import tilelang
+
+    import tilesight
+
+    @tilelang.autotune(configs=CANDIDATES)
+    @tilelang.jit(out_idx=[-1])
+    def tuned(M, N, K, block_M=64, block_N=64, block_K=32, num_stages=2, threads=128):
+        return gemm(M, N, K, block_M, block_N, block_K, num_stages, threads)
+
+    r = tilesight.estimate(tuned, 2048, 2048, 2048, block_M=128, hw="h200")
+    assert "block_M" not in r.extras["config"]
+    assert r.extras["config"] in [{k: v for k, v in c.items() if k != "block_M"} for c in CANDIDATES]
