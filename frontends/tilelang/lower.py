@@ -232,6 +232,9 @@ class _Lowering:
         if node.op == "atomic_add":
             return [self.atomic_add(node)]
         if node.op == "copy":
+            src, dst = node.reads[0], node.writes[0]
+            if src.scope == GLOBAL and dst.scope == GLOBAL:
+                return self.global_copy(node, stages, pipelined)
             return [self.copy(node, stages, pipelined)]
         if node.op == "fill":
             dst = node.writes[0]
@@ -341,10 +344,6 @@ class _Lowering:
         to shared copies are multi-buffered ``stages`` times and make the kernel warp-specialised."""
         src, dst = node.reads[0], node.writes[0]
         in_loop = stages > 0  # the enclosing loop's stages; 0 outside every loop
-        if src.scope == GLOBAL and dst.scope == GLOBAL:
-            raise FrontendError(
-                "copy from global to global memory", construct="T.copy", location=node.location
-            )
         if src.scope == GLOBAL:
             if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
@@ -363,6 +362,26 @@ class _Lowering:
             location=node.location,
             chain=self._copy_chain(src, dst),
         )
+
+    def global_copy(self, node: OpNode, stages: int, pipelined: bool = False) -> list[Node]:
+        """``T.copy`` from one global tile to another (a backward kernel's post-process casting its fp32
+        accumulator to fp16): the threads load the source tile into registers, convert each element where the
+        types differ, and store it."""
+        src, dst = node.reads[0], node.writes[0]
+        load = self._load(src, MemLevel.REG, node.location, sync=stages > 0 and not pipelined)
+        acts: list[Node] = [load]
+        if canonical_dtype(src.dtype) != canonical_dtype(dst.dtype):
+            cvt = TileAction(
+                self._name(f"cvt_{src.buffer}_{dst.buffer}"),
+                ActionKind.ELEMENTWISE,
+                flops=float(dst.elements),
+                src=MemLevel.REG,
+                dst=MemLevel.REG,
+                location=node.location,
+            )
+            acts.append(_with_deps(cvt, (load.name,)))
+        acts.append(_with_deps(self._store(dst, MemLevel.REG, node.location), (acts[-1].name,)))
+        return acts
 
     def _vector_iterations(self, elements: int, lanes: int) -> int:
         """Vector iterations of ``lanes`` elements per thread: the block's threads (the consumers, under warp

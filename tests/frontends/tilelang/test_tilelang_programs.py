@@ -232,3 +232,18 @@ def test_an_if_on_the_loop_counter_runs_in_its_share_of_the_iterations():
 def test_an_if_else_on_the_loop_counter_is_refused():
     with pytest.raises(UnsupportedOpError, match="if/else on the loop variable 'k'"):
         plan_prim_func(_promoting_gemm(4, with_else=True), HW)
+
+
+def test_a_copy_between_global_tiles_loads_converts_and_stores():
+    # a backward kernel's post-process: the fp32 accumulator cast to fp16, global to global
+    @T.prim_func
+    def main(A: T.Tensor((1024, 128), "float32"), B: T.Tensor((1024, 128), "float16")):
+        with T.Kernel(16, threads=128) as bx:
+            T.copy(A[bx * 64 : (bx + 1) * 64, :], B[bx * 64 : (bx + 1) * 64, :])
+
+    plan = plan_prim_func(main, HW)
+    kinds = [(a.kind, a.tensor) for a, _ in plan.actions()]
+    assert kinds == [(ActionKind.LOAD, "A"), (ActionKind.ELEMENTWISE, None), (ActionKind.STORE, "B")]
+    assert plan.tensor("A").tile == (64, 128) and plan.tensor("B").mode is AccessMode.WRITE
+    (cvt,) = [a for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE]
+    assert cvt.flops == 64 * 128
