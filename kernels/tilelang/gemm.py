@@ -45,6 +45,53 @@ def gemm(
     return main
 
 
+def gemm_fp8(
+    M: int,
+    N: int,
+    K: int,
+    block_M: int = 128,
+    block_N: int = 128,
+    block_K: int = 128,
+    num_stages: int = 3,
+    threads: int = 128,
+    dtype: str = "float8_e4m3",
+    out_dtype: str = "float16",
+    promote_every: int = 0,
+):
+    """FP8 GEMM ``C = A @ B^T`` (A: M x K, B: N x K, both K-major, as fp8 tensor-core dots take them), fp32
+    accumulation, C in ``out_dtype``. ``promote_every`` > 0 adds the tile's accumulator into a second fp32
+    one every that many K steps and clears it (DeepSeek's "2xAcc": fp8 dots accumulate in reduced precision
+    on Hopper, so long K sums are promoted in pieces); 0 keeps one accumulator."""
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((N, K), dtype),
+        C: T.Tensor((M, N), out_dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_N, block_K), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), "float32")
+            C_total = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(C_local)
+            T.clear(C_total)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[bx * block_N, k * block_K], B_shared)
+                T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+                if promote_every > 0:
+                    if (k + 1) % promote_every == 0:
+                        for i, j in T.Parallel(block_M, block_N):
+                            C_total[i, j] += C_local[i, j]
+                        T.clear(C_local)
+            for i, j in T.Parallel(block_M, block_N):
+                C_total[i, j] += C_local[i, j]
+            T.copy(C_total, C[by * block_M, bx * block_N])
+
+    return main
+
+
 def gemm_splitk(
     M: int,
     N: int,

@@ -66,3 +66,12 @@ def test_in_order_compute_chain_bounds_the_steady_state():
     assert env.steady_s == pytest.approx(3.0)
     assert env.total_s == pytest.approx(32.0)
     assert envelope(5.0, 1.0, 2.0, 10, 4).steady_s == pytest.approx(2.0)
+
+
+def test_a_share_of_one_iteration_costs_that_share():
+    # L = 4, L_fill = 1: a body run by a quarter of the programs (or iterations) costs 1 on average, split
+    # 0.25 fill and 0.75 drain; a whole iteration costs L
+    env = envelope(4.0, 1.0, 2.0, 0.25, 1)
+    assert env.total_s == pytest.approx(1.0)
+    assert (env.prologue_s, env.epilogue_s, env.steady_count) == (pytest.approx(0.25), pytest.approx(0.75), 0)
+    assert envelope(4.0, 1.0, 2.0, 1, 1).total_s == pytest.approx(4.0)

@@ -16,7 +16,9 @@ starts) and its per-pipeline busy sums ``U_r``, costs::
 with ``d' = max(d, 1)``. For ``d >= 1`` this is the paper's Eq. 2 with ``d' = d``; in every case it equals
 the classic pipeline ``L + (N - 1) T_steady``. (With ``d = 0`` the paper's ``N - d`` would count the first
 iteration both in the fill and in the steady state; ``d'`` counts it once, and ``T_steady = L`` then gives
-the serial ``N L``.)
+the serial ``N L``.) A mean below one iteration (``0 < N < 1``: a body only a share of the programs or of an
+enclosing loop's iterations run, such as an ``if`` some of them take) costs that share of one iteration,
+``N L``.
 """
 
 from __future__ import annotations
@@ -71,6 +73,14 @@ def envelope(
     steady = max(max_busy_s, little)
     if iterations == 0:
         return Envelope(0, depth, latency_s, fill_s, steady, 0.0, 0, 0.0, 0.0, little > max_busy_s)
+    if iterations < 1:
+        # a body the mean program runs in a share of cases (an ``if`` some programs or some iterations take):
+        # that share of one iteration
+        share = float(iterations)
+        pro, epi = share * fill_s, share * (latency_s - fill_s)
+        return Envelope(
+            iterations, depth, latency_s, fill_s, steady, pro, 0, epi, pro + epi, little > max_busy_s
+        )
     d = max(depth, 1)
     pro = fill_s + max(min(iterations, d) - 1, 0) * steady
     count = max(iterations - d, 0)
