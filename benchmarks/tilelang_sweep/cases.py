@@ -283,6 +283,29 @@ def splitk2_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The fp8 set: kernels/tilelang/gemm.py::gemm_fp8 (K-major e4m3 operands, fp16 C), plain and with the 2xAcc
+# promotion every 128 / block_K steps (DeepSeek's interval of 128 along K).
+FP8_SHAPES = [(4096, 4096, 4096), (4096, 14336, 4096), (8192, 8192, 8192)]
+FP8_CONFIGS = [
+    (128, 128, 128, 3, 128),
+    (128, 256, 128, 3, 256),
+    (128, 128, 64, 4, 128),
+    (64, 128, 128, 4, 128),
+]
+
+
+def fp8_cases() -> list[dict[str, Any]]:
+    """The fp8 set: fp8 GEMMs, with and without promoting the accumulator every 128 K elements."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th), promote in itertools.product(FP8_SHAPES, FP8_CONFIGS, (False, True)):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=128 // bk if promote else 0)
+        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"fp8-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):
@@ -295,6 +318,7 @@ _KERNELS = {
     "gemm": ("gemm", "gemm"),
     "gemm_splitk": ("gemm", "gemm_splitk"),
     "gemm_splitk_reduce": ("gemm", "gemm_splitk_reduce"),
+    "gemm_fp8": ("gemm", "gemm_fp8"),
     "gemm_persistent": ("gemm", "gemm_persistent"),
     "flash_attention_fwd": ("flash_attention", "flash_attention_fwd"),
     "mla_decode": ("mla_decode", "mla_decode"),

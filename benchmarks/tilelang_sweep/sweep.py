@@ -58,6 +58,11 @@ def _inputs(case: dict[str, Any], torch: Any) -> list[Any]:
     p = case["params"]
     dev = "cuda"
     fam = case["family"]
+    if case["kernel"] == "gemm_fp8":  # K-major e4m3 operands, fp16 C
+        f8 = torch.float8_e4m3fn
+        a = torch.randn(p["M"], p["K"], device=dev).to(f8)
+        b = torch.randn(p["N"], p["K"], device=dev).to(f8)
+        return [a, b, torch.empty(p["M"], p["N"], device=dev, dtype=torch.float16)]
     if fam == "gemm":
         dt = getattr(torch, p["dtype"])
         a = torch.randn(p["M"], p["K"], device=dev, dtype=dt)
@@ -93,6 +98,8 @@ def _inputs(case: dict[str, Any], torch: Any) -> list[Any]:
 def _reference(case: dict[str, Any], args: list[Any], torch: Any) -> Any:
     p = case["params"]
     fam = case["family"]
+    if case["kernel"] == "gemm_fp8":
+        return args[0].float() @ args[1].float().t()
     if fam == "gemm":
         return args[0].float() @ args[1].float()
     if fam == "flash_attention":
@@ -140,7 +147,7 @@ def main() -> int:
     ap.add_argument(
         "--set",
         default="main",
-        choices=("main", "validation", "variants", "stages", "persistent", "split", "splitk2"),
+        choices=("main", "validation", "variants", "stages", "persistent", "split", "splitk2", "fp8"),
         help="which case set to run",
     )
     args = ap.parse_args()
@@ -153,6 +160,7 @@ def main() -> int:
         "persistent": case_list.persistent_cases,
         "split": case_list.split_cases,
         "splitk2": case_list.splitk2_cases,
+        "fp8": case_list.fp8_cases,
     }[args.set]()
     if args.families:
         keep = set(args.families.split(","))
