@@ -20,6 +20,30 @@ import tilelang.language as T
 LOG2E = 1.44269504  # log2(e): the kernel uses exp2
 
 
+@T.macro
+def _attend(
+    Q_shared, Q_pe_shared, KV_shared, K_pe_shared, acc_s, S_shared, acc_o, m_i, m_prev, alpha, row_sum, l_i,
+    block_H, dim, block_N, scale,
+):  # fmt: skip
+    """One cache block of the decode loop, its K/V rows in shared memory: scores, online softmax, P @ V."""
+    T.clear(acc_s)
+    T.gemm(Q_shared, KV_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullCol)
+    T.gemm(Q_pe_shared, K_pe_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullCol)
+    T.copy(m_i, m_prev)
+    T.reduce_max(acc_s, m_i, dim=1, clear=False)
+    for i in T.Parallel(block_H):
+        alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
+    for i, j in T.Parallel(block_H, dim):
+        acc_o[i, j] *= alpha[i]
+    for i, j in T.Parallel(block_H, block_N):
+        acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
+    T.reduce_sum(acc_s, row_sum, dim=1)
+    for i in T.Parallel(block_H):
+        l_i[i] = l_i[i] * alpha[i] + row_sum[i]
+    T.copy(acc_s, S_shared)
+    T.gemm(S_shared, KV_shared, acc_o, policy=T.GemmWarpPolicy.FullCol)
+
+
 def mla_decode(
     batch: int,
     heads: int,
@@ -75,22 +99,10 @@ def mla_decode(
             for k in T.Pipelined(T.ceildiv(seqlen_kv, block_N), num_stages=num_stages):
                 T.copy(KV[by, k * block_N : (k + 1) * block_N, :], KV_shared)
                 T.copy(K_pe[by, k * block_N : (k + 1) * block_N, :], K_pe_shared)
-                T.clear(acc_s)
-                T.gemm(Q_shared, KV_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullCol)
-                T.gemm(Q_pe_shared, K_pe_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullCol)
-                T.copy(m_i, m_prev)
-                T.reduce_max(acc_s, m_i, dim=1, clear=False)
-                for i in T.Parallel(block_H):
-                    alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
-                for i, j in T.Parallel(block_H, dim):
-                    acc_o[i, j] *= alpha[i]
-                for i, j in T.Parallel(block_H, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
-                T.reduce_sum(acc_s, row_sum, dim=1)
-                for i in T.Parallel(block_H):
-                    l_i[i] = l_i[i] * alpha[i] + row_sum[i]
-                T.copy(acc_s, S_shared)
-                T.gemm(S_shared, KV_shared, acc_o, policy=T.GemmWarpPolicy.FullCol)
+                _attend(
+                    Q_shared, Q_pe_shared, KV_shared, K_pe_shared, acc_s, S_shared, acc_o, m_i, m_prev, alpha,
+                    row_sum, l_i, block_H, dim, block_N, scale,
+                )  # fmt: skip
             for i, j in T.Parallel(block_H, dim):
                 acc_o[i, j] /= l_i[i]
             T.copy(acc_o, Output[by, bx * block_H : (bx + 1) * block_H, :])
@@ -145,22 +157,10 @@ def _split_kv(
                 start = bz * part + k * block_N
                 T.copy(KV[by, start : start + block_N, :], KV_shared)
                 T.copy(K_pe[by, start : start + block_N, :], K_pe_shared)
-                T.clear(acc_s)
-                T.gemm(Q_shared, KV_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullCol)
-                T.gemm(Q_pe_shared, K_pe_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullCol)
-                T.copy(m_i, m_prev)
-                T.reduce_max(acc_s, m_i, dim=1, clear=False)
-                for i in T.Parallel(block_H):
-                    alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
-                for i, j in T.Parallel(block_H, dim):
-                    acc_o[i, j] *= alpha[i]
-                for i, j in T.Parallel(block_H, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
-                T.reduce_sum(acc_s, row_sum, dim=1)
-                for i in T.Parallel(block_H):
-                    l_i[i] = l_i[i] * alpha[i] + row_sum[i]
-                T.copy(acc_s, S_shared)
-                T.gemm(S_shared, KV_shared, acc_o, policy=T.GemmWarpPolicy.FullCol)
+                _attend(
+                    Q_shared, Q_pe_shared, KV_shared, K_pe_shared, acc_s, S_shared, acc_o, m_i, m_prev, alpha,
+                    row_sum, l_i, block_H, dim, block_N, scale,
+                )  # fmt: skip
             for i, j in T.Parallel(block_H, dim):
                 acc_o[i, j] /= l_i[i]
             for i in T.Parallel(block_H):

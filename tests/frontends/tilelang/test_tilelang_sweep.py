@@ -57,10 +57,24 @@ def test_dequant_reference_unpacks_low_nibble_first():
     import sweep
 
     # one byte 0x2F = nibbles (low 0xF, high 0x2): int4 weights 15 - 8 = 7 and 2 - 8 = -6
-    case = {"family": "dequant_gemm", "params": {"M": 1, "N": 1, "K": 2, "weight": "int4"}}
+    case = {
+        "family": "dequant_gemm",
+        "kernel": "dequant_gemm",
+        "params": {"M": 1, "N": 1, "K": 2, "weight": "int4"},
+    }
     a = torch.tensor([[1.0, 10.0]])
     b = torch.tensor([[0x2F]], dtype=torch.int8)
     assert sweep._reference(case, [a, b], torch).tolist() == [[7.0 * 1 + (-6.0) * 10]]
+
+
+def test_fp8_gemm_reference_is_a_times_b_transposed():
+    torch = pytest.importorskip("torch")
+    import sweep
+
+    case = {"family": "gemm", "kernel": "gemm_fp8", "params": {"M": 1, "N": 2, "K": 2}}
+    a = torch.tensor([[1.0, 2.0]])
+    b = torch.tensor([[3.0, 4.0], [5.0, 6.0]])  # B is N x K
+    assert sweep._reference(case, [a, b], torch).tolist() == [[11.0, 17.0]]
 
 
 def test_score_a_measured_record(tmp_path):
