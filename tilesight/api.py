@@ -24,7 +24,10 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
     * ``estimate(prim_func, hw=...)`` for a TileLang program (one holding several ``T.Kernel`` blocks is
       predicted as its kernels back to back: ``report.extras["kernels"]``), or ``estimate(jit_kernel, *args,
       hw=..., **kwargs)`` for a ``@tilelang.jit`` kernel; under ``@tilelang.autotune``, the report of the
-      config predicted fastest, named in ``report.extras["config"]``.
+      config predicted fastest, named in ``report.extras["config"]``. A program with dynamic shapes or
+      scalar parameters takes its launch arguments, ``estimate(prim_func, A, B, C, hw=...)`` (tensors in
+      parameter order) or its sizes by name, ``estimate(prim_func, m=4096, ...)``
+      (:mod:`tilesight.frontends.tilelang.bind`).
     """
     profile = resolve_hw(hw)
     if isinstance(obj, TilePlan | KernelSequence):

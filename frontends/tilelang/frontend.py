@@ -8,6 +8,7 @@ from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
 from tilesight.plan import KernelSequence, TilePlan
 
+from .bind import bind_launch
 from .version import check_version, installed_version
 
 
@@ -61,16 +62,28 @@ class TileLangFrontend:
             best = autotune_ranking(obj, args, kwargs, hw).best
             func = obj.jit_impl.get_tir(*args, **kwargs, **best.config)
         elif _is_jit(obj):
-            func = obj.get_tir(*args, **kwargs)
-        elif args or kwargs:
-            raise FrontendError(
-                f"a TileLang prim_func takes no launch arguments (got {len(args)} positional, "
-                f"{sorted(kwargs)}); its shapes are fixed when it is built",
-                construct="estimate(prim_func, ...)",
-            )
+            # keywords the builder does not take name the built program's open sizes (``m=4096``)
+            builder, sizes = split_builder_kwargs(getattr(obj, "func", obj), kwargs)
+            func = bind_launch(obj.get_tir(*args, **builder), (), sizes)
         else:
-            func = obj
+            # launch arguments bind a program's dynamic shapes and scalar parameters (frontends.tilelang.bind)
+            func = bind_launch(obj, args, kwargs)
         return plan_prim_func(func, hw)
+
+
+def split_builder_kwargs(builder: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``kwargs`` of a program builder's call (a ``@tilelang.jit`` function or a plain factory) split into the
+    builder's own and the rest: the built program's open sizes and arguments by name."""
+    import inspect
+
+    try:
+        sig = inspect.signature(builder)
+    except (TypeError, ValueError):
+        return dict(kwargs), {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
+        return dict(kwargs), {}
+    builder = {k: v for k, v in kwargs.items() if k in sig.parameters}
+    return builder, {k: v for k, v in kwargs.items() if k not in sig.parameters}
 
 
 def plan_prim_func(func: Any, hw: HardwareProfile, name: str | None = None) -> TilePlan | KernelSequence:

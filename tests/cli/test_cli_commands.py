@@ -109,3 +109,35 @@ def test_tilelang_factory_through_its_prim_func(capsys: pytest.CaptureFixture[st
     report = json.loads(out)["report"]
     # 256 / 64 = 4 tiles per side: 16 blocks
     assert rc == 0 and report["occupancy"]["blocks"] == 16
+
+
+DYNAMIC_GEMM = """
+import tilelang.language as T
+
+M, K = T.dynamic("m"), T.dynamic("k")
+
+
+@T.prim_func
+def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, 256), "float16"), C: T.Tensor((M, 256), "float16")):
+    with T.Kernel(4, T.ceildiv(M, 64), threads=128) as (bx, by):
+        a = T.alloc_shared((64, 32), "float16")
+        b = T.alloc_shared((32, 64), "float16")
+        c = T.alloc_fragment((64, 64), "float32")
+        T.clear(c)
+        for k in T.Pipelined(T.ceildiv(K, 32), num_stages=2):
+            T.copy(A[by * 64, k * 32], a)
+            T.copy(B[k * 32, bx * 64], b)
+            T.gemm(a, b, c)
+        T.copy(c, C[by * 64, bx * 64])
+"""
+
+
+def test_tilelang_dynamic_shapes_bound_by_args(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tilelang")
+    src = tmp_path / "dyn_gemm.py"
+    src.write_text(DYNAMIC_GEMM)
+    rc, out, _ = run(capsys, "predict", f"{src}::gemm", "--args", "m=512 k=128", "--json")
+    report = json.loads(out)["report"]
+    assert rc == 0 and report["occupancy"]["blocks"] == 4 * 8  # 256 / 64 by 512 / 64
+    rc, _, err = run(capsys, "predict", f"{src}::gemm", "--args", "m=512")
+    assert rc != 0 and "leaves k (the shape of buffer 'A') open" in err

@@ -143,14 +143,17 @@ def _predict_tilelang(kernel: LoadedKernel, launch: Launch) -> Outcome:
     values = {**{k: _spec(v) for k, v in launch.args.items()}, **dict(launch.config)}
     obj = kernel.obj
     if src.kind is KernelKind.TILELANG_PRIM_FUNC and src.parent is None:
-        if values:
-            raise ArgsError(f"{src.qualname} is a fixed prim_func; it takes no --args or --config")
-        return evaluate_call(obj, (), {}, launch.hw)
+        # --args bind a program's open sizes (dynamic shapes, scalar parameters) and tensors by name
+        return evaluate_call(obj, (), values, launch.hw)
+    from tilesight.frontends.tilelang.frontend import split_builder_kwargs
+
     build = (
         getattr(obj, "get_tir", None) or obj
     )  # @tilelang.jit factories expose get_tir; plain ones are called
+    # what the factory does not take binds the built program's open sizes
+    own, sizes = split_builder_kwargs(getattr(obj, "func", build), values)
     try:
-        prim = build(**values)
+        prim = build(**own)
     except TypeError as exc:
         raise ArgsError(f"{src.location}: calling factory {src.parent or src.name}: {exc}") from None
-    return evaluate_call(prim, (), {}, launch.hw)
+    return evaluate_call(prim, (), sizes, launch.hw)

@@ -8,6 +8,7 @@ from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 from tilesight.kernels.tilelang.gemm import gemm  # noqa: E402
 
 import tilesight  # noqa: E402
+from tilesight import TensorSpec  # noqa: E402
 from tilesight.errors import FrontendError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
 from tilesight.plan import AccessMode, ActionKind, LaunchOrder, Loop, MemLevel  # noqa: E402
@@ -101,9 +102,14 @@ def test_estimate_dispatches_prim_func():
     assert 0.5 * bound <= rep.latency_s <= 2 * bound
 
 
-def test_prim_func_takes_no_launch_args():
-    with pytest.raises(FrontendError, match="no launch arguments"):
+def test_fixed_prim_func_checks_its_launch_args():
+    # launch arguments of a program with fixed shapes are checked against them, and change nothing
+    with pytest.raises(FrontendError, match="argument 'A' is a float16 tensor, got int"):
         tilesight.estimate(gemm(256, 256, 256), 1, 2, hw="h200")
+    a = TensorSpec((256, 256), "float16")
+    assert tilesight.estimate(gemm(256, 256, 256), a, a, hw="h200").latency_s == (
+        tilesight.estimate(gemm(256, 256, 256), hw="h200").latency_s
+    )
 
 
 def test_estimate_jit_kernel_with_its_arguments():

@@ -1,0 +1,159 @@
+"""Dynamic shapes and scalar parameters: a TileLang program's open sizes bound from its launch arguments."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+import numpy as np  # noqa: E402
+import tilelang  # noqa: E402
+import tilelang.language as T  # noqa: E402
+from tilelang import tvm  # noqa: E402
+from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.frontends.tilelang.bind import bind_launch, open_sizes  # noqa: E402
+
+import tilesight  # noqa: E402
+from tilesight import TensorSpec  # noqa: E402
+from tilesight.errors import FrontendError  # noqa: E402
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.plan import ActionKind  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+
+
+def _gemm(M, N, K, block=(128, 128, 32)):
+    """One GEMM program, with fixed sizes (ints) or open ones (symbolic variables)."""
+    bm, bn, bk = block
+
+    @T.prim_func
+    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            a = T.alloc_shared((bm, bk), "float16")
+            b = T.alloc_shared((bk, bn), "float16")
+            c = T.alloc_fragment((bm, bn), "float32")
+            T.clear(c)
+            for k in T.Pipelined(T.ceildiv(K, bk), num_stages=3):
+                T.copy(A[by * bm, k * bk], a)
+                T.copy(B[k * bk, bx * bn], b)
+                T.gemm(a, b, c)
+            T.copy(c, C[by * bm, bx * bn])
+
+    return gemm
+
+
+def _dynamic_gemm():
+    return _gemm(T.dynamic("m"), tvm.te.var("n"), T.dynamic("k"))
+
+
+def _scaled_rows():
+    """A scalar parameter ``rows`` sets the grid; a fixed 4096 x 256 buffer."""
+
+    @T.prim_func
+    def scale(X: T.Tensor((4096, 256), "float32"), Y: T.Tensor((4096, 256), "float32"), rows: T.int32):
+        with T.Kernel(T.ceildiv(rows, 64), threads=128) as bx:
+            f = T.alloc_fragment((64, 256), "float32")
+            T.copy(X[bx * 64, 0], f)
+            for i, j in T.Parallel(64, 256):
+                f[i, j] = f[i, j] * 2.0
+            T.copy(f, Y[bx * 64, 0])
+
+    return scale
+
+
+def test_open_sizes_name_each_variable_and_scalar_once():
+    assert open_sizes(_dynamic_gemm()) == {
+        "m": "the shape of buffer 'A'",
+        "k": "the shape of buffer 'A'",
+        "n": "the shape of buffer 'B'",
+    }
+    assert open_sizes(_scaled_rows()) == {"rows": "scalar parameter 'rows'"}
+    assert open_sizes(_gemm(256, 256, 256)) == {}
+
+
+def test_a_fixed_program_without_arguments_is_itself():
+    func = _gemm(256, 256, 256)
+    assert bind_launch(func) is func
+
+
+@pytest.mark.parametrize("how", ["sizes", "tensor_specs", "meta_tensors", "numpy"])
+def test_bound_dynamic_gemm_is_the_fixed_gemm(how):
+    m, n, k = 1024, 2048, 512
+    want = tilesight.estimate(_gemm(m, n, k), hw=HW)
+    dyn = _dynamic_gemm()
+    if how == "sizes":
+        got = tilesight.estimate(dyn, hw=HW, m=m, n=n, k=k)
+    elif how == "tensor_specs":
+        got = tilesight.estimate(dyn, TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), hw=HW)
+    elif how == "meta_tensors":
+        torch = pytest.importorskip("torch")
+        a = torch.empty(m, k, dtype=torch.float16, device="meta")
+        c = torch.empty(m, n, dtype=torch.float16, device="meta")
+        got = tilesight.estimate(dyn, a, torch.empty(k, n, dtype=torch.float16, device="meta"), c, hw=HW)
+    else:
+        got = tilesight.estimate(dyn, np.empty((m, k), np.float16), hw=HW, n=n)
+    assert got.latency_s == want.latency_s
+    assert got.flops == want.flops
+    assert got.flops >= 2 * m * n * k  # the dots' FLOPs, plus the accumulator's fill and cast
+
+
+def test_a_scalar_parameter_sets_the_grid():
+    x = TensorSpec((4096, 256), "float32")
+    plan = plan_prim_func(bind_launch(_scaled_rows(), (x, x, 1000)), HW)
+    assert plan.grid.blocks == 16  # ceil(1000 / 64)
+    by_name = tilesight.estimate(_scaled_rows(), hw=HW, rows=1000)
+    assert by_name.latency_s == tilesight.estimate(_scaled_rows(), x, x, 1000, hw=HW).latency_s
+    loads = [a for a in plan.body if getattr(a, "kind", None) is ActionKind.LOAD]
+    assert loads and plan.tensor(loads[0].tensor).tile_bytes == 64 * 256 * 4
+
+
+def test_jit_builder_keywords_it_does_not_take_are_sizes():
+    @tilelang.jit
+    def build(block_M: int = 128):
+        return _gemm(T.dynamic("m"), 4096, 4096, (block_M, 128, 32))
+
+    want = tilesight.estimate(_gemm(2048, 4096, 4096, (64, 128, 32)), hw=HW)
+    assert tilesight.estimate(build, hw=HW, block_M=64, m=2048).latency_s == want.latency_s
+
+
+def test_an_open_size_left_unbound_is_named_with_the_fix():
+    with pytest.raises(FrontendError, match=r"leaves k \(the shape of buffer 'A'\) open") as err:
+        tilesight.estimate(_dynamic_gemm(), hw=HW, m=1024, n=1024)
+    assert "k=..." in str(err.value)
+
+
+def test_two_arguments_disagreeing_on_a_size_name_both():
+    a, b = TensorSpec((1024, 512), "float16"), TensorSpec((256, 1024), "float16")
+    with pytest.raises(FrontendError, match=r"k is 512 by argument 'A'.* but 256 by argument 'B'"):
+        tilesight.estimate(_dynamic_gemm(), a, b, hw=HW)
+
+
+def test_a_size_keyword_disagreeing_with_a_tensor_is_refused():
+    with pytest.raises(FrontendError, match=r"m is 1024 by argument 'A'.* but 512 by m=512"):
+        tilesight.estimate(_dynamic_gemm(), TensorSpec((1024, 512), "float16"), hw=HW, m=512, n=64)
+
+
+def test_wrong_dtype_rank_and_fixed_extent_are_named():
+    with pytest.raises(FrontendError, match="argument 'A' is float16, got a float32 tensor"):
+        tilesight.estimate(_dynamic_gemm(), TensorSpec((64, 64), "float32"), hw=HW)
+    with pytest.raises(FrontendError, match="argument 'A' has 2 dimensions"):
+        tilesight.estimate(_dynamic_gemm(), TensorSpec((64,), "float16"), hw=HW)
+    with pytest.raises(FrontendError, match=r"argument 'B' has shape \[256, 256\], got .*\[256, 128\]"):
+        fixed = _gemm(256, 256, 256)
+        tilesight.estimate(fixed, TensorSpec((256, 256), "float16"), TensorSpec((256, 128), "float16"), hw=HW)
+
+
+def test_unknown_size_and_surplus_arguments_are_refused():
+    with pytest.raises(
+        FrontendError, match=r"no open size 'q' \(its symbolic sizes and scalar parameters: k, m, n\)"
+    ):
+        tilesight.estimate(_dynamic_gemm(), hw=HW, m=1, n=1, k=1, q=3)
+    spec = TensorSpec((64, 64), "float16")
+    with pytest.raises(FrontendError, match=r"takes 3 arguments \(A, B, C\), got 4"):
+        tilesight.estimate(_dynamic_gemm(), spec, spec, spec, spec, hw=HW)
+    with pytest.raises(FrontendError, match="argument 'B' is a float16 tensor, got int"):
+        tilesight.estimate(_dynamic_gemm(), spec, 3, hw=HW)
+    with pytest.raises(FrontendError, match=r"scalar parameter 'rows' \(int32\) takes a number, got str"):
+        tilesight.estimate(
+            _scaled_rows(), TensorSpec((4096, 256), "float32"), TensorSpec((4096, 256), "float32"), "x", hw=HW
+        )
