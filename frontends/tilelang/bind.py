@@ -13,13 +13,17 @@ from what the kernel would be called with:
 
 and specialises the program with them (TVM's ``PrimFunc.specialize``), so the walker sees fixed shapes. A
 variable left open, bound twice to different values, or an argument that does not fit its parameter is a
-``FrontendError`` naming it.
+``FrontendError`` naming it. An integer tensor that brings its contents (a numpy array, a CPU torch tensor,
+``TensorSpec(values=...)``: a variable-length batch's offsets ``cu_seqlens``) also lets the walker evaluate
+the kernel's reads of its elements in index math (:func:`bind`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from tilesight.dtypes import canonical_dtype
 from tilesight.errors import FrontendError, TileSightError
@@ -65,6 +69,7 @@ class _Bindings:
         self.values: dict[str, int | float] = {}
         self.origin: dict[str, str] = {}
         self.checks: list[tuple[Any, Any, str]] = []  # (buffer, tensor spec, what): fixed extents to check
+        self.contents: dict[str, np.ndarray] = {}  # integer tensors' elements, by buffer name
 
     def set(self, name: str, value: int | float, origin: str) -> None:
         old = self.values.get(name)
@@ -101,6 +106,8 @@ def _bind_tensor(b: _Bindings, buf: Any, arg: Any, what: str) -> None:
         if isinstance(expr, tirx.Var):
             b.set(expr.name, int(value), f"{what} (a tensor of shape {list(spec.shape)})")
     b.checks.append((buf, spec, what))
+    if spec.values is not None:
+        b.contents[buf.name] = np.asarray(spec.values)
 
 
 def _number(value: Any) -> int | float | None:
@@ -133,6 +140,14 @@ def bind_launch(
 ) -> Any:
     """``func`` with its open sizes bound from ``args`` and ``sizes`` (see the module docstring); ``func``
     itself when it has none and nothing is passed."""
+    return bind(func, args, sizes, kernel)[0]
+
+
+def bind(
+    func: Any, args: tuple[Any, ...] = (), sizes: Mapping[str, Any] | None = None, kernel: str = ""
+) -> tuple[Any, dict[str, np.ndarray]]:
+    """:func:`bind_launch`, and the contents of the integer tensors among the arguments that bring them
+    (buffer name -> array), which the walker reads where the kernel indexes with their elements."""
     if not kernel:
         from .walker import program_name
 
@@ -141,7 +156,7 @@ def bind_launch(
     params = list(func.params)
     open_ = open_sizes(func)
     if not args and not sizes and not open_:
-        return func
+        return func, {}
     if len(args) > len(params):
         raise FrontendError(
             f"kernel {kernel!r} takes {len(params)} arguments "
@@ -196,7 +211,7 @@ def bind_launch(
             f"sizes by name ({', '.join(f'{n}=...' for n in missing)})",
             construct="open size",
         )
-    return _specialise(func, b, kernel)
+    return _specialise(func, b, kernel), b.contents
 
 
 def _param_name(func: Any, handle: Any) -> str:

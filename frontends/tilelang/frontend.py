@@ -8,7 +8,7 @@ from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
 from tilesight.plan import KernelSequence, TilePlan
 
-from .bind import bind_launch
+from .bind import bind
 from .version import check_version, installed_version
 
 
@@ -60,15 +60,25 @@ class TileLangFrontend:
         check_version(installed_version())
         if is_autotuned(obj):  # the config predicted fastest, as the autotuner would keep the fastest
             best = autotune_ranking(obj, args, kwargs, hw).best
-            func = obj.jit_impl.get_tir(*args, **kwargs, **best.config)
-        elif _is_jit(obj):
-            # keywords the builder does not take name the built program's open sizes (``m=4096``)
-            builder, sizes = split_builder_kwargs(getattr(obj, "func", obj), kwargs)
-            func = bind_launch(obj.get_tir(*args, **builder), (), sizes)
-        else:
-            # launch arguments bind a program's dynamic shapes and scalar parameters (frontends.tilelang.bind)
-            func = bind_launch(obj, args, kwargs)
-        return plan_prim_func(func, hw)
+            jit = obj.jit_impl
+            config = {**kwargs, **best.config}
+            return plan_built(jit.get_tir, getattr(jit, "func", jit.get_tir), args, config, hw)
+        if _is_jit(obj):
+            return plan_built(obj.get_tir, getattr(obj, "func", obj.get_tir), args, kwargs, hw)
+        # launch arguments bind a program's dynamic shapes and scalar parameters (frontends.tilelang.bind)
+        func, values = bind(obj, args, kwargs)
+        return plan_prim_func(func, hw, values=values)
+
+
+def plan_built(
+    build: Any, builder: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile
+) -> TilePlan | KernelSequence:
+    """The plan of the program ``build(*args, **kwargs)`` returns, where the keywords ``builder`` (the
+    function whose signature ``build`` forwards) does not take bind the built program's open sizes and its
+    tensors by name (``m=4096``, ``cu_seqlens=offsets``)."""
+    own, rest = split_builder_kwargs(builder, kwargs)
+    func, values = bind(build(*args, **own), (), rest)
+    return plan_prim_func(func, hw, values=values)
 
 
 def split_builder_kwargs(builder: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -86,13 +96,18 @@ def split_builder_kwargs(builder: Any, kwargs: dict[str, Any]) -> tuple[dict[str
     return builder, {k: v for k, v in kwargs.items() if k not in sig.parameters}
 
 
-def plan_prim_func(func: Any, hw: HardwareProfile, name: str | None = None) -> TilePlan | KernelSequence:
+def plan_prim_func(
+    func: Any, hw: HardwareProfile, name: str | None = None, values: dict[str, Any] | None = None
+) -> TilePlan | KernelSequence:
     """The TilePlan of a TileLang ``PrimFunc`` on ``hw``; a program launching several kernels (``T.Kernel``
-    blocks one after another) gives a :class:`KernelSequence` of their plans, in launch order."""
+    blocks one after another) gives a :class:`KernelSequence` of their plans, in launch order. ``values``:
+    contents of integer tensor arguments (buffer name -> array) the kernel indexes with (``cu_seqlens``)."""
+    from .expr import tensor_values
     from .lower import lower
     from .walker import program_name, walk_all
 
-    plans = tuple(lower(ir, hw) for ir in walk_all(func, name))
+    with tensor_values(values or {}):
+        plans = tuple(lower(ir, hw) for ir in walk_all(func, name))
     if len(plans) == 1:
         return plans[0]
     return KernelSequence(name=program_name(func, name), plans=plans)

@@ -656,33 +656,62 @@ class _Walker:
         no lane passes. Any other guard is refused naming it."""
         cond = stmt.condition
         names = free_vars(cond)
-        if stmt.else_case is not None or not names <= set(lanes) or not isinstance(stmt.then_case, tirx.Stmt):
+        outer = names - set(lanes)  # block-level values: block indices and what the kernel bound from them
+        if (
+            stmt.else_case is not None
+            or not outer <= set(self.env)
+            or outer & self.loop_vars
+            or not isinstance(stmt.then_case, tirx.Stmt)
+        ):
             what = f"IfThenElse inside T.Parallel ({cond})"
             raise UnsupportedOpError(what, self.name, where)
-        axes = list(lanes)
-        env = {
-            v: np.arange(n).reshape([-1 if k == a else 1 for k in range(len(axes))])
+        # lanes on trailing axes, after the grid's; block values broadcast over the lanes
+        nd, axes = len(self.grid), list(lanes)
+        env: dict[str, Any] = {
+            v: np.arange(n).reshape([1] * nd + [-1 if k == a else 1 for k in range(len(axes))])
             for a, (v, n) in enumerate(lanes.items())
         }
-        passed = np.broadcast_to(
-            np.asarray(evaluate(cond, env, self.name), dtype=bool), tuple(lanes.values())
-        )
+        for v in outer:
+            value = np.asarray(self.env[v])
+            env[v] = value.reshape(value.shape + (1,) * len(axes)) if value.ndim else value
+        shape = (*self.grid, *lanes.values())
+        passed = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), shape)
+        passed = passed.reshape(-1, *lanes.values())  # (blocks, lanes...)
         if not passed.any():
             return None
-        cut: dict[str, int] = {}
+        counts: list[np.ndarray] = []
         for a, v in enumerate(lanes):
-            along = passed.any(axis=tuple(k for k in range(len(axes)) if k != a))
-            count = int(along.sum())
-            if not along[:count].all():  # the lanes that pass do not start at 0
+            along = passed.any(axis=tuple(1 + k for k in range(len(axes)) if k != a))  # (blocks, n_v)
+            count = along.sum(axis=1)
+            if not np.array_equal(along, np.arange(lanes[v])[None, :] < count[:, None]):
                 raise UnsupportedOpError(
                     f"IfThenElse inside T.Parallel keeping lanes {v} not from 0 ({cond})", self.name, where
                 )
-            cut[v] = count
-        box = np.zeros_like(passed)
-        box[tuple(slice(0, c) for c in cut.values())] = True
+            counts.append(count)
+        box = np.ones_like(passed)
+        for a, count in enumerate(counts):
+            grid = np.arange(passed.shape[1 + a]).reshape([-1 if k == a else 1 for k in range(len(axes))])
+            box &= grid[None] < count.reshape((-1,) + (1,) * len(axes))
         if not np.array_equal(box, passed):
             what = f"IfThenElse inside T.Parallel keeping lanes that are not a box from 0 ({cond})"
             raise UnsupportedOpError(what, self.name, where)
+        # blocks keeping different boxes (a variable-length sequence's last rows, nothing past its end): a box
+        # of the mean block's lanes, the other axes at their mean over the blocks that keep any
+        active = passed.reshape(passed.shape[0], -1).any(axis=1)
+        mean_lanes = float(np.prod(np.stack(counts), axis=0).mean())
+        rest = {
+            v: max(1, round(float(c[active].mean()))) for v, c in list(zip(lanes, counts, strict=True))[1:]
+        }
+        first = max(1, round(mean_lanes / math.prod(rest.values())))
+        cut = {axes[0]: min(first, lanes[axes[0]]), **rest}
+        if outer and any(c.min() != c.max() for c in counts):
+            kept = ", ".join(
+                f"{v} {int(c.min())}..{int(c.max())}" for v, c in zip(lanes, counts, strict=True)
+            )
+            self.notes.append(
+                f"{where}: the lanes `{cond}` keeps vary by block ({kept}); the plan stores the mean "
+                f"block's {' x '.join(map(str, cut.values()))}"
+            )
         then = stmt.then_case
         return (list(then.seq) if isinstance(then, tirx.SeqStmt) else [then]), cut
 

@@ -88,3 +88,98 @@ def flash_attention_fwd(
             T.copy(O_shared, Output[bz, bx * block_M : (bx + 1) * block_M, by, :])
 
     return main
+
+
+def flash_attention_varlen_fwd(
+    batch: int,
+    total_q: int,
+    total_kv: int,
+    heads: int,
+    dim: int,
+    causal: bool = False,
+    block_M: int = 64,
+    block_N: int = 64,
+    num_stages: int = 1,
+    threads: int = 128,
+    dtype: str = "float16",
+    accum_dtype: str = "float32",
+):
+    """FlashAttention forward over a packed variable-length batch, layout ``[tokens, heads, dim]``.
+
+    Sequence ``b`` owns query rows ``cu_seqlens_q[b] .. cu_seqlens_q[b + 1]`` and key rows
+    ``cu_seqlens_k[b] ..``; the grid is sized for the longest query sequence (the scalar ``max_seqlen_q``), so
+    the blocks past a shorter sequence's end find no rows to write. A block streams its sequence's keys (up to
+    its diagonal when ``causal``, queries aligned to the end of the keys). Returns the ``T.prim_func``
+    (inputs Q, K, V, cu_seqlens_q, cu_seqlens_k, max_seqlen_q; output O)."""
+    scale = LOG2E / math.sqrt(dim)
+
+    @T.prim_func
+    def main(
+        Q: T.Tensor((total_q, heads, dim), dtype),
+        K: T.Tensor((total_kv, heads, dim), dtype),
+        V: T.Tensor((total_kv, heads, dim), dtype),
+        cu_seqlens_q: T.Tensor((batch + 1,), "int32"),
+        cu_seqlens_k: T.Tensor((batch + 1,), "int32"),
+        max_seqlen_q: T.int32,
+        Output: T.Tensor((total_q, heads, dim), dtype),
+    ):
+        with T.Kernel(T.ceildiv(max_seqlen_q, block_M), heads, batch, threads=threads) as (bx, by, bz):
+            Q_shared = T.alloc_shared((block_M, dim), dtype)
+            K_shared = T.alloc_shared((block_N, dim), dtype)
+            V_shared = T.alloc_shared((block_N, dim), dtype)
+            O_shared = T.alloc_shared((block_M, dim), dtype)
+            acc_s = T.alloc_fragment((block_M, block_N), accum_dtype)
+            acc_s_cast = T.alloc_fragment((block_M, block_N), dtype)
+            acc_o = T.alloc_fragment((block_M, dim), accum_dtype)
+            m_i = T.alloc_fragment((block_M,), accum_dtype)
+            m_prev = T.alloc_fragment((block_M,), accum_dtype)
+            alpha = T.alloc_fragment((block_M,), accum_dtype)
+            row_sum = T.alloc_fragment((block_M,), accum_dtype)
+            l_i = T.alloc_fragment((block_M,), accum_dtype)
+
+            q_start = cu_seqlens_q[bz]
+            k_start = cu_seqlens_k[bz]
+            q_len = cu_seqlens_q[bz + 1] - q_start
+            k_len = cu_seqlens_k[bz + 1] - k_start
+            shift = k_len - q_len  # queries aligned to the end of the keys
+
+            T.copy(Q[q_start + bx * block_M : q_start + (bx + 1) * block_M, by, :], Q_shared)
+            T.fill(acc_o, 0)
+            T.fill(l_i, 0)
+            T.fill(m_i, -T.infinity(accum_dtype))
+            if causal:
+                trips = T.max(
+                    T.min(T.ceildiv(k_len, block_N), T.ceildiv(shift + (bx + 1) * block_M, block_N)), 0
+                )
+            else:
+                trips = T.ceildiv(k_len, block_N)
+            for k in T.Pipelined(trips, num_stages=num_stages):
+                T.copy(K[k_start + k * block_N : k_start + (k + 1) * block_N, by, :], K_shared)
+                for i, j in T.Parallel(block_M, block_N):
+                    keep = (bx * block_M + i < q_len) and (k * block_N + j < k_len)
+                    if causal:
+                        keep = keep and (bx * block_M + i + shift >= k * block_N + j)
+                    acc_s[i, j] = T.if_then_else(keep, 0, -T.infinity(accum_dtype))
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+                T.copy(V[k_start + k * block_N : k_start + (k + 1) * block_N, by, :], V_shared)
+                T.copy(m_i, m_prev)
+                T.reduce_max(acc_s, m_i, dim=1, clear=False)
+                for i in T.Parallel(block_M):
+                    alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
+                for i, j in T.Parallel(block_M, dim):
+                    acc_o[i, j] *= alpha[i]
+                for i, j in T.Parallel(block_M, block_N):
+                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
+                T.reduce_sum(acc_s, row_sum, dim=1)
+                for i in T.Parallel(block_M):
+                    l_i[i] = l_i[i] * alpha[i] + row_sum[i]
+                T.copy(acc_s, acc_s_cast)
+                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+            for i, j in T.Parallel(block_M, dim):
+                acc_o[i, j] /= l_i[i]
+            T.copy(acc_o, O_shared)
+            for i, d in T.Parallel(block_M, dim):
+                if bx * block_M + i < q_len:
+                    Output[q_start + bx * block_M + i, by, d] = O_shared[i, d]
+
+    return main

@@ -166,13 +166,16 @@ def plan_builder(
             f"rank got a grid but {type(kernel).__name__} is not a @triton.jit kernel (a TileLang program "
             "fixes its own grid: pass grid=None)"
         )
-    from tilesight.frontends.tilelang.frontend import TileLangFrontend, plan_prim_func
+    from tilesight.frontends.tilelang.frontend import TileLangFrontend, plan_built
 
+    # keywords the builder does not take bind the built program's open sizes and tensors by name
     if TileLangFrontend().accepts(kernel) and hasattr(kernel, "get_tir"):
-        return lambda cfg: plan_prim_func(kernel.get_tir(*args, **kwargs, **config_kwargs(cfg)), hw)
-    if callable(kernel):
-        return lambda cfg: plan_prim_func(kernel(*args, **kwargs, **config_kwargs(cfg)), hw)
-    raise RankError(f"rank: {type(kernel).__name__} is neither a Triton kernel nor a TileLang program")
+        build, builder = kernel.get_tir, getattr(kernel, "func", kernel.get_tir)
+    elif callable(kernel):
+        build = builder = kernel
+    else:
+        raise RankError(f"rank: {type(kernel).__name__} is neither a Triton kernel nor a TileLang program")
+    return lambda cfg: plan_built(build, builder, tuple(args), {**kwargs, **config_kwargs(cfg)}, hw)
 
 
 def warm_imports(kind: str) -> None:

@@ -1,0 +1,92 @@
+"""Variable-length batches: a kernel indexing with the elements of an integer tensor whose contents the caller
+gives (``cu_seqlens[b]``) is read per block, from those contents."""
+
+import math
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+import numpy as np  # noqa: E402
+from tilesight.frontends.tilelang import TileLangFrontend  # noqa: E402
+from tilesight.kernels.tilelang.flash_attention import flash_attention_varlen_fwd  # noqa: E402
+
+import tilesight  # noqa: E402
+from tilesight import TensorSpec  # noqa: E402
+from tilesight.errors import UnsupportedOpError  # noqa: E402
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.plan import ActionKind, Loop  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+H, D, BM, BN = 4, 64, 64, 64
+
+
+def _plan(lens, causal=False, cu_arg=None):
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    total = int(cu[-1])
+    func = flash_attention_varlen_fwd(len(lens), total, total, H, D, causal=causal, block_M=BM, block_N=BN)
+    x = TensorSpec((total, H, D), "float16")
+    cu = cu if cu_arg is None else cu_arg(cu)
+    return TileLangFrontend().plan(func, (x, x, x, cu, cu, max(lens), x), {}, HW)
+
+
+def _key_loop(plan) -> Loop:
+    return next(n for n in plan.body if isinstance(n, Loop))
+
+
+def test_each_sequence_streams_its_own_keys():
+    lens = [300, 2000, 1024, 77]
+    plan = _plan(lens)
+    loop = _key_loop(plan)
+    # the grid holds ceil(2000 / 64) = 32 query blocks per (head, sequence): every one runs its sequence's
+    # ceil(len / 64) key blocks, whether or not it has query rows
+    per_seq = [math.ceil(n / BN) for n in lens]
+    assert plan.grid.blocks == 32 * H * len(lens)
+    assert loop.mean_trips == pytest.approx(sum(per_seq) / len(lens))
+    assert sorted(set(loop.trips_by_program)) == sorted(set(per_seq))
+    assert any("trip count varies by block" in n for n in plan.notes)
+
+
+def test_causal_blocks_stop_at_their_diagonal():
+    lens = [100, 256]
+    plan = _plan(lens, causal=True)
+    want = []
+    for n in lens:  # queries aligned to the end of their keys (here as many keys as queries)
+        for bx in range(math.ceil(max(lens) / BM)):
+            want.append(max(min(math.ceil(n / BN), math.ceil((bx + 1) * BM / BN)), 0))
+    assert _key_loop(plan).mean_trips == pytest.approx(np.mean(want))
+
+
+def test_equal_lengths_run_one_trip_count():
+    loop = _key_loop(_plan([512] * 3))
+    assert loop.trips == 512 // BN and loop.mean_trips in (None, 512 // BN)
+
+
+def test_the_stored_rows_are_the_sequences_rows():
+    lens = [100, 30]  # 2 query blocks per sequence: rows 64 + 36, and 30 + none
+    plan = _plan(lens)
+    store = next(a for a in plan.body if getattr(a, "kind", None) is ActionKind.STORE)
+    tile = plan.tensor(store.tensor)
+    mean_rows = sum(lens) / (2 * len(lens))  # 32.5 rows a block on average
+    assert tile.tile_bytes == round(mean_rows) * D * 2
+    assert any("keeps vary by block" in n for n in plan.notes)
+
+
+def test_estimate_takes_a_cpu_tensor_and_a_tensorspec_with_values():
+    torch = pytest.importorskip("torch")
+    lens = [300, 700]
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    total = int(cu[-1])
+    func = flash_attention_varlen_fwd(2, total, total, H, D, block_M=BM, block_N=BN)
+    x = TensorSpec((total, H, D), "float16")
+    a = tilesight.estimate(func, x, x, x, torch.from_numpy(cu), torch.from_numpy(cu), 700, x, hw=HW)
+    spec = TensorSpec((3,), "int32", values=cu)
+    b = tilesight.estimate(func, x, x, x, spec, spec, 700, x, hw=HW)
+    assert a.latency_s == b.latency_s > 0
+
+
+def test_offsets_without_contents_are_refused_naming_the_tensor():
+    with pytest.raises(UnsupportedOpError, match=r"pass 'cu_seqlens_q' as an integer numpy array"):
+        _plan([128, 64], cu_arg=lambda cu: TensorSpec(cu.shape, "int32"))
