@@ -70,8 +70,14 @@ VALIDATION_DEQUANT_CONFIGS = [
     (256, 128, 64, 2, 256),
 ]
 
-# index of the output tensor among each kernel's arguments
+# index of the output tensor among each kernel's arguments (by family; OUT_IDX_KERNEL where a kernel differs)
 OUT_IDX = {"gemm": 2, "flash_attention": 3, "mla_decode": 4, "dequant_gemm": 2}
+OUT_IDX_KERNEL = {"flash_attention_varlen_fwd": 6}
+
+
+def out_index(case: dict[str, Any]) -> int:
+    """Index of the case's output tensor among its kernel's arguments."""
+    return OUT_IDX_KERNEL.get(case["kernel"], OUT_IDX[case["family"]])
 
 
 def gemm_cases() -> list[dict[str, Any]]:
@@ -306,6 +312,63 @@ def fp8_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The varlen set: kernels/tilelang/flash_attention.py::flash_attention_varlen_fwd over packed batches whose
+# sequence lengths (``lens``: the case's ``cu_seqlens`` offsets, queries and keys alike) the estimate reads
+# from the offsets tensor's contents; measured after the frontend learned to read them.
+VARLEN_BATCHES = [
+    [1024] * 8,  # equal lengths: the dense kernel's work in the packed layout
+    [128, 4096, 1024, 300, 2048, 700, 3000, 64],
+    [8192, 512, 512, 512],
+    [1500, 37, 900, 2500, 250, 1800, 3200, 640, 77, 1024, 2048, 333],
+]
+# (heads, dim)
+VARLEN_HEADS = [(16, 128), (32, 64)]
+# (block_M, block_N, num_stages, threads)
+VARLEN_CONFIGS = [(128, 128, 2, 256), (64, 64, 1, 128)]
+
+
+def varlen_cases() -> list[dict[str, Any]]:
+    """The varlen set: FlashAttention forward over packed variable-length batches, causal and not."""
+    cases = []
+    for lens, (h, d), causal, (bm, bn, st, th) in itertools.product(
+        VARLEN_BATCHES, VARLEN_HEADS, FA_CAUSAL, VARLEN_CONFIGS
+    ):
+        total = sum(lens)
+        params = dict(batch=len(lens), total_q=total, total_kv=total, heads=h, dim=d, causal=causal)
+        params.update(block_M=bm, block_N=bn, num_stages=st, threads=th)
+        params.update(dtype="float16", accum_dtype="float32")
+        case = {"family": "flash_attention", "kernel": "flash_attention_varlen_fwd", "params": params}
+        cases.append({**case, "lens": list(lens)})
+    # one (heads, dim) per batch, alternating: 16 launches (every batch, both masks, both configs)
+    cases = [c for i, c in enumerate(cases) if (i // 4) % 2 == (i // 8) % 2]
+    for i, c in enumerate(cases):
+        c["id"] = f"vl-{c['family']}-{i:03d}"
+    return cases
+
+
+def cu_seqlens(case: dict[str, Any]) -> list[int]:
+    """The offsets of a varlen case's sequences in its packed tensors (``batch + 1`` of them)."""
+    out = [0]
+    for n in case["lens"]:
+        out.append(out[-1] + n)
+    return out
+
+
+def launch_args(case: dict[str, Any]) -> tuple[Any, ...]:
+    """The arguments ``tilesight.estimate`` takes besides the program (CPU side; imports tilesight): a varlen
+    case's tensors and offsets (their contents), nothing for the fixed-shape kernels."""
+    if case["kernel"] != "flash_attention_varlen_fwd":
+        return ()
+    import numpy as np
+
+    from tilesight import TensorSpec
+
+    p = case["params"]
+    x = TensorSpec((p["total_q"], p["heads"], p["dim"]), p["dtype"])
+    cu = np.asarray(cu_seqlens(case), dtype=np.int32)
+    return (x, x, x, cu, cu, max(case["lens"]), x)
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):
@@ -321,6 +384,7 @@ _KERNELS = {
     "gemm_fp8": ("gemm", "gemm_fp8"),
     "gemm_persistent": ("gemm", "gemm_persistent"),
     "flash_attention_fwd": ("flash_attention", "flash_attention_fwd"),
+    "flash_attention_varlen_fwd": ("flash_attention", "flash_attention_varlen_fwd"),
     "mla_decode": ("mla_decode", "mla_decode"),
     "dequant_gemm": ("dequant_gemm", "dequant_gemm"),
 }
@@ -352,7 +416,8 @@ def flops(case: dict[str, Any]) -> float:
     if fam in ("gemm", "dequant_gemm"):
         return 2.0 * p["M"] * p["N"] * p["K"]
     if fam == "flash_attention":
-        full = 4.0 * p["batch"] * p["heads"] * p["seq_len"] ** 2 * p["dim"]
+        lens = case.get("lens") or [p["seq_len"]] * p["batch"]
+        full = 4.0 * p["heads"] * p["dim"] * sum(n * n for n in lens)
         return full / 2 if p["causal"] else full
     if fam == "mla_decode":
         return 2.0 * p["batch"] * p["heads"] * p["seqlen_kv"] * (2 * p["dim"] + p["pe_dim"])

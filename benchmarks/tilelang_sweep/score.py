@@ -77,13 +77,14 @@ def roofline_us(record: dict, plan, hw) -> float:
 
 
 def score(record: dict, where: str, index: int, hw) -> accuracy.Scored:
-    from tilesight.frontends.tilelang import plan_prim_func
+    from tilesight.frontends.tilelang import TileLangFrontend
 
     import tilesight
 
     try:
         func = case_list.build(record)
-        plan = plan_prim_func(func, hw)
+        # a varlen case's launch arguments carry its offsets' contents, which the walker reads
+        plan = TileLangFrontend().plan(func, case_list.launch_args(record), {}, hw)
         report = tilesight.estimate(plan, hw=hw)
     except TileSightError as e:
         raise accuracy.DataError(f"{where}: case {record['id']!r}: {e}") from e

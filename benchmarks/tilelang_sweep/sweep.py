@@ -70,6 +70,12 @@ def _inputs(case: dict[str, Any], torch: Any) -> list[Any]:
         if case["kernel"] == "gemm_splitk":  # the blocks add into C: zeroed for the check's first call
             return [a, b, torch.zeros(p["M"], p["N"], device=dev, dtype=torch.float32)]
         return [a, b, torch.empty(p["M"], p["N"], device=dev, dtype=dt)]
+    if case["kernel"] == "flash_attention_varlen_fwd":  # packed [tokens, heads, dim], int32 offsets
+        shape = (p["total_q"], p["heads"], p["dim"])
+        q, k, v = (torch.randn(shape, device=dev, dtype=torch.float16) for _ in range(3))
+        cu = torch.tensor(case_list.cu_seqlens(case), device=dev, dtype=torch.int32)
+        out = torch.empty(shape, device=dev, dtype=torch.float16)
+        return [q, k, v, cu, cu.clone(), max(case["lens"]), out]
     if fam == "flash_attention":
         shape = (p["batch"], p["seq_len"], p["heads"], p["dim"])
         q, k, v = (torch.randn(shape, device=dev, dtype=torch.float16) for _ in range(3))
@@ -102,6 +108,14 @@ def _reference(case: dict[str, Any], args: list[Any], torch: Any) -> Any:
         return args[0].float() @ args[1].float().t()
     if fam == "gemm":
         return args[0].float() @ args[1].float()
+    if case["kernel"] == "flash_attention_varlen_fwd":  # each sequence on its own (equal q and k lengths)
+        cu = case_list.cu_seqlens(case)
+        outs = []
+        for b in range(len(case["lens"])):
+            q, k, v = (t[cu[b] : cu[b + 1]].transpose(0, 1).float() for t in args[:3])
+            out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
+            outs.append(out.transpose(0, 1))
+        return torch.cat(outs)
     if fam == "flash_attention":
         q, k, v = (t.transpose(1, 2).float() for t in args[:3])
         out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
@@ -147,7 +161,17 @@ def main() -> int:
     ap.add_argument(
         "--set",
         default="main",
-        choices=("main", "validation", "variants", "stages", "persistent", "split", "splitk2", "fp8"),
+        choices=(
+            "main",
+            "validation",
+            "variants",
+            "stages",
+            "persistent",
+            "split",
+            "splitk2",
+            "fp8",
+            "varlen",
+        ),
         help="which case set to run",
     )
     args = ap.parse_args()
@@ -161,6 +185,7 @@ def main() -> int:
         "split": case_list.split_cases,
         "splitk2": case_list.splitk2_cases,
         "fp8": case_list.fp8_cases,
+        "varlen": case_list.varlen_cases,
     }[args.set]()
     if args.families:
         keep = set(args.families.split(","))
@@ -210,7 +235,8 @@ def main() -> int:
     n_ok = 0
     with out_path.open("w") as fh:
         for case in cases:
-            rec: dict[str, Any] = {k: case[k] for k in ("id", "family", "kernel", "params")}
+            keys = ("id", "family", "kernel", "params", "lens")
+            rec: dict[str, Any] = {k: case[k] for k in keys if k in case}
             rec["compile_s"], rec["error"] = compile_info.get(case["id"], (None, "not compiled"))
             rec["flops"] = case_list.flops(case)
             if rec["error"] is None and time.time() - t0 > args.budget_s:
@@ -225,7 +251,7 @@ def main() -> int:
                     shape_key = (case["family"], case["kernel"], case["params"].get("num_split", 1) > 1)
                     if shape_key not in checked:
                         ref = _reference(case, inputs, torch)
-                        out = inputs[case_list.OUT_IDX[case["family"]]].float()
+                        out = inputs[case_list.out_index(case)].float()
                         err = float((out - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
                         rec["rel_err"] = err
                         rec["correct"] = bool(err <= REL_TOL[case["family"]])
