@@ -99,3 +99,22 @@ def test_missing_data_names_the_command(tmp_path):
 
     with pytest.raises(score.accuracy.DataError, match="tilelang_sweep/run.sh"):
         score.main(["--data", str(tmp_path)])
+
+
+def test_varlen_reference_attends_within_each_sequence():
+    torch = pytest.importorskip("torch")
+    import sweep
+
+    lens = [3, 5]
+    case = {
+        "family": "flash_attention",
+        "kernel": "flash_attention_varlen_fwd",
+        "lens": lens,
+        "params": dict(batch=2, total_q=8, total_kv=8, heads=2, dim=4, causal=True),
+    }
+    q, k, v = (torch.randn(8, 2, 4) for _ in range(3))
+    cu = torch.tensor(cases.cu_seqlens(case), dtype=torch.int32)
+    assert cases.cu_seqlens(case) == [0, 3, 8]
+    out = sweep._reference(case, [q, k, v, cu, cu, 5, None], torch)
+    # causal: each sequence's first token sees only itself, never the other sequence's tokens
+    assert torch.allclose(out[0], v[0]) and torch.allclose(out[3], v[3])
