@@ -207,6 +207,7 @@ class _Walker:
         self.binds: dict[str, Any] = {}
         self.loop_vars: set[str] = set()  # serial / pipelined loop variables of the tile program
         self.loop_trips: dict[str, tuple[int, int]] = {}  # ... their (start, trip count), where constant
+        self.loop_trip_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # ... else per block (flat)
         self.programs: int | None = None  # a persistent kernel's blocks (see _persistent)
         self.sequence: np.ndarray | None = None  # ... and its tiles' coordinates in launch order
         self.notes: list[str] = []
@@ -413,16 +414,30 @@ class _Walker:
         var = looped[0]
         free = _vars_through(cond, self.binds)
         trips = self.loop_trips.get(var)
-        if len(looped) > 1 or stmt.else_case is not None or trips is None or free - {var}:
+        per_block = self.loop_trip_arrays.get(var)
+        if (
+            len(looped) > 1
+            or stmt.else_case is not None
+            or (trips is None and per_block is None)
+            or free - {var}
+        ):
             what = f"if/else on the loop variable {var!r} (the loop's iterations differ)"
             raise UnsupportedOpError(what, self.name, where)
-        start, count = trips
-        env = {**self.env, var: np.arange(start, start + count)}
+        if trips is not None:
+            start, count = trips
+            starts, counts = np.array([start]), np.array([count])
+        else:  # a trip count that differs between blocks: the share of all blocks' iterations
+            starts, counts = per_block
+        longest = int(counts.max()) if counts.size else 0
+        steps = np.arange(longest)[None, :]  # (blocks, iteration)
+        env = {**self.env, var: starts[:, None] + steps}
         for name in sorted(self.binds):  # let-bound indices the condition reads through
             if name in {str(v) for v in free_vars(cond)} and name not in env:
                 env[name] = evaluate(self.binds[name], env, self.name)
-        taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), (count,))
-        share = float(taken.mean()) if count else 0.0
+        shape = (counts.size, longest)
+        taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), shape)
+        runs = steps < counts[:, None]
+        share = float((taken & runs).sum() / runs.sum()) if runs.any() else 0.0
         body = tuple(self._body(stmt.then_case)) if share > 0 else ()
         if share >= 1.0:
             return list(body)
@@ -539,6 +554,12 @@ class _Walker:
         start = np.asarray(evaluate(stmt.min, self.env, self.name))
         if trips.size == 1 and start.size == 1:
             self.loop_trips[stmt.loop_var.name] = (int(start.flat[0]), int(trips.flat[0]))
+        else:  # a trip count (or start) that differs between blocks: every block's
+            space = tuple(self.grid)
+            self.loop_trip_arrays[stmt.loop_var.name] = (
+                np.broadcast_to(start, space).ravel(),
+                np.broadcast_to(trips, space).ravel(),
+            )
         body = tuple(self._body(stmt.body))
         if not body:
             raise UnsupportedOpError(f"loop {stmt.loop_var.name!r} with no tile operators", self.name, where)

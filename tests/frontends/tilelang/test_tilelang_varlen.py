@@ -90,3 +90,35 @@ def test_estimate_takes_a_cpu_tensor_and_a_tensorspec_with_values():
 def test_offsets_without_contents_are_refused_naming_the_tensor():
     with pytest.raises(UnsupportedOpError, match=r"pass 'cu_seqlens_q' as an integer numpy array"):
         _plan([128, 64], cu_arg=lambda cu: TensorSpec(cu.shape, "int32"))
+
+
+def _first_step_kernel():
+    import tilelang.language as T
+
+    @T.prim_func
+    def main(
+        X: T.Tensor((4096, 64), "float16"), lens: T.Tensor((4,), "int32"), Y: T.Tensor((256, 64), "float32")
+    ):
+        with T.Kernel(4, threads=128) as bz:
+            acc = T.alloc_fragment((64, 64), "float32")
+            xs = T.alloc_shared((64, 64), "float16")
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(lens[bz], 64), num_stages=2):
+                T.copy(X[k * 64, 0], xs)
+                if k == 0:  # the paged MLA decode example masks its first step only
+                    T.clear(acc)
+                for i, j in T.Parallel(64, 64):
+                    acc[i, j] += xs[i, j]
+            T.copy(acc, Y[bz * 64, 0])
+
+    return main
+
+
+def test_an_if_on_the_counter_of_a_loop_whose_length_varies_runs_its_share_of_all_iterations():
+    lens = np.array([64, 128, 256, 1024], dtype=np.int32)  # 1 + 2 + 4 + 16 = 23 iterations, 4 first steps
+    x, y = TensorSpec((4096, 64), "float16"), TensorSpec((256, 64), "float32")
+    plan = TileLangFrontend().plan(_first_step_kernel(), (x, lens, y), {}, HW)
+    loop = _key_loop(plan)
+    assert loop.mean_trips == pytest.approx(23 / 4)
+    guard = next(n for n in loop.body if isinstance(n, Loop))
+    assert guard.work_trips == pytest.approx(4 / 23)
