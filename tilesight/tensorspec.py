@@ -30,9 +30,10 @@ class TensorSpec:
     """A tensor argument without data: ``shape``, ``dtype`` (a name such as ``"float16"``) and element
     ``strides`` (row-major contiguous when None).
 
-    ``values``: the contents of a small integer tensor whose elements decide the kernel's control flow (a
-    variable-length batch's sequence lengths or offsets), which a frontend reads where the kernel loads them
-    as scalars; a numpy array or a CPU torch tensor passed as the argument brings its own. None for data."""
+    ``values``: the contents of a small integer (or boolean) tensor whose elements decide the kernel's
+    control flow (a variable-length batch's sequence lengths or offsets, a block-sparse mask), which a
+    frontend reads where the kernel loads them as scalars; a numpy array or a CPU torch tensor passed as the
+    argument brings its own. None for data."""
 
     shape: tuple[int, ...]
     dtype: str
@@ -59,9 +60,11 @@ class TensorSpec:
             import numpy as np
 
             values = np.asarray(self.values)
-            if values.size != math.prod(shape) or not np.issubdtype(values.dtype, np.integer):
+            if values.size != math.prod(shape) or values.dtype.kind not in "iub":
                 raise PlanError(
-                    "TensorSpec.values", f"{values.dtype}{list(values.shape)}", f"must be {shape} integers"
+                    "TensorSpec.values",
+                    f"{values.dtype}{list(values.shape)}",
+                    f"must be {shape} integers or booleans",
                 )
             object.__setattr__(self, "values", values.reshape(shape))
 
@@ -102,7 +105,7 @@ def as_tensor_spec(obj: Any) -> TensorSpec:
         return obj
     if type(obj).__module__ == "numpy" and hasattr(obj, "strides") and hasattr(obj, "itemsize"):
         strides = tuple(int(s) // int(obj.itemsize) for s in obj.strides)
-        values = obj if obj.dtype.kind in "iu" else None  # an integer array brings its values
+        values = obj if obj.dtype.kind in "iub" else None  # an integer (or boolean) array brings its values
         return TensorSpec(tuple(obj.shape), str(obj.dtype), strides, values=values)
     if is_tensor_like(obj):
         values = None

@@ -58,10 +58,41 @@ def tensor_values(values: Mapping[str, np.ndarray]) -> Iterator[None]:
         _VALUES.reset(token)
 
 
+class _Copy:
+    """An on-chip buffer a ``T.copy`` filled from a region of a tensor whose contents are known: its
+    element ``i`` is the tensor's element at ``mins`` plus ``i`` along ``axes`` (those the buffer spans)."""
+
+    def __init__(self, source: str, mins: tuple[Any, ...], axes: tuple[int, ...]) -> None:
+        self.source, self.mins, self.axes = source, mins, axes
+
+
+def copied_from(buffer: str, source: str, mins: tuple[Any, ...], extents: tuple[int, ...]) -> bool:
+    """Record that on-chip ``buffer`` holds ``source``'s region at ``mins`` (a ``T.copy`` from global memory)
+    when ``source``'s contents are known, so the buffer's elements evaluate too (a block-sparse mask copied
+    to a fragment); False when they are not."""
+    values = _VALUES.get()
+    if values is None or not isinstance(values.get(source), np.ndarray):
+        return False
+    axes = tuple(d for d, e in enumerate(extents) if e != 1) or (len(extents) - 1,)
+    values[buffer] = _Copy(source, mins, axes)  # type: ignore[index]
+    return True
+
+
 def _load(expr: Any, env: Mapping[str, Any], kernel: str) -> Any:
-    """A ``BufferLoad`` in index math: its elements, where the caller gave the tensor's contents."""
+    """A ``BufferLoad`` in index math: its elements, where the caller gave the tensor's contents (or an
+    on-chip buffer copied from such a tensor: :func:`copied_from`)."""
     name = expr.buffer.name
-    values = (_VALUES.get() or {}).get(name)
+    known = _VALUES.get() or {}
+    values = known.get(name)
+    if isinstance(values, _Copy):
+        copy = values
+        if len(expr.indices) != len(copy.axes):
+            what = f"{expr} indexes {name!r}, a copy of {copy.source!r}, by another rank"
+            raise FrontendError(f"kernel {kernel!r}: {what}")
+        index = [np.asarray(evaluate(m, env, kernel)) for m in copy.mins]
+        for axis, i in zip(copy.axes, expr.indices, strict=True):
+            index[axis] = index[axis] + np.asarray(evaluate(i, env, kernel))
+        return _element(known[copy.source], index, f"{expr} (a copy of {copy.source!r})", copy.source, kernel)
     if values is None:
         if str(expr.buffer.scope()) == "global":
             raise UnsupportedOpError(
@@ -72,15 +103,24 @@ def _load(expr: Any, env: Mapping[str, Any], kernel: str) -> Any:
         what = f"index expression BufferLoad ({expr}): a value computed at run time"
         raise UnsupportedOpError(what, kernel)
     index = [np.asarray(evaluate(i, env, kernel)) for i in expr.indices]
+    return _element(values, index, str(expr), name, kernel)
+
+
+def _element(values: np.ndarray, index: list[np.ndarray], what: str, name: str, kernel: str) -> Any:
     if len(index) != values.ndim:
-        raise FrontendError(f"kernel {kernel!r}: {expr} indexes a {values.ndim}-d tensor {name!r}")
+        raise FrontendError(f"kernel {kernel!r}: {what} indexes a {values.ndim}-d tensor {name!r}")
     for axis, (i, extent) in enumerate(zip(index, values.shape, strict=True)):
         if i.size and (i.min() < 0 or i.max() >= extent):
             raise FrontendError(
-                f"kernel {kernel!r}: {expr} reads {name!r} at {int(i.min())}..{int(i.max())} on axis {axis}, "
+                f"kernel {kernel!r}: {what} reads {name!r} at {int(i.min())}..{int(i.max())} on axis {axis}, "
                 f"outside its {extent} elements"
             )
     return values[tuple(np.broadcast_arrays(*index))] if index else values[()]
+
+
+def known_buffers() -> frozenset[str]:
+    """Names of the buffers whose elements evaluate (given contents, and on-chip copies of them)."""
+    return frozenset(_VALUES.get() or {})
 
 
 def _truncdiv(a: Any, b: Any) -> Any:

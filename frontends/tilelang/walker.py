@@ -22,7 +22,7 @@ from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 
 from ._tvm import stmt_functor, tirx
-from .expr import evaluate, free_vars
+from .expr import copied_from, evaluate, free_vars, known_buffers
 
 GLOBAL, SHARED, REGISTER = "global", "shared", "register"
 _SCOPES = {
@@ -391,8 +391,9 @@ class _Walker:
         tirx.stmt_functor.post_order_visit(
             cond, lambda n: reads.append(n.buffer.name) if isinstance(n, tirx.BufferLoad) else None
         )
-        if reads:
-            what = f"if/else on data read from {reads[0]!r} (data-dependent control flow)"
+        unknown = [r for r in reads if r not in known_buffers()]
+        if unknown:
+            what = f"if/else on data read from {unknown[0]!r} (data-dependent control flow)"
             raise UnsupportedOpError(what, self.name, where)
         looped = sorted(_vars_through(cond, self.binds) & self.loop_vars)
         if looped:
@@ -415,11 +416,19 @@ class _Walker:
         free = _vars_through(cond, self.binds)
         trips = self.loop_trips.get(var)
         per_block = self.loop_trip_arrays.get(var)
+        # block-level values (block indices, what the kernel bound from them) may take part, and elements of
+        # tensors whose contents the caller gave (a block-sparse mask), read at block-level positions
+        outer = {
+            v
+            for v in self.env
+            if v not in self.loop_vars
+            and not (v in self.binds and _vars_through(self.binds[v], self.binds) & self.loop_vars)
+        }
         if (
             len(looped) > 1
             or stmt.else_case is not None
             or (trips is None and per_block is None)
-            or free - {var}
+            or free - {var} - outer - set(self.binds)
         ):
             what = f"if/else on the loop variable {var!r} (the loop's iterations differ)"
             raise UnsupportedOpError(what, self.name, where)
@@ -428,15 +437,20 @@ class _Walker:
             starts, counts = np.array([start]), np.array([count])
         else:  # a trip count that differs between blocks: the share of all blocks' iterations
             starts, counts = per_block
+        space = tuple(self.grid)
         longest = int(counts.max()) if counts.size else 0
-        steps = np.arange(longest)[None, :]  # (blocks, iteration)
-        env = {**self.env, var: starts[:, None] + steps}
+        steps = np.arange(longest)[None, :]  # (block, iteration)
+        env: dict[str, Any] = {}
+        for v in outer:  # one row per block
+            value = np.asarray(self.env[v])
+            env[v] = np.broadcast_to(value, space).reshape(-1, 1) if value.ndim == len(space) else value
+        env[var] = starts[:, None] + steps
         for name in sorted(self.binds):  # let-bound indices the condition reads through
-            if name in {str(v) for v in free_vars(cond)} and name not in env:
+            if name in free and name not in env:
                 env[name] = evaluate(self.binds[name], env, self.name)
-        shape = (counts.size, longest)
+        shape = (math.prod(space), longest)
         taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), shape)
-        runs = steps < counts[:, None]
+        runs = np.broadcast_to(steps < counts[:, None], shape)
         share = float((taken & runs).sum() / runs.sum()) if runs.any() else 0.0
         body = tuple(self._body(stmt.then_case)) if share > 0 else ()
         if share >= 1.0:
@@ -579,6 +593,8 @@ class _Walker:
         where = self._where(f"{op}")
         if op == "tl.tileop.copy":
             src, dst = self._region(call.args[0]), self._region(call.args[1])
+            if src.scope == GLOBAL and dst.scope != GLOBAL:
+                copied_from(dst.buffer, src.buffer, src.mins, src.extents)  # its elements evaluate too
             return [OpNode("copy", (src,), (dst,), where, elements=dst.elements)]
         if op == "tl.tileop.atomicadd":  # T.atomic_add of a tile (a split-K epilogue): a store that adds
             src, dst = self._region(call.args[0]), self._region(call.args[1])

@@ -9,7 +9,7 @@ from tilesight.frontends.tilelang import TileLangFrontend, plan_prim_func  # noq
 
 from tilesight.errors import FrontendError, UnsupportedOpError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
-from tilesight.plan import ActionKind  # noqa: E402
+from tilesight.plan import ActionKind, Loop  # noqa: E402
 
 pytestmark = pytest.mark.tilelang
 
@@ -100,9 +100,13 @@ def test_data_dependent_branch_names_the_buffer():
         plan_prim_func(_data_branch_kernel(), HW)
 
 
-def test_branch_on_a_loop_variable_names_it_through_let_bindings():
-    with pytest.raises(UnsupportedOpError, match="if/else on the loop variable 'k'"):
-        plan_prim_func(_loop_branch_kernel(), HW)
+def test_branch_on_a_loop_variable_through_let_bindings_runs_in_its_share():
+    # ``half = k % 2; if half == 0:`` reads the counter through a let: the copy runs in half the iterations
+    plan = plan_prim_func(_loop_branch_kernel(), HW)
+    loop = next(n for n in plan.body if isinstance(n, Loop))
+    guard = next(n for n in loop.body if isinstance(n, Loop))
+    assert loop.trips == 8 and guard.work_trips == pytest.approx(0.5)
+    assert any("runs in 50% of the iterations" in n for n in plan.notes)
 
 
 def test_elementwise_global_access_names_the_buffer():

@@ -122,3 +122,49 @@ def test_an_if_on_the_counter_of_a_loop_whose_length_varies_runs_its_share_of_al
     assert loop.mean_trips == pytest.approx(23 / 4)
     guard = next(n for n in loop.body if isinstance(n, Loop))
     assert guard.work_trips == pytest.approx(4 / 23)
+
+
+def _block_sparse_kernel(n_q=4, n_k=8):
+    """Each query block streams only the key blocks its row of a block mask keeps (the mask row copied to a
+    fragment first, as TileLang's block-sparse attention example does)."""
+    import tilelang.language as T
+
+    @T.prim_func
+    def main(
+        K: T.Tensor((n_k * 64, 64), "float16"),
+        Mask: T.Tensor((n_q, n_k), "bool"),
+        Y: T.Tensor((n_q * 64, 64), "float32"),
+    ):
+        with T.Kernel(n_q, threads=128) as bx:
+            keep = T.alloc_fragment((n_k,), "bool")
+            ks = T.alloc_shared((64, 64), "float16")
+            acc = T.alloc_fragment((64, 64), "float32")
+            T.copy(Mask[bx, :], keep)
+            T.clear(acc)
+            for k in T.Pipelined(n_k, num_stages=2):
+                if keep[k]:
+                    T.copy(K[k * 64, 0], ks)
+                    for i, j in T.Parallel(64, 64):
+                        acc[i, j] += ks[i, j]
+            T.copy(acc, Y[bx * 64, 0])
+
+    return main
+
+
+def test_a_block_mask_copied_to_a_fragment_keeps_its_share_of_the_key_blocks():
+    rng = np.random.default_rng(1)
+    mask = rng.random((4, 8)) < 0.3
+    mask[0, 0] = True  # at least one block kept
+    k, y = TensorSpec((512, 64), "float16"), TensorSpec((256, 64), "float32")
+    plan = TileLangFrontend().plan(_block_sparse_kernel(), (k, mask, y), {}, HW)
+    loop = _key_loop(plan)
+    guard = next(n for n in loop.body if isinstance(n, Loop))
+    assert guard.work_trips == pytest.approx(mask.mean())
+    dense = TileLangFrontend().plan(_block_sparse_kernel(), (k, np.ones((4, 8), bool), y), {}, HW)
+    assert not any(isinstance(n, Loop) for n in _key_loop(dense).body)  # every block kept: no guard left
+
+
+def test_a_block_mask_without_contents_is_refused_naming_it():
+    k, y = TensorSpec((512, 64), "float16"), TensorSpec((256, 64), "float32")
+    with pytest.raises(UnsupportedOpError, match="if/else on data read from 'keep'"):
+        TileLangFrontend().plan(_block_sparse_kernel(), (k, TensorSpec((4, 8), "bool"), y), {}, HW)
