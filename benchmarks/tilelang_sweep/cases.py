@@ -72,7 +72,7 @@ VALIDATION_DEQUANT_CONFIGS = [
 
 # index of the output tensor among each kernel's arguments (by family; OUT_IDX_KERNEL where a kernel differs)
 OUT_IDX = {"gemm": 2, "flash_attention": 3, "mla_decode": 4, "dequant_gemm": 2}
-OUT_IDX_KERNEL = {"flash_attention_varlen_fwd": 6}
+OUT_IDX_KERNEL = {"flash_attention_varlen_fwd": 6, "flash_attention_blocksparse_fwd": 4}
 
 
 def out_index(case: dict[str, Any]) -> int:
@@ -346,6 +346,39 @@ def varlen_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# The block-sparse set: kernels/tilelang/flash_attention.py::flash_attention_blocksparse_fwd with a random
+# block mask of a given density (each query block keeps its diagonal key block), drawn from ``seed`` with
+# numpy on either machine; measured after the frontend learned to read masks.
+BLOCKSPARSE_SHAPES = [(2, 16, 4096, 128), (4, 32, 2048, 64), (1, 16, 8192, 128)]
+BLOCKSPARSE_DENSITY = [0.1, 0.3, 0.6, 1.0]
+BLOCKSPARSE_CONFIGS = [(128, 2, 256), (64, 1, 128)]  # block_M = block_N, num_stages, threads
+
+
+def blocksparse_cases() -> list[dict[str, Any]]:
+    """The block-sparse set: FlashAttention forward over random block masks, 10% to 100% kept."""
+    cases = []
+    for (b, h, s, d), density, (bm, st, th) in itertools.product(
+        BLOCKSPARSE_SHAPES, BLOCKSPARSE_DENSITY, BLOCKSPARSE_CONFIGS
+    ):
+        params = dict(batch=b, heads=h, seq_len=s, dim=d, block_M=bm, block_N=bm, num_stages=st, threads=th)
+        case = {"family": "flash_attention", "kernel": "flash_attention_blocksparse_fwd", "params": params}
+        cases.append({**case, "density": density, "seed": len(cases)})
+    for i, c in enumerate(cases):
+        c["id"] = f"bs-{c['family']}-{i:03d}"
+    return cases
+
+
+def block_mask(case: dict[str, Any]) -> Any:
+    """A block-sparse case's mask (numpy int32, ``[batch, heads, q_blocks, k_blocks]``, 1 = keep)."""
+    import numpy as np
+
+    p = case["params"]
+    nq, nk = p["seq_len"] // p["block_M"], p["seq_len"] // p["block_N"]
+    mask = np.random.default_rng(case["seed"]).random((p["batch"], p["heads"], nq, nk)) < case["density"]
+    mask[..., np.arange(nq), np.arange(nq) * nk // nq] = True  # every query block keeps its diagonal block
+    return mask.astype(np.int32)
+
+
 def cu_seqlens(case: dict[str, Any]) -> list[int]:
     """The offsets of a varlen case's sequences in its packed tensors (``batch + 1`` of them)."""
     out = [0]
@@ -357,13 +390,16 @@ def cu_seqlens(case: dict[str, Any]) -> list[int]:
 def launch_args(case: dict[str, Any]) -> tuple[Any, ...]:
     """The arguments ``tilesight.estimate`` takes besides the program (CPU side; imports tilesight): a varlen
     case's tensors and offsets (their contents), nothing for the fixed-shape kernels."""
+    from tilesight import TensorSpec
+
+    p = case["params"]
+    if case["kernel"] == "flash_attention_blocksparse_fwd":
+        x = TensorSpec((p["batch"], p["heads"], p["seq_len"], p["dim"]), "float16")
+        return (x, x, x, block_mask(case), x)
     if case["kernel"] != "flash_attention_varlen_fwd":
         return ()
     import numpy as np
 
-    from tilesight import TensorSpec
-
-    p = case["params"]
     x = TensorSpec((p["total_q"], p["heads"], p["dim"]), p["dtype"])
     cu = np.asarray(cu_seqlens(case), dtype=np.int32)
     return (x, x, x, cu, cu, max(case["lens"]), x)
@@ -385,6 +421,7 @@ _KERNELS = {
     "gemm_persistent": ("gemm", "gemm_persistent"),
     "flash_attention_fwd": ("flash_attention", "flash_attention_fwd"),
     "flash_attention_varlen_fwd": ("flash_attention", "flash_attention_varlen_fwd"),
+    "flash_attention_blocksparse_fwd": ("flash_attention", "flash_attention_blocksparse_fwd"),
     "mla_decode": ("mla_decode", "mla_decode"),
     "dequant_gemm": ("dequant_gemm", "dequant_gemm"),
 }
@@ -415,6 +452,9 @@ def flops(case: dict[str, Any]) -> float:
     fam = case["family"]
     if fam in ("gemm", "dequant_gemm"):
         return 2.0 * p["M"] * p["N"] * p["K"]
+    if case["kernel"] == "flash_attention_blocksparse_fwd":  # the kept blocks' work
+        kept = float(block_mask(case).sum())
+        return 4.0 * kept * p["block_M"] * p["block_N"] * p["dim"]
     if fam == "flash_attention":
         lens = case.get("lens") or [p["seq_len"]] * p["batch"]
         full = 4.0 * p["heads"] * p["dim"] * sum(n * n for n in lens)

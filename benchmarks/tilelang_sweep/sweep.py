@@ -76,6 +76,11 @@ def _inputs(case: dict[str, Any], torch: Any) -> list[Any]:
         cu = torch.tensor(case_list.cu_seqlens(case), device=dev, dtype=torch.int32)
         out = torch.empty(shape, device=dev, dtype=torch.float16)
         return [q, k, v, cu, cu.clone(), max(case["lens"]), out]
+    if case["kernel"] == "flash_attention_blocksparse_fwd":  # [batch, heads, seq, dim], int32 block mask
+        shape = (p["batch"], p["heads"], p["seq_len"], p["dim"])
+        q, k, v = (torch.randn(shape, device=dev, dtype=torch.float16) for _ in range(3))
+        mask = torch.from_numpy(case_list.block_mask(case)).to(dev)
+        return [q, k, v, mask, torch.empty(shape, device=dev, dtype=torch.float16)]
     if fam == "flash_attention":
         shape = (p["batch"], p["seq_len"], p["heads"], p["dim"])
         q, k, v = (torch.randn(shape, device=dev, dtype=torch.float16) for _ in range(3))
@@ -116,6 +121,10 @@ def _reference(case: dict[str, Any], args: list[Any], torch: Any) -> Any:
             out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
             outs.append(out.transpose(0, 1))
         return torch.cat(outs)
+    if case["kernel"] == "flash_attention_blocksparse_fwd":  # the block mask expanded to elements
+        keep = args[3].bool().repeat_interleave(p["block_M"], dim=2).repeat_interleave(p["block_N"], dim=3)
+        q, k, v = (t.float() for t in args[:3])
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep)
     if fam == "flash_attention":
         q, k, v = (t.transpose(1, 2).float() for t in args[:3])
         out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
@@ -186,6 +195,7 @@ def main() -> int:
         "splitk2": case_list.splitk2_cases,
         "fp8": case_list.fp8_cases,
         "varlen": case_list.varlen_cases,
+        "blocksparse": case_list.blocksparse_cases,
     }[args.set]()
     if args.families:
         keep = set(args.families.split(","))
@@ -235,7 +245,7 @@ def main() -> int:
     n_ok = 0
     with out_path.open("w") as fh:
         for case in cases:
-            keys = ("id", "family", "kernel", "params", "lens")
+            keys = ("id", "family", "kernel", "params", "lens", "density", "seed")
             rec: dict[str, Any] = {k: case[k] for k in keys if k in case}
             rec["compile_s"], rec["error"] = compile_info.get(case["id"], (None, "not compiled"))
             rec["flops"] = case_list.flops(case)

@@ -183,3 +183,79 @@ def flash_attention_varlen_fwd(
                     Output[q_start + bx * block_M + i, by, d] = O_shared[i, d]
 
     return main
+
+
+def flash_attention_blocksparse_fwd(
+    batch: int,
+    heads: int,
+    seq_len: int,
+    dim: int,
+    block_M: int = 64,
+    block_N: int = 64,
+    num_stages: int = 1,
+    threads: int = 128,
+    dtype: str = "float16",
+    accum_dtype: str = "float32",
+):
+    """Block-sparse FlashAttention forward, layout ``[batch, heads, seq, dim]``: query block ``bx`` of (batch,
+    head) attends only to the key blocks its row of ``BlockMask`` (``[batch, heads, seq / block_M, seq /
+    block_N]``, int32, nonzero = keep) keeps; the row is copied to a fragment and tested at each step of the
+    key loop (int32: TileLang 0.1.15 cannot vectorise a copy of a bool row for CUDA).
+    Returns the ``T.prim_func`` (inputs Q, K, V, BlockMask; output O)."""
+    scale = LOG2E / math.sqrt(dim)
+    shape = (batch, heads, seq_len, dim)
+    q_blocks, k_blocks = seq_len // block_M, seq_len // block_N
+
+    @T.prim_func
+    def main(
+        Q: T.Tensor(shape, dtype),
+        K: T.Tensor(shape, dtype),
+        V: T.Tensor(shape, dtype),
+        BlockMask: T.Tensor((batch, heads, q_blocks, k_blocks), "int32"),
+        Output: T.Tensor(shape, dtype),
+    ):
+        with T.Kernel(q_blocks, heads, batch, threads=threads) as (bx, by, bz):
+            Q_shared = T.alloc_shared((block_M, dim), dtype)
+            K_shared = T.alloc_shared((block_N, dim), dtype)
+            V_shared = T.alloc_shared((block_N, dim), dtype)
+            O_shared = T.alloc_shared((block_M, dim), dtype)
+            keep = T.alloc_fragment((k_blocks,), "int32")
+            acc_s = T.alloc_fragment((block_M, block_N), accum_dtype)
+            acc_s_cast = T.alloc_fragment((block_M, block_N), dtype)
+            acc_o = T.alloc_fragment((block_M, dim), accum_dtype)
+            m_i = T.alloc_fragment((block_M,), accum_dtype)
+            m_prev = T.alloc_fragment((block_M,), accum_dtype)
+            alpha = T.alloc_fragment((block_M,), accum_dtype)
+            row_sum = T.alloc_fragment((block_M,), accum_dtype)
+            l_i = T.alloc_fragment((block_M,), accum_dtype)
+
+            T.copy(BlockMask[bz, by, bx, :], keep)
+            T.copy(Q[bz, by, bx * block_M : (bx + 1) * block_M, :], Q_shared)
+            T.fill(acc_o, 0)
+            T.fill(l_i, 0)
+            T.fill(m_i, -T.infinity(accum_dtype))
+            for k in T.Pipelined(k_blocks, num_stages=num_stages):
+                if keep[k] != 0:
+                    T.copy(K[bz, by, k * block_N : (k + 1) * block_N, :], K_shared)
+                    T.clear(acc_s)
+                    T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
+                    T.copy(V[bz, by, k * block_N : (k + 1) * block_N, :], V_shared)
+                    T.copy(m_i, m_prev)
+                    T.reduce_max(acc_s, m_i, dim=1, clear=False)
+                    for i in T.Parallel(block_M):
+                        alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
+                    for i, j in T.Parallel(block_M, dim):
+                        acc_o[i, j] *= alpha[i]
+                    for i, j in T.Parallel(block_M, block_N):
+                        acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
+                    T.reduce_sum(acc_s, row_sum, dim=1)
+                    for i in T.Parallel(block_M):
+                        l_i[i] = l_i[i] * alpha[i] + row_sum[i]
+                    T.copy(acc_s, acc_s_cast)
+                    T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+            for i, j in T.Parallel(block_M, dim):
+                acc_o[i, j] /= l_i[i]
+            T.copy(acc_o, O_shared)
+            T.copy(O_shared, Output[bz, by, bx * block_M : (bx + 1) * block_M, :])
+
+    return main

@@ -118,3 +118,32 @@ def test_varlen_reference_attends_within_each_sequence():
     out = sweep._reference(case, [q, k, v, cu, cu, 5, None], torch)
     # causal: each sequence's first token sees only itself, never the other sequence's tokens
     assert torch.allclose(out[0], v[0]) and torch.allclose(out[3], v[3])
+
+
+def test_blocksparse_reference_attends_to_the_kept_blocks_only():
+    torch = pytest.importorskip("torch")
+    import math
+
+    import sweep
+
+    case = {
+        "family": "flash_attention",
+        "kernel": "flash_attention_blocksparse_fwd",
+        "density": 0.5,
+        "seed": 0,
+        "params": dict(batch=1, heads=1, seq_len=4, dim=2, block_M=2, block_N=2),
+    }
+    q, k, v = (torch.randn(1, 1, 4, 2) for _ in range(3))
+    mask = torch.tensor([[[[1, 0], [0, 1]]]], dtype=torch.int32)  # each query block sees its own keys
+    out = sweep._reference(case, [q, k, v, mask, None], torch)
+    for lo in (0, 2):
+        s = q[0, 0, lo : lo + 2] @ k[0, 0, lo : lo + 2].T / math.sqrt(2)
+        assert torch.allclose(out[0, 0, lo : lo + 2], torch.softmax(s, dim=-1) @ v[0, 0, lo : lo + 2], atol=1e-5)
+
+
+def test_blocksparse_masks_keep_the_diagonal_and_about_their_density():
+    for case in cases.blocksparse_cases():
+        mask = cases.block_mask(case)
+        nq = mask.shape[2]
+        assert mask[..., range(nq), range(nq)].all()
+        assert abs(mask.mean() - case["density"]) < 0.05 + 1 / nq
