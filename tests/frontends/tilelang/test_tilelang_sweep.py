@@ -28,12 +28,18 @@ def test_case_counts_meet_the_issue():
 
 def test_useful_flops_by_hand():
     # GEMM 2048^3: 2 * 2048^3; causal attention counts half of 4 * b * h * s^2 * d
-    assert cases.flops({"family": "gemm", "params": {"M": 2048, "N": 2048, "K": 2048}}) == 2 * 2048**3
+    gemm = {"family": "gemm", "kernel": "gemm", "params": {"M": 2048, "N": 2048, "K": 2048}}
+    assert cases.flops(gemm) == 2 * 2048**3
     p = {"batch": 1, "heads": 2, "seq_len": 128, "dim": 64, "causal": True}
-    assert cases.flops({"family": "flash_attention", "params": p}) == 4 * 2 * 128**2 * 64 / 2
+    fa = {"family": "flash_attention", "kernel": "flash_attention_fwd", "params": p}
+    assert cases.flops(fa) == 4 * 2 * 128**2 * 64 / 2
+    # varlen: sequences of 100 and 28 (no mask): 4 * h * d * (100^2 + 28^2)
+    p = {"batch": 2, "heads": 2, "dim": 64, "causal": False}
+    vl = {"family": "flash_attention", "kernel": "flash_attention_varlen_fwd", "params": p, "lens": [100, 28]}
+    assert cases.flops(vl) == 4 * 2 * 64 * (100**2 + 28**2)
     # MLA: per head and key, 2 * (512 + 64) for the scores and 2 * 512 for P @ V = 2 * (2 * 512 + 64)
     p = {"batch": 1, "heads": 1, "seqlen_kv": 1, "dim": 512, "pe_dim": 64}
-    assert cases.flops({"family": "mla_decode", "params": p}) == 2 * (2 * 512 + 64)
+    assert cases.flops({"family": "mla_decode", "kernel": "mla_decode", "params": p}) == 2 * (2 * 512 + 64)
 
 
 def test_every_family_builds_a_plan():
@@ -138,7 +144,9 @@ def test_blocksparse_reference_attends_to_the_kept_blocks_only():
     out = sweep._reference(case, [q, k, v, mask, None], torch)
     for lo in (0, 2):
         s = q[0, 0, lo : lo + 2] @ k[0, 0, lo : lo + 2].T / math.sqrt(2)
-        assert torch.allclose(out[0, 0, lo : lo + 2], torch.softmax(s, dim=-1) @ v[0, 0, lo : lo + 2], atol=1e-5)
+        assert torch.allclose(
+            out[0, 0, lo : lo + 2], torch.softmax(s, dim=-1) @ v[0, 0, lo : lo + 2], atol=1e-5
+        )
 
 
 def test_blocksparse_masks_keep_the_diagonal_and_about_their_density():
