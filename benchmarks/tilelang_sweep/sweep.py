@@ -39,6 +39,21 @@ import cases as case_list  # noqa: E402
 REL_TOL = {"gemm": 2e-2, "flash_attention": 2e-2, "mla_decode": 2e-2, "dequant_gemm": 2e-2}
 
 
+# The case sets ``--set`` picks from (cases.py).
+SETS = {
+    "main": case_list.all_cases,
+    "validation": case_list.validation_cases,
+    "variants": case_list.variant_cases,
+    "stages": case_list.stages_cases,
+    "persistent": case_list.persistent_cases,
+    "split": case_list.split_cases,
+    "splitk2": case_list.splitk2_cases,
+    "fp8": case_list.fp8_cases,
+    "varlen": case_list.varlen_cases,
+    "blocksparse": case_list.blocksparse_cases,
+}
+
+
 def _target(arch: str) -> dict[str, str]:
     return {"kind": "cuda", "arch": arch}
 
@@ -170,33 +185,12 @@ def main() -> int:
     ap.add_argument(
         "--set",
         default="main",
-        choices=(
-            "main",
-            "validation",
-            "variants",
-            "stages",
-            "persistent",
-            "split",
-            "splitk2",
-            "fp8",
-            "varlen",
-        ),
+        choices=tuple(SETS),
         help="which case set to run",
     )
     args = ap.parse_args()
     t0 = time.time()
-    cases = {
-        "main": case_list.all_cases,
-        "validation": case_list.validation_cases,
-        "variants": case_list.variant_cases,
-        "stages": case_list.stages_cases,
-        "persistent": case_list.persistent_cases,
-        "split": case_list.split_cases,
-        "splitk2": case_list.splitk2_cases,
-        "fp8": case_list.fp8_cases,
-        "varlen": case_list.varlen_cases,
-        "blocksparse": case_list.blocksparse_cases,
-    }[args.set]()
+    cases = SETS[args.set]()
     if args.families:
         keep = set(args.families.split(","))
         cases = [c for c in cases if c["family"] in keep]
