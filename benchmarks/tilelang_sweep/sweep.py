@@ -180,6 +180,9 @@ def main() -> int:
     ap.add_argument("--compile-budget-s", type=float, default=240.0, help="stop compiling after this long")
     ap.add_argument("--families", default="", help="comma-separated subset of families")
     ap.add_argument("--limit", type=int, default=0, help="at most this many cases per family (0: all)")
+    ap.add_argument(
+        "--where", default="", help="keep the cases whose params match, e.g. 'block_M=128,num_stages=2'"
+    )
     ap.add_argument("--arch", default="sm_90a", help="CUDA arch TileLang compiles for (H200: sm_90a)")
     ap.add_argument("--compile-only", action="store_true", help="compile and stop (a CPU dry run with nvcc)")
     ap.add_argument(
@@ -194,6 +197,9 @@ def main() -> int:
     if args.families:
         keep = set(args.families.split(","))
         cases = [c for c in cases if c["family"] in keep]
+    if args.where:
+        want = dict(kv.split("=", 1) for kv in args.where.split(","))
+        cases = [c for c in cases if all(str(c["params"].get(k)) == v for k, v in want.items())]
     if args.limit:
         per_family: dict[str, int] = {}
         kept = []
