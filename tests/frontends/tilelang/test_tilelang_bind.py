@@ -7,6 +7,8 @@ pytest.importorskip("tilelang")
 import numpy as np  # noqa: E402
 import tilelang  # noqa: E402
 import tilelang.language as T  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from tilelang import tvm  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 from tilesight.frontends.tilelang.bind import bind_launch, open_sizes  # noqa: E402
@@ -157,3 +159,16 @@ def test_unknown_size_and_surplus_arguments_are_refused():
         tilesight.estimate(
             _scaled_rows(), TensorSpec((4096, 256), "float32"), TensorSpec((4096, 256), "float32"), "x", hw=HW
         )
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    m=st.integers(1, 64).map(lambda x: 64 * x),
+    n=st.integers(1, 32).map(lambda x: 128 * x),
+    k=st.integers(1, 128).map(lambda x: 32 * x),
+)
+def test_any_bound_size_predicts_as_the_fixed_program(m, n, k):
+    # binding is exact: the dynamic program specialised to (m, n, k) is the program built with those sizes
+    assert tilesight.estimate(_dynamic_gemm(), hw=HW, m=m, n=n, k=k).latency_s == (
+        tilesight.estimate(_gemm(m, n, k), hw=HW).latency_s
+    )

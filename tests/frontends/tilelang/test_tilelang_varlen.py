@@ -8,6 +8,8 @@ import pytest
 pytest.importorskip("tilelang")
 
 import numpy as np  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from tilesight.frontends.tilelang import TileLangFrontend  # noqa: E402
 from tilesight.kernels.tilelang.flash_attention import flash_attention_varlen_fwd  # noqa: E402
 
@@ -168,3 +170,12 @@ def test_a_block_mask_without_contents_is_refused_naming_it():
     k, y = TensorSpec((512, 64), "float16"), TensorSpec((256, 64), "float32")
     with pytest.raises(UnsupportedOpError, match="if/else on data read from 'keep'"):
         TileLangFrontend().plan(_block_sparse_kernel(), (k, TensorSpec((4, 8), "bool"), y), {}, HW)
+
+
+@settings(max_examples=6, deadline=None)
+@given(lens=st.lists(st.integers(1, 1500), min_size=1, max_size=6))
+def test_the_key_loop_runs_each_sequences_own_block_count(lens):
+    loop = _key_loop(_plan(lens))
+    q_blocks = math.ceil(max(lens) / BM)  # every query block of a sequence streams all its keys
+    want = [math.ceil(n / BN) for n in lens for _ in range(q_blocks) for _ in range(H)]
+    assert loop.work_trips == pytest.approx(np.mean(want))
