@@ -382,9 +382,9 @@ class _Walker:
     def _branch(self, stmt: tirx.IfThenElse) -> list[OpNode | LoopNode]:
         """An ``if`` around tile operators. A condition on block indices and constants only (a bounds guard
         such as ``if bx * block_M < M``) is evaluated for every block: true for all of them, the tile program
-        is its ``then`` part; false for all, its ``else`` part. A condition that reads a buffer, a loop
-        variable, or that differs between blocks makes the tile program differ between iterations or blocks,
-        which a plan cannot hold: refused, saying which."""
+        is its ``then`` part; false for all, its ``else`` part; true for some, each part runs in its share of
+        the blocks. A condition on a loop counter (or on data the caller gave) is a share of the loop's
+        iterations (:meth:`_loop_guard`); one on data the kernel reads at run time is refused, naming it."""
         cond = stmt.condition
         where = self._where(f"if {str(cond)[:60]}")
         reads: list[str] = []
@@ -399,12 +399,26 @@ class _Walker:
         if looped:
             return self._loop_guard(stmt, looped, where)
         value = np.asarray(evaluate(cond, self.env, self.name)).astype(bool)
+        value = np.broadcast_to(value, tuple(self.grid))
         if value.all():
             return self._body(stmt.then_case)
         if not value.any():
             return self._body(stmt.else_case) if stmt.else_case is not None else []
-        what = f"if/else whose condition holds for {int(value.sum())} of {value.size} blocks only"
-        raise UnsupportedOpError(what, self.name, where)
+        # some blocks take it (a last block's remainder, a head group's extra work): each branch as a one-trip
+        # loop run by that share of the blocks, the mean block's cost (as the Triton frontend prices an ``if``
+        # only some programs take)
+        share = float(value.mean())
+        self.notes.append(
+            f"if at {where}: taken by {int(value.sum())} of {value.size} blocks; "
+            "the plan prices the mean block"
+        )
+        out: list[OpNode | LoopNode] = []
+        for label, branch, part in (("then", stmt.then_case, share), ("else", stmt.else_case, 1.0 - share)):
+            body = tuple(self._body(branch)) if branch is not None else ()
+            if body:
+                node = LoopNode(f"if_{label}", np.asarray(1), 1, body, where, pipelined=False, share=part)
+                out.append(node)
+        return out
 
     def _loop_guard(self, stmt: tirx.IfThenElse, looped: list[str], where: str) -> list[OpNode | LoopNode]:
         """An ``if`` without ``else`` on one enclosing loop's counter and constants (fp8 GEMMs promoting their
