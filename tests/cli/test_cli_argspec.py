@@ -109,3 +109,24 @@ def test_targets() -> None:
     assert parse_target("k/gemm.py") == Target("k/gemm.py", None)
     with pytest.raises(ArgsError, match="empty kernel name"):
         parse_target("k/gemm.py::")
+
+
+def test_an_index_tensor_by_its_contents():
+    values = parse_args_text("cu=int32{0,100,356} mask=bool{true,false,1}")
+    assert values["cu"] == TensorArg("int32", (3,), None, (0, 100, 356))
+    assert values["mask"].values == (1, 0, 1) and values["mask"].shape == (3,)
+    assert str(values["cu"]) == "int32{0,100,356}"
+    assert values["cu"].to_dict()["values"] == [0, 100, 356]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("cu=f16{1,2}", "contents are for integer or bool index tensors, not float16"),
+        ("cu=int32{1,x}", "content 'x' is not an integer"),
+        ("cu=int32{}", "content '' is not an integer"),
+    ],
+)
+def test_bad_contents_name_the_problem(text, message):
+    with pytest.raises(ArgsError, match=message):
+        parse_args_text(text)

@@ -141,3 +141,33 @@ def test_tilelang_dynamic_shapes_bound_by_args(tmp_path: Path, capsys: pytest.Ca
     assert rc == 0 and report["occupancy"]["blocks"] == 4 * 8  # 256 / 64 by 512 / 64
     rc, _, err = run(capsys, "predict", f"{src}::gemm", "--args", "m=512")
     assert rc != 0 and "leaves k (the shape of buffer 'A') open" in err
+
+
+def test_tilelang_varlen_offsets_by_their_contents(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tilelang")
+    fa = Path(__file__).parents[2] / "kernels" / "tilelang" / "flash_attention.py"
+    config = "batch=2 total_q=300 total_kv=300 heads=4 dim=64"
+    offsets = "cu_seqlens_q=int32{0,100,300} cu_seqlens_k=int32{0,100,300} max_seqlen_q=200"
+    rc, out, _ = run(
+        capsys,
+        "predict",
+        f"{fa}::flash_attention_varlen_fwd",
+        "--config",
+        config,
+        "--args",
+        offsets,
+        "--json",
+    )
+    report = json.loads(out)["report"]
+    # ceil(200 / 64) = 4 query blocks per (head, sequence): 4 x 4 heads x 2 sequences
+    assert rc == 0 and report["occupancy"]["blocks"] == 32
+    rc, _, err = run(
+        capsys,
+        "predict",
+        f"{fa}::flash_attention_varlen_fwd",
+        "--config",
+        config,
+        "--args",
+        "max_seqlen_q=200",
+    )
+    assert rc != 0 and "cu_seqlens_q" in err

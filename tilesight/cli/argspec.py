@@ -11,6 +11,8 @@ Two spellings, the same meaning:
   contiguous, row-major). A dimension or stride may name an integer argument (``M``). Scalars are integers,
   floats, ``true``/``false`` or ``none``; ``a.stride(0)`` and ``a.shape(1)`` take a stride or an extent of
   the tensor argument ``a`` (handy for kernels that take strides: ``stride_am=a.stride(0)``).
+  ``DTYPE{v0,v1,...}`` is a 1-d integer (or bool) tensor given by its contents, for the index tensors a
+  kernel reads its control flow from (a variable-length batch's offsets: ``cu_seqlens=int32{0,100,356}``).
 * **JSON**, when the text starts with ``{``::
 
       {"a": {"dtype": "f16", "shape": [4096, 4096]}, "b": "f16[4096,4096]@[1,4096]", "M": 4096}
@@ -36,6 +38,7 @@ Scalar = int | float | bool | None
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _TENSOR = re.compile(rf"^(?P<dtype>{_NAME})\[(?P<shape>[^\]]*)\](?:@\[(?P<strides>[^\]]*)\])?$")
 _ASSIGN = re.compile(rf"^(?P<name>{_NAME})=(?P<value>\S+)$")
+_CONTENTS = re.compile(rf"^(?P<dtype>{_NAME})\{{(?P<values>[^}}]*)\}}$")
 _REF = re.compile(rf"^(?P<tensor>{_NAME})\.(?P<attr>stride|shape)\((?P<dim>\d+)\)$")
 
 
@@ -50,6 +53,7 @@ class TensorArg:
     dtype: str
     shape: tuple[int, ...]
     strides: tuple[int, ...] | None = None
+    values: tuple[int, ...] | None = None  # a 1-d index tensor's contents (``int32{0,100,356}``)
 
     @property
     def effective_strides(self) -> tuple[int, ...]:
@@ -63,13 +67,18 @@ class TensorArg:
         return tuple(reversed(out))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "dtype": self.dtype,
             "shape": list(self.shape),
             "strides": list(self.strides) if self.strides else None,
         }
+        if self.values is not None:
+            out["values"] = list(self.values)
+        return out
 
     def __str__(self) -> str:
+        if self.values is not None:
+            return f"{self.dtype}{{{','.join(map(str, self.values))}}}"
         text = f"{self.dtype}[{','.join(map(str, self.shape))}]"
         return text + (f"@[{','.join(map(str, self.strides))}]" if self.strides else "")
 
@@ -95,14 +104,18 @@ def parse_args_text(text: str, option: str = "--args") -> dict[str, Value]:
             raise ArgsError(f"{option}: {m['name']!r} is given twice")
         raw[m["name"]] = m["value"]
     refs = {name: value for name, value in raw.items() if _REF.match(value)}
+    contents = {name: _contents(value, name, option) for name, value in raw.items() if _CONTENTS.match(value)}
     scalars = {
         name: _scalar(value, name, option)
         for name, value in raw.items()
-        if "[" not in value and name not in refs
+        if "[" not in value and name not in refs and name not in contents
     }
     out: dict[str, Value] = {}
     for name, value in raw.items():
         if name in refs:
+            continue
+        if name in contents:
+            out[name] = contents[name]
             continue
         out[name] = _tensor(value, name, option, scalars) if "[" in value else scalars[name]
     for name, value in refs.items():
@@ -199,6 +212,30 @@ def _tensor(text: str, name: str, option: str, scalars: Mapping[str, Any]) -> Te
     if strides is not None and len(strides) != len(shape):
         raise ArgsError(f"{option}: {name}: {len(strides)} strides for a {len(shape)}-d shape")
     return TensorArg(dtype, shape, strides)
+
+
+def _contents(text: str, name: str, option: str) -> TensorArg:
+    """``DTYPE{v0,v1,...}``: a 1-d integer (or bool) tensor by its contents."""
+    m = _CONTENTS.match(text)
+    assert m is not None
+    try:
+        dtype = canonical_dtype(m["dtype"])
+    except TileSightError as exc:
+        raise ArgsError(f"{option}: {name}: {exc}") from None
+    if not dtype.startswith(("int", "uint", "bool")):
+        what = f"contents are for integer or bool index tensors, not {dtype}"
+        raise ArgsError(f"{option}: {name}={text}: {what}")
+    values = []
+    for item in (t.strip() for t in m["values"].split(",")):
+        low = item.lower()
+        if low in ("true", "false"):
+            values.append(int(low == "true"))
+            continue
+        try:
+            values.append(int(item))
+        except ValueError:
+            raise ArgsError(f"{option}: {name}: content {item!r} is not an integer") from None
+    return TensorArg(dtype, (len(values),), None, tuple(values))
 
 
 def _from_json(text: str, option: str) -> dict[str, Value]:

@@ -70,7 +70,7 @@ def _spec(value: Value) -> Any:
     if isinstance(value, TensorArg):
         from tilesight.tensorspec import TensorSpec
 
-        return TensorSpec(value.shape, value.dtype, value.strides)
+        return TensorSpec(value.shape, value.dtype, value.strides, values=value.values)
     return value
 
 
