@@ -368,7 +368,7 @@ class _Walker:
             return self._evaluate(stmt.value)
         if isinstance(stmt, tirx.For):
             if stmt.kind == tirx.ForKind.PARALLEL:
-                return [self._parallel(stmt)]
+                return self._parallel(stmt)
             persistent = self._persistent(stmt)
             if persistent is not None:
                 return persistent
@@ -636,7 +636,7 @@ class _Walker:
         raise UnsupportedOpError(op, self.name, where)
 
     # -- T.Parallel and scalar stores ----------------------------------------------------------------------
-    def _parallel(self, stmt: tirx.For) -> OpNode:
+    def _parallel(self, stmt: tirx.For) -> list[OpNode]:
         where = self._where(f"T.Parallel over {stmt.loop_var.name}")
         iters = 1
         inner: Any = stmt
@@ -661,12 +661,12 @@ class _Walker:
                 local[s.var] = stmt_functor.substitute(s.value, local) if local else s.value
                 continue
             body.append(stmt_functor.substitute(s, local) if local else s)
-        atomics = [s for s in body if _atomic_elem(s) is not None]
-        if atomics:
-            if len(body) != 1:
-                what = "T.atomic_add beside other statements in one T.Parallel"
-                raise UnsupportedOpError(what, self.name, where)
-            return self._atomic(atomics[0], iters, where, lanes)
+        # element-wise atomic adds (a split-K epilogue, a norm's backward adding its partial gradients) are
+        # each the atomic add of a tile, after what the rest of the nest computes
+        atomics = [self._atomic(s, iters, where, lanes) for s in body if _atomic_elem(s) is not None]
+        body = [s for s in body if _atomic_elem(s) is None]
+        if not body:
+            return atomics
         for s in body:
             if isinstance(s, tirx.IfThenElse):
                 guarded = self._lane_guard(s, lanes, where)
@@ -696,7 +696,8 @@ class _Walker:
                 packed_cvt=any(c.packed_cvt for c in cs),
                 narrow_cvt=any(c.narrow_cvt for c in cs),
             )
-        return OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
+        node = OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
+        return [node, *atomics]
 
     def _lane_guard(
         self, stmt: tirx.IfThenElse, lanes: dict[str, int], where: str

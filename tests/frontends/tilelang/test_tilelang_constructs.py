@@ -410,3 +410,45 @@ def test_persistent_coordinates_bound_as_element_offsets_count_tiles():
     # row0 and col0 step by 128: the 16 tiles sit on a 4 x 4 grid, not 385 x 385
     grid = plan_prim_func(_persistent_offsets(), HW).grid
     assert (grid.shape, grid.tiles, grid.programs) == ((4, 4), 16, 6)
+
+
+def _partial_gradients(extra_store: bool):
+    """Two partial sums added into global vectors from one T.Parallel (a norm backward's dgamma and dbeta),
+    optionally beside an ordinary element-wise store."""
+
+    @T.prim_func
+    def main(
+        X: T.Tensor((256, 128), "float32"),
+        G: T.Tensor((128,), "float32"),
+        B: T.Tensor((128,), "float32"),
+        Y: T.Tensor((256, 128), "float32"),
+    ):
+        with T.Kernel(2, threads=128) as bx:
+            xs = T.alloc_fragment((128, 128), "float32")
+            g = T.alloc_fragment((128,), "float32")
+            b = T.alloc_fragment((128,), "float32")
+            y = T.alloc_fragment((128,), "float32")
+            T.copy(X[bx * 128, 0], xs)
+            T.reduce_sum(xs, g, dim=0)
+            T.reduce_max(xs, b, dim=0)
+            for j in T.Parallel(128):
+                if extra_store:
+                    y[j] = g[j] * 2.0
+                T.atomic_add(G[j], g[j])
+                T.atomic_add(B[j], b[j])
+            T.copy(xs, Y[bx * 128, 0])
+
+    return main
+
+
+@pytest.mark.parametrize("extra_store", [False, True])
+def test_several_elementwise_atomic_adds_in_one_nest_are_each_a_tile_atomic_add(extra_store):
+    plan = plan_prim_func(_partial_gradients(extra_store), HW)
+    stores = {a.tensor: a for a, _ in plan.actions() if a.kind is ActionKind.STORE}
+    assert {"G", "B"} <= set(stores)
+    assert {t.name: (t.mode, t.tile) for t in plan.tensors if t.name in "GB"} == {
+        "G": (AccessMode.ATOMIC, (128,)),
+        "B": (AccessMode.ATOMIC, (128,)),
+    }
+    computed = [a for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE and a.flops == 128]
+    assert bool(computed) == extra_store  # the nest's other statement stays its own element-wise action
