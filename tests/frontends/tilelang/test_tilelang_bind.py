@@ -172,3 +172,29 @@ def test_any_bound_size_predicts_as_the_fixed_program(m, n, k):
     assert tilesight.estimate(_dynamic_gemm(), hw=HW, m=m, n=n, k=k).latency_s == (
         tilesight.estimate(_gemm(m, n, k), hw=HW).latency_s
     )
+
+
+def test_an_eager_style_jit_kernel_takes_its_tensors():
+    # TileLang's eager JIT style: the function annotates its tensor arguments and builds the kernel in place;
+    # TileLang reads the shapes from the tensors it is given (TensorSpecs included)
+    @tilelang.jit
+    def gemm_eager(A, B, C):
+        M, N, K = T.const("M N K")
+        A: T.Tensor[[M, K], T.float16]
+        B: T.Tensor[[K, N], T.float16]
+        C: T.Tensor[[M, N], T.float16]
+        with T.Kernel(T.ceildiv(N, 128), T.ceildiv(M, 128), threads=128) as (bx, by):
+            a = T.alloc_shared((128, 32), T.float16)
+            b = T.alloc_shared((32, 128), T.float16)
+            c = T.alloc_fragment((128, 128), T.float32)
+            T.clear(c)
+            for k in T.Pipelined(T.ceildiv(K, 32), num_stages=3):
+                T.copy(A[by * 128, k * 32], a)
+                T.copy(B[k * 32, bx * 128], b)
+                T.gemm(a, b, c)
+            T.copy(c, C[by * 128, bx * 128])
+
+    m, n, k = 1024, 2048, 512
+    specs = (TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16"))
+    got = tilesight.estimate(gemm_eager, *specs, hw=HW)
+    assert got.latency_s == tilesight.estimate(_gemm(m, n, k), hw=HW).latency_s
