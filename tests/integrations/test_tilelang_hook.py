@@ -98,3 +98,26 @@ def test_a_parameter_the_call_fixes_is_not_tuned(gemm):
     r = tilesight.estimate(tuned, 2048, 2048, 2048, block_M=128, hw="h200")
     assert "block_M" not in r.extras["config"]
     assert r.extras["config"] in [{k: v for k, v in c.items() if k != "block_M"} for c in CANDIDATES]
+
+
+def test_launch_values_reach_the_built_program():
+    # a varlen kernel's builder takes the sizes of its packed tensors; the offsets and the longest sequence
+    # are the kernel call's, given once to the configs callable as ``launch``
+    pytest.importorskip("tilelang")
+    import numpy as np
+    from tilesight.kernels.tilelang.flash_attention import flash_attention_varlen_fwd
+
+    lens = [300, 2000, 77]
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    cands = [
+        {"block_M": 64, "block_N": 64, "num_stages": 1, "threads": 128},
+        {"block_M": 128, "block_N": 128, "num_stages": 2, "threads": 256},
+    ]
+    launch = {"cu_seqlens_q": cu, "cu_seqlens_k": cu, "max_seqlen_q": max(lens)}
+    pick = PredictedConfigs(cands, top_k=1.0, hw="h200", program=flash_attention_varlen_fwd, launch=launch)
+    total = int(cu[-1])
+    ranking = pick.ranking(len(lens), total, total, 8, 64)
+    assert len(ranking.ranked) == 2 and not ranking.refused
+    without = PredictedConfigs(cands, top_k=1.0, hw="h200", program=flash_attention_varlen_fwd)
+    with pytest.raises(RankError, match="leaves max_seqlen_q"):
+        without.ranking(len(lens), total, total, 8, 64)

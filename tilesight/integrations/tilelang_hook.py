@@ -43,7 +43,11 @@ class PredictedConfigs:
         top_k: int | float = DEFAULT_TOP_K,
         hw: str | HardwareProfile = "h200",
         program: Callable[..., Any] | None = None,
+        launch: dict[str, Any] | None = None,
     ) -> None:
+        """``launch``: what the built program's open sizes and index tensors are at the kernel's call, by
+        name (a varlen kernel's ``cu_seqlens_q=offsets, max_seqlen_q=2048``): the autotuner hands the configs
+        callable the builder's arguments only."""
         if not candidates:
             raise TileLangHookError("PredictedConfigs needs at least one candidate config")
         top_count(top_k, 1)  # validates
@@ -51,6 +55,7 @@ class PredictedConfigs:
         self.top_k = top_k
         self.hw = hw
         self._program = program
+        self.launch = dict(launch or {})
 
     def program(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: bind the function that builds the prim_func from (call arguments + one config)."""
@@ -60,7 +65,7 @@ class PredictedConfigs:
     def ranking(self, *args: Any, **kwargs: Any) -> Ranking:
         if self._program is None:
             raise TileLangHookError("no program bound: decorate the prim_func builder with @configs.program")
-        return rank(self._program, self.candidates, None, *args, hw=self.hw, **kwargs)
+        return rank(self._program, self.candidates, None, *args, hw=self.hw, **{**self.launch, **kwargs})
 
     def __call__(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
         return _top(self.ranking(*args, **kwargs), self.top_k)
