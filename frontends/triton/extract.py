@@ -790,8 +790,16 @@ class Walker:
         if cond is not None:
             live = np.broadcast_to(cond, (self.lanes,))[self.valid]
             share = float(live.mean()) if live.size else 1.0
-            if 0.0 < share < 1.0 and not op.results and not _has_work(op.regions[1:]):
-                self.guarded(op, body, np.broadcast_to(cond, (self.lanes,)).astype(bool), share)
+            if 0.0 < share < 1.0 and not _has_work(op.regions[1:]):
+                name = self.guarded(op, body, np.broadcast_to(cond, (self.lanes,)).astype(bool), share)
+                # an ``if`` that yields values (an accumulator only the taking programs or iterations
+                # update; the ``else`` passes it on): its results are the then-branch's, made by the guard
+                then = op.regions[0]
+                yielded = then[-1].operands if then and then[-1].name == "scf.yield" else []
+                for r, y in zip(op.results, yielded, strict=False):
+                    v = self.get(y)
+                    prods = frozenset({name}) if name else v.prods
+                    self.env[r] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=prods)
                 return
             take_then = share >= 0.5 if live.size else True  # the branch most programs take
         region = op.regions[0] if take_then or len(op.regions) < 2 else op.regions[1]
@@ -804,24 +812,28 @@ class Walker:
         for r, y in zip(op.results, yielded, strict=False):
             self.env[r] = self.get(y)
 
-    def guarded(self, op: Op, body: _Body, taken: np.ndarray, share: float, what: str = "scf.if") -> None:
+    def guarded(
+        self, op: Op, body: _Body, taken: np.ndarray, share: float, what: str = "scf.if"
+    ) -> str | None:
         """An ``if`` without an ``else`` that some programs take and others skip (``if head < n_kv_heads``):
         its work as a loop of one iteration in the programs that take it and none in the others, so the plan
         times ``share`` of it per program (``mean_trips``; ``trips_by_program`` where lanes are programs)
-        while the cache model walks the accesses of one iteration."""
+        while the cache model walks the accesses of one iteration. Returns the guard node's name (None when
+        the branch holds no work)."""
         inner = _Body()
         self.walk(op.regions[0], inner)
         if not inner.nodes:
-            return
+            return None
         by_program = None
         if not self.ivs and self.lanes == self.programs and self.valid.all():
             by_program = tuple(taken.astype(np.int64).tolist())
         self.notes.append(
             f"{what} at {op.loc}: taken by {share:.0%} of the programs; the plan times that share of its work"
         )
+        name = self.fresh(f"if_{(op.loc or 'L').rsplit(':', 1)[-1]}")
         body.add(
             {
-                "name": self.fresh(f"if_{(op.loc or 'L').rsplit(':', 1)[-1]}"),
+                "name": name,
                 "kind": "loop",
                 "trips": 1,
                 "mean_trips": share,
@@ -832,6 +844,7 @@ class Walker:
                 "loc": op.loc,
             }
         )
+        return name
 
 
 def _has_work(regions: list[list[Op]]) -> bool:
@@ -855,7 +868,9 @@ def _is_int(elem: str) -> bool:
 
 
 def _bounds_use(ops: list[Op], iv: str) -> bool:
-    """True when a loop nested in ``ops`` has a bound computed (within ``ops``) from ``iv``."""
+    """True when a loop nested in ``ops`` has a bound, or an ``scf.if`` in ``ops`` a condition, computed
+    (within ``ops``) from ``iv``: a triangular loop, or a block-sparse mask read at the counter
+    (``if tl.load(mask + k):``), whose share then follows every (program, iteration) pair."""
     defs: dict[str, list[str]] = {}
     bounds: list[str] = []
 
@@ -865,6 +880,8 @@ def _bounds_use(ops: list[Op], iv: str) -> bool:
                 defs[r] = op.operands
             if op.name == "scf.for":
                 bounds.extend(op.operands[:3])
+            elif op.name == "scf.if" and op.operands:
+                bounds.append(op.operands[0])
             for inner in op.regions:
                 scan(inner)
 

@@ -180,3 +180,32 @@ def test_a_rotary_embeddings_halves_are_two_side_by_side_regions():
     runs = {t.name: t.run_bytes for t in plan.tensors}
     assert runs["x_ptr"] == runs["x_ptr+64"] == 8 * 128 * 2
     assert runs["cos_ptr"] is None  # a single region keeps the tile's own run
+
+
+@triton.jit
+def _block_sparse_sum(x_ptr, mask_ptr, out_ptr, NK: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for k in range(NK):
+        if tl.load(mask_ptr + row * NK + k) != 0:  # a block mask read at the loop counter
+            x = tl.load(
+                x_ptr
+                + k * BLOCK * BLOCK
+                + tl.arange(0, BLOCK)[:, None] * BLOCK
+                + tl.arange(0, BLOCK)[None, :]
+            )
+            acc += tl.sum(x.to(tl.float32), axis=0)
+    tl.store(out_ptr + row * BLOCK + tl.arange(0, BLOCK), acc)
+
+
+def test_a_branch_on_a_mask_read_at_the_loop_counter_runs_in_the_share_the_mask_keeps():
+    import numpy as np
+
+    mask = np.zeros((4, 8), dtype=np.int32)
+    mask[0, :2] = mask[1, :8] = mask[2, :1] = 1  # 11 of the 32 (program, step) pairs
+    x, out = TensorSpec((8 * 64, 64), "float16"), TensorSpec((4, 64), "float32")
+    plan = _plan(_block_sparse_sum, (4,), x, mask, out, NK=8, BLOCK=64)
+    (loop,) = [n for n in plan.body if hasattr(n, "body")]
+    guard = next(n for n in loop.body if hasattr(n, "body"))
+    assert loop.trips == 8 and guard.mean_trips == pytest.approx(11 / 32)
+    assert any("taken by 34% of the programs" in n for n in plan.notes)
