@@ -92,8 +92,8 @@ def split_builder_kwargs(builder: Any, kwargs: dict[str, Any]) -> tuple[dict[str
         return dict(kwargs), {}
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
         return dict(kwargs), {}
-    builder = {k: v for k, v in kwargs.items() if k in sig.parameters}
-    return builder, {k: v for k, v in kwargs.items() if k not in sig.parameters}
+    own = {k: v for k, v in kwargs.items() if k in sig.parameters}
+    return own, {k: v for k, v in kwargs.items() if k not in sig.parameters}
 
 
 def plan_prim_func(

@@ -206,8 +206,8 @@ class _Walker:
         self.swizzle: tuple[str, int] | None = None
         self.binds: dict[str, Any] = {}
         self.loop_vars: set[str] = set()  # serial / pipelined loop variables of the tile program
-        self.loop_trips: dict[str, tuple[int, int]] = {}  # ... their (start, trip count), where constant
-        self.loop_trip_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # ... else per block (flat)
+        # ... their (starts, trip counts) per block, flat (one entry when every block runs the same)
+        self.loop_trips: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.programs: int | None = None  # a persistent kernel's blocks (see _persistent)
         self.sequence: np.ndarray | None = None  # ... and its tiles' coordinates in launch order
         self.notes: list[str] = []
@@ -217,12 +217,7 @@ class _Walker:
 
     # -- helpers -------------------------------------------------------------------------------------------
     def _shape(self, buf: tirx.Buffer) -> tuple[int, ...]:
-        shape = []
-        for s in buf.shape:
-            if not isinstance(s, tirx.IntImm):
-                raise UnsupportedOpError(f"symbolic shape {s} of buffer {buf.name!r}", self.name)
-            shape.append(int(s.value))
-        return tuple(shape)
+        return _fixed_shape(buf, self.name)
 
     def _where(self, text: str) -> str:
         self.count += 1
@@ -416,20 +411,20 @@ class _Walker:
         for label, branch, part in (("then", stmt.then_case, share), ("else", stmt.else_case, 1.0 - share)):
             body = tuple(self._body(branch)) if branch is not None else ()
             if body:
-                node = LoopNode(f"if_{label}", np.asarray(1), 1, body, where, pipelined=False, share=part)
-                out.append(node)
+                out.append(_share_node(f"if_{label}", body, where, part))
         return out
 
     def _loop_guard(self, stmt: tirx.IfThenElse, looped: list[str], where: str) -> list[OpNode | LoopNode]:
-        """An ``if`` without ``else`` on one enclosing loop's counter and constants (fp8 GEMMs promoting their
-        accumulator every other step: ``if (k + 1) % 2 == 0``): its body as a loop of one trip that runs in
-        the share of the loop's iterations that pass the condition. Any other condition on a loop counter
-        is refused, naming it."""
+        """An ``if`` without ``else`` on one enclosing loop's counter (fp8 GEMMs promoting their accumulator
+        every other step: ``if (k + 1) % 2 == 0``), possibly through let-bindings, block-level values and
+        elements of tensors whose contents the caller gave (a block-sparse mask ``if keep[k]:``): its body as
+        a loop of one trip that runs in the share of all blocks' iterations that pass the condition (each
+        block's own trip count where they differ). Any other condition on a loop counter is refused, naming
+        it."""
         cond = stmt.condition
         var = looped[0]
         free = _vars_through(cond, self.binds)
         trips = self.loop_trips.get(var)
-        per_block = self.loop_trip_arrays.get(var)
         # block-level values (block indices, what the kernel bound from them) may take part, and elements of
         # tensors whose contents the caller gave (a block-sparse mask), read at block-level positions
         outer = {
@@ -441,16 +436,12 @@ class _Walker:
         if (
             len(looped) > 1
             or stmt.else_case is not None
-            or (trips is None and per_block is None)
+            or trips is None
             or free - {var} - outer - set(self.binds)
         ):
             what = f"if/else on the loop variable {var!r} (the loop's iterations differ)"
             raise UnsupportedOpError(what, self.name, where)
-        if trips is not None:
-            start, count = trips
-            starts, counts = np.array([start]), np.array([count])
-        else:  # a trip count that differs between blocks: the share of all blocks' iterations
-            starts, counts = per_block
+        starts, counts = trips  # one entry, or one per block: the share of all blocks' iterations
         space = tuple(self.grid)
         longest = int(counts.max()) if counts.size else 0
         steps = np.arange(longest)[None, :]  # (block, iteration)
@@ -473,7 +464,7 @@ class _Walker:
             return []
         note = f"if on loop variable {var} at {where}: its body runs in {share:.0%} of the iterations"
         self.notes.append(note)
-        return [LoopNode(f"if_{var}", np.asarray(1), 1, body, where, pipelined=False, share=share)]
+        return [_share_node(f"if_{var}", body, where, share)]
 
     def _persistent(self, stmt: tirx.For) -> list[OpNode | LoopNode] | None:
         """A persistent kernel's wave loop (``T.Persistent``, or its hand-written form ``for w in
@@ -581,10 +572,10 @@ class _Walker:
         self.loop_vars.add(stmt.loop_var.name)
         start = np.asarray(evaluate(stmt.min, self.env, self.name))
         if trips.size == 1 and start.size == 1:
-            self.loop_trips[stmt.loop_var.name] = (int(start.flat[0]), int(trips.flat[0]))
-        else:  # a trip count (or start) that differs between blocks: every block's
+            self.loop_trips[stmt.loop_var.name] = (start.reshape(1), trips.reshape(1))
+        else:
             space = tuple(self.grid)
-            self.loop_trip_arrays[stmt.loop_var.name] = (
+            self.loop_trips[stmt.loop_var.name] = (
                 np.broadcast_to(start, space).ravel(),
                 np.broadcast_to(trips, space).ravel(),
             )
@@ -663,10 +654,16 @@ class _Walker:
             body.append(stmt_functor.substitute(s, local) if local else s)
         # element-wise atomic adds (a split-K epilogue, a norm's backward adding its partial gradients) are
         # each the atomic add of a tile, after what the rest of the nest computes
-        atomics = [self._atomic(s, iters, where, lanes) for s in body if _atomic_elem(s) is not None]
-        body = [s for s in body if _atomic_elem(s) is None]
-        if not body:
+        atomics: list[OpNode] = []
+        rest: list[Any] = []
+        for s in body:
+            if _atomic_elem(s) is not None:
+                atomics.append(self._atomic(s, iters, where, lanes))
+            else:
+                rest.append(s)
+        if not rest:
             return atomics
+        body = rest
         for s in body:
             if isinstance(s, tirx.IfThenElse):
                 guarded = self._lane_guard(s, lanes, where)
@@ -702,10 +699,11 @@ class _Walker:
     def _lane_guard(
         self, stmt: tirx.IfThenElse, lanes: dict[str, int], where: str
     ) -> tuple[list[Any], dict[str, int]] | None:
-        """The statements under an ``if`` inside a T.Parallel nest whose condition reads only lane variables
-        and constants (``if i < valid_block_H``: the heads of a group a block holds), with each lane's extent
-        cut to the lanes that pass (``lane < n`` on each lane, the box TileLang's lowering masks); None when
-        no lane passes. Any other guard is refused naming it."""
+        """The statements under an ``if`` inside a T.Parallel nest whose condition reads lane variables,
+        constants and block-level values (``if i < valid_block_H``: the heads of a group a block holds; ``if
+        bx * block_M + i < q_len``: a variable-length sequence's rows), with each lane's extent cut to the
+        lanes that pass (``lane < n`` on each lane, the box TileLang's lowering masks; the mean block's box
+        where blocks keep different ones); None when no lane passes. Any other guard is refused naming it."""
         cond = stmt.condition
         names = free_vars(cond)
         outer = names - set(lanes)  # block-level values: block indices and what the kernel bound from them
@@ -1053,6 +1051,21 @@ def _uniform(expr: Any, lanes: frozenset[str]) -> bool:
     return not found["other"] and not (free_vars(expr) & lanes)
 
 
+def _share_node(name: str, body: tuple[OpNode | LoopNode, ...], where: str, share: float) -> LoopNode:
+    """The body of an ``if`` as a one-trip loop run in ``share`` of the blocks or iterations."""
+    return LoopNode(name, np.asarray(1), 1, body, where, pipelined=False, share=share)
+
+
+def _fixed_shape(buf: tirx.Buffer, kernel: str) -> tuple[int, ...]:
+    """``buf``'s extents; a symbolic one is refused, naming it (bind it first: frontends.tilelang.bind)."""
+    shape = []
+    for s in buf.shape:
+        if not isinstance(s, tirx.IntImm):
+            raise UnsupportedOpError(f"symbolic shape {s} of buffer {buf.name!r}", kernel)
+        shape.append(int(s.value))
+    return tuple(shape)
+
+
 def program_name(func: tirx.PrimFunc, name: str | None = None) -> str:
     """``name``, else the PrimFunc's ``global_symbol``, else ``"kernel"``."""
     if name is not None:
@@ -1116,12 +1129,7 @@ def _launches(
                     raise UnsupportedOpError(
                         f"buffer {buf.name!r} of scope {buf.scope()!r} allocated outside T.Kernel", name
                     )
-                shape = []
-                for d in buf.shape:
-                    if not isinstance(d, tirx.IntImm):
-                        raise UnsupportedOpError(f"symbolic shape {d} of buffer {buf.name!r}", name)
-                    shape.append(int(d.value))
-                scratch[buf.name] = (GLOBAL, str(buf.dtype), tuple(shape))
+                scratch[buf.name] = (GLOBAL, str(buf.dtype), _fixed_shape(buf, name))
             visit(s.body)
         elif isinstance(s, tirx.SeqStmt):
             for inner in s.seq:

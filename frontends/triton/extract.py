@@ -704,7 +704,7 @@ class Walker:
         t_max = int(trips.max()) if trips.size else 0
         self.ivs.append(iv)
         try:
-            if 1 < t_max and self.lanes * t_max <= MAX_LANES and _bounds_use(op.regions[0], iv):
+            if 1 < t_max and self.lanes * t_max <= MAX_LANES and _counter_steers(op.regions[0], iv):
                 self.walk_iterations(op.regions[0], inner, iv, lbv, stv, trips)
             else:
                 self.walk(op.regions[0], inner)
@@ -815,8 +815,9 @@ class Walker:
     def guarded(
         self, op: Op, body: _Body, taken: np.ndarray, share: float, what: str = "scf.if"
     ) -> str | None:
-        """An ``if`` without an ``else`` that some programs take and others skip (``if head < n_kv_heads``):
-        its work as a loop of one iteration in the programs that take it and none in the others, so the plan
+        """An ``if`` whose ``else`` does no work (none, or one that only passes values on) that some programs
+        take and others skip (``if head < n_kv_heads``; ``if tl.load(mask + k):`` per iteration): its work
+        as a loop of one iteration in the programs that take it and none in the others, so the plan
         times ``share`` of it per program (``mean_trips``; ``trips_by_program`` where lanes are programs)
         while the cache model walks the accesses of one iteration. Returns the guard node's name (None when
         the branch holds no work)."""
@@ -867,7 +868,7 @@ def _is_int(elem: str) -> bool:
     return elem.startswith(("i", "!tt.ptr", "ui"))
 
 
-def _bounds_use(ops: list[Op], iv: str) -> bool:
+def _counter_steers(ops: list[Op], iv: str) -> bool:
     """True when a loop nested in ``ops`` has a bound, or an ``scf.if`` in ``ops`` a condition, computed
     (within ``ops``) from ``iv``: a triangular loop, or a block-sparse mask read at the counter
     (``if tl.load(mask + k):``), whose share then follows every (program, iteration) pair."""

@@ -12,6 +12,27 @@ import tilelang.language as T
 LOG2E = 1.44269504  # log2(e): the kernel uses exp2, so scores are pre-scaled by log2(e) / sqrt(dim)
 
 
+@T.macro
+def _softmax_pv(
+    acc_s, acc_s_cast, V_shared, acc_o, m_i, m_prev, alpha, row_sum, l_i, block_M, block_N, dim, scale,
+):  # fmt: skip
+    """One key block of the online softmax, the scores ``acc_s`` computed and the V rows in shared memory:
+    the running max and sum, the rescaled output, and P @ V into ``acc_o``."""
+    T.copy(m_i, m_prev)
+    T.reduce_max(acc_s, m_i, dim=1, clear=False)
+    for i in T.Parallel(block_M):
+        alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
+    for i, j in T.Parallel(block_M, dim):
+        acc_o[i, j] *= alpha[i]
+    for i, j in T.Parallel(block_M, block_N):
+        acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
+    T.reduce_sum(acc_s, row_sum, dim=1)
+    for i in T.Parallel(block_M):
+        l_i[i] = l_i[i] * alpha[i] + row_sum[i]
+    T.copy(acc_s, acc_s_cast)
+    T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+
+
 def flash_attention_fwd(
     batch: int,
     heads: int,
@@ -69,19 +90,10 @@ def flash_attention_fwd(
                     T.clear(acc_s)
                 T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
                 T.copy(V[bz, k * block_N : (k + 1) * block_N, by, :], V_shared)
-                T.copy(m_i, m_prev)
-                T.reduce_max(acc_s, m_i, dim=1, clear=False)
-                for i in T.Parallel(block_M):
-                    alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
-                for i, j in T.Parallel(block_M, dim):
-                    acc_o[i, j] *= alpha[i]
-                for i, j in T.Parallel(block_M, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
-                T.reduce_sum(acc_s, row_sum, dim=1)
-                for i in T.Parallel(block_M):
-                    l_i[i] = l_i[i] * alpha[i] + row_sum[i]
-                T.copy(acc_s, acc_s_cast)
-                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+                _softmax_pv(
+                    acc_s, acc_s_cast, V_shared, acc_o, m_i, m_prev, alpha, row_sum, l_i,
+                    block_M, block_N, dim, scale,
+                )  # fmt: skip
             for i, j in T.Parallel(block_M, dim):
                 acc_o[i, j] /= l_i[i]
             T.copy(acc_o, O_shared)
@@ -162,19 +174,10 @@ def flash_attention_varlen_fwd(
                     acc_s[i, j] = T.if_then_else(keep, 0, -T.infinity(accum_dtype))
                 T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
                 T.copy(V[k_start + k * block_N : k_start + (k + 1) * block_N, by, :], V_shared)
-                T.copy(m_i, m_prev)
-                T.reduce_max(acc_s, m_i, dim=1, clear=False)
-                for i in T.Parallel(block_M):
-                    alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
-                for i, j in T.Parallel(block_M, dim):
-                    acc_o[i, j] *= alpha[i]
-                for i, j in T.Parallel(block_M, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
-                T.reduce_sum(acc_s, row_sum, dim=1)
-                for i in T.Parallel(block_M):
-                    l_i[i] = l_i[i] * alpha[i] + row_sum[i]
-                T.copy(acc_s, acc_s_cast)
-                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+                _softmax_pv(
+                    acc_s, acc_s_cast, V_shared, acc_o, m_i, m_prev, alpha, row_sum, l_i,
+                    block_M, block_N, dim, scale,
+                )  # fmt: skip
             for i, j in T.Parallel(block_M, dim):
                 acc_o[i, j] /= l_i[i]
             T.copy(acc_o, O_shared)
@@ -240,19 +243,10 @@ def flash_attention_blocksparse_fwd(
                     T.clear(acc_s)
                     T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
                     T.copy(V[bz, by, k * block_N : (k + 1) * block_N, :], V_shared)
-                    T.copy(m_i, m_prev)
-                    T.reduce_max(acc_s, m_i, dim=1, clear=False)
-                    for i in T.Parallel(block_M):
-                        alpha[i] = T.exp2(m_prev[i] * scale - m_i[i] * scale)
-                    for i, j in T.Parallel(block_M, dim):
-                        acc_o[i, j] *= alpha[i]
-                    for i, j in T.Parallel(block_M, block_N):
-                        acc_s[i, j] = T.exp2(acc_s[i, j] * scale - m_i[i] * scale)
-                    T.reduce_sum(acc_s, row_sum, dim=1)
-                    for i in T.Parallel(block_M):
-                        l_i[i] = l_i[i] * alpha[i] + row_sum[i]
-                    T.copy(acc_s, acc_s_cast)
-                    T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+                    _softmax_pv(
+                        acc_s, acc_s_cast, V_shared, acc_o, m_i, m_prev, alpha, row_sum, l_i,
+                        block_M, block_N, dim, scale,
+                    )  # fmt: skip
             for i, j in T.Parallel(block_M, dim):
                 acc_o[i, j] /= l_i[i]
             T.copy(acc_o, O_shared)

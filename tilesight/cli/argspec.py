@@ -104,7 +104,8 @@ def parse_args_text(text: str, option: str = "--args") -> dict[str, Value]:
             raise ArgsError(f"{option}: {m['name']!r} is given twice")
         raw[m["name"]] = m["value"]
     refs = {name: value for name, value in raw.items() if _REF.match(value)}
-    contents = {name: _contents(value, name, option) for name, value in raw.items() if _CONTENTS.match(value)}
+    matched = {name: _CONTENTS.match(value) for name, value in raw.items()}
+    contents = {name: _contents(m, name, option) for name, m in matched.items() if m}
     scalars = {
         name: _scalar(value, name, option)
         for name, value in raw.items()
@@ -214,10 +215,9 @@ def _tensor(text: str, name: str, option: str, scalars: Mapping[str, Any]) -> Te
     return TensorArg(dtype, shape, strides)
 
 
-def _contents(text: str, name: str, option: str) -> TensorArg:
-    """``DTYPE{v0,v1,...}``: a 1-d integer (or bool) tensor by its contents."""
-    m = _CONTENTS.match(text)
-    assert m is not None
+def _contents(m: re.Match[str], name: str, option: str) -> TensorArg:
+    """``DTYPE{v0,v1,...}`` (``m``, its match): a 1-d integer (or bool) tensor by its contents."""
+    text = m.group(0)
     try:
         dtype = canonical_dtype(m["dtype"])
     except TileSightError as exc:

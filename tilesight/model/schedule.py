@@ -25,7 +25,8 @@ found is used and the result says ``exact=False``.
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from .resources import NPIPES
 
@@ -173,32 +174,28 @@ def candidate_orders(
     return tuple(seen.values()), True
 
 
-def _program_order(deps: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """Kahn's topological sort preferring the lowest index (the plan's program order where legal)."""
-    n = len(deps)
-    done: set[int] = set()
-    out: list[int] = []
-    while len(out) < n:
-        for i in range(n):
-            if i not in done and all(j in done for j in deps[i]):
-                done.add(i)
-                out.append(i)
-                break
-    return tuple(out)
-
-
-def _critical_path_order(deps: tuple[tuple[int, ...], ...], tail: list[float]) -> tuple[int, ...]:
-    """A topological order that issues, among the ready nodes, the one with the longest path to the end
-    (ties: the lower index)."""
+def _priority_order(deps: tuple[tuple[int, ...], ...], key: Callable[[int], Any]) -> tuple[int, ...]:
+    """Kahn's topological sort issuing, among the ready nodes, the one with the smallest ``key``."""
     n = len(deps)
     done: set[int] = set()
     out: list[int] = []
     while len(out) < n:
         ready = [i for i in range(n) if i not in done and all(j in done for j in deps[i])]
-        i = min(ready, key=lambda k: (-tail[k], k))
+        i = min(ready, key=key)
         done.add(i)
         out.append(i)
     return tuple(out)
+
+
+def _program_order(deps: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """The topological order preferring the lowest index (the plan's program order where legal)."""
+    return _priority_order(deps, lambda k: k)
+
+
+def _critical_path_order(deps: tuple[tuple[int, ...], ...], tail: list[float]) -> tuple[int, ...]:
+    """The topological order issuing, among the ready nodes, the one with the longest path to the end
+    (``tail``; ties: the lower index)."""
+    return _priority_order(deps, lambda k: (-tail[k], k))
 
 
 def _branch_and_bound(deps, vecs, durs, memory) -> tuple[tuple[int, ...], bool]:
@@ -208,11 +205,11 @@ def _branch_and_bound(deps, vecs, durs, memory) -> tuple[tuple[int, ...], bool]:
         for j in ds:
             succ[j].append(i)
     tail = [0.0] * n  # critical path from the start of i to the end of the body
-    for i in reversed(_program_order(deps)):
+    best_order = _program_order(deps)
+    for i in reversed(best_order):
         tail[i] = durs[i] + max((tail[s] for s in succ[i]), default=0.0)
     # the incumbent: the better of the program order and the critical-path-first list schedule (the ready
     # node with the longest path to the end issues first), so the search starts with a tight bound
-    best_order = _program_order(deps)
     best = list_schedule(best_order, deps, vecs, durs, memory)[0]
     critical = _critical_path_order(deps, tail)
     lat = list_schedule(critical, deps, vecs, durs, memory)[0]
