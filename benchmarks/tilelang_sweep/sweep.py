@@ -13,6 +13,10 @@ step also runs on a machine without a GPU that has nvcc.
    quantiles=[0.5, 0.2, 0.8])`` (cold L2: do_bench clears L2 between repetitions);
 3. writes one JSON line per case (its ``params`` rebuild the prim_func on CPU) and a ``*_meta.json`` with the
    command, GPU, versions and date. A case that fails records its error; nothing is skipped silently.
+
+A case still running on the GPU after ``--case-timeout-s`` (a kernel that never finishes) is recorded with
+that error and the process exits with status 3 at once (a hung kernel cannot be stopped from its own process);
+``--resume`` then appends to the output, skipping the cases it already holds (``run.sh`` does both).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import math
 import os
 import platform
 import sys
+import threading
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -38,6 +43,8 @@ import cases as case_list  # noqa: E402
 # Tolerances of the correctness check: max |out - ref| / max |ref| (fp16/bf16 outputs, fp32 accumulation).
 REL_TOL = {"gemm": 2e-2, "flash_attention": 2e-2, "mla_decode": 2e-2, "dequant_gemm": 2e-2}
 
+
+HUNG_EXIT = 3  # the exit status after a case overran --case-timeout-s (run.sh resumes past it)
 
 # The case sets ``--set`` picks from (cases.py).
 SETS = {
@@ -160,6 +167,16 @@ def _reference(case: dict[str, Any], args: list[Any], torch: Any) -> Any:
     raise KeyError(fam)
 
 
+def _hung(fh: Any, rec: dict[str, Any], limit_s: float) -> None:
+    """The watchdog of one case: record it as hung and end the process (its kernel keeps the GPU busy)."""
+    rec = {k: v for k, v in rec.items() if k not in ("ms", "ms_p20", "ms_p80", "tflops")}
+    rec["error"] = f"still running after {limit_s:.0f} s (the kernel never finished on the GPU)"
+    fh.write(json.dumps(rec) + "\n")
+    fh.flush()
+    print(f"[sweep] {rec['id']}: {rec['error']}; exiting {HUNG_EXIT} for run.sh to resume", flush=True)
+    os._exit(HUNG_EXIT)
+
+
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for mod in ("torch", "triton", "tilelang"):
@@ -191,9 +208,17 @@ def main() -> int:
         choices=tuple(SETS),
         help="which case set to run",
     )
+    ap.add_argument(
+        "--case-timeout-s", type=float, default=90.0, help="record a case as hung after this long and exit 3"
+    )
+    ap.add_argument("--resume", action="store_true", help="append to --out, skipping the cases it holds")
     args = ap.parse_args()
     t0 = time.time()
     cases = SETS[args.set]()
+    done: set[str] = set()
+    if args.resume and Path(args.out).exists():
+        done = {json.loads(line)["id"] for line in Path(args.out).read_text().splitlines() if line.strip()}
+        cases = [c for c in cases if c["id"] not in done]
     if args.families:
         keep = set(args.families.split(","))
         cases = [c for c in cases if c["family"] in keep]
@@ -243,7 +268,7 @@ def main() -> int:
     out_path.parent.mkdir(parents=True, exist_ok=True)
     checked: set[tuple[str, str, bool]] = set()  # (family, kernel, split program) checked against torch
     n_ok = 0
-    with out_path.open("w") as fh:
+    with out_path.open("a" if done else "w") as fh:
         for case in cases:
             keys = ("id", "family", "kernel", "params", "lens", "density", "seed")
             rec: dict[str, Any] = {k: case[k] for k in keys if k in case}
@@ -252,6 +277,9 @@ def main() -> int:
             if rec["error"] is None and time.time() - t0 > args.budget_s:
                 rec["error"] = f"time budget of {args.budget_s:.0f} s spent before timing"
             if rec["error"] is None:
+                watchdog = threading.Timer(args.case_timeout_s, _hung, (fh, rec, args.case_timeout_s))
+                watchdog.daemon = True
+                watchdog.start()
                 try:
                     kernel = tilelang.compile(case_list.build(case), target=_target(args.arch))
                     inputs = _inputs(case, torch)
@@ -279,6 +307,8 @@ def main() -> int:
                 except Exception as exc:  # recorded in the case's line
                     rec["error"] = f"{type(exc).__name__}: {exc}"[:2000]
                     traceback.print_exc()
+                finally:
+                    watchdog.cancel()
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             print(
@@ -292,8 +322,8 @@ def main() -> int:
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES", ""),
         "versions": _versions(),
         "timing": "triton.testing.do_bench(warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]); cold L2",
-        "cases": len(cases),
-        "timed": n_ok,
+        "cases": len(cases) + len(done),
+        "timed": n_ok + sum("ms" in json.loads(x) for x in out_path.read_text().splitlines()[: len(done)]),
         "wall_s": time.time() - t0,
     }
     out_path.with_name(out_path.stem + "_meta.json").write_text(json.dumps(meta, indent=2) + "\n")

@@ -155,3 +155,22 @@ def test_blocksparse_masks_keep_the_diagonal_and_about_their_density():
         nq = mask.shape[2]
         assert mask[..., range(nq), range(nq)].all()
         assert abs(mask.mean() - case["density"]) < 0.05 + 1 / nq
+
+
+def test_a_hung_case_is_recorded_and_ends_the_process_with_status_3(tmp_path):
+    # the watchdog of a case whose kernel never finishes: the case's line names the limit, exit status 3
+    import subprocess
+
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"id": "earlier", "ms": 0.5}) + "\n")
+    code = (
+        f"import sys; sys.path.insert(0, {str(SWEEP)!r}); import sweep\n"
+        f"fh = open({str(out)!r}, 'a')\n"
+        "sweep._hung(fh, {'id': 'bs-x', 'error': None, 'ms': 1.0}, 90)\n"
+        "print('not reached')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3 and "not reached" not in done.stdout
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["id"] for x in lines] == ["earlier", "bs-x"]
+    assert lines[1]["error"].startswith("still running after 90 s") and "ms" not in lines[1]
