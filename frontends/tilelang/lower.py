@@ -186,24 +186,6 @@ class _Lowering:
         )
 
     def loop(self, node: LoopNode) -> Loop:
-        guard = node.body[0] if len(node.body) == 1 else None
-        if (
-            node.pipelined
-            and isinstance(guard, LoopNode)
-            and guard.guards == node.var
-            and guard.kept is not None
-            and self.hw.tma_supported
-        ):
-            # the whole body of a pipelined loop under one test of its counter (a block-sparse key loop, ``if
-            # keep[k]:``): TileLang 0.1.15 lowers it warp-specialised on TMA GPUs, its producer and consumers
-            # each skipping the iterations the test drops and counting their pipeline phases over the ones it
-            # keeps (the lowered sm_90a code), so the loop runs each block's kept iterations as a full
-            # pipeline, not every iteration at a fraction of the work with synchronous loads
-            self.notes.append(
-                f"loop {node.var}: its body runs only where the test at {guard.location} holds; "
-                "the pipeline runs each block's kept iterations"
-            )
-            node = dataclasses.replace(node, trips=guard.kept, body=guard.body)
         trips = node.trips
         mean_trips = by_program = None
         if node.share is not None:  # an if on a loop counter: one trip in that share of the iterations

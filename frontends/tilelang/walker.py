@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -160,9 +160,6 @@ class LoopNode:
     # an ``if`` on the enclosing loop's counter (``if (k + 1) % 2 == 0``): a one-trip loop its body runs in
     # this share of the iterations (None for a loop)
     share: float | None = None
-    # ... the counter it tests and, per block (grid-shaped), how many of that loop's iterations it keeps
-    guards: str | None = None
-    kept: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -459,8 +456,7 @@ class _Walker:
         shape = (math.prod(space), longest)
         taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), shape)
         runs = np.broadcast_to(steps < counts[:, None], shape)
-        kept = (taken & runs).sum(axis=1)
-        share = float(kept.sum() / runs.sum()) if runs.any() else 0.0
+        share = float((taken & runs).sum() / runs.sum()) if runs.any() else 0.0
         body = tuple(self._body(stmt.then_case)) if share > 0 else ()
         if share >= 1.0:
             return list(body)
@@ -468,9 +464,7 @@ class _Walker:
             return []
         note = f"if on loop variable {var} at {where}: its body runs in {share:.0%} of the iterations"
         self.notes.append(note)
-        guard = _share_node(f"if_{var}", body, where, share)
-        kept = np.broadcast_to(kept, (math.prod(space),)).reshape(space)
-        return [replace(guard, guards=var, kept=kept)]
+        return [_share_node(f"if_{var}", body, where, share)]
 
     def _persistent(self, stmt: tirx.For) -> list[OpNode | LoopNode] | None:
         """A persistent kernel's wave loop (``T.Persistent``, or its hand-written form ``for w in
