@@ -105,11 +105,18 @@ def main() -> int:
         action="store_true",
         help="measure the third validation set (sweep_cases.validation3_cases: gated activations)",
     )
+    ap.add_argument(
+        "--validation7",
+        action="store_true",
+        help="measure the seventh validation set (sweep_cases.validation7_cases: TF32 GEMMs, bf16 and d256 attention)",
+    )
     args = ap.parse_args()
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation6:
+    if args.validation7:
+        cases = sweep_cases.validation7_cases()
+    elif args.validation6:
         cases = sweep_cases.validation6_cases()
     elif args.validation5:
         cases = sweep_cases.validation5_cases()

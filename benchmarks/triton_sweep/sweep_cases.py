@@ -385,14 +385,22 @@ ATTENTION_HEADS = 16
 
 
 def attention_case(
-    batch: int, heads: int, n_ctx: int, head_dim: int, causal: bool, cfg: tuple, *, staged: bool = False
+    batch: int,
+    heads: int,
+    n_ctx: int,
+    head_dim: int,
+    causal: bool,
+    cfg: tuple,
+    *,
+    staged: bool = False,
+    dtype: str = "float16",
 ) -> Case:
     """One fused-attention launch: ``kernels.triton.attention`` (one loop, masked every iteration), or with
     ``staged`` the tutorial-shaped ``kernels.triton.attention_staged`` (causal as two sibling loops)."""
     bm, bn, warps, stages = cfg
     shape = (batch, heads, n_ctx, head_dim)
-    q, k, v = (Tensor(shape, "float16") for _ in range(3))
-    o = Tensor(shape, "float16", init="empty")
+    q, k, v = (Tensor(shape, dtype) for _ in range(3))
+    o = Tensor(shape, dtype, init="empty")
     kind = ("staged-" if staged else "") + ("causal" if causal else "full")
     if staged:
         kernel = "kernels.triton.attention_staged:attention_staged_kernel"
@@ -401,7 +409,7 @@ def attention_case(
         kernel = "kernels.triton.attention:attention_fwd_kernel"
         mode = {"CAUSAL": causal}
     return Case(
-        id=f"attention/{kind}/float16/b{batch}h{heads}n{n_ctx}d{head_dim}/m{bm}n{bn}w{warps}s{stages}",
+        id=f"attention/{kind}/{dtype}/b{batch}h{heads}n{n_ctx}d{head_dim}/m{bm}n{bn}w{warps}s{stages}",
         family="attention",
         kernel=kernel,
         grid=(cdiv(n_ctx, bm), batch * heads),
@@ -416,7 +424,7 @@ def attention_case(
             "n_ctx": n_ctx,
             "head_dim": head_dim,
             "causal": causal,
-            "dtype": "float16",
+            "dtype": dtype,
         },
     )
 
@@ -757,6 +765,40 @@ def validation6_cases() -> list[Case]:
         add_rmsnorm_case(*a) for a in VALIDATION6_ADD_RMSNORM
     ]
     return _all_held_out(cases, "validation6")
+
+
+# A seventh validation set (stop 20): operand types and head sizes no earlier set measured, kinds users run
+# that the model has only calibrated rates for: fp32 GEMMs (tl.dot on fp32 operands runs as TF32), bf16
+# attention and head dim 256; measured after the predictions were recorded.
+VALIDATION7_SHAPES = (("v7_sq4096", 4096, 4096, 4096), ("v7_mlp", 4096, 11008, 4096), ("v7_tall", 8192, 2048, 2048))
+VALIDATION7_TF32_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
+    (128, 128, 32, 4, 3, 8),
+    (128, 256, 32, 8, 3, 8),
+    (64, 128, 32, 4, 4, 1),
+    (128, 64, 32, 4, 4, 8),
+)
+VALIDATION7_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal, (bm, bn, warps, stages), dtype)
+    (4, 32, 2048, 128, False, (128, 64, 4, 3), "bfloat16"),
+    (4, 32, 2048, 128, True, (128, 128, 8, 2), "bfloat16"),
+    (2, 16, 4096, 64, False, (64, 64, 4, 2), "bfloat16"),
+    (2, 16, 4096, 64, True, (128, 64, 8, 4), "bfloat16"),
+    (4, 16, 2048, 256, False, (64, 64, 4, 2), "float16"),
+    (4, 16, 2048, 256, True, (64, 64, 4, 2), "float16"),
+    (4, 16, 2048, 256, False, (128, 64, 8, 2), "float16"),
+    (1, 32, 8192, 256, True, (128, 64, 8, 2), "bfloat16"),
+)
+
+
+def validation7_cases() -> list[Case]:
+    """Twenty launches: twelve fp32 (TF32) GEMMs, four bf16 attention launches, four at head dim 256."""
+    cases = [
+        gemm_case("grouped", shape, "float32", GemmConfig(*cfg))
+        for shape in VALIDATION7_SHAPES
+        for cfg in VALIDATION7_TF32_CONFIGS
+    ]
+    for b, h, n, d, causal, cfg, dtype in VALIDATION7_ATTENTION:
+        cases.append(attention_case(b, h, n, d, causal, cfg, dtype=dtype))
+    return _all_held_out(cases, "validation7")
 
 
 def all_cases() -> list[Case]:
