@@ -90,6 +90,7 @@ _OPTIONAL = (
     "tma_supported",
     "lsu_warp_instr_per_s_per_sm",
     "lsu_l2_warp_instr_per_s_per_sm",
+    "lsu_async_elem_warp_instr_per_s_per_sm",
     "block_dispatch_s",
     "l2_partitions",
     "sfu_tc_serialised",
@@ -188,6 +189,9 @@ class HardwareProfile:
     # the same for element-wide global loads whose lines L2 serves (a tile loop over an L2-resident operand);
     # 0 = not given (every load then issues at lsu_warp_instr_per_s_per_sm)
     lsu_l2_warp_instr_per_s_per_sm: float = 0.0
+    # the same for element-wide asynchronous copies into shared memory (4-byte cp.async, as Triton emits for a
+    # tile it stores transposed); 0 = not given (they then issue at the global-load rates above)
+    lsu_async_elem_warp_instr_per_s_per_sm: float = 0.0
     # time one more block costs an SM when blocks are trivially short (dispatch, start, retire); 0 = not given
     block_dispatch_s: float = 0.0
     # L2 partitions joined by a fabric, each caching for the SMs attached to it (0 = not given: one)

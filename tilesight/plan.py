@@ -64,6 +64,10 @@ SCRATCHPAD_LEVELS: frozenset[MemLevel] = frozenset({MemLevel.REG, MemLevel.TMEM,
 # TileAction.variant of a LOAD the block's threads issue as plain global loads and wait for (Triton's loop
 # loads it could not make asynchronous copies, TileLang's copies in loops it does not software-pipeline).
 SYNC_LOAD = "sync"
+# TileAction.variant of a LOAD that is an asynchronous copy into shared memory of one element per thread and
+# instruction (a 4-byte cp.async): Triton's copy of a tile into a shared layout stored along another axis
+# than the global one (a row-major B operand of a TF32 dot, which wgmma reads K-major only).
+ELEMENT_ASYNC_COPY = "async_element"
 # TileAction.variant of an atomic STORE issued as relaxed vector reductions of ``vector_bytes`` a thread and
 # instruction (TileLang's AtomicAddx2 / AtomicAddx4); without it an atomic store is one returning atomic per
 # element (Triton's ``tl.atomic_add``: ``atom.global.acq_rel.add``).
@@ -332,8 +336,9 @@ class TileAction:
     * DOT is a tensor-core matmul of ``shape = (m, n, k)`` on ``dtype`` operands read from ``src``;
       ``variant`` names the instruction family where the rate differs (``"wgmma"``, ``"mma"``).
     * A LOAD whose ``variant`` is :data:`SYNC_LOAD` is issued by the block's own threads as plain global loads
-      that they wait for (not an asynchronous copy a pipeline runs ahead); an atomic STORE whose ``variant``
-      is :data:`VECTOR_REDUCTION` adds ``vector_bytes`` per instruction.
+      that they wait for (not an asynchronous copy a pipeline runs ahead), one whose ``variant`` is
+      :data:`ELEMENT_ASYNC_COPY` is an asynchronous copy of one element per instruction; an atomic STORE
+      whose ``variant`` is :data:`VECTOR_REDUCTION` adds ``vector_bytes`` per instruction.
     * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence.
 
     ``smem_bytes`` optionally states the shared-memory traffic of one occurrence exactly (frontends that know

@@ -447,3 +447,37 @@ def smem_feed_fields(points: Sequence[Mapping[str, Any]]) -> dict:
         f"it, less the two alone ({lo * 1e9:.0f}-{hi * 1e9:.0f} ns)"
     )
     return {"smem_feed_step_s": {"value": statistics.median(extra.values()), "note": note}, "_extra": extra}
+
+
+def async_element_copy_fields(
+    rows: Sequence[Mapping[str, Any]], size: int, sm_count: int, smem_bw_per_sm: float
+) -> dict:
+    """The profile's ``lsu_async_elem_warp_instr_per_s_per_sm`` from ``benchmarks/ncu_diag/tf32.py``: fp32
+    GEMMs (``size``^3) whose row-major B tile Triton copies into a transposed shared layout one 4-byte element
+    per ``cp.async`` (``LDGSTS.E`` in the SASS; ncu shows the L1 86-90% busy, L2 25-37%, so the L1 / shared
+    data path bounds them). Per config, the SM's time per block step (measured time over tiles x ``size /
+    block_k`` / ``sm_count`` block steps) less what the engine charges the same path for that step's other
+    traffic at ``smem_bw_per_sm`` (the A tile's vector copy and the dot's operand reads: ``(2 block_m +
+    block_n) x block_k x 4`` bytes), and the B tile's warp instructions in it (``block_k x block_n / 32``, one
+    element a thread); the median over configs. Raises ValueError without a row-major case."""
+    import statistics
+
+    rates = {}
+    for r in rows:
+        if r.get("b_layout") != "row_major" or not r.get("p50_us"):
+            continue
+        bm, bn, bk = r["config"][:3]
+        block_steps = (size // bm) * (size // bn) * (size // bk) / sm_count
+        step_s = r["p50_us"] * 1e-6 / block_steps
+        other_s = (2 * bm + bn) * bk * 4 / smem_bw_per_sm
+        rates[r["case"]] = bk * bn / 32 / (step_s - other_s)
+    if not rates:
+        raise ValueError("async_element_copy_fields: no row-major (transposed B) case")
+    lo, hi = min(rates.values()), max(rates.values())
+    note = (
+        f"median over {len(rates)} fp32 GEMM configs at {size}^3 of element-wide (4-byte) cp.async warp "
+        f"instructions per second per SM into a transposed shared tile, after the step's other shared-memory "
+        f"traffic ({lo:.3g}-{hi:.3g})"
+    )
+    value = statistics.median(rates.values())
+    return {"lsu_async_elem_warp_instr_per_s_per_sm": {"value": value, "note": note}}

@@ -108,7 +108,7 @@ def main() -> int:
     ap.add_argument(
         "--validation7",
         action="store_true",
-        help="measure the seventh validation set (sweep_cases.validation7_cases: TF32 GEMMs, bf16 and d256 attention)",
+        help="measure the seventh validation set (validation7_cases: TF32 GEMMs, bf16 / d256 attention)",
     )
     args = ap.parse_args()
     start = time.time()

@@ -770,7 +770,11 @@ def validation6_cases() -> list[Case]:
 # A seventh validation set (stop 20): operand types and head sizes no earlier set measured, kinds users run
 # that the model has only calibrated rates for: fp32 GEMMs (tl.dot on fp32 operands runs as TF32), bf16
 # attention and head dim 256; measured after the predictions were recorded.
-VALIDATION7_SHAPES = (("v7_sq4096", 4096, 4096, 4096), ("v7_mlp", 4096, 11008, 4096), ("v7_tall", 8192, 2048, 2048))
+VALIDATION7_SHAPES = (
+    ("v7_sq4096", 4096, 4096, 4096),
+    ("v7_mlp", 4096, 11008, 4096),
+    ("v7_tall", 8192, 2048, 2048),
+)
 VALIDATION7_TF32_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
     (128, 128, 32, 4, 3, 8),
     (128, 256, 32, 8, 3, 8),

@@ -33,6 +33,7 @@ import numpy as np
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 from tilesight.plan import (
+    ELEMENT_ASYNC_COPY,
     AccessMode,
     ActionKind,
     MemLevel,
@@ -42,7 +43,7 @@ from tilesight.tensorspec import TensorSpec
 from . import interp, strides
 from .compile import CompiledIR
 from .ir import BLOCK_LABEL, Op, at_op, depends_on, parse_module, tensor_type
-from .layouts import access_rows, access_widths, reduce_warps
+from .layouts import access_rows, access_widths, fma_dots, reduce_warps, scattered_copies
 
 _ELEM = {
     "f16": "float16",
@@ -149,6 +150,8 @@ class Walker:
     ):
         self.ir = ir
         self.widths = access_widths(ir.ttgir)
+        self.scattered = scattered_copies(ir.ttgir)
+        self.fma_dots = fma_dots(ir.ttgir)
         self.rows = access_rows(ir.ttgir)
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
@@ -564,6 +567,8 @@ class Walker:
             "dst": MemLevel.DDR if store else level,
             "vector_bytes": at_op(self.widths, op),
         }
+        if not store and ((op.where is not None and op.where in self.scattered) or op.loc in self.scattered):
+            node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
         body.add(node)
         rows = at_op(self.rows, op) if not store else None
         if rows is not None:
@@ -571,7 +576,7 @@ class Walker:
         # loaded data depends on its address: an index loaded here carries this tile's coordinates onward
         out = V(loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands))
         if not store and tt is None:
-            out.val = self.given_values(key, ptr.off)
+            out.val = self.given_values(base, ptr.off)  # off counts from the argument itself
         self.set_results(op, out)
 
     def given_values(self, tensor: str, off: np.ndarray | None) -> np.ndarray | None:
@@ -598,6 +603,10 @@ class Walker:
         m, k = a[0][-2], a[0][-1]
         nn = b[0][-1]
         batch = math.prod(a[0][:-2]) if len(a[0]) > 2 else 1
+        if (op.where is not None and op.where in self.fma_dots) or op.loc in self.fma_dots:
+            # lowered to CUDA-core fused multiply-adds (an fp32 dot in IEEE precision): m x n x k of them
+            self.compute(op, body, vin, ActionKind.ELEMENTWISE, m * batch * nn * k)
+            return
         variant = {3: "wgmma", 2: "mma"}.get(self.ir.mma_version or 0)
         name = self.fresh("dot")
         node = {

@@ -9,6 +9,11 @@
   (``ld.global.b16`` per element, checked against Triton's LLIR). The layout still shows the full vector,
   so this is read from the access's def chain. (2-D accesses keep the layout's width: there a mask along the
   slow axis does not narrow the vector, and telling the axes apart needs Triton's axis analysis.)
+* An asynchronous copy into shared memory whose layout stores the tile along another axis than the global
+  layout reads it contiguously (``nvmma_shared`` with ``transposed = true``: a 32-bit operand of a Hopper
+  TF32 dot, whose B tile ``wgmma`` reads K-major only, copied from a row-major B) cannot move vectors: each
+  ``cp.async`` copies one element (``LDGSTS.E`` of 4 bytes in the SASS of an fp32 GEMM compiled on CPU,
+  against ``LDGSTS.E.BYPASS.128`` for the A tile beside it and for both tiles of the fp16 GEMM).
 * The warps a reduction's axis spans (``warpsPerCTA`` of its operand's layout along ``axis``): more than one
   means the warps' partial results meet in shared memory behind a barrier.
 * Whether the software pipeliner turned loop loads into asynchronous copies (``cp.async`` / TMA). When it
@@ -32,6 +37,9 @@ from .ir import Op, depends_on, parse_module, tensor_type
 _BLOCKED = re.compile(r"^(#blocked\d*) = #ttg\.blocked<\{([^}]*)\}>", re.M)
 _LIST_FIELD = re.compile(r"(\w+) = \[([\d, ]+)\]")
 _TYPED = re.compile(r"tensor<(?:\d+x)+(?:!tt\.ptr<)?([a-zA-Z]\w*)>?, (#blocked\d*)>")
+_NVMMA_SHARED = re.compile(r"^(#shared\d*) = #ttg\.nvmma_shared<\{([^}]*)\}>", re.M)
+_SWIZZLED_SHARED = re.compile(r"^(#shared\d*) = #ttg\.swizzled_shared<\{([^}]*)\}>", re.M)
+_ASYNC_DST = re.compile(r"-> <(?:\d+x)+\w+, (#shared\d*)")
 _ELEMENT_BYTES = {
     "f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2,
     "f8E4M3FN": 1, "f8E5M2": 1, "i8": 1, "i1": 1,
@@ -58,6 +66,20 @@ def _vectors(ttgir: str) -> dict[str, int]:
         for alias, f in _blocked(ttgir).items()
         if "sizePerThread" in f and "order" in f
     }
+
+
+def _shared_contiguous(ttgir: str) -> dict[str, int]:
+    """Shared layout alias -> the axis its tile is stored contiguously along, counted from the last (0: the
+    last axis, 1: the one before it): an ``nvmma_shared`` layout's last axis, or the one before when stored
+    transposed; a ``swizzled_shared`` layout's ``order[0]``, as an offset from the last of a 2-D tile. Other
+    shared layouts are left out (nothing is inferred for them)."""
+    out = {alias: (1 if "transposed = true" in body else 0) for alias, body in _NVMMA_SHARED.findall(ttgir)}
+    for alias, body in _SWIZZLED_SHARED.findall(ttgir):
+        order = _LIST_FIELD.findall(body)
+        fields = {k: tuple(int(x) for x in v.split(",")) for k, v in order}
+        if "order" in fields and len(fields["order"]) == 2:
+            out[alias] = 1 - fields["order"][0]
+    return out
 
 
 def _walk(ops: list[Op]):
@@ -105,6 +127,8 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
     ops = list(_walk(parse_module(ttgir).body))
     defs = {r: op for op in ops for r in op.results}
     unaligned = unaligned_int_args(ttgir)
+    shared = _shared_contiguous(ttgir)
+    fastest = {alias: f["order"][0] for alias, f in _blocked(ttgir).items() if "order" in f}
     widths: dict[str, int] = {}
     for op in ops:
         if op.name not in _MEMORY_OPS or op.loc is None:
@@ -119,9 +143,53 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
         shape = tensor_type(op.text + " " + op.rtype)
         if shape is not None and _element_wide(op, len(shape[0]), unaligned, defs):
             width = elem
+        if width > elem and _scattered(op, m.group(2), shared, fastest):
+            width = elem  # each element of a global vector goes to another shared row
         for key in {op.loc, op.where} - {None}:
             widths[key] = min(width, widths.get(key, width))
     return MappingProxyType(widths)
+
+
+def _scattered(op: Op, layout: str, shared: Mapping[str, int], fastest: Mapping[str, int]) -> bool:
+    """An asynchronous copy into a shared tile stored contiguous along another axis than ``layout`` (the
+    global side's) reads contiguously (:func:`_shared_contiguous`)."""
+    if op.name != "ttg.async_copy_global_to_local" or fastest.get(layout) is None:
+        return False
+    dst = _ASYNC_DST.search(op.rtype) or _ASYNC_DST.search(op.text)
+    shape = tensor_type(op.text + " " + op.rtype)
+    if dst is None or shape is None or len(shape[0]) < 2 or dst.group(1) not in shared:
+        return False
+    return fastest[layout] != len(shape[0]) - 1 - shared[dst.group(1)]
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def scattered_copies(ttgir: str) -> frozenset[str]:
+    """Source locations ("file:line:col" and "file:line") of asynchronous copies whose shared tile is stored
+    along another axis than the global one (see the module docstring): one element per ``cp.async``."""
+    shared = _shared_contiguous(ttgir)
+    fastest = {alias: f["order"][0] for alias, f in _blocked(ttgir).items() if "order" in f}
+    found: set[str] = set()
+    for op in _walk(parse_module(ttgir).body):
+        m = _TYPED.search(op.text + " " + op.rtype)
+        if op.loc is not None and m is not None and _scattered(op, m.group(2), shared, fastest):
+            found |= {op.loc, op.where} - {None}
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def fma_dots(ttgir: str) -> frozenset[str]:
+    """Source locations of ``tt.dot`` ops Triton lowers to CUDA-core fused multiply-adds rather than tensor
+    cores: their result keeps a blocked layout (an fp32 dot with ``input_precision="ieee"``), where a
+    tensor-core dot's is an ``nvidia_mma`` layout (``ttng.warp_group_dot`` on Hopper)."""
+    found: set[str] = set()
+    for op in _walk(parse_module(ttgir).body):
+        if (
+            op.name == "tt.dot"
+            and op.loc is not None
+            and re.search(r"-> tensor<[^>]*#blocked", op.text + op.rtype)
+        ):
+            found |= {op.loc, op.where} - {None}
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)

@@ -304,6 +304,24 @@ def test_narrow_loads_issue_faster_where_l2_serves_them(round_hw):
     assert action_demand(st_, _plan(st_), fast, traffic).busy_s[SMEM] == pytest.approx(1.5625 * US)
 
 
+def test_element_wide_async_copies_issue_at_their_own_rate(round_hw):
+    # a 4-byte cp.async per lane: 100,000 B / (4 B x 32 lanes) = 781.25 warp instructions at 2.5e8 a second
+    # = 3.125 us, whatever L2 serves; without the profile's rate they issue as element-wide global loads
+    # (1e9 a second: 0.78125 us)
+    import dataclasses
+
+    from tilesight.plan import ELEMENT_ASYNC_COPY
+
+    ld = TileAction(
+        "ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM, vector_bytes=4, variant=ELEMENT_ASYNC_COPY
+    )
+    base = dataclasses.replace(round_hw, lsu_warp_instr_per_s_per_sm=1e9)
+    rated = dataclasses.replace(base, lsu_async_elem_warp_instr_per_s_per_sm=2.5e8)
+    traffic = _traffic(0.75, 0.25)
+    assert action_demand(ld, _plan(ld), rated, traffic).busy_s[SMEM] == pytest.approx(3.125 * US)
+    assert action_demand(ld, _plan(ld), base, traffic).busy_s[SMEM] == pytest.approx(0.78125 * US)
+
+
 def test_serial_chain_seconds_by_hand(round_hw):
     import dataclasses
 

@@ -65,6 +65,7 @@ from ..dtypes import dtype_bytes
 from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import (
+    ELEMENT_ASYNC_COPY,
     PIPELINES,
     SYNC_LOAD,
     VECTOR_REDUCTION,
@@ -267,7 +268,10 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     access fully vectorised). The rate is calibrated on global loads and stores (the narrow-access probe, a
     DRAM-resident row copy); a load's ``l2_hit`` share of instructions, whose lines L2 serves, issues at the
     profile's ``lsu_l2_warp_instr_per_s_per_sm`` where given (the ``narrow_tiles`` probe: element-wide tile
-    loops over an L2-resident matrix). A synchronous loop load (``variant="sync"``: one Triton could not turn
+    loops over an L2-resident matrix); an asynchronous copy into shared memory of one element per thread and
+    instruction (4-byte ``cp.async``, ``variant="async_element"``) at the profile's
+    ``lsu_async_elem_warp_instr_per_s_per_sm`` where given (the ``tf32`` probe: L1-bound, about a fifth of
+    the element-wide global-load rate). A synchronous loop load (``variant="sync"``: one Triton could not turn
     into an asynchronous copy, e.g. for an unaligned row stride) is counted ``SYNC_LOAD_PASSES`` times: its
     global loads only, as the shared-memory stores that stage it for its consumer are not what the probes
     measure.
@@ -275,6 +279,8 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     vec = action.vector_bytes or FULL_VECTOR_BYTES
     passes = SYNC_LOAD_PASSES if action.variant == SYNC_LOAD else 1
     instr = passes * nbytes / (vec * hw.warp_size)
+    if action.variant == ELEMENT_ASYNC_COPY and hw.lsu_async_elem_warp_instr_per_s_per_sm:
+        return instr / hw.lsu_async_elem_warp_instr_per_s_per_sm
     base = hw.lsu_warp_instr_per_s_per_sm
     if l2_hit is None or not hw.lsu_l2_warp_instr_per_s_per_sm:
         return instr / base

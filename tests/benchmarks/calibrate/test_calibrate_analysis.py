@@ -272,3 +272,18 @@ def test_atomics_fields_peak_and_one_block():
     assert f["l2_atomic_elements_per_s"]["value"] == 4.5e11
     assert f["atomic_elements_per_s_per_block"]["value"] == pytest.approx(2.5e9)
     assert "atomic_elements_per_s_per_block" not in analysis.profile_fields({"atomics": {"points": pts}})
+
+
+def test_async_element_copy_rate_by_hand():
+    # 1024^3, 128 x 128 x 32 tiles on 8 SMs: 64 tiles x 32 steps / 8 = 256 block steps per SM; 512 us measured
+    # -> 2 us a step; the step's other shared traffic (2 x 128 + 128) x 32 x 4 B = 49,152 B at 4.9152e10 B/s
+    # = 1 us; the B tile's 32 x 128 / 32 = 128 warp instructions in the remaining 1 us: 1.28e8 a second. The
+    # K-major control is not a row-major case; without a row-major case it is an error.
+    rows = [
+        {"case": "r", "b_layout": "row_major", "config": [128, 128, 32, 4, 3, 8], "p50_us": 512.0},
+        {"case": "k", "b_layout": "k_major", "config": [128, 128, 32, 4, 3, 8], "p50_us": 100.0},
+    ]
+    f = analysis.async_element_copy_fields(rows, 1024, 8, 4.9152e10)
+    assert f["lsu_async_elem_warp_instr_per_s_per_sm"]["value"] == pytest.approx(1.28e8)
+    with pytest.raises(ValueError, match="no row-major"):
+        analysis.async_element_copy_fields(rows[1:], 1024, 8, 4.9152e10)

@@ -12,7 +12,7 @@ from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
 import tilesight  # noqa: E402
 from tilesight import TensorSpec, load_profile  # noqa: E402
 from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
-from tilesight.plan import ActionKind, Loop  # noqa: E402
+from tilesight.plan import ELEMENT_ASYNC_COPY, ActionKind, Loop  # noqa: E402
 
 HW = load_profile("h200")
 FE = TritonFrontend()
@@ -191,6 +191,44 @@ def test_split_k_loop_is_a_reduction_not_a_persistent_tile_loop():
     assert not plan.grid.persistent and plan.grid.blocks == 256
     (loop,) = [n for n in plan.body if isinstance(n, Loop)]
     assert loop.trips == 4 and loop.reduction
+
+
+def _b_load(dtype, b_strides=None):
+    M = N = K = 1024
+    a, b = TensorSpec((M, K), dtype), TensorSpec((K, N), dtype, b_strides)
+    c = TensorSpec((M, N), "float32")
+    sb = b.strides
+    args = ((64,), a, b, c, M, N, K, K, 1, sb[0], sb[1], N, 1)
+    plan = FE.plan(k.gemm, args, dict(BM=128, BN=128, BK=32, GROUP_M=8, num_warps=4, num_stages=3), HW)
+    (load,) = [x for x in _find(plan.body, ActionKind.LOAD) if x.tensor == "b_ptr"]
+    return load
+
+
+def test_a_tf32_dot_copies_a_row_major_b_one_element_per_cp_async():
+    # wgmma reads a TF32 B tile K-major only: Triton stores the row-major B tile transposed in shared memory
+    # (nvmma_shared transposed = true) while its global layout reads along N, so every cp.async moves one
+    # 4-byte element (LDGSTS.E in the SASS, against LDGSTS.E.BYPASS.128 for A): variant async_element
+    row_major = _b_load("float32")
+    assert row_major.variant == ELEMENT_ASYNC_COPY and row_major.vector_bytes == 4
+    # the same values stored K-major, or 16-bit operands (which wgmma reads either way): 16-byte copies
+    k_major = _b_load("float32", (1, 1024))
+    half = _b_load("float16")
+    for load in (k_major, half):
+        assert load.variant is None and load.vector_bytes == 16
+
+
+def test_an_ieee_fp32_dot_is_cuda_core_work():
+    # input_precision="ieee": Triton keeps the dot's result in a blocked layout and lowers it to fused
+    # multiply-adds (no nvidia_mma layout): 64 x 64 x 32 FMAs a step, no tensor-core action; in TF32 the
+    # same kernel has a wgmma dot of that shape
+    x = TensorSpec((1024, 1024), "float32")
+    meta = dict(BM=64, BN=64, BK=32, num_warps=4, num_stages=2)
+    ieee = FE.plan(k.gemm_precision, ((16, 16), x, x, x, 1024), dict(meta, PREC="ieee"), HW)
+    tf32 = FE.plan(k.gemm_precision, ((16, 16), x, x, x, 1024), dict(meta, PREC="tf32"), HW)
+    assert not list(_find(ieee.body, ActionKind.DOT))
+    assert [a.flops for a in _find(ieee.body, ActionKind.ELEMENTWISE)] == [64 * 64 * 32]
+    (dot,) = _find(tf32.body, ActionKind.DOT)
+    assert dot.shape == (64, 64, 32) and dot.variant == "wgmma"
 
 
 def test_two_loads_on_one_source_line_keep_their_own_vector_widths():

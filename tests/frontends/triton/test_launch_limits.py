@@ -165,6 +165,32 @@ def test_loop_bounds_loaded_from_a_tensor_whose_values_are_given():
         _plan(_varlen_sum, (4,), x, bare, bare, out, D=128, BLOCK=64)
 
 
+@triton.jit
+def _varlen_cu_sum(x_ptr, cu_ptr, out_ptr, D: tl.constexpr, BLOCK: tl.constexpr):
+    seq = tl.program_id(0)
+    start = tl.load(cu_ptr + seq)
+    n = tl.load(cu_ptr + seq + 1) - start  # cumulative offsets: the next entry (a second addptr) ends it
+    acc = tl.zeros((D,), dtype=tl.float32)
+    for i in range(0, n, BLOCK):
+        rows = start + i + tl.arange(0, BLOCK)
+        mask = (i + tl.arange(0, BLOCK))[:, None] < n
+        x = tl.load(x_ptr + rows[:, None] * D + tl.arange(0, D)[None, :], mask=mask, other=0.0)
+        acc += tl.sum(x.to(tl.float32), axis=0)
+    tl.store(out_ptr + seq * D + tl.arange(0, D), acc)
+
+
+def test_cumulative_offsets_read_at_the_program_and_the_next_entry():
+    # cu_seqlens = [0, 128, 4224, 5248, 5312]: lengths 128, 4096, 1024, 64 -> 2, 64, 16, 1 trips of 64 rows
+    # (the element after the program's own, ``cu + seq + 1``, reads the given contents too)
+    import numpy as np
+
+    cu = np.array([0, 128, 4224, 5248, 5312], dtype=np.int32)
+    x, out = TensorSpec((5312, 128), "float16"), TensorSpec((4, 128), "float32")
+    plan = _plan(_varlen_cu_sum, (4,), x, cu, out, D=128, BLOCK=64)
+    (loop,) = [n for n in plan.body if hasattr(n, "trips")]
+    assert loop.trips_by_program == (2, 64, 16, 1)
+
+
 def test_a_rotary_embeddings_halves_are_two_side_by_side_regions():
     from tilesight.kernels.triton.rope import rope_kernel
 

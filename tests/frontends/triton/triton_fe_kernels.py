@@ -177,3 +177,19 @@ def gated_rows(x_ptr, y_ptr, d, BLOCK: tl.constexpr):
     g = tl.load(x_ptr + cols, mask=m)
     u = tl.load(x_ptr + d + cols, mask=m)
     tl.store(y_ptr + row * d + cols, g * u, mask=m)
+
+
+@triton.jit
+def gemm_precision(
+    a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr
+):
+    """A square-tile fp32 GEMM (row-major, K columns / rows) whose dot runs in ``PREC`` ("ieee" or "tf32")."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * K + rn[None, :])
+        acc = tl.dot(a, b, acc, input_precision=PREC)
+    tl.store(c_ptr + rm[:, None] * K + rn[None, :], acc)
