@@ -130,7 +130,7 @@ def build_plan(
     raw, accesses = walker.run()
     if not raw:
         raise FrontendError(f"kernel {walker.kernel!r} has no tile actions (no loads, stores or compute)")
-    coords = tile_coordinates(walker.cands, walker.valid)
+    coords = tile_coordinates(walker.cands, walker.valid, frozenset(walker.data_cands))
     specs = {**binding.tensors, **binding.descriptors}
     tensors = []
     for name, acc in accesses.items():

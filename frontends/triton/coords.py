@@ -61,7 +61,12 @@ def _dim_name(cand: str, taken: set[str]) -> str:
     return name
 
 
-def tile_coordinates(cands: dict[str, np.ndarray], valid: np.ndarray) -> Coordinates:
+def tile_coordinates(
+    cands: dict[str, np.ndarray], valid: np.ndarray, data: frozenset[str] = frozenset()
+) -> Coordinates:
+    """``data``: candidates read from memory (a MoE block's expert id, a page index): functions of the
+    program id the caller's contents give, never grid dimensions of their own (taking one as a dimension
+    would multiply the grid by its distinct values), though addresses still depend on them."""
     lanes = valid.shape[0]
     cols = {
         k: _ranked(np.tile(v, lanes // v.shape[0])[valid])
@@ -71,7 +76,7 @@ def tile_coordinates(cands: dict[str, np.ndarray], valid: np.ndarray) -> Coordin
     order = sorted(cols, key=lambda k: (cols[k][1], k))
     chosen: list[str] = []
     for k in order:
-        if cols[k][1] < 2:
+        if cols[k][1] < 2 or k in data:
             continue
         base = [cols[c] for c in chosen]
         if _distinct([*base, cols[k]]) > _distinct(base):

@@ -170,6 +170,10 @@ class Walker:
         self.defs: dict[str, Op] = {}
         self.ivs: list[str] = []  # induction variables of the loops being walked, innermost last
         self.cands: dict[str, np.ndarray] = {}
+        # coordinates a loop counter took from a program-dependent start (see loop())
+        self.start_cands: set[str] = set()
+        # coordinates derived from values read from memory (coords.tile_coordinates: never a grid dimension)
+        self.data_cands: set[str] = set()
         self.cand_valid: dict[str, np.ndarray] = {}
         self.accesses: dict[str, dict] = {}
         self.notes: list[str] = []
@@ -231,6 +235,8 @@ class Walker:
             name = dep[0]
         val = self.get(name).val
         assert val is not None
+        if self.get(name).loaded:
+            self.data_cands.add(name)
         self.cands[name] = np.broadcast_to(val, (self.lanes,)).copy()
         self.cand_valid[name] = self.valid.copy()
         return v.cands | {name}
@@ -247,6 +253,9 @@ class Walker:
                 self.env[arg] = V()
         body = _Body()
         self.walk(self.fn.body, body)
+        for acc in self.accesses.values():
+            if acc.pop("shared_loop", False):
+                acc["cands"] -= self.start_cands
         return body.nodes, self.accesses
 
     def walk(self, ops: list[Op], body: _Body) -> None:
@@ -321,6 +330,10 @@ class Walker:
             axis = {"x": 0, "y": 1, "z": 2}[op.text.split()[0].strip()]
             if n == "tt.get_program_id":
                 self.set_results(op, V(val=self.expand(self.pid[axis]), pid=True))
+                if self.grid[axis] > 1 and sum(g > 1 for g in self.grid) > 1:
+                    # each axis of a multi-axis grid is a coordinate of its own, so an address that mixes
+                    # two (``(b * H + kvh * GROUP) * D``) is seen as a function of both, not a third axis
+                    self.candidate(op.results[0])
             else:
                 self.set_results(op, V(val=self.lane_array(self.grid[axis])))
             return
@@ -329,6 +342,12 @@ class Walker:
         if n in interp.SCALAR_OPS and shape is None:
             args = [self.get(o).val for o in op.operands]
             val = interp.evaluate(n, op.text, args) if all(a is not None for a in args) else None  # type: ignore
+            if val is None and vin.pid:
+                # a known coordinate meets a value the walker cannot evaluate (a page index read in a loop:
+                # ``page * page_stride + kvh * head_stride``): the result still carries that coordinate
+                for o in op.operands:
+                    if self.get(o).pid and self.get(o).val is not None:
+                        vin.cands = vin.cands | self.candidate(o)
             vin.val = val
             vin.prods = frozenset()
             self.set_results(op, vin)
@@ -548,6 +567,11 @@ class Walker:
         if acc["axes"] is None and not op.name.startswith("tt.descriptor"):
             acc["axes"] = ptr.axes
         acc["cands"] |= cands
+        if self.ivs and not cands & self.start_cands:
+            # read in a loop whose counter starts at the same place in every program: the slices of such a
+            # tensor are shared between programs (the off-diagonal loop of a causal attention), so a
+            # coordinate another loop's start brings (its diagonal block) does not separate them
+            acc["shared_loop"] = True
         acc["masked"] |= masked
         acc["indirect"] |= ptr.loaded
         acc["tma"] |= op.name.startswith("tt.descriptor")
@@ -705,7 +729,12 @@ class Walker:
                 f"loop at {op.loc}: trip count varies by program (min {int(live.min())}, mean {mean:.2f}, "
                 f"max {int(live.max())}); the plan times the mean and walks the cache over the rounded mean"
             )
-        self.env[iv] = V(pid=False)
+        # a counter starting where the program says (a split-K or split-KV program's own slice of the
+        # reduction) carries that coordinate into the addresses it indexes: different slices, different blocks
+        start = self.get(lb)
+        started = self.candidate(lb) if start.pid else frozenset()
+        self.start_cands |= started
+        self.env[iv] = V(pid=False, cands=started)
         for a, init in zip(iter_args, inits, strict=True):
             v = self.get(init)
             self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)

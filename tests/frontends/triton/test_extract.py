@@ -191,6 +191,10 @@ def test_split_k_loop_is_a_reduction_not_a_persistent_tile_loop():
     assert not plan.grid.persistent and plan.grid.blocks == 256
     (loop,) = [n for n in plan.body if isinstance(n, Loop)]
     assert loop.trips == 4 and loop.reduction
+    # each split reads its own K slices (the counter starts at pk * BK): A's blocks are shared only along the
+    # N tiles, B's only along the M tiles, C's (added by every split) along the splits
+    reuse = {t.name: t.reuse_dims for t in plan.tensors}
+    assert reuse == {"a_ptr": {"rn"}, "b_ptr": {"rm"}, "c_ptr": {"pk"}}
 
 
 def _b_load(dtype, b_strides=None):

@@ -229,6 +229,11 @@ def test_attention_staged_causal_is_two_sibling_loops(stage):
         # more element-wise work per iteration than the off-band loop
         work = [sum(a.flops for a in _all(lp.body, ActionKind.ELEMENTWISE)) for lp in loops]
         assert work[1] > work[0]
+        # the diagonal loop starts at the program's own block, but the off-band loop reads the same K and V
+        # blocks from key 0 in every program: they stay shared along the query blocks
+        (q_dim,) = [d for d, n in zip(plan.grid.dims, plan.grid.shape, strict=True) if n == 8]
+        t = {x.name: x for x in plan.tensors}
+        assert q_dim in t["k_ptr"].reuse_dims and q_dim in t["v_ptr"].reuse_dims
     for lp in loops:
         qk, pv = _all(lp.body, ActionKind.DOT)
         assert qk.shape == (128, 64, 128) and pv.shape == (128, 128, 64) and lp.stages == 3

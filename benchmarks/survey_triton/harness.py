@@ -1,0 +1,63 @@
+"""Cases of the Triton survey set: one kernel, its launch grid and arguments, and a crude roofline.
+
+The kernels (``k_gemm``, ``k_mem``, ``k_attn``, ``k_variants``) were written for this project by a survey of
+constructs real Triton kernels use (vLLM- and Liger-style decode, MoE, cross-entropy, norms, attention
+variants), not for the model: they are a blind set of "other kernels of the same kinds". The modules import
+without TileSight (the GPU machine has only torch and triton): ``T`` is TileSight's ``TensorSpec`` where it
+imports, else a stand-in with the same fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+try:
+    from tilesight import TensorSpec as T
+except ImportError:  # the GPU machine
+
+    @dataclasses.dataclass
+    class T:  # type: ignore[no-redef]
+        shape: tuple
+        dtype: str
+        strides: tuple | None = None
+        values: object = None
+
+
+DT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "int32": 4, "int64": 8, "int8": 1, "uint8": 1,
+           "float8_e4m3fn": 1, "float8_e5m2": 1, "int16": 2}  # fmt: skip
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    constructs: str
+    fn: object
+    grid: object
+    args: tuple
+    kw: dict
+    bytes: float  # compulsory DRAM bytes
+    flops: float = 0.0
+    peak: float = 989e12  # 989e12 for fp16/bf16 tensor-core work, 67e12 for fp32 CUDA cores, 1979e12 fp8/int8
+    note: str = ""  # why a roofline flag is plausible
+
+    def roofline_us(self) -> float:
+        return max(self.bytes / 4.8e12, self.flops / self.peak) * 1e6
+
+
+def nbytes(shape, dtype) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n * DT_SIZE[dtype]
+
+
+def all_cases() -> list[Case]:
+    import k_attn
+    import k_gemm
+    import k_mem
+    import k_variants
+
+    return [*k_gemm.cases(), *k_mem.cases(), *k_attn.cases(), *k_variants.cases()]
