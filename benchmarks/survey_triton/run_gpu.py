@@ -24,9 +24,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import harness  # noqa: E402
+
+sys.path.insert(0, str(HERE.parents[1]))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
+
+from kernels.triton.tma_gemm import install_allocator  # noqa: E402  (device-side tensor descriptors)
 
 TORCH_DTYPES = {
     "float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32, "int32": torch.int32,
@@ -65,6 +69,7 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated case names (default: every case)")
     args = ap.parse_args()
     wanted = set(filter(None, args.only.split(",")))
+    install_allocator()
     cases = [c for c in harness.all_cases() if not wanted or c.name in wanted]
     t0 = time.time()
     with args.out.open("w") as fh:

@@ -1,0 +1,96 @@
+"""Score the Triton survey set (CPU): predictions recorded before measuring against the H200 timings.
+
+    python benchmarks/survey_triton/score.py [--data benchmarks/data/survey_triton] [--now]
+
+Families by kernel name: ``gemm_*``, ``w4a16*``, ``fused_moe*`` and ``dot_scaled*`` are GEMMs; ``flash_*``,
+``decode_*``, ``attn_*``, ``paged_*`` and ``varlen_fwd*`` attention; the rest memory-bound. MAPE per family
+beside the roofline (each case's compulsory DRAM bytes over 4.8 TB/s or its FLOPs over the datasheet peak),
+the refusals, and the worst cases. ``--now`` predicts with the code as it is instead of reading the recorded
+predictions. Integer tensors without given contents are zeros on the GPU (outputs, labels); a case whose
+gather indices were such zeros (``ZERO_INDICES``) reads one row over and over, not the access pattern the
+prediction assumed, and is listed apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+GEMM_PREFIXES = ("gemm_", "w4a16", "fused_moe", "dot_scaled")
+# cases whose gather indices had no contents: every program read the same embedding row on the GPU
+ZERO_INDICES = frozenset({"embedding_int64_assert"})
+ATTENTION_PREFIXES = ("flash_", "decode_", "attn_", "paged_", "varlen_fwd")
+
+
+def family(name: str) -> str:
+    if name.startswith(GEMM_PREFIXES):
+        return "gemm"
+    if name.startswith(ATTENTION_PREFIXES):
+        return "attention"
+    return "memory"
+
+
+def _now() -> dict:
+    import harness
+
+    import tilesight
+    from tilesight.errors import TileSightError
+
+    out = {}
+    for c in harness.all_cases():
+        row: dict = {"roofline_us": c.roofline_us()}
+        try:
+            report = tilesight.estimate(c.fn, c.grid, *c.args, hw="h200", **c.kw)
+            row["predicted_us"] = float(report.latency_us)
+        except TileSightError as e:
+            row["refused"] = f"{type(e).__name__}: {e}"[:300]
+        out[c.name] = row
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=HERE.parents[1] / "benchmarks" / "data" / "survey_triton")
+    ap.add_argument("--now", action="store_true", help="predict with the current code")
+    args = ap.parse_args()
+    recorded = args.data / "predicted_before_measuring.json"
+    pred = _now() if args.now else json.loads(recorded.read_text())["cases"]
+    rows = [json.loads(x) for x in (args.data / "survey_triton_h200.jsonl").read_text().splitlines() if x]
+    fams: dict[str, list[tuple[float, float]]] = {}
+    zeros, refused, errors = [], [], []
+    scored = []
+    for r in rows:
+        p = pred.get(r["name"], {})
+        if r.get("status") != "ok":
+            errors.append(f"{r['name']}: {r.get('error', '')[:80]}")
+            continue
+        if "predicted_us" not in p:
+            refused.append(f"{r['name']}: {p.get('refused', 'not predicted')[:100]}")
+            continue
+        if r["name"] in ZERO_INDICES:
+            zeros.append(r["name"])
+            continue
+        err, roof = p["predicted_us"] / r["p50_us"] - 1, p["roofline_us"] / r["p50_us"] - 1
+        fams.setdefault(family(r["name"]), []).append((abs(err), abs(roof)))
+        scored.append((abs(err), err, r["name"], r["p50_us"], p["predicted_us"]))
+    print(f"{'family':10s} {'n':>3s} {'MAPE %':>7s} {'roofline %':>10s}")
+    for fam, v in sorted(fams.items()):
+        n = len(v)
+        mape, roof = 100 * sum(e for e, _ in v) / n, 100 * sum(r for _, r in v) / n
+        print(f"{fam:10s} {n:3d} {mape:7.1f} {roof:10.1f}")
+    print(f"\nrefused ({len(refused)}):", *refused, sep="\n  ")
+    print(f"not timed ({len(errors)}):", *errors, sep="\n  ")
+    print(f"gather indices filled with zeros, not scored ({len(zeros)}):", ", ".join(zeros))
+    print("\nworst:")
+    for _, err, name, m, p in sorted(scored, reverse=True)[:12]:
+        print(f"  {name:28s} measured {m:9.1f} us  predicted {p:9.1f} us  {100 * err:+6.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
