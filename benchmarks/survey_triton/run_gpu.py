@@ -74,14 +74,16 @@ def main() -> int:
     t0 = time.time()
     with args.out.open("w") as fh:
         for c in cases:
-            rec = {"name": c.name, "constructs": c.constructs, "grid": list(c.grid)}
+            grid = c.grid if callable(c.grid) else tuple(c.grid)  # a callable of the meta dict (autotune)
+            shown = "callable" if callable(grid) else list(grid)
+            rec = {"name": c.name, "constructs": c.constructs, "grid": shown}
             try:
                 zeros: list[str] = []
                 launch_args = [
                     _tensor(a, zeros, i) if isinstance(a, harness.T) else a for i, a in enumerate(c.args)
                 ]
                 rec["zero_int_args"] = zeros
-                kernel = c.fn[tuple(c.grid)]
+                kernel = c.fn[grid]
                 compiled = kernel(*launch_args, **c.kw)
                 torch.cuda.synchronize()
                 if compiled is not None and hasattr(compiled, "n_regs"):
