@@ -99,6 +99,8 @@ _TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan
 # dependent actions; no work of their own.
 _BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
+# conversions of integer tensors to floating point: their integer inputs are values (Walker.value_work)
+_INT_TO_FLOAT = frozenset({"arith.uitofp", "arith.sitofp"})
 
 
 @dataclass
@@ -174,6 +176,8 @@ class Walker:
         self.start_cands: set[str] = set()
         # coordinates derived from values read from memory (coords.tile_coordinates: never a grid dimension)
         self.data_cands: set[str] = set()
+        # integer results already counted as value work (value_work)
+        self.value_ops: set[str] = set()
         self.cand_valid: dict[str, np.ndarray] = {}
         self.accesses: dict[str, dict] = {}
         self.notes: list[str] = []
@@ -270,10 +274,13 @@ class Walker:
             self.step(op, body)
 
     def early_exit(self, op: Op, rest: list[Op], body: _Body) -> None:
-        """``cf.cond_br``: the one form of unstructured control flow Triton emits for a kernel, an early
-        ``return`` under an ``if`` (``if row >= n_rows: return``). One target block holds only the return; the
-        programs that branch there stop, the others run the other block, walked as a guard (:meth:`guarded`)
-        taken by that share of the programs. Any other branching is refused, naming it."""
+        """``cf.cond_br``: the one form of unstructured control flow Triton emits for a kernel, a ``return``
+        under an ``if``. An early return (``if row >= n_rows: return``): one target block holds only the
+        return; the programs that branch there stop, the others run the other block, walked as a guard
+        (:meth:`guarded`) taken by that share of the programs. Work and then a return (``if label ==
+        ignore_index: <zero the row's gradient>; return``): both blocks run to a return, each in the share of
+        the programs that take it (with the condition unknown before launch, the fall-through block: the
+        kernel's main path, and a note says so). Any other branching is refused, naming it."""
         targets = re.findall(r"\^bb\d+", op.text)
         blocks: dict[str, list[Op]] = {}
         label = None
@@ -284,9 +291,16 @@ class Walker:
             elif label is not None:
                 blocks[label].append(o)
         exits = [t for t in targets if [o.name for o in blocks.get(t, [])] == ["tt.return"]]
-        if len(targets) != 2 or len(exits) != 1 or any(o.name.startswith("cf.") for o in rest):
+        returning = [t for t in targets if blocks.get(t) and blocks[t][-1].name == "tt.return"]
+        if len(targets) != 2 or any(o.name.startswith("cf.") for o in rest):
             what = "cf.cond_br (branching other than an early return)"
             raise UnsupportedOpError(what, self.kernel, op.loc)
+        if len(exits) != 1:
+            if len(returning) != 2 or targets[0] == targets[1]:
+                what = "cf.cond_br (branching other than an early return)"
+                raise UnsupportedOpError(what, self.kernel, op.loc)
+            self.two_returns(op, blocks[targets[0]], blocks[targets[1]], body)
+            return
         stay = targets[1] if exits[0] == targets[0] else targets[0]
         cond = self.get(op.operands[0]).val if op.operands else None
         if cond is None:
@@ -306,6 +320,28 @@ class Walker:
         elif share > 0.0:
             guard = Op("scf.if", [], [op.operands[0]], op.text, "", op.loc, regions=[ops])
             self.guarded(guard, body, runs, share, "the code past an early return")
+
+    def two_returns(self, op: Op, then: list[Op], other: list[Op], body: _Body) -> None:
+        """``if cond: <work>; return`` followed by more work: the two blocks of :meth:`early_exit`, each run
+        by the programs that take it."""
+        cond = self.get(op.operands[0]).val if op.operands else None
+        if cond is None:
+            self.notes.append(
+                f"branch at {op.loc}: condition unknown before launch (it reads data without given "
+                "contents); the plan runs every program on the fall-through path"
+            )
+            self.walk(other, body)
+            return
+        taken = np.broadcast_to(cond, (self.lanes,)).astype(bool)
+        branches = ((taken, then, "the branch that returns"), (~taken, other, "its fall-through"))
+        for runs, ops, what in branches:
+            live = runs[self.valid]
+            share = float(live.mean()) if live.size else 0.0
+            if share >= 1.0:
+                self.walk(ops, body)
+            elif share > 0.0:
+                guard = Op("scf.if", [], [op.operands[0]], op.text, "", op.loc, regions=[ops])
+                self.guarded(guard, body, runs, share, what)
 
     def set_results(self, op: Op, v: V) -> None:
         for r in op.results:
@@ -437,9 +473,35 @@ class Walker:
                 return
             if n == "arith.select" and op.operands:
                 numel += self.mask_work(op.operands[0])
+            if n in _INT_TO_FLOAT and op.operands:
+                numel += self.value_work(op.operands[0])
             self.group(op, body, vin, kind, numel)
             return
         raise self.unsupported(op)
+
+    def value_work(self, name: str) -> int:
+        """Element operations of integer arithmetic whose result becomes a value, not an address: the
+        integer tensor ops on the def chain of an int -> float conversion (a counter-based random number
+        generator's rounds of multiplies, high multiplies and xors under ``tl.rand``), each at its result's
+        element count and once. Integer tensor math is otherwise taken for address and mask generation, which
+        costs no tile work (see :meth:`step`)."""
+        total, todo = 0, [name]
+        while todo:
+            n = todo.pop()
+            if n in self.value_ops:
+                continue
+            self.value_ops.add(n)
+            d = self.defs.get(n)
+            if d is None:
+                continue
+            shape = tensor_type(d.rtype)
+            if d.name in ("tt.broadcast", "tt.expand_dims", "ttg.convert_layout", "tt.splat"):
+                todo.extend(d.operands[:1])
+            elif (d.name.startswith("arith.") or d.name == "tt.mulhiui") and shape and _is_int(shape[1]):
+                if d.name != "arith.constant":
+                    total += math.prod(shape[0])
+                    todo.extend(d.operands)
+        return total
 
     def mask_work(self, cond: str) -> int:
         """Element operations that compute a select's condition afresh in every iteration of the innermost
@@ -564,6 +626,11 @@ class Walker:
             },
         )
         acc["modes"].add(mode)
+        if math.prod(tile) > math.prod(acc["tile"]):
+            # the tensor's footprint is its widest access (a row's scalar read at a label, then its tiles)
+            acc["tile"] = tile
+            if not op.name.startswith("tt.descriptor"):
+                acc["axes"] = ptr.axes
         if acc["axes"] is None and not op.name.startswith("tt.descriptor"):
             acc["axes"] = ptr.axes
         acc["cands"] |= cands

@@ -191,6 +191,54 @@ def test_cumulative_offsets_read_at_the_program_and_the_next_entry():
     assert loop.trips_by_program == (2, 64, 16, 1)
 
 
+@triton.jit
+def _ignore_or_grad(x_ptr, labels_ptr, V, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    label = tl.load(labels_ptr + row)
+    if label < 0:  # an ignored row: its gradient is zero, and the program stops there
+        tl.store(x_ptr + row * V + tl.arange(0, BLOCK), tl.zeros((BLOCK,), tl.float16))
+        return
+    x = tl.load(x_ptr + row * V + tl.arange(0, BLOCK)).to(tl.float32)
+    tl.store(x_ptr + row * V + tl.arange(0, BLOCK), (tl.exp(x) * 2.0).to(tl.float16))
+
+
+def test_work_then_return_runs_each_branch_in_its_share_of_the_programs():
+    # 8 rows, 2 ignored (label -1): the branch that stores zeros and returns runs in 2 / 8 of the programs,
+    # the fall-through (a load, exp, store) in 6 / 8; without the labels' contents every program takes the
+    # fall-through, and a note says so
+    import numpy as np
+
+    from tilesight.plan import Loop
+
+    labels = np.array([3, -1, 0, 7, -1, 2, 2, 5], dtype=np.int32)
+    x = TensorSpec((8, 1024), "float16")
+    plan = _plan(_ignore_or_grad, (8,), x, labels, 1024, BLOCK=1024)
+    shares = sorted(n.mean_trips for n in plan.body if isinstance(n, Loop))
+    assert shares == [0.25, 0.75]
+    bare = _plan(_ignore_or_grad, (8,), x, TensorSpec((8,), "int32"), 1024, BLOCK=1024)
+    assert not [n for n in bare.body if isinstance(n, Loop)]
+    assert any("fall-through" in note for note in bare.notes)
+
+
+@triton.jit
+def _hash_to_float(out_ptr, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    h = (offs * 747796405) ^ seed  # integer values, not addresses: they become the stored floats
+    tl.store(out_ptr + offs, h.to(tl.float32))
+
+
+def test_integer_math_that_becomes_a_value_is_element_work():
+    # per element: the offsets' add (the threads compute it once, for the value and the store's address),
+    # the multiply, the xor and the conversion to float (the seed is a scalar): 4 x 1024 element operations;
+    # a tl.rand (Philox: ~70 integer operations per element) is counted the same way
+    from tilesight.plan import ActionKind
+
+    out = TensorSpec((8192,), "float32")
+    plan = _plan(_hash_to_float, (8,), out, 7, BLOCK=1024)
+    work = [a for a in plan.body if getattr(a, "kind", None) is ActionKind.ELEMENTWISE]
+    assert sum(a.flops for a in work) == 4 * 1024
+
+
 def test_a_rotary_embeddings_halves_are_two_side_by_side_regions():
     from tilesight.kernels.triton.rope import rope_kernel
 
