@@ -22,6 +22,7 @@ import numpy as np
 from tilesight.dtypes import canonical_dtype, dtype_bytes
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
+from tilesight.model.resources import contiguous_bytes
 from tilesight.plan import (
     SYNC_LOAD,
     VECTOR_REDUCTION,
@@ -83,6 +84,10 @@ REG_PER_THREAD_GRANULE = 8
 # per reduce (TileLang 0.1.15's AllReduce lowering: ``reducing_threads > 32``; seen as 1 KiB ``workspace``
 # buffers for 256 threads in the lowered MLA decode kernel). Each partial is written once and read back.
 REDUCE_WORKSPACE_PASSES = 2
+# A scalar T.atomic_add into shared memory is, per thread, a load of the element and a compare-and-swap of
+# it (cuobjdump -sass of TileLang 0.1.15's lowered GEMV for sm_90a: ``LDS`` then an ``ATOMS.CAST.SPIN`` loop
+# for a float add): two shared-memory accesses of the element.
+SHARED_ATOMIC_ACCESSES = 2
 # A T.serial loop of scalar statements only, reading single global elements into registers (a split-KV
 # combine's max / sum over its slices' log-sum-exps: ``top = max(top, lse[b, h, s])``), is a plain C loop
 # with a constant trip count and a tiny body: nvcc unrolls it and issues every iteration's load before the
@@ -106,6 +111,17 @@ class _Tensor:
     read: bool = False
     write: bool = False
     atomic: bool = False  # written by atomic adds (T.atomic_add): read-modify-write in the L2
+    buffer: str = ""  # the kernel argument it is a region of
+    shift: tuple[int, ...] = ()  # Region.shift: where it starts beside the buffer's first region
+
+
+def _tensor_name(region: Region, shape: tuple[int, ...]) -> str:
+    """The tensor access a region is: its buffer, or ``X+64`` for a region of ``X`` that a T.Parallel nest
+    moves beside another (its offset in elements from the lowest, as the Triton frontend names ``x + 64``)."""
+    if not any(region.shift):
+        return region.buffer
+    flat = sum(o * math.prod(shape[d + 1 :]) for d, o in enumerate(region.shift))
+    return f"{region.buffer}+{flat}"
 
 
 class _Lowering:
@@ -130,9 +146,11 @@ class _Lowering:
 
     def _access(self, region: Region, *, write: bool, where: str) -> str:
         used = block_vars_of(region.mins, self.ir.binds, self.ir.grid_vars, self.ir.grid)
-        seen = self.tensors.get(region.buffer)
+        name = _tensor_name(region, self.ir.buffers[region.buffer][2])
+        seen = self.tensors.get(name)
         if seen is None:
-            seen = self.tensors[region.buffer] = _Tensor(region.extents, used)
+            shift = region.shift if any(region.shift) else ()
+            seen = self.tensors[name] = _Tensor(region.extents, used, buffer=region.buffer, shift=shift)
         elif seen.tile != region.extents or seen.used != used:
             raise FrontendError(
                 f"tensor {region.buffer!r} is moved with two different tiles {seen.tile} and "
@@ -144,7 +162,7 @@ class _Lowering:
             seen.write = True
         else:
             seen.read = True
-        return region.buffer
+        return name
 
     # -- nodes ---------------------------------------------------------------------------------------------
     def body(
@@ -231,6 +249,8 @@ class _Lowering:
     def op(self, node: OpNode, stages: int, pipelined: bool = False) -> list[Node]:
         if node.op == "atomic_add":
             return [self.atomic_add(node)]
+        if node.op == "atomic_elem":
+            return [self.atomic_elem(node)]
         if node.op == "copy":
             src, dst = node.reads[0], node.writes[0]
             if src.scope == GLOBAL and dst.scope == GLOBAL:
@@ -302,13 +322,38 @@ class _Lowering:
                 "T.atomic_add into on-chip memory", construct="T.atomic_add", location=node.location
             )
         store = self._store(dst, _level(src.scope), node.location, "atomic_add")
-        self.tensors[dst.buffer].atomic = True
+        assert store.tensor is not None  # a STORE names its tensor
+        self.tensors[store.tensor].atomic = True
         # TileLang adds a fragment with relaxed vector reductions as wide as each thread's contiguous run of
         # it allows: two fp32 values (AtomicAddx2) from a gemm accumulator's layout, four (AtomicAddx4) from a
         # fragment T.Parallel wrote (its lowered CUDA; benchmarks/calibrate/tilelang_atomics.py)
         width = ATOMIC_ACCUMULATOR_WIDTH if src.buffer in self.gemm_parts else ATOMIC_FRAGMENT_WIDTH
         vector = int(width * dtype_bytes(canonical_dtype(dst.dtype)))
         return dataclasses.replace(store, variant=VECTOR_REDUCTION, vector_bytes=vector)
+
+    def atomic_elem(self, node: OpNode) -> TileAction:
+        """A scalar ``T.atomic_add`` outside T.Parallel, one add per thread (walker._scalar_atomic). Into
+        global memory: an atomic store of the threads' tile, one element per instruction
+        (``REDG.E.ADD.F32``: a relaxed reduction, as the element-wise form's AtomicAddx2 / x4 are, one element
+        wide). Into shared memory: an element-wise update, one add and SHARED_ATOMIC_ACCESSES shared-memory
+        accesses of the element per thread (the compare-and-swap's retries under contention are not
+        counted)."""
+        dst = node.writes[0]
+        item = dtype_bytes(canonical_dtype(dst.dtype))
+        if dst.scope == GLOBAL:
+            store = self._store(dst, MemLevel.REG, node.location, "atomic_add")
+            assert store.tensor is not None  # a STORE names its tensor
+            self.tensors[store.tensor].atomic = True
+            return dataclasses.replace(store, variant=VECTOR_REDUCTION, vector_bytes=int(item))
+        return TileAction(
+            self._name(f"atomic_add_{dst.buffer}"),
+            ActionKind.ELEMENTWISE,
+            flops=float(node.elements),
+            src=MemLevel.REG,
+            dst=MemLevel.SMEM,
+            smem_bytes=float(node.elements * SHARED_ATOMIC_ACCESSES * item),
+            location=node.location,
+        )
 
     def _load(self, src: Region, dst: MemLevel, where: str, sync: bool = False) -> TileAction:
         """A load of ``src``'s global tile into ``dst`` (registers or shared memory); ``sync``: a load in a
@@ -516,11 +561,15 @@ class _Lowering:
 
     def tensor_accesses(self) -> tuple[TensorAccess, ...]:
         out = []
-        for name in self.ir.params:
-            t = self.tensors.get(name)
-            if t is None:
-                continue
-            _, dtype, shape = self.ir.buffers[name]
+        # each argument, then the regions of it a T.Parallel nest moves beside it (Region.shift)
+        order = {p: i for i, p in enumerate(self.ir.params)}
+        named = sorted(
+            (n for n, t in self.tensors.items() if t.buffer in order),
+            key=lambda n: (order[self.tensors[n].buffer], self.tensors[n].shift),
+        )
+        for name in named:
+            t = self.tensors[name]
+            _, dtype, shape = self.ir.buffers[t.buffer]
             mode = (
                 AccessMode.ATOMIC
                 if t.atomic
@@ -532,8 +581,27 @@ class _Lowering:
             )
             masked = any(s % e for s, e in zip(shape, t.tile, strict=True))
             reuse = frozenset(set(self.ir.grid_vars) - t.used)
-            out.append(TensorAccess(name, canonical_dtype(dtype), shape, t.tile, mode, reuse, masked=masked))
+            access = TensorAccess(name, canonical_dtype(dtype), shape, t.tile, mode, reuse, masked=masked)
+            out.append(self._side_by_side(access, t))
         return tuple(out)
+
+    def _side_by_side(self, access: TensorAccess, t: _Tensor) -> TensorAccess:
+        """``access`` with ``run_bytes`` where it is one of the regions of its argument that sit next to each
+        other along the innermost axis, each a tile's inner extent after the last (a rotary embedding's halves
+        of a head): with its siblings', each access's rows are one contiguous run in memory (as the Triton
+        frontend's regions of ``x`` and ``x + half``)."""
+        sibs = [s for s in self.tensors.values() if s.buffer == t.buffer]
+        if len(sibs) < 2:
+            return access
+        inner = t.tile[-1]
+        shifts = sorted(s.shift or (0,) * len(t.tile) for s in sibs)
+        side = all(s.tile == t.tile for s in sibs) and all(
+            not any(sh[:-1]) and sh[-1] == i * inner for i, sh in enumerate(shifts)
+        )
+        if not side or len(sibs) * inner > access.shape[-1]:
+            return access
+        union = dataclasses.replace(access, tile=(*t.tile[:-1], len(sibs) * inner), masked=True)
+        return dataclasses.replace(access, run_bytes=int(contiguous_bytes(union)))
 
     def resources(self) -> BlockResources:
         threads = self.ir.threads
@@ -544,7 +612,10 @@ class _Lowering:
             threads += WS_PRODUCER_THREADS
             smem += WS_BARRIER_SMEM_BYTES
             budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
-            regs = min(WS_CONSUMER_MAX_REGS, budget, self.hw.regs_per_thread_max)
+            # without TileLang's setmaxnreg pair (T.disable_warp_group_reg_alloc) nothing caps the consumers
+            # below what ptxas gives every thread
+            cap = WS_CONSUMER_MAX_REGS if self.ir.setmaxnreg else self.hw.regs_per_thread_max
+            regs = min(cap, budget, self.hw.regs_per_thread_max)
             return BlockResources(
                 threads=threads, smem_bytes=smem, regs_per_thread=regs, compute_groups=self.consumer_groups()
             )

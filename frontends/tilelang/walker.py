@@ -10,6 +10,7 @@ Anything else raises UnsupportedOpError naming it. The result is plain data for 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ import numpy as np
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 
-from ._tvm import stmt_functor, tirx
+from ._tvm import arith, stmt_functor, structural_equal, tirx
 from .expr import copied_from, evaluate, free_vars, known_buffers
 
 GLOBAL, SHARED, REGISTER = "global", "shared", "register"
@@ -84,6 +85,14 @@ SWIZZLE_ATTR = "threadblock_swizzle_pattern"
 _IGNORED_ATTRS = frozenset({"pragma_unroll_explicit", "tl.ws_op_id"})
 # Evaluate() calls that synchronise or hint and carry no modelled work.
 _IGNORED_CALLS = frozenset({"tirx.tvm_storage_sync", "tl.sync_threads"})
+# Register-allocation hints (T.set_max_nreg, T.disable_warp_group_reg_alloc). TileLang 0.1.15's
+# AnnotateWarpGroupRegAlloc pass (src/cuda/transform/annotate_warp_group_reg_alloc.cc) keeps a user's
+# set_max_nreg where it stands and still injects its own producer / consumer pair (setmaxnreg 24 / 240) at
+# the head of each warp-specialised branch, after it (lowered CUDA for sm_90a: ``warpgroup_reg_alloc<240>()``
+# at the kernel's top, then ``warpgroup_reg_dealloc<24>()`` / ``warpgroup_reg_alloc<240>()`` in the
+# branches); a no_set_max_nreg makes it inject none.
+SET_MAX_NREG = "tl.set_max_nreg"
+NO_SET_MAX_NREG = "tl.no_set_max_nreg"
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,10 @@ class Region:
     dtype: str
     mins: tuple[Any, ...]
     extents: tuple[int, ...]
+    # another region of the same global buffer that one T.Parallel nest reads or writes beside the first: its
+    # start, in elements along each axis, from the nest's lowest region of that buffer (a rotary embedding's
+    # second half ``X[..., j + half]``: (0, 0, half)); empty for the first or only one
+    shift: tuple[int, ...] = ()
 
     @property
     def elements(self) -> int:
@@ -103,7 +116,9 @@ class Region:
 
 @dataclass(frozen=True)
 class OpNode:
-    """One tile operator: ``op`` is copy / fill / gemm / reduce / parallel / store."""
+    """One tile operator: ``op`` is copy / fill / gemm / reduce / parallel / store / atomic_add (of a tile, or
+    element-wise over a T.Parallel nest) / atomic_elem (a scalar ``T.atomic_add`` every thread of the block
+    issues, ``elements`` of them)."""
 
     op: str
     reads: tuple[Region, ...]
@@ -176,6 +191,9 @@ class KernelIR:
     programs: int | None = None  # a persistent kernel: blocks launched (grid is then its tile grid)
     sequence: np.ndarray | None = None  # ... and the tiles' coordinates in launch order
     notes: tuple[str, ...] = ()
+    # TileLang gives a warp-specialised kernel's warpgroups their registers with setmaxnreg; False after
+    # T.disable_warp_group_reg_alloc (every thread then keeps what ptxas gives it at the launch bounds)
+    setmaxnreg: bool = True
 
 
 class _Walker:
@@ -211,6 +229,14 @@ class _Walker:
         self.programs: int | None = None  # a persistent kernel's blocks (see _persistent)
         self.sequence: np.ndarray | None = None  # ... and its tiles' coordinates in launch order
         self.notes: list[str] = []
+        self.setmaxnreg = True  # see KernelIR.setmaxnreg
+        self.nreg_hints = 0  # T.set_max_nreg calls
+        # thread index variables (T.get_thread_binding) -> their extents, and how many ifs on them enclose the
+        # statement being walked (their values are 0 in ``env``: only a statement every thread runs is priced
+        # per thread)
+        self.thread_axes: dict[str, int] = {}
+        self.thread_extents: dict[str, int] = {}
+        self.thread_guards = 0
         self.env: dict[str, Any] = {}
         self.count = 0
         self.source = _source_of(func)  # "file.py:line" of the kernel's definition, where TVM kept it
@@ -277,6 +303,7 @@ class _Walker:
             programs=self.programs,
             sequence=self.sequence,
             notes=tuple(self.notes),
+            setmaxnreg=self.setmaxnreg,
         )
 
     def _launch(self, stmt: Any) -> list[OpNode | LoopNode]:
@@ -306,6 +333,7 @@ class _Walker:
             value = stmt.value
             if isinstance(value, tirx.Call) and value.op.name == "tl.launch_thread_idx":
                 self.env[stmt.var.name] = 0
+                self.thread_axes[stmt.var.name] = int(value.args[0].value)
                 return []
             return self._bind(stmt)
         raise UnsupportedOpError(f"{type(stmt).__name__} around the kernel root", self.name)
@@ -319,6 +347,8 @@ class _Walker:
                 f"T.Kernel without threads=: TileLang's default of {DEFAULT_KERNEL_THREADS} threads"
             )
         self.threads = math.prod(int(t) for t in threads)
+        dims = [int(t) for t in threads]
+        self.thread_extents = {v: dims[a] if a < len(dims) else 1 for v, a in self.thread_axes.items()}
         for buf in block.alloc_buffers:
             scope = _SCOPES.get(buf.scope())
             if scope is None:
@@ -375,6 +405,17 @@ class _Walker:
         raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
 
     def _branch(self, stmt: tirx.IfThenElse) -> list[OpNode | LoopNode]:
+        """An ``if`` (:meth:`_block_branch`). One on a thread index (``if tk == 0``) is walked at thread 0, as
+        every index expression is; a statement under it that is priced per thread (a scalar T.atomic_add) is
+        refused there, as the threads that pass are not counted."""
+        on_thread = bool(_vars_through(stmt.condition, self.binds) & set(self.thread_extents))
+        self.thread_guards += on_thread
+        try:
+            return self._block_branch(stmt)
+        finally:
+            self.thread_guards -= on_thread
+
+    def _block_branch(self, stmt: tirx.IfThenElse) -> list[OpNode | LoopNode]:
         """An ``if`` around tile operators. A condition on block indices and constants only (a bounds guard
         such as ``if bx * block_M < M``) is evaluated for every block: true for all of them, the tile program
         is its ``then`` part; false for all, its ``else`` part; true for some, each part runs in its share of
@@ -624,7 +665,84 @@ class _Walker:
             return [OpNode("reduce", reads, (dst,), where, elements=src.elements, dim=dim)]
         if op in _IGNORED_CALLS:
             return []
+        if op in (SET_MAX_NREG, NO_SET_MAX_NREG):
+            return self._register_hint(call, where)
+        if op.endswith("atomic_add_elem_op"):
+            return [self._scalar_atomic(tirx.Evaluate(call), where)]
         raise UnsupportedOpError(op, self.name, where)
+
+    def _register_hint(self, call: tirx.Call, where: str) -> list[OpNode | LoopNode]:
+        """``T.set_max_nreg(n, inc)`` / ``T.disable_warp_group_reg_alloc()``: hints to the register allocation
+        of warp-specialised kernels (see SET_MAX_NREG), no tile work. A warp-specialised kernel's consumers
+        already get the whole register budget in the plan (lower.WS_CONSUMER_MAX_REGS); after a user's
+        set_max_nreg TileLang still sets its own pair, so the plan is unchanged; without the pair every thread
+        keeps ptxas's launch-bounds allocation (KernelIR.setmaxnreg). Both at once leave the count to the
+        user's hint, which is refused."""
+        if call.op.name == NO_SET_MAX_NREG:
+            self.setmaxnreg = False
+            self.notes.append(
+                f"T.disable_warp_group_reg_alloc at {where}: TileLang sets no setmaxnreg; a warp-specialised "
+                "kernel's threads keep the registers ptxas gives them at its launch bounds"
+            )
+        else:
+            count, inc = (self._const(a, "set_max_nreg argument") for a in call.args[:2])
+            self.nreg_hints += 1
+            self.notes.append(
+                f"T.set_max_nreg({count}, {inc}) at {where}: a register hint; TileLang sets its own "
+                "setmaxnreg pair in a warp-specialised kernel's branches after it, and the plan keeps its "
+                "register budget"
+            )
+        if self.nreg_hints and not self.setmaxnreg:
+            what = "T.set_max_nreg with T.disable_warp_group_reg_alloc (registers set by hand)"
+            raise UnsupportedOpError(what, self.name, where)
+        return []
+
+    def _scalar_atomic(self, stmt: tirx.Evaluate, where: str) -> OpNode:
+        """``T.atomic_add(C[bx * 128 + tx], acc[0])`` outside T.Parallel (TileLang's GEMV examples): every
+        thread of the block adds its one value, ``threads`` adds per execution (TileLang 0.1.15 lowers it to
+        ``AtomicAdd(&C[...], acc[0])``: on sm_90a one ``REDG.E.ADD.F32`` per thread into global memory, an
+        ``LDS`` + ``ATOMS.CAST.SPIN`` compare-and-swap loop per thread into shared memory). Into global memory
+        the thread indices are the lanes of an element-wise atomic add (:meth:`_atomic`): the target must be
+        one element per thread (``start + tx``), the tile the block's threads cover; into shared memory it is
+        an update of that buffer. The value is one on-chip buffer's element or a constant. Refused under an
+        ``if`` on a thread index (its threads are not counted), or where threads share a global element."""
+        elem = _atomic_elem(stmt)
+        if elem is None:
+            raise UnsupportedOpError(f"T.atomic_add of the form {stmt.value}", self.name, where)
+        target, value = elem
+        name = target.buffer.name
+        if self.thread_guards:
+            what = f"T.atomic_add to {name!r} under an if on the thread index"
+            raise UnsupportedOpError(what, self.name, where)
+        srcs: list[Region] = []
+        global_reads: list[str] = []
+
+        def operand(node: Any) -> None:
+            if isinstance(node, tirx.BufferLoad):
+                if self.buffers.get(node.buffer.name, (GLOBAL,))[0] == GLOBAL:
+                    global_reads.append(node.buffer.name)
+                else:
+                    srcs.append(self._whole(node.buffer))
+
+        tirx.stmt_functor.post_order_visit(value, operand)
+        if global_reads or len(srcs) > 1:
+            what = "T.atomic_add of a value that is not one on-chip buffer's element"
+            raise UnsupportedOpError(what, self.name, where)
+        scope = self.buffers.get(name, (GLOBAL,))[0]
+        if scope == SHARED:
+            dst = self._whole(target.buffer)
+        elif scope == GLOBAL:
+            threads = {v: n for v, n in self.thread_extents.items() if n > 1}
+            dst = self._lane_region(target.buffer, target.indices, threads)
+            if dst is None or dst.elements != self.threads:
+                what = (
+                    f"T.atomic_add to global {name!r} at [{', '.join(map(str, target.indices))}], not one "
+                    f"element for each of the block's {self.threads} threads"
+                )
+                raise UnsupportedOpError(what, self.name, where)
+        else:
+            raise UnsupportedOpError(f"T.atomic_add to {name!r} in registers", self.name, where)
+        return OpNode("atomic_elem", tuple(srcs), (dst,), where, elements=self.threads)
 
     # -- T.Parallel and scalar stores ----------------------------------------------------------------------
     def _parallel(self, stmt: tirx.For) -> list[OpNode]:
@@ -693,8 +811,48 @@ class _Walker:
                 packed_cvt=any(c.packed_cvt for c in cs),
                 narrow_cvt=any(c.narrow_cvt for c in cs),
             )
+        reads, writes = self._side_by_side(reads, writes)
         node = OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
         return [node, *atomics]
+
+    def _side_by_side(self, reads: list[Region], writes: list[Region]) -> tuple[list[Region], list[Region]]:
+        """A T.Parallel nest's global regions, a global tile its statements read more than once read once, and
+        the tiles of one global buffer it reads or writes at constant offsets from one another (a rotary
+        embedding's ``X[..., j]`` and ``X[..., j + half]``) each given its :attr:`Region.shift` from the
+        lowest of them: the plan moves each as a region of its own, as the Triton frontend does for ``x +
+        half`` (two tensor accesses side by side), so together they are the tile read once. Tiles of one
+        buffer whose offset is not constant (a case the walker refuses inside one statement) are left as they
+        are."""
+        distinct: dict[str, list[Region]] = {}
+        for r in (*reads, *writes):
+            if r.scope == GLOBAL and not any(_same_region(r, x) for x in distinct.setdefault(r.buffer, [])):
+                distinct[r.buffer].append(r)
+        placed: dict[str, list[Region]] = {}
+        for name, regions in distinct.items():
+            offsets = [_offset(regions[0], r) for r in regions]
+            if len(regions) < 2 or any(o is None for o in offsets):
+                continue
+            shape = self.buffers[name][2]
+            strides = [math.prod(shape[d + 1 :]) for d in range(len(shape))]
+            flat = [sum(o * s for o, s in zip(off, strides, strict=True)) for off in offsets]
+            low = offsets[flat.index(min(flat))]
+            placed[name] = [
+                dataclasses.replace(r, shift=tuple(o - b for o, b in zip(off, low, strict=True)))
+                for r, off in zip(regions, offsets, strict=True)
+            ]
+
+        def place(r: Region) -> Region:
+            for x in placed.get(r.buffer, ()):
+                if _same_region(r, x):
+                    return x
+            return r
+
+        kept: list[Region] = []
+        for r in reads:
+            r = place(r)
+            if r.scope != GLOBAL or not any(_same_region(r, x) for x in kept):
+                kept.append(r)
+        return kept, [place(w) for w in writes]
 
     def _lane_guard(
         self, stmt: tirx.IfThenElse, lanes: dict[str, int], where: str
@@ -787,10 +945,15 @@ class _Walker:
             raise UnsupportedOpError(what, self.name, where)
         return OpNode("atomic_add", (srcs[0],), (dst,), where, elements=iters)
 
-    def _lane_region(self, buf: tirx.Buffer, indices: Any, lanes: dict[str, int]) -> Region | None:
+    def _lane_region(
+        self, buf: tirx.Buffer, indices: Any, lanes: dict[str, int], gather: bool = False
+    ) -> Region | None:
         """The tile of a global buffer a T.Parallel nest reads or writes element by element: each index is
         uniform (extent 1 at that start), a lane variable, or uniform + a lane variable (that lane's extent
-        from the uniform start), each lane used once. None for any other index (``j // 2``, ``2 * i``)."""
+        from the uniform start), each lane used once. A read (``gather``) may also divide such an index by a
+        constant, ``[u +] (start + lane) // d`` (a group-wise dequantisation scale ``S[row, (k * block_K +
+        j) // group_size]``): several lanes then read one element, and the tile is the distinct elements the
+        lane's range meets (:meth:`_divided`). None for any other index (``2 * i``, ``i % 8``)."""
         mins: list[Any] = []
         extents: list[int] = []
         used: set[str] = set()
@@ -800,20 +963,64 @@ class _Walker:
                 mins.append(idx)
                 extents.append(1)
                 continue
-            lane, start = None, None
-            if isinstance(idx, tirx.Var) and idx.name in lanes:
-                lane, start = idx.name, tirx.IntImm("int32", 0)
-            elif isinstance(idx, tirx.Add):
-                for v, u in ((idx.a, idx.b), (idx.b, idx.a)):
-                    if isinstance(v, tirx.Var) and v.name in lanes and not free_vars(u) & set(lanes):
-                        lane, start = v.name, u
-            if lane is None or lane in used:
+            term = _lane_term(idx, lanes)
+            if term is not None:
+                lane, start = term
+                extent = lanes[lane]
+            else:
+                divided = self._divided(idx, lanes) if gather else None
+                if divided is None:
+                    return None
+                lane, start, extent = divided
+            if lane in used:
                 return None
             used.add(lane)
             mins.append(start)
-            extents.append(lanes[lane])
+            extents.append(extent)
         scope, dtype, _ = self.buffers[buf.name]
         return Region(buf.name, scope, dtype, tuple(mins), tuple(extents))
+
+    def _divided(self, idx: Any, lanes: dict[str, int]) -> tuple[str, Any, int] | None:
+        """(lane, first element, elements) of a read index ``[u +] (start + lane) // d``: ``floor((start +
+        lane) / d)`` over the lane's ``n`` values meets ``(r + n - 1) // d + 1`` elements from ``start // d``,
+        where ``r = start mod d`` is the same for every block and iteration (TVM's modular-set analysis of
+        ``start``, let-bound variables inlined: ``k * 128`` is 0 mod 128). None for any other index, or a
+        start whose remainder varies (the count would differ between blocks)."""
+        outer = None
+        if isinstance(idx, tirx.Add):
+            for v, u in ((idx.a, idx.b), (idx.b, idx.a)):
+                if isinstance(v, tirx.FloorDiv) and not free_vars(u) & set(lanes):
+                    idx, outer = v, u
+                    break
+        if not isinstance(idx, tirx.FloorDiv) or not isinstance(idx.b, tirx.IntImm) or idx.b.value <= 0:
+            return None
+        term = _lane_term(idx.a, lanes)
+        if term is None:
+            return None
+        lane, start = term
+        d = int(idx.b.value)
+        known = arith.Analyzer().modular_set(self._inlined(start))
+        if int(known.coeff) % d:
+            return None
+        residue = int(known.base) % d
+        first = tirx.floordiv(start, idx.b)
+        return lane, first if outer is None else outer + first, (residue + lanes[lane] - 1) // d + 1
+
+    def _inlined(self, expr: Any) -> Any:
+        """``expr`` with the kernel's let-bound variables replaced by their values, transitively."""
+        bound: dict[Any, Any] = {}
+
+        def collect(node: Any) -> None:
+            if isinstance(node, tirx.Var) and node.name in self.binds:
+                bound.setdefault(node, self.binds[node.name])
+
+        for _ in range(len(self.binds) + 1):
+            bound.clear()
+            tirx.stmt_functor.post_order_visit(expr, collect)
+            if not bound:
+                break
+            expr = stmt_functor.substitute(expr, bound)
+        return expr
 
     def _store(self, stmt: Any, iters: int, where: str, lanes: dict[str, int] | None = None) -> OpNode:
         """One element-wise store: its loads and its CUDA-core / SFU operations per element.
@@ -828,11 +1035,14 @@ class _Walker:
         lanes = lanes or {}
         lane_names = frozenset(lanes)
 
-        def global_tile(buf: tirx.Buffer, indices: Any, what: str) -> Region:
+        def global_tile(buf: tirx.Buffer, indices: Any, what: str, gather: bool = False) -> Region:
             # a scalar store (no lanes) reads or writes one element of a global buffer at its indices
-            region = self._lane_region(buf, indices, lanes)
+            region = self._lane_region(buf, indices, lanes, gather)
             if region is None:
-                raise UnsupportedOpError(f"element-wise {what} global buffer {buf.name!r}", self.name, where)
+                at = ", ".join(map(str, indices))
+                raise UnsupportedOpError(
+                    f"element-wise {what} global buffer {buf.name!r} at [{at}]", self.name, where
+                )
             return region
 
         if self.buffers.get(stmt.buffer.name, (GLOBAL,))[0] == GLOBAL:
@@ -845,16 +1055,24 @@ class _Walker:
         def visit(node: Any) -> None:
             # index arithmetic inside a load is address math the compiler folds into the unrolled access
             if isinstance(node, tirx.BufferLoad):
-                if self.buffers.get(node.buffer.name, (GLOBAL,))[0] == GLOBAL:
-                    tile = global_tile(node.buffer, node.indices, "load from")
-                    seen = loads.get(node.buffer.name)
-                    if seen is not None and seen != tile:
+                name = node.buffer.name
+                if self.buffers.get(name, (GLOBAL,))[0] == GLOBAL:
+                    tile = global_tile(node.buffer, node.indices, "load from", gather=True)
+                    same = [r for r in loads.values() if r.buffer == name]
+                    if any(_same_region(r, tile) for r in same):
+                        return
+                    # another tile of the buffer (a rotary embedding's ``X[..., j + half]`` beside
+                    # ``X[..., j]``): a region of its own where it sits a constant offset from the first
+                    # (see :meth:`_side_by_side`), one TileSight cannot place otherwise
+                    if same and (not lane_names or _offset(same[0], tile) is None):
                         raise UnsupportedOpError(
-                            f"two element-wise tiles of global buffer {node.buffer.name!r}", self.name, where
+                            f"two element-wise tiles of global buffer {name!r} not a constant offset apart",
+                            self.name,
+                            where,
                         )
-                    loads[node.buffer.name] = tile
+                    loads[name if not same else f"{name}#{len(same)}"] = tile
                     return
-                loads[node.buffer.name] = self._whole(node.buffer)
+                loads[name] = self._whole(node.buffer)
                 return
             if isinstance(node, tirx.Call):
                 short = node.op.name.split(".")[-1]
@@ -1156,6 +1374,42 @@ def _atomic_elem(stmt: Any) -> tuple[tirx.BufferLoad, Any] | None:
     if not isinstance(ptr, tirx.BufferLoad):
         return None
     return ptr, call.args[1]
+
+
+def _lane_term(idx: Any, lanes: Mapping[str, int]) -> tuple[str, Any] | None:
+    """(lane, start) of an index that is a lane variable (start 0) or uniform + a lane variable; else None."""
+    if isinstance(idx, tirx.Var) and idx.name in lanes:
+        return idx.name, tirx.IntImm(idx.dtype, 0)
+    if isinstance(idx, tirx.Add):
+        for v, u in ((idx.a, idx.b), (idx.b, idx.a)):
+            if isinstance(v, tirx.Var) and v.name in lanes and not free_vars(u) & set(lanes):
+                return v.name, u
+    return None
+
+
+def _same_region(a: Region, b: Region) -> bool:
+    """Whether two regions view the same elements (their starts structurally equal)."""
+    return (
+        a.buffer == b.buffer
+        and a.extents == b.extents
+        and len(a.mins) == len(b.mins)
+        and all(structural_equal(x, y) for x, y in zip(a.mins, b.mins, strict=True))
+    )
+
+
+def _offset(a: Region, b: Region) -> tuple[int, ...] | None:
+    """How many elements along each axis ``b`` starts after ``a`` where that is one constant for every block,
+    iteration and lane (``j + 64`` after ``j``) and the two have the same extents; else None."""
+    if a.buffer != b.buffer or a.extents != b.extents or len(a.mins) != len(b.mins):
+        return None
+    analyzer = arith.Analyzer()
+    out = []
+    for x, y in zip(a.mins, b.mins, strict=True):
+        diff = analyzer.simplify(y - x)
+        if not isinstance(diff, tirx.IntImm):
+            return None
+        out.append(int(diff.value))
+    return tuple(out)
 
 
 def _vars_through(expr: Any, binds: dict[str, Any]) -> frozenset[str]:
