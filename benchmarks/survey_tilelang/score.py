@@ -1,0 +1,69 @@
+"""Score the TileLang survey set (CPU): predictions recorded before measuring against the H200 timings.
+
+    python benchmarks/survey_tilelang/score.py [--data benchmarks/data/survey_tilelang] [--now]
+
+Families by name: ``gemm*``, ``bmm*``, ``gemv*`` and ``conv*`` are GEMMs; ``fa_*``, ``flash_*`` and
+``sliding_*`` attention; the rest memory-bound. MAPE per family beside the roofline (each case's compulsory
+bytes over 4.8 TB/s or its FLOPs over the datasheet peak), the refusals and the worst cases. ``--now``
+predicts with the code as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def family(name: str) -> str:
+    if name.startswith(("gemm", "bmm", "gemv", "conv")):
+        return "gemm"
+    if name.startswith(("fa_", "flash_", "sliding_")):
+        return "attention"
+    return "memory"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=HERE.parents[1] / "benchmarks" / "data" / "survey_tilelang")
+    ap.add_argument("--now", action="store_true", help="predict with the current code")
+    args = ap.parse_args()
+    if args.now:
+        import predict
+
+        pred = predict.predict()
+    else:
+        pred = json.loads((args.data / "predicted_before_measuring.json").read_text())["cases"]
+    rows = [json.loads(x) for x in (args.data / "survey_tilelang_h200.jsonl").read_text().splitlines() if x]
+    fams: dict[str, list[tuple[float, float]]] = {}
+    refused, errors, scored = [], [], []
+    for r in rows:
+        p = pred.get(r["name"], {})
+        if r.get("error") or "p50_us" not in r:
+            errors.append(f"{r['name']}: {(r.get('error') or '')[:80]}")
+            continue
+        if "predicted_us" not in p:
+            refused.append(f"{r['name']}: {p.get('refused', 'not predicted')[:100]}")
+            continue
+        err, roof = p["predicted_us"] / r["p50_us"] - 1, p["roofline_us"] / r["p50_us"] - 1
+        fams.setdefault(family(r["name"]), []).append((abs(err), abs(roof)))
+        scored.append((abs(err), err, r["name"], r["p50_us"], p["predicted_us"]))
+    print(f"{'family':10s} {'n':>3s} {'MAPE %':>7s} {'roofline %':>10s}")
+    for fam, v in sorted(fams.items()):
+        n = len(v)
+        mape, roof = 100 * sum(e for e, _ in v) / n, 100 * sum(r for _, r in v) / n
+        print(f"{fam:10s} {n:3d} {mape:7.1f} {roof:10.1f}")
+    print(f"\nrefused ({len(refused)}):", *refused, sep="\n  ")
+    print(f"not timed ({len(errors)}):", *errors, sep="\n  ")
+    print("\nworst:")
+    for _, err, name, m, p in sorted(scored, reverse=True)[:12]:
+        print(f"  {name:32s} measured {m:9.1f} us  predicted {p:9.1f} us  {100 * err:+6.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
