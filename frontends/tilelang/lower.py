@@ -94,6 +94,16 @@ SHARED_ATOMIC_ACCESSES = 2
 # first use (cuobjdump -sass of TileLang 0.1.15's lowered combine kernel for sm_90a: 8 and 64 LDG back to
 # back for 8 and 64 slices). Its iterations' loads are in flight together, up to this many.
 SCALAR_LOOP_UNROLL = 64
+# A T.serial loop whose global loads are per-thread vectors indexed by the thread index (TileLang's GEMV
+# examples: ``for k in T.vectorized(8): B_l[k] = B[bn * BN + tn, bk * BK + tk * 8 + k]``, then a register
+# accumulation ``C_acc[0] += A_l[k] * B_l[k]``) carries only registers from one iteration to the next: no
+# load's address depends on an earlier iteration's result, and nothing goes through shared memory or a
+# barrier. nvcc unrolls such a loop of constant trip count by 4 and issues the 4 iterations' loads before the
+# first use (cuobjdump -sass of TileLang 0.1.15's lowered gemv_alloc_local_vectorized for sm_90a: the bk loop
+# of 256 trips counts by 4 to 0x100, 8 ``LDG.E.128.CONSTANT`` (4 of A, 4 of B, 0x80 bytes apart) back to back
+# before the first ``FFMA``; the loads of the next 4 are issued after them, not software-pipelined). Its
+# iterations' loads are in flight this many at a time.
+THREAD_VECTOR_LOOP_UNROLL = 4
 
 
 def _level(scope: str) -> MemLevel:
@@ -225,6 +235,12 @@ class _Lowering:
             self.notes.append(
                 f"loop {node.var}: scalar loads of single global elements, unrolled by the compiler: "
                 f"{stages} iterations' loads in flight"
+            )
+        elif not node.pipelined and _thread_vector_loads(node):
+            stages = max(stages, min(count, THREAD_VECTOR_LOOP_UNROLL))
+            self.notes.append(
+                f"loop {node.var}: per-thread vector loads indexed by the thread index, only registers "
+                f"carried between iterations: unrolled by the compiler, {stages} iterations' loads in flight"
             )
         body = self.body(node.body, stages, node.pipelined)
         reduction = any(
@@ -684,15 +700,45 @@ def _scalar_gather(node: LoopNode) -> bool:
     registers and write registers only (see :data:`SCALAR_LOOP_UNROLL`)."""
     reads_global = False
     for op in node.body:
-        if not isinstance(op, OpNode) or op.op != "store" or op.elements > 1:
+        # a per-thread scalar statement of the block's threads (walker._thread_store: each thread reads its
+        # one element, ``B[bn * BN + tn, k]``) is such a statement in every thread
+        scalar = op.per_thread == 1 if isinstance(op, OpNode) else False
+        if not isinstance(op, OpNode) or op.op != "store" or (op.elements > 1 and not scalar):
             return False
         if any(w.scope in (GLOBAL, SHARED) for w in op.writes):
             return False
         for r in op.reads:
-            if r.scope == SHARED or (r.scope == GLOBAL and math.prod(r.extents) != 1):
+            if r.scope == SHARED or (r.scope == GLOBAL and math.prod(r.extents) != 1 and not scalar):
                 return False
             reads_global |= r.scope == GLOBAL
     return reads_global
+
+
+def _thread_vector_loads(node: LoopNode) -> bool:
+    """Whether a loop reads global memory through per-thread vector statements of the block's threads
+    (walker ``_thread_store`` under ``T.vectorized``: ``per_thread`` > 1) into registers, and otherwise
+    only computes in registers (its inner loops too): no shared memory, no barrier, no global write (see
+    :data:`THREAD_VECTOR_LOOP_UNROLL`)."""
+    spread = False
+
+    def registers_only(body: tuple[OpNode | LoopNode, ...]) -> bool:
+        nonlocal spread
+        for op in body:
+            if isinstance(op, LoopNode):
+                if op.pipelined or not registers_only(op.body):
+                    return False
+                continue
+            if op.op != "store" or any(w.scope in (GLOBAL, SHARED) for w in op.writes):
+                return False
+            if any(r.scope == SHARED for r in op.reads):
+                return False
+            if any(r.scope == GLOBAL for r in op.reads):
+                if op.per_thread <= 1:  # scalar reads: _scalar_gather's case, or not one of these loops
+                    return False
+                spread = True
+        return True
+
+    return registers_only(node.body) and spread
 
 
 def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:

@@ -132,6 +132,9 @@ class OpNode:
     # parallel / store from shared memory into shared memory whose vector iterations the compiler keeps in
     # order (see :class:`Chain`); None otherwise
     chain: Chain | None = None
+    # a per-thread statement every thread of the block runs, indexing global memory by the thread index
+    # (walker._thread_store): the elements each thread moves (1 scalar, n for T.vectorized(n)); 0 otherwise
+    per_thread: int = 0
 
 
 @dataclass(frozen=True)
@@ -394,12 +397,18 @@ class _Walker:
         if isinstance(stmt, tirx.For):
             if stmt.kind == tirx.ForKind.PARALLEL:
                 return self._parallel(stmt)
+            if stmt.kind == tirx.ForKind.VECTORIZED:
+                vector = self._thread_vector(stmt)
+                if vector is not None:
+                    return vector
             persistent = self._persistent(stmt)
             if persistent is not None:
                 return persistent
             return [self._loop(stmt)]
         if isinstance(stmt, tirx.BufferStore):
-            return [self._store(stmt, 1, self._where(f"scalar store to {stmt.buffer.name!r}"))]
+            where = self._where(f"scalar store to {stmt.buffer.name!r}")
+            spread = self._thread_store(stmt, {}, where)
+            return [spread if spread is not None else self._store(stmt, 1, where)]
         if isinstance(stmt, tirx.IfThenElse):
             return self._branch(stmt)
         raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
@@ -744,6 +753,119 @@ class _Walker:
             raise UnsupportedOpError(f"T.atomic_add to {name!r} in registers", self.name, where)
         return OpNode("atomic_elem", tuple(srcs), (dst,), where, elements=self.threads)
 
+    # -- per-thread statements indexing global memory by the thread index ---------------------------------
+    def _thread_vector(self, stmt: tirx.For) -> list[OpNode] | None:
+        """``for k in T.vectorized(n)`` around scalar stores, one of which reads or writes global memory at an
+        index of the thread index (TileLang's GEMV examples: ``B_l[k] = B[bn * BN + tn, bk * BK + tk * TILE_K
+        + k]``): each thread moves ``n`` consecutive elements as one vector access (TileLang 0.1.15 lowers it
+        to ``*(uint4*)(B_l + 0) = *(uint4*)(B + ...)``, one ``LDG.E.128`` on sm_90a), so each store is one
+        statement of the block's threads x ``n`` elements over the region they cover together
+        (:meth:`_thread_store`). None for any other vectorized loop (walked as a loop, as before), or where a
+        store's global access does not cover a box."""
+        extent = np.asarray(evaluate(stmt.extent, self.env, self.name))
+        if extent.size != 1 or not self._thread_lanes():
+            return None
+        body = stmt.body
+        stmts = list(body.seq) if isinstance(body, tirx.SeqStmt) else [body]
+        if not stmts or not all(isinstance(s, tirx.BufferStore) for s in stmts):
+            return None
+        where = self._where(f"T.vectorized over {stmt.loop_var.name}")
+        self.env[stmt.loop_var.name] = 0
+        vec = {stmt.loop_var.name: int(extent.flat[0])}
+        nodes = [self._thread_store(s, vec, where) for s in stmts]
+        if any(n is None for n in nodes):
+            return None
+        return [n for n in nodes if n is not None]
+
+    def _thread_lanes(self) -> dict[str, int]:
+        """The block's thread index variables of more than one value, and their extents."""
+        return {v: n for v, n in self.thread_extents.items() if n > 1}
+
+    def _thread_store(self, stmt: tirx.BufferStore, vec: dict[str, int], where: str) -> OpNode | None:
+        """A scalar store (``vec`` empty) or a T.vectorized loop's store (``vec``: its loop variable) that
+        reads or writes global memory at an index of a thread index variable (``T.get_thread_binding``):
+        every thread of the block runs it, so it moves the elements all threads touch together, not thread
+        0's (the walker's env holds the thread indices at 0). Its global regions are found by evaluating each
+        index over the thread extents (and the vector lanes), as :mod:`.expr` evaluates over the blocks
+        (:meth:`_spread_region`); the statement counts threads x vector-lanes elements of work. None (the
+        statement is then priced as before, for one thread) where no global access depends on a thread
+        index, under an ``if`` on a thread index (only some threads run it), or where an access's elements
+        are not one box the same for every block."""
+        threads = self._thread_lanes()
+        if not threads or self.thread_guards:
+            return None
+        lanes = {**threads, **vec}
+        accesses: list[tuple[tirx.Buffer, Any]] = []
+
+        def collect(node: Any) -> None:
+            if isinstance(node, tirx.BufferLoad):
+                accesses.append((node.buffer, node.indices))
+
+        tirx.stmt_functor.post_order_visit(stmt.value, collect)
+        accesses.append((stmt.buffer, stmt.indices))
+        spread = False
+        for buf, indices in accesses:
+            if self.buffers.get(buf.name, (GLOBAL,))[0] != GLOBAL:
+                continue
+            used = set().union(*(_vars_through(i, self.binds) for i in indices))
+            if used & set(threads):
+                spread = True
+            if self._spread_region(buf, indices, lanes) is None:
+                return None
+        if not spread:
+            return None
+        per_thread = math.prod(vec.values())
+        node = self._store(stmt, self.threads * per_thread, where, lanes, spread=True)
+        return dataclasses.replace(node, per_thread=per_thread)
+
+    def _spread_region(self, buf: tirx.Buffer, indices: Any, lanes: dict[str, int]) -> Region | None:
+        """The box of ``buf`` that the accesses at ``indices`` cover over every value of the ``lanes``
+        (thread indices, vector lanes): each index, let-bound variables inlined, is evaluated over the blocks
+        and the lanes (lanes on trailing axes after the grid's); its start is the index at lanes 0, and the
+        lanes' offsets from it must be the same for every block. The region is the distinct elements the
+        offsets reach when they form a box (``tn`` along rows and ``tk * 8 + k`` along columns: a 32 x 64
+        tile); None otherwise (a strided ``2 * tx``, offsets that vary by block)."""
+        nd = len(self.grid)
+        names = list(lanes)
+        env: dict[str, Any] = {}
+        for v, value in self.env.items():
+            value = np.asarray(value)
+            env[v] = value.reshape(value.shape + (1,) * len(names)) if value.ndim == nd and nd else value
+        for a, v in enumerate(names):
+            env[v] = np.arange(lanes[v]).reshape([1] * nd + [-1 if k == a else 1 for k in range(len(names))])
+        shape = (*self.grid, *lanes.values())
+        mins: list[Any] = []
+        offsets: list[np.ndarray] = []
+        analyzer = arith.Analyzer()
+        for idx in indices:
+            expr = self._inlined(idx)
+            zero: dict[Any, Any] = {}
+
+            def lane_var(n: Any, zero: dict[Any, Any] = zero) -> None:
+                if isinstance(n, tirx.Var) and n.name in lanes:
+                    zero.setdefault(n, tirx.IntImm(n.dtype, 0))
+
+            tirx.stmt_functor.post_order_visit(expr, lane_var)
+            start = analyzer.simplify(stmt_functor.substitute(expr, zero)) if zero else expr
+            try:
+                value = np.broadcast_to(np.asarray(evaluate(expr, env, self.name)), shape)
+                base = np.broadcast_to(np.asarray(evaluate(start, env, self.name)), shape)
+            except (UnsupportedOpError, ValueError, TypeError):
+                return None
+            off = (value - base).reshape(-1, math.prod(lanes.values()))
+            if not (off == off[:1]).all():
+                return None
+            low = int(off[0].min())
+            mins.append(start if low == 0 else start + low)
+            offsets.append(off[0] - low)
+        extents = [int(o.max()) + 1 for o in offsets]
+        distinct = len({tuple(t) for t in np.stack(offsets, axis=1).tolist()}) if offsets else 1
+        boxed = all(len(np.unique(o)) == e for o, e in zip(offsets, extents, strict=True))
+        if distinct != math.prod(extents) or not boxed:
+            return None
+        scope, dtype, _ = self.buffers[buf.name]
+        return Region(buf.name, scope, dtype, tuple(mins), tuple(extents))
+
     # -- T.Parallel and scalar stores ----------------------------------------------------------------------
     def _parallel(self, stmt: tirx.For) -> list[OpNode]:
         where = self._where(f"T.Parallel over {stmt.loop_var.name}")
@@ -1022,13 +1144,17 @@ class _Walker:
             expr = stmt_functor.substitute(expr, bound)
         return expr
 
-    def _store(self, stmt: Any, iters: int, where: str, lanes: dict[str, int] | None = None) -> OpNode:
+    def _store(
+        self, stmt: Any, iters: int, where: str, lanes: dict[str, int] | None = None, spread: bool = False
+    ) -> OpNode:
         """One element-wise store: its loads and its CUDA-core / SFU operations per element.
 
         Counted as the compiler emits them (``lanes``: the T.Parallel loop variables; empty for a scalar
-        store): a subexpression that reads no buffer and no lane variable is the same for every element and
-        is computed once (``bx * block_M``, ``k * block_N``), so it costs no per-element operation; an add
-        or subtract of a product is one fused multiply-add (nvcc contracts ``a * b + c`` by default).
+        store; ``spread``: the thread indices and vector lanes of a per-thread statement, whose global
+        regions :meth:`_spread_region` finds): a subexpression that reads no buffer and no lane variable is
+        the same for every element and is computed once (``bx * block_M``, ``k * block_N``), so it costs no
+        per-element operation; an add or subtract of a product is one fused multiply-add (nvcc contracts
+        ``a * b + c`` by default).
         """
         if not isinstance(stmt, tirx.BufferStore):
             raise UnsupportedOpError(f"{type(stmt).__name__} inside T.Parallel", self.name, where)
@@ -1037,7 +1163,10 @@ class _Walker:
 
         def global_tile(buf: tirx.Buffer, indices: Any, what: str, gather: bool = False) -> Region:
             # a scalar store (no lanes) reads or writes one element of a global buffer at its indices
-            region = self._lane_region(buf, indices, lanes, gather)
+            if spread:
+                region = self._spread_region(buf, indices, lanes)
+            else:
+                region = self._lane_region(buf, indices, lanes, gather)
             if region is None:
                 at = ", ".join(map(str, indices))
                 raise UnsupportedOpError(

@@ -1,0 +1,121 @@
+"""Global accesses indexed by the thread index (``tn = T.get_thread_binding(0)``), as in TileLang's GEMV
+examples: every thread of the block runs the statement, so its global region is the elements all threads
+touch together (walker._thread_store / _spread_region), and a T.serial loop of per-thread vector loads that
+carries only registers has several iterations' loads in flight (lower.THREAD_VECTOR_LOOP_UNROLL)."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+import tilelang.language as T  # noqa: E402
+from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.frontends.tilelang.lower import SCALAR_LOOP_UNROLL, THREAD_VECTOR_LOOP_UNROLL  # noqa: E402
+from tilesight.frontends.tilelang.walker import walk  # noqa: E402
+
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.plan import ActionKind, Loop  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+
+
+def _gemv(N=1024, K=1024, BN=32, RT=8, TILE_K=8, row=lambda bn, tn, BN: bn * BN + tn):
+    """TileLang's vectorised GEMV: threads (BN, RT); thread (tn, tk) loads 8 fp16 of row tn per K step."""
+    BK = RT * TILE_K
+
+    @T.prim_func
+    def main(A: T.Tensor((K,), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((N,), "float16")):
+        with T.Kernel(T.ceildiv(N, BN), threads=(BN, RT)) as bn:
+            tn = T.get_thread_binding(0)
+            tk = T.get_thread_binding(1)
+            a = T.alloc_local((TILE_K,), "float16")
+            b = T.alloc_local((TILE_K,), "float16")
+            c_s = T.alloc_shared((BN,), "float32")
+            acc = T.alloc_local((1,), "float32")
+            T.clear(acc)
+            for bk in T.serial(T.ceildiv(K, BK)):
+                for k in T.vectorized(TILE_K):
+                    a[k] = A[bk * BK + tk * TILE_K + k]
+                    b[k] = B[row(bn, tn, BN), bk * BK + tk * TILE_K + k]
+                for k in T.serial(TILE_K):
+                    acc[0] += a[k].astype("float32") * b[k].astype("float32")
+            T.atomic_add(c_s[tn], acc[0])
+            C[bn * BN + tn] = c_s[tn]
+
+    return main
+
+
+def _loads(plan):
+    return {a.tensor: a for a, _ in plan.actions() if a.kind is ActionKind.LOAD}
+
+
+def test_a_vectorized_per_thread_load_covers_every_threads_elements():
+    plan = plan_prim_func(_gemv(), HW)
+    loads = _loads(plan)
+    # 32 threads along the rows (tn), 8 along K (tk) x 8 vector lanes (k): a 32 x 64 tile of B per K step,
+    # 32 x 64 x 2 B = 4096 B; A: the 64 elements the 8 tk threads cover (the 32 tn threads share them)
+    assert plan.tensor("B").tile == (32, 64) and plan.tensor("B").tile_bytes == 4096
+    assert plan.tensor("A").tile == (64,) and plan.tensor("A").tile_bytes == 128
+    assert loads["B"].shape == (32, 64)
+    # 16 K steps x 32 blocks x 4096 B: all of B (1024 x 1024 x 2 B = 2 MiB), not one thread's 16 B per step
+    (bk,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert bk.trips * plan.grid.blocks * plan.tensor("B").tile_bytes == 1024 * 1024 * 2
+    # the output: one element per row (the 8 tk threads write the same one): 32 x 2 B per block
+    assert plan.tensor("C").tile == (32,)
+
+
+def test_the_per_thread_statement_counts_every_threads_elements():
+    ir = walk(_gemv())
+    (bk,) = [n for n in ir.body if hasattr(n, "trips")]
+    stores = [op for op in bk.body if getattr(op, "op", "") == "store"]
+    b = next(op for op in stores if op.reads and op.reads[0].buffer == "B")
+    # 256 threads x 8 lanes
+    assert b.elements == 256 * 8 and b.per_thread == 8
+    assert b.reads[0].extents == (32, 64)
+
+
+def test_a_serial_loop_of_per_thread_vector_loads_keeps_several_in_flight():
+    plan = plan_prim_func(_gemv(), HW)
+    (bk,) = [n for n in plan.body if isinstance(n, Loop)]
+    # nvcc unrolls the bk loop by 4 and issues the 4 iterations' LDG.E.128 before the first FFMA
+    assert bk.trips == 16 and bk.stages == THREAD_VECTOR_LOOP_UNROLL == 4
+    assert any("per-thread vector loads" in n for n in plan.notes)
+
+
+def test_a_strided_thread_index_is_priced_as_before():
+    # ``2 * tn``: the rows the threads read are not one box; left as one thread's element (no region found)
+    plan = plan_prim_func(_gemv(N=2048, row=lambda bn, tn, BN: bn * 2 * BN + 2 * tn), HW)
+    assert plan.tensor("B").tile == (1, 1)
+    (bk,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert bk.stages == 1
+
+
+def _split_k_gemv(N=1024, K=1024, BN=128, SK=4):
+    part = K // SK
+
+    @T.prim_func
+    def main(A: T.Tensor((K,), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, BN), SK, threads=BN) as (bn, bz):
+            tn = T.get_thread_binding(0)
+            acc = T.alloc_local((1,), "float32")
+            acc[0] = 0.0
+            for k in T.serial(part):
+                acc[0] += T.Cast("float32", A[bz * part + k]) * T.Cast(
+                    "float32", B[bn * BN + tn, bz * part + k]
+                )
+            T.atomic_add(C[bn * BN + tn], acc[0])
+
+    return main
+
+
+def test_a_per_thread_scalar_load_covers_a_column_of_the_threads_rows():
+    plan = plan_prim_func(_split_k_gemv(), HW)
+    # each of the 128 threads reads its row's element k: a 128 x 1 column of B per step (256 B), A one element
+    assert plan.tensor("B").tile == (128, 1) and plan.tensor("B").tile_bytes == 256
+    assert plan.tensor("A").tile == (1,)
+    (k,) = [n for n in plan.body if isinstance(n, Loop)]
+    # 256 steps x (8 x 4) blocks x 256 B = all of B (1024 x 1024 x 2 B)
+    assert k.trips * plan.grid.blocks * 256 == 1024 * 1024 * 2
+    # a scalar per-thread gather loop: unrolled as the scalar loops are (up to 64 loads in flight)
+    assert k.stages == min(256, SCALAR_LOOP_UNROLL)
