@@ -230,7 +230,7 @@ class _Lowering:
                 f"mean {mean_trips:.2f}); the plan times the mean, schedules blocks by their own counts"
             )
         stages = node.stages
-        if not node.pipelined and _scalar_gather(node):
+        if not node.pipelined and _scalar_gather(node, self.ir.threads):
             stages = max(stages, min(count, SCALAR_LOOP_UNROLL))
             self.notes.append(
                 f"loop {node.var}: scalar loads of single global elements, unrolled by the compiler: "
@@ -695,15 +695,22 @@ def _with_deps(node: Node, deps: tuple[str, ...]) -> Node:
     return dataclasses.replace(node, deps=tuple(dict.fromkeys((*deps, *node.deps))))
 
 
-def _scalar_gather(node: LoopNode) -> bool:
+def _scalar_gather(node: LoopNode, threads: int) -> bool:
     """Whether a loop holds only scalar statements (one element each) that read single global elements into
     registers and write registers only (see :data:`SCALAR_LOOP_UNROLL`)."""
     reads_global = False
     for op in node.body:
         # a per-thread scalar statement of the block's threads (walker._thread_store: each thread reads its
-        # one element, ``B[bn * BN + tn, k]``) is such a statement in every thread
-        scalar = op.per_thread == 1 if isinstance(op, OpNode) else False
-        if not isinstance(op, OpNode) or op.op != "store" or (op.elements > 1 and not scalar):
+        # one element, ``B[bn * BN + tn, k]``) is such a statement in every thread, and so is a T.Parallel
+        # nest of at most one element per thread (a split-KV combine's ``o[d] += part[s, d] * w`` over the
+        # head dim on as many threads: the SASS of TileLang 0.1.15's lowering issues every split's load
+        # before the first multiply-add)
+        scalar = isinstance(op, OpNode) and (
+            op.per_thread == 1 or (op.op == "parallel" and not op.per_thread and op.elements <= threads)
+        )
+        if not isinstance(op, OpNode) or op.op not in ("store", "parallel"):
+            return False
+        if op.elements > 1 and not scalar:
             return False
         if any(w.scope in (GLOBAL, SHARED) for w in op.writes):
             return False

@@ -119,3 +119,31 @@ def test_a_per_thread_scalar_load_covers_a_column_of_the_threads_rows():
     assert k.trips * plan.grid.blocks * 256 == 1024 * 1024 * 2
     # a scalar per-thread gather loop: unrolled as the scalar loops are (up to 64 loads in flight)
     assert k.stages == min(256, SCALAR_LOOP_UNROLL)
+
+
+def _combine(splits=8, dim=128, threads=128):
+    """A split-KV combine's weighted sum over the splits: a T.Parallel over the head dim (one element per
+    thread) reads each split's partial output inside a T.serial loop."""
+
+    @T.prim_func
+    def main(P: T.Tensor((64, splits, dim), "float32"), Out: T.Tensor((64, dim), "float32")):
+        with T.Kernel(64, threads=threads) as b:
+            acc = T.alloc_fragment((dim,), "float32")
+            T.clear(acc)
+            for s in T.serial(splits):
+                for d in T.Parallel(dim):
+                    acc[d] += P[b, s, d] * 0.5
+            for d in T.Parallel(dim):
+                Out[b, d] = acc[d]
+
+    return main
+
+
+def test_a_serial_loop_of_one_element_per_thread_keeps_every_splits_load_in_flight():
+    # 128 elements on 128 threads: each thread's load of a split is one scalar, independent of the earlier
+    # splits (only the accumulation is carried), so all 8 splits' loads are in flight (SCALAR_LOOP_UNROLL);
+    # on 64 threads each thread reads 2 elements a split, a vector statement: one split at a time
+    (loop,) = [n for n in plan_prim_func(_combine(), HW).body if isinstance(n, Loop)]
+    assert loop.trips == 8 and loop.stages == min(8, SCALAR_LOOP_UNROLL)
+    (wide,) = [n for n in plan_prim_func(_combine(threads=64), HW).body if isinstance(n, Loop)]
+    assert wide.stages == 1
