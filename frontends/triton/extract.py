@@ -927,12 +927,20 @@ class Walker:
         while the cache model walks the accesses of one iteration. Returns the guard node's name (None when
         the branch holds no work)."""
         inner = _Body()
-        self.walk(op.regions[0], inner)
-        if not inner.nodes:
-            return None
         by_program = None
         if not self.ivs and self.lanes == self.programs and self.valid.all():
             by_program = tuple(taken.astype(np.int64).tolist())
+        # inside, only the programs that take the branch count: a loop's mean trip count there is theirs (a
+        # varlen batch's query blocks past their sequence return early; the rest run their sequence's keys)
+        outer = self.valid
+        lanes = np.broadcast_to(taken, outer.shape).astype(bool)
+        self.valid = outer & lanes if (outer & lanes).any() else outer
+        try:
+            self.walk(op.regions[0], inner)
+        finally:
+            self.valid = outer
+        if not inner.nodes:
+            return None
         self.notes.append(
             f"{what} at {op.loc}: taken by {share:.0%} of the programs; the plan times that share of its work"
         )

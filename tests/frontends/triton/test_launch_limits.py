@@ -239,6 +239,36 @@ def test_integer_math_that_becomes_a_value_is_element_work():
     assert sum(a.flops for a in work) == 4 * 1024
 
 
+@triton.jit
+def _varlen_blocks(x_ptr, cu_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    m = tl.program_id(0)
+    b = tl.program_id(1)
+    start = tl.load(cu_ptr + b)
+    n = tl.load(cu_ptr + b + 1) - start
+    if m * BM >= n:  # a query block past its sequence's end
+        return
+    acc = tl.zeros((BN,), tl.float32)
+    for j in range(0, n, BN):
+        cols = j + tl.arange(0, BN)
+        acc += tl.load(x_ptr + start + cols, mask=cols < n, other=0.0).to(tl.float32)
+    tl.store(out_ptr + (b * 4 + m) * BN + tl.arange(0, BN), acc)
+
+
+def test_a_loop_past_an_early_return_averages_over_the_programs_that_reach_it():
+    # sequences of 64 and 256: of the 4 x 2 programs, 1 + 4 = 5 reach the loop, which runs 1 and 4 trips of
+    # 64: the programs that run it average (1 x 1 + 4 x 4) / 5 = 3.4 trips (over all 8 it would be 2.5)
+    import numpy as np
+
+    from tilesight.plan import Loop
+
+    cu = np.array([0, 64, 320], dtype=np.int32)
+    x, out = TensorSpec((320,), "float16"), TensorSpec((512,), "float32")
+    plan = _plan(_varlen_blocks, (4, 2), x, cu, out, BM=64, BN=64)
+    (guard,) = [n for n in plan.body if isinstance(n, Loop)]
+    (loop,) = [n for n in guard.body if isinstance(n, Loop)]
+    assert guard.mean_trips == pytest.approx(5 / 8) and loop.mean_trips == pytest.approx(3.4)
+
+
 def test_a_rotary_embeddings_halves_are_two_side_by_side_regions():
     from tilesight.kernels.triton.rope import rope_kernel
 
