@@ -61,3 +61,10 @@ def all_cases() -> list[Case]:
     import k_variants
 
     return [*k_gemm.cases(), *k_mem.cases(), *k_attn.cases(), *k_variants.cases()]
+
+
+def recheck_cases() -> list[Case]:
+    """New shapes of the kernels the stop-20 fixes were read from (k_recheck)."""
+    import k_recheck
+
+    return k_recheck.recheck_cases()

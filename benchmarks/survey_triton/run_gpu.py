@@ -67,10 +67,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--only", default="", help="comma-separated case names (default: every case)")
+    ap.add_argument(
+        "--set", choices=("survey", "recheck"), default="survey", help="harness.all_cases or recheck_cases"
+    )
     args = ap.parse_args()
     wanted = set(filter(None, args.only.split(",")))
     install_allocator()
-    cases = [c for c in harness.all_cases() if not wanted or c.name in wanted]
+    every = harness.recheck_cases() if args.set == "recheck" else harness.all_cases()
+    cases = [c for c in every if not wanted or c.name in wanted]
     t0 = time.time()
     with args.out.open("w") as fh:
         for c in cases:

@@ -35,14 +35,14 @@ def family(name: str) -> str:
     return "memory"
 
 
-def _now() -> dict:
+def _now(which: str) -> dict:
     import harness
 
     import tilesight
     from tilesight.errors import TileSightError
 
     out = {}
-    for c in harness.all_cases():
+    for c in harness.recheck_cases() if which == "recheck" else harness.all_cases():
         row: dict = {"roofline_us": c.roofline_us()}
         try:
             report = tilesight.estimate(c.fn, c.grid, *c.args, hw="h200", **c.kw)
@@ -57,10 +57,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=HERE.parents[1] / "benchmarks" / "data" / "survey_triton")
     ap.add_argument("--now", action="store_true", help="predict with the current code")
+    ap.add_argument(
+        "--set", choices=("survey", "recheck"), default="survey", help="the survey or its recheck"
+    )
     args = ap.parse_args()
-    recorded = args.data / "predicted_before_measuring.json"
-    pred = _now() if args.now else json.loads(recorded.read_text())["cases"]
-    rows = [json.loads(x) for x in (args.data / "survey_triton_h200.jsonl").read_text().splitlines() if x]
+    prefix = "recheck_" if args.set == "recheck" else ""
+    recorded = args.data / f"{prefix}predicted_before_measuring.json"
+    pred = _now(args.set) if args.now else json.loads(recorded.read_text())["cases"]
+    measured = args.data / ("recheck_h200.jsonl" if args.set == "recheck" else "survey_triton_h200.jsonl")
+    rows = [json.loads(x) for x in measured.read_text().splitlines() if x]
     fams: dict[str, list[tuple[float, float]]] = {}
     zeros, refused, errors = [], [], []
     scored = []
