@@ -21,10 +21,10 @@ import tilesight  # noqa: E402
 from tilesight.errors import TileSightError  # noqa: E402
 
 
-def predict(names: list[str] | None = None) -> dict:
+def predict(which: str = "survey") -> dict:
     registry = run_gpu._registry()
     out = {}
-    for name in names or run_gpu.runnable():
+    for name in run_gpu.runnable(which):
         c = registry[name][1]()
         row: dict = {"roofline_us": c.roofline_s() * 1e6}
         try:
@@ -40,10 +40,15 @@ def predict(names: list[str] | None = None) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--set", choices=("survey", "recheck"), default="survey")
     args = ap.parse_args()
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE)
     dirty = subprocess.run(["git", "status", "--short", "-uno"], capture_output=True, text=True, cwd=HERE)
-    out = {"commit": rev.stdout.strip(), "uncommitted": dirty.stdout.split()[1::2], "cases": predict()}
+    out = {
+        "commit": rev.stdout.strip(),
+        "uncommitted": dirty.stdout.split()[1::2],
+        "cases": predict(args.set),
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     return 0

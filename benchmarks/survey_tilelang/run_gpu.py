@@ -37,17 +37,26 @@ def _registry() -> dict:
     import kernels_attn  # noqa: F401  (registers its cases)
     import kernels_elem  # noqa: F401
     import kernels_gemm  # noqa: F401
+    import kernels_recheck  # noqa: F401
 
     return common.REGISTRY
 
 
-def runnable() -> list[str]:
-    """Cases whose kernel is a fixed-shape prim_func with no launch arguments."""
+def recheck(name: str) -> bool:
+    """A case of the recheck set (kernels_recheck: new shapes of the kernels stop 20's fixes came from)."""
+    return name.endswith("_r")
+
+
+def runnable(which: str = "survey") -> list[str]:
+    """Cases of ``which`` set ("survey" or "recheck") whose kernel is a fixed-shape prim_func with no launch
+    arguments."""
     import tilelang  # noqa: F401  (it brings its own tvm)
     import tvm
 
     out = []
     for name, (_, build) in _registry().items():
+        if recheck(name) != (which == "recheck"):
+            continue
         c = build()
         if isinstance(c.func, tvm.tirx.PrimFunc) and not c.args and not c.kwargs:
             out.append(name)
@@ -101,8 +110,9 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--case-timeout-s", type=float, default=60.0)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--set", choices=("survey", "recheck"), default="survey")
     args = ap.parse_args()
-    names = runnable()
+    names = runnable(args.set)
     done = set()
     if args.resume and args.out.exists():
         done = {json.loads(x)["name"] for x in args.out.read_text().splitlines() if x.strip()}

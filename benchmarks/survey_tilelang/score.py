@@ -31,14 +31,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=HERE.parents[1] / "benchmarks" / "data" / "survey_tilelang")
     ap.add_argument("--now", action="store_true", help="predict with the current code")
+    ap.add_argument("--set", choices=("survey", "recheck"), default="survey")
     args = ap.parse_args()
+    prefix = "recheck_" if args.set == "recheck" else ""
     if args.now:
         import predict
 
-        pred = predict.predict()
+        pred = predict.predict(args.set)
     else:
-        pred = json.loads((args.data / "predicted_before_measuring.json").read_text())["cases"]
-    rows = [json.loads(x) for x in (args.data / "survey_tilelang_h200.jsonl").read_text().splitlines() if x]
+        pred = json.loads((args.data / f"{prefix}predicted_before_measuring.json").read_text())["cases"]
+    measured = args.data / ("recheck_h200.jsonl" if args.set == "recheck" else "survey_tilelang_h200.jsonl")
+    rows = [json.loads(x) for x in measured.read_text().splitlines() if x]
     fams: dict[str, list[tuple[float, float]]] = {}
     refused, errors, scored = [], [], []
     for r in rows:
