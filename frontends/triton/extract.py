@@ -61,6 +61,8 @@ _ELEM = {
     "i32": "int32",
     "i64": "int64",
 }
+# PTX instructions the special-function units execute (MUFU): an inline-asm statement with one of them
+_SFU_PTX = frozenset({"tanh", "ex2", "lg2", "rcp", "rsqrt", "sqrt", "sin", "cos"})
 _SFU_MATH = frozenset({"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "tan"})
 _SFU_EXTERN = re.compile(r'symbol = "__nv_(\w*?)(?:f)?"')
 _SFU_EXTERN_NAMES = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "erf", "pow", "rcp")
@@ -443,6 +445,9 @@ class Walker:
             self.strides(op, shape, vin)
             self.set_results(op, vin)
             return
+        if n == "tt.elementwise_inline_asm":
+            self.inline_asm(op, body, vin, shape)
+            return
         if n.startswith(_TENSOR_EW_PREFIX) or n in (
             "tt.extern_elementwise",
             "tt.precise_sqrt",
@@ -478,6 +483,30 @@ class Walker:
             self.group(op, body, vin, kind, numel)
             return
         raise self.unsupported(op)
+
+    def inline_asm(self, op: Op, body: _Body, vin: V, shape: tuple | None) -> None:
+        """``tl.inline_asm_elementwise``: its PTX instructions (``;``-separated, register declarations and
+        braces aside) run once per ``packed_element`` elements: on the special-function units where any is a
+        MUFU-class instruction (``tanh.approx``, ``ex2``, ``lg2``, ``rcp``, ``rsqrt``, ``sqrt``, ``sin``,
+        ``cos``), else on the CUDA cores. The assembly is not otherwise interpreted (a note says so)."""
+        m = re.match(r'\s*"((?:[^"\\]|\\.)*)"', op.text)  # the op's text starts at its assembly string
+        if m is None or shape is None:
+            raise self.unsupported(op)
+        instrs = [
+            i.strip()
+            for i in m.group(1).replace("{", ";").replace("}", ";").split(";")
+            if i.strip() and not i.strip().startswith(".reg")
+        ]
+        packed = re.search(r"packed_element = (\d+)", op.text)
+        per = max(1, int(packed.group(1))) if packed else 1
+        numel = math.prod(shape[0]) * max(1, len(instrs)) // per
+        mnemonics = {i.split()[0].split(".")[0] for i in instrs}
+        kind = ActionKind.SFU if mnemonics & _SFU_PTX else ActionKind.ELEMENTWISE
+        self.notes.append(
+            f"inline asm at {op.loc}: {len(instrs)} instruction(s) per {per} element(s) "
+            f"on the {'special-function units' if kind is ActionKind.SFU else 'CUDA cores'}"
+        )
+        self.group(op, body, vin, kind, numel)
 
     def value_work(self, name: str) -> int:
         """Element operations of integer arithmetic whose result becomes a value, not an address: the

@@ -269,6 +269,39 @@ def test_a_loop_past_an_early_return_averages_over_the_programs_that_reach_it():
     assert guard.mean_trips == pytest.approx(5 / 8) and loop.mean_trips == pytest.approx(3.4)
 
 
+@triton.jit
+def _asm_map(x_ptr, y_ptr, TANH: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if TANH:
+        y = tl.inline_asm_elementwise(
+            "tanh.approx.f32 $0, $1;", "=r,r", [x], dtype=tl.float32, is_pure=True, pack=1
+        )
+    else:
+        y = tl.inline_asm_elementwise(
+            "{ .reg .f32 t; add.f32 t, $1, $1; mul.f32 $0, t, t; }",
+            "=r,r",
+            [x],
+            dtype=tl.float32,
+            is_pure=True,
+            pack=1,
+        )
+    tl.store(y_ptr + offs, y)
+
+
+def test_inline_asm_runs_its_instructions_per_element():
+    # tanh.approx is a MUFU instruction: 1024 special-function operations per block; an add and a multiply
+    # (the register declaration aside) are 2 x 1024 CUDA-core operations
+    from tilesight.plan import ActionKind
+
+    x = TensorSpec((8192,), "float32")
+    sfu = _plan(_asm_map, (8,), x, x, TANH=True, BLOCK=1024)
+    alu = _plan(_asm_map, (8,), x, x, TANH=False, BLOCK=1024)
+    assert [a.flops for a in sfu.body if getattr(a, "kind", None) is ActionKind.SFU] == [1024]
+    assert [a.flops for a in alu.body if getattr(a, "kind", None) is ActionKind.ELEMENTWISE] == [2048]
+    assert any("inline asm" in n for n in sfu.notes)
+
+
 def test_a_rotary_embeddings_halves_are_two_side_by_side_regions():
     from tilesight.kernels.triton.rope import rope_kernel
 
