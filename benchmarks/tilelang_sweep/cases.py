@@ -405,6 +405,46 @@ def launch_args(case: dict[str, Any]) -> tuple[Any, ...]:
     return (x, x, x, cu, cu, max(case["lens"]), x)
 
 
+# A second validation set (stop 20, ``sweep.py --set validation2``): shapes and block configurations of the
+# reference GEMM, FlashAttention and MLA decode that no earlier set has, bf16 GEMMs among them; predictions
+# recorded before it was measured, nothing changed after.
+VALIDATION2_GEMM_SHAPES = [(3072, 3072, 3072), (6144, 2048, 5120), (1024, 16384, 4096)]
+VALIDATION2_GEMM_CONFIGS = [  # (block_M, block_N, block_K, num_stages, threads, use_swizzle, dtype)
+    (128, 128, 64, 3, 256, True, "bfloat16"),
+    (64, 256, 64, 3, 256, False, "float16"),
+    (128, 192, 64, 3, 256, True, "float16"),
+    (256, 128, 64, 2, 256, False, "bfloat16"),
+]
+VALIDATION2_FA_SHAPES = [(4, 16, 1024, 128), (1, 32, 4096, 64), (2, 8, 3072, 128)]
+VALIDATION2_FA_CONFIGS = [(128, 128, 2, 256), (64, 128, 2, 128), (128, 32, 3, 256)]
+VALIDATION2_MLA_SHAPES = [(16, 128, 16384), (48, 128, 4096)]
+VALIDATION2_MLA_CONFIGS = [(64, 32, 2, 256), (64, 64, 1, 256)]
+
+
+def validation2_cases() -> list[dict[str, Any]]:
+    """The second validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th, sw, dt) in itertools.product(
+        VALIDATION2_GEMM_SHAPES, VALIDATION2_GEMM_CONFIGS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
+        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+    for (b, h, sq, d), causal, (bm, bn, st, th) in itertools.product(
+        VALIDATION2_FA_SHAPES, FA_CAUSAL, VALIDATION2_FA_CONFIGS
+    ):
+        params = dict(batch=b, heads=h, seq_len=sq, dim=d, causal=causal, block_M=bm, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
+    for (b, h, sk), (bh, bn, st, th) in itertools.product(VALIDATION2_MLA_SHAPES, VALIDATION2_MLA_CONFIGS):
+        params = dict(batch=b, heads=h, seqlen_kv=sk, dim=512, pe_dim=64, block_H=bh, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"val2-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):

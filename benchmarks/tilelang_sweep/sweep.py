@@ -50,6 +50,7 @@ HUNG_EXIT = 3  # the exit status after a case overran --case-timeout-s (run.sh r
 SETS = {
     "main": case_list.all_cases,
     "validation": case_list.validation_cases,
+    "validation2": case_list.validation2_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,
