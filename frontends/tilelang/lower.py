@@ -22,7 +22,7 @@ import numpy as np
 from tilesight.dtypes import canonical_dtype, dtype_bytes
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
-from tilesight.model.resources import contiguous_bytes
+from tilesight.model.resources import side_by_side_runs
 from tilesight.plan import (
     SYNC_LOAD,
     VECTOR_REDUCTION,
@@ -125,13 +125,17 @@ class _Tensor:
     shift: tuple[int, ...] = ()  # Region.shift: where it starts beside the buffer's first region
 
 
+def _flat_shift(shift: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """A region's :attr:`Region.shift` as elements from its buffer's lowest region (row-major ``shape``)."""
+    return sum(o * math.prod(shape[d + 1 :]) for d, o in enumerate(shift))
+
+
 def _tensor_name(region: Region, shape: tuple[int, ...]) -> str:
     """The tensor access a region is: its buffer, or ``X+64`` for a region of ``X`` that a T.Parallel nest
     moves beside another (its offset in elements from the lowest, as the Triton frontend names ``x + 64``)."""
     if not any(region.shift):
         return region.buffer
-    flat = sum(o * math.prod(shape[d + 1 :]) for d, o in enumerate(region.shift))
-    return f"{region.buffer}+{flat}"
+    return f"{region.buffer}+{_flat_shift(region.shift, shape)}"
 
 
 class _Lowering:
@@ -337,13 +341,18 @@ class _Lowering:
             raise FrontendError(
                 "T.atomic_add into on-chip memory", construct="T.atomic_add", location=node.location
             )
-        store = self._store(dst, _level(src.scope), node.location, "atomic_add")
-        assert store.tensor is not None  # a STORE names its tensor
-        self.tensors[store.tensor].atomic = True
         # TileLang adds a fragment with relaxed vector reductions as wide as each thread's contiguous run of
         # it allows: two fp32 values (AtomicAddx2) from a gemm accumulator's layout, four (AtomicAddx4) from a
         # fragment T.Parallel wrote (its lowered CUDA; benchmarks/calibrate/tilelang_atomics.py)
         width = ATOMIC_ACCUMULATOR_WIDTH if src.buffer in self.gemm_parts else ATOMIC_FRAGMENT_WIDTH
+        return self._reduction_store(dst, _level(src.scope), node.location, width)
+
+    def _reduction_store(self, dst: Region, src: MemLevel, where: str, width: int) -> TileAction:
+        """An atomic add into ``dst``'s global tile: a store whose tensor is marked atomic, issued as relaxed
+        vector reductions of ``width`` elements each (``VECTOR_REDUCTION``)."""
+        store = self._store(dst, src, where, "atomic_add")
+        assert store.tensor is not None  # a STORE names its tensor
+        self.tensors[store.tensor].atomic = True
         vector = int(width * dtype_bytes(canonical_dtype(dst.dtype)))
         return dataclasses.replace(store, variant=VECTOR_REDUCTION, vector_bytes=vector)
 
@@ -355,12 +364,9 @@ class _Lowering:
         accesses of the element per thread (the compare-and-swap's retries under contention are not
         counted)."""
         dst = node.writes[0]
-        item = dtype_bytes(canonical_dtype(dst.dtype))
         if dst.scope == GLOBAL:
-            store = self._store(dst, MemLevel.REG, node.location, "atomic_add")
-            assert store.tensor is not None  # a STORE names its tensor
-            self.tensors[store.tensor].atomic = True
-            return dataclasses.replace(store, variant=VECTOR_REDUCTION, vector_bytes=int(item))
+            return self._reduction_store(dst, MemLevel.REG, node.location, 1)
+        item = dtype_bytes(canonical_dtype(dst.dtype))
         return TileAction(
             self._name(f"atomic_add_{dst.buffer}"),
             ActionKind.ELEMENTWISE,
@@ -597,27 +603,10 @@ class _Lowering:
             )
             masked = any(s % e for s, e in zip(shape, t.tile, strict=True))
             reuse = frozenset(set(self.ir.grid_vars) - t.used)
-            access = TensorAccess(name, canonical_dtype(dtype), shape, t.tile, mode, reuse, masked=masked)
-            out.append(self._side_by_side(access, t))
-        return tuple(out)
-
-    def _side_by_side(self, access: TensorAccess, t: _Tensor) -> TensorAccess:
-        """``access`` with ``run_bytes`` where it is one of the regions of its argument that sit next to each
-        other along the innermost axis, each a tile's inner extent after the last (a rotary embedding's halves
-        of a head): with its siblings', each access's rows are one contiguous run in memory (as the Triton
-        frontend's regions of ``x`` and ``x + half``)."""
-        sibs = [s for s in self.tensors.values() if s.buffer == t.buffer]
-        if len(sibs) < 2:
-            return access
-        inner = t.tile[-1]
-        shifts = sorted(s.shift or (0,) * len(t.tile) for s in sibs)
-        side = all(s.tile == t.tile for s in sibs) and all(
-            not any(sh[:-1]) and sh[-1] == i * inner for i, sh in enumerate(shifts)
-        )
-        if not side or len(sibs) * inner > access.shape[-1]:
-            return access
-        union = dataclasses.replace(access, tile=(*t.tile[:-1], len(sibs) * inner), masked=True)
-        return dataclasses.replace(access, run_bytes=int(contiguous_bytes(union)))
+            out.append(TensorAccess(name, canonical_dtype(dtype), shape, t.tile, mode, reuse, masked=masked))
+        # regions of one argument side by side (a rotary embedding's halves): one contiguous run together
+        shifts = {n: _flat_shift(t.shift, self.ir.buffers[t.buffer][2]) for n, t in self.tensors.items()}
+        return tuple(side_by_side_runs(out, shifts))
 
     def resources(self) -> BlockResources:
         threads = self.ir.threads

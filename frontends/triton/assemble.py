@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError
+from tilesight.model.resources import side_by_side_runs
 from tilesight.plan import (
     AccessMode,
     ActionKind,
@@ -92,32 +92,6 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
     return tuple(out)
 
 
-def _side_by_side_regions(tensors: list[TensorAccess], shifts: dict[str, int]) -> list[TensorAccess]:
-    """Regions of one pointer argument (``x`` and ``x + 64``) whose tiles sit next to each other along the
-    innermost dimension, shifted by the tile's inner extent (a rotary embedding's halves of a head): each
-    access's rows are, with its siblings', one contiguous run in memory (``TensorAccess.run_bytes``)."""
-    from tilesight.model.resources import contiguous_bytes
-
-    groups: dict[str, list[TensorAccess]] = {}
-    for t in tensors:
-        groups.setdefault(t.name.split("+", 1)[0], []).append(t)
-    out = []
-    for t in tensors:
-        sibs = groups[t.name.split("+", 1)[0]]
-        steps = sorted(shifts.get(x.name, 0) for x in sibs)
-        inner = t.tile[-1]
-        if (
-            len(sibs) > 1
-            and all(x.tile == t.tile and x.shape == t.shape for x in sibs)
-            and steps == [steps[0] + i * inner for i in range(len(steps))]
-            and len(sibs) * inner <= t.shape[-1]
-        ):
-            union = dataclasses.replace(t, tile=(*t.tile[:-1], len(sibs) * inner), masked=True)
-            t = dataclasses.replace(t, run_bytes=int(contiguous_bytes(union)))
-        out.append(t)
-    return out
-
-
 def build_plan(
     ir: CompiledIR,
     binding: Binding,
@@ -170,7 +144,7 @@ def build_plan(
         )
         if _ELEM.get(acc["elem"], spec.dtype) != spec.dtype:
             walker.notes.append(f"{name}: kernel reads {_ELEM.get(acc['elem'])} from a {spec.dtype} tensor")
-    tensors = _side_by_side_regions(tensors, {name: acc.get("shift", 0) for name, acc in accesses.items()})
+    tensors = side_by_side_runs(tensors, {name: acc.get("shift", 0) for name, acc in accesses.items()})
     programs = grid[0] * grid[1] * grid[2]
     persistent = walker.persistent
     tile_grid = TileGrid(

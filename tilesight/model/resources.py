@@ -261,6 +261,34 @@ def contiguous_bytes(tensor: TensorAccess) -> float:
     return run
 
 
+def side_by_side_runs(tensors: list[TensorAccess], shifts: Mapping[str, int]) -> list[TensorAccess]:
+    """``tensors`` with ``run_bytes`` set on the regions of one argument (named ``x`` and ``x+64``: the part
+    before ``+``) whose tiles sit next to each other along the innermost dimension, each starting a tile's
+    inner extent after the last (``shifts``: each region's start in elements from the argument's; a rotary
+    embedding's halves of a head): with its siblings', each region's rows are one contiguous run in memory.
+    Both frontends name and shift such regions alike."""
+    import dataclasses
+
+    groups: dict[str, list[TensorAccess]] = {}
+    for t in tensors:
+        groups.setdefault(t.name.split("+", 1)[0], []).append(t)
+    out = []
+    for t in tensors:
+        sibs = groups[t.name.split("+", 1)[0]]
+        steps = sorted(shifts.get(x.name, 0) for x in sibs)
+        inner = t.tile[-1]
+        if (
+            len(sibs) > 1
+            and all(x.tile == t.tile and x.shape == t.shape for x in sibs)
+            and steps == [steps[0] + i * inner for i in range(len(steps))]
+            and len(sibs) * inner <= t.shape[-1]
+        ):
+            union = dataclasses.replace(t, tile=(*t.tile[:-1], len(sibs) * inner), masked=True)
+            t = dataclasses.replace(t, run_bytes=int(contiguous_bytes(union)))
+        out.append(t)
+    return out
+
+
 def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: float | None = None) -> float:
     """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
 
