@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -741,8 +741,7 @@ class _Walker:
         if scope == SHARED:
             dst = self._whole(target.buffer)
         elif scope == GLOBAL:
-            threads = {v: n for v, n in self.thread_extents.items() if n > 1}
-            dst = self._lane_region(target.buffer, target.indices, threads)
+            dst = self._lane_region(target.buffer, target.indices, self._thread_lanes())
             if dst is None or dst.elements != self.threads:
                 what = (
                     f"T.atomic_add to global {name!r} at [{', '.join(map(str, target.indices))}], not one "
@@ -818,6 +817,20 @@ class _Walker:
         node = self._store(stmt, self.threads * per_thread, where, lanes, spread=True)
         return dataclasses.replace(node, per_thread=per_thread)
 
+    def _lane_env(self, values: Iterable[str], lanes: dict[str, int]) -> dict[str, Any]:
+        """An environment that evaluates over the blocks and the ``lanes`` at once: the lanes on trailing axes
+        after the grid's, each lane variable a range along its own, and the walker's ``values`` (block
+        indices, what the kernel bound from them) given one axis of size 1 per lane where they vary by
+        block."""
+        nd, names = len(self.grid), list(lanes)
+        env: dict[str, Any] = {}
+        for v in values:
+            value = np.asarray(self.env[v])
+            env[v] = value.reshape(value.shape + (1,) * len(names)) if value.ndim == nd and nd else value
+        for a, v in enumerate(names):
+            env[v] = np.arange(lanes[v]).reshape([1] * nd + [-1 if k == a else 1 for k in range(len(names))])
+        return env
+
     def _spread_region(self, buf: tirx.Buffer, indices: Any, lanes: dict[str, int]) -> Region | None:
         """The box of ``buf`` that the accesses at ``indices`` cover over every value of the ``lanes``
         (thread indices, vector lanes): each index, let-bound variables inlined, is evaluated over the blocks
@@ -825,14 +838,7 @@ class _Walker:
         lanes' offsets from it must be the same for every block. The region is the distinct elements the
         offsets reach when they form a box (``tn`` along rows and ``tk * 8 + k`` along columns: a 32 x 64
         tile); None otherwise (a strided ``2 * tx``, offsets that vary by block)."""
-        nd = len(self.grid)
-        names = list(lanes)
-        env: dict[str, Any] = {}
-        for v, value in self.env.items():
-            value = np.asarray(value)
-            env[v] = value.reshape(value.shape + (1,) * len(names)) if value.ndim == nd and nd else value
-        for a, v in enumerate(names):
-            env[v] = np.arange(lanes[v]).reshape([1] * nd + [-1 if k == a else 1 for k in range(len(names))])
+        env = self._lane_env(self.env, lanes)
         shape = (*self.grid, *lanes.values())
         mins: list[Any] = []
         offsets: list[np.ndarray] = []
@@ -995,15 +1001,8 @@ class _Walker:
         ):
             what = f"IfThenElse inside T.Parallel ({cond})"
             raise UnsupportedOpError(what, self.name, where)
-        # lanes on trailing axes, after the grid's; block values broadcast over the lanes
-        nd, axes = len(self.grid), list(lanes)
-        env: dict[str, Any] = {
-            v: np.arange(n).reshape([1] * nd + [-1 if k == a else 1 for k in range(len(axes))])
-            for a, (v, n) in enumerate(lanes.items())
-        }
-        for v in outer:
-            value = np.asarray(self.env[v])
-            env[v] = value.reshape(value.shape + (1,) * len(axes)) if value.ndim else value
+        axes = list(lanes)
+        env = self._lane_env(outer, lanes)
         shape = (*self.grid, *lanes.values())
         passed = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), shape)
         passed = passed.reshape(-1, *lanes.values())  # (blocks, lanes...)

@@ -42,7 +42,7 @@ from tilesight.tensorspec import TensorSpec
 
 from . import interp, strides
 from .compile import CompiledIR
-from .ir import BLOCK_LABEL, Op, at_op, depends_on, parse_module, tensor_type
+from .ir import BLOCK_LABEL, Op, at_op, depends_on, located, parse_module, tensor_type
 from .layouts import access_rows, access_widths, fma_dots, reduce_warps, scattered_copies
 
 _ELEM = {
@@ -314,14 +314,7 @@ class Walker:
         runs = np.broadcast_to(cond, (self.lanes,)).astype(bool)
         if exits[0] == targets[0]:
             runs = ~runs
-        live = runs[self.valid]
-        share = float(live.mean()) if live.size else 1.0
-        ops = blocks[stay]
-        if share >= 1.0:
-            self.walk(ops, body)
-        elif share > 0.0:
-            guard = Op("scf.if", [], [op.operands[0]], op.text, "", op.loc, regions=[ops])
-            self.guarded(guard, body, runs, share, "the code past an early return")
+        self.run_block(op, blocks[stay], runs, "the code past an early return", body, empty=1.0)
 
     def two_returns(self, op: Op, then: list[Op], other: list[Op], body: _Body) -> None:
         """``if cond: <work>; return`` followed by more work: the two blocks of :meth:`early_exit`, each run
@@ -335,15 +328,22 @@ class Walker:
             self.walk(other, body)
             return
         taken = np.broadcast_to(cond, (self.lanes,)).astype(bool)
-        branches = ((taken, then, "the branch that returns"), (~taken, other, "its fall-through"))
-        for runs, ops, what in branches:
-            live = runs[self.valid]
-            share = float(live.mean()) if live.size else 0.0
-            if share >= 1.0:
-                self.walk(ops, body)
-            elif share > 0.0:
-                guard = Op("scf.if", [], [op.operands[0]], op.text, "", op.loc, regions=[ops])
-                self.guarded(guard, body, runs, share, what)
+        self.run_block(op, then, taken, "the branch that returns", body, empty=0.0)
+        self.run_block(op, other, ~taken, "its fall-through", body, empty=0.0)
+
+    def run_block(
+        self, op: Op, ops: list[Op], runs: np.ndarray, what: str, body: _Body, empty: float
+    ) -> None:
+        """A block of ``cf.cond_br`` (``op``) that the lanes ``runs`` marks run: walked as is where every
+        program runs it, as a guard in their share (:meth:`guarded`) where some do (``empty``: the share taken
+        where no lane is valid)."""
+        live = runs[self.valid]
+        share = float(live.mean()) if live.size else empty
+        if share >= 1.0:
+            self.walk(ops, body)
+        elif share > 0.0:
+            guard = Op("scf.if", [], [op.operands[0]], op.text, "", op.loc, regions=[ops])
+            self.guarded(guard, body, runs, share, what)
 
     def set_results(self, op: Op, v: V) -> None:
         for r in op.results:
@@ -687,7 +687,7 @@ class Walker:
             "dst": MemLevel.DDR if store else level,
             "vector_bytes": at_op(self.widths, op),
         }
-        if not store and ((op.where is not None and op.where in self.scattered) or op.loc in self.scattered):
+        if not store and located(op, self.scattered):
             node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
         body.add(node)
         rows = at_op(self.rows, op) if not store else None
@@ -723,7 +723,7 @@ class Walker:
         m, k = a[0][-2], a[0][-1]
         nn = b[0][-1]
         batch = math.prod(a[0][:-2]) if len(a[0]) > 2 else 1
-        if (op.where is not None and op.where in self.fma_dots) or op.loc in self.fma_dots:
+        if located(op, self.fma_dots):
             # lowered to CUDA-core fused multiply-adds (an fp32 dot in IEEE precision): m x n x k of them
             self.compute(op, body, vin, ActionKind.ELEMENTWISE, m * batch * nn * k)
             return

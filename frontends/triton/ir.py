@@ -143,6 +143,12 @@ def at_op(table: Mapping[str, int], op: Op) -> int | None:
     return table.get(op.loc) if op.loc is not None else None
 
 
+def located(op: Op, locs: frozenset[str]) -> bool:
+    """Whether ``op`` stands at one of ``locs``, keyed as :func:`at_op` reads a table ("file:line:col" or
+    "file:line")."""
+    return (op.where is not None and op.where in locs) or (op.loc is not None and op.loc in locs)
+
+
 @functools.lru_cache(maxsize=256)
 def parse_module(text: str) -> Function:
     """The public ``tt.func`` of a printed TTIR module (cached by text; callers must not mutate it)."""

@@ -82,6 +82,13 @@ def _shared_contiguous(ttgir: str) -> dict[str, int]:
     return out
 
 
+def _copy_axes(ttgir: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The contiguous axis of each shared layout (:func:`_shared_contiguous`) and of each blocked layout
+    (``order[0]``): what :func:`_scattered` compares."""
+    fastest = {alias: f["order"][0] for alias, f in _blocked(ttgir).items() if "order" in f}
+    return _shared_contiguous(ttgir), fastest
+
+
 def _walk(ops: list[Op]):
     for op in ops:
         yield op
@@ -127,8 +134,7 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
     ops = list(_walk(parse_module(ttgir).body))
     defs = {r: op for op in ops for r in op.results}
     unaligned = unaligned_int_args(ttgir)
-    shared = _shared_contiguous(ttgir)
-    fastest = {alias: f["order"][0] for alias, f in _blocked(ttgir).items() if "order" in f}
+    shared, fastest = _copy_axes(ttgir)
     widths: dict[str, int] = {}
     for op in ops:
         if op.name not in _MEMORY_OPS or op.loc is None:
@@ -166,8 +172,7 @@ def _scattered(op: Op, layout: str, shared: Mapping[str, int], fastest: Mapping[
 def scattered_copies(ttgir: str) -> frozenset[str]:
     """Source locations ("file:line:col" and "file:line") of asynchronous copies whose shared tile is stored
     along another axis than the global one (see the module docstring): one element per ``cp.async``."""
-    shared = _shared_contiguous(ttgir)
-    fastest = {alias: f["order"][0] for alias, f in _blocked(ttgir).items() if "order" in f}
+    shared, fastest = _copy_axes(ttgir)
     found: set[str] = set()
     for op in _walk(parse_module(ttgir).body):
         m = _TYPED.search(op.text + " " + op.rtype)
