@@ -242,7 +242,12 @@ def flash_decode_split_combine():
     "T.exp2/T.log2, reduce_max over splits (b=8,h=32,splits=8,d=128)",
 )
 def flash_decode_combine():
-    batch, heads, ns, dim = 8, 32, 8, 128
+    return combine_case(8, 32, 8, 128)
+
+
+def combine_case(batch, heads, ns, dim):
+    """A split-KV combine: each (head, batch) block reduces its ``ns`` splits' partial outputs by their
+    log-sum-exp weights, one thread per element of the head dim (the survey's case, and kernels_recheck's)."""
     acc = "float32"
 
     @T.prim_func
@@ -251,7 +256,7 @@ def flash_decode_combine():
         Opart: T.Tensor((batch, heads, ns, dim), acc),
         Output: T.Tensor((batch, heads, dim), "float16"),
     ):
-        with T.Kernel(heads, batch, threads=128) as (hy, bb):
+        with T.Kernel(heads, batch, threads=dim) as (hy, bb):
             lse_l = T.alloc_fragment((ns,), acc)
             lse_max = T.alloc_fragment((1,), acc)
             o_acc = T.alloc_fragment((dim,), acc)

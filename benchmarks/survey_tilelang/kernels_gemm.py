@@ -457,17 +457,21 @@ def gemm_alloc_var_manual_raster():
     "T.vectorized, T.serial, atomic_add into shared",
 )
 def gemv_splitk_vectorized():
-    N, K, BN, RT = 16384, 16384, 32, 8
-    TILE_K = 8
+    return gemv_case(16384, 16384, 32, 8, 8, "float16")
+
+
+def gemv_case(N, K, BN, RT, TILE_K, dtype):
+    """TileLang's GEMV pattern: threads (BN, RT); thread (tn, tk) loads TILE_K elements of row tn a K step,
+    accumulates in a register and adds into a shared row sum (the survey's case, and kernels_recheck's)."""
     BK = RT * TILE_K
 
     @T.prim_func
-    def main(A: T.Tensor((K,), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((N,), "float16")):
+    def main(A: T.Tensor((K,), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((N,), dtype)):
         with T.Kernel(T.ceildiv(N, BN), threads=(BN, RT)) as bn:
             tn = T.get_thread_binding(0)
             tk = T.get_thread_binding(1)
-            A_l = T.alloc_local((TILE_K,), "float16")
-            B_l = T.alloc_local((TILE_K,), "float16")
+            A_l = T.alloc_local((TILE_K,), dtype)
+            B_l = T.alloc_local((TILE_K,), dtype)
             C_s = T.alloc_shared((BN,), "float32")
             C_acc = T.alloc_local((1,), "float32")
             if tk == 0:
@@ -482,7 +486,8 @@ def gemv_splitk_vectorized():
             T.atomic_add(C_s[tn], C_acc[0])
             C[bn * BN + tn] = C_s[tn]
 
-    return Case(main, bytes=N * K * 2 + K * 2 + N * 2, flops=2 * N * K, peak="fp32")
+    size = 2 if dtype in ("float16", "bfloat16") else 4
+    return Case(main, bytes=(N * K + K + N) * size, flops=2 * N * K, peak="fp32")
 
 
 @case(

@@ -443,6 +443,36 @@ def attn_flops(b, h, s, d, causal, window=0):
     return 4.0 * b * h * pairs * d
 
 
+def decode_splitk_case(name, constructs, Bd, Hq, Hkv, L, NS, note=""):
+    """Flash-decoding stage 1 (``decode_splitk``): batch ``Bd``, ``Hq`` query heads over ``Hkv`` KV heads of
+    ``L`` keys, head dim 128, ``NS`` splits."""
+    f16, f32 = "float16", "float32"
+    return Case(
+        name,
+        constructs,
+        decode_splitk,
+        (Bd, Hkv, NS),
+        (
+            T((Bd, Hq, 128), f16),
+            T((Bd, Hkv, L, 128), f16),
+            T((Bd, Hkv, L, 128), f16),
+            T((Bd * Hq, NS, 128), f32),
+            T((Bd * Hq, NS), f32),
+            0.088,
+            L,
+            Hq,
+            Hkv,
+            Hkv * L * 128,
+            L * 128,
+            128,
+        ),  # fmt: skip
+        dict(HEAD_DIM=128, BLOCK_N=64, NUM_SPLITS=NS, GROUP=Hq // Hkv, num_warps=4, num_stages=2),
+        2 * Bd * Hkv * L * 128 * 2,
+        4.0 * Bd * Hq * L * 128,
+        note=note,
+    )
+
+
 def cases():
     f16, f32 = "float16", "float32"
     out = []
@@ -514,32 +544,17 @@ def cases():
         )
     # decode: batch 32, 32 q heads, 8 kv heads, kv len 8192, d 128, 16 splits
     Bd, Hq, Hkv, L, NS = 32, 32, 8, 8192, 16
-    kv_bytes = 2 * Bd * Hkv * L * 128 * 2
     out.append(
-        Case(
+        decode_splitk_case(
             "decode_splitk_stage1",
             "flash-decoding split-K, GQA group dot (M=4), masked tails, 3-D grid",
-            decode_splitk,
-            (Bd, Hkv, NS),
-            (
-                T((Bd, Hq, 128), f16),
-                T((Bd, Hkv, L, 128), f16),
-                T((Bd, Hkv, L, 128), f16),
-                T((Bd * Hq, NS, 128), f32),
-                T((Bd * Hq, NS), f32),
-                0.088,
-                L,
-                Hq,
-                Hkv,
-                Hkv * L * 128,
-                L * 128,
-                128,
-            ),
-            dict(HEAD_DIM=128, BLOCK_N=64, NUM_SPLITS=NS, GROUP=Hq // Hkv, num_warps=4, num_stages=2),
-            kv_bytes,
-            4.0 * Bd * Hq * L * 128,
+            Bd,
+            Hq,
+            Hkv,
+            L,
+            NS,
             note="GROUP=4 rows < 16 for tl.dot",
-        )
+        )  # fmt: skip
     )
     out.append(
         Case(

@@ -4,10 +4,10 @@ fixes, measured after their predictions were recorded (``recheck_cases``; names 
 
 import numpy as np
 from harness import Case, T
-from k_attn import decode_splitk, varlen_fwd
+from k_attn import decode_splitk_case, varlen_fwd
 from k_gemm import gemm_fp32_tf32
 from k_mem import cross_entropy_fwd_bwd, dropout_rand
-from k_variants import paged_decode
+from k_variants import paged_decode_case
 
 
 def _cd(a, b):
@@ -19,56 +19,13 @@ def recheck_cases():
     out = []
     # split-KV decode: batch 16, 32 q heads over 8 kv heads, 16k keys, 8 and 32 splits
     for ns, L in ((8, 16384), (32, 4096)):
-        Bd, Hq, Hkv = 16, 32, 8
-        out.append(
-            Case(
-                f"decode_splitk_ns{ns}_L{L}_r",
-                "split-KV decode, new splits and lengths",
-                decode_splitk,
-                (Bd, Hkv, ns),
-                (
-                    T((Bd, Hq, 128), f16),
-                    T((Bd, Hkv, L, 128), f16),
-                    T((Bd, Hkv, L, 128), f16),
-                    T((Bd * Hq, ns, 128), f32),
-                    T((Bd * Hq, ns), f32),
-                    0.088,
-                    L,
-                    Hq,
-                    Hkv,
-                    Hkv * L * 128,
-                    L * 128,
-                    128,
-                ),  # fmt: skip
-                dict(HEAD_DIM=128, BLOCK_N=64, NUM_SPLITS=ns, GROUP=Hq // Hkv, num_warps=4, num_stages=2),
-                2 * Bd * Hkv * L * 128 * 2,
-                4.0 * Bd * Hq * L * 128,
-            )
-        )
+        name = f"decode_splitk_ns{ns}_L{L}_r"
+        out.append(decode_splitk_case(name, "split-KV decode, new splits and lengths", 16, 32, 8, L, ns))
     # paged decode: batch 64 of 2048 keys in pages of 32, GQA 32/4
     rng = np.random.default_rng(7)
-    Bd, H, Hkv, L, PAGE = 64, 32, 4, 2048, 32
-    nblk = L // PAGE
-    tables = rng.permutation(Bd * nblk).astype(np.int32).reshape(Bd, nblk)
     out.append(
-        Case(
-            "paged_decode_b64_r",
-            "paged decode, new batch / page size / GQA",
-            paged_decode,
-            (Bd, Hkv),
-            (
-                T((Bd, H, 128), f16),
-                T((Bd * nblk, Hkv, PAGE, 128), f16),
-                T((Bd * nblk, Hkv, PAGE, 128), f16),
-                T((Bd, nblk), "int32", values=tables),
-                T((Bd,), "int32", values=np.full(Bd, L, np.int32)),
-                T((Bd, H, 128), f16),
-                0.088,
-                nblk,
-            ),  # fmt: skip
-            dict(H=H, H_KV=Hkv, HEAD_DIM=128, PAGE=PAGE, num_warps=4, num_stages=2),
-            2 * Bd * Hkv * L * 128 * 2,
-            4.0 * Bd * H * L * 128,
+        paged_decode_case(
+            "paged_decode_b64_r", "paged decode, new batch / page size / GQA", 64, 32, 4, 2048, 32, rng
         )
     )
     # varlen attention: 12 sequences of mixed lengths, 16 heads

@@ -297,6 +297,34 @@ def _cd(a, b):
     return (a + b - 1) // b
 
 
+def paged_decode_case(name, constructs, Bd, H, Hkv, L, PAGE, rng, note=""):
+    """vLLM-style paged decode (``paged_decode``): batch ``Bd`` of ``L`` keys in pages of ``PAGE``, ``H``
+    query heads over ``Hkv`` KV heads, head dim 128; the page table a random permutation from ``rng``."""
+    f16 = "float16"
+    nblk = L // PAGE
+    tables = rng.permutation(Bd * nblk).astype(np.int32).reshape(Bd, nblk)
+    return Case(
+        name,
+        constructs,
+        paged_decode,
+        (Bd, Hkv),
+        (
+            T((Bd, H, 128), f16),
+            T((Bd * nblk, Hkv, PAGE, 128), f16),
+            T((Bd * nblk, Hkv, PAGE, 128), f16),
+            T((Bd, nblk), "int32", values=tables),
+            T((Bd,), "int32", values=np.full(Bd, L, np.int32)),
+            T((Bd, H, 128), f16),
+            0.088,
+            nblk,
+        ),  # fmt: skip
+        dict(H=H, H_KV=Hkv, HEAD_DIM=128, PAGE=PAGE, num_warps=4, num_stages=2),
+        2 * Bd * Hkv * L * 128 * 2,
+        4.0 * Bd * H * L * 128,
+        note=note,
+    )
+
+
 def cases():
     f16, bf, f32 = "float16", "bfloat16", "float32"
     out = []
@@ -417,30 +445,18 @@ def cases():
             2.0 * Mt * TOPK * Nf * Kh,
         )
     )
-    Bd, H, Hkv, L, PAGE = 32, 32, 8, 8192, 64
-    nblk = L // PAGE
-    tables = rng.permutation(Bd * nblk).astype(np.int32).reshape(Bd, nblk)
     out.append(
-        Case(
+        paged_decode_case(
             "paged_decode_vllm",
             "page-table load in KV loop, seq_lens bound (values given), GQA dot M=4",
-            paged_decode,
-            (Bd, Hkv),
-            (
-                T((Bd, H, 128), f16),
-                T((Bd * nblk, Hkv, PAGE, 128), f16),
-                T((Bd * nblk, Hkv, PAGE, 128), f16),
-                T((Bd, nblk), "int32", values=tables),
-                T((Bd,), "int32", values=np.full(Bd, L, np.int32)),
-                T((Bd, H, 128), f16),
-                0.088,
-                nblk,
-            ),
-            dict(H=H, H_KV=Hkv, HEAD_DIM=128, PAGE=PAGE, num_warps=4, num_stages=2),
-            2 * Bd * Hkv * L * 128 * 2,
-            4.0 * Bd * H * L * 128,
+            32,
+            32,
+            8,
+            8192,
+            64,
+            rng,
             note="only 256 programs on 132 SMs, one long loop each",
-        )
+        )  # fmt: skip
     )
     Mw, Nw, Kw = 4096, 4096, 4096
     out.append(
