@@ -68,3 +68,28 @@ def recheck_cases() -> list[Case]:
     import k_recheck
 
     return k_recheck.recheck_cases()
+
+
+def staged_cases() -> list[Case]:
+    """GEMMs whose B operand the threads store into shared memory themselves (k_staged)."""
+    import k_staged
+
+    return k_staged.staged_cases()
+
+
+# Case sets by name: (cases, prefix of the set's files in benchmarks/data/survey_triton). The survey's own
+# files have none: predicted_before_measuring.json and survey_triton_h200.jsonl.
+SETS = {
+    "survey": (all_cases, ""),
+    "recheck": (recheck_cases, "recheck_"),
+    "staged": (staged_cases, "staged_"),
+}
+
+
+def cases_of(name: str) -> list[Case]:
+    return SETS[name][0]()
+
+
+def measured_file(name: str) -> str:
+    prefix = SETS[name][1]
+    return f"{prefix}h200.jsonl" if prefix else "survey_triton_h200.jsonl"

@@ -23,12 +23,12 @@ from tilesight.errors import TileSightError  # noqa: E402
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--set", choices=("survey", "recheck"), default="survey")
+    ap.add_argument("--set", choices=tuple(harness.SETS), default="survey")
     args = ap.parse_args()
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE)
     dirty = subprocess.run(["git", "status", "--short", "-uno"], capture_output=True, text=True, cwd=HERE)
     out: dict = {"commit": rev.stdout.strip(), "uncommitted": dirty.stdout.split()[1::2], "cases": {}}
-    for c in harness.recheck_cases() if args.set == "recheck" else harness.all_cases():
+    for c in harness.cases_of(args.set):
         row: dict = {"roofline_us": c.roofline_us()}
         try:
             r = tilesight.estimate(c.fn, c.grid, *c.args, hw="h200", **c.kw)

@@ -68,12 +68,12 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--only", default="", help="comma-separated case names (default: every case)")
     ap.add_argument(
-        "--set", choices=("survey", "recheck"), default="survey", help="harness.all_cases or recheck_cases"
+        "--set", choices=tuple(harness.SETS), default="survey", help="which case set (harness.SETS)"
     )
     args = ap.parse_args()
     wanted = set(filter(None, args.only.split(",")))
     install_allocator()
-    every = harness.recheck_cases() if args.set == "recheck" else harness.all_cases()
+    every = harness.cases_of(args.set)
     cases = [c for c in every if not wanted or c.name in wanted]
     t0 = time.time()
     with args.out.open("w") as fh:

@@ -1,14 +1,15 @@
 """Score the Triton survey set (CPU): predictions recorded before measuring against the H200 timings.
 
-    python benchmarks/survey_triton/score.py [--data benchmarks/data/survey_triton] [--now]
+    python benchmarks/survey_triton/score.py [--data benchmarks/data/survey_triton] [--now] [--set NAME]
 
-Families by kernel name: ``gemm_*``, ``w4a16*``, ``fused_moe*`` and ``dot_scaled*`` are GEMMs; ``flash_*``,
-``decode_*``, ``attn_*``, ``paged_*`` and ``varlen_fwd*`` attention; the rest memory-bound. MAPE per family
-beside the roofline (each case's compulsory DRAM bytes over 4.8 TB/s or its FLOPs over the datasheet peak),
-the refusals, and the worst cases. ``--now`` predicts with the code as it is instead of reading the recorded
-predictions. Integer tensors without given contents are zeros on the GPU (outputs, labels); a case whose
-gather indices were such zeros (``ZERO_INDICES``) reads one row over and over, not the access pattern the
-prediction assumed, and is listed apart.
+Families by kernel name: ``gemm_*``, ``w4a16*``, ``w8a16*``, ``fused_moe*`` and ``dot_scaled*`` are GEMMs;
+``flash_*``, ``decode_*``, ``attn_*``, ``paged_*`` and ``varlen_fwd*`` attention; the rest memory-bound. MAPE
+per family beside the roofline (each case's compulsory DRAM bytes over 4.8 TB/s or its FLOPs over the
+datasheet peak), the refusals, and the worst cases. ``--now`` predicts with the code as it is instead of
+reading the recorded predictions; ``--set`` scores another case set (``harness.SETS``). Integer tensors
+without given contents are zeros on the GPU (outputs, labels); a case whose gather indices were such zeros
+(``ZERO_INDICES``) reads one row over and over, not the access pattern the prediction assumed, and is listed
+apart.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-GEMM_PREFIXES = ("gemm_", "w4a16", "fused_moe", "dot_scaled")
+import harness  # noqa: E402
+
+GEMM_PREFIXES = ("gemm_", "w4a16", "w8a16", "fused_moe", "dot_scaled")
 # cases whose gather indices had no contents: every program read the same embedding row on the GPU
 ZERO_INDICES = frozenset({"embedding_int64_assert"})
 ATTENTION_PREFIXES = ("flash_", "decode_", "attn_", "paged_", "varlen_fwd")
@@ -36,13 +39,11 @@ def family(name: str) -> str:
 
 
 def _now(which: str) -> dict:
-    import harness
-
     import tilesight
     from tilesight.errors import TileSightError
 
     out = {}
-    for c in harness.recheck_cases() if which == "recheck" else harness.all_cases():
+    for c in harness.cases_of(which):
         row: dict = {"roofline_us": c.roofline_us()}
         try:
             report = tilesight.estimate(c.fn, c.grid, *c.args, hw="h200", **c.kw)
@@ -58,13 +59,13 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=HERE.parents[1] / "benchmarks" / "data" / "survey_triton")
     ap.add_argument("--now", action="store_true", help="predict with the current code")
     ap.add_argument(
-        "--set", choices=("survey", "recheck"), default="survey", help="the survey or its recheck"
+        "--set", choices=tuple(harness.SETS), default="survey", help="which case set (harness.SETS)"
     )
     args = ap.parse_args()
-    prefix = "recheck_" if args.set == "recheck" else ""
+    prefix = harness.SETS[args.set][1]
     recorded = args.data / f"{prefix}predicted_before_measuring.json"
     pred = _now(args.set) if args.now else json.loads(recorded.read_text())["cases"]
-    measured = args.data / ("recheck_h200.jsonl" if args.set == "recheck" else "survey_triton_h200.jsonl")
+    measured = args.data / harness.measured_file(args.set)
     rows = [json.loads(x) for x in measured.read_text().splitlines() if x]
     fams: dict[str, list[tuple[float, float]]] = {}
     zeros, refused, errors = [], [], []

@@ -41,6 +41,7 @@ from tilesight.plan import (
 from tilesight.tensorspec import TensorSpec
 
 from . import interp, strides
+from .banks import staged_store_bytes
 from .compile import CompiledIR
 from .ir import BLOCK_LABEL, Op, at_op, depends_on, located, parse_module, tensor_type
 from .layouts import access_rows, access_widths, fma_dots, reduce_warps, scattered_copies
@@ -157,6 +158,8 @@ class Walker:
         self.scattered = scattered_copies(ir.ttgir)
         self.fma_dots = fma_dots(ir.ttgir)
         self.rows = access_rows(ir.ttgir)
+        self.staged = staged_store_bytes(ir.ttgir)
+        self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
         self.reduce_warps = reduce_warps(ir.ttgir)
@@ -597,6 +600,16 @@ class Walker:
         m = re.search(r":\s*\((tensor<[^)]*?>)[,)]", op.text)
         return m.group(1) if m else ""
 
+    def stage(self, op: Op, node: dict) -> None:
+        """Charge ``node`` (the action ``op`` made or joined) with the shared-memory stores that put the
+        tile it produces into shared memory for a consumer (:func:`.banks.staged_store_bytes`: a loaded
+        operand the pipeliner did not copy asynchronously, a dequantised operand), once per location."""
+        key = next((k for k in (op.where, op.loc) if k is not None and k in self.staged), None)
+        if key is None or key in self.staged_charged:
+            return
+        self.staged_charged |= {op.where, op.loc} - {None}
+        node["smem_bytes"] = node.get("smem_bytes", 0.0) + self.staged[key]
+
     # -- actions -------------------------------------------------------------------------------------------
     def deps_in(self, body: _Body, v: V) -> list[str]:
         return sorted(p for p in v.prods if p in body.index)
@@ -689,6 +702,8 @@ class Walker:
         }
         if not store and located(op, self.scattered):
             node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
+        if not store:
+            self.stage(op, node)
         body.add(node)
         rows = at_op(self.rows, op) if not store else None
         if rows is not None:
@@ -755,15 +770,15 @@ class Walker:
 
     def compute(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
         name = self.fresh(kind.value)
-        body.add(
-            {
-                "name": name,
-                "kind": kind,
-                "flops": float(numel),
-                "deps": set(self.deps_in(body, vin)),
-                "loc": op.loc,
-            }
-        )
+        node = {
+            "name": name,
+            "kind": kind,
+            "flops": float(numel),
+            "deps": set(self.deps_in(body, vin)),
+            "loc": op.loc,
+        }
+        self.stage(op, node)
+        body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
 
     def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
@@ -778,14 +793,22 @@ class Walker:
                 node = body.index[g]
                 node["flops"] += float(numel)
                 node["deps"] |= others
+                self.stage(op, node)
                 self.set_results(
                     op, V(loaded=vin.loaded, prods=frozenset({g}), cands=vin.cands, base=vin.base)
                 )
                 return
         name = self.fresh(kind.value)
-        body.add(
-            {"name": name, "kind": kind, "flops": float(numel), "deps": deps, "loc": op.loc, "fusable": True}
-        )
+        node = {
+            "name": name,
+            "kind": kind,
+            "flops": float(numel),
+            "deps": deps,
+            "loc": op.loc,
+            "fusable": True,
+        }
+        self.stage(op, node)
+        body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
 
     # -- control flow --------------------------------------------------------------------------------------

@@ -288,6 +288,17 @@ def test_spill_seconds_grow_with_the_footprint_and_shrink_with_warps(round_hw, f
     assert t(lo, few) >= 1e6 / LOCAL["local_bw_per_sm_bytes_per_s"] * (1 - 1e-9)  # never beyond the SM's rate
 
 
+def test_load_staged_into_shared_memory_adds_its_wavefront_bytes(round_hw):
+    # a register load whose tile the threads then store into shared memory (smem_bytes: 4096 wavefronts of
+    # 128 bytes = 524,288 bytes) occupies the shared-memory path for them: 524,288 / 1e12 = 0.524288 us; a
+    # load into shared memory (dst SMEM) adds them to its own 100,000 bytes
+    reg = TileAction("ld", ActionKind.LOAD, tensor="a", smem_bytes=524288.0)
+    smem = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM, smem_bytes=524288.0)
+    traffic = _traffic(0.75, 0.25)
+    assert action_demand(reg, _plan(reg), round_hw, traffic).busy_s[SMEM] == pytest.approx(0.524288 * US)
+    assert action_demand(smem, _plan(smem), round_hw, traffic).busy_s[SMEM] == pytest.approx(0.624288 * US)
+
+
 def test_narrow_loads_issue_faster_where_l2_serves_them(round_hw):
     # 2-byte accesses of the 100,000-byte tile: 100,000 / (2 B x 32 lanes) = 1562.5 warp instructions. At 1e9
     # a second (copy probe) they take 1.5625 us; with 4e9 for L2-served lines and 75% L2 hits:

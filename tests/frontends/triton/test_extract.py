@@ -286,3 +286,21 @@ def test_second_region_after_a_program_offset_is_its_own_tensor():
     x, y = TensorSpec((64, 2 * d), "float16"), TensorSpec((64, d), "float16")
     plan = FE.plan(k.gated_rows, ((64,), x, y, d), dict(BLOCK=4096, num_warps=8), HW)
     assert sorted(t.name for t in plan.tensors) == ["x_ptr", f"x_ptr+{d}", "y_ptr"]
+
+
+def test_row_major_int8_b_is_staged_through_registers_into_a_k_major_tile():
+    # wgmma reads 8-bit operands K-major only and cp.async cannot move single bytes: Triton loads a row-major
+    # int8 B tile into registers and stores it transposed (64 STS.U8 a thread in the SASS of this kernel
+    # compiled on CPU). At 128 x 128 x 128 and 8 warps: 4096 wavefronts of 128 bytes (tests/.../test_banks.py)
+    # charged to the load; K-major B is an asynchronous copy with no staging.
+    x = TensorSpec((1024, 1024), "int8")
+    c = TensorSpec((1024, 1024), "int32")
+    meta = dict(BM=128, BN=128, BK=128, num_warps=8, num_stages=3)
+
+    def b_load(strides):
+        plan = FE.plan(k.gemm_int8, ((8, 8), x, x, c, 1024, *strides), meta, HW)
+        (load,) = [a for a in _find(plan.body, ActionKind.LOAD) if a.tensor == "b_ptr"]
+        return load
+
+    assert b_load((1024, 1)).smem_bytes == 4096 * 128
+    assert b_load((1, 1024)).smem_bytes is None

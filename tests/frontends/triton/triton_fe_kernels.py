@@ -193,3 +193,18 @@ def gemm_precision(
         b = tl.load(b_ptr + (k + rk)[:, None] * K + rn[None, :])
         acc = tl.dot(a, b, acc, input_precision=PREC)
     tl.store(c_ptr + rm[:, None] * K + rn[None, :], acc)
+
+
+@triton.jit
+def gemm_int8(a_ptr, b_ptr, c_ptr, K, sbk, sbn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """An int8 GEMM (int32 accumulator) whose B is read with strides ``(sbk, sbn)``: row-major ``(K, 1)`` or
+    K-major ``(1, K)``; A row-major, square ``K`` x ``K`` operands."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * sbk + rn[None, :] * sbn)
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+    tl.store(c_ptr + rm[:, None] * K + rn[None, :], acc)
