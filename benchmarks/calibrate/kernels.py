@@ -82,7 +82,8 @@ def _gemm_tile(a_ptr, bt_ptr, c_ptr, M, N, K, pid, BLOCK_M, BLOCK_N, BLOCK_K, GR
     for _ in range(0, K, BLOCK_K):
         a = tl.load(a_ptrs)
         b = tl.load(b_ptrs)
-        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+        # out_dtype: an int8 dot accumulates in int32 (Triton's default out_dtype is float32)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=acc.dtype)
         a_ptrs += BLOCK_K
         b_ptrs += BLOCK_K
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

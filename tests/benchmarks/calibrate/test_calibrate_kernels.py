@@ -124,6 +124,17 @@ def test_legacy_configs_compile_to_mma_sync(K, i):
 
 
 @pytest.mark.triton
+def test_int8_gemm_probe_compiles_to_integer_wgmma(K):
+    # an int8 dot must accumulate in int32 (out_dtype): without it Triton refuses the int32 accumulator and
+    # the tensor-core probe left int8 to torch._int_mm alone
+    bm, bn, bk, nw, ns = K.GEMM_WGMMA
+    sig = {**GEMM_SIG, "a_ptr": "*i8", "bt_ptr": "*i8", "c_ptr": "*i32"}
+    const = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 2 * bk, "GROUP": K.GROUP_M, "PRECISION": "tf32"}
+    k = _compile(K.gemm, sig, const, num_warps=nw, num_stages=ns)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k32\.s32\.s8\.s8", k.asm["ptx"])
+
+
+@pytest.mark.triton
 def test_smem_kernel_round_trips_through_shared_memory(K):
     sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "iters": "i32"}
     k = _compile(K.smem_transpose, sig, {"T": 64}, num_warps=8)
