@@ -44,7 +44,7 @@ from . import interp, strides
 from .banks import staged_store_bytes
 from .compile import CompiledIR
 from .ir import BLOCK_LABEL, Op, at_op, depends_on, located, parse_module, tensor_type
-from .layouts import access_rows, access_widths, fma_dots, reduce_warps, scattered_copies
+from .layouts import access_rows, access_widths, dot_replication, fma_dots, reduce_warps, scattered_copies
 
 _ELEM = {
     "f16": "float16",
@@ -159,6 +159,7 @@ class Walker:
         self.fma_dots = fma_dots(ir.ttgir)
         self.rows = access_rows(ir.ttgir)
         self.staged = staged_store_bytes(ir.ttgir)
+        self.replicated = dot_replication(ir.ttgir)
         self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
@@ -754,6 +755,10 @@ class Walker:
             "loc": op.loc,
             "src": MemLevel.SMEM,
         }
+        copies = at_op(self.replicated, op)
+        if copies:
+            # the MMA layout's warps cover the result more than once: each copy is computed (layouts)
+            node["flops"] = 2.0 * m * batch * nn * k * copies
         warps = _mma_v2_warps(self.ir.ttgir) if variant == "mma" else None
         if warps is not None:
             # Warp-level mma: warp (i, j) of the wm x wn grid loads its A rows (m / wm x k) and B columns

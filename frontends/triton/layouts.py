@@ -197,6 +197,43 @@ def fma_dots(ttgir: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_MMA_LAYOUT = re.compile(r"^(#mma\d*) = #ttg\.nvidia_mma<\{([^}]*)\}>", re.M)
+_DOT_RESULT = re.compile(r"-> tensor<((?:\d+x)+)\w+, (#mma\d*)>")
+# rows one warp's share of an MMA instruction covers (wgmma: a warpgroup's 4 warps x 16 = 64; mma.sync: 16)
+MMA_ROWS_PER_WARP = 16
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def dot_replication(ttgir: str) -> Mapping[str, int]:
+    """Source location -> how many times the warps compute each element of the dot's result there: an MMA
+    layout whose warps cover more rows (``warpsPerCTA[0] x 16``) or columns (``warpsPerCTA[1] x
+    instrShape[1]``) than the result has wraps around, and the extra warps issue the same MMA instructions on
+    the same data (a 64-row attention score tile on 8 warps: two warpgroups, both computing all 64 rows).
+    Only locations with a factor above 1 are listed. Cached, read-only."""
+    layouts = {}
+    for alias, body in _MMA_LAYOUT.findall(ttgir):
+        f = {k: tuple(int(x) for x in v.split(",")) for k, v in _LIST_FIELD.findall(body)}
+        if len(f.get("warpsPerCTA", ())) >= 2 and len(f.get("instrShape", ())) >= 2:
+            layouts[alias] = (f["warpsPerCTA"], f["instrShape"])
+    out: dict[str, int] = {}
+    for op in _walk(parse_module(ttgir).body):
+        if op.name not in ("ttng.warp_group_dot", "tt.dot") or op.loc is None:
+            continue
+        m = _DOT_RESULT.search(op.text + " " + op.rtype)
+        if m is None or m.group(2) not in layouts:
+            continue
+        dims = [int(d) for d in m.group(1).split("x") if d]
+        if len(dims) < 2:
+            continue
+        (wm, wn), (_, instr_n) = layouts[m.group(2)][0][-2:], layouts[m.group(2)][1][:2]
+        rows, cols = dims[-2], dims[-1]
+        factor = max(1, wm * MMA_ROWS_PER_WARP // rows) * max(1, wn * instr_n // cols)
+        if factor > 1:
+            for key in {op.loc, op.where} - {None}:
+                out[key] = max(factor, out.get(key, 1))
+    return MappingProxyType(out)
+
+
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def access_rows(ttgir: str) -> Mapping[str, int]:
     """Source location -> the row addresses one thread holds for the global loads there (the most of the

@@ -304,3 +304,24 @@ def test_row_major_int8_b_is_staged_through_registers_into_a_k_major_tile():
 
     assert b_load((1024, 1)).smem_bytes == 4096 * 128
     assert b_load((1, 1024)).smem_bytes is None
+
+
+def test_a_score_tile_on_more_warps_than_rows_is_computed_twice():
+    # 64 query rows on 8 warps: the score dot's MMA layout puts both warpgroups along M (warpsPerCTA [8, 1],
+    # 128 rows of coverage), so each computes all 64 rows: 2 x 2 x 64 x 32 x 256 FLOPs a step; the value
+    # dot splits N instead ([4, 2]) and is computed once. At 4 warps (one warpgroup) nothing is duplicated.
+    def dots(bm, bn, d, warps):
+        q, o = TensorSpec((bm, d), "float16"), TensorSpec((bm, d), "float32")
+        kv = TensorSpec((4096, d), "float16")
+        meta = dict(BM=bm, BN=bn, D=d, num_warps=warps, num_stages=2)
+        plan = FE.plan(k.score_then_value, ((1,), q, kv, kv, o, 4096), meta, HW)
+        return [(a.shape, a.flops) for a in _find(plan.body, ActionKind.DOT)]
+
+    assert dots(64, 32, 256, 8) == [
+        ((64, 32, 256), 2 * 2.0 * 64 * 32 * 256),
+        ((64, 256, 32), 2.0 * 64 * 256 * 32),
+    ]
+    assert dots(64, 64, 128, 4) == [
+        ((64, 64, 128), 2.0 * 64 * 64 * 128),
+        ((64, 128, 64), 2.0 * 64 * 128 * 64),
+    ]

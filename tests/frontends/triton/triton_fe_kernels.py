@@ -208,3 +208,20 @@ def gemm_int8(a_ptr, b_ptr, c_ptr, K, sbk, sbn, BM: tl.constexpr, BN: tl.constex
         b = tl.load(b_ptr + (k + rk)[:, None] * sbk + rn[None, :] * sbn)
         acc = tl.dot(a, b, acc, out_dtype=tl.int32)
     tl.store(c_ptr + rm[:, None] * K + rn[None, :], acc)
+
+
+@triton.jit
+def score_then_value(q_ptr, k_ptr, v_ptr, o_ptr, n_keys, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    """One query block against ``n_keys`` keys (row-major q, k, v of ``D`` columns): S = Q K^T, P = exp(S),
+    O += P V; no softmax bookkeeping, just the two dots of an attention step."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    acc = tl.zeros((BM, D), dtype=tl.float32)
+    for start in range(0, n_keys, BN):
+        kt = tl.load(k_ptr + (start + rn)[None, :] * D + rd[:, None])
+        p = tl.exp(tl.dot(q, kt))
+        v = tl.load(v_ptr + (start + rn)[:, None] * D + rd[None, :])
+        acc += tl.dot(p.to(tl.float16), v)
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc)
