@@ -233,6 +233,11 @@ class HardwareProfile:
     # ... and what one block alone on its SM issues (its atomics in flight over their latency); 0 = not given
     atomic_elements_per_s_per_block: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # [tensor_core_own_loads]: dtypes whose [tensor_core] rate was measured on a GEMM whose computing warps
+    # issue their own loads (a Triton GEMM), so the share of L2 time left exposed under the tensor cores
+    # (l2_exposed_under_tc) is already in the rate; the others come from a warp-specialised library GEMM
+    # (cuBLAS), whose producer warps hide the loads. Absent: none.
+    tc_own_loads: frozenset[str] = frozenset()
     sources: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
     calibration: MappingProxyType[str, Any] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
@@ -490,6 +495,13 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     reductions = _int_keyed_table(
         doc, "cross_warp_reduction", origin, sources, _is_warp_latency, "keys are warps >= 2, values seconds"
     )
+    own_loads = set()
+    for dt, entry in doc.get("tensor_core_own_loads", {}).items():
+        value, sources[f"tensor_core_own_loads.{dt}"] = _entry(origin, f"tensor_core_own_loads.{dt}", entry)
+        if value not in (0, 1):
+            raise ProfileError(f"{origin}: tensor_core_own_loads.{dt}={value!r} must be 0 or 1")
+        if value:
+            own_loads.add(canonical_dtype(dt))
     placement = {}
     for key, entry in doc.get("sm_placement", {}).items():
         if key not in ("dispatch_order", "dispatch_order_sparse", "l2_partition"):
@@ -510,6 +522,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         sm_l2_partition=placement.get("l2_partition", ()),
         sm_dispatch_order_sparse=placement.get("dispatch_order_sparse", ()),
         tc_spec_flops_per_s=tables["tensor_core_spec"],
+        tc_own_loads=frozenset(own_loads),
         sources=MappingProxyType(sources),
         calibration=MappingProxyType(doc.get("calibration", {})),
     )

@@ -369,3 +369,44 @@ def test_a_tail_of_lone_blocks_gets_its_own_loop_cost():
     assert c.full.scale == c.tail.scale and c.tail.cost is not c.full.cost
     full_loop, tail_loop = c.full.cost.loops[0][2], c.tail.cost.loops[0][2]
     assert tail_loop.steady_s > full_loop.steady_s
+
+
+def _dot_stream(variant="wgmma", producer_loads=False):
+    """64 tiles, each: load one x row (DDR 1 us + 1 us latency, L2 0.5 us), then a 2e7-FLOP fp16 dot
+    (TC 2 us at 1e13 FLOP/s): tensor-core bound, 16 blocks resident per SM (128 threads of 2048)."""
+    from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+
+    x = TensorAccess("x", "float32", (64, 25_000), (1, 25_000))
+    body = (
+        TileAction("load", ActionKind.LOAD, tensor="x"),
+        TileAction("dot", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), flops=2e7, deps=("load",),
+                   variant=variant),
+    )  # fmt: skip
+    if producer_loads:
+        body = (Loop("loop", 1, body=body, producer_loads=True),)
+    return TilePlan("dots", TileGrid((64,)), (x,), body, BlockResources(128))
+
+
+def test_l2_exposure_under_tensor_cores_across_resident_blocks(round_hw):
+    # 16 tiles an SM at 16 resident: T = fill + 15 x steady + (latency - fill) = 2 + 15 steady + 2 us, with
+    # steady the busiest pipeline per tile: TC 2 us. With half the L2 time exposed under the tensor cores
+    # (l2_exposed_under_tc = 0.5) a wgmma stream whose warps load their own tiles takes 2 + 0.5 x 0.5 =
+    # 2.25 us a tile: 15 x 0.25 = 3.75 us more. Not for a warp-level mma, a dtype whose rate was measured on
+    # such a kernel (tc_own_loads), or loads a producer warpgroup issues.
+    import dataclasses
+
+    from tilesight.model.evaluate import clear_caches
+
+    exposed = dataclasses.replace(round_hw, l2_exposed_under_tc=0.5)
+    own = dataclasses.replace(exposed, tc_own_loads=frozenset({"float16"}))
+    base = evaluate(_dot_stream(), round_hw).latency_s
+    assert base == pytest.approx((2 + 15 * 2 + 2 + 2) * US)  # + 2 us launch
+    clear_caches()
+    assert evaluate(_dot_stream(), exposed).latency_s == pytest.approx(base + 3.75 * US)
+    for plan, hw in (
+        (_dot_stream("mma"), exposed),
+        (_dot_stream(), own),
+        (_dot_stream(producer_loads=True), exposed),
+    ):
+        clear_caches()
+        assert evaluate(plan, hw).latency_s == pytest.approx(evaluate(plan, round_hw).latency_s)

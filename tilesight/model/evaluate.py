@@ -35,8 +35,9 @@ import numpy as np
 
 from .. import cache as cache_pkg
 from ..cache import CacheModel, CacheTraffic, default_cache_model
+from ..dtypes import canonical_dtype
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, SYNC_LOAD, KernelSequence, Loop, TileAction, TilePlan
+from ..plan import PIPELINES, SYNC_LOAD, ActionKind, KernelSequence, Loop, TileAction, TilePlan
 from ..report import ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
@@ -54,7 +55,7 @@ from .resources import (
     region_scale,
     waited_load_latency,
 )
-from .tile import BodyCost, eval_body
+from .tile import BodyCost, eval_body, loop_busy_s
 
 # Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
 # the same shapes while a frontend sweeps configurations.
@@ -178,6 +179,28 @@ def _has_wgmma(plan: TilePlan) -> bool:
     return any(a.variant == "wgmma" for a, _ in plan.actions())
 
 
+def _stream_exposure(plan: TilePlan, hw: HardwareProfile) -> float:
+    """The share of a tile's L2 time its SM's tensor-core work leaves exposed across the blocks resident on
+    the SM (the profile's ``l2_exposed_under_tc``, measured by a Triton kernel at two programs per SM) when
+    the block's own warps issue its loads and its dots run at a rate measured without that exposure.
+
+    0 where a producer warpgroup issues the loads (they hide under the consumers' dots, as inside the loop:
+    :func:`~.tile.eval_body`); for warp-level ``mma`` dots and for dtypes in the profile's
+    ``tc_own_loads``, whose rates were measured on Triton GEMMs whose warps load their own tiles at several
+    blocks per SM (the exposure is in the rate); else the warpgroup-MMA rate comes from cuBLAS, a
+    warp-specialised kernel whose loads do not slow its dots, and the exposure is added."""
+    if not hw.l2_exposed_under_tc:
+        return 0.0
+    dots = [a for a, _ in plan.actions() if a.kind is ActionKind.DOT]
+    if not dots or any(
+        a.variant != "wgmma" or canonical_dtype(a.dtype or "") in hw.tc_own_loads for a in dots
+    ):
+        return 0.0
+    if any(loop.producer_loads for _, loops in plan.actions() for loop in loops):
+        return 0.0
+    return hw.l2_exposed_under_tc
+
+
 def tail_overlap(full_env: Envelope, resident: int) -> float:
     """How much of the tail runs before the full region ends.
 
@@ -245,7 +268,11 @@ class _Region:
         # that too (a persistent program pays it once for all its tiles).
         dispatch = hw.block_dispatch_s / tiles_per_block
         self.env: Envelope = envelope(
-            self.cost.latency_s, self.cost.fill_s, max(*self.unit_busy, dispatch), units, resident - 1
+            self.cost.latency_s,
+            self.cost.fill_s,
+            max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch),
+            units,
+            resident - 1,
         )
 
 
