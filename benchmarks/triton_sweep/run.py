@@ -110,11 +110,18 @@ def main() -> int:
         action="store_true",
         help="measure the seventh validation set (validation7_cases: TF32 GEMMs, bf16 / d256 attention)",
     )
+    ap.add_argument(
+        "--validation8",
+        action="store_true",
+        help="measure the eighth validation set (validation8_cases: attention at new lengths and tile configs)",
+    )
     args = ap.parse_args()
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation7:
+    if args.validation8:
+        cases = sweep_cases.validation8_cases()
+    elif args.validation7:
         cases = sweep_cases.validation7_cases()
     elif args.validation6:
         cases = sweep_cases.validation6_cases()

@@ -805,6 +805,42 @@ def validation7_cases() -> list[Case]:
     return _all_held_out(cases, "validation7")
 
 
+# (batch, heads, n_ctx, head_dim, causal, (bm, bn, warps, stages), dtype, staged): sequence lengths, head
+# counts and tile configs the attention sets so far do not have (64x32 and 64x64 on 8 warps, 64x128, 128x32,
+# 3-stage 64x64), both kernels; measured after their predictions were recorded (stop 21)
+VALIDATION8_ATTENTION = (
+    (8, 24, 1536, 128, False, (64, 64, 4, 2), "float16", False),
+    (8, 24, 1536, 128, False, (64, 64, 4, 3), "float16", False),
+    (8, 24, 1536, 128, False, (128, 64, 8, 3), "float16", False),
+    (8, 24, 1536, 128, False, (64, 32, 8, 2), "float16", False),
+    (4, 12, 3072, 64, True, (64, 64, 4, 2), "float16", False),
+    (4, 12, 3072, 64, True, (64, 128, 4, 3), "float16", False),
+    (4, 12, 3072, 64, True, (128, 32, 4, 4), "float16", False),
+    (4, 12, 3072, 64, True, (128, 64, 8, 3), "float16", False),
+    (2, 24, 6144, 128, True, (64, 64, 4, 2), "bfloat16", True),
+    (2, 24, 6144, 128, True, (128, 64, 8, 3), "bfloat16", True),
+    (2, 24, 6144, 128, True, (128, 128, 8, 2), "bfloat16", True),
+    (2, 24, 6144, 128, True, (64, 64, 8, 3), "bfloat16", True),
+    (6, 16, 3072, 128, False, (64, 64, 4, 2), "float16", True),
+    (6, 16, 3072, 128, False, (64, 128, 4, 2), "float16", True),
+    (6, 16, 3072, 128, False, (128, 64, 4, 3), "float16", True),
+    (6, 16, 3072, 128, False, (128, 128, 8, 3), "float16", True),
+    (16, 16, 1024, 64, False, (64, 64, 4, 2), "float16", True),
+    (16, 16, 1024, 64, False, (128, 64, 8, 4), "float16", True),
+    (3, 16, 5120, 64, True, (64, 64, 4, 3), "float16", False),
+    (3, 16, 5120, 64, True, (128, 128, 8, 2), "float16", False),
+)
+
+
+def validation8_cases() -> list[Case]:
+    """Twenty attention launches at new lengths, head counts and tile configs (VALIDATION8_ATTENTION)."""
+    cases = [
+        attention_case(b, h, n, d, causal, cfg, staged=staged, dtype=dtype)
+        for b, h, n, d, causal, cfg, dtype, staged in VALIDATION8_ATTENTION
+    ]
+    return _all_held_out(cases, "validation8")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
