@@ -113,7 +113,7 @@ def main() -> int:
     ap.add_argument(
         "--validation8",
         action="store_true",
-        help="measure the eighth validation set (validation8_cases: attention at new lengths and tile configs)",
+        help="measure the eighth validation set (validation8_cases: attention, new lengths and tile configs)",
     )
     args = ap.parse_args()
     start = time.time()
