@@ -24,7 +24,7 @@ from .binding import Binding
 from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
-from .layouts import pipelined
+from .layouts import pipelined, warpgroup_rows
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import tile_extents
 
@@ -182,6 +182,7 @@ def build_plan(
             smem_bytes=ir.smem_bytes,
             regs_per_thread=min(regs, limit),
             spill_bytes_per_thread=spill,
+            compute_groups=warpgroup_rows(ir.ttgir),
         ),
         source="triton",
         notes=tuple(dict.fromkeys(notes)),

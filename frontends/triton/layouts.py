@@ -234,6 +234,34 @@ def dot_replication(ttgir: str) -> Mapping[str, int]:
     return MappingProxyType(out)
 
 
+WARPS_PER_WARPGROUP = 4
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def warpgroup_rows(ttgir: str) -> int:
+    """How many warpgroups split every warpgroup-MMA (``wgmma``) dot's result rows between them: each then
+    runs its own rows' dots and the element-wise work on them (an 8-warp 128-row attention block is two
+    groups of 64 rows). The fewest over the module's ``wgmma`` dots (a dot whose layout wraps its rows,
+    computing them twice, counts as one group); 1 without such a dot."""
+    layouts = {}
+    for alias, body in _MMA_LAYOUT.findall(ttgir):
+        f = {k: tuple(int(x) for x in v.split(",")) for k, v in _LIST_FIELD.findall(body)}
+        if "versionMajor = 3" in body and len(f.get("warpsPerCTA", ())) >= 2:
+            layouts[alias] = f["warpsPerCTA"][-2]
+    groups = None
+    for op in _walk(parse_module(ttgir).body):
+        if op.name != "ttng.warp_group_dot":
+            continue
+        m = _DOT_RESULT.search(op.text + " " + op.rtype)
+        if m is None or m.group(2) not in layouts:
+            return 1
+        rows = [int(d) for d in m.group(1).split("x") if d][-2]
+        wm = layouts[m.group(2)]
+        g = wm // WARPS_PER_WARPGROUP if wm * MMA_ROWS_PER_WARP <= rows else 1
+        groups = max(1, g) if groups is None else min(groups, max(1, g))
+    return groups or 1
+
+
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def access_rows(ttgir: str) -> Mapping[str, int]:
     """Source location -> the row addresses one thread holds for the global loads there (the most of the

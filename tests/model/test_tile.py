@@ -32,6 +32,40 @@ def test_compute_groups_share_a_loop_iterations_chain():
     assert one.steady_s == 8.0 and two.steady_s == 4.0  # max(3, 10 / 4, 8) and max(3, 2.5, 4)
 
 
+def test_groups_meeting_at_a_barrier_queue_on_the_busiest_pipe():
+    """Two compute groups whose own warps load the loop's tiles wait for each other every iteration: the
+    last ends its half of the chain plus the other's time on the busiest pipe; with a producer warpgroup
+    loading, the groups drift apart and just halve the chain."""
+    from tilesight.model.resources import CUDA, L2, NPIPES, TC, ActionDemand
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    def demand(name, kind, pipe, busy, latency=0.0):
+        vec = [0.0] * NPIPES
+        vec[pipe] = busy
+        return ActionDemand(name, kind, tuple(vec), tuple(vec), latency, kind is ActionKind.LOAD)
+
+    acts = (
+        TileAction("ld", ActionKind.LOAD, tensor="t"),
+        TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",)),
+        TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0, deps=("mm",)),
+    )
+    demands = {
+        "ld": demand("ld", ActionKind.LOAD, L2, 1.0, 0.5),
+        "mm": demand("mm", ActionKind.DOT, TC, 3.0),
+        "ew": demand("ew", ActionKind.ELEMENTWISE, CUDA, 1.0),
+    }
+    # one iteration: load 1 + 0.5 latency, then dot 3, then element-wise 1: L = 5.5; chain 3 + 1 = 4;
+    # busiest pipe TC 3; depth 2 (3 stages): L / 3 = 1.83
+    synced = eval_body((Loop("loop", 100, acts, stages=3),), demands, (1.0,) * NPIPES, groups=2)
+    drifting = eval_body(
+        (Loop("loop", 100, acts, stages=3, producer_loads=True),), demands, (1.0,) * NPIPES, groups=2
+    )
+    # synchronised: 4 / 2 + 3 / 2 = 3.5; a producer's: max(TC 3, 1.83, 4 / 2) = 3
+    assert synced.loops[0][2].steady_s == pytest.approx(3.5)
+    assert drifting.loops[0][2].steady_s == pytest.approx(3.0)
+
+
 def test_refill_slack_by_hand():
     from tilesight.model.tile import _refill_slack, body_deps
     from tilesight.plan import ActionKind, TileAction

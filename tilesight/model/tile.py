@@ -137,6 +137,11 @@ def eval_body(
             sub = eval_body(node.body, demands, scale, groups, node.producer_loads, exposed, alone)
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
+            if groups > 1 and not node.producer_loads:
+                # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
+                # each runs its share of the chain, one after another on the busiest pipeline they share,
+                # so the last ends its own share plus the others' time there
+                chain += (groups - 1) / groups * max(sub.busy_s)
             depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
             load_s = sub.load_span_s if alone else 0.0
             # a producer warpgroup issues the loads of a producer-loads loop: the consumers' tensor-core work
