@@ -344,3 +344,16 @@ def test_unknown_placement_field_is_named():
     text = H200_TEXT.replace("[sm_placement]\n", extra)
     with pytest.raises(ts.ProfileError, match="unknown field sm_placement.sm_groups"):
         parse_profile(text)
+
+
+def test_h200_narrow_wgmma_efficiency_from_the_dot_narrow_probe():
+    # 384 / 805 TFLOP/s at N = 16, 613 / 805 at N = 32 (benchmarks/data/calibration_dot_narrow.json); 1 from
+    # N = 64 up; log2-linear between (N = 24: halfway, (0.477 + 0.761) / 2 at log2 24 = 4.585 is 58.5% of the
+    # way from 16 to 32)
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    assert hw.mma_n_efficiency(16) == pytest.approx(0.477)
+    assert hw.mma_n_efficiency(32) == pytest.approx(0.761)
+    assert hw.mma_n_efficiency(64) == hw.mma_n_efficiency(256) == 1.0
+    assert hw.mma_n_efficiency(24) == pytest.approx(0.477 + 0.585 * (0.761 - 0.477), abs=1e-3)

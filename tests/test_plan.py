@@ -118,3 +118,12 @@ def test_l2_warm_validation():
         TilePlan("p", TileGrid((1,)), (_tensor(),), body, BlockResources(32), l2_warm=(("x", 1.5),))
     plan = TilePlan("p", TileGrid((1,)), (_tensor(),), body, BlockResources(32), l2_warm=[("x", 1)])
     assert plan.l2_warm == (("x", 1.0),)
+
+
+def test_dot_instruction_width_must_be_positive():
+    from tilesight.errors import PlanError
+    from tilesight.plan import ActionKind, TileAction
+
+    assert TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 16, 64), mma_n=16).mma_n == 16
+    with pytest.raises(PlanError, match="mma_n"):
+        TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 16, 64), mma_n=0)

@@ -250,6 +250,11 @@ class HardwareProfile:
     l2_chunk_efficiency: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # a warpgroup MMA instruction's share of the tensor cores' rate by its N (the dot_narrow probe): narrow
+    # instructions carry a fixed cost; empty: every N runs at the calibrated rate
+    wgmma_n_efficiency: MappingProxyType[int, float] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
     # extra latency of a reduction whose axis spans this many warps (shared memory + barrier), seconds
     cross_warp_reduction: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
@@ -374,6 +379,12 @@ class HardwareProfile:
         smallest point's value below it."""
         return _chunk_efficiency(self.ddr_chunk_efficiency, chunk_bytes)
 
+    def mma_n_efficiency(self, n: int) -> float:
+        """Share of the tensor cores' rate a warpgroup MMA of ``n`` columns sustains
+        (``[wgmma_n_efficiency]``, read like :meth:`ddr_efficiency`: linear in log2(n) between the points, 1
+        from the largest up, the smallest's value below it); 1 where the profile gives no table."""
+        return _chunk_efficiency(self.wgmma_n_efficiency, n)
+
     def reduction_latency(self, warps: int) -> float:
         """Extra latency of a reduction across ``warps`` warps (``[cross_warp_reduction]``, linear in
         log2(warps) between its points and from 0 at one warp, the largest point's value above it); 0 for one
@@ -492,6 +503,9 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     fraction = "keys are chunk bytes, values in (0, 1]"
     chunks = _int_keyed_table(doc, "ddr_chunk_efficiency", origin, sources, _is_fraction, fraction)
     l2_chunks = _int_keyed_table(doc, "l2_chunk_efficiency", origin, sources, _is_fraction, fraction)
+    wgmma_n = _int_keyed_table(
+        doc, "wgmma_n_efficiency", origin, sources, _is_fraction, "keys are N, values in (0, 1]"
+    )
     reductions = _int_keyed_table(
         doc, "cross_warp_reduction", origin, sources, _is_warp_latency, "keys are warps >= 2, values seconds"
     )
@@ -518,6 +532,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         ddr_chunk_efficiency=MappingProxyType(chunks),
         l2_chunk_efficiency=MappingProxyType(l2_chunks),
         cross_warp_reduction=MappingProxyType(reductions),
+        wgmma_n_efficiency=MappingProxyType(wgmma_n),
         sm_dispatch_order=placement.get("dispatch_order", ()),
         sm_l2_partition=placement.get("l2_partition", ()),
         sm_dispatch_order_sparse=placement.get("dispatch_order_sparse", ()),

@@ -347,6 +347,9 @@ class TileAction:
     element-wide ones); None means fully vectorised. On a DOT it says the warps fetch their operand
     fragments from shared memory with load instructions of that many bytes per thread (warp-level ``mma``
     reads them with ``ldmatrix``: 16); those ``smem_bytes`` then also cost load/store-unit issue slots.
+    ``mma_n`` (DOT): the N of one tensor-core instruction (a warpgroup MMA covers 64 rows and up to 256
+    columns of its warpgroup's share): narrow instructions (16, 32) run below the tensor cores' rate (the
+    profile's ``[wgmma_n_efficiency]``); None for the rate as calibrated.
     ``warps`` (REDUCE): how many warps the reduced axis spans; above one the warps' partial results meet in
     shared memory behind a barrier, a latency the profile's ``[cross_warp_reduction]`` table gives.
     ``chain`` (ELEMENTWISE): the action's vector iterations run back to back in each thread
@@ -369,6 +372,7 @@ class TileAction:
     vector_bytes: int | None = None
     warps: int | None = None
     chain: SerialChain | None = None
+    mma_n: int | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -411,6 +415,8 @@ class TileAction:
             raise PlanError(f"action[{self.name}].flops", self.flops, "must be a finite number >= 0")
         if self.smem_bytes is not None and not (self.smem_bytes >= 0):
             raise PlanError(f"action[{self.name}].smem_bytes", self.smem_bytes, "must be >= 0")
+        if self.mma_n is not None and not (isinstance(self.mma_n, int) and self.mma_n > 0):
+            raise PlanError(f"action[{self.name}].mma_n", self.mma_n, "must be a positive integer")
 
 
 @dataclass(frozen=True)

@@ -560,10 +560,23 @@ CHAIN_BLOCKS_PER_SM = (1, 2, 4)
 SOFTMAX_DOT_ITERS = 1024
 
 
-def dot_shapes() -> dict:
+# Narrow result tiles: a warpgroup MMA of N = 16 or 32 columns against the 64-256 of the shapes above (a
+# decode or small-block attention score tile, a skinny GEMM tile), and K = 256 (a head-dim-256 score dot)
+DOT_NARROW_SHAPES = (
+    (64, 16, 64, 4), (64, 32, 64, 4), (64, 64, 64, 4), (128, 16, 64, 8), (128, 32, 64, 8),
+    (64, 16, 256, 4), (64, 32, 256, 4), (64, 64, 256, 4),
+)  # fmt: skip
+
+
+def dot_narrow() -> dict:
+    """:func:`dot_shapes` at :data:`DOT_NARROW_SHAPES`: what narrow wgmma instructions sustain."""
+    return dot_shapes(DOT_NARROW_SHAPES)
+
+
+def dot_shapes(shapes: tuple = DOT_SHAPES) -> dict:
     """Dependent-dot chains of attention-sized dots (see :func:`dot_chain`) at 1, 2 and 4 blocks per SM."""
     points = []
-    for bm, bn, bk, warps in DOT_SHAPES:
+    for bm, bn, bk, warps in shapes:
         a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
         b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
         for per_sm in CHAIN_BLOCKS_PER_SM:

@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         ("loaded_latency", M.loaded_latency, ()),
         ("dot_chain", M.dot_chain, ()),
         ("dot_shapes", M.dot_shapes, ()),
+        ("dot_narrow", M.dot_narrow, ()),
         ("softmax_dot", M.softmax_dot, ()),
         ("masked_softmax", M.masked_softmax, ()),
         ("issue", M.issue, ()),

@@ -87,6 +87,7 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
                 vector_bytes=n.get("vector_bytes"),
                 smem_bytes=n.get("smem_bytes"),
                 warps=n.get("warps"),
+                mma_n=n.get("mma_n"),
             )
         )
     return tuple(out)

@@ -44,7 +44,15 @@ from . import interp, strides
 from .banks import staged_store_bytes
 from .compile import CompiledIR
 from .ir import BLOCK_LABEL, Op, at_op, depends_on, located, parse_module, tensor_type
-from .layouts import access_rows, access_widths, dot_replication, fma_dots, reduce_warps, scattered_copies
+from .layouts import (
+    access_rows,
+    access_widths,
+    dot_instr_n,
+    dot_replication,
+    fma_dots,
+    reduce_warps,
+    scattered_copies,
+)
 
 _ELEM = {
     "f16": "float16",
@@ -160,6 +168,7 @@ class Walker:
         self.rows = access_rows(ir.ttgir)
         self.staged = staged_store_bytes(ir.ttgir)
         self.replicated = dot_replication(ir.ttgir)
+        self.instr_n = dot_instr_n(ir.ttgir)
         self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
@@ -755,6 +764,8 @@ class Walker:
             "loc": op.loc,
             "src": MemLevel.SMEM,
         }
+        if variant == "wgmma":
+            node["mma_n"] = at_op(self.instr_n, op)
         copies = at_op(self.replicated, op)
         if copies:
             # the MMA layout's warps cover the result more than once: each copy is computed (layouts)

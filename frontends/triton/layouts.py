@@ -234,6 +234,28 @@ def dot_replication(ttgir: str) -> Mapping[str, int]:
     return MappingProxyType(out)
 
 
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def dot_instr_n(ttgir: str) -> Mapping[str, int]:
+    """Source location -> the N of the warpgroup MMA instructions (``instrShape[1]`` of an ``nvidia_mma``
+    version 3 layout) of the ``wgmma`` dots there: a 64x32 score tile runs on ``m64n32`` (or, on 8 warps,
+    ``m64n16``) instructions. Keyed like :func:`access_widths`; the narrowest of a location. Cached."""
+    instr = {}
+    for alias, body in _MMA_LAYOUT.findall(ttgir):
+        f = {k: tuple(int(x) for x in v.split(",")) for k, v in _LIST_FIELD.findall(body)}
+        if "versionMajor = 3" in body and len(f.get("instrShape", ())) >= 2:
+            instr[alias] = f["instrShape"][1]
+    out: dict[str, int] = {}
+    for op in _walk(parse_module(ttgir).body):
+        if op.name != "ttng.warp_group_dot" or op.loc is None:
+            continue
+        m = _DOT_RESULT.search(op.text + " " + op.rtype)
+        if m is None or m.group(2) not in instr:
+            continue
+        for key in {op.loc, op.where} - {None}:
+            out[key] = min(instr[m.group(2)], out.get(key, instr[m.group(2)]))
+    return MappingProxyType(out)
+
+
 WARPS_PER_WARPGROUP = 4
 
 

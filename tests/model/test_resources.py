@@ -496,3 +496,24 @@ def test_run_bytes_override_the_tiles_contiguous_run():
     t = TensorAccess("x", "float16", (1024, 32, 128), (1, 8, 64))
     assert contiguous_bytes(t) == 64 * 2  # half a head row
     assert contiguous_bytes(dataclasses.replace(t, run_bytes=2048)) == 2048
+
+
+def test_narrow_wgmma_instructions_run_below_the_tensor_core_rate(round_hw):
+    # 2e7 FLOPs at the round GPU's 1e13 FLOP/s per SM: 2 us; with [wgmma_n_efficiency] {16: 0.5, 64: 1.0},
+    # an m64n16 instruction stream takes 4 us, m64n32 (log2 halfway: 0.75) 2.667 us, m64n128 2 us; a
+    # warp-level mma or an unstated width keeps the calibrated rate
+    import dataclasses
+    from types import MappingProxyType
+
+    hw = dataclasses.replace(round_hw, wgmma_n_efficiency=MappingProxyType({16: 0.5, 64: 1.0}))
+    x = TensorAccess("a", "float16", (1000, 1000), (100, 500))
+
+    def tc(**kw):
+        dot = TileAction("d", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), **kw)
+        plan = TilePlan("p", TileGrid((4,)), (x,), (dot,), BlockResources(128))
+        return action_demand(dot, plan, hw, _traffic(0.5, 0.5)).busy_s[TC]
+
+    assert tc(variant="wgmma", mma_n=16) == pytest.approx(4 * US)
+    assert tc(variant="wgmma", mma_n=32) == pytest.approx(2 / 0.75 * US)
+    assert tc(variant="wgmma", mma_n=128) == pytest.approx(2 * US)
+    assert tc(variant="mma", mma_n=16) == tc(variant="wgmma") == pytest.approx(2 * US)

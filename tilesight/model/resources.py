@@ -505,6 +505,8 @@ def action_demand(
         if a:
             if r == TC:
                 rate = hw.tc_rate(action.dtype or "", action.variant) / hw.sm_count
+                if kind is ActionKind.DOT and action.variant == "wgmma" and action.mma_n:
+                    rate *= hw.mma_n_efficiency(action.mma_n)  # narrow instructions (dot_narrow probe)
             else:
                 rate = rates[r]
             busy[r] = a / rate

@@ -337,3 +337,17 @@ def test_warpgroups_that_split_the_rows_are_compute_groups():
         return FE.plan(k.score_then_value, ((1,), q, kv, kv, o, 4096), meta, HW).resources.compute_groups
 
     assert (groups(128, 64, 128, 8), groups(64, 64, 128, 4), groups(64, 32, 256, 8)) == (2, 1, 1)
+
+
+def test_wgmma_dots_carry_their_instruction_width():
+    # the score dot of a 64x32 tile on 8 warps runs m64n16 instructions, the value dot m64n128 (warps split
+    # N); at 64x64 on 4 warps the score dot is m64n64 and the value dot m64n128
+    def widths(bm, bn, d, warps):
+        q, o = TensorSpec((bm, d), "float16"), TensorSpec((bm, d), "float32")
+        kv = TensorSpec((4096, d), "float16")
+        meta = dict(BM=bm, BN=bn, D=d, num_warps=warps, num_stages=2)
+        plan = FE.plan(k.score_then_value, ((1,), q, kv, kv, o, 4096), meta, HW)
+        return [a.mma_n for a in _find(plan.body, ActionKind.DOT)]
+
+    assert widths(64, 32, 256, 8) == [16, 128]
+    assert widths(64, 64, 128, 4) == [64, 128]
