@@ -31,6 +31,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .ir import parse_module, tensor_type
+from .layouts import _NVMMA_SHARED, _SWIZZLED_SHARED, _blocked, _list_fields, _walk
 
 WAVEFRONT_BYTES = 128  # 32 banks x 4-byte words served per shared-memory wavefront
 BANKS = 32
@@ -38,20 +39,12 @@ WORD_BYTES = 4
 MAX_VECTOR_BYTES = 16  # st.shared.v4.b32
 WARP_SIZE = 32
 
-_BLOCKED = re.compile(r"^(#blocked\d*) = #ttg\.blocked<\{([^}]*)\}>", re.M)
-_NVMMA = re.compile(r"^(#shared\d*) = #ttg\.nvmma_shared<\{([^}]*)\}>", re.M)
-_SWIZZLED = re.compile(r"^(#shared\d*) = #ttg\.swizzled_shared<\{([^}]*)\}>", re.M)
-_LIST = re.compile(r"(\w+) = \[([\d, ]+)\]")
 _INT = re.compile(r"(\w+) = (\d+)")
 _LINEAR = re.compile(r"^(#linear\d*) = #ttg\.linear<\{(.*)\}>", re.M)
 _BASES = re.compile(r"(register|lane|warp) = \[((?:\[[\d, ]*\](?:, )?)*)\]")
 _SRC = re.compile(r"tensor<((?:\d+x)+)(\w+), (#(?:blocked|linear)\d*)>")
 _DST = re.compile(r"!ttg\.memdesc<(?:\d+x)+\w+, (#shared\d*)")
 _ELEMENT_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1}
-
-
-def _lists(body: str) -> dict[str, tuple[int, ...]]:
-    return {k: tuple(int(x) for x in v.split(",")) for k, v in _LIST.findall(body)}
 
 
 def _element_bytes(elem: str) -> int | None:
@@ -216,11 +209,11 @@ def store_wavefronts(
 
 def _shared_layouts(ttgir: str) -> dict[str, tuple]:
     out: dict[str, tuple] = {}
-    for alias, body in _NVMMA.findall(ttgir):
+    for alias, body in _NVMMA_SHARED.findall(ttgir):
         ints = dict(_INT.findall(body))
         out[alias] = ("nvmma", int(ints.get("swizzlingByteWidth", 0)), "transposed = true" in body)
-    for alias, body in _SWIZZLED.findall(ttgir):
-        ints, lists = dict(_INT.findall(body)), _lists(body)
+    for alias, body in _SWIZZLED_SHARED.findall(ttgir):
+        ints, lists = dict(_INT.findall(body)), _list_fields(body)
         if "order" in lists and len(lists["order"]) == 2:
             out[alias] = ("swizzled", int(ints.get("vec", 1)), int(ints.get("perPhase", 1)),
                           int(ints.get("maxPhase", 1)), lists["order"])  # fmt: skip
@@ -235,13 +228,6 @@ def _readable(layout: Mapping[str, tuple], rank: int) -> bool:
     return all(len(layout.get(k, ())) == rank for k in needed)
 
 
-def _walk(ops):
-    for op in ops:
-        yield op
-        for region in op.regions:
-            yield from _walk(region)
-
-
 # Tables kept per TTGIR text: a new shape of a compiled config re-walks its IR, not these.
 STAGED_CACHE_SIZE = 256
 
@@ -251,7 +237,7 @@ def staged_store_bytes(ttgir: str) -> Mapping[str, float]:
     """Source location ("file:line:col" and "file:line") -> shared-memory wavefront bytes of the register
     tiles stored into shared memory there (``ttg.local_alloc`` of a value, ``ttg.local_store``), summed over
     the location's ops and all warps, for one occurrence. Layouts it cannot read are left out. Cached."""
-    layouts: dict[str, Mapping[str, tuple]] = {alias: _lists(body) for alias, body in _BLOCKED.findall(ttgir)}
+    layouts: dict[str, Mapping[str, tuple]] = dict(_blocked(ttgir))
     for alias, body in _LINEAR.findall(ttgir):
         layouts[alias] = {
             key: tuple(

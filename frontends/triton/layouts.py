@@ -50,13 +50,15 @@ _FUNC_LINE = re.compile(r"^\s*tt\.func public @.*$", re.M)
 _ASYNC_OPS = ("async_copy_global_to_local", "async_tma_copy_global_to_local", "tt.descriptor_load")
 
 
+def _list_fields(body: str) -> dict[str, tuple[int, ...]]:
+    """A layout attribute's list fields (``warpsPerCTA = [8, 1]``) as integer tuples."""
+    return {key: tuple(int(x) for x in values.split(",")) for key, values in _LIST_FIELD.findall(body)}
+
+
 def _blocked(ttgir: str) -> dict[str, dict[str, tuple[int, ...]]]:
     """Blocked layout alias -> its list fields (``sizePerThread``, ``threadsPerWarp``, ``warpsPerCTA``,
     ``order``) as integer tuples."""
-    return {
-        alias: {key: tuple(int(x) for x in values.split(",")) for key, values in _LIST_FIELD.findall(body)}
-        for alias, body in _BLOCKED.findall(ttgir)
-    }
+    return {alias: _list_fields(body) for alias, body in _BLOCKED.findall(ttgir)}
 
 
 def _vectors(ttgir: str) -> dict[str, int]:
@@ -203,6 +205,35 @@ _DOT_RESULT = re.compile(r"-> tensor<((?:\d+x)+)\w+, (#mma\d*)>")
 MMA_ROWS_PER_WARP = 16
 
 
+def _mma_dots(ttgir: str):
+    """``(op, result dims, layout version, warpsPerCTA, instrShape)`` of every ``tt.dot`` /
+    ``ttng.warp_group_dot`` whose result has an ``nvidia_mma`` layout with both list fields."""
+    layouts = {}
+    for alias, body in _MMA_LAYOUT.findall(ttgir):
+        f = _list_fields(body)
+        version = re.search(r"versionMajor = (\d+)", body)
+        if len(f.get("warpsPerCTA", ())) >= 2 and len(f.get("instrShape", ())) >= 2 and version:
+            layouts[alias] = (int(version.group(1)), f["warpsPerCTA"], f["instrShape"])
+    for op in _walk(parse_module(ttgir).body):
+        if op.name not in ("ttng.warp_group_dot", "tt.dot"):
+            continue
+        m = _DOT_RESULT.search(op.text + " " + op.rtype)
+        if m is None or m.group(2) not in layouts:
+            continue
+        dims = tuple(int(d) for d in m.group(1).split("x") if d)
+        if len(dims) >= 2:
+            yield (op, dims, *layouts[m.group(2)])
+
+
+def _by_location(pairs, pick) -> Mapping[str, int]:
+    """Location ("file:line:col" and "file:line") -> value, ``pick`` combining two values at one key."""
+    out: dict[str, int] = {}
+    for op, value in pairs:
+        for key in {op.loc, op.where} - {None}:
+            out[key] = pick(value, out[key]) if key in out else value
+    return MappingProxyType(out)
+
+
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def dot_replication(ttgir: str) -> Mapping[str, int]:
     """Source location -> how many times the warps compute each element of the dot's result there: an MMA
@@ -210,28 +241,13 @@ def dot_replication(ttgir: str) -> Mapping[str, int]:
     instrShape[1]``) than the result has wraps around, and the extra warps issue the same MMA instructions on
     the same data (a 64-row attention score tile on 8 warps: two warpgroups, both computing all 64 rows).
     Only locations with a factor above 1 are listed. Cached, read-only."""
-    layouts = {}
-    for alias, body in _MMA_LAYOUT.findall(ttgir):
-        f = {k: tuple(int(x) for x in v.split(",")) for k, v in _LIST_FIELD.findall(body)}
-        if len(f.get("warpsPerCTA", ())) >= 2 and len(f.get("instrShape", ())) >= 2:
-            layouts[alias] = (f["warpsPerCTA"], f["instrShape"])
-    out: dict[str, int] = {}
-    for op in _walk(parse_module(ttgir).body):
-        if op.name not in ("ttng.warp_group_dot", "tt.dot") or op.loc is None:
-            continue
-        m = _DOT_RESULT.search(op.text + " " + op.rtype)
-        if m is None or m.group(2) not in layouts:
-            continue
-        dims = [int(d) for d in m.group(1).split("x") if d]
-        if len(dims) < 2:
-            continue
-        (wm, wn), (_, instr_n) = layouts[m.group(2)][0][-2:], layouts[m.group(2)][1][:2]
-        rows, cols = dims[-2], dims[-1]
-        factor = max(1, wm * MMA_ROWS_PER_WARP // rows) * max(1, wn * instr_n // cols)
-        if factor > 1:
-            for key in {op.loc, op.where} - {None}:
-                out[key] = max(factor, out.get(key, 1))
-    return MappingProxyType(out)
+    pairs = []
+    for op, dims, _, warps, instr in _mma_dots(ttgir):
+        (wm, wn), (rows, cols) = warps[-2:], dims[-2:]
+        factor = max(1, wm * MMA_ROWS_PER_WARP // rows) * max(1, wn * instr[1] // cols)
+        if factor > 1 and op.loc is not None:
+            pairs.append((op, factor))
+    return _by_location(pairs, max)
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
@@ -239,21 +255,8 @@ def dot_instr_n(ttgir: str) -> Mapping[str, int]:
     """Source location -> the N of the warpgroup MMA instructions (``instrShape[1]`` of an ``nvidia_mma``
     version 3 layout) of the ``wgmma`` dots there: a 64x32 score tile runs on ``m64n32`` (or, on 8 warps,
     ``m64n16``) instructions. Keyed like :func:`access_widths`; the narrowest of a location. Cached."""
-    instr = {}
-    for alias, body in _MMA_LAYOUT.findall(ttgir):
-        f = {k: tuple(int(x) for x in v.split(",")) for k, v in _LIST_FIELD.findall(body)}
-        if "versionMajor = 3" in body and len(f.get("instrShape", ())) >= 2:
-            instr[alias] = f["instrShape"][1]
-    out: dict[str, int] = {}
-    for op in _walk(parse_module(ttgir).body):
-        if op.name != "ttng.warp_group_dot" or op.loc is None:
-            continue
-        m = _DOT_RESULT.search(op.text + " " + op.rtype)
-        if m is None or m.group(2) not in instr:
-            continue
-        for key in {op.loc, op.where} - {None}:
-            out[key] = min(instr[m.group(2)], out.get(key, instr[m.group(2)]))
-    return MappingProxyType(out)
+    pairs = [(op, instr[1]) for op, _, version, _, instr in _mma_dots(ttgir) if version == 3 and op.loc]
+    return _by_location(pairs, min)
 
 
 WARPS_PER_WARPGROUP = 4
@@ -265,23 +268,12 @@ def warpgroup_rows(ttgir: str) -> int:
     runs its own rows' dots and the element-wise work on them (an 8-warp 128-row attention block is two
     groups of 64 rows). The fewest over the module's ``wgmma`` dots (a dot whose layout wraps its rows,
     computing them twice, counts as one group); 1 without such a dot."""
-    layouts = {}
-    for alias, body in _MMA_LAYOUT.findall(ttgir):
-        f = {k: tuple(int(x) for x in v.split(",")) for k, v in _LIST_FIELD.findall(body)}
-        if "versionMajor = 3" in body and len(f.get("warpsPerCTA", ())) >= 2:
-            layouts[alias] = f["warpsPerCTA"][-2]
-    groups = None
-    for op in _walk(parse_module(ttgir).body):
-        if op.name != "ttng.warp_group_dot":
-            continue
-        m = _DOT_RESULT.search(op.text + " " + op.rtype)
-        if m is None or m.group(2) not in layouts:
-            return 1
-        rows = [int(d) for d in m.group(1).split("x") if d][-2]
-        wm = layouts[m.group(2)]
-        g = wm // WARPS_PER_WARPGROUP if wm * MMA_ROWS_PER_WARP <= rows else 1
-        groups = max(1, g) if groups is None else min(groups, max(1, g))
-    return groups or 1
+    groups = [
+        max(1, warps[-2] // WARPS_PER_WARPGROUP) if warps[-2] * MMA_ROWS_PER_WARP <= dims[-2] else 1
+        for op, dims, version, warps, _ in _mma_dots(ttgir)
+        if version == 3 and op.name == "ttng.warp_group_dot"
+    ]
+    return min(groups, default=1)
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
