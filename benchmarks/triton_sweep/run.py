@@ -115,11 +115,18 @@ def main() -> int:
         action="store_true",
         help="measure the eighth validation set (validation8_cases: attention, new lengths and tile configs)",
     )
+    ap.add_argument(
+        "--validation9",
+        action="store_true",
+        help="measure the ninth validation set (validation9_cases: narrow-tile GEMMs, attention)",
+    )
     args = ap.parse_args()
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation8:
+    if args.validation9:
+        cases = sweep_cases.validation9_cases()
+    elif args.validation8:
         cases = sweep_cases.validation8_cases()
     elif args.validation7:
         cases = sweep_cases.validation7_cases()

@@ -841,6 +841,46 @@ def validation8_cases() -> list[Case]:
     return _all_held_out(cases, "validation8")
 
 
+# The ninth set (stop 21): measured after the stop's attention and narrow-instruction rules, predictions
+# recorded first. fp16 GEMMs at new shapes with narrow wgmma tiles (BLOCK_N 16 and 32 on 4 and 8 warps) beside
+# wider controls, and attention at new lengths, head counts and tile configs.
+VALIDATION9_SHAPES = (("v9_wide", 3072, 6144, 2048), ("v9_tall", 12288, 1536, 4096))
+VALIDATION9_GEMM_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
+    (128, 32, 64, 4, 3, 8),
+    (64, 32, 64, 4, 4, 8),
+    (128, 16, 64, 4, 3, 1),
+    (256, 32, 64, 8, 3, 8),
+    (64, 64, 64, 4, 3, 8),
+    (128, 128, 64, 8, 3, 8),
+)
+VALIDATION9_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal, (bm, bn, warps, stages), dtype, staged)
+    (6, 20, 2560, 128, False, (64, 64, 4, 2), "float16", False),
+    (6, 20, 2560, 128, False, (128, 64, 8, 2), "float16", False),
+    (6, 20, 2560, 128, True, (128, 128, 8, 2), "float16", True),
+    (6, 20, 2560, 128, True, (64, 64, 4, 3), "float16", True),
+    (2, 40, 7168, 64, True, (64, 32, 4, 2), "bfloat16", False),
+    (2, 40, 7168, 64, True, (128, 32, 8, 3), "bfloat16", False),
+    (2, 40, 7168, 64, False, (64, 128, 4, 2), "bfloat16", True),
+    (2, 40, 7168, 64, False, (128, 64, 4, 2), "bfloat16", True),
+    (12, 16, 1280, 128, False, (64, 64, 8, 2), "float16", False),
+    (12, 16, 1280, 128, True, (128, 64, 8, 4), "float16", True),
+)
+
+
+def validation9_cases() -> list[Case]:
+    """Twelve GEMM and ten attention launches (VALIDATION9_*)."""
+    cases = [
+        gemm_case("grouped", shape, "float16", GemmConfig(*cfg))
+        for shape in VALIDATION9_SHAPES
+        for cfg in VALIDATION9_GEMM_CONFIGS
+    ]
+    cases += [
+        attention_case(b, h, n, d, causal, cfg, staged=staged, dtype=dtype)
+        for b, h, n, d, causal, cfg, dtype, staged in VALIDATION9_ATTENTION
+    ]
+    return _all_held_out(cases, "validation9")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
