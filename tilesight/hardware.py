@@ -113,6 +113,7 @@ _OPTIONAL = (
     "smem_feed_step_s",
     "l2_atomic_elements_per_s",
     "atomic_elements_per_s_per_block",
+    "wgmma_chain_flops_per_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -232,6 +233,9 @@ class HardwareProfile:
     l2_atomic_elements_per_s: float = 0.0
     # ... and what one block alone on its SM issues (its atomics in flight over their latency); 0 = not given
     atomic_elements_per_s_per_block: float = 0.0
+    # fp16 FLOP/s of a chain of dependent warpgroup MMAs of 64 or more columns on shared-memory operands (the
+    # dot_narrow / dot_shapes probes): what [wgmma_n_efficiency] scales for narrow instructions; 0 = not given
+    wgmma_chain_flops_per_s: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # [tensor_core_own_loads]: dtypes whose [tensor_core] rate was measured on a GEMM whose computing warps
     # issue their own loads (a Triton GEMM), so the share of L2 time left exposed under the tensor cores

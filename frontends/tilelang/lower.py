@@ -40,7 +40,14 @@ from tilesight.plan import (
     TilePlan,
 )
 
-from .gemm_inst import WARPS_PER_WARPGROUP, GemmChoice, operand_smem_reads, select_variant, warp_partition
+from .gemm_inst import (
+    WARPS_PER_WARPGROUP,
+    WGMMA_MAX_N,
+    GemmChoice,
+    operand_smem_reads,
+    select_variant,
+    warp_partition,
+)
 from .swizzle import rasterization_sequence
 from .walker import (
     GLOBAL,
@@ -511,6 +518,8 @@ class _Lowering:
             variant=variant,
             smem_bytes=smem,
             location=node.location,
+            # one wgmma instruction covers the warpgroup's columns, in pieces of at most 256
+            mma_n=min(g["n"] // part.n_warps, WGMMA_MAX_N) if variant == "wgmma" else None,
         )
 
     def reduce_warps(self, node: OpNode) -> int:

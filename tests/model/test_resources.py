@@ -499,8 +499,9 @@ def test_run_bytes_override_the_tiles_contiguous_run():
 
 
 def test_narrow_wgmma_instructions_run_below_the_tensor_core_rate(round_hw):
-    # 2e7 FLOPs at the round GPU's 1e13 FLOP/s per SM: 2 us; with [wgmma_n_efficiency] {16: 0.5, 64: 1.0},
-    # an m64n16 instruction stream takes 4 us, m64n32 (log2 halfway: 0.75) 2.667 us, m64n128 2 us; a
+    # 2e7 FLOPs at the round GPU's 1e13 FLOP/s per SM: 2 us; with [wgmma_n_efficiency] {16: 0.5, 64: 1.0}
+    # and no dot-chain rate in the profile (the efficiency then scales the calibrated rate), an m64n16
+    # instruction stream takes 4 us, m64n32 (log2 halfway: 0.75) 2.667 us, m64n128 2 us; a
     # warp-level mma or an unstated width keeps the calibrated rate
     import dataclasses
     from types import MappingProxyType
@@ -517,3 +518,28 @@ def test_narrow_wgmma_instructions_run_below_the_tensor_core_rate(round_hw):
     assert tc(variant="wgmma", mma_n=32) == pytest.approx(2 / 0.75 * US)
     assert tc(variant="wgmma", mma_n=128) == pytest.approx(2 * US)
     assert tc(variant="mma", mma_n=16) == tc(variant="wgmma") == pytest.approx(2 * US)
+
+
+def test_narrow_wgmma_rate_is_a_cap_below_the_dot_chain_rate(round_hw):
+    # with a dot-chain rate of 2e13 FLOP/s over the chip, an m64n16 stream sustains min(calibrated 4e13,
+    # 0.5 x 2e13) = 1e13 FLOP/s, 2.5e12 an SM: 2e7 FLOPs take 8 us. At n = 32 (0.75 x 2e13 = 1.5e13) 5.333
+    # us; a wide instruction keeps the calibrated 4e13 (2 us), even though the chain rate is lower: the cap
+    # only binds narrow instructions
+    import dataclasses
+    from types import MappingProxyType
+
+    hw = dataclasses.replace(
+        round_hw, wgmma_n_efficiency=MappingProxyType({16: 0.5, 64: 1.0}), wgmma_chain_flops_per_s=2e13
+    )
+    x = TensorAccess("a", "float16", (1000, 1000), (100, 500))
+
+    def tc(n):
+        dot = TileAction(
+            "d", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), variant="wgmma", mma_n=n
+        )
+        plan = TilePlan("p", TileGrid((4,)), (x,), (dot,), BlockResources(128))
+        return action_demand(dot, plan, hw, _traffic(0.5, 0.5)).busy_s[TC]
+
+    assert tc(16) == pytest.approx(8 * US)
+    assert tc(32) == pytest.approx(2e7 / (0.75 * 2e13 / 4))
+    assert tc(128) == pytest.approx(2 * US)

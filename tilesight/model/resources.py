@@ -356,6 +356,22 @@ def spill_seconds(
     return nbytes * (hit / l2_rate + (1.0 - hit) / ddr_rate)
 
 
+def narrow_mma_rate(hw: HardwareProfile, dtype: str, n: int) -> float:
+    """Chip FLOP/s a stream of ``n``-column warpgroup MMAs of ``dtype`` sustains at most: the dot-chain
+    rate of wide instructions (``wgmma_chain_flops_per_s``, fp16; other dtypes in proportion to their
+    calibrated rates) times the profile's ``[wgmma_n_efficiency]`` at ``n``. A cap, not a factor: the
+    calibrated rate of a whole GEMM already sits below the chain rate (its operand feed), and a narrow
+    instruction stream is bounded by the tensor cores themselves (the probe's chains read their operands from
+    shared memory too). Without the chain rate, the calibrated rate times the efficiency."""
+    rate = hw.tc_rate(dtype, "wgmma")
+    eff = hw.mma_n_efficiency(n)
+    if eff >= 1.0:
+        return rate
+    if hw.wgmma_chain_flops_per_s and "float16" in hw.tc_flops_per_s:
+        return eff * hw.wgmma_chain_flops_per_s * rate / hw.tc_rate("float16")
+    return eff * rate
+
+
 def waited_load_latency(hw: HardwareProfile, demand: ActionDemand, tile_bytes: float) -> float:
     """Latency of a synchronous tile load (:data:`~tilesight.plan.SYNC_LOAD`) in a loop that is not
     software-pipelined: the block's threads issue its lines together and wait at the block's barrier for the
@@ -506,7 +522,7 @@ def action_demand(
             if r == TC:
                 rate = hw.tc_rate(action.dtype or "", action.variant) / hw.sm_count
                 if kind is ActionKind.DOT and action.variant == "wgmma" and action.mma_n:
-                    rate *= hw.mma_n_efficiency(action.mma_n)  # narrow instructions (dot_narrow probe)
+                    rate = min(rate, narrow_mma_rate(hw, action.dtype or "", action.mma_n) / hw.sm_count)
             else:
                 rate = rates[r]
             busy[r] = a / rate

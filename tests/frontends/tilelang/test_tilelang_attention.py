@@ -123,3 +123,6 @@ def test_mla_decode_plan():
     assert (p.resources.threads, p.resources.regs_per_thread) == (384, 168)
     # FullCol puts the two warpgroups side by side along N: they share every row, one compute group
     assert p.resources.compute_groups == 1
+    # ... so each warpgroup's score instructions cover 16 of the 32 key columns (wgmma_ss<..., 64, 16, 16,
+    # ...> in TileLang's generated CUDA), the value dot's 256 of the 512 latent columns
+    assert [d.mma_n for d in dots] == [16, 16, 256]
