@@ -445,6 +445,45 @@ def validation2_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# A third validation set (stop 21, ``sweep.py --set validation3``): new shapes and block configurations of the
+# reference GEMM, FlashAttention (block_N 32 among them) and MLA decode, predicted after the stop's rules and
+# before it was measured.
+VALIDATION3_GEMM_SHAPES = [(2560, 5120, 3072), (8192, 1024, 8192)]
+VALIDATION3_GEMM_CONFIGS = [  # (block_M, block_N, block_K, num_stages, threads, use_swizzle, dtype)
+    (128, 128, 32, 4, 128, True, "float16"),
+    (128, 256, 64, 4, 256, True, "bfloat16"),
+    (64, 128, 32, 3, 128, False, "float16"),
+]
+VALIDATION3_FA_SHAPES = [(2, 24, 2048, 128), (8, 8, 1536, 64)]
+VALIDATION3_FA_CONFIGS = [(64, 32, 2, 128), (128, 32, 2, 256), (128, 64, 3, 256)]
+VALIDATION3_MLA_SHAPES = [(24, 128, 6144), (96, 128, 2048)]
+VALIDATION3_MLA_CONFIGS = [(64, 32, 2, 256), (64, 64, 2, 256)]
+
+
+def validation3_cases() -> list[dict[str, Any]]:
+    """The third validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th, sw, dt) in itertools.product(
+        VALIDATION3_GEMM_SHAPES, VALIDATION3_GEMM_CONFIGS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
+        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+    for (b, h, sq, d), causal, (bm, bn, st, th) in itertools.product(
+        VALIDATION3_FA_SHAPES, FA_CAUSAL, VALIDATION3_FA_CONFIGS
+    ):
+        params = dict(batch=b, heads=h, seq_len=sq, dim=d, causal=causal, block_M=bm, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
+    for (b, h, sk), (bh, bn, st, th) in itertools.product(VALIDATION3_MLA_SHAPES, VALIDATION3_MLA_CONFIGS):
+        params = dict(batch=b, heads=h, seqlen_kv=sk, dim=512, pe_dim=64, block_H=bh, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"val3-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):

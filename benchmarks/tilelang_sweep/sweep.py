@@ -51,6 +51,7 @@ SETS = {
     "main": case_list.all_cases,
     "validation": case_list.validation_cases,
     "validation2": case_list.validation2_cases,
+    "validation3": case_list.validation3_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,
