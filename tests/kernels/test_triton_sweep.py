@@ -209,3 +209,19 @@ def test_second_validation_set_is_new_held_out_and_valid():
     assert any("unaligned" in c.id for c in val2) and any(c.id.startswith("gemm/persistent") for c in val2)
     for i, c in enumerate(val2):
         schema.validate_record(skipped_record(c), f"validation2 case {i}")
+
+
+def test_eighth_and_ninth_validation_sets_are_new_held_out_and_valid():
+    val8, val9 = sc.validation8_cases(), sc.validation9_cases()
+    assert Counter(c.family for c in val8) == {"attention": 20}
+    # 2 shapes x 6 narrow-tile GEMM configs, 10 attention launches
+    assert Counter(c.family for c in val9) == {"gemm": 12, "attention": 10}
+    earlier = (
+        {c.id for c in CASES} | {c.id for c in sc.validation_cases()} | {c.id for c in sc.validation2_cases()}
+    )
+    for name, cases in (("validation8", val8), ("validation9", val9)):
+        assert all(c.split == "holdout" for c in cases)
+        assert not {c.id for c in cases} & earlier
+        for i, c in enumerate(cases):
+            schema.validate_record(skipped_record(c), f"{name} case {i}")
+    assert not {c.id for c in val8} & {c.id for c in val9}
