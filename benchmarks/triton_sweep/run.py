@@ -68,6 +68,20 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
     return result
 
 
+# Validation sets a flag measures instead of the main sweep, latest first: of several flags, the latest wins.
+VALIDATION_SETS = {
+    "validation9": "the ninth validation set (narrow-tile GEMMs, attention)",
+    "validation8": "the eighth validation set (attention, new lengths and tile configs)",
+    "validation7": "the seventh validation set (TF32 GEMMs, bf16 / d256 attention)",
+    "validation6": "the sixth validation set (RoPE, add + RMSNorm)",
+    "validation5": "the fifth validation set (narrow tiles, GROUP_M 1/8)",
+    "validation4": "the fourth validation set (split-K GEMMs)",
+    "validation3": "the third validation set (gated activations)",
+    "validation2": "the second validation set",
+    "validation": "the later validation set",
+}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True, help="folder for triton_*.jsonl and triton_meta.json")
@@ -75,75 +89,14 @@ def main() -> int:
     ap.add_argument("--budget-s", type=float, default=450.0, help="wall-clock budget for both phases")
     ap.add_argument("--compile-share", type=float, default=0.45, help="fraction of the budget for compiling")
     ap.add_argument("--only", default="", help="substring filter on case ids (for a quick trial)")
-    ap.add_argument(
-        "--validation",
-        action="store_true",
-        help="measure the later validation set (sweep_cases.validation_cases)",
-    )
-    ap.add_argument(
-        "--validation2",
-        action="store_true",
-        help="measure the second validation set (sweep_cases.validation2_cases)",
-    )
-    ap.add_argument(
-        "--validation4",
-        action="store_true",
-        help="measure the fourth validation set (sweep_cases.validation4_cases: split-K GEMMs)",
-    )
-    ap.add_argument(
-        "--validation6",
-        action="store_true",
-        help="measure the sixth validation set (sweep_cases.validation6_cases: RoPE, add + RMSNorm)",
-    )
-    ap.add_argument(
-        "--validation5",
-        action="store_true",
-        help="measure the fifth validation set (sweep_cases.validation5_cases: narrow tiles, GROUP_M 1/8)",
-    )
-    ap.add_argument(
-        "--validation3",
-        action="store_true",
-        help="measure the third validation set (sweep_cases.validation3_cases: gated activations)",
-    )
-    ap.add_argument(
-        "--validation7",
-        action="store_true",
-        help="measure the seventh validation set (validation7_cases: TF32 GEMMs, bf16 / d256 attention)",
-    )
-    ap.add_argument(
-        "--validation8",
-        action="store_true",
-        help="measure the eighth validation set (validation8_cases: attention, new lengths and tile configs)",
-    )
-    ap.add_argument(
-        "--validation9",
-        action="store_true",
-        help="measure the ninth validation set (validation9_cases: narrow-tile GEMMs, attention)",
-    )
+    for name, what in VALIDATION_SETS.items():
+        ap.add_argument(f"--{name}", action="store_true", help=f"measure {what} (sweep_cases.{name}_cases)")
     args = ap.parse_args()
     start = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    if args.validation9:
-        cases = sweep_cases.validation9_cases()
-    elif args.validation8:
-        cases = sweep_cases.validation8_cases()
-    elif args.validation7:
-        cases = sweep_cases.validation7_cases()
-    elif args.validation6:
-        cases = sweep_cases.validation6_cases()
-    elif args.validation5:
-        cases = sweep_cases.validation5_cases()
-    elif args.validation4:
-        cases = sweep_cases.validation4_cases()
-    elif args.validation3:
-        cases = sweep_cases.validation3_cases()
-    elif args.validation2:
-        cases = sweep_cases.validation2_cases()
-    elif args.validation:
-        cases = sweep_cases.validation_cases()
-    else:
-        cases = sweep_cases.all_cases()
+    chosen = next((name for name in VALIDATION_SETS if getattr(args, name)), None)  # the latest set named
+    cases = getattr(sweep_cases, f"{chosen}_cases")() if chosen else sweep_cases.all_cases()
     records = [c.to_json() for c in cases if args.only in c.id]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     if sms != sweep_cases.H200_SM_COUNT:
