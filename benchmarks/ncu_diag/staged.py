@@ -15,13 +15,9 @@ wavefront count. Every case is launched twice (compile, then the launch ncu keep
 from __future__ import annotations
 
 import argparse
-import collections
 import json
-import os
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -31,19 +27,9 @@ import harness  # noqa: E402
 import run_gpu  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
+from sass import sass_counts  # noqa: E402
 
 SASS_OPS = re.compile(r"\b(STS[\w.]*|LDS[\w.]*|LDGSTS[\w.]*|[HIQ]GMMA[\w.]*)\b")
-
-
-def _sass_counts(compiled) -> dict[str, int]:
-    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as fh:
-        fh.write(compiled.asm["cubin"])
-    try:
-        sass = subprocess.run([str(cuobjdump), "-sass", fh.name], capture_output=True, text=True).stdout
-    finally:
-        os.unlink(fh.name)
-    return dict(collections.Counter(SASS_OPS.findall(sass)))
 
 
 def main() -> int:
@@ -76,7 +62,7 @@ def main() -> int:
                 "grid": list(c.grid),
                 "n_regs": int(compiled.n_regs),
                 "n_spills": int(compiled.n_spills),
-                "sass": _sass_counts(compiled),
+                "sass": sass_counts(compiled, SASS_OPS),
             }  # fmt: skip
         )
         print(json.dumps(rows[-1]), flush=True)

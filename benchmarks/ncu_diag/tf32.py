@@ -16,19 +16,16 @@ the cubin Triton built), so the lowering the GPU's Triton chose is on record bes
 from __future__ import annotations
 
 import argparse
-import collections
 import json
-import os
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import torch  # noqa: E402
 import triton  # noqa: E402
+from sass import sass_counts  # noqa: E402
 
 from kernels.triton.gemm import matmul_kernel  # noqa: E402
 
@@ -54,17 +51,6 @@ def _launch(a, b, c, cfg):
         a, b, c, SIZE, SIZE, SIZE, *strides,
         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group, num_warps=warps, num_stages=stages,
     )  # fmt: skip
-
-
-def _sass_counts(compiled) -> dict[str, int]:
-    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as fh:
-        fh.write(compiled.asm["cubin"])
-    try:
-        sass = subprocess.run([str(cuobjdump), "-sass", fh.name], capture_output=True, text=True).stdout
-    finally:
-        os.unlink(fh.name)
-    return dict(collections.Counter(SASS_OPS.findall(sass)))
 
 
 def main() -> int:
@@ -98,7 +84,7 @@ def main() -> int:
                     "max_rel_err": err,
                     "n_regs": int(compiled.n_regs),
                     "n_spills": int(compiled.n_spills),
-                    "sass": _sass_counts(compiled),
+                    "sass": sass_counts(compiled, SASS_OPS),
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
