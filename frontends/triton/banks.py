@@ -31,7 +31,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .ir import parse_module, tensor_type
-from .layouts import _NVMMA_SHARED, _SWIZZLED_SHARED, _blocked, _list_fields, _walk
+from .layouts import _blocked, _walk, shared_layouts
 
 WAVEFRONT_BYTES = 128  # 32 banks x 4-byte words served per shared-memory wavefront
 BANKS = 32
@@ -39,7 +39,6 @@ WORD_BYTES = 4
 MAX_VECTOR_BYTES = 16  # st.shared.v4.b32
 WARP_SIZE = 32
 
-_INT = re.compile(r"(\w+) = (\d+)")
 _LINEAR = re.compile(r"^(#linear\d*) = #ttg\.linear<\{(.*)\}>", re.M)
 _BASES = re.compile(r"(register|lane|warp) = \[((?:\[[\d, ]*\](?:, )?)*)\]")
 _SRC = re.compile(r"tensor<((?:\d+x)+)(\w+), (#(?:blocked|linear)\d*)>")
@@ -207,19 +206,6 @@ def store_wavefronts(
     return total, warps * starts.size
 
 
-def _shared_layouts(ttgir: str) -> dict[str, tuple]:
-    out: dict[str, tuple] = {}
-    for alias, body in _NVMMA_SHARED.findall(ttgir):
-        ints = dict(_INT.findall(body))
-        out[alias] = ("nvmma", int(ints.get("swizzlingByteWidth", 0)), "transposed = true" in body)
-    for alias, body in _SWIZZLED_SHARED.findall(ttgir):
-        ints, lists = dict(_INT.findall(body)), _list_fields(body)
-        if "order" in lists and len(lists["order"]) == 2:
-            out[alias] = ("swizzled", int(ints.get("vec", 1)), int(ints.get("perPhase", 1)),
-                          int(ints.get("maxPhase", 1)), lists["order"])  # fmt: skip
-    return out
-
-
 def _readable(layout: Mapping[str, tuple], rank: int) -> bool:
     """A blocked layout with all four fields of ``rank`` entries, or a linear layout with its bases."""
     if "register" in layout:
@@ -245,7 +231,7 @@ def staged_store_bytes(ttgir: str) -> Mapping[str, float]:
             )
             for key, vs in _BASES.findall(body)
         }
-    shared = _shared_layouts(ttgir)
+    shared = shared_layouts(ttgir)
     out: dict[str, float] = {}
     for op in _walk(parse_module(ttgir).body):
         if op.name not in ("ttg.local_alloc", "ttg.local_store") or not op.operands or op.loc is None:

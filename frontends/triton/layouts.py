@@ -70,18 +70,34 @@ def _vectors(ttgir: str) -> dict[str, int]:
     }
 
 
+_INT_FIELD = re.compile(r"(\w+) = (\d+)")
+
+
+def shared_layouts(ttgir: str) -> dict[str, tuple]:
+    """Shared layout alias -> ``("nvmma", swizzlingByteWidth, transposed)`` for an ``nvmma_shared`` layout,
+    ``("swizzled", vec, perPhase, maxPhase, order)`` for a 2-D ``swizzled_shared`` one; other shared layouts
+    are left out (nothing is inferred for them)."""
+    out: dict[str, tuple] = {}
+    for alias, body in _NVMMA_SHARED.findall(ttgir):
+        ints = dict(_INT_FIELD.findall(body))
+        out[alias] = ("nvmma", int(ints.get("swizzlingByteWidth", 0)), "transposed = true" in body)
+    for alias, body in _SWIZZLED_SHARED.findall(ttgir):
+        ints, lists = dict(_INT_FIELD.findall(body)), _list_fields(body)
+        if len(lists.get("order", ())) == 2:
+            out[alias] = ("swizzled", int(ints.get("vec", 1)), int(ints.get("perPhase", 1)),
+                          int(ints.get("maxPhase", 1)), lists["order"])  # fmt: skip
+    return out
+
+
 def _shared_contiguous(ttgir: str) -> dict[str, int]:
     """Shared layout alias -> the axis its tile is stored contiguously along, counted from the last (0: the
     last axis, 1: the one before it): an ``nvmma_shared`` layout's last axis, or the one before when stored
-    transposed; a ``swizzled_shared`` layout's ``order[0]``, as an offset from the last of a 2-D tile. Other
-    shared layouts are left out (nothing is inferred for them)."""
-    out = {alias: (1 if "transposed = true" in body else 0) for alias, body in _NVMMA_SHARED.findall(ttgir)}
-    for alias, body in _SWIZZLED_SHARED.findall(ttgir):
-        order = _LIST_FIELD.findall(body)
-        fields = {k: tuple(int(x) for x in v.split(",")) for k, v in order}
-        if "order" in fields and len(fields["order"]) == 2:
-            out[alias] = 1 - fields["order"][0]
-    return out
+    transposed; a ``swizzled_shared`` layout's ``order[0]``, as an offset from the last of a 2-D tile
+    (:func:`shared_layouts`)."""
+    return {
+        alias: (1 if layout[2] else 0) if layout[0] == "nvmma" else 1 - layout[4][0]
+        for alias, layout in shared_layouts(ttgir).items()
+    }
 
 
 def _copy_axes(ttgir: str) -> tuple[dict[str, int], dict[str, int]]:
