@@ -421,28 +421,36 @@ VALIDATION2_MLA_SHAPES = [(16, 128, 16384), (48, 128, 4096)]
 VALIDATION2_MLA_CONFIGS = [(64, 32, 2, 256), (64, 64, 1, 256)]
 
 
-def validation2_cases() -> list[dict[str, Any]]:
-    """The second validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
+def _validation_set(prefix: str, gemm: tuple, fa: tuple, mla: tuple) -> list[dict[str, Any]]:
+    """A validation set's cases: every (shape, config) pair of its GEMM, FlashAttention (causal and not) and
+    MLA decode lists, numbered ``{prefix}-{family}-NNN`` in that order."""
+    (gemm_shapes, gemm_configs), (fa_shapes, fa_configs), (mla_shapes, mla_configs) = gemm, fa, mla
     cases = []
-    for (m, n, k), (bm, bn, bk, st, th, sw, dt) in itertools.product(
-        VALIDATION2_GEMM_SHAPES, VALIDATION2_GEMM_CONFIGS
-    ):
+    for (m, n, k), (bm, bn, bk, st, th, sw, dt) in itertools.product(gemm_shapes, gemm_configs):
         params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
         params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
         cases.append({"family": "gemm", "kernel": "gemm", "params": params})
-    for (b, h, sq, d), causal, (bm, bn, st, th) in itertools.product(
-        VALIDATION2_FA_SHAPES, FA_CAUSAL, VALIDATION2_FA_CONFIGS
-    ):
+    for (b, h, sq, d), causal, (bm, bn, st, th) in itertools.product(fa_shapes, FA_CAUSAL, fa_configs):
         params = dict(batch=b, heads=h, seq_len=sq, dim=d, causal=causal, block_M=bm, block_N=bn)
         params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
         cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
-    for (b, h, sk), (bh, bn, st, th) in itertools.product(VALIDATION2_MLA_SHAPES, VALIDATION2_MLA_CONFIGS):
+    for (b, h, sk), (bh, bn, st, th) in itertools.product(mla_shapes, mla_configs):
         params = dict(batch=b, heads=h, seqlen_kv=sk, dim=512, pe_dim=64, block_H=bh, block_N=bn)
         params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
         cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
     for i, c in enumerate(cases):
-        c["id"] = f"val2-{c['family']}-{i:03d}"
+        c["id"] = f"{prefix}-{c['family']}-{i:03d}"
     return cases
+
+
+def validation2_cases() -> list[dict[str, Any]]:
+    """The second validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
+    return _validation_set(
+        "val2",
+        (VALIDATION2_GEMM_SHAPES, VALIDATION2_GEMM_CONFIGS),
+        (VALIDATION2_FA_SHAPES, VALIDATION2_FA_CONFIGS),
+        (VALIDATION2_MLA_SHAPES, VALIDATION2_MLA_CONFIGS),
+    )
 
 
 # A third validation set (stop 21, ``sweep.py --set validation3``): new shapes and block configurations of the
@@ -462,26 +470,12 @@ VALIDATION3_MLA_CONFIGS = [(64, 32, 2, 256), (64, 64, 2, 256)]
 
 def validation3_cases() -> list[dict[str, Any]]:
     """The third validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
-    cases = []
-    for (m, n, k), (bm, bn, bk, st, th, sw, dt) in itertools.product(
-        VALIDATION3_GEMM_SHAPES, VALIDATION3_GEMM_CONFIGS
-    ):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
-        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
-    for (b, h, sq, d), causal, (bm, bn, st, th) in itertools.product(
-        VALIDATION3_FA_SHAPES, FA_CAUSAL, VALIDATION3_FA_CONFIGS
-    ):
-        params = dict(batch=b, heads=h, seq_len=sq, dim=d, causal=causal, block_M=bm, block_N=bn)
-        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
-        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
-    for (b, h, sk), (bh, bn, st, th) in itertools.product(VALIDATION3_MLA_SHAPES, VALIDATION3_MLA_CONFIGS):
-        params = dict(batch=b, heads=h, seqlen_kv=sk, dim=512, pe_dim=64, block_H=bh, block_N=bn)
-        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
-        cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"val3-{c['family']}-{i:03d}"
-    return cases
+    return _validation_set(
+        "val3",
+        (VALIDATION3_GEMM_SHAPES, VALIDATION3_GEMM_CONFIGS),
+        (VALIDATION3_FA_SHAPES, VALIDATION3_FA_CONFIGS),
+        (VALIDATION3_MLA_SHAPES, VALIDATION3_MLA_CONFIGS),
+    )
 
 
 def all_cases() -> list[dict[str, Any]]:
