@@ -69,6 +69,14 @@ def test_tmem_on_a_gpu_without_it_is_an_error(round_hw):
     assert TMEM == 3
 
 
+def test_staged_smem_bytes_do_not_hide_a_tmem_destination(round_hw):
+    # a load that states staging bytes is still checked for its TMEM destination (the staging bytes add to
+    # the shared-memory amount, whatever the destination)
+    act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.TMEM, smem_bytes=128.0)
+    with pytest.raises(PlanError, match=r"action\[ld\].dst"):
+        action_demand(act, _plan(act), round_hw, _traffic(0.0, 1.0))
+
+
 def test_missing_traffic_is_an_error(round_hw):
     act = TileAction("ld", ActionKind.LOAD, tensor="a")
     empty = CacheTraffic({}, 0.0, None, 0.0, 0.0, "empty")

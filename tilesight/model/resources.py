@@ -428,8 +428,6 @@ def action_demand(
         scratch = action.dst if kind is not ActionKind.STORE else action.src
         if scratch is MemLevel.SMEM:
             amounts[SMEM] = nbytes
-        if kind is ActionKind.LOAD and action.smem_bytes:
-            amounts[SMEM] += float(action.smem_bytes)  # the threads stage the loaded tile in shared memory
         elif scratch is MemLevel.TMEM:
             if not hw.has_tmem:
                 raise PlanError(
@@ -438,6 +436,8 @@ def action_demand(
                     f"{hw.name} has no TMEM",
                 )
             amounts[TMEM] = nbytes
+        if kind is ActionKind.LOAD and action.smem_bytes:
+            amounts[SMEM] += float(action.smem_bytes)  # the threads stage the loaded tile in shared memory
         if kind is ActionKind.REMOTE or tensor.level is MemLevel.REMOTE:
             given = (net_time_s or {}).get(action.name)
             if given is None:
