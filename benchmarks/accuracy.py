@@ -130,7 +130,9 @@ def predict_us(record: dict, where: str, hw: str) -> float:
     return report.latency_s * 1e6
 
 
-def score(record: dict, where: str, hw_name: str) -> Scored:
+def score(record: dict, where: str, hw_name: str, recorded_us: float | None = None) -> Scored:
+    """One measured case scored; ``recorded_us`` (a prediction written before the case was measured) stands
+    in for predicting it now."""
     from tilesight.hardware import load_profile
 
     hw = load_profile(hw_name)
@@ -140,19 +142,31 @@ def score(record: dict, where: str, hw_name: str) -> Scored:
         family=SPILLS if spills > 0 else record["family"],
         split=record["split"],
         measured_us=float(record["measured_us"]["p50"]),
-        predicted_us=predict_us(record, where, hw_name),
+        predicted_us=recorded_us if recorded_us is not None else predict_us(record, where, hw_name),
         roofline_us=roofline.roofline(record, hw).latency_s * 1e6,
         n_spills=spills,
         where=where,
     )
 
 
-def _score_job(job: tuple[dict, str, str]) -> Scored | str:
-    record, where, hw = job
+def _score_job(job: tuple[dict, str, str, float | None]) -> Scored | str:
+    record, where, hw, recorded_us = job
     try:
-        return score(record, where, hw)
+        return score(record, where, hw, recorded_us)
     except DataError as e:
         return str(e)
+
+
+# Where a validation set keeps the predictions written before it was measured (its blind score).
+RECORDED_FILE = "predicted_before_measuring.json"
+
+
+def recorded_predictions(data: Path) -> dict[str, float]:
+    """Case id -> the microseconds recorded in ``data``'s :data:`RECORDED_FILE`."""
+    path = data / RECORDED_FILE
+    if not path.exists():
+        raise DataError(f"{path} is missing: this set has no predictions recorded before it was measured")
+    return {k: float(v) for k, v in json.loads(path.read_text())["predicted_us"].items()}
 
 
 def load(data: Path, only: str = "") -> list[tuple[dict, str]]:
@@ -278,11 +292,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes for the predictions")
     ap.add_argument("--allow-errors", action="store_true", help="list failing cases instead of stopping")
     ap.add_argument("--tilelang", action="store_true", help="score the TileLang sweep instead")
+    ap.add_argument(
+        "--recorded",
+        action="store_true",
+        help=f"score the predictions recorded in DATA/{RECORDED_FILE} before measuring, not predict now",
+    )
     args = ap.parse_args(argv)
     if args.tilelang:
         return _score_tilelang(args)
 
-    jobs = [(rec, where, args.hw) for rec, where in load(args.data, args.only)]
+    recorded = recorded_predictions(args.data) if args.recorded else None
+    jobs = []
+    for rec, where in load(args.data, args.only):
+        if recorded is not None and rec["id"] not in recorded:
+            raise DataError(f"{where}: case {rec['id']!r} has no prediction in {args.data / RECORDED_FILE}")
+        jobs.append((rec, where, args.hw, recorded[rec["id"]] if recorded is not None else None))
     if not jobs:
         raise DataError(f"no measured cases in {args.data} match {args.only!r}")
     if args.jobs > 1:
@@ -324,8 +348,13 @@ def _score_tilelang(args: argparse.Namespace) -> int:
         forwarded += ["--json", str(args.json)]
     if args.allow_errors:
         forwarded.append("--allow-errors")
+    if args.recorded:
+        forwarded.append("--recorded")
     return tilelang_score.main(forwarded)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except DataError as e:  # a missing or unreadable data file: its name and what is wrong, no traceback
+        sys.exit(f"accuracy.py: error: {e}")

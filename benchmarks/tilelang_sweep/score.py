@@ -76,7 +76,9 @@ def roofline_us(record: dict, plan, hw) -> float:
     return (max(compute_s, memory_s) + len(plans) * hw.launch_overhead_s) * 1e6
 
 
-def score(record: dict, where: str, index: int, hw) -> accuracy.Scored:
+def score(record: dict, where: str, index: int, hw, recorded_us: float | None = None) -> accuracy.Scored:
+    """One measured case scored; ``recorded_us`` (a prediction written before the case was measured) stands
+    in for predicting it now (the plan is still built, for the roofline)."""
     from tilesight.frontends.tilelang import TileLangFrontend
 
     import tilesight
@@ -85,7 +87,9 @@ def score(record: dict, where: str, index: int, hw) -> accuracy.Scored:
         func = case_list.build(record)
         # a varlen case's launch arguments carry its offsets' contents, which the walker reads
         plan = TileLangFrontend().plan(func, case_list.launch_args(record), {}, hw)
-        report = tilesight.estimate(plan, hw=hw)
+        predicted_us = (
+            recorded_us if recorded_us is not None else tilesight.estimate(plan, hw=hw).latency_s * 1e6
+        )
     except TileSightError as e:
         raise accuracy.DataError(f"{where}: case {record['id']!r}: {e}") from e
     return accuracy.Scored(
@@ -93,7 +97,7 @@ def score(record: dict, where: str, index: int, hw) -> accuracy.Scored:
         family=record["family"],
         split="holdout" if index % HOLDOUT_EVERY == HOLDOUT_EVERY - 1 else "main",
         measured_us=float(record["ms"]) * 1e3,
-        predicted_us=report.latency_s * 1e6,
+        predicted_us=predicted_us,
         roofline_us=roofline_us(record, plan, hw),
         n_spills=0,
         where=where,
@@ -185,7 +189,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="score only case ids containing this substring")
     ap.add_argument("--allow-errors", action="store_true", help="list failing cases instead of stopping")
     ap.add_argument("--by-config", action="store_true", help="also print MAPE and bias per block config")
+    ap.add_argument(
+        "--recorded",
+        action="store_true",
+        help=f"score the predictions in DATA/{accuracy.RECORDED_FILE}, recorded before measuring",
+    )
     args = ap.parse_args(argv)
+    recorded = accuracy.recorded_predictions(args.data) if args.recorded else None
     hw = load_profile(args.hw)
     scored: list[accuracy.Scored] = []
     errors: list[str] = []
@@ -194,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     for i, (rec, where) in enumerate(found):
         if args.only not in rec["id"]:
             continue
+        if recorded is not None and rec["id"] not in recorded:
+            raise accuracy.DataError(f"{where}: case {rec['id']!r} has no recorded prediction")
         try:
-            scored.append(score(rec, where, i, hw))
+            scored.append(score(rec, where, i, hw, recorded[rec["id"]] if recorded is not None else None))
         except accuracy.DataError as e:
             if not args.allow_errors:
                 raise

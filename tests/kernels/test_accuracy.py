@@ -167,3 +167,23 @@ def test_a_set_that_is_all_held_out_has_no_ratio_and_passes_on_its_mape():
     row = Row("memory", 9, 7.4, 7.9, float("nan"), 7.4, 8.0)
     assert math.isnan(row.holdout_ratio) and row.passed
     assert not Row("gemm", 35, 17.1, 67.9, float("nan"), 17.1, 10.0).passed
+
+
+def test_recorded_predictions_are_scored_instead_of_predicting(tmp_path, monkeypatch):
+    # --recorded scores the file written before measuring: 220 us recorded against 200 measured is 10%;
+    # the model is never asked; a case the file lacks, or a set without the file, stops with its name
+    _write_data(tmp_path, [measured(GEMM, 200.0)])
+
+    def never(record, where, hw):
+        raise AssertionError("predicted instead of reading the recorded prediction")
+
+    monkeypatch.setattr(acc, "predict_us", never)
+    with pytest.raises(acc.DataError, match="predicted_before_measuring.json is missing"):
+        acc.main(["--data", str(tmp_path), "--recorded"])
+    (tmp_path / acc.RECORDED_FILE).write_text(json.dumps({"predicted_us": {"other": 1.0}}))
+    with pytest.raises(acc.DataError, match=r"triton_gemm.jsonl:1: case 'gemm/grouped.*no prediction"):
+        acc.main(["--data", str(tmp_path), "--recorded"])
+    (tmp_path / acc.RECORDED_FILE).write_text(json.dumps({"predicted_us": {GEMM.id: 220.0}}))
+    out = tmp_path / "acc.json"
+    acc.main(["--data", str(tmp_path), "--recorded", "--json", str(out)])
+    assert json.loads(out.read_text())["rows"][0]["mape_pct"] == pytest.approx(10.0)
