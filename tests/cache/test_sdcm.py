@@ -14,6 +14,7 @@ from tilesight.cache.sdcm import (
     hit_probability,
     hit_probability_exact,
     hit_probability_gaussian,
+    TABLE_MIN_CALL,
     hit_probability_table,
     zelen_severo_cdf,
 )
@@ -113,3 +114,16 @@ def test_validity_region_excludes_the_skewed_small_counts():
     # 0.021 there (variance 4.3); the variance rule leaves it out and keeps D = 200 (variance 27.8)
     assert not gaussian_valid(31.0, 36.0, 6)
     assert gaussian_valid(200.0, 36.0, 6)
+
+
+@pytest.mark.parametrize("form", ["gaussian", "exact"])
+def test_small_calls_evaluate_the_form_and_agree_with_the_table(form):
+    # a call under TABLE_MIN_CALL distances is the form itself; the same distances inside a large call come
+    # from the table, within its 1e-5
+    cap, ways = 1600.0, 16
+    d = np.linspace(0.0, 4 * cap / ways, TABLE_MIN_CALL - 1)
+    table = hit_probability_table(cap, ways, form)
+    small = table(d)
+    assert small.tolist() == hit_probability(d, cap, ways, form).tolist()
+    large = table(np.concatenate([d, d]))[: d.size]
+    assert np.max(np.abs(large - small)) < 1e-5

@@ -330,7 +330,8 @@ def test_causal_blocks_launched_last_lengthen_the_kernel():
     for name, seq in (("up", rising), ("down", tuple(reversed(rising))), ("flat", (16,) * blocks)):
         plan = with_trips(seq)
         extra[name] = unequal_blocks_s(plan, _core(plan, hw, model, None, hash(plan), key).main, hw.sm_count)
-    assert extra["up"] > extra["down"] >= 0.0 and extra["flat"] == 0.0
+    # flat: nothing beyond rounding (the tiles' cache hit probabilities differ in the last bits)
+    assert extra["up"] > extra["down"] >= 0.0 and abs(extra["flat"]) < 1e-15
 
 
 def test_few_warps_leave_schedulers_idle():

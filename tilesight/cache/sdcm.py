@@ -159,32 +159,68 @@ TABLE_POINTS = 4096
 TABLE_SPAN_SIGMAS = 8.0
 
 
-@functools.lru_cache(maxsize=HIT_TABLE_CACHE_SIZE)
-def hit_probability_table(capacity_blocks: float, associativity: int, form: str = "gaussian"):
-    """A vectorised ``distance -> P(h | D)`` that interpolates the chosen form on :data:`TABLE_POINTS` nodes.
+# Calls with fewer distances than this evaluate the chosen form directly: building the table costs about as
+# much as evaluating :data:`TABLE_POINTS` distances, so a small grid (a few hundred tiles, the common case of a
+# new shape) would pay more for the table than it saves. The choice depends only on the call's size, so a
+# prediction never depends on what was evaluated before it.
+TABLE_MIN_CALL = TABLE_POINTS // 4
+
+
+class _HitTable:
+    """``distance -> P(h | D)`` for one cache geometry: the chosen form itself for small calls, linear
+    interpolation on :data:`TABLE_POINTS` nodes (built at the first large call) otherwise.
 
     Distances up to ``A - 1`` hit; beyond ``D_hi`` (mean ``A - 1`` reached plus :data:`TABLE_SPAN_SIGMAS`
-    standard deviations of the count of blocks landing in the set) the probability is taken as 0.
+    standard deviations of the count of blocks landing in the set) the table takes the probability as 0.
     """
-    b, a = _geometry(capacity_blocks, associativity)
-    p = min(a / b, 1.0)
-    if p >= 1.0:
-        return lambda d: np.where(np.asarray(d, dtype=np.float64) > a - 1, 0.0, 1.0)
-    # smallest D with (mean - (A - 1)) >= span * sigma, solved on the safe side
-    hi = (a + TABLE_SPAN_SIGMAS * np.sqrt(a) + TABLE_SPAN_SIGMAS**2) / p
-    # quadratic spacing: denser near A - 1, where the Gaussian curve rises like sqrt(D) for few ways
-    nodes = (a - 1) + (hi - (a - 1)) * np.linspace(0.0, 1.0, TABLE_POINTS) ** 2
-    values = hit_probability(nodes, b, a, form)
 
-    lo, span, last = a - 1.0, hi - (a - 1.0), TABLE_POINTS - 1
-    inv_span = 1.0 / span
-    slope = np.diff(values) / np.diff(nodes)
+    def __init__(self, capacity_blocks: float, associativity: int, form: str) -> None:
+        self.b, self.a = _geometry(capacity_blocks, associativity)
+        if form not in FORMS:
+            raise TileSightError(f"SDCM form={form!r}: one of {FORMS}")
+        self.form = form
+        self.p = min(self.a / self.b, 1.0)
+        self._nodes: tuple | None = None
 
-    def table(d: np.ndarray) -> np.ndarray:
+    def _build(self) -> tuple:
+        a, p = self.a, self.p
+        # smallest D with (mean - (A - 1)) >= span * sigma, solved on the safe side
+        hi = (a + TABLE_SPAN_SIGMAS * np.sqrt(a) + TABLE_SPAN_SIGMAS**2) / p
+        # quadratic spacing: denser near A - 1, where the Gaussian curve rises like sqrt(D) for few ways
+        nodes = (a - 1) + (hi - (a - 1)) * np.linspace(0.0, 1.0, TABLE_POINTS) ** 2
+        values = hit_probability(nodes, self.b, a, self.form)
+        slope = np.diff(values) / np.diff(nodes)
+        return nodes, values, slope, a - 1.0, 1.0 / (hi - (a - 1.0)), hi
+
+    def _gaussian(self, d: np.ndarray) -> np.ndarray:
+        """:func:`hit_probability_gaussian` for distances >= 0 in fewer steps (the small-call path): a distance
+        clipped to ``[A, 1e300]`` keeps sigma finite and > 0 (infinity becomes a certain miss, as there), and
+        the entries at or below ``A - 1`` are set to 1 after."""
+        a, p = self.a, self.p
+        if d.size and not d.min() >= 0:
+            raise TileSightError("SDCM distance must be >= 0 (np.inf for a first access)")
+        dd = np.clip(d, a, 1e300)
+        z = a - 1 + CONTINUITY_CORRECTION - dd * p
+        z /= np.sqrt(dd * (p * (1.0 - p)))
+        out = zelen_severo_cdf(z)
+        np.copyto(out, 1.0, where=d <= a - 1)
+        return out
+
+    def __call__(self, d: np.ndarray) -> np.ndarray:
+        d = np.asarray(d, dtype=np.float64)
+        if self.p >= 1.0:
+            return np.where(d > self.a - 1, 0.0, 1.0)
+        if d.size < TABLE_MIN_CALL:
+            if self.form == "gaussian":
+                return self._gaussian(d)
+            return hit_probability(d, self.b, self.a, self.form)
+        if self._nodes is None:
+            self._nodes = self._build()
+        nodes, values, slope, lo, inv_span, hi = self._nodes
+        last = TABLE_POINTS - 1
         # the node index follows from the quadratic spacing directly (no search): i = floor(sqrt(u) * last)
         # in place, in the order of: i = min(floor(sqrt(clip((d - lo) / span, 0, 1)) * last), last - 1);
         # P = clip(values[i] + slope[i] (d - nodes[i]), 0, 1), 1 for d <= lo, 0 for d >= hi
-        d = np.asarray(d, dtype=np.float64)
         shape = d.shape
         d = d.reshape(-1)
         u = d - lo
@@ -202,4 +238,10 @@ def hit_probability_table(capacity_blocks: float, associativity: int, form: str 
         np.copyto(out, 0.0, where=d >= hi)
         return out.reshape(shape)
 
-    return table
+
+@functools.lru_cache(maxsize=HIT_TABLE_CACHE_SIZE)
+def hit_probability_table(capacity_blocks: float, associativity: int, form: str = "gaussian") -> _HitTable:
+    """A vectorised ``distance -> P(h | D)`` of the chosen form for one cache geometry: evaluated directly for
+    calls of under :data:`TABLE_MIN_CALL` distances, interpolated on :data:`TABLE_POINTS` nodes otherwise
+    (:class:`_HitTable`)."""
+    return _HitTable(capacity_blocks, associativity, form)
