@@ -636,6 +636,18 @@ def body_graph(body: tuple[Node, ...]) -> nx.DiGraph:
     return g
 
 
+@functools.lru_cache(maxsize=1024)
+def _cycle(structure: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...] | None:
+    """A dependency cycle among a body's nodes (given as ``(name, deps)`` pairs), or None for a DAG. Kept per
+    structure: a new shape of a kernel rebuilds the same bodies, which then skip the graph search."""
+    g = nx.DiGraph()
+    g.add_nodes_from(name for name, _ in structure)
+    g.add_edges_from((dep, name) for name, deps in structure for dep in deps)
+    if nx.is_directed_acyclic_graph(g):
+        return None
+    return tuple(e[0] for e in nx.find_cycle(g))
+
+
 def _check_dags(body: tuple[Node, ...], where: str) -> None:
     names = {n.name for n in body}
     for node in body:
@@ -646,10 +658,9 @@ def _check_dags(body: tuple[Node, ...], where: str) -> None:
                 )
             if dep == node.name:
                 raise PlanError(f"{where}[{node.name}].deps", dep, "a node cannot depend on itself")
-    g = body_graph(body)
-    if not nx.is_directed_acyclic_graph(g):
-        cycle = nx.find_cycle(g)
-        raise PlanError(f"{where}.deps", [e[0] for e in cycle], "dependency cycle")
+    cycle = _cycle(tuple((n.name, tuple(n.deps)) for n in body))
+    if cycle is not None:
+        raise PlanError(f"{where}.deps", list(cycle), "dependency cycle")
     for node in body:
         if isinstance(node, Loop):
             if not node.body:
