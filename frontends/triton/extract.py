@@ -230,14 +230,21 @@ class Walker:
         if len(vs) == 1:
             v = vs[0]
             return V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=v.prods, shift=v.shift)
-        return V(
-            pid=any(v.pid for v in vs),
-            cands=frozenset().union(*(v.cands for v in vs)) if vs else frozenset(),
-            base=next((v.base for v in vs if v.base), None),
-            shift=next((v.shift for v in vs if v.base), 0),
-            loaded=any(v.loaded for v in vs),
-            prods=frozenset().union(*(v.prods for v in vs)) if vs else frozenset(),
-        )
+        # one pass (this runs for every op of the walk): the first operand with a base gives base and shift
+        pid = loaded = False
+        cands: frozenset[str] = frozenset()
+        prods: frozenset[str] = frozenset()
+        base, shift = None, 0
+        for v in vs:
+            pid = pid or v.pid
+            loaded = loaded or v.loaded
+            if v.cands:
+                cands = cands | v.cands
+            if v.prods:
+                prods = prods | v.prods
+            if base is None and v.base:
+                base, shift = v.base, v.shift
+        return V(pid=pid, cands=cands, base=base, shift=shift, loaded=loaded, prods=prods)
 
     def candidate(self, name: str) -> frozenset[str]:
         """Follow a pid-dependent scalar back through affine ops; record the coordinate it carries."""
