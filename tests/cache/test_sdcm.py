@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from tilesight.cache.sdcm import (
+    TABLE_MIN_CALL,
     ZELEN_SEVERO_MAX_ERROR,
     gaussian_valid,
     hit_probability,
     hit_probability_exact,
     hit_probability_gaussian,
-    TABLE_MIN_CALL,
     hit_probability_table,
     zelen_severo_cdf,
 )
@@ -117,11 +117,12 @@ def test_validity_region_excludes_the_skewed_small_counts():
 
 
 @pytest.mark.parametrize("form", ["gaussian", "exact"])
-def test_small_calls_evaluate_the_form_and_agree_with_the_table(form):
-    # a call under TABLE_MIN_CALL distances is the form itself; the same distances inside a large call come
-    # from the table, within its 1e-5
-    cap, ways = 1600.0, 16
-    d = np.linspace(0.0, 4 * cap / ways, TABLE_MIN_CALL - 1)
+@pytest.mark.parametrize("cap, ways", [(1600.0, 16), (20.0, 16)])
+def test_small_calls_evaluate_the_form_and_agree_with_the_table(form, cap, ways):
+    # a call under TABLE_MIN_CALL distances is the form itself, also between A - 1 and A (cap 20, 16 ways:
+    # P(15.3) = 0.981, not P(16) = 0.954); the same distances inside a large call come from the table, within
+    # its 1e-5
+    d = np.concatenate([np.linspace(0.0, 4 * cap / ways, TABLE_MIN_CALL - 4), [15.3, 15.9, 30.0]])
     table = hit_probability_table(cap, ways, form)
     small = table(d)
     assert small.tolist() == hit_probability(d, cap, ways, form).tolist()

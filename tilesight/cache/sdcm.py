@@ -160,8 +160,8 @@ TABLE_SPAN_SIGMAS = 8.0
 
 
 # Calls with fewer distances than this evaluate the chosen form directly: building the table costs about as
-# much as evaluating :data:`TABLE_POINTS` distances, so a small grid (a few hundred tiles, the common case of a
-# new shape) would pay more for the table than it saves. The choice depends only on the call's size, so a
+# much as evaluating :data:`TABLE_POINTS` distances, so a small grid (a few hundred tiles, the common case of
+# a new shape) would pay more for the table than it saves. The choice depends only on the call's size, so a
 # prediction never depends on what was evaluated before it.
 TABLE_MIN_CALL = TABLE_POINTS // 4
 
@@ -192,27 +192,11 @@ class _HitTable:
         slope = np.diff(values) / np.diff(nodes)
         return nodes, values, slope, a - 1.0, 1.0 / (hi - (a - 1.0)), hi
 
-    def _gaussian(self, d: np.ndarray) -> np.ndarray:
-        """:func:`hit_probability_gaussian` for distances >= 0 in fewer steps (the small-call path): a distance
-        clipped to ``[A, 1e300]`` keeps sigma finite and > 0 (infinity becomes a certain miss, as there), and
-        the entries at or below ``A - 1`` are set to 1 after."""
-        a, p = self.a, self.p
-        if d.size and not d.min() >= 0:
-            raise TileSightError("SDCM distance must be >= 0 (np.inf for a first access)")
-        dd = np.clip(d, a, 1e300)
-        z = a - 1 + CONTINUITY_CORRECTION - dd * p
-        z /= np.sqrt(dd * (p * (1.0 - p)))
-        out = zelen_severo_cdf(z)
-        np.copyto(out, 1.0, where=d <= a - 1)
-        return out
-
     def __call__(self, d: np.ndarray) -> np.ndarray:
         d = np.asarray(d, dtype=np.float64)
         if self.p >= 1.0:
             return np.where(d > self.a - 1, 0.0, 1.0)
         if d.size < TABLE_MIN_CALL:
-            if self.form == "gaussian":
-                return self._gaussian(d)
             return hit_probability(d, self.b, self.a, self.form)
         if self._nodes is None:
             self._nodes = self._build()
