@@ -625,24 +625,28 @@ def _actions(
             yield node, loops
 
 
+def _structure(body: tuple[Node, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A body's dependency structure: ``(name, deps)`` per node, in order."""
+    return tuple((n.name, tuple(n.deps)) for n in body)
+
+
+def _graph(structure: tuple[tuple[str, tuple[str, ...]], ...]) -> nx.DiGraph:
+    g = nx.DiGraph()
+    g.add_nodes_from(name for name, _ in structure)
+    g.add_edges_from((dep, name) for name, deps in structure for dep in deps)
+    return g
+
+
 def body_graph(body: tuple[Node, ...]) -> nx.DiGraph:
     """The dependency DAG of one body: an edge u -> v when v depends on u."""
-    g = nx.DiGraph()
-    for node in body:
-        g.add_node(node.name)
-    for node in body:
-        for dep in node.deps:
-            g.add_edge(dep, node.name)
-    return g
+    return _graph(_structure(body))
 
 
 @functools.lru_cache(maxsize=1024)
 def _cycle(structure: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...] | None:
-    """A dependency cycle among a body's nodes (given as ``(name, deps)`` pairs), or None for a DAG. Kept per
+    """A dependency cycle among a body's nodes (its :func:`_structure`), or None for a DAG. Kept per
     structure: a new shape of a kernel rebuilds the same bodies, which then skip the graph search."""
-    g = nx.DiGraph()
-    g.add_nodes_from(name for name, _ in structure)
-    g.add_edges_from((dep, name) for name, deps in structure for dep in deps)
+    g = _graph(structure)
     if nx.is_directed_acyclic_graph(g):
         return None
     return tuple(e[0] for e in nx.find_cycle(g))
@@ -658,7 +662,7 @@ def _check_dags(body: tuple[Node, ...], where: str) -> None:
                 )
             if dep == node.name:
                 raise PlanError(f"{where}[{node.name}].deps", dep, "a node cannot depend on itself")
-    cycle = _cycle(tuple((n.name, tuple(n.deps)) for n in body))
+    cycle = _cycle(_structure(body))
     if cycle is not None:
         raise PlanError(f"{where}.deps", list(cycle), "dependency cycle")
     for node in body:
