@@ -17,6 +17,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import survey_table  # noqa: E402
 
 
 def family(name: str) -> str:
@@ -55,16 +58,7 @@ def main() -> int:
         err, roof = p["predicted_us"] / r["p50_us"] - 1, p["roofline_us"] / r["p50_us"] - 1
         fams.setdefault(family(r["name"]), []).append((abs(err), abs(roof)))
         scored.append((abs(err), err, r["name"], r["p50_us"], p["predicted_us"]))
-    print(f"{'family':10s} {'n':>3s} {'MAPE %':>7s} {'roofline %':>10s}")
-    for fam, v in sorted(fams.items()):
-        n = len(v)
-        mape, roof = 100 * sum(e for e, _ in v) / n, 100 * sum(r for _, r in v) / n
-        print(f"{fam:10s} {n:3d} {mape:7.1f} {roof:10.1f}")
-    print(f"\nrefused ({len(refused)}):", *refused, sep="\n  ")
-    print(f"not timed ({len(errors)}):", *errors, sep="\n  ")
-    print("\nworst:")
-    for _, err, name, m, p in sorted(scored, reverse=True)[:12]:
-        print(f"  {name:32s} measured {m:9.1f} us  predicted {p:9.1f} us  {100 * err:+6.1f}%")
+    survey_table.print_scores(fams, refused, errors, scored, 32)
     return 0
 
 

@@ -21,8 +21,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 
 import harness  # noqa: E402
+import survey_table  # noqa: E402
 
 GEMM_PREFIXES = ("gemm_", "w4a16", "w8a16", "fused_moe", "dot_scaled")
 # cases whose gather indices had no contents: every program read the same embedding row on the GPU
@@ -84,17 +86,8 @@ def main() -> int:
         err, roof = p["predicted_us"] / r["p50_us"] - 1, p["roofline_us"] / r["p50_us"] - 1
         fams.setdefault(family(r["name"]), []).append((abs(err), abs(roof)))
         scored.append((abs(err), err, r["name"], r["p50_us"], p["predicted_us"]))
-    print(f"{'family':10s} {'n':>3s} {'MAPE %':>7s} {'roofline %':>10s}")
-    for fam, v in sorted(fams.items()):
-        n = len(v)
-        mape, roof = 100 * sum(e for e, _ in v) / n, 100 * sum(r for _, r in v) / n
-        print(f"{fam:10s} {n:3d} {mape:7.1f} {roof:10.1f}")
-    print(f"\nrefused ({len(refused)}):", *refused, sep="\n  ")
-    print(f"not timed ({len(errors)}):", *errors, sep="\n  ")
-    print(f"gather indices filled with zeros, not scored ({len(zeros)}):", ", ".join(zeros))
-    print("\nworst:")
-    for _, err, name, m, p in sorted(scored, reverse=True)[:12]:
-        print(f"  {name:28s} measured {m:9.1f} us  predicted {p:9.1f} us  {100 * err:+6.1f}%")
+    zeros_line = f"gather indices filled with zeros, not scored ({len(zeros)}): " + ", ".join(zeros)
+    survey_table.print_scores(fams, refused, errors, scored, 28, (zeros_line,))
     return 0
 
 
