@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("tilelang")
 
 import tilelang.language as T  # noqa: E402
+from gemv_programs import gemv  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 
 from tilesight.errors import UnsupportedOpError  # noqa: E402
@@ -74,35 +75,8 @@ def test_a_scalar_atomic_under_a_thread_guard_is_refused():
     assert "tl.atomic_add_elem_op" in str(err.value)
 
 
-def _gemv_shared(N=1024, K=1024, BN=32, RT=8, TILE_K=8):
-    """TileLang's GEMV example (split-K inside the block): threads (BN, RT) add their partial sums into one
-    shared element per row."""
-    BK = RT * TILE_K
-
-    @T.prim_func
-    def main(A: T.Tensor((K,), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((N,), "float16")):
-        with T.Kernel(T.ceildiv(N, BN), threads=(BN, RT)) as bn:
-            tn = T.get_thread_binding(0)
-            tk = T.get_thread_binding(1)
-            a = T.alloc_local((TILE_K,), "float16")
-            b = T.alloc_local((TILE_K,), "float16")
-            c_s = T.alloc_shared((BN,), "float32")
-            acc = T.alloc_local((1,), "float32")
-            T.clear(acc)
-            for bk in T.serial(T.ceildiv(K, BK)):
-                for k in T.vectorized(TILE_K):
-                    a[k] = A[bk * BK + tk * TILE_K + k]
-                    b[k] = B[bn * BN + tn, bk * BK + tk * TILE_K + k]
-                for k in T.serial(TILE_K):
-                    acc[0] += a[k].astype("float32") * b[k].astype("float32")
-            T.atomic_add(c_s[tn], acc[0])
-            C[bn * BN + tn] = c_s[tn]
-
-    return main
-
-
 def test_a_scalar_atomic_into_shared_memory_is_an_update_per_thread():
-    plan = plan_prim_func(_gemv_shared(), HW)
+    plan = plan_prim_func(gemv(), HW)
     (add,) = [a for a, _ in plan.actions() if a.name.startswith("atomic_add_")]
     # 32 x 8 = 256 threads, one add each, and per add a load and a compare-and-swap of the 4-byte element:
     # 256 x 2 x 4 = 2048 B of shared memory

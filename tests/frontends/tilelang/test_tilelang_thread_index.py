@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("tilelang")
 
 import tilelang.language as T  # noqa: E402
+from gemv_programs import gemv  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 from tilesight.frontends.tilelang.lower import SCALAR_LOOP_UNROLL, THREAD_VECTOR_LOOP_UNROLL  # noqa: E402
 from tilesight.frontends.tilelang.walker import walk  # noqa: E402
@@ -20,38 +21,12 @@ pytestmark = pytest.mark.tilelang
 HW = load_profile("h200")
 
 
-def _gemv(N=1024, K=1024, BN=32, RT=8, TILE_K=8, row=lambda bn, tn, BN: bn * BN + tn):
-    """TileLang's vectorised GEMV: threads (BN, RT); thread (tn, tk) loads 8 fp16 of row tn per K step."""
-    BK = RT * TILE_K
-
-    @T.prim_func
-    def main(A: T.Tensor((K,), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((N,), "float16")):
-        with T.Kernel(T.ceildiv(N, BN), threads=(BN, RT)) as bn:
-            tn = T.get_thread_binding(0)
-            tk = T.get_thread_binding(1)
-            a = T.alloc_local((TILE_K,), "float16")
-            b = T.alloc_local((TILE_K,), "float16")
-            c_s = T.alloc_shared((BN,), "float32")
-            acc = T.alloc_local((1,), "float32")
-            T.clear(acc)
-            for bk in T.serial(T.ceildiv(K, BK)):
-                for k in T.vectorized(TILE_K):
-                    a[k] = A[bk * BK + tk * TILE_K + k]
-                    b[k] = B[row(bn, tn, BN), bk * BK + tk * TILE_K + k]
-                for k in T.serial(TILE_K):
-                    acc[0] += a[k].astype("float32") * b[k].astype("float32")
-            T.atomic_add(c_s[tn], acc[0])
-            C[bn * BN + tn] = c_s[tn]
-
-    return main
-
-
 def _loads(plan):
     return {a.tensor: a for a, _ in plan.actions() if a.kind is ActionKind.LOAD}
 
 
 def test_a_vectorized_per_thread_load_covers_every_threads_elements():
-    plan = plan_prim_func(_gemv(), HW)
+    plan = plan_prim_func(gemv(), HW)
     loads = _loads(plan)
     # 32 threads along the rows (tn), 8 along K (tk) x 8 vector lanes (k): a 32 x 64 tile of B per K step,
     # 32 x 64 x 2 B = 4096 B; A: the 64 elements the 8 tk threads cover (the 32 tn threads share them)
@@ -66,7 +41,7 @@ def test_a_vectorized_per_thread_load_covers_every_threads_elements():
 
 
 def test_the_per_thread_statement_counts_every_threads_elements():
-    ir = walk(_gemv())
+    ir = walk(gemv())
     (bk,) = [n for n in ir.body if hasattr(n, "trips")]
     stores = [op for op in bk.body if getattr(op, "op", "") == "store"]
     b = next(op for op in stores if op.reads and op.reads[0].buffer == "B")
@@ -76,7 +51,7 @@ def test_the_per_thread_statement_counts_every_threads_elements():
 
 
 def test_a_serial_loop_of_per_thread_vector_loads_keeps_several_in_flight():
-    plan = plan_prim_func(_gemv(), HW)
+    plan = plan_prim_func(gemv(), HW)
     (bk,) = [n for n in plan.body if isinstance(n, Loop)]
     # nvcc unrolls the bk loop by 4 and issues the 4 iterations' LDG.E.128 before the first FFMA
     assert bk.trips == 16 and bk.stages == THREAD_VECTOR_LOOP_UNROLL == 4
@@ -85,7 +60,7 @@ def test_a_serial_loop_of_per_thread_vector_loads_keeps_several_in_flight():
 
 def test_a_strided_thread_index_is_priced_as_before():
     # ``2 * tn``: the rows the threads read are not one box; left as one thread's element (no region found)
-    plan = plan_prim_func(_gemv(N=2048, row=lambda bn, tn, BN: bn * 2 * BN + 2 * tn), HW)
+    plan = plan_prim_func(gemv(N=2048, row=lambda bn, tn, BN: bn * 2 * BN + 2 * tn), HW)
     assert plan.tensor("B").tile == (1, 1)
     (bk,) = [n for n in plan.body if isinstance(n, Loop)]
     assert bk.stages == 1
