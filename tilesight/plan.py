@@ -505,12 +505,42 @@ class BlockResources:
 
 
 @dataclass(frozen=True)
+class LockSection:
+    """A critical section the programs enter one at a time: a spin lock (``while atomic_cas(lock, 0, 1) ==
+    1: pass`` ... ``atomic_xchg(lock, 0)``, the layer-norm backward's partial-sum buffers).
+
+    ``acquire`` and ``release`` name the two atomic actions, ``section`` the top-level body nodes between them
+    (in program order), ``holders`` how many programs take each lock on average (programs over distinct lock
+    addresses). The programs of one lock hold it one after another, so the kernel lasts at least ``holders``
+    times one hold (the engine's lock floor).
+    """
+
+    acquire: str
+    release: str
+    section: tuple[str, ...]
+    holders: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "section", tuple(self.section))
+        if not (isinstance(self.holders, int | float | np.number) and 1.0 <= self.holders < math.inf):
+            raise PlanError("lock.holders", self.holders, "programs per lock must be a number >= 1")
+        if self.acquire == self.release:
+            raise PlanError("lock.release", self.release, "must differ from lock.acquire")
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """Every top-level node of one hold, in program order: acquire, section, release."""
+        return (self.acquire, *self.section, self.release)
+
+
+@dataclass(frozen=True)
 class TilePlan:
     """A whole kernel as the model sees it. ``body`` is the program one tile runs.
 
     ``l2_warm``: ``(tensor, share)`` pairs, the share of each tensor's lines already in L2 when the kernel
     starts (an earlier kernel of the same program wrote them: :class:`KernelSequence`); the cache model lets
     that share of the kernel's first touches of the tensor hit. Empty for a kernel that starts cold.
+    ``lock``: a critical section the programs take in turn (:class:`LockSection`), None for none.
     """
 
     name: str
@@ -521,6 +551,7 @@ class TilePlan:
     source: str | None = None
     notes: tuple[str, ...] = ()
     l2_warm: tuple[tuple[str, float], ...] = ()
+    lock: LockSection | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tensors", tuple(self.tensors))
@@ -551,6 +582,16 @@ class TilePlan:
                     f"is not a tensor of the plan {sorted(tensors)}",
                 )
         _check_dags(self.body, "body")
+        if self.lock is not None:
+            top = [n.name for n in self.body]
+            where = [top.index(n) if n in top else -1 for n in self.lock.nodes]
+            if -1 in where:
+                missing = self.lock.nodes[where.index(-1)]
+                raise PlanError("lock", missing, f"is not a top-level node of the body {top}")
+            if where != list(range(where[0], where[0] + len(where))):
+                raise PlanError(
+                    "lock.section", self.lock.section, "must be the nodes between acquire and release"
+                )
 
     # -- derived views -------------------------------------------------------------------------------------
     @functools.cached_property

@@ -7,7 +7,7 @@ from typing import Any
 
 from .plan import PIPELINES, Pipeline
 
-PHASES = ("prologue", "steady", "epilogue", "tail")
+PHASES = ("prologue", "steady", "epilogue", "tail", "lock")
 
 
 @dataclass(frozen=True)

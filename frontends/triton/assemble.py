@@ -12,6 +12,7 @@ from tilesight.plan import (
     ActionKind,
     BlockResources,
     LaunchOrder,
+    LockSection,
     Loop,
     TensorAccess,
     TileAction,
@@ -187,4 +188,5 @@ def build_plan(
         ),
         source="triton",
         notes=tuple(dict.fromkeys(notes)),
+        lock=LockSection(**walker.lock) if walker.lock is not None else None,
     )

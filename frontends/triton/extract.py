@@ -198,6 +198,10 @@ class Walker:
         self.notes: list[str] = []
         self.names: set[str] = set()
         self.persistent = False
+        # a spin lock being held (see :meth:`spin_lock`), and the section of the lock once released
+        self.held: dict | None = None
+        self.lock: dict | None = None
+        self.top_nodes: list[dict] = []
 
     # -- helpers -------------------------------------------------------------------------------------------
     def unsupported(self, op: Op) -> UnsupportedOpError:
@@ -278,7 +282,14 @@ class Walker:
             else:
                 self.env[arg] = V()
         body = _Body()
+        self.top_nodes = body.nodes
         self.walk(self.fn.body, body)
+        if self.held is not None:
+            raise UnsupportedOpError(
+                "scf.while (a spin lock the kernel never releases with an atomic on the lock)",
+                self.kernel,
+                self.held["loc"],
+            )
         for acc in self.accesses.values():
             if acc.pop("shared_loop", False):
                 acc["cands"] -= self.start_cands
@@ -413,6 +424,9 @@ class Walker:
         if n == "scf.for":
             self.loop(op, body)
             return
+        if n == "scf.while":
+            self.spin_lock(op, body)
+            return
         if n == "scf.if":
             self.branch(op, body)
             return
@@ -425,6 +439,8 @@ class Walker:
             "tt.atomic_cas",
         ):
             self.memory(op, body, vin)
+            if self.held is not None and n.startswith("tt.atomic") and body is self.held["body"]:
+                self.release(op, body)
             return
         if n == "tt.make_tensor_descriptor":
             for o in op.operands[1:]:
@@ -963,6 +979,85 @@ class Walker:
         self.walk(op.regions[0], body)
         for r in op.results:
             self.env[r] = V()
+
+    def spin_lock(self, op: Op, body: _Body) -> None:
+        """``while tl.atomic_cas(lock, 0, 1) == 1: pass``: a program waits until it holds the lock. The one
+        ``scf.while`` a kernel's tile program is modelled with: its loop body is empty and its condition
+        reads the compare-and-swap, so a program that finds the lock free goes on at once; the waiting is
+        the lock's (the section until the releasing atomic on the same lock, :meth:`release`, is held by one
+        program at a time, :class:`~tilesight.plan.LockSection`). The compare-and-swap is the acquiring
+        action; ``holders`` is how many programs share each lock address. Any other ``scf.while`` (a loop
+        with work, a trip count of its own) is refused, naming it."""
+        before = op.regions[0] if op.regions else []
+        after = op.regions[1] if len(op.regions) > 1 else []
+        for o in before:
+            for r in o.results:
+                self.defs[r] = o
+        cas = [o for o in before if o.name == "tt.atomic_cas"]
+        rest = [o for o in before if o.name not in _TERMINATORS and o.name != "tt.atomic_cas"]
+        cond = before[-1] if before and before[-1].name == "scf.condition" else None
+        spin = (
+            len(cas) == 1
+            and cond is not None
+            and bool(cond.operands)
+            and depends_on(cond.operands[0], frozenset(cas[0].results), self.defs)
+            and not op.operands
+            and not op.results
+            and all(o.name in _TERMINATORS for o in after)
+            and all(o.name.startswith("arith.") or o.name == "tt.addptr" for o in rest)
+        )
+        if not spin:
+            what = "scf.while (a loop other than a spin lock: `while atomic_cas(lock, 0, 1) == 1: pass`)"
+            raise UnsupportedOpError(what, self.kernel, op.loc)
+        if self.held is not None or self.lock is not None or self.ivs or body.nodes is not self.top_nodes:
+            what = "scf.while (a spin lock inside a loop or branch, or a second lock)"
+            raise UnsupportedOpError(what, self.kernel, op.loc)
+        start = len(body.nodes)
+        for o in before:
+            if o.name not in _TERMINATORS:
+                self.step(o, body)
+        ptr = self.get(cas[0].operands[0])
+        if ptr.off is None:
+            raise FrontendError(
+                f"kernel {self.kernel!r}: the spin lock's address is not known before launch",
+                construct="tt.atomic_cas",
+                location=cas[0].loc,
+            )
+        if len(body.nodes) != start + 1:
+            raise FrontendError(
+                f"kernel {self.kernel!r}: the spin lock's compare-and-swap made no single action",
+                construct="tt.atomic_cas",
+                location=cas[0].loc,
+            )
+        lanes = np.broadcast_to(ptr.off, (self.lanes,))[self.valid]
+        locks = max(int(np.unique(lanes).size), 1)
+        self.held = {
+            "body": body,
+            "base": ptr.base,
+            "off": np.broadcast_to(ptr.off, (self.lanes,)),
+            "acquire": body.nodes[start]["name"],
+            "start": start + 1,
+            "holders": max(float(lanes.size) / locks, 1.0),
+            "loc": op.loc,
+        }
+
+    def release(self, op: Op, body: _Body) -> None:
+        """An atomic on the held lock's address (``tl.atomic_xchg(lock, 0)``) releases it: the top-level
+        actions since the acquiring compare-and-swap are the lock's section."""
+        held = self.held
+        assert held is not None
+        ptr = self.get(op.operands[0])
+        if ptr.base != held["base"] or ptr.off is None or not body.nodes:
+            return
+        if not np.array_equal(np.broadcast_to(ptr.off, (self.lanes,)), held["off"]):
+            return  # another address of the same argument (the tutorial's counter beside its lock)
+        self.lock = {
+            "acquire": held["acquire"],
+            "release": body.nodes[-1]["name"],
+            "section": tuple(n["name"] for n in body.nodes[held["start"] : -1]),
+            "holders": held["holders"],
+        }
+        self.held = None
 
     def branch(self, op: Op, body: _Body) -> None:
         cond = self.get(op.operands[0]).val

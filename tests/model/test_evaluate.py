@@ -411,3 +411,58 @@ def test_l2_exposure_under_tensor_cores_across_resident_blocks(round_hw):
     ):
         clear_caches()
         assert evaluate(plan, hw).latency_s == pytest.approx(evaluate(plan, round_hw).latency_s)
+
+
+def _locked_plan(holders: float, section: tuple = ()) -> ts.TilePlan:
+    """Four tiles; each takes a lock (acquire / release: stores of one int32 lock word) around ``section``."""
+    from tilesight.plan import (
+        ActionKind,
+        BlockResources,
+        LockSection,
+        TensorAccess,
+        TileAction,
+        TileGrid,
+        TilePlan,
+    )
+
+    lock = TensorAccess("lock", "int32", (4,), (1,))
+    body = (
+        TileAction("acquire", ActionKind.STORE, tensor="lock"),
+        *section,
+        TileAction("release", ActionKind.STORE, tensor="lock", deps=("acquire",)),
+    )
+    held = LockSection("acquire", "release", tuple(n.name for n in section), holders)
+    return TilePlan("locked", TileGrid((4,)), (lock,), body, BlockResources(128), lock=held)
+
+
+def test_lock_holders_serialise_their_handoffs(round_hw):
+    # an empty section: one hold is the acquire's round trip plus the release's way to the next holder,
+    # 2 x l2_latency = 2 x 0.5 us = 1 us; 1000 holders per lock -> 1000 us, plus the 2 us launch
+    r = evaluate(_locked_plan(1000.0), round_hw)
+    assert r.latency_s == pytest.approx(1000e-6 + 2e-6, rel=1e-12)
+    (lock,) = [p for p in r.phases if p.phase == "lock"]
+    assert (
+        lock.bottleneck is Pipeline.L2
+        and "1000 programs take each lock in turn, 1 us per hold" in lock.reason
+    )
+    assert r.bottleneck is Pipeline.L2
+
+
+def test_lock_time_scales_with_its_holders(round_hw):
+    # the holds follow one another: twice the programs per lock, twice the time beyond the launch
+    one, two = (evaluate(_locked_plan(h), round_hw).latency_s - 2e-6 for h in (500.0, 1000.0))
+    assert two == pytest.approx(2 * one, rel=1e-12) and one == pytest.approx(500e-6, rel=1e-12)
+
+
+def test_lock_section_must_be_the_nodes_between_acquire_and_release():
+    from tilesight.errors import PlanError
+    from tilesight.plan import ActionKind, LockSection, TileAction
+
+    extra = (TileAction("work", ActionKind.ELEMENTWISE, flops=1e3),)
+    with pytest.raises(PlanError, match="lock.holders"):
+        LockSection("acquire", "release", (), 0.5)
+    plan = _locked_plan(2.0, extra)
+    with pytest.raises(PlanError, match="lock.section"):
+        import dataclasses
+
+        dataclasses.replace(plan, lock=LockSection("acquire", "release", (), 2.0))

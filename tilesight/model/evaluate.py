@@ -37,7 +37,7 @@ from .. import cache as cache_pkg
 from ..cache import CacheModel, CacheTraffic, default_cache_model
 from ..dtypes import canonical_dtype
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, SYNC_LOAD, ActionKind, KernelSequence, Loop, TileAction, TilePlan
+from ..plan import PIPELINES, SYNC_LOAD, ActionKind, KernelSequence, Loop, Pipeline, TileAction, TilePlan
 from ..report import ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
@@ -325,7 +325,7 @@ class _Core:
 
     __slots__ = (
         "occ", "wv", "per_program", "traffic", "demands", "occurrences", "full", "tail", "main", "t_tail",
-        "latency",
+        "latency", "lock_hold_s", "lock_s",
     )  # fmt: skip
 
 
@@ -392,7 +392,38 @@ def _core(
         t_tail = max(t_tail, busiest - full.env.total_s)
     c.full, c.tail, c.main, c.t_tail = full, tail, main, t_tail
     c.latency = main.env.total_s + t_tail + hw.launch_overhead_s + unequal_blocks_s(plan, main, hw.sm_count)
+    # a lock's programs hold it one after another: the kernel lasts at least ``holders`` holds (other locks'
+    # programs run meanwhile, and the work outside the section overlaps); lock_s is the time this adds
+    c.lock_hold_s = lock_hold_s(plan, hw, demands, occurrences)
+    floor = plan.lock.holders * c.lock_hold_s + hw.launch_overhead_s if plan.lock is not None else 0.0
+    c.lock_s = max(floor - c.latency, 0.0)
+    c.latency += c.lock_s
     return c
+
+
+def lock_hold_s(
+    plan: TilePlan,
+    hw: HardwareProfile,
+    demands: Mapping[str, ActionDemand],
+    occurrences: Mapping[str, float],
+) -> float:
+    """One program's hold of the plan's lock (:class:`~tilesight.plan.LockSection`), handoff included: the
+    acquiring compare-and-swap returns from L2 (one ``l2_latency_s``), the section's actions run one after
+    another in program order (the loads feed the stores, and the release waits for them at the block
+    barrier), each its busiest pipeline's time plus its latency, times its occurrences per program (a
+    guarded branch's share), and the release reaches L2 before the next holder's compare-and-swap can see
+    it (another ``l2_latency_s``). 0 without a lock."""
+    lock = plan.lock
+    if lock is None:
+        return 0.0
+    inside = set(lock.section)
+    hold = 2.0 * hw.l2_latency_s  # the acquire's round trip, the release's way to the next holder's swap
+    for act, loops in plan.actions():
+        top = loops[0].name if loops else act.name
+        if top in inside:
+            d = demands[act.name]
+            hold += occurrences[act.name] * (max(max(d.busy_s), d.floor_s) + d.latency_s)
+    return hold
 
 
 def unequal_blocks_s(plan: TilePlan, region: _Region, sm_count: int) -> float:
@@ -495,6 +526,13 @@ def _evaluate(
     amounts = tuple(per_tile_amount)
 
     phases = _phases(main, tail if full is not None else None, t_tail, amounts, wv)
+    if c.lock_s > 0 and plan.lock is not None:
+        # the handoffs are L2 atomics: the next holder's compare-and-swap sees the release there
+        reason = (
+            f"{plan.lock.holders:.4g} programs take each lock in turn, {c.lock_hold_s * 1e6:.3g} us per hold "
+            f"({plan.lock.acquire} to {plan.lock.release}): {c.lock_s * 1e6:.3g} us beyond the schedule"
+        )
+        phases = (*phases, PhaseCost("lock", c.lock_s, Pipeline.L2, {pp: 0.0 for pp in PIPELINES}, reason))
     bottleneck = max(phases, key=lambda ph: ph.time_s).bottleneck
     total_busy = sum(busy)
     overlap = (

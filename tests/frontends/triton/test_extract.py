@@ -351,3 +351,43 @@ def test_wgmma_dots_carry_their_instruction_width():
 
     assert widths(64, 32, 256, 8) == [16, 128]
     assert widths(64, 64, 128, 4) == [64, 128]
+
+
+def test_spin_lock_section_and_holders():
+    # 4096 programs over 64 lock slots: 64 programs take each lock; the section is the read-add-write
+    # between the compare-and-swap and the exchange that releases the same address
+    x, acc = TensorSpec((4096, 1024), "float32"), TensorSpec((64, 1024), "float32")
+    lock = TensorSpec((64,), "int32")
+    plan = FE.plan(k.locked_row_sum, ((4096,), x, acc, lock, 1024), dict(LOCKS=64, BLOCK=1024), HW)
+    assert plan.lock is not None and plan.lock.holders == 64.0
+    top = [n.name for n in plan.body]
+    names = list(plan.lock.nodes)
+    assert top[top.index(names[0]) : top.index(names[-1]) + 1] == names
+    kinds = {n.name: n.kind for n in plan.body}
+    assert [kinds[n] for n in plan.lock.section] == [
+        ActionKind.LOAD,
+        ActionKind.ELEMENTWISE,
+        ActionKind.STORE,
+    ]
+    assert "load_x_ptr" not in plan.lock.section  # before the lock
+
+
+def test_lock_floor_is_holders_times_hold():
+    x, acc = TensorSpec((4096, 1024), "float32"), TensorSpec((64, 1024), "float32")
+    lock = TensorSpec((64,), "int32")
+    args = ((4096,), x, acc, lock, 1024)
+    r = tilesight.estimate(k.locked_row_sum, *args, hw="h200", LOCKS=64, BLOCK=1024)
+    lock_phase = [p for p in r.phases if p.phase == "lock"]
+    assert lock_phase and r.bottleneck.value == "l2"
+    # without the lock the 64 holders' sections would overlap; with it the kernel lasts 64 holds
+    assert r.latency_s >= 64 * 2 * HW.l2_latency_s + HW.launch_overhead_s
+    assert "64 programs take each lock in turn" in lock_phase[0].reason
+
+
+def test_unreleased_lock_and_other_while_loops_are_refused():
+    x, lock = TensorSpec((1024,), "float32"), TensorSpec((1,), "int32")
+    with pytest.raises(UnsupportedOpError, match="never releases"):
+        FE.plan(k.locked_never_released, ((1,), x, lock), dict(BLOCK=1024), HW)
+    with pytest.raises(UnsupportedOpError, match="a loop other than a spin lock") as e:
+        FE.plan(k.while_with_work, ((1,), x, 4), dict(BLOCK=128), HW)
+    assert "triton_fe_kernels.py:" in str(e.value)

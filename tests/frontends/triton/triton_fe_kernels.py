@@ -225,3 +225,39 @@ def score_then_value(q_ptr, k_ptr, v_ptr, o_ptr, n_keys, BM: tl.constexpr, BN: t
         v = tl.load(v_ptr + (start + rn)[:, None] * D + rd[None, :])
         acc += tl.dot(p.to(tl.float16), v)
     tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc)
+
+
+@triton.jit
+def locked_row_sum(x_ptr, acc_ptr, lock_ptr, N, LOCKS: tl.constexpr, BLOCK: tl.constexpr):
+    """Each program adds its row of ``x`` into accumulator row ``pid % LOCKS`` under that row's spin lock (the
+    layer-norm backward's partial-sum pattern): acquire by compare-and-swap, read-add-write, release."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
+    slot = row % LOCKS
+    while tl.atomic_cas(lock_ptr + slot, 0, 1) == 1:
+        pass
+    acc = tl.load(acc_ptr + slot * N + cols, mask=mask, other=0.0)
+    tl.store(acc_ptr + slot * N + cols, acc + x, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(lock_ptr + slot, 0)
+
+
+@triton.jit
+def locked_never_released(x_ptr, lock_ptr, BLOCK: tl.constexpr):
+    """Takes a spin lock and never gives it back (refused: no section to time)."""
+    cols = tl.arange(0, BLOCK)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    tl.store(x_ptr + cols, tl.load(x_ptr + cols) + 1.0)
+
+
+@triton.jit
+def while_with_work(x_ptr, n, BLOCK: tl.constexpr):
+    """A data-dependent ``while`` that does work every trip (refused: not a spin lock)."""
+    cols = tl.arange(0, BLOCK)
+    i = 0
+    while i < n:
+        tl.store(x_ptr + i * BLOCK + cols, tl.load(x_ptr + i * BLOCK + cols) * 2.0)
+        i += tl.load(x_ptr + i * BLOCK).to(tl.int32) + 1
