@@ -77,12 +77,20 @@ def staged_cases() -> list[Case]:
     return k_staged.staged_cases()
 
 
+def lock_cases() -> list[Case]:
+    """Kernels whose programs take a spin lock (k_lock)."""
+    import k_lock
+
+    return k_lock.lock_cases()
+
+
 # Case sets by name: (cases, prefix of the set's files in benchmarks/data/survey_triton). The survey's own
 # files have none: predicted_before_measuring.json and survey_triton_h200.jsonl.
 SETS = {
     "survey": (all_cases, ""),
     "recheck": (recheck_cases, "recheck_"),
     "staged": (staged_cases, "staged_"),
+    "lock": (lock_cases, "lock_"),
 }
 
 

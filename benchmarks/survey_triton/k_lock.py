@@ -1,0 +1,87 @@
+"""Kernels whose programs take a spin lock, measured after their predictions were recorded: an out-of-sample
+check of the lock rule (``tilesight.plan.LockSection``, the engine's lock floor) read from the survey's
+layer-norm backward alone.
+
+* The layer-norm tutorial's backward (``k_mem.layernorm_bwd_dx_fused``) at other row counts, widths, lock
+  counts (``GROUP_SIZE_M``) and warps.
+* ``locked_accumulate``: written for this set, not a tutorial's; each program adds its row into accumulator
+  row ``pid % LOCKS`` (fp32, no counter, no branch) under that row's lock.
+
+Names end in ``_l``; all are memory-bound kernels (family ``memory``).
+"""
+
+import triton
+import triton.language as tl
+from harness import Case, T, nbytes
+from k_mem import layernorm_bwd_dx_fused
+
+
+@triton.jit
+def locked_accumulate(x_ptr, acc_ptr, lock_ptr, N, LOCKS: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
+    slot = row % LOCKS
+    while tl.atomic_cas(lock_ptr + slot, 0, 1) == 1:
+        pass
+    acc = tl.load(acc_ptr + slot * N + cols, mask=mask, other=0.0)
+    tl.store(acc_ptr + slot * N + cols, acc + x, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(lock_ptr + slot, 0)
+
+
+def _pow2(n: int) -> int:
+    return 1 << (n - 1).bit_length()
+
+
+def lock_cases() -> list[Case]:
+    f16, f32 = "float16", "float32"
+    out = []
+    for rows, width, locks, warps in (
+        (4096, 1024, 16, 4),
+        (4096, 4096, 32, 8),
+        (8192, 2048, 64, 4),
+        (8192, 8192, 64, 8),
+        (16384, 4096, 128, 8),
+        (16384, 1024, 32, 4),
+        (8192, 4096, 16, 8),
+        (32768, 2048, 64, 8),
+    ):
+        x = T((rows, width), f16)
+        out.append(
+            Case(
+                f"layernorm_bwd_r{rows}_h{width}_g{locks}_w{warps}_l",
+                "layer-norm backward, spin lock per GROUP_SIZE_M slot",
+                layernorm_bwd_dx_fused,
+                (rows,),
+                (
+                    T((rows, width), f16),
+                    T((rows, width), f16),
+                    T((locks, width), f16),
+                    T((locks, width), f16),
+                    x,
+                    T((width,), f16),
+                    T((rows,), f32),
+                    T((rows,), f32),
+                    T((2 * locks,), "int32"),
+                    width,
+                    width,
+                ),  # fmt: skip
+                dict(GROUP_SIZE_M=locks, BLOCK_SIZE_N=_pow2(width), num_warps=warps),
+                3 * nbytes((rows, width), f16),
+            )
+        )
+    for rows, width, locks, warps in ((8192, 1024, 16, 4), (8192, 4096, 64, 8), (16384, 2048, 32, 4)):
+        out.append(
+            Case(
+                f"locked_accumulate_r{rows}_h{width}_g{locks}_w{warps}_l",
+                "fp32 rows added into pid % LOCKS accumulators under a spin lock",
+                locked_accumulate,
+                (rows,),
+                (T((rows, width), f32), T((locks, width), f32), T((locks,), "int32"), width),
+                dict(LOCKS=locks, BLOCK=_pow2(width), num_warps=warps),
+                nbytes((rows, width), f32),
+            )
+        )
+    return out
