@@ -95,6 +95,9 @@ _OPTIONAL = (
     "l2_partitions",
     "sfu_tc_serialised",
     "schedulers_per_sm",
+    # spin-lock handoffs (TilePlan.lock)
+    "lock_handoff_s",
+    "lock_handoff_per_resident_s",
     # datasheet peaks for rates whose measured value is a required field (0 = not given)
     "cuda_flops_spec_per_s",
     "sfu_ops_spec_per_s",
@@ -202,6 +205,11 @@ class HardwareProfile:
     sfu_tc_serialised: int = 0
     # warp schedulers (SM sub-partitions) per SM: a warp issues from one of them; 0 = not given
     schedulers_per_sm: int = 0
+    # a spin lock's pass from one holder to the next, beyond its section: lock_handoff_s plus
+    # lock_handoff_per_resident_s per program resident on the GPU (they spin on their locks meanwhile);
+    # 0 = not given: two L2 round trips (the acquire's compare-and-swap, the release on its way)
+    lock_handoff_s: float = 0.0
+    lock_handoff_per_resident_s: float = 0.0
     cuda_flops_spec_per_s: float = 0.0
     sfu_ops_spec_per_s: float = 0.0
     ddr_read_bw_bytes_per_s: float = 0.0

@@ -414,7 +414,8 @@ def test_l2_exposure_under_tensor_cores_across_resident_blocks(round_hw):
 
 
 def _locked_plan(holders: float, section: tuple = ()) -> ts.TilePlan:
-    """Four tiles; each takes a lock (acquire / release: stores of one int32 lock word) around ``section``."""
+    """Four tiles; each takes a lock (acquire / release: stores of one int32 lock word) around ``section``
+    (which may store x: 25,000 float32 = 100,000 bytes a row, DDR 1 us, L2 0.5 us at full share)."""
     from tilesight.plan import (
         ActionKind,
         BlockResources,
@@ -425,14 +426,17 @@ def _locked_plan(holders: float, section: tuple = ()) -> ts.TilePlan:
         TilePlan,
     )
 
+    from .plans import ROW_ELEMS
+
     lock = TensorAccess("lock", "int32", (4,), (1,))
+    x = TensorAccess("x", "float32", (4, ROW_ELEMS), (1, ROW_ELEMS))
     body = (
         TileAction("acquire", ActionKind.STORE, tensor="lock"),
         *section,
         TileAction("release", ActionKind.STORE, tensor="lock", deps=("acquire",)),
     )
     held = LockSection("acquire", "release", tuple(n.name for n in section), holders)
-    return TilePlan("locked", TileGrid((4,)), (lock,), body, BlockResources(128), lock=held)
+    return TilePlan("locked", TileGrid((4,)), (lock, x), body, BlockResources(128), lock=held)
 
 
 def test_lock_holders_serialise_their_handoffs(round_hw):
@@ -466,3 +470,22 @@ def test_lock_section_must_be_the_nodes_between_acquire_and_release():
         import dataclasses
 
         dataclasses.replace(plan, lock=LockSection("acquire", "release", (), 2.0))
+
+
+def test_a_held_store_costs_its_l2_time_not_its_dram_drain(round_hw):
+    # section: one 100,000-byte row stored: 0.5 us into L2 (its 1 us of DRAM drain comes after the release);
+    # hold = 1 us handoff (2 x l2_latency: round_hw has no lock calibration) + 0.5 us; 1000 holders + launch
+    from tilesight.plan import ActionKind, TileAction
+
+    store = (TileAction("store_x", ActionKind.STORE, tensor="x", deps=("acquire",)),)
+    r = evaluate(_locked_plan(1000.0, store), round_hw)
+    assert r.latency_s == pytest.approx(1000 * 1.5e-6 + 2e-6, rel=1e-9)
+
+
+def test_calibrated_handoff_grows_with_the_programs_spinning():
+    from tilesight.model.evaluate import lock_handoff_s
+
+    hw = ts.load_profile("h200")
+    # 1.0812 us + 0.30554 ns x 1056 resident programs (132 SMs x 8 blocks) = 1.40385 us
+    assert lock_handoff_s(hw, 1056) == pytest.approx(1.40385e-6, rel=1e-5)
+    assert lock_handoff_s(hw, 4224) > lock_handoff_s(hw, 1056)

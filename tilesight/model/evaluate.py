@@ -44,6 +44,7 @@ from .explain import phase_cost
 from .occupancy import residency, waves
 from .resources import (
     CUDA,
+    DDR,
     FULL_VECTOR_BYTES,
     NPIPES,
     SFU,
@@ -394,11 +395,23 @@ def _core(
     c.latency = main.env.total_s + t_tail + hw.launch_overhead_s + unequal_blocks_s(plan, main, hw.sm_count)
     # a lock's programs hold it one after another: the kernel lasts at least ``holders`` holds (other locks'
     # programs run meanwhile, and the work outside the section overlaps); lock_s is the time this adds
-    c.lock_hold_s = lock_hold_s(plan, hw, demands, occurrences)
+    resident = min(blocks, hw.sm_count * p)
+    c.lock_hold_s = lock_hold_s(plan, hw, demands, occurrences, resident)
     floor = plan.lock.holders * c.lock_hold_s + hw.launch_overhead_s if plan.lock is not None else 0.0
     c.lock_s = max(floor - c.latency, 0.0)
     c.latency += c.lock_s
     return c
+
+
+def lock_handoff_s(hw: HardwareProfile, resident: int) -> float:
+    """A spin lock's pass from one holder to the next, beyond its section, with ``resident`` programs on the
+    GPU spinning on their locks meanwhile: the profile's calibrated ``lock_handoff_s`` plus
+    ``lock_handoff_per_resident_s`` per resident program (``benchmarks/calibrate/lock_handoff.py``); without
+    them, the acquiring compare-and-swap's round trip to L2 and the release's way there, two
+    ``l2_latency_s``."""
+    if hw.lock_handoff_s > 0:
+        return hw.lock_handoff_s + hw.lock_handoff_per_resident_s * resident
+    return 2.0 * hw.l2_latency_s
 
 
 def lock_hold_s(
@@ -406,23 +419,27 @@ def lock_hold_s(
     hw: HardwareProfile,
     demands: Mapping[str, ActionDemand],
     occurrences: Mapping[str, float],
+    resident: int,
 ) -> float:
-    """One program's hold of the plan's lock (:class:`~tilesight.plan.LockSection`), handoff included: the
-    acquiring compare-and-swap returns from L2 (one ``l2_latency_s``), the section's actions run one after
-    another in program order (the loads feed the stores, and the release waits for them at the block
-    barrier), each its busiest pipeline's time plus its latency, times its occurrences per program (a
-    guarded branch's share), and the release reaches L2 before the next holder's compare-and-swap can see
-    it (another ``l2_latency_s``). 0 without a lock."""
+    """One program's hold of the plan's lock (:class:`~tilesight.plan.LockSection`): the handoff
+    (:func:`lock_handoff_s` at ``resident`` programs on the GPU), then the section's actions one after another
+    in program order (the loads feed the stores, and the release waits for them at the block barrier), each
+    its busiest pipeline's time plus its latency, times its occurrences per program (a guarded branch's
+    share). A store's DRAM time is left out: L2 takes the written lines and drains them to DRAM after the
+    release. 0 without a lock."""
     lock = plan.lock
     if lock is None:
         return 0.0
     inside = set(lock.section)
-    hold = 2.0 * hw.l2_latency_s  # the acquire's round trip, the release's way to the next holder's swap
+    hold = lock_handoff_s(hw, resident)
     for act, loops in plan.actions():
         top = loops[0].name if loops else act.name
         if top in inside:
             d = demands[act.name]
-            hold += occurrences[act.name] * (max(max(d.busy_s), d.floor_s) + d.latency_s)
+            busy = d.busy_s
+            if act.kind is ActionKind.STORE:
+                busy = tuple(0.0 if r == DDR else b for r, b in enumerate(busy))
+            hold += occurrences[act.name] * (max(max(busy), d.floor_s) + d.latency_s)
     return hold
 
 
