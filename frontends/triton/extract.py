@@ -439,7 +439,7 @@ class Walker:
             "tt.atomic_cas",
         ):
             self.memory(op, body, vin)
-            if self.held is not None and n.startswith("tt.atomic") and body is self.held["body"]:
+            if self.held is not None and n.startswith("tt.atomic") and body.nodes is self.top_nodes:
                 self.release(op, body)
             return
         if n == "tt.make_tensor_descriptor":
@@ -1029,15 +1029,14 @@ class Walker:
                 construct="tt.atomic_cas",
                 location=cas[0].loc,
             )
-        lanes = np.broadcast_to(ptr.off, (self.lanes,))[self.valid]
-        locks = max(int(np.unique(lanes).size), 1)
+        off = np.broadcast_to(ptr.off, (self.lanes,))
+        live = off[self.valid]
         self.held = {
-            "body": body,
             "base": ptr.base,
-            "off": np.broadcast_to(ptr.off, (self.lanes,)),
+            "off": off,
             "acquire": body.nodes[start]["name"],
             "start": start + 1,
-            "holders": max(float(lanes.size) / locks, 1.0),
+            "holders": max(float(live.size) / max(int(np.unique(live).size), 1), 1.0),
             "loc": op.loc,
         }
 
