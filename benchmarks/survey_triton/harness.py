@@ -84,6 +84,13 @@ def lock_cases() -> list[Case]:
     return k_lock.lock_cases()
 
 
+def lock2_cases() -> list[Case]:
+    """A second lock set, after the lock rule's constants were set (k_lock)."""
+    import k_lock
+
+    return k_lock.lock2_cases()
+
+
 # Case sets by name: (cases, prefix of the set's files in benchmarks/data/survey_triton). The survey's own
 # files have none: predicted_before_measuring.json and survey_triton_h200.jsonl.
 SETS = {
@@ -91,6 +98,7 @@ SETS = {
     "recheck": (recheck_cases, "recheck_"),
     "staged": (staged_cases, "staged_"),
     "lock": (lock_cases, "lock_"),
+    "lock2": (lock2_cases, "lock2_"),
 }
 
 

@@ -7,7 +7,8 @@ layer-norm backward alone.
 * ``locked_accumulate``: written for this set, not a tutorial's; each program adds its row into accumulator
   row ``pid % LOCKS`` (fp32, no counter, no branch) under that row's lock.
 
-Names end in ``_l``; all are memory-bound kernels (family ``memory``).
+Names end in ``_l``; all are memory-bound kernels (family ``memory``). ``lock2_cases``: a second set predicted
+after the handoff probe and the store rule were in the model (sections from 4 to 64 KB, masked widths).
 """
 
 import triton
@@ -73,6 +74,49 @@ def lock_cases() -> list[Case]:
             )
         )
     for rows, width, locks, warps in ((8192, 1024, 16, 4), (8192, 4096, 64, 8), (16384, 2048, 32, 4)):
+        out.append(
+            Case(
+                f"locked_accumulate_r{rows}_h{width}_g{locks}_w{warps}_l",
+                "fp32 rows added into pid % LOCKS accumulators under a spin lock",
+                locked_accumulate,
+                (rows,),
+                (T((rows, width), f32), T((locks, width), f32), T((locks,), "int32"), width),
+                dict(LOCKS=locks, BLOCK=_pow2(width), num_warps=warps),
+                nbytes((rows, width), f32),
+            )
+        )
+    return out
+
+
+def lock2_cases() -> list[Case]:
+    """New widths, lock counts and warps of the two kernels, taken after the lock rule's constants were set."""
+    f16, f32 = "float16", "float32"
+    out = []
+    for rows, width, locks, warps in ((8192, 6144, 48, 8), (4096, 16384, 64, 16), (16384, 512, 8, 2)):
+        out.append(
+            Case(
+                f"layernorm_bwd_r{rows}_h{width}_g{locks}_w{warps}_l",
+                "layer-norm backward, spin lock per GROUP_SIZE_M slot",
+                layernorm_bwd_dx_fused,
+                (rows,),
+                (
+                    T((rows, width), f16),
+                    T((rows, width), f16),
+                    T((locks, width), f16),
+                    T((locks, width), f16),
+                    T((rows, width), f16),
+                    T((width,), f16),
+                    T((rows,), f32),
+                    T((rows,), f32),
+                    T((2 * locks,), "int32"),
+                    width,
+                    width,
+                ),  # fmt: skip
+                dict(GROUP_SIZE_M=locks, BLOCK_SIZE_N=_pow2(width), num_warps=warps),
+                3 * nbytes((rows, width), f16),
+            )
+        )
+    for rows, width, locks, warps in ((8192, 8192, 64, 8), (4096, 16384, 32, 8), (16384, 4096, 256, 4)):
         out.append(
             Case(
                 f"locked_accumulate_r{rows}_h{width}_g{locks}_w{warps}_l",
