@@ -89,7 +89,7 @@ def lock_cases() -> list[Case]:
 
 
 def lock2_cases() -> list[Case]:
-    """New widths, lock counts and warps of the two kernels, taken after the lock rule's constants were set."""
+    """New widths, lock counts and warps of the two kernels, after the lock rule's constants were set."""
     f16, f32 = "float16", "float32"
     out = []
     for rows, width, locks, warps in ((8192, 6144, 48, 8), (4096, 16384, 64, 16), (16384, 512, 8, 2)):
