@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError
@@ -26,6 +27,7 @@ from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
 from .layouts import pipelined, warpgroup_rows
+from .ptxas import AUTO_BAND, PtxasUsage
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import tile_extents
 
@@ -34,6 +36,10 @@ REGISTER_GRANULE = 8
 REGISTER_NOTE = (
     "registers per thread estimated from the accumulators or tiles (ptxas not run): {regs} per thread{spill}"
 )
+PTXAS_NOTE = (
+    "registers per thread from ptxas (compiled on the CPU): {regs} per thread{spill} (estimate {est})"
+)
+PTXAS_FAILED_NOTE = "ptxas not used ({why}); registers estimated instead"
 
 
 def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec) -> tuple[int, ...]:
@@ -101,7 +107,13 @@ def build_plan(
     *,
     regs_per_thread_max: int = 255,
     regs_per_sm: int | None = None,
+    registers: str = "estimate",
+    ptxas: Callable[[], PtxasUsage] | None = None,
 ) -> TilePlan:
+    """The plan of one compiled launch. ``registers`` (:data:`.ptxas.MODES`) says where registers and the
+    spill frame come from: ``"estimate"`` the plan (:mod:`.registers`), ``"ptxas"`` the compiler
+    (``ptxas()``, a full compile on the CPU), ``"auto"`` the compiler when the estimate comes within
+    :data:`.ptxas.AUTO_BAND` of the limit (a failing compile then falls back to the estimate, in a note)."""
     walker = Walker(ir, binding.scalars, {**binding.tensors, **binding.descriptors}, grid)
     raw, accesses = walker.run()
     if not raw:
@@ -171,7 +183,21 @@ def build_plan(
         limit = min(limit, regs_per_sm // threads // REGISTER_GRANULE * REGISTER_GRANULE)
     spill = spill_frame_bytes(regs, limit)
     spilled = f", {spill} bytes likely spilled" if spill else ""
-    notes = [*walker.notes, REGISTER_NOTE.format(regs=regs, spill=spilled)]
+    register_note = REGISTER_NOTE.format(regs=regs, spill=spilled)
+    regs_used = min(regs, limit)
+    extra_notes = []
+    if ptxas is not None and (registers == "ptxas" or (registers == "auto" and regs >= AUTO_BAND * limit)):
+        try:
+            usage = ptxas()
+        except FrontendError as e:
+            if registers == "ptxas":
+                raise
+            extra_notes.append(PTXAS_FAILED_NOTE.format(why=e))
+        else:
+            spill, regs_used = usage.stack_bytes, min(usage.registers, limit)
+            spilled = f", {spill} bytes of local-memory frame" if spill else ""
+            register_note = PTXAS_NOTE.format(regs=usage.registers, spill=spilled, est=regs)
+    notes = [*walker.notes, register_note, *extra_notes]
     if persistent:
         notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")
     return TilePlan(
@@ -182,7 +208,7 @@ def build_plan(
         resources=BlockResources(
             threads=threads,
             smem_bytes=ir.smem_bytes,
-            regs_per_thread=min(regs, limit),
+            regs_per_thread=regs_used,
             spill_bytes_per_thread=spill,
             compute_groups=warpgroup_rows(ir.ttgir),
         ),

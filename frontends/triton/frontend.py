@@ -1,13 +1,15 @@
 """The Triton frontend: ``@triton.jit`` kernels (also under ``@triton.autotune`` / ``@triton.heuristics``).
 
-``plan(kernel, (grid, *kernel_args), {num_warps, num_stages, **constexprs}, hw)`` binds the arguments with
-Triton's binder, compiles to TTGIR for the profile's target (cached by specialisation), walks the TTIR and
-returns the TilePlan. Nothing is launched. Under ``@triton.autotune``, :meth:`plans` yields one plan per
-config; :meth:`plan` takes the first config.
+``plan(kernel, (grid, *kernel_args), {num_warps, num_stages, registers, **constexprs}, hw)`` binds the
+arguments with Triton's binder, compiles to TTGIR for the profile's target (cached by specialisation), walks
+the TTIR and returns the TilePlan; ``registers`` (``"auto"``, ``"estimate"`` or ``"ptxas"``: :mod:`.ptxas`)
+says whether ptxas, run on the CPU, gives the registers and spill frame. Nothing is launched. Under
+``@triton.autotune``, :meth:`plans` yields one plan per config; :meth:`plan` takes the first config.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,6 +61,7 @@ class TritonFrontend:
         from .assemble import build_plan
         from .binding import bind, resolve_grid
         from .compile import compile_ir
+        from .ptxas import ptxas_usage, resolve_mode
 
         if not args:
             raise TypeError(
@@ -67,6 +70,11 @@ class TritonFrontend:
         grid, kargs = args[0], tuple(args[1:])
         jit_fn, heuristics, configs = unwrap(obj)
         names = [p.name for p in jit_fn.params]
+        # ``registers=`` chooses where registers come from (.ptxas.MODES), unless the kernel has a
+        # parameter of that name
+        mode = resolve_mode(None if "registers" in names else kwargs.get("registers"))
+        if "registers" not in names:
+            kwargs = {k: v for k, v in kwargs.items() if k != "registers"}
         for cfg in configs or [{}]:
             # a kernel parameter named like a launch option (the fused-softmax tutorial's ``num_stages``) is
             # the parameter; the launch option keeps Triton's default then, as when Triton launches it
@@ -87,4 +95,6 @@ class TritonFrontend:
                 resolve_grid(grid, binding.meta),
                 regs_per_thread_max=hw.regs_per_thread_max,
                 regs_per_sm=hw.regs_per_sm,
+                registers=mode,
+                ptxas=functools.partial(ptxas_usage, jit_fn, binding, hw),
             )

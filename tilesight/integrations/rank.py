@@ -12,12 +12,19 @@ the engine raises :class:`~tilesight.errors.LaunchError`) is never ranked; it is
 ``Ranking.refused`` with the reason. Any other TileSight error names the config and is raised, unless
 ``on_error="refuse"`` asks for it to be listed in ``refused`` too. Nothing here models anything: it binds,
 calls the frontend, and sorts.
+
+A Triton kernel's configs are ranked with estimated registers (``registers="estimate"``) unless the call
+passes ``registers=`` or ``$TILESIGHT_REGISTERS`` is set: ``tilesight.estimate``'s default, ``"auto"``, runs
+ptxas on every config whose estimate is near the register limit (0.5-25 s each on a 2-core CPU), which
+would multiply a ranking's time, while on the seven measured sweeps (``benchmarks/score_autotune.py``) it
+leaves every top-5% and top-1 choice as it is.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -30,6 +37,8 @@ from tilesight.plan import KernelSequence, TilePlan
 from tilesight.report import Report
 
 ON_ERROR = ("raise", "refuse")
+# Where a Triton config's registers come from when the caller does not say (see the module docstring)
+RANK_REGISTERS = "estimate"
 _WRAPPERS = ("PredictedKernel", "Autotuner", "PredictedAutotuner")
 
 # Modules that predicting a config imports lazily on its first use, imported once by ``rank`` before forking
@@ -155,11 +164,15 @@ def plan_builder(
 ) -> Callable[[Any], TilePlan | KernelSequence]:
     """A function from one config to its TilePlan, for a Triton or TileLang kernel."""
     if _is_triton(kernel):
-        from tilesight.frontends.triton.frontend import TritonFrontend
+        from tilesight.frontends.triton.frontend import TritonFrontend, unwrap
+        from tilesight.frontends.triton.ptxas import MODE_ENV
 
         frontend, inner = TritonFrontend(), _inner_triton(kernel)
         if grid is None:
             raise RankError("a Triton kernel needs its launch grid: rank(kernel, configs, grid, *args)")
+        params = {p.name for p in unwrap(inner)[0].params}
+        if "registers" not in kwargs and "registers" not in params and not os.environ.get(MODE_ENV):
+            kwargs = {**kwargs, "registers": RANK_REGISTERS}
         return lambda cfg: frontend.plan(inner, (grid, *args), {**kwargs, **config_kwargs(cfg)}, hw)
     if grid is not None:
         raise RankError(

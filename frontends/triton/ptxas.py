@@ -1,0 +1,115 @@
+"""Registers and local-memory frame from the compiler itself: ptxas, run on the CPU.
+
+The register estimate (:mod:`.registers`) cannot tell, near the per-thread limit, whether ptxas will fit a
+kernel by rematerialising addresses or spill it, nor how large a frame it will spill: on the 872 measured
+Triton launches every spill of more than 8 words has an estimate of at least three quarters of the limit,
+and inside that band the estimate is wrong both ways (an unaligned 32x64x64 GEMM estimated at 312 registers
+compiles to 254 without a spill; a 16x128x64 one estimated below its spill compiles to 32 registers and a
+2,280-byte stack). Triton compiles a kernel to a cubin without a GPU (its own ``ptxas``), and the cubin
+says what ptxas did: ``cuobjdump -res-usage`` prints ``REG`` (registers a thread) and ``STACK`` (the
+local-memory frame a thread, where the spills go).
+
+This costs a full compile (LLVM and ptxas: about 0.5-1.5 s for a GEMM on a 2-core CPU, against ~0.1 s to
+TTGIR), so :data:`AUTO_BAND` keeps it to kernels whose estimate is close to or over the limit; Triton's
+on-disk cache makes a second run of the same specialisation (another process, another shape) cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from tilesight.errors import FrontendError
+from tilesight.hardware import HardwareProfile
+
+from .binding import Binding, target_of
+
+# When ``registers="auto"`` asks ptxas: an estimate at or above this fraction of the per-thread limit (the
+# estimate's error band; on the measured launches no spill above 8 words had an estimate below 0.75).
+AUTO_BAND = 0.75
+MODES = ("auto", "estimate", "ptxas")
+# The environment variable that sets the default mode (``registers=`` on a call wins).
+MODE_ENV = "TILESIGHT_REGISTERS"
+CACHE_ENTRIES = 512
+
+_CACHE: OrderedDict[str, PtxasUsage] = OrderedDict()
+_FUNCTION_RE = re.compile(r"Function\s+(\S+?):\s*\n\s*REG:(\d+)\s+STACK:(\d+)")
+
+
+@dataclass(frozen=True)
+class PtxasUsage:
+    """What ptxas gave one compiled kernel: registers a thread and the local-memory frame a thread."""
+
+    registers: int
+    stack_bytes: int
+
+
+def resolve_mode(mode: Any) -> str:
+    """``mode`` checked, or the default: ``$TILESIGHT_REGISTERS``, else ``"auto"``."""
+    if mode is None:
+        mode = os.environ.get(MODE_ENV) or "auto"
+        where = f"${MODE_ENV}"
+    else:
+        where = "registers="
+    if mode not in MODES:
+        raise ValueError(f"{where}{mode!r}: one of {', '.join(map(repr, MODES))}")
+    return str(mode)
+
+
+def parse_res_usage(text: str, kernel: str) -> PtxasUsage:
+    """``kernel``'s registers and stack from ``cuobjdump -res-usage`` output."""
+    for name, reg, stack in _FUNCTION_RE.findall(text):
+        if name == kernel:
+            return PtxasUsage(registers=int(reg), stack_bytes=int(stack))
+    raise FrontendError(f"cuobjdump -res-usage lists no function {kernel!r}: {text.strip()[:300]!r}")
+
+
+def _cuobjdump() -> str:
+    from triton import knobs
+
+    path = knobs.nvidia.cuobjdump.path
+    if not path or not os.path.exists(path):
+        raise FrontendError(f"Triton's cuobjdump is not installed (looked for {path!r})")
+    return str(path)
+
+
+def ptxas_usage(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> PtxasUsage:
+    """Compile ``jit_fn`` as ``binding`` specialises it to a cubin for ``hw`` (no GPU) and read what ptxas
+    gave it. Cached by the specialisation; raises :class:`FrontendError` naming the kernel when the
+    compile fails."""
+    cached = _CACHE.get(binding.key)
+    if cached is not None:
+        _CACHE.move_to_end(binding.key)
+        return cached
+    import triton
+    from triton.compiler.compiler import ASTSource
+
+    src = ASTSource(jit_fn, binding.signature, binding.constexprs, binding.attrs)
+    try:
+        kernel = triton.compile(src, target=target_of(hw), options=dict(binding.options.__dict__))
+        cubin = kernel.asm["cubin"]
+        name = kernel.metadata.name
+    except Exception as e:  # ptxas or LLVM failing is Triton's error, reported as this kernel's
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise FrontendError(
+            f"kernel {binding.fn_name!r}: compiling to a cubin for ptxas's register count failed: "
+            f"{type(e).__name__}: {first[:200]}"
+        ) from e
+    with tempfile.TemporaryDirectory(prefix="tilesight-ptxas-") as tmp:
+        path = os.path.join(tmp, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        done = subprocess.run([_cuobjdump(), "-res-usage", path], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        why = done.stderr.strip()[:300]
+        raise FrontendError(f"cuobjdump -res-usage failed on {binding.fn_name!r}: {why}")
+    usage = parse_res_usage(done.stdout, name)
+    _CACHE[binding.key] = usage
+    while len(_CACHE) > CACHE_ENTRIES:
+        _CACHE.popitem(last=False)
+    return usage

@@ -1,0 +1,99 @@
+"""Registers and spill frames from ptxas; when ``registers="auto"`` asks for them."""
+
+import pytest
+
+triton = pytest.importorskip("triton")
+import triton_fe_kernels as K  # noqa: E402
+from tilesight.frontends.triton import ptxas  # noqa: E402
+from tilesight.frontends.triton.assemble import PTXAS_FAILED_NOTE  # noqa: E402
+
+import tilesight  # noqa: E402
+from tilesight import TensorSpec  # noqa: E402
+from tilesight.errors import FrontendError  # noqa: E402
+
+HW = "h200"
+
+RES_USAGE = """
+Resource usage:
+ Common:
+  GLOBAL:0
+ Function helper:
+  REG:12 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:0 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function matmul_kernel:
+  REG:32 STACK:2280 SHARED:1024 LOCAL:0 CONSTANT[0]:592 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
+def test_res_usage_is_read_for_the_named_function():
+    assert ptxas.parse_res_usage(RES_USAGE, "matmul_kernel") == ptxas.PtxasUsage(32, 2280)
+    assert ptxas.parse_res_usage(RES_USAGE, "helper") == ptxas.PtxasUsage(12, 0)
+    with pytest.raises(FrontendError, match="no function 'other'"):
+        ptxas.parse_res_usage(RES_USAGE, "other")
+
+
+def test_mode_comes_from_the_call_then_the_environment(monkeypatch):
+    monkeypatch.delenv(ptxas.MODE_ENV, raising=False)
+    assert ptxas.resolve_mode(None) == "auto"
+    assert ptxas.resolve_mode("ptxas") == "ptxas"
+    monkeypatch.setenv(ptxas.MODE_ENV, "estimate")
+    assert ptxas.resolve_mode(None) == "estimate"
+    with pytest.raises(ValueError, match=r"registers='fast': one of 'auto', 'estimate', 'ptxas'"):
+        ptxas.resolve_mode("fast")
+    monkeypatch.setenv(ptxas.MODE_ENV, "always")
+    with pytest.raises(ValueError, match=r"\$TILESIGHT_REGISTERS'always'"):
+        ptxas.resolve_mode(None)
+
+
+def _gemm(bm, bn, bk, warps, registers, stages=3):
+    m = n = k = 1024
+    a, b, c = TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16")
+    grid = ((m // bm) * (n // bn),)
+    return tilesight.estimate(
+        K.gemm, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1,
+        hw=HW, BM=bm, BN=bn, BK=bk, GROUP_M=8, num_warps=warps, num_stages=stages, registers=registers,
+    )  # fmt: skip
+
+
+def _register_note(report):
+    return next(n for n in report.notes if n.startswith("registers per thread"))
+
+
+def test_a_gemm_far_under_the_limit_is_not_compiled_in_auto_mode():
+    # 64x64 fp32 accumulator over 128 threads: 32 + 40 = 72 registers, under 0.75 x 255
+    note = _register_note(_gemm(64, 64, 32, 4, "auto"))
+    assert "ptxas not run" in note and "72 per thread" in note
+
+
+def test_ptxas_counts_a_small_gemm_under_the_limit_without_spills():
+    report = _gemm(64, 64, 32, 4, "ptxas")
+    note = _register_note(report)
+    assert note.startswith("registers per thread from ptxas") and "estimate 72" in note
+    regs = int(note.split(": ")[1].split(" ")[0])
+    assert 40 <= regs <= 255
+    assert "local-memory frame" not in note and not any("register spills" in n for n in report.notes)
+
+
+def test_a_gemm_over_the_register_file_spills_the_frame_ptxas_gives():
+    # a 64x256 fp32 accumulator over 64 threads is 256 registers a thread: ptxas must spill, whatever
+    # its version; "auto" asks it because the estimate is over the limit
+    report = _gemm(64, 256, 16, 2, "auto", stages=1)
+    note = _register_note(report)
+    assert note.startswith("registers per thread from ptxas")
+    frame = int(note.split(", ")[1].split(" bytes")[0])
+    assert frame >= (256 - 255) * 4  # at least the accumulator's excess goes to the stack
+    assert any(f"register spills: {frame} bytes per thread" in n for n in report.notes)
+    estimated = _gemm(64, 256, 16, 2, "estimate", stages=1)
+    assert "ptxas not run" in _register_note(estimated)
+
+
+def test_a_failing_compile_falls_back_to_the_estimate_in_auto_and_raises_in_ptxas_mode(monkeypatch):
+    def broken(*args, **kwargs):
+        raise FrontendError("kernel 'gemm': compiling to a cubin for ptxas's register count failed: boom")
+
+    monkeypatch.setattr(ptxas, "ptxas_usage", broken)
+    report = _gemm(64, 256, 16, 2, "auto", stages=1)
+    assert "ptxas not run" in _register_note(report)
+    why = "kernel 'gemm': compiling to a cubin for ptxas's register count failed: boom"
+    assert PTXAS_FAILED_NOTE.format(why=why) in report.notes
+    with pytest.raises(FrontendError, match="boom"):
+        _gemm(64, 256, 16, 2, "ptxas", stages=1)
