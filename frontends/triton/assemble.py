@@ -6,7 +6,9 @@ import math
 from collections.abc import Callable
 
 from tilesight.dtypes import dtype_bytes
-from tilesight.errors import FrontendError
+from tilesight.errors import FrontendError, LaunchError
+from tilesight.hardware import HardwareProfile
+from tilesight.model.occupancy import residency
 from tilesight.model.resources import side_by_side_runs
 from tilesight.plan import (
     AccessMode,
@@ -100,6 +102,25 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
     return tuple(out)
 
 
+def _estimate_decides(
+    regs: int, limit: int, threads: int, smem: int, programs: int, hw: HardwareProfile | None
+) -> bool:
+    """Whether the register estimate's error band (:data:`.ptxas.AUTO_BAND`) could decide the prediction:
+    the estimate reaches that fraction of the per-thread limit (spill or not, and how much), or registers
+    bound the blocks resident on an SM and a count that much lower would let more in."""
+    if regs >= AUTO_BAND * limit:
+        return True
+    if hw is None:
+        return False
+    res = BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
+    fewer = max(1, math.floor(AUTO_BAND * regs))
+    low = BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=fewer)
+    try:
+        return residency(low, hw, programs).resident_blocks > residency(res, hw, programs).resident_blocks
+    except LaunchError:  # the engine reports a block that cannot launch, whatever its registers
+        return False
+
+
 def build_plan(
     ir: CompiledIR,
     binding: Binding,
@@ -109,11 +130,12 @@ def build_plan(
     regs_per_sm: int | None = None,
     registers: str = "estimate",
     ptxas: Callable[[], PtxasUsage] | None = None,
+    hw: HardwareProfile | None = None,
 ) -> TilePlan:
     """The plan of one compiled launch. ``registers`` (:data:`.ptxas.MODES`) says where registers and the
     spill frame come from: ``"estimate"`` the plan (:mod:`.registers`), ``"ptxas"`` the compiler
-    (``ptxas()``, a full compile on the CPU), ``"auto"`` the compiler when the estimate comes within
-    :data:`.ptxas.AUTO_BAND` of the limit (a failing compile then falls back to the estimate, in a note)."""
+    (``ptxas()``, a full compile on the CPU), ``"auto"`` the compiler where the estimate's error could decide
+    something (:func:`_estimate_decides`; a failing compile then falls back to the estimate, in a note)."""
     walker = Walker(ir, binding.scalars, {**binding.tensors, **binding.descriptors}, grid)
     raw, accesses = walker.run()
     if not raw:
@@ -186,7 +208,11 @@ def build_plan(
     register_note = REGISTER_NOTE.format(regs=regs, spill=spilled)
     regs_used = min(regs, limit)
     extra_notes = []
-    if ptxas is not None and (registers == "ptxas" or (registers == "auto" and regs >= AUTO_BAND * limit)):
+    smem = ir.smem_bytes
+    if ptxas is not None and (
+        registers == "ptxas"
+        or (registers == "auto" and _estimate_decides(regs, limit, threads, smem, programs, hw))
+    ):
         try:
             usage = ptxas()
         except FrontendError as e:
@@ -207,7 +233,7 @@ def build_plan(
         body=body,
         resources=BlockResources(
             threads=threads,
-            smem_bytes=ir.smem_bytes,
+            smem_bytes=smem,
             regs_per_thread=regs_used,
             spill_bytes_per_thread=spill,
             compute_groups=warpgroup_rows(ir.ttgir),

@@ -97,4 +97,5 @@ class TritonFrontend:
                 regs_per_sm=hw.regs_per_sm,
                 registers=mode,
                 ptxas=functools.partial(ptxas_usage, jit_fn, binding, hw),
+                hw=hw,
             )

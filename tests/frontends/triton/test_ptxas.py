@@ -97,3 +97,27 @@ def test_a_failing_compile_falls_back_to_the_estimate_in_auto_and_raises_in_ptxa
     assert PTXAS_FAILED_NOTE.format(why=why) in report.notes
     with pytest.raises(FrontendError, match="boom"):
         _gemm(64, 256, 16, 2, "ptxas", stages=1)
+
+
+def test_auto_asks_ptxas_where_the_estimate_decides_the_resident_blocks():
+    from tilesight.frontends.triton.assemble import _estimate_decides
+
+    from tilesight.hardware import load_profile
+
+    hw = load_profile(HW)
+    # 141 registers on 256 threads: 141 x 32 = 4512 -> 4608 a warp (256-register units) x 8 warps = 36,864
+    # -> 1 block per SM by registers; three quarters (105: 3360 -> 3584 x 8 = 28,672) would fit 2, and 52 KB
+    # of shared memory (+1 KB reserved) lets 4 in: the estimate decides residency
+    assert _estimate_decides(141, 255, 256, 52 * 1024, 10_000, hw)
+    # with 200 KB of shared memory one block fits whatever the registers: nothing to decide
+    assert not _estimate_decides(141, 255, 256, 200 * 1024, 10_000, hw)
+    # 72 registers on 128 threads: 2,304 -> 2,304 a warp x 4 = 9,216 -> 7 blocks; 54 would fit 9, but 24 KB
+    # of shared memory (25 KB a block) lets 9 in too: registers decide (7 against 9)
+    assert _estimate_decides(72, 255, 128, 24 * 1024, 10_000, hw)
+    # ... unless the grid has too few programs to fill more than one block per SM
+    assert not _estimate_decides(72, 255, 128, 24 * 1024, 132, hw)
+    # near the per-thread limit (spill or not) always, whatever the residency
+    assert _estimate_decides(192, 255, 128, 200 * 1024, 132, hw)
+    assert not _estimate_decides(191, 255, 128, 200 * 1024, 132, hw)
+    # a block that cannot launch is left to the engine's error
+    assert not _estimate_decides(100, 255, 128, 300 * 1024, 10_000, hw)
