@@ -881,6 +881,63 @@ def validation9_cases() -> list[Case]:
     return _all_held_out(cases, "validation9")
 
 
+# A tenth validation set (stop 23): launches whose registers decide the prediction (near the per-thread
+# limit, or bounding the resident blocks), the cases `registers="auto"` hands to ptxas; chosen from the
+# tile grid by what the register estimate says, before any of them was measured.
+VALIDATION10_SHAPES = (
+    ("v10_unal", 3001, 5003, 2047),  # odd row strides: no async copy, row addresses held in registers
+    ("v10_unal2", 8191, 1999, 4001),
+    ("v10_proj", 6144, 2560, 5120),
+)
+VALIDATION10_UNALIGNED_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
+    (16, 128, 64, 4, 3, 1),
+    (32, 64, 64, 4, 3, 8),
+    (32, 128, 32, 4, 3, 1),
+    (64, 64, 64, 2, 3, 8),
+    (64, 128, 32, 4, 4, 8),
+    (16, 256, 32, 8, 4, 1),
+    (128, 64, 32, 8, 3, 8),
+    (64, 32, 128, 4, 3, 1),
+    (128, 128, 32, 8, 2, 8),
+    (32, 32, 64, 2, 4, 1),
+)
+VALIDATION10_ALIGNED_CONFIGS = (
+    (256, 128, 64, 4, 3, 8),
+    (128, 256, 32, 4, 3, 8),
+    (128, 128, 64, 4, 4, 8),
+    (64, 256, 64, 4, 3, 8),
+    (128, 128, 32, 4, 3, 1),
+    (256, 64, 32, 4, 4, 8),
+    (64, 128, 64, 2, 4, 8),
+    (128, 64, 64, 2, 3, 8),
+    (16, 64, 64, 2, 5, 1),
+    (32, 128, 64, 2, 4, 8),
+)
+VALIDATION10_ROWS = (  # (op, rows, cols, dtype, warps, block)
+    ("softmax", 4096, 16384, "float16", 4, None),
+    ("softmax", 2048, 32768, "bfloat16", 8, None),
+    ("layernorm", 4096, 16384, "float16", 4, None),
+    ("rmsnorm", 8192, 16384, "bfloat16", 4, 16384),
+)
+
+
+def validation10_cases() -> list[Case]:
+    """Twenty unaligned and twenty aligned GEMMs with register-bound configs; four wide-row kernels."""
+    unaligned, unaligned2, proj = VALIDATION10_SHAPES
+    cases = [
+        gemm_case("grouped", shape, dtype, GemmConfig(*cfg))
+        for shape, dtype in ((unaligned, "float16"), (unaligned2, "bfloat16"))
+        for cfg in VALIDATION10_UNALIGNED_CONFIGS
+    ]
+    cases += [
+        gemm_case("grouped", proj, dtype, GemmConfig(*cfg))
+        for dtype in ("float16", "bfloat16")
+        for cfg in VALIDATION10_ALIGNED_CONFIGS
+    ]
+    cases += [row_case(op, r, c, dt, w, b) for op, r, c, dt, w, b in VALIDATION10_ROWS]
+    return _all_held_out(cases, "validation10")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
