@@ -22,12 +22,13 @@ import subprocess
 import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
 
-from .binding import Binding, target_of
+if TYPE_CHECKING:  # the mode helpers import without triton (the command line reads them)
+    from .binding import Binding
 
 # When ``registers="auto"`` asks ptxas: an estimate at or above this fraction of the per-thread limit (the
 # estimate's error band; on the measured launches no spill above 8 words had an estimate below 0.75).
@@ -88,6 +89,8 @@ def ptxas_usage(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> PtxasUsag
         return cached
     import triton
     from triton.compiler.compiler import ASTSource
+
+    from .binding import target_of
 
     src = ASTSource(jit_fn, binding.signature, binding.constexprs, binding.attrs)
     try:

@@ -34,6 +34,20 @@ def test_predict_text_and_json(scale_file: Path, capsys: pytest.CaptureFixture[s
     assert doc["report"]["occupancy"]["blocks"] == 1024
 
 
+def test_registers_option_reaches_the_frontend(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a 1024-element block on 4 warps is far from the register limit: "auto" leaves ptxas out, "ptxas" asks it
+    notes = {}
+    for mode in ("auto", "ptxas"):
+        argv = launch(scale_file, "--config", "BLOCK=1024", "--registers", mode, "--json")
+        rc, out, _ = run(capsys, "predict", *argv)
+        assert rc == 0
+        notes[mode] = [n for n in json.loads(out)["report"]["notes"] if n.startswith("registers per thread")]
+    assert "ptxas not run" in notes["auto"][0]
+    assert notes["ptxas"][0].startswith("registers per thread from ptxas")
+    rc, _, err = run(capsys, "predict", *launch(scale_file, "--config", "BLOCK=1024", "--registers", "fast"))
+    assert rc == 2 and "invalid choice: 'fast'" in err
+
+
 def test_rank_autotune_configs_and_sweep(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "rank", *launch(scale_file, "--json"))
     ranking = json.loads(out)["ranking"]

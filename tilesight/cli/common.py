@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tilesight.frontends.source import KernelSource
+from tilesight.frontends.triton.ptxas import MODE_ENV as REGISTER_MODE_ENV
+from tilesight.frontends.triton.ptxas import MODES as REGISTER_MODES
 from tilesight.hardware import load_profile
 
 from .argspec import Scalar, parse_args_text, parse_config_text
@@ -35,6 +37,14 @@ def add_launch_options(p: argparse.ArgumentParser, *, config: bool = True) -> No
     p.add_argument(
         "--hw", default=DEFAULT_HW, help=f"GPU profile (default {DEFAULT_HW}; see `tilesight profiles`)"
     )
+    p.add_argument(
+        "--registers",
+        choices=REGISTER_MODES,
+        default=None,
+        help="where a Triton kernel's registers come from: 'auto' (ptxas, run on the CPU, where the estimate "
+        "decides; the default, `rank`'s is 'estimate'), 'estimate' (never ptxas), 'ptxas' (always); "
+        f"${REGISTER_MODE_ENV} sets the default",
+    )
     add_json(p)
 
 
@@ -55,7 +65,8 @@ def prepare(ns: argparse.Namespace, config_text: str | None = None) -> Prepared:
     args = parse_args_text(ns.args)
     config = parse_config_text(ns.config if config_text is None else config_text)
     source = resolve(parse_target(ns.target))
-    return Prepared(source, load(source), Launch(args, config, ns.grid, ns.hw))
+    launch = Launch(args, config, ns.grid, ns.hw, registers=getattr(ns, "registers", None))
+    return Prepared(source, load(source), launch)
 
 
 class Output:

@@ -28,7 +28,8 @@ def run(ns: argparse.Namespace, out: Output) -> int:
     base = prep.launch
 
     def again(config: object) -> object:
-        return predict(prep.kernel, Launch(base.args, config, base.grid, base.hw)).report  # type: ignore[arg-type]
+        launch = Launch(base.args, config, base.grid, base.hw, registers=base.registers)  # type: ignore[arg-type]
+        return predict(prep.kernel, launch).report
 
     with out.progress() as bar:
         task = bar.add_task("what-if predictions", total=None)

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 
 from rich.table import Table
 
 from tilesight.errors import TileSightError
+from tilesight.integrations.rank import RANK_REGISTERS
 
 from .argspec import ArgsError, Scalar, parse_config_text
-from .common import Output, add_launch_options, config_label, prepare
+from .common import REGISTER_MODE_ENV, Output, add_launch_options, config_label, prepare
 from .runner import Launch, predict
 
 DEFAULT_TOP = 20
@@ -63,11 +65,13 @@ def run(ns: argparse.Namespace, out: Output) -> int:
         raise ArgsError(
             f"{prep.source.qualname} has no @triton.autotune configs; give --config (repeatable) or --sweep"
         )
+    # like tilesight.rank: the register estimate unless --registers or $TILESIGHT_REGISTERS says otherwise
+    registers = prep.launch.registers or (None if os.environ.get(REGISTER_MODE_ENV) else RANK_REGISTERS)
     rows = []
     with out.progress() as bar:
         task = bar.add_task(f"predicting {len(configs)} configs", total=len(configs))
         for cfg in configs:
-            launch = Launch(prep.launch.args, cfg, prep.launch.grid, prep.launch.hw)
+            launch = Launch(prep.launch.args, cfg, prep.launch.grid, prep.launch.hw, registers=registers)
             try:
                 rows.append((cfg, predict(prep.kernel, launch).report, None))
             except TileSightError as exc:  # a config that cannot launch ranks last, with its reason

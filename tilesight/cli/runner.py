@@ -29,12 +29,15 @@ TRITON_DEFAULT_NUM_STAGES = 3  # triton.Config default on CUDA
 
 @dataclass(frozen=True)
 class Launch:
-    """What to predict: argument values, one config, a grid expression (Triton) and the GPU profile name."""
+    """What to predict: argument values, one config, a grid expression (Triton) and the GPU profile name;
+    ``registers`` a Triton kernel's register mode (``tilesight.estimate``'s ``registers=``; None: its
+    default)."""
 
     args: Mapping[str, Value]
     config: Mapping[str, Scalar]
     grid: str | None
     hw: str
+    registers: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
@@ -135,6 +138,8 @@ def _predict_triton(kernel: LoadedKernel, launch: Launch) -> Outcome:
     options = {k: launch.config[k] for k in TRITON_LAUNCH_OPTIONS if k in launch.config}
     options.setdefault("num_warps", TRITON_DEFAULT_NUM_WARPS)
     options.setdefault("num_stages", TRITON_DEFAULT_NUM_STAGES)
+    if launch.registers is not None:
+        options["registers"] = launch.registers
     return evaluate_call(kernel.jit, (grid, *positional), {**options, **keywords}, launch.hw)
 
 
