@@ -198,6 +198,8 @@ class Walker:
         self.notes: list[str] = []
         self.names: set[str] = set()
         self.persistent = False
+        # (first, end) top-level node indices of a persistent tile loop's work, and its location
+        self.persistent_span: tuple[int, int, str | None] | None = None
         # a spin lock being held (see :meth:`spin_lock`), and the section of the lock once released
         self.held: dict | None = None
         self.lock: dict | None = None
@@ -284,6 +286,7 @@ class Walker:
         body = _Body()
         self.top_nodes = body.nodes
         self.walk(self.fn.body, body)
+        nodes = self.per_program(body.nodes)
         if self.held is not None:
             raise UnsupportedOpError(
                 "scf.while (a spin lock the kernel never releases with an atomic on the lock)",
@@ -293,7 +296,7 @@ class Walker:
         for acc in self.accesses.values():
             if acc.pop("shared_loop", False):
                 acc["cands"] -= self.start_cands
-        return body.nodes, self.accesses
+        return nodes, self.accesses
 
     def walk(self, ops: list[Op], body: _Body) -> None:
         for i, op in enumerate(ops):
@@ -962,6 +965,12 @@ class Walker:
 
     def persistent_loop(self, op, body, lbv, stv, trips, iter_args, inits) -> None:
         self.persistent = True
+        # what the program does before and after its tile loop runs once per program, not once per tile:
+        # keep it apart from the loop's work (no fusing across) and wrap it afterwards (:meth:`per_program`)
+        top = body.nodes is self.top_nodes
+        for n in body.nodes:
+            n.pop("fusable", None)
+        start = len(body.nodes)
         t_max = int(trips.max()) if trips.size else 0
         t_max = max(t_max, 1)
         old = self.lanes
@@ -977,8 +986,59 @@ class Walker:
             v = self.get(init)
             self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
         self.walk(op.regions[0], body)
+        for n in body.nodes[start:]:
+            n.pop("fusable", None)
+        if top:
+            self.persistent_span = (start, len(body.nodes), op.loc)
         for r in op.results:
             self.env[r] = V()
+
+    def per_program(self, nodes: list[dict]) -> list[dict]:
+        """A persistent kernel's top-level actions with the work before and after its tile loop (loading a
+        weight row, storing a per-program partial sum) as loops of one iteration timed at ``programs /
+        tiles`` per tile (``mean_trips``): the plan's unit is the tile, and each program runs that work once
+        for all of its tiles. Dependencies on the wrapped actions move to their wrapper."""
+        if self.persistent_span is None:
+            return nodes
+        a, b, loc = self.persistent_span
+        tiles = int(self.valid.sum())
+        if tiles <= self.programs:
+            return nodes
+        share = self.programs / tiles
+        out = list(nodes[a:b])
+        moved: dict[str, str] = {}
+        wrappers = []
+        for part, stem in ((nodes[:a], "before"), (nodes[b:], "after")):
+            if not part:
+                continue
+            name = self.fresh(f"per_program_{stem}_loop")
+            inner = {n["name"] for n in part}
+            outside = set().union(*(n["deps"] - inner for n in part))
+            for n in part:
+                n["deps"] = n["deps"] & inner
+            wrappers.append(
+                {
+                    "name": name,
+                    "kind": "loop",
+                    "trips": 1,
+                    "mean_trips": share,
+                    "trips_by_program": None,
+                    "body": part,
+                    "reduction": False,
+                    "deps": outside,
+                    "loc": loc,
+                }
+            )
+            moved.update(dict.fromkeys(inner, name))
+        for n in out + wrappers:
+            n["deps"] = {moved.get(d, d) for d in n["deps"]} - {n["name"]}
+        self.notes.append(
+            f"persistent loop at {loc}: the work before and after it runs once per program, "
+            f"{share:.3g} of a program per tile"
+        )
+        before = [w for w in wrappers if w["name"] == moved.get(nodes[0]["name"])] if a else []
+        after = [w for w in wrappers if w not in before]
+        return before + out + after
 
     def spin_lock(self, op: Op, body: _Body) -> None:
         """``while tl.atomic_cas(lock, 0, 1) == 1: pass``: a program waits until it holds the lock. The one

@@ -87,6 +87,22 @@ def test_persistent_loop_sequence():
     assert plan.grid.sequence[:, 0].tolist() == list(range(10))
 
 
+def test_persistent_programs_run_their_work_around_the_tile_loop_once():
+    x, y = TensorSpec((1024, 512), "float32"), TensorSpec((1024, 512), "float32")
+    w, part = TensorSpec((512,), "float32"), TensorSpec((16, 512), "float32")
+    # 16 programs of 64 rows: 1024 row tiles. The weight load before the loop and the partial-sum store after
+    # it run once per program, 16 / 1024 = 1/64 of a program per tile; the row load and store once per tile.
+    plan = FE.plan(k.rows_partial_sum, ((16,), x, w, y, part, 1024, 512), dict(ROWS=64, BLOCK=512), HW)
+    assert plan.grid.programs == 16 and plan.grid.tiles == 1024
+    first, *middle, last = plan.body
+    assert isinstance(first, Loop) and isinstance(last, Loop)
+    assert first.mean_trips == last.mean_trips == 1 / 64 and first.trips == last.trips == 1
+    assert [a.tensor for a in _find(first.body, ActionKind.LOAD)] == ["w_ptr"]
+    assert [a.tensor for a in _find(last.body, ActionKind.STORE)] == ["part_ptr"]
+    assert [a.tensor for a in middle if a.kind in (ActionKind.LOAD, ActionKind.STORE)] == ["x_ptr", "y_ptr"]
+    assert any("runs once per program, 0.0156 of a program per tile" in n for n in plan.notes)
+
+
 def test_indirect_addressing_detected():
     table, idx, out = (
         TensorSpec((1000, 128), "float16"),

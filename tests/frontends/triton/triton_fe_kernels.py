@@ -261,3 +261,17 @@ def while_with_work(x_ptr, n, BLOCK: tl.constexpr):
     while i < n:
         tl.store(x_ptr + i * BLOCK + cols, tl.load(x_ptr + i * BLOCK + cols) * 2.0)
         i += tl.load(x_ptr + i * BLOCK).to(tl.int32) + 1
+
+
+@triton.jit
+def rows_partial_sum(x_ptr, w_ptr, y_ptr, part_ptr, n_rows, N, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    # each program scales ROWS rows by a weight row it loads once, and stores its partial column sum once
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    w = tl.load(w_ptr + cols)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for r in range(pid * ROWS, tl.minimum(pid * ROWS + ROWS, n_rows)):
+        x = tl.load(x_ptr + r * N + cols)
+        tl.store(y_ptr + r * N + cols, x * w)
+        acc += x
+    tl.store(part_ptr + pid * N + cols, acc)
