@@ -43,6 +43,12 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
         if frontend.name == "tilelang":
             from tilesight.frontends.tilelang.frontend import autotune_ranking, is_autotuned
 
+            if "registers" in kwargs:
+                raise TypeError(
+                    "registers= chooses a Triton kernel's register source (ptxas or the estimate); a TileLang "
+                    "program takes no such option"
+                )
+
             if is_autotuned(obj):
                 # a @tilelang.autotune kernel: the report of the config predicted fastest, named in
                 # report.extras["config"] (the autotuner would compile and time them all, keep the fastest)

@@ -162,3 +162,10 @@ def test_a_construct_with_no_operator_position_names_the_kernels_line():
     with pytest.raises(UnsupportedOpError, match="symbolic shape") as err:
         plan_prim_func(main, HW)
     assert "main (test_tilelang_errors.py:" in str(err.value)
+
+
+def test_the_triton_register_option_is_refused_for_a_tilelang_program():
+    import tilesight
+
+    with pytest.raises(TypeError, match="registers= chooses a Triton kernel's register source"):
+        tilesight.estimate(_branchy_kernel(), hw="h200", registers="ptxas")
