@@ -45,8 +45,8 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
 
             if "registers" in kwargs:
                 raise TypeError(
-                    "registers= chooses a Triton kernel's register source (ptxas or the estimate); a TileLang "
-                    "program takes no such option"
+                    "registers= chooses a Triton kernel's register source (ptxas or the estimate); "
+                    "a TileLang program takes no such option"
                 )
 
             if is_autotuned(obj):
