@@ -107,7 +107,12 @@ def ptxas_usage(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> PtxasUsag
         path = os.path.join(tmp, "kernel.cubin")
         with open(path, "wb") as f:
             f.write(cubin)
-        done = subprocess.run([_cuobjdump(), "-res-usage", path], capture_output=True, text=True, check=False)
+        try:
+            done = subprocess.run(
+                [_cuobjdump(), "-res-usage", path], capture_output=True, text=True, check=False
+            )
+        except OSError as e:  # present but not runnable here
+            raise FrontendError(f"cuobjdump could not run for {binding.fn_name!r}: {e}") from e
     if done.returncode != 0:
         why = done.stderr.strip()[:300]
         raise FrontendError(f"cuobjdump -res-usage failed on {binding.fn_name!r}: {why}")

@@ -121,3 +121,19 @@ def test_auto_asks_ptxas_where_the_estimate_decides_the_resident_blocks():
     assert not _estimate_decides(191, 255, 128, 200 * 1024, 132, hw)
     # a block that cannot launch is left to the engine's error
     assert not _estimate_decides(100, 255, 128, 300 * 1024, 10_000, hw)
+
+
+def test_a_cuobjdump_that_cannot_run_is_a_frontend_error(monkeypatch, tmp_path):
+    from tilesight.frontends.triton.binding import bind
+
+    from tilesight.hardware import load_profile
+
+    hw = load_profile(HW)
+    broken = tmp_path / "cuobjdump"
+    broken.write_text("not an executable")  # exists, but cannot be run
+    monkeypatch.setattr(ptxas, "_cuobjdump", lambda: str(broken))
+    x = TensorSpec((4096,), "float32")
+    b = bind(K.softmax, (x, x, 64, 64, 64), {"BLOCK": 64}, hw)
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)())
+    with pytest.raises(FrontendError, match="cuobjdump could not run for 'softmax'"):
+        ptxas.ptxas_usage(K.softmax, b, hw)
