@@ -4,14 +4,17 @@ The register estimate (:mod:`.registers`) cannot tell, near the per-thread limit
 kernel by rematerialising addresses or spill it, nor how large a frame it will spill: on the 872 measured
 Triton launches every spill of more than 8 words has an estimate of at least three quarters of the limit,
 and inside that band the estimate is wrong both ways (an unaligned 32x64x64 GEMM estimated at 312 registers
-compiles to 254 without a spill; a 16x128x64 one estimated below its spill compiles to 32 registers and a
-2,280-byte stack). Triton compiles a kernel to a cubin without a GPU (its own ``ptxas``), and the cubin
-says what ptxas did: ``cuobjdump -res-usage`` prints ``REG`` (registers a thread) and ``STACK`` (the
-local-memory frame a thread, where the spills go).
+compiles to 254 without a spill; a 16x128x64 one estimated at 304, a 510-byte frame, compiles to 32
+registers and a 2,280-byte stack). Below the band its error still decides how many blocks fit on an SM
+where registers are the limit (an unaligned 16x256x32 GEMM on 8 warps: 141 estimated, 80 compiled).
+Triton compiles a kernel to a cubin without a GPU (its own ``ptxas``), and the cubin says what ptxas did:
+``cuobjdump -res-usage`` prints ``REG`` (registers a thread) and ``STACK`` (the local-memory frame a
+thread, where the spills go).
 
-This costs a full compile (LLVM and ptxas: about 0.5-1.5 s for a GEMM on a 2-core CPU, against ~0.1 s to
-TTGIR), so :data:`AUTO_BAND` keeps it to kernels whose estimate is close to or over the limit; Triton's
-on-disk cache makes a second run of the same specialisation (another process, another shape) cheap.
+This costs a full compile (LLVM and ptxas: 0.5-25 s a config on a 2-core CPU, against ~0.1 s to TTGIR), so
+``registers="auto"`` asks for it only where the estimate decides (:data:`AUTO_BAND`;
+``assemble._estimate_decides``); Triton's on-disk cache makes a second run of the same specialisation
+(another process, another shape) cheap.
 """
 
 from __future__ import annotations
