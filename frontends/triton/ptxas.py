@@ -74,9 +74,12 @@ def parse_res_usage(text: str, kernel: str) -> PtxasUsage:
 
 
 def _cuobjdump() -> str:
-    from triton import knobs
+    try:
+        from triton import knobs
 
-    path = knobs.nvidia.cuobjdump.path
+        path = knobs.nvidia.cuobjdump.path
+    except (ImportError, AttributeError, RuntimeError) as e:  # a Triton without the bundled tool's knob
+        raise FrontendError(f"this Triton does not say where its cuobjdump is: {e}") from e
     if not path or not os.path.exists(path):
         raise FrontendError(f"Triton's cuobjdump is not installed (looked for {path!r})")
     return str(path)
