@@ -551,3 +551,37 @@ def test_narrow_wgmma_rate_is_a_cap_below_the_dot_chain_rate(round_hw):
     assert tc(16) == pytest.approx(8 * US)
     assert tc(32) == pytest.approx(2e7 / (0.75 * 2e13 / 4))
     assert tc(128) == pytest.approx(2 * US)
+
+
+def _broadcast_plan(
+    *actions: TileAction, smem: int = 0, reuse: frozenset[str] = frozenset({"x"})
+) -> TilePlan:
+    # a 4096-element fp32 weight row (16 KiB) every one of the 4 row tiles reads whole
+    w = TensorAccess("a", "float32", (4096,), (4096,), reuse_dims=reuse)
+    return TilePlan("p", TileGrid((4,)), (w,), actions, BlockResources(128, smem_bytes=smem))
+
+
+def test_a_row_every_tile_reads_is_served_by_l1(round_hw):
+    import dataclasses
+
+    hw = dataclasses.replace(round_hw, l1_smem_per_sm_bytes=64 * 1024)
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a")
+    traffic = _traffic(1.0, 0.0)
+    # 16 KiB fits in 64 KiB of L1 beside 2 blocks x 16 KiB of shared memory: no L2 time
+    assert action_demand(ld, _broadcast_plan(ld, smem=16384), hw, traffic, resident=2).busy_s[L2] == 0.0
+    # 16,384 B through L2 at 2e11 B/s per SM = 0.08192 us where it does not apply:
+    l2 = 16384 / 2e11
+    # three blocks' 16 KiB of shared memory leave 16,384 B of L1: still fits; four leave none
+    assert action_demand(ld, _broadcast_plan(ld, smem=16384), hw, traffic, resident=3).busy_s[L2] == 0.0
+    d = action_demand(ld, _broadcast_plan(ld, smem=16384), hw, traffic, resident=4)
+    assert d.busy_s[L2] == pytest.approx(l2)
+    # each tile reading its own part (not reused across the grid)
+    own = _broadcast_plan(ld, reuse=frozenset())
+    assert action_demand(ld, own, hw, traffic).busy_s[L2] == pytest.approx(l2)
+    # a copy into shared memory bypasses L1, and so do the loads of a kernel with dots (asynchronous copies)
+    cp = TileAction("cp", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM)
+    assert action_demand(cp, _broadcast_plan(cp), hw, traffic).busy_s[L2] == pytest.approx(l2)
+    mm = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
+    assert action_demand(ld, _broadcast_plan(ld, mm), hw, traffic).busy_s[L2] == pytest.approx(l2)
+    # a profile without the L1 size never applies it
+    assert action_demand(ld, _broadcast_plan(ld), round_hw, traffic).busy_s[L2] == pytest.approx(l2)

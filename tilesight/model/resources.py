@@ -56,6 +56,7 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -289,6 +290,25 @@ def side_by_side_runs(tensors: list[TensorAccess], shifts: Mapping[str, int]) ->
     return out
 
 
+def l1_broadcast(
+    action: TileAction, tensor: TensorAccess, plan: TilePlan, hw: HardwareProfile, resident: int
+) -> bool:
+    """Whether the SM's L1 serves a load of ``tensor`` once the first block on the SM has read it: every
+    tile reads the same part of it (its reuse dims cover the grid: a normalisation's weight row, a GEMV's
+    vector), all of it fits in the L1 left beside the resident blocks' shared memory, and the load is an
+    ``ld.global`` into registers, which caches in L1: not a copy into shared memory, and not in a kernel
+    with dots, whose loop loads the compilers make asynchronous copies (``cp.async.cg``, TMA) that bypass
+    L1. The L2 then sees it once per SM, nothing against the tiles' other traffic; it still issues on the
+    SM's load/store path."""
+    if plan.has_dots or action.dst is not MemLevel.REG:
+        return False
+    dims = plan.grid.dims
+    if not dims or not set(dims) <= tensor.reuse_dims:
+        return False
+    footprint = math.prod(tensor.shape) * dtype_bytes(tensor.dtype)
+    return footprint <= hw.l1_smem_per_sm_bytes - resident * plan.resources.smem_bytes
+
+
 def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: float | None = None) -> float:
     """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
 
@@ -463,6 +483,8 @@ def action_demand(
             if run < hw.l2_line_bytes:  # rows shorter than a line do not coalesce (l2_chunks, tma_chunks)
                 lookups += tt.l2_merged
             amounts[L2] = nbytes * (1.0 - tt.l15_hit) * lookups
+            if kind is ActionKind.LOAD and l1_broadcast(action, tensor, plan, hw, resident):
+                amounts[L2] = 0.0  # the SM's L1 serves it
             amounts[DDR] = nbytes * ddr_fraction
             chunk_efficiency = hw.ddr_efficiency(run)
             l2_efficiency = hw.l2_efficiency(run)
