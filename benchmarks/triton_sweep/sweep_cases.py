@@ -938,6 +938,31 @@ def validation10_cases() -> list[Case]:
     return _all_held_out(cases, "validation10")
 
 
+# An eleventh validation set (stop 23): normalisations whose weight rows every program reads (served by L1,
+# `resources.l1_broadcast`), mostly the chunked LayerNorm and RMSNorm, which read each row more than once and
+# lean on L2; new shapes and configs, measured after the rule with its predictions recorded first.
+VALIDATION11_ROWS = (  # (op, rows, cols, dtype, warps, block, variant)
+    ("layernorm", 8192, 12288, "bfloat16", 8, 2048, "chunked"),
+    ("layernorm", 4096, 24576, "float16", 8, 4096, "chunked"),
+    ("layernorm", 16384, 4096, "bfloat16", 4, 1024, "chunked"),
+    ("layernorm", 2048, 32768, "float16", 8, 2048, "chunked"),
+    ("layernorm", 6144, 14336, "bfloat16", 4, 2048, "chunked"),
+    ("layernorm", 12288, 6144, "float16", 8, 1024, "chunked"),
+    ("layernorm", 8192, 4096, "float16", 4, None, ""),
+    ("layernorm", 4096, 12288, "bfloat16", 8, None, ""),
+    ("rmsnorm", 8192, 12288, "bfloat16", 8, 4096, ""),
+    ("rmsnorm", 16384, 2048, "float16", 4, 1024, ""),
+    ("rmsnorm", 4096, 28672, "bfloat16", 8, 2048, ""),
+    ("rmsnorm", 32768, 4096, "float16", 8, 4096, ""),
+)
+
+
+def validation11_cases() -> list[Case]:
+    """Twelve LayerNorm / RMSNorm launches (VALIDATION11_ROWS)."""
+    cases = [row_case(op, r, c, dt, w, b, variant=v) for op, r, c, dt, w, b, v in VALIDATION11_ROWS]
+    return _all_held_out(cases, "validation11")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
