@@ -455,6 +455,9 @@ class Walker:
         if n in ("tt.dot", "tt.dot_scaled"):
             self.dot(op, body, vin)
             return
+        if n == "tt.gather" and shape is not None:
+            self.gather(op, body, vin, shape)
+            return
         if n in ("tt.reduce", "tt.scan"):
             src = tensor_type(self._operand_type(op)) or ((1,), "f32")
             self.compute(op, body, vin, ActionKind.REDUCE, math.prod(src[0]))
@@ -822,6 +825,23 @@ class Walker:
         self.stage(op, node)
         body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
+
+    def gather(self, op: Op, body: _Body, vin: V, shape: tuple) -> None:
+        """``tl.gather(src, index, axis)``: a gather inside a tile (not a memory access). Triton lowers it,
+        unless the axis lies within one warp (then with shuffles), by storing ``src`` to shared memory and
+        having each thread read its elements back at their indices, behind a barrier: priced as that round
+        trip (``src``'s bytes stored, the result's read) plus an index computation per element. The indexed
+        reads' bank conflicts depend on the index values and are not counted."""
+        src = tensor_type(self._operand_type(op)) or ((1,), "f32")
+        elem = dtype_bytes(_ELEM.get(src[1], "float32"))
+        numel = math.prod(shape[0])
+        self.compute(op, body, vin, ActionKind.ELEMENTWISE, numel)
+        body.nodes[-1]["smem_bytes"] = float((math.prod(src[0]) + numel) * elem)
+        self.notes.append(
+            f"tt.gather at {op.loc}: priced as a round trip through shared memory (Triton's lowering unless "
+            "the gather axis lies within one warp, which uses shuffles); index-dependent bank conflicts not "
+            "counted"
+        )
 
     def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
         """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small)."""

@@ -103,6 +103,20 @@ def test_persistent_programs_run_their_work_around_the_tile_loop_once():
     assert any("runs once per program, 0.0156 of a program per tile" in n for n in plan.notes)
 
 
+def test_a_gather_inside_a_tile_is_a_shared_memory_round_trip():
+    x, y = TensorSpec((64, 1024), "float16"), TensorSpec((64, 1024), "float16")
+    idx = TensorSpec((1024,), "int32")
+    plan = FE.plan(k.permute_row, ((64,), x, idx, y, 1024), dict(BLOCK=1024), HW)
+    (g,) = [a for a in plan.body if a.kind is ActionKind.ELEMENTWISE]
+    # 1024 fp16 elements stored to shared memory and 1024 read back at their indices: 4096 bytes; one index
+    # computation per element
+    assert g.smem_bytes == 4096 and g.flops == 1024
+    assert {"load_x_ptr", "load_idx_ptr"} <= set(g.deps)
+    assert any("tt.gather" in n and "round trip through shared memory" in n for n in plan.notes)
+    # the gathered values are not a memory access: x and y stay plain row tiles
+    assert not any(t.indirect for t in plan.tensors)
+
+
 def test_indirect_addressing_detected():
     table, idx, out = (
         TensorSpec((1000, 128), "float16"),

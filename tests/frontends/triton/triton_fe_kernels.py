@@ -275,3 +275,13 @@ def rows_partial_sum(x_ptr, w_ptr, y_ptr, part_ptr, n_rows, N, ROWS: tl.constexp
         tl.store(y_ptr + r * N + cols, x * w)
         acc += x
     tl.store(part_ptr + pid * N + cols, acc)
+
+
+@triton.jit
+def permute_row(x_ptr, idx_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    # y[row, j] = x[row, idx[j]]: a gather inside the row's tile
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * N + cols)
+    idx = tl.load(idx_ptr + cols)
+    tl.store(y_ptr + row * N + cols, tl.gather(x, idx, axis=0))
