@@ -100,6 +100,8 @@ _LAYOUT = frozenset(
         "ub.poison",
     }
 )
+# tl.histogram's counters: int32 bins (Walker.histogram)
+HISTOGRAM_BIN_BYTES = 4
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
 # Largest lane count (programs x iterations) over which a loop whose nested loop bounds use its counter is
 # walked per iteration; beyond it the counter stays unknown and the inner bound raises. 2**22 int64 lanes are
@@ -457,6 +459,9 @@ class Walker:
             return
         if n == "tt.gather" and shape is not None:
             self.gather(op, body, vin, shape)
+            return
+        if n == "tt.histogram" and shape is not None:
+            self.histogram(op, body, vin, shape)
             return
         if n in ("tt.reduce", "tt.scan"):
             src = tensor_type(self._operand_type(op)) or ((1,), "f32")
@@ -842,6 +847,28 @@ class Walker:
             "the gather axis lies within one warp, which uses shuffles); index-dependent bank conflicts not "
             "counted"
         )
+
+    def histogram(self, op: Op, body: _Body, vin: V, shape: tuple) -> None:
+        """``tl.histogram(x, bins)`` as Triton lowers it (HistogramOpToLLVM): per input element a thread
+        tests each of the ``log2(bins)`` index bits and ballots it (3 ops a bit), folds its lane's bits into
+        a mask (5 ops for each of the 5 lane bits), ballots the input mask, then for each of its
+        ``bins / 32`` bins combines the remaining bits (2 ops each), counts and adds (2 ops); the warps then
+        merge through shared memory: the bins zeroed, every warp's counts added atomically (a read and a
+        write each), the bins read back. Priced as that CUDA-core work and those shared-memory bytes."""
+        # ``tt.histogram %x, %mask : tensor<4096xi32, ...> -> tensor<64xi32, ...>``: the input type leads
+        m = re.search(r":\s*(tensor<[^>]*>)", op.text)
+        src = tensor_type(m.group(1)) if m else None
+        if src is None:
+            what = f"kernel {self.kernel!r}: tt.histogram input type unreadable"
+            raise FrontendError(what, construct="tt.histogram", location=op.loc)
+        numel = math.prod(src[0])
+        warp = self.ir.threads_per_warp
+        bins = max(math.prod(shape[0]), warp)
+        bits, lane_bits = max(bins.bit_length() - 1, 0), warp.bit_length() - 1
+        per_element = 3 * bits + 5 * lane_bits + 1 + (bins // warp) * (2 * (bits - lane_bits) + 2)
+        self.compute(op, body, vin, ActionKind.ELEMENTWISE, numel * per_element)
+        warps = self.ir.num_warps
+        body.nodes[-1]["smem_bytes"] = float(HISTOGRAM_BIN_BYTES * bins * (2 + 2 * warps))
 
     def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
         """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small)."""

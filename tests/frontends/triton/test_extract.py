@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("triton")
-
+import triton.language as tl  # noqa: E402
 import triton_fe_kernels as k  # noqa: E402
 from plan_walk import actions as _find  # noqa: E402
 from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
@@ -129,11 +129,23 @@ def test_indirect_addressing_detected():
     assert any("indirect" in n for n in plan.notes)
 
 
+@pytest.mark.skipif(not hasattr(tl, "map_elementwise"), reason="tl.map_elementwise is Triton 3.9's")
 def test_unsupported_op_names_op_and_line():
-    x = TensorSpec((128,), "int32")
+    x = TensorSpec((128,), "float32")
     with pytest.raises(UnsupportedOpError) as e:
-        FE.plan(k.uses_histogram, ((1,), x, x), dict(BLOCK=128), HW)
-    assert "tt.histogram" in str(e.value) and "triton_fe_kernels.py:" in str(e.value)
+        FE.plan(k.uses_map_elementwise, ((1,), x, x), dict(BLOCK=128), HW)
+    assert "tt.map_elementwise" in str(e.value) and "triton_fe_kernels.py:" in str(e.value)
+
+
+def test_a_histogram_is_priced_as_tritons_ballot_lowering():
+    x, counts = TensorSpec((4096,), "int32"), TensorSpec((64,), "int32")
+    plan = FE.plan(k.uses_histogram, ((1,), x, counts), dict(BLOCK=4096, BINS=64, num_warps=8), HW)
+    (h,) = [a for a in plan.body if a.kind is ActionKind.ELEMENTWISE]
+    # 64 bins: 6 index bits (3 ops each: and, compare, ballot), 5 lane bits (5 ops each), the mask's ballot,
+    # then 64 / 32 = 2 bins a thread, each 2 x (6 - 5) + 2 ops: 18 + 25 + 1 + 8 = 52 ops an element
+    assert h.flops == 4096 * 52
+    # shared memory: 64 int32 bins zeroed and read back, 8 warps' atomic adds (a read and a write each)
+    assert h.smem_bytes == 4 * 64 * (2 + 2 * 8)
 
 
 def test_wrong_argument_count_is_tritons_error():

@@ -75,9 +75,20 @@ def gather(table_ptr, idx_ptr, out_ptr, D, BLOCK_D: tl.constexpr):
 
 
 @triton.jit
-def uses_histogram(x_ptr, y_ptr, BLOCK: tl.constexpr):
+def uses_histogram(x_ptr, y_ptr, BLOCK: tl.constexpr, BINS: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, BLOCK))
-    tl.store(y_ptr + tl.arange(0, BLOCK), tl.histogram(x, BLOCK))
+    tl.store(y_ptr + tl.arange(0, BINS), tl.histogram(x, BINS))
+
+
+@triton.jit
+def _double(a):
+    return a * 2.0
+
+
+@triton.jit
+def uses_map_elementwise(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(y_ptr + tl.arange(0, BLOCK), tl.map_elementwise(_double, x))
 
 
 @triton.jit
