@@ -93,12 +93,20 @@ def lock2_cases() -> list[Case]:
 
 # Case sets by name: (cases, prefix of the set's files in benchmarks/data/survey_triton). The survey's own
 # files have none: predicted_before_measuring.json and survey_triton_h200.jsonl.
+def gathers_cases() -> list[Case]:
+    """In-tile gathers and histograms, after their pricing was added (k_gathers)."""
+    import k_gathers
+
+    return k_gathers.gathers_cases()
+
+
 SETS = {
     "survey": (all_cases, ""),
     "recheck": (recheck_cases, "recheck_"),
     "staged": (staged_cases, "staged_"),
     "lock": (lock_cases, "lock_"),
     "lock2": (lock2_cases, "lock2_"),
+    "gathers": (gathers_cases, "gathers_"),
 }
 
 
