@@ -52,6 +52,7 @@ from .layouts import (
     fma_dots,
     reduce_warps,
     scattered_copies,
+    warp_local_gathers,
 )
 
 _ELEM = {
@@ -100,6 +101,9 @@ _LAYOUT = frozenset(
         "ub.poison",
     }
 )
+# A warp shuffle in CUDA-core operations: 32 results a clock per SM against 128 for an add or compare on
+# compute capability 9.0 (CUDA C++ Programming Guide, arithmetic instruction throughput).
+SHUFFLE_ALU_OPS = 4
 # tl.histogram's counters: int32 bins (Walker.histogram)
 HISTOGRAM_BIN_BYTES = 4
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
@@ -175,6 +179,7 @@ class Walker:
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
         self.reduce_warps = reduce_warps(ir.ttgir)
+        self.warp_local_gathers = warp_local_gathers(ir.ttgir)
         self.fn = parse_module(ir.ttir)
         self.kernel = self.fn.name
         self.scalars = scalars
@@ -832,21 +837,27 @@ class Walker:
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
 
     def gather(self, op: Op, body: _Body, vin: V, shape: tuple) -> None:
-        """``tl.gather(src, index, axis)``: a gather inside a tile (not a memory access). Triton lowers it,
-        unless the axis lies within one warp (then with shuffles), by storing ``src`` to shared memory and
-        having each thread read its elements back at their indices, behind a barrier: priced as that round
-        trip (``src``'s bytes stored, the result's read) plus an index computation per element. The indexed
-        reads' bank conflicts depend on the index values and are not counted."""
+        """``tl.gather(src, index, axis)``: a gather inside a tile (not a memory access), priced as Triton
+        lowers it (GatherOpToLLVM). Where its layout pass made the gather warp-local (``efficient_layout``:
+        the axis lies within one warp), each output element takes one index shuffle per source register of
+        its column (``K``, the layout's elements a thread holds along the axis) and a compare and select to
+        keep the right one: ``K`` shuffles and ``2K`` operations an element, a shuffle counted as
+        :data:`SHUFFLE_ALU_OPS` operations. Otherwise ``src`` goes to shared memory and each thread reads
+        its elements back at their indices behind a barrier: that round trip (``src``'s bytes stored, the
+        result's read) plus an index computation per element; the indexed reads' bank conflicts depend on
+        the index values and are not counted."""
         src = tensor_type(self._operand_type(op)) or ((1,), "f32")
-        elem = dtype_bytes(_ELEM.get(src[1], "float32"))
         numel = math.prod(shape[0])
-        self.compute(op, body, vin, ActionKind.ELEMENTWISE, numel)
-        body.nodes[-1]["smem_bytes"] = float((math.prod(src[0]) + numel) * elem)
-        self.notes.append(
-            f"tt.gather at {op.loc}: priced as a round trip through shared memory (Triton's lowering unless "
-            "the gather axis lies within one warp, which uses shuffles); index-dependent bank conflicts not "
-            "counted"
-        )
+        k = at_op(self.warp_local_gathers, op)
+        if k:
+            self.compute(op, body, vin, ActionKind.ELEMENTWISE, numel * k * (SHUFFLE_ALU_OPS + 2))
+            how = f"warp-local: {k} index shuffles and selects an element"
+        else:
+            elem = dtype_bytes(_ELEM.get(src[1], "float32"))
+            self.compute(op, body, vin, ActionKind.ELEMENTWISE, numel)
+            body.nodes[-1]["smem_bytes"] = float((math.prod(src[0]) + numel) * elem)
+            how = "a round trip through shared memory; index-dependent bank conflicts not counted"
+        self.notes.append(f"tt.gather at {op.loc}: priced as Triton lowers it, {how}")
 
     def histogram(self, op: Op, body: _Body, vin: V, shape: tuple) -> None:
         """``tl.histogram(x, bins)`` as Triton lowers it (HistogramOpToLLVM): per input element a thread

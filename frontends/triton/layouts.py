@@ -354,3 +354,23 @@ def reduce_warps(ttgir: str) -> Mapping[str, int]:
 def pipelined(ttgir: str) -> bool:
     """Whether any load became an asynchronous copy (the pipeliner's work)."""
     return any(name in ttgir for name in _ASYNC_OPS)
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def warp_local_gathers(ttgir: str) -> Mapping[str, int]:
+    """Source location -> source registers per thread along the axis of a ``tt.gather`` that Triton's
+    layout pass made warp-local (``efficient_layout``: its blocked layout's ``sizePerThread`` on the axis);
+    gathers lowered through shared memory are absent. Keyed as :func:`reduce_warps`."""
+    blocked = _blocked(ttgir)
+    pairs = []
+    for op in _walk(parse_module(ttgir).body):
+        if op.name != "tt.gather" or "efficient_layout" not in op.text:
+            continue
+        layout, axis = _REDUCE_OPERAND.search(op.text), _AXIS.search(op.text)
+        fields = blocked.get(layout.group(1)) if layout else None
+        if fields is None or axis is None or "sizePerThread" not in fields:
+            continue
+        k = int(axis.group(1))
+        if k < len(fields["sizePerThread"]):
+            pairs.append((op, fields["sizePerThread"][k]))
+    return _by_location(pairs, max)

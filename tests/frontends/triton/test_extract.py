@@ -112,9 +112,25 @@ def test_a_gather_inside_a_tile_is_a_shared_memory_round_trip():
     # computation per element
     assert g.smem_bytes == 4096 and g.flops == 1024
     assert {"load_x_ptr", "load_idx_ptr"} <= set(g.deps)
-    assert any("tt.gather" in n and "round trip through shared memory" in n for n in plan.notes)
+    assert any("tt.gather" in n and "a round trip through shared memory" in n for n in plan.notes)
     # the gathered values are not a memory access: x and y stay plain row tiles
     assert not any(t.indirect for t in plan.tensors)
+
+
+def test_a_warp_local_gather_is_index_shuffles_per_source_register():
+    import re
+
+    x, y = TensorSpec((64, 1024), "float16"), TensorSpec((64, 1024), "float16")
+    idx = TensorSpec((1024,), "int32")
+    plan = FE.plan(k.permute_columns, ((16,), x, idx, y, 1024), dict(ROWS=4, BLOCK=1024, num_warps=8), HW)
+    (g,) = [a for a in plan.body if a.kind is ActionKind.ELEMENTWISE]
+    note = next(n for n in plan.notes if "tt.gather" in n)
+    m = re.search(r"warp-local: (\d+) index shuffles", note)
+    assert m, note
+    regs = int(m.group(1))  # the layout's elements a thread holds along the axis (Triton's choice)
+    assert regs >= 2 and not g.smem_bytes
+    # 4 x 1024 outputs, each `regs` shuffles (4 operations each) plus a compare and a select per register
+    assert g.flops == 4 * 1024 * regs * 6
 
 
 def test_indirect_addressing_detected():

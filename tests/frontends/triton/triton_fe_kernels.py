@@ -296,3 +296,13 @@ def permute_row(x_ptr, idx_ptr, y_ptr, N, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + row * N + cols)
     idx = tl.load(idx_ptr + cols)
     tl.store(y_ptr + row * N + cols, tl.gather(x, idx, axis=0))
+
+
+@triton.jit
+def permute_columns(x_ptr, idx_ptr, y_ptr, N, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    # the same column permutation applied to ROWS rows: Triton's layout pass keeps each row in one warp
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    idx = tl.broadcast_to(tl.load(idx_ptr + cols), (ROWS, BLOCK))
+    tl.store(y_ptr + rows * N + cols, tl.gather(x, idx, axis=1))
