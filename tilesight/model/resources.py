@@ -56,7 +56,6 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -305,8 +304,7 @@ def l1_broadcast(
     dims = plan.grid.dims
     if not dims or not set(dims) <= tensor.reuse_dims:
         return False
-    footprint = math.prod(tensor.shape) * dtype_bytes(tensor.dtype)
-    return footprint <= hw.l1_smem_per_sm_bytes - resident * plan.resources.smem_bytes
+    return tensor.tensor_bytes <= hw.l1_smem_per_sm_bytes - resident * plan.resources.smem_bytes
 
 
 def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: float | None = None) -> float:
