@@ -846,13 +846,13 @@ class Walker:
         its elements back at their indices behind a barrier: that round trip (``src``'s bytes stored, the
         result's read) plus an index computation per element; the indexed reads' bank conflicts depend on
         the index values and are not counted."""
-        src = tensor_type(self._operand_type(op)) or ((1,), "f32")
         numel = math.prod(shape[0])
         k = at_op(self.warp_local_gathers, op)
         if k:
             self.compute(op, body, vin, ActionKind.ELEMENTWISE, numel * k * (SHUFFLE_ALU_OPS + 2))
             how = f"warp-local: {k} index shuffles and selects an element"
         else:
+            src = tensor_type(self._operand_type(op)) or ((1,), "f32")
             elem = dtype_bytes(_ELEM.get(src[1], "float32"))
             self.compute(op, body, vin, ActionKind.ELEMENTWISE, numel)
             body.nodes[-1]["smem_bytes"] = float((math.prod(src[0]) + numel) * elem)
@@ -1063,9 +1063,9 @@ class Walker:
         if tiles <= self.programs:
             return nodes
         share = self.programs / tiles
-        out = list(nodes[a:b])
+        middle = list(nodes[a:b])
         moved: dict[str, str] = {}
-        wrappers = []
+        wrapped: dict[str, list[dict]] = {"before": [], "after": []}
         for part, stem in ((nodes[:a], "before"), (nodes[b:], "after")):
             if not part:
                 continue
@@ -1074,29 +1074,16 @@ class Walker:
             outside = set().union(*(n["deps"] - inner for n in part))
             for n in part:
                 n["deps"] = n["deps"] & inner
-            wrappers.append(
-                {
-                    "name": name,
-                    "kind": "loop",
-                    "trips": 1,
-                    "mean_trips": share,
-                    "trips_by_program": None,
-                    "body": part,
-                    "reduction": False,
-                    "deps": outside,
-                    "loc": loc,
-                }
-            )
+            wrapped[stem] = [_share_loop(name, part, share, outside, loc)]
             moved.update(dict.fromkeys(inner, name))
-        for n in out + wrappers:
+        out = wrapped["before"] + middle + wrapped["after"]
+        for n in out:
             n["deps"] = {moved.get(d, d) for d in n["deps"]} - {n["name"]}
         self.notes.append(
             f"persistent loop at {loc}: the work before and after it runs once per program, "
             f"{share:.3g} of a program per tile"
         )
-        before = [w for w in wrappers if w["name"] == moved.get(nodes[0]["name"])] if a else []
-        after = [w for w in wrappers if w not in before]
-        return before + out + after
+        return out
 
     def spin_lock(self, op: Op, body: _Body) -> None:
         """``while tl.atomic_cas(lock, 0, 1) == 1: pass``: a program waits until it holds the lock. The one
@@ -1232,20 +1219,28 @@ class Walker:
             f"{what} at {op.loc}: taken by {share:.0%} of the programs; the plan times that share of its work"
         )
         name = self.fresh(f"if_{(op.loc or 'L').rsplit(':', 1)[-1]}")
-        body.add(
-            {
-                "name": name,
-                "kind": "loop",
-                "trips": 1,
-                "mean_trips": share,
-                "trips_by_program": by_program,
-                "body": inner.nodes,
-                "reduction": False,
-                "deps": set(self.deps_in(body, self.merged(list(op.operands)))),
-                "loc": op.loc,
-            }
-        )
+        deps = set(self.deps_in(body, self.merged(list(op.operands))))
+        body.add(_share_loop(name, inner.nodes, share, deps, op.loc, by_program))
         return name
+
+
+def _share_loop(
+    name: str, body: list[dict], share: float, deps: set[str], loc: str | None, by_program=None
+) -> dict:
+    """A loop node of one iteration that the mean program runs ``share`` of (``mean_trips``): an ``if``
+    some programs take (:meth:`Walker.guarded`), a persistent program's work around its tile loop
+    (:meth:`Walker.per_program`)."""
+    return {
+        "name": name,
+        "kind": "loop",
+        "trips": 1,
+        "mean_trips": share,
+        "trips_by_program": by_program,
+        "body": body,
+        "reduction": False,
+        "deps": deps,
+        "loc": loc,
+    }
 
 
 def _has_work(regions: list[list[Op]]) -> bool:
