@@ -10,7 +10,6 @@ specialisation) costs a dictionary lookup.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,11 +20,13 @@ from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
 
 from .binding import Binding, backend_for, target_of
+from .speccache import SpecialisationCache
 
 # How many compiled specialisations the in-process cache keeps (each holds two IR texts of a few tens of kB).
 COMPILE_CACHE_ENTRIES = 256
 
-_CACHE: OrderedDict[str, CompiledIR] = OrderedDict()
+
+_CACHE = SpecialisationCache(COMPILE_CACHE_ENTRIES)
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,8 @@ def _shared_bytes(module: Any, options: Any, arch: int) -> int:
 
 def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR:
     """TTIR and TTGIR of ``jit_fn`` specialised as ``binding`` says, for ``hw``'s target (cached)."""
-    cached = _CACHE.get(binding.key)
+    cached = _CACHE.lookup(binding.key)
     if cached is not None:
-        _CACHE.move_to_end(binding.key)
         return cached
     if hw.triton_backend != "cuda":
         raise FrontendError(
@@ -114,7 +114,4 @@ def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR
         smem_bytes=smem,
         mma_version=int(mma.group(1)) if mma else None,
     )
-    _CACHE[binding.key] = compiled
-    while len(_CACHE) > COMPILE_CACHE_ENTRIES:
-        _CACHE.popitem(last=False)
-    return compiled
+    return _CACHE.keep(binding.key, compiled)

@@ -23,12 +23,13 @@ import os
 import re
 import subprocess
 import tempfile
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
+
+from .speccache import SpecialisationCache
 
 if TYPE_CHECKING:  # the mode helpers import without triton (the command line reads them)
     from .binding import Binding
@@ -41,7 +42,7 @@ MODES = ("auto", "estimate", "ptxas")
 MODE_ENV = "TILESIGHT_REGISTERS"
 CACHE_ENTRIES = 512
 
-_CACHE: OrderedDict[str, PtxasUsage] = OrderedDict()
+_CACHE = SpecialisationCache(CACHE_ENTRIES)
 _FUNCTION_RE = re.compile(r"Function\s+(\S+?):\s*\n\s*REG:(\d+)\s+STACK:(\d+)")
 
 
@@ -89,9 +90,8 @@ def ptxas_usage(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> PtxasUsag
     """Compile ``jit_fn`` as ``binding`` specialises it to a cubin for ``hw`` (no GPU) and read what ptxas
     gave it. Cached by the specialisation; raises :class:`FrontendError` naming the kernel when the
     compile fails."""
-    cached = _CACHE.get(binding.key)
+    cached = _CACHE.lookup(binding.key)
     if cached is not None:
-        _CACHE.move_to_end(binding.key)
         return cached
     import triton
     from triton.compiler.compiler import ASTSource
@@ -122,8 +122,4 @@ def ptxas_usage(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> PtxasUsag
     if done.returncode != 0:
         why = done.stderr.strip()[:300]
         raise FrontendError(f"cuobjdump -res-usage failed on {binding.fn_name!r}: {why}")
-    usage = parse_res_usage(done.stdout, name)
-    _CACHE[binding.key] = usage
-    while len(_CACHE) > CACHE_ENTRIES:
-        _CACHE.popitem(last=False)
-    return usage
+    return _CACHE.keep(binding.key, parse_res_usage(done.stdout, name))

@@ -134,6 +134,6 @@ def test_a_cuobjdump_that_cannot_run_is_a_frontend_error(monkeypatch, tmp_path):
     monkeypatch.setattr(ptxas, "_cuobjdump", lambda: str(broken))
     x = TensorSpec((4096,), "float32")
     b = bind(K.softmax, (x, x, 64, 64, 64), {"BLOCK": 64}, hw)
-    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)())
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
     with pytest.raises(FrontendError, match="cuobjdump could not run for 'softmax'"):
         ptxas.ptxas_usage(K.softmax, b, hw)
