@@ -36,10 +36,46 @@ def _pow2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
-def lock_cases() -> list[Case]:
+def _layernorm_bwd(rows: int, width: int, locks: int, warps: int) -> Case:
     f16, f32 = "float16", "float32"
-    out = []
-    for rows, width, locks, warps in (
+    return Case(
+        f"layernorm_bwd_r{rows}_h{width}_g{locks}_w{warps}_l",
+        "layer-norm backward, spin lock per GROUP_SIZE_M slot",
+        layernorm_bwd_dx_fused,
+        (rows,),
+        (
+            T((rows, width), f16),
+            T((rows, width), f16),
+            T((locks, width), f16),
+            T((locks, width), f16),
+            T((rows, width), f16),
+            T((width,), f16),
+            T((rows,), f32),
+            T((rows,), f32),
+            T((2 * locks,), "int32"),
+            width,
+            width,
+        ),  # fmt: skip
+        dict(GROUP_SIZE_M=locks, BLOCK_SIZE_N=_pow2(width), num_warps=warps),
+        3 * nbytes((rows, width), f16),
+    )
+
+
+def _locked_accumulate(rows: int, width: int, locks: int, warps: int) -> Case:
+    f32 = "float32"
+    return Case(
+        f"locked_accumulate_r{rows}_h{width}_g{locks}_w{warps}_l",
+        "fp32 rows added into pid % LOCKS accumulators under a spin lock",
+        locked_accumulate,
+        (rows,),
+        (T((rows, width), f32), T((locks, width), f32), T((locks,), "int32"), width),
+        dict(LOCKS=locks, BLOCK=_pow2(width), num_warps=warps),
+        nbytes((rows, width), f32),
+    )
+
+
+def lock_cases() -> list[Case]:
+    layernorm = (
         (4096, 1024, 16, 4),
         (4096, 4096, 32, 8),
         (8192, 2048, 64, 4),
@@ -48,84 +84,13 @@ def lock_cases() -> list[Case]:
         (16384, 1024, 32, 4),
         (8192, 4096, 16, 8),
         (32768, 2048, 64, 8),
-    ):
-        x = T((rows, width), f16)
-        out.append(
-            Case(
-                f"layernorm_bwd_r{rows}_h{width}_g{locks}_w{warps}_l",
-                "layer-norm backward, spin lock per GROUP_SIZE_M slot",
-                layernorm_bwd_dx_fused,
-                (rows,),
-                (
-                    T((rows, width), f16),
-                    T((rows, width), f16),
-                    T((locks, width), f16),
-                    T((locks, width), f16),
-                    x,
-                    T((width,), f16),
-                    T((rows,), f32),
-                    T((rows,), f32),
-                    T((2 * locks,), "int32"),
-                    width,
-                    width,
-                ),  # fmt: skip
-                dict(GROUP_SIZE_M=locks, BLOCK_SIZE_N=_pow2(width), num_warps=warps),
-                3 * nbytes((rows, width), f16),
-            )
-        )
-    for rows, width, locks, warps in ((8192, 1024, 16, 4), (8192, 4096, 64, 8), (16384, 2048, 32, 4)):
-        out.append(
-            Case(
-                f"locked_accumulate_r{rows}_h{width}_g{locks}_w{warps}_l",
-                "fp32 rows added into pid % LOCKS accumulators under a spin lock",
-                locked_accumulate,
-                (rows,),
-                (T((rows, width), f32), T((locks, width), f32), T((locks,), "int32"), width),
-                dict(LOCKS=locks, BLOCK=_pow2(width), num_warps=warps),
-                nbytes((rows, width), f32),
-            )
-        )
-    return out
+    )
+    accumulate = ((8192, 1024, 16, 4), (8192, 4096, 64, 8), (16384, 2048, 32, 4))
+    return [_layernorm_bwd(*c) for c in layernorm] + [_locked_accumulate(*c) for c in accumulate]
 
 
 def lock2_cases() -> list[Case]:
     """New widths, lock counts and warps of the two kernels, after the lock rule's constants were set."""
-    f16, f32 = "float16", "float32"
-    out = []
-    for rows, width, locks, warps in ((8192, 6144, 48, 8), (4096, 16384, 64, 16), (16384, 512, 8, 2)):
-        out.append(
-            Case(
-                f"layernorm_bwd_r{rows}_h{width}_g{locks}_w{warps}_l",
-                "layer-norm backward, spin lock per GROUP_SIZE_M slot",
-                layernorm_bwd_dx_fused,
-                (rows,),
-                (
-                    T((rows, width), f16),
-                    T((rows, width), f16),
-                    T((locks, width), f16),
-                    T((locks, width), f16),
-                    T((rows, width), f16),
-                    T((width,), f16),
-                    T((rows,), f32),
-                    T((rows,), f32),
-                    T((2 * locks,), "int32"),
-                    width,
-                    width,
-                ),  # fmt: skip
-                dict(GROUP_SIZE_M=locks, BLOCK_SIZE_N=_pow2(width), num_warps=warps),
-                3 * nbytes((rows, width), f16),
-            )
-        )
-    for rows, width, locks, warps in ((8192, 8192, 64, 8), (4096, 16384, 32, 8), (16384, 4096, 256, 4)):
-        out.append(
-            Case(
-                f"locked_accumulate_r{rows}_h{width}_g{locks}_w{warps}_l",
-                "fp32 rows added into pid % LOCKS accumulators under a spin lock",
-                locked_accumulate,
-                (rows,),
-                (T((rows, width), f32), T((locks, width), f32), T((locks,), "int32"), width),
-                dict(LOCKS=locks, BLOCK=_pow2(width), num_warps=warps),
-                nbytes((rows, width), f32),
-            )
-        )
-    return out
+    layernorm = ((8192, 6144, 48, 8), (4096, 16384, 64, 16), (16384, 512, 8, 2))
+    accumulate = ((8192, 8192, 64, 8), (4096, 16384, 32, 8), (16384, 4096, 256, 4))
+    return [_layernorm_bwd(*c) for c in layernorm] + [_locked_accumulate(*c) for c in accumulate]
