@@ -2,6 +2,8 @@
 
     python benchmarks/spill_frames.py ratio [--data benchmarks/data]
     python benchmarks/spill_frames.py sass ID [ID ...] [--data benchmarks/data]
+    python benchmarks/spill_frames.py band [--data benchmarks/data]
+    python benchmarks/spill_frames.py agree [--data benchmarks/data]
 
 ``ratio``: for every distinct GEMM config of the committed sweep whose register estimate says it spills, the
 ptxas frame recorded on the GPU (``n_spills`` x 4 bytes: Triton reports the local frame in 4-byte words)
@@ -13,6 +15,14 @@ shapes compile to the same code); it counts in each split that has a launch of i
 the local frame and the bytes the main loop (the longest backward branch) loads and stores per thread with
 ``LDL`` / ``STL``: the per-iteration spill traffic behind ``SPILLABLE_STATE_BYTES``
 (``tilesight/model/resources.py``). Lowering to PTX takes 1-25 s per config on this CPU.
+
+``band``: over the measured GEMM, attention and memory-bound launches (main and first validation sets),
+how many spilled on the GPU (frames over 8 words) at each ratio of the register estimate to the per-thread
+limit: where ``registers="auto"`` draws its line (``frontends/triton/ptxas.py`` ``AUTO_BAND``). ``agree``:
+for the launches in that band, ptxas here (this machine's Triton, on the CPU) against the GPU's recorded
+registers and frame: how many get the same verdict on a frame over 32 bytes (the rest listed), and the
+launches whose register counts differ by more than 32 (a different allocation, such as a 32-register
+build with a large frame on one side).
 """
 
 from __future__ import annotations
@@ -92,7 +102,8 @@ def ratios(data: Path) -> dict[str, list[float]]:
     seen: dict[tuple[str, str], float] = {}
     for record, where in _records(data):
         launch = accuracy.rebuild(record, where)
-        plan = find_frontend(launch.fn).plan(launch.fn, (launch.grid, *launch.args), dict(launch.options), hw)
+        options = dict(launch.options, registers="estimate")  # the estimate's frame, not ptxas's
+        plan = find_frontend(launch.fn).plan(launch.fn, (launch.grid, *launch.args), options, hw)
         frame = plan.resources.spill_bytes_per_thread
         if frame <= 0:
             continue
@@ -102,6 +113,85 @@ def ratios(data: Path) -> dict[str, list[float]]:
     for (split, _), value in seen.items():
         out[split].append(value)
     return out
+
+
+# the register note of an estimate-mode plan (frontends/triton/assemble.py REGISTER_NOTE)
+_ESTIMATE = re.compile(r"ptxas not run\): (\d+) per thread")
+BAND_FILES = (
+    "triton_gemm.jsonl",
+    "triton_attention.jsonl",
+    "triton_memory.jsonl",
+    "validation/triton_gemm.jsonl",
+    "validation/triton_attention.jsonl",
+)
+
+
+def band_records(data: Path) -> list[tuple[dict, str, int, int]]:
+    """(record, where, estimated registers, per-thread limit) of every measured launch with ptxas's figures
+    recorded on the GPU (``n_regs``, ``n_spills``)."""
+    from tilesight.frontends import find_frontend
+    from tilesight.frontends.triton.assemble import REGISTER_GRANULE
+
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    out = []
+    for name in BAND_FILES:
+        path = data / name
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            r = json.loads(line)
+            if r.get("status") != "ok" or r.get("n_regs") is None:
+                continue
+            where = f"{path}:{n}"
+            launch = accuracy.rebuild(r, where)
+            options = dict(launch.options, registers="estimate")
+            plan = find_frontend(launch.fn).plan(launch.fn, (launch.grid, *launch.args), options, hw)
+            m = next(filter(None, (_ESTIMATE.search(note) for note in plan.notes)))
+            threads = plan.resources.threads
+            per_thread = hw.regs_per_sm // threads // REGISTER_GRANULE * REGISTER_GRANULE
+            limit = min(hw.regs_per_thread_max, per_thread)
+            out.append((r, where, int(m.group(1)), limit))
+    return out
+
+
+def band(data: Path) -> None:
+    from tilesight.frontends.triton.ptxas import AUTO_BAND
+
+    edges = (0.0, 0.5, 0.6, 0.7, AUTO_BAND, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, float("inf"))
+    rows = band_records(data)
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        sel = [r for r, _, est, limit in rows if lo <= est / limit < hi]
+        spilled = [r for r in sel if r["n_spills"] > 8]
+        what = f"{len(sel):4d} launches, {len(spilled):3d} spilled over 8 words"
+        print(f"estimate / limit {lo:.2f}-{hi:.2f}: {what}")
+
+
+def agree(data: Path) -> None:
+    from tilesight.frontends.triton.binding import bind
+    from tilesight.frontends.triton.ptxas import AUTO_BAND, ptxas_usage
+
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    same, differ, allocation = 0, [], []
+    for r, where, est, limit in band_records(data):
+        if est < AUTO_BAND * limit:
+            continue
+        launch = accuracy.rebuild(r, where)
+        usage = ptxas_usage(launch.fn, bind(launch.fn, launch.args, dict(launch.options), hw), hw)
+        gpu_frame = 4 * r["n_spills"]
+        if abs(usage.registers - r["n_regs"]) > 32:
+            allocation.append((r["id"], r["n_regs"], gpu_frame, usage.registers, usage.stack_bytes))
+        if (gpu_frame > 32) == (usage.stack_bytes > 32):
+            same += 1
+        else:
+            differ.append((r["id"], r["n_regs"], gpu_frame, usage.registers, usage.stack_bytes))
+    print(f"{same} of {same + len(differ)} launches in the band: the same verdict on a frame over 32 bytes")
+    for case, regs, frame, here_regs, here_frame in differ:
+        print(f"  {case}: GPU {regs} registers, {frame} B; here {here_regs} registers, {here_frame} B")
+    print(f"{len(allocation)} launches whose register counts differ by more than 32:")
+    for case, regs, frame, here_regs, here_frame in allocation:
+        print(f"  {case}: GPU {regs} registers, {frame} B; here {here_regs} registers, {here_frame} B")
 
 
 def sass(record: dict, where: str) -> tuple[int, int, int]:
@@ -152,7 +242,7 @@ def sass(record: dict, where: str) -> tuple[int, int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("ratio", "sass"))
+    ap.add_argument("what", choices=("ratio", "sass", "band", "agree"))
     ap.add_argument("ids", nargs="*", help="sweep case ids (sass)")
     ap.add_argument("--data", type=Path, default=HERE / "data")
     args = ap.parse_args(argv)
@@ -162,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{split}: {len(values)} configs, median frame / excess {statistics.median(values):.2f}"
                 )
+        return 0
+    if args.what in ("band", "agree"):
+        (band if args.what == "band" else agree)(args.data)
         return 0
     by_id = {r["id"]: (r, w) for r, w in _records(args.data)}
     for case in args.ids:
