@@ -8,12 +8,12 @@ registers), each thread stores its elements with ``st.shared`` instructions. The
   contiguous axis (``sizePerThread`` along it), up to 16 bytes. A row-major 8-bit B tile that a Hopper
   ``wgmma`` needs K-major (``nvmma_shared`` with ``transposed = true``) gets one byte per instruction: 64
   ``STS.U8`` per thread per 128x128 tile at 8 warps in the SASS of an int8 GEMM compiled on CPU.
-* **Bank conflicts.** Shared memory serves 32 banks of 4-byte words per wavefront; the lanes of one
-  instruction (all 32 for accesses up to 4 bytes, 16 / 8 lanes per phase for 8 / 16-byte ones) whose words
-  sit in one bank take one wavefront per distinct word. The addresses follow the shared layout: an
-  ``nvmma_shared`` tile stored in column blocks of its swizzle width with the 16-byte chunk index XORed by the
-  row (CUTLASS's ``Swizzle<B, 4, 3>`` on byte addresses); a ``swizzled_shared`` tile with the vector index
-  XORed by the row's phase.
+* **Bank conflicts** (counted by :mod:`tilesight.model.banks`). Shared memory serves 32 banks of 4-byte
+  words per wavefront; the lanes of one instruction (all 32 for accesses up to 4 bytes, 16 / 8 lanes per
+  phase for 8 / 16-byte ones) whose words sit in one bank take one wavefront per distinct word. The
+  addresses follow the shared layout: an ``nvmma_shared`` tile stored in column blocks of its swizzle width
+  with the 16-byte chunk index XORed by the row (CUTLASS's ``Swizzle<B, 4, 3>`` on byte addresses); a
+  ``swizzled_shared`` tile with the vector index XORed by the row's phase.
 
 :func:`staged_store_bytes` gives, per source location, the wavefronts of one occurrence over all warps, as
 bytes at 128 per wavefront: the shared-memory traffic the engine prices at the profile's calibrated
@@ -30,14 +30,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from tilesight.model.banks import MAX_VECTOR_BYTES, WAVEFRONT_BYTES, wavefronts, wavefronts_many
+
 from .ir import parse_module, tensor_type
 from .layouts import _blocked, _walk, shared_layouts
-
-WAVEFRONT_BYTES = 128  # 32 banks x 4-byte words served per shared-memory wavefront
-BANKS = 32
-WORD_BYTES = 4
-MAX_VECTOR_BYTES = 16  # st.shared.v4.b32
-WARP_SIZE = 32
 
 _LINEAR = re.compile(r"^(#linear\d*) = #ttg\.linear<\{(.*)\}>", re.M)
 _BASES = re.compile(r"(register|lane|warp) = \[((?:\[[\d, ]*\](?:, )?)*)\]")
@@ -150,20 +146,6 @@ def _swizzled_address(coords: np.ndarray, shape: tuple[int, ...], elem: int, vec
     return (outer * shape[inner_axis] + col) * elem
 
 
-def wavefronts(addresses: np.ndarray, access_bytes: int) -> int:
-    """Shared-memory wavefronts of one warp instruction whose lanes access ``access_bytes`` at
-    ``addresses`` (32 byte addresses): per phase of lanes (8-byte accesses: 2 phases of 16 lanes, 16-byte:
-    4 of 8), the most distinct 4-byte words any one bank holds."""
-    lanes = max(1, min(WARP_SIZE, WARP_SIZE * WORD_BYTES // max(access_bytes, WORD_BYTES)))
-    words_per_lane = max(1, access_bytes // WORD_BYTES)
-    total = 0
-    for lo in range(0, addresses.size, lanes):
-        words = (addresses[lo : lo + lanes, None] // WORD_BYTES + np.arange(words_per_lane)[None, :]).ravel()
-        words = np.unique(words)
-        total += int(np.bincount(words % BANKS, minlength=BANKS).max())
-    return total
-
-
 def store_wavefronts(
     shape: tuple[int, ...], elem: int, layout: Mapping[str, tuple], shared: tuple
 ) -> tuple[int, int]:
@@ -199,11 +181,8 @@ def store_wavefronts(
     # instruction i stores the thread's elements whose index along the run is a multiple of vec_elems
     starts = np.flatnonzero(np.arange(elems) % vec_elems == 0)
     access = vec_elems * elem
-    total = 0
-    for w in range(warps):
-        for e in starts:
-            total += wavefronts(addr[w, :, e], access)
-    return total, warps * starts.size
+    rows = addr[:, :, starts].transpose(0, 2, 1).reshape(-1, lanes)  # one row per warp instruction
+    return wavefronts_many(rows, access), warps * starts.size
 
 
 def _readable(layout: Mapping[str, tuple], rank: int) -> bool:

@@ -1,22 +1,9 @@
 """Shared-memory wavefronts of register-to-shared stores (frontends/triton/banks.py), worked out by hand."""
 
-import numpy as np
-from hypothesis import given
-from hypothesis import strategies as st
-from tilesight.frontends.triton.banks import WAVEFRONT_BYTES, store_wavefronts, wavefronts
+from tilesight.frontends.triton.banks import store_wavefronts
 
 # an 8-bit tile in Triton's usual global-load layout: 16 bytes a thread along N, 4 x 8 lanes, 8 warps on rows
 INT8_ROWS = {"sizePerThread": (1, 16), "threadsPerWarp": (4, 8), "warpsPerCTA": (8, 1), "order": (1, 0)}
-
-
-def test_wavefronts_of_simple_warp_accesses():
-    lanes = np.arange(32)
-    assert wavefronts(lanes * 4, 4) == 1  # 32 consecutive words: one per bank
-    assert wavefronts(lanes * 128, 4) == 32  # every lane in bank 0, 32 distinct words
-    assert wavefronts(np.zeros(32, dtype=np.int64), 4) == 1  # one word: served at once
-    assert wavefronts(lanes, 1) == 1  # 32 bytes of 8 words
-    assert wavefronts(lanes * 16, 16) == 4  # 512 bytes in 16-byte vectors: 4 phases of 8 lanes, 1 each
-    assert wavefronts(lanes * 8, 8) == 2  # 256 bytes in 8-byte vectors: 2 phases of 16 lanes
 
 
 def test_row_major_int8_tile_stored_k_major_is_byte_wise_and_conflicts_eight_ways():
@@ -57,12 +44,3 @@ def test_swizzled_shared_layout_spreads_rows_over_banks():
     col = {"sizePerThread": (1, 1), "threadsPerWarp": (32, 1), "warpsPerCTA": (1, 1), "order": (0, 1)}
     assert store_wavefronts((32, 32), 4, col, ("swizzled", 1, 1, 1, (1, 0)))[0] == 32 * 32
     assert store_wavefronts((32, 32), 4, col, ("swizzled", 1, 1, 32, (1, 0)))[0] == 32
-
-
-@given(st.lists(st.integers(0, 1 << 14), min_size=32, max_size=32), st.sampled_from([1, 2, 4, 8, 16]))
-def test_wavefronts_bounded_by_lanes_and_bytes(addrs, width):
-    # at least the bytes moved over 128 per wavefront, at most one wavefront per word accessed
-    a = np.asarray(addrs, dtype=np.int64) // width * width  # aligned to the access
-    w = wavefronts(a, width)
-    assert w >= -(-len(np.unique(a)) * width // WAVEFRONT_BYTES) and w >= 1
-    assert w <= 32 * max(1, width // 4)
