@@ -156,6 +156,9 @@ class _Lowering:
         self.multibuffered_loads = False  # a loop refills shared memory from global memory
         self.gemm_parts: dict[str, GemmChoice] = {}  # accumulator fragment -> how its gemm split the warps
         self.workspaces: dict[str, int] = {}  # reduce location -> its shared-memory workspace bytes
+        # shared operands of T.gemm: TileLang gives them swizzled layouts, so a T.Parallel nest's row-major
+        # bank count (OpNode.smem_wavefront_bytes) does not hold for them
+        self.swizzled = _gemm_operands(ir.body)
 
     def _name(self, base: str) -> str:
         name, i = base, 1
@@ -535,10 +538,15 @@ class _Lowering:
 
     def elementwise(self, node: OpNode) -> list[Node]:
         out = node.writes[0].buffer
-        per_elem = sum(
-            dtype_bytes(canonical_dtype(r.dtype)) for r in (*node.reads, *node.writes) if r.scope == SHARED
-        )
-        smem = float(per_elem * node.elements)
+        if node.smem_wavefront_bytes is not None and not self.swizzled & set(node.smem_buffers):
+            smem = node.smem_wavefront_bytes  # wavefronts at the lanes' addresses (bank conflicts)
+        else:
+            per_elem = sum(
+                dtype_bytes(canonical_dtype(r.dtype))
+                for r in (*node.reads, *node.writes)
+                if r.scope == SHARED
+            )
+            smem = float(per_elem * node.elements)
         acts: list[Node] = []
         if node.sfu_ops:
             acts.append(
@@ -744,6 +752,17 @@ def _thread_vector_loads(node: LoopNode) -> bool:
         return True
 
     return registers_only(node.body) and spread
+
+
+def _gemm_operands(body: tuple[OpNode | LoopNode, ...]) -> set[str]:
+    """Shared buffers any T.gemm of ``body`` reads."""
+    out: set[str] = set()
+    for node in body:
+        if isinstance(node, LoopNode):
+            out |= _gemm_operands(node.body)
+        elif node.op == "gemm":
+            out |= {r.buffer for r in node.reads if r.scope == SHARED}
+    return out
 
 
 def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:

@@ -21,6 +21,7 @@ import numpy as np
 
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
+from tilesight.model import banks
 
 from ._tvm import arith, stmt_functor, structural_equal, tirx
 from .expr import copied_from, evaluate, free_vars, known_buffers
@@ -135,6 +136,11 @@ class OpNode:
     # a per-thread statement every thread of the block runs, indexing global memory by the thread index
     # (walker._thread_store): the elements each thread moves (1 scalar, n for T.vectorized(n)); 0 otherwise
     per_thread: int = 0
+    # parallel: the shared-memory wavefronts of the nest's shared accesses as bytes (128 a wavefront: bank
+    # conflicts and part-used wavefronts counted; see _Walker._smem_wavefronts), and the shared buffers they
+    # address; None where TileLang does not partition the loop itself (fragments, guards)
+    smem_wavefront_bytes: float | None = None
+    smem_buffers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,6 +247,9 @@ class _Walker:
         self.thread_extents: dict[str, int] = {}
         self.thread_guards = 0
         self.env: dict[str, Any] = {}
+        # shared buffers given a layout by T.annotate_layout (the root block's "layout_map"): their addresses
+        # are not row-major
+        self.laid_out: set[str] = set()
         self.count = 0
         self.source = _source_of(func)  # "file.py:line" of the kernel's definition, where TVM kept it
 
@@ -350,6 +359,7 @@ class _Walker:
                 f"T.Kernel without threads=: TileLang's default of {DEFAULT_KERNEL_THREADS} threads"
             )
         self.threads = math.prod(int(t) for t in threads)
+        self.laid_out |= {buf.name for buf in block.annotations.get("layout_map", {})}
         dims = [int(t) for t in threads]
         self.thread_extents = {v: dims[a] if a < len(dims) else 1 for v, a in self.thread_axes.items()}
         for buf in block.alloc_buffers:
@@ -940,8 +950,108 @@ class _Walker:
                 narrow_cvt=any(c.narrow_cvt for c in cs),
             )
         reads, writes = self._side_by_side(reads, writes)
-        node = OpNode("parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain)
+        waves = self._smem_wavefronts(body, lanes)
+        node = OpNode(
+            "parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain,
+            smem_wavefront_bytes=waves[0] if waves else None, smem_buffers=waves[1] if waves else (),
+        )  # fmt: skip
         return [node, *atomics]
+
+    def _smem_wavefronts(
+        self, stmts: list[Any], lanes: dict[str, int]
+    ) -> tuple[float, tuple[str, ...]] | None:
+        """Shared-memory wavefronts (as bytes, :data:`~tilesight.model.banks.WAVEFRONT_BYTES` each) of a
+        T.Parallel nest's shared loads and stores, and the shared buffers they address.
+
+        Only for a nest TileLang partitions by itself, as 0.1.15's ``PlanLoopPartition`` does when no fragment
+        fixes the layout: the nest's iterations flattened row-major, cut into vectors of
+        :meth:`_vector_lanes` elements, vector ``v`` run by thread ``v % threads`` in round ``v // threads``
+        (the lowered CUDA of a 64 x 64 transpose through shared memory on 256 threads reads
+        ``s[(tx & 63) * 64 + i * 4 + (tx >> 6)]``). A shared access contiguous along the innermost loop
+        variable is one vector access per thread; any other issues one access per distinct element. The
+        lanes of each warp access then give the wavefronts (:func:`~tilesight.model.banks.wavefronts_many`)
+        at row-major addresses. None for a nest with a guard, a fragment or local buffer, or no shared
+        access, and for a buffer given a layout by ``T.annotate_layout``; the caller prices bytes then."""
+        accesses: list[tuple[Any, Any]] = []
+
+        def collect(node: Any) -> None:
+            if isinstance(node, tirx.BufferLoad):
+                accesses.append((node.buffer, node.indices))
+
+        for s in stmts:
+            if not isinstance(s, tirx.BufferStore):
+                return None
+            accesses.append((s.buffer, s.indices))
+            tirx.stmt_functor.post_order_visit(s.value, collect)
+        scopes = [self.buffers.get(buf.name, (GLOBAL,))[0] for buf, _ in accesses]
+        if any(sc not in (GLOBAL, SHARED) for sc in scopes) or SHARED not in scopes:
+            return None
+        shared = [a for a, sc in zip(accesses, scopes, strict=True) if sc == SHARED]
+        if any(buf.name in self.laid_out for buf, _ in shared):
+            return None
+        names = list(lanes)
+        inner = names[-1]
+        vec = self._vector_lanes(accesses, lanes)
+        extents = tuple(lanes.values())
+        total = math.prod(extents)
+        flat = np.arange(total)
+        env: dict[str, Any] = dict(zip(names, np.unravel_index(flat, extents), strict=True))
+        threads = max(1, self.threads)
+        vector = flat // vec
+        thread, rnd, slot = vector % threads, vector // threads, flat % vec
+        rounds, warps = int(rnd.max()) + 1, -(-threads // banks.WARP_SIZE)
+        waves, seen = 0, set()
+        for buf, indices in shared:
+            key = (buf.name, tuple(str(i) for i in indices))
+            if key in seen:  # the same element read twice in one iteration: one load
+                continue
+            seen.add(key)
+            for v in set().union(*(free_vars(i) for i in indices)) - set(names):
+                known = self.env.get(v)  # a block-level offset: the same for every lane
+                env[v] = known if isinstance(known, int) else 0
+            shape = self.buffers[buf.name][2]
+            strides = [math.prod(shape[d + 1 :]) for d in range(len(shape))]
+            elem = dtype_bytes(str(buf.dtype))
+            if elem < 1 or elem != int(elem):
+                return None  # sub-byte elements: packed, not addressed one by one
+            elem = int(elem)
+            offset = sum(
+                np.broadcast_to(evaluate(i, env, self.name), flat.shape) * st
+                for i, st in zip(indices, strides, strict=True)
+            )
+            addr = np.full((rounds, warps * banks.WARP_SIZE, vec), -1, dtype=np.int64)
+            addr[rnd, thread, slot] = np.asarray(offset, dtype=np.int64) * elem
+            if vec > 1 and _inner_divisor(indices, inner, frozenset(names)) == 1:
+                slots, width = [addr[:, :, 0]], vec * elem  # one vector access per thread
+            else:
+                slots = [
+                    addr[:, :, e]
+                    for e in range(vec)
+                    if e == 0 or not np.array_equal(addr[:, :, e], addr[:, :, e - 1])
+                ]
+                width = elem
+            for a in slots:
+                rows = a.reshape(-1, banks.WARP_SIZE)
+                rows = rows[rows[:, 0] >= 0]  # warps with no iteration left in the last round
+                rows = np.where(rows >= 0, rows, rows[:, :1])  # idle lanes: a copy of lane 0 (no new word)
+                waves += banks.wavefronts_many(rows, width)
+        return float(waves * banks.WAVEFRONT_BYTES), tuple(sorted({buf.name for buf, _ in shared}))
+
+    def _vector_lanes(self, accesses: list[tuple[Any, Any]], lanes: dict[str, int]) -> int:
+        """The vector width TileLang's loop vectoriser gives a T.Parallel nest over ``accesses`` (buffer,
+        indices): 16 bytes of the widest element accessed, at most ``d`` where the innermost loop variable is
+        indexed ``j // d``, 1 where it is indexed any other way but ``j`` or ``start + j`` (see
+        :func:`_inner_divisor`); a divisor of the innermost extent."""
+        inner, extent = list(lanes.items())[-1]
+        widest = max(dtype_bytes(str(buf.dtype)) for buf, _ in accesses)
+        vec = max(1, int(VECTOR_BYTES // widest))
+        for _, indices in accesses:
+            d = _inner_divisor(indices, inner, frozenset(lanes))
+            if d == 0:
+                vec = 1
+            elif d > 1:
+                vec = min(vec, d)
+        return math.gcd(vec, extent)
 
     def _side_by_side(self, reads: list[Region], writes: list[Region]) -> tuple[list[Region], list[Region]]:
         """A T.Parallel nest's global regions, a global tile its statements read more than once read once, and
@@ -1258,17 +1368,8 @@ class _Walker:
         if not loads or any(self.buffers.get(ld.buffer.name, (GLOBAL,))[0] != SHARED for ld in loads):
             return None
         accesses += [(ld.buffer, ld.indices) for ld in loads]
-        widest = max(dtype_bytes(str(buf.dtype)) for buf, _ in accesses)
-        vec = max(1, int(VECTOR_BYTES // widest))
-        divisors: list[int] = []
-        for _, indices in accesses:
-            d = _inner_divisor(indices, inner, lane_names)
-            divisors.append(d)
-            if d == 0:
-                vec = 1
-            elif d > 1:
-                vec = min(vec, d)
-        vec = math.gcd(vec, extent)
+        vec = self._vector_lanes(accesses, lanes)
+        divisors = [_inner_divisor(indices, inner, lane_names) for _, indices in accesses]
         store_footprint = vec * dst_bytes
         # an index of another form (``2 * j``) leaves the per-thread stride unknown: not counted serial
         serial = 0 not in divisors and any(

@@ -39,6 +39,7 @@ def wavefronts_many(addresses: np.ndarray, access_bytes: int) -> int:
     addresses, every lane accessing ``access_bytes``. The same count as :func:`wavefronts` summed over the
     rows, vectorised."""
     addr = np.asarray(addresses, dtype=np.int64)
+    access_bytes = int(access_bytes)
     if addr.ndim != 2 or addr.size == 0:
         return 0
     n, lanes = addr.shape

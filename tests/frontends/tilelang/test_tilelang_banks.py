@@ -1,0 +1,79 @@
+"""Bank conflicts of a T.Parallel nest's shared-memory accesses (walker._Walker._smem_wavefronts), worked out
+by hand from TileLang 0.1.15's loop partition: the nest flattened row-major, vectors of the vectoriser's
+width, vector v run by thread v % threads."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+import tilelang.language as T  # noqa: E402
+from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.frontends.tilelang.walker import walk  # noqa: E402
+
+from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.plan import ActionKind  # noqa: E402
+
+pytestmark = pytest.mark.tilelang
+
+HW = load_profile("h200")
+M = N = 1024
+B = 64
+
+
+def _through_shared(dtype: str, transposed: bool, threads: int = 256, annotate: bool = False):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), dtype), Y: T.Tensor((N, M), dtype)):
+        with T.Kernel(N // B, M // B, threads=threads) as (bx, by):
+            s = T.alloc_shared((B, B), dtype)
+            if annotate:
+                T.annotate_layout({s: T.Layout((B, B), lambda i, j: (j, i))})
+            T.copy(X[by * B, bx * B], s)
+            for i, j in T.Parallel(B, B):
+                if transposed:
+                    Y[bx * B + i, by * B + j] = s[j, i]
+                else:
+                    Y[bx * B + i, by * B + j] = s[i, j]
+
+    return main
+
+
+def _nest(func):
+    (node,) = [op for op in walk(func).body if getattr(op, "op", "") == "parallel"]
+    return node
+
+
+def test_a_column_read_of_a_row_major_fp16_tile_conflicts_32_ways():
+    # s[j, i] indexes the innermost variable j in the row: no vectorising (1 lane). Thread t reads
+    # j = t % 64, i = 4 r + t // 64 in round r: a warp's 32 lanes read one column, rows 128 bytes apart, all in
+    # bank 0 at 32 distinct words: 32 wavefronts. 4096 elements / 256 threads = 16 rounds x 8 warps x 32.
+    node = _nest(_through_shared("float16", transposed=True))
+    assert node.smem_wavefront_bytes == 16 * 8 * 32 * 128 and node.smem_buffers == ("s",)
+
+
+def test_a_row_read_is_vectorised_and_conflict_free():
+    # s[i, j]: 8 fp16 lanes (16 bytes) a thread; 4096 / (8 x 256) = 2 rounds x 8 warps, each warp 512 bytes
+    # in 4 phases of 8 lanes, one wavefront each: 64 wavefronts, the tile's 8 KiB
+    node = _nest(_through_shared("float16", transposed=False))
+    assert node.smem_wavefront_bytes == 2 * 8 * 4 * 128 == B * B * 2
+
+
+def test_a_column_read_of_fp32_conflicts_32_ways_at_128_threads():
+    # 4-byte elements, rows 256 bytes apart: bank 0 again; 4096 / 128 threads = 32 rounds x 4 warps x 32
+    node = _nest(_through_shared("float32", transposed=True, threads=128))
+    assert node.smem_wavefront_bytes == 32 * 4 * 32 * 128
+
+
+def test_an_annotated_layout_is_not_counted_row_major():
+    node = _nest(_through_shared("float16", transposed=True, annotate=True))
+    assert node.smem_wavefront_bytes is None
+
+
+def test_the_plan_prices_the_wavefronts_as_shared_memory_bytes():
+    conflicted = plan_prim_func(_through_shared("float16", transposed=True), HW)
+    plain = plan_prim_func(_through_shared("float16", transposed=False), HW)
+
+    def smem(plan):
+        return sum(a.smem_bytes for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE)
+
+    assert smem(conflicted) == 16 * 8 * 32 * 128
+    assert smem(plain) == B * B * 2
