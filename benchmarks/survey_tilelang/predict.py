@@ -40,7 +40,7 @@ def predict(which: str = "survey") -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--set", choices=("survey", "recheck"), default="survey")
+    ap.add_argument("--set", choices=tuple(run_gpu.SETS), default="survey")
     args = ap.parse_args()
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE)
     dirty = subprocess.run(["git", "status", "--short", "-uno"], capture_output=True, text=True, cwd=HERE)

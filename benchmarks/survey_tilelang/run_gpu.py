@@ -35,6 +35,7 @@ TARGET = {"kind": "cuda", "arch": "sm_90a"}
 def _registry() -> dict:
     import common
     import kernels_attn  # noqa: F401  (registers its cases)
+    import kernels_banks  # noqa: F401
     import kernels_elem  # noqa: F401
     import kernels_gemm  # noqa: F401
     import kernels_recheck  # noqa: F401
@@ -42,20 +43,37 @@ def _registry() -> dict:
     return common.REGISTRY
 
 
-def recheck(name: str) -> bool:
-    """A case of the recheck set (kernels_recheck: new shapes of the kernels stop 20's fixes came from)."""
-    return name.endswith("_r")
+# The sets beside the survey, by the suffix of their cases' names: "recheck" (kernels_recheck: new shapes of
+# the kernels stop 20's fixes came from), "banks" (kernels_banks: transposes through shared memory, for the
+# bank-conflict count of stop 24).
+SETS = {"survey": "", "recheck": "_r", "banks": "_b"}
+
+
+def set_of(name: str) -> str:
+    """The set a case belongs to, from its name's suffix."""
+    return next((s for s, suffix in SETS.items() if suffix and name.endswith(suffix)), "survey")
+
+
+def measured_file(which: str) -> str:
+    """The file of a set's H200 timings in benchmarks/data/survey_tilelang/."""
+    return "survey_tilelang_h200.jsonl" if which == "survey" else f"{which}_h200.jsonl"
+
+
+def predicted_file(which: str) -> str:
+    """The file of a set's predictions recorded before it was measured."""
+    prefix = "" if which == "survey" else f"{which}_"
+    return f"{prefix}predicted_before_measuring.json"
 
 
 def runnable(which: str = "survey") -> list[str]:
-    """Cases of ``which`` set ("survey" or "recheck") whose kernel is a fixed-shape prim_func with no launch
+    """Cases of ``which`` set (a key of :data:`SETS`) whose kernel is a fixed-shape prim_func with no launch
     arguments."""
     import tilelang  # noqa: F401  (it brings its own tvm)
     import tvm
 
     out = []
     for name, (_, build) in _registry().items():
-        if recheck(name) != (which == "recheck"):
+        if set_of(name) != which:
             continue
         c = build()
         if isinstance(c.func, tvm.tirx.PrimFunc) and not c.args and not c.kwargs:
@@ -110,7 +128,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--case-timeout-s", type=float, default=60.0)
     ap.add_argument("--resume", action="store_true")
-    ap.add_argument("--set", choices=("survey", "recheck"), default="survey")
+    ap.add_argument("--set", choices=tuple(SETS), default="survey")
     args = ap.parse_args()
     names = runnable(args.set)
     done = set()

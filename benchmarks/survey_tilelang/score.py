@@ -19,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import run_gpu  # noqa: E402
 import survey_table  # noqa: E402
 
 
@@ -34,16 +35,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=HERE.parents[1] / "benchmarks" / "data" / "survey_tilelang")
     ap.add_argument("--now", action="store_true", help="predict with the current code")
-    ap.add_argument("--set", choices=("survey", "recheck"), default="survey")
+    ap.add_argument("--set", choices=tuple(run_gpu.SETS), default="survey")
     args = ap.parse_args()
-    prefix = "recheck_" if args.set == "recheck" else ""
     if args.now:
         import predict
 
         pred = predict.predict(args.set)
     else:
-        pred = json.loads((args.data / f"{prefix}predicted_before_measuring.json").read_text())["cases"]
-    measured = args.data / ("recheck_h200.jsonl" if args.set == "recheck" else "survey_tilelang_h200.jsonl")
+        pred = json.loads((args.data / run_gpu.predicted_file(args.set)).read_text())["cases"]
+    measured = args.data / run_gpu.measured_file(args.set)
     rows = [json.loads(x) for x in measured.read_text().splitlines() if x]
     fams: dict[str, list[tuple[float, float]]] = {}
     refused, errors, scored = [], [], []

@@ -968,10 +968,11 @@ class _Walker:
         :meth:`_vector_lanes` elements, vector ``v`` run by thread ``v % threads`` in round ``v // threads``
         (the lowered CUDA of a 64 x 64 transpose through shared memory on 256 threads reads
         ``s[(tx & 63) * 64 + i * 4 + (tx >> 6)]``). A shared access contiguous along the innermost loop
-        variable is one vector access per thread; any other issues one access per distinct element. The
-        lanes of each warp access then give the wavefronts (:func:`~tilesight.model.banks.wavefronts_many`)
-        at row-major addresses. None for a nest with a guard, a fragment or local buffer, or no shared
-        access, and for a buffer given a layout by ``T.annotate_layout``; the caller prices bytes then."""
+        variable is one vector access per thread (split as the row's alignment requires); any other issues
+        one access per distinct element. The lanes of each warp access then give the wavefronts
+        (:func:`~tilesight.model.banks.wavefronts_many`) at row-major addresses. None for a nest with a
+        guard, a fragment or local buffer, or no shared access, and for a buffer given a layout by
+        ``T.annotate_layout``; the caller prices bytes then."""
         accesses: list[tuple[Any, Any]] = []
 
         def collect(node: Any) -> None:
@@ -1019,10 +1020,14 @@ class _Walker:
                 np.broadcast_to(evaluate(i, env, self.name), flat.shape) * st
                 for i, st in zip(indices, strides, strict=True)
             )
+            offset = np.asarray(offset, dtype=np.int64)
             addr = np.full((rounds, warps * banks.WARP_SIZE, vec), -1, dtype=np.int64)
-            addr[rnd, thread, slot] = np.asarray(offset, dtype=np.int64) * elem
+            addr[rnd, thread, slot] = offset * elem
             if vec > 1 and _inner_divisor(indices, inner, frozenset(names)) == 1:
-                slots, width = [addr[:, :, 0]], vec * elem  # one vector access per thread
+                # vector accesses as wide as the row's alignment allows: a padded row (64 x 66 halves) keeps
+                # the partition's 8 lanes a thread but moves them 2 at a time (TileLang's lowering: uint1)
+                run = math.gcd(vec, int(np.gcd.reduce(offset - env[inner])))
+                slots, width = [addr[:, :, e] for e in range(0, vec, run)], run * elem
             else:
                 slots = [
                     addr[:, :, e]

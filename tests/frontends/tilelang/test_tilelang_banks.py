@@ -77,3 +77,32 @@ def test_the_plan_prices_the_wavefronts_as_shared_memory_bytes():
 
     assert smem(conflicted) == 16 * 8 * 32 * 128
     assert smem(plain) == B * B * 2
+
+
+def _padded(pad: int):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float16"), Y: T.Tensor((N, M), "float16")):
+        with T.Kernel(N // B, M // B, threads=256) as (bx, by):
+            s = T.alloc_shared((B, B + pad), "float16")
+            for i, j in T.Parallel(B, B):
+                s[i, j] = X[by * B + i, bx * B + j]
+            for i, j in T.Parallel(B, B):
+                Y[bx * B + i, by * B + j] = s[j, i]
+
+    return main
+
+
+def test_a_padded_tile_reads_its_column_without_conflicts():
+    write, read = [op for op in walk(_padded(2)).body if getattr(op, "op", "") == "parallel"]
+    # rows 66 halves (132 bytes, 33 words) apart: lane j's word 33 j + i // 2 sits in bank (j + i // 2) % 32,
+    # 32 banks for 32 lanes: one wavefront per warp access, 16 rounds x 8 warps
+    assert read.smem_wavefront_bytes == 16 * 8 * 128
+    # the store keeps the partition's 8 lanes a thread (8 threads a row, 4 rows a warp) but a row starts
+    # at 66 halves, 4-byte aligned only: 4 stores of 2 halves (TileLang's lowering: uint1). Lane (r, c) of a
+    # store writes word 33 r + 4 c + e, banks r + 4 c + e: all distinct, 1 wavefront. 2 rounds x 8 warps x 4
+    assert write.smem_wavefront_bytes == 2 * 8 * 4 * 128
+    # padded to 72 halves the rows stay 16-byte aligned: one 16-byte store a thread, 4 phases; the read's
+    # words 36 j + i // 2 fall in banks (4 j + i // 2) % 32: 8 banks with 4 lanes' distinct words each
+    write, read = [op for op in walk(_padded(8)).body if getattr(op, "op", "") == "parallel"]
+    assert write.smem_wavefront_bytes == 2 * 8 * 4 * 128
+    assert read.smem_wavefront_bytes == 16 * 8 * 4 * 128
