@@ -8,8 +8,6 @@ the shared rows are padded) and writes it transposed into ``Y`` with a ``T.Paral
 ``s[j, i]``.
 """
 
-from __future__ import annotations
-
 import tilelang.language as T
 from common import Case, case
 

@@ -39,14 +39,15 @@ def _registry() -> dict:
     import kernels_elem  # noqa: F401
     import kernels_gemm  # noqa: F401
     import kernels_recheck  # noqa: F401
+    import kernels_regs  # noqa: F401
 
     return common.REGISTRY
 
 
 # The sets beside the survey, by the suffix of their cases' names: "recheck" (kernels_recheck: new shapes of
 # the kernels stop 20's fixes came from), "banks" (kernels_banks: transposes through shared memory, for the
-# bank-conflict count of stop 24).
-SETS = {"survey": "", "recheck": "_r", "banks": "_b"}
+# bank-conflict count of stop 24), "regs" (kernels_regs: row kernels whose registers set their residency).
+SETS = {"survey": "", "recheck": "_r", "banks": "_b", "regs": "_g"}
 
 
 def set_of(name: str) -> str:
