@@ -11,7 +11,12 @@ the shared rows are padded) and writes it transposed into ``Y`` with a ``T.Paral
 import tilelang.language as T
 from common import Case, case
 
-from tilesight.dtypes import dtype_bytes
+# element bytes (the GPU machine runs these without tilesight installed)
+_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1}
+
+
+def dtype_bytes(dtype: str) -> int:
+    return _BYTES[dtype]
 
 
 def transpose_case(m: int, n: int, bm: int, bn: int, dtype: str, threads: int, pad: int = 0) -> Case:
