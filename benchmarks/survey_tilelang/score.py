@@ -1,6 +1,7 @@
 """Score the TileLang survey set (CPU): predictions recorded before measuring against the H200 timings.
 
-    python benchmarks/survey_tilelang/score.py [--data benchmarks/data/survey_tilelang] [--now]
+    python benchmarks/survey_tilelang/score.py [--data benchmarks/data/survey_tilelang] [--set SET] [--now]
+        [--predictions FILE]
 
 Families by name: ``gemm*``, ``bmm*``, ``gemv*`` and ``conv*`` are GEMMs; ``fa_*``, ``flash_*`` and
 ``sliding_*`` attention; the rest memory-bound. MAPE per family beside the roofline (each case's compulsory
@@ -35,6 +36,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=HERE.parents[1] / "benchmarks" / "data" / "survey_tilelang")
     ap.add_argument("--now", action="store_true", help="predict with the current code")
+    ap.add_argument(
+        "--predictions", default=None, help="another recorded predictions file in --data (default: the set's)"
+    )
     ap.add_argument("--set", choices=tuple(run_gpu.SETS), default="survey")
     args = ap.parse_args()
     if args.now:
@@ -42,7 +46,8 @@ def main() -> int:
 
         pred = predict.predict(args.set)
     else:
-        pred = json.loads((args.data / run_gpu.predicted_file(args.set)).read_text())["cases"]
+        recorded = args.predictions or run_gpu.predicted_file(args.set)
+        pred = json.loads((args.data / recorded).read_text())["cases"]
     measured = args.data / run_gpu.measured_file(args.set)
     rows = [json.loads(x) for x in measured.read_text().splitlines() if x]
     fams: dict[str, list[tuple[float, float]]] = {}
