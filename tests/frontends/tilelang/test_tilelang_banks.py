@@ -106,3 +106,20 @@ def test_a_padded_tile_reads_its_column_without_conflicts():
     write, read = [op for op in walk(_padded(8)).body if getattr(op, "op", "") == "parallel"]
     assert write.smem_wavefront_bytes == 2 * 8 * 4 * 128
     assert read.smem_wavefront_bytes == 16 * 8 * 4 * 128
+
+
+def test_a_threads_row_read_round_by_round_is_merged_into_vector_reads():
+    # a 128 x 32 fp16 tile written to Y transposed on 128 threads: thread j reads its own row s[j, i] for
+    # i = 0..31, one element a round (the partition: i = round, j = thread). Rows are 64 bytes apart: as
+    # 2-byte reads, lanes j sit in banks 0 and 16 with 16 words each (16 wavefronts, 32 rounds). nvcc merges
+    # each 8 rounds' contiguous, 16-byte aligned reads into one: 4 reads of 16 bytes, 4 phases of 8 lanes whose
+    # rows start in banks 0 and 16, 4 words a bank: 4 wavefronts a phase, 16 a read. 4 warps x 4 x 16
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float16"), Y: T.Tensor((N, M), "float16")):
+        with T.Kernel(N // 32, M // 128, threads=128) as (bx, by):
+            s = T.alloc_shared((128, 32), "float16")
+            T.copy(X[by * 128, bx * 32], s)
+            for i, j in T.Parallel(32, 128):
+                Y[bx * 32 + i, by * 128 + j] = s[j, i]
+
+    assert _nest(main).smem_wavefront_bytes == 4 * 4 * 16 * 128
