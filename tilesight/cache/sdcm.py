@@ -112,16 +112,17 @@ def hit_probability_gaussian(
     p = min(a / b, 1.0)
     if p >= 1.0:
         return np.where(d > a - 1, 0.0, 1.0)
-    # branch-free over the array: distances below A always hit; np.inf gives z = -inf and Phi = 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dd = np.where(d > a - 1, d, a)  # keeps sigma > 0; the final where() overrides those entries
-        z = (a - 1 + CONTINUITY_CORRECTION - dd * p) / np.sqrt(dd * (p * (1.0 - p)))
-        z = np.where(np.isfinite(d), z, -np.inf)
-        if exact_cdf:
-            cdf = require("scipy.stats", "the Gaussian SDCM with exact_cdf=True").norm.cdf(z)
-        else:
-            cdf = zelen_severo_cdf(z)
-    return np.where(d > a - 1, cdf, 1.0)
+    # distances up to A - 1 always hit and first accesses (np.inf) miss: the form runs on the rest only
+    out = np.ones(d.shape)
+    out[np.isinf(d)] = 0.0
+    at = (d > a - 1) & np.isfinite(d)
+    dd = d[at]
+    z = (a - 1 + CONTINUITY_CORRECTION - dd * p) / np.sqrt(dd * (p * (1.0 - p)))
+    if exact_cdf:
+        out[at] = require("scipy.stats", "the Gaussian SDCM with exact_cdf=True").norm.cdf(z)
+    else:
+        out[at] = zelen_severo_cdf(z)
+    return out
 
 
 def gaussian_valid(distance: np.ndarray | float, capacity_blocks: float, associativity: int) -> np.ndarray:
