@@ -352,6 +352,9 @@ class TileAction:
     profile's ``[wgmma_n_efficiency]``); None for the rate as calibrated.
     ``warps`` (REDUCE): how many warps the reduced axis spans; above one the warps' partial results meet in
     shared memory behind a barrier, a latency the profile's ``[cross_warp_reduction]`` table gives.
+    ``reverse`` (LOAD): the enclosing loop walks the tensor's blocks backwards (``(n - 1 - k) * BLOCK``: a
+    second pass over a row that starts where the first ended, so its first blocks are the ones read last); it
+    matters where an earlier read of the same blocks in the program makes them re-reads.
     ``chain`` (ELEMENTWISE): the action's vector iterations run back to back in each thread
     (:class:`SerialChain`); their dependent latency is then a floor under its duration.
     ``deps`` name sibling nodes (actions or loops in the same body) that must finish first.
@@ -373,6 +376,7 @@ class TileAction:
     warps: int | None = None
     chain: SerialChain | None = None
     mma_n: int | None = None
+    reverse: bool = False
 
     def __post_init__(self) -> None:
         if not self.name:

@@ -41,6 +41,7 @@ from tilesight.plan import (
     TilePlan,
 )
 
+from .expr import evaluate, free_vars
 from .gemm_inst import (
     WARPS_PER_WARPGROUP,
     WGMMA_MAX_N,
@@ -161,6 +162,7 @@ class _Lowering:
         # shared operands of T.gemm: TileLang gives them swizzled layouts, so a T.Parallel nest's row-major
         # bank count (OpNode.smem_wavefront_bytes) does not hold for them
         self.swizzled = _gemm_operands(ir.body)
+        self.loop_vars: list[str] = []  # serial loops enclosing the node being lowered, outermost first
 
     def _name(self, base: str) -> str:
         name, i = base, 1
@@ -258,7 +260,11 @@ class _Lowering:
                 f"loop {node.var}: per-thread vector loads indexed by the thread index, only registers "
                 f"carried between iterations: unrolled by the compiler, {stages} iterations' loads in flight"
             )
-        body = self.body(node.body, stages, node.pipelined)
+        self.loop_vars.append(node.var)
+        try:
+            body = self.body(node.body, stages, node.pipelined)
+        finally:
+            self.loop_vars.pop()
         reduction = any(
             isinstance(op, OpNode)
             and op.op == "gemm"
@@ -403,7 +409,25 @@ class _Lowering:
             dst=dst,
             location=where,
             variant=SYNC_LOAD if sync else None,
+            reverse=self._backwards(src),
         )
+
+    def _backwards(self, region: Region) -> bool:
+        """Whether the innermost enclosing loop walks ``region`` backwards: its start moves down as the loop
+        variable goes up (``A[bx, (nk - 1 - k) * bk]``), with every other variable held at 0."""
+        if not self.loop_vars:
+            return False
+        var = self.loop_vars[-1]
+        starts = []
+        for at in (0, 1):
+            env = {v: 0 for m in region.mins for v in free_vars(m)}
+            env[var] = at
+            try:
+                starts.append([int(np.asarray(evaluate(m, env, self.ir.name)).flat[0]) for m in region.mins])
+            except FrontendError:  # a start the index evaluator cannot read: taken as forward
+                return False
+        steps = [b - a for a, b in zip(*starts, strict=True)]
+        return any(d < 0 for d in steps) and not any(d > 0 for d in steps)
 
     def _store(self, dst: Region, src: MemLevel, where: str, prefix: str = "store") -> TileAction:
         """A store of ``dst``'s global tile from ``src`` (registers or shared memory)."""

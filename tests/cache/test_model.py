@@ -414,8 +414,9 @@ def test_sampled_steps_count_and_match_occurrences(slot_sets, samples):
             assert at[r].tolist() == [float(x in o.slots) for x in sig]
 
 
-def _two_pass_plan(rows: int, cols: int, block: int):
-    """A normalisation kernel's shape: one row per tile, two loops over the row reading x twice, a store."""
+def _two_pass_plan(rows: int, cols: int, block: int, reverse: bool = False):
+    """A normalisation kernel's shape: one row per tile, two loops over the row reading x twice, a store;
+    ``reverse``: the second loop walks the row backwards."""
     trips = cols // block
     return TilePlan(
         name="two_pass",
@@ -430,7 +431,7 @@ def _two_pass_plan(rows: int, cols: int, block: int):
                 "norm",
                 trips,
                 (
-                    TileAction("load_x_2", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),
+                    TileAction("load_x_2", ActionKind.LOAD, tensor="x", dst=MemLevel.REG, reverse=reverse),
                     TileAction("store_y", ActionKind.STORE, tensor="y", src=MemLevel.REG, deps=("load_x_2",)),
                 ),
             ),
@@ -457,6 +458,26 @@ def test_second_pass_misses_when_the_wave_overflows_l2(monkeypatch):
     traffic, rows = sdcm_breakdown(plan, H200, l2_capacity_bytes=32 << 20, **BARE)
     by = {r.action: r for r in rows}
     assert by["load_x_2"].l2_hit < 0.05
+
+
+def test_a_backward_second_pass_rereads_the_last_blocks_first():
+    # The same 128 KiB rows, 8 blocks of 16 KiB, the second pass backwards: its step i re-reads the first
+    # pass's block 7 - i after the wave's i later first-pass blocks, its own i second-pass reads and i stores,
+    # 3 i x 16 KiB x 1024 tiles: nothing for the first step (a sure hit), 48 MiB and more after it (misses in
+    # a 32 MiB L2). So 1/8 of the second pass hits, where walking forwards (7 blocks and more in between)
+    # none of it does.
+    plan = _two_pass_plan(1024, 65536, 8192, reverse=True)
+    _, rows = sdcm_breakdown(plan, H200, l2_capacity_bytes=32 << 20, **BARE)
+    assert {r.action: r for r in rows}["load_x_2"].l2_hit == pytest.approx(1 / 8, abs=1e-3)
+    _, rows = sdcm_breakdown(_two_pass_plan(1024, 65536, 8192), H200, l2_capacity_bytes=32 << 20, **BARE)
+    assert {r.action: r for r in rows}["load_x_2"].l2_hit < 1e-3
+    # with 2 KiB blocks (8192-wide rows, 2 MiB a step over the wave) and 12 MiB of L2 the backward pass hits
+    # at 0, 6 and 12 MiB: 1, ~1 and ~1/2 of its 8 steps; forwards the distances are 14-28 MiB: misses
+    backward = _two_pass_plan(1024, 8192, 1024, reverse=True)
+    _, rows = sdcm_breakdown(backward, H200, l2_capacity_bytes=12 << 20, **BARE)
+    assert 2 / 8 < {r.action: r for r in rows}["load_x_2"].l2_hit < 3 / 8
+    _, rows = sdcm_breakdown(_two_pass_plan(1024, 8192, 1024), H200, l2_capacity_bytes=12 << 20, **BARE)
+    assert {r.action: r for r in rows}["load_x_2"].l2_hit < 0.05
 
 
 def test_warm_tensor_first_touches_hit():

@@ -136,6 +136,7 @@ class _Stream:
     block_bytes: float  # average bytes of one block (masked edge blocks included)
     keys: np.ndarray  # reuse key per launch index (time order)
     nkeys: int
+    reverse: bool = False  # the loop visits the blocks last first (TileAction.reverse)
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
         block_bytes = t.tile_bytes * min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
         write = act.kind is ActionKind.STORE or t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
         if tiles:
-            streams.append(_Stream(act.name, t.name, write, occ, block_bytes, keys, nkeys))
+            streams.append(_Stream(act.name, t.name, write, occ, block_bytes, keys, nkeys, act.reverse))
     return streams
 
 
@@ -443,7 +444,7 @@ def _hit_matrix(
                 row[jo] = hit_of(dist)
             concurrent[j[same]] = True
         out[s.action] = (hits, ~has, concurrent)
-    _in_tile_rereads(streams, out, uniq, cell, sampled, capacity_bytes, associativity, form)
+    _in_tile_rereads(streams, out, uniq, cell, capacity_bytes, associativity, form)
     return out
 
 
@@ -452,14 +453,15 @@ def _in_tile_rereads(
     out: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
     uniq: np.ndarray,
     cell: np.ndarray,
-    sampled: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
     capacity_bytes: float,
     associativity: int,
     form: str,
 ) -> None:
     """Blocks a tile reads again later in its own program (a normalisation kernel's second pass over its
     row): a read stream of the same tensor, tile and occurrence count as an earlier read stream re-reads that
-    stream's blocks, occurrence for occurrence. The reuse distance is what the tile's wave reads between the
+    stream's blocks, occurrence for occurrence, or last first where one of the two walks its blocks
+    backwards (:attr:`~tilesight.plan.TileAction.reverse`: occurrence ``i`` re-reads ``n - 1 - i``). The
+    reuse distance is what the tile's wave reads between the
     two occurrences (every stream's distinct bytes per occurrence in the wave's cell, times its occurrences
     in between); the access hits with the larger of that probability and its cross-tile one, and is no first
     touch. Updates ``out`` in place."""
@@ -472,14 +474,18 @@ def _in_tile_rereads(
         earlier[key] = j
         if r is None or s.block_bytes <= 0:
             continue
-        idx, before_s, _ = sampled[j]
-        slot_r = streams[r].slots[idx]
+        # every occurrence, not the sampled ones: the distance grows with the step (from nothing, for a
+        # backward pass's first step), so its hits are not spread evenly over the loop
+        n = s.slots.size
+        mirrored = s.reverse != streams[r].reverse
+        slot_r = streams[r].slots[::-1] if mirrored else streams[r].slots
+        before_s = np.stack([np.searchsorted(o.slots, s.slots, side="left") for o in streams]).astype(float)
         before_r = np.stack([np.searchsorted(o.slots, slot_r, side="left") for o in streams]).astype(float)
-        between = uniq @ np.maximum(before_s - before_r, 0.0)  # (cells, samples) bytes read in between
+        between = uniq @ np.maximum(before_s - before_r, 0.0)  # (cells, occurrences) bytes read in between
         hit_of = hit_probability_table(capacity_bytes / s.block_bytes, associativity, form)
-        p_in = hit_of(np.maximum(between - s.block_bytes, 0.0) / s.block_bytes)  # (cells, samples)
+        p_in = hit_of(np.maximum(between - s.block_bytes, 0.0) / s.block_bytes).sum(axis=1) / n  # (cells,)
         hits, first, concurrent = out[s.action]
-        out[s.action] = (np.maximum(hits, p_in[cell].T), np.zeros_like(first), concurrent)
+        out[s.action] = (np.maximum(hits, p_in[cell][None, :]), np.zeros_like(first), concurrent)
 
 
 def execution_skew(plan: TilePlan, hw: HardwareProfile) -> float:
