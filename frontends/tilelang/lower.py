@@ -248,6 +248,14 @@ class _Lowering:
                 f"mean {mean_trips:.2f}); the plan times the mean, schedules blocks by their own counts"
             )
         stages = node.stages
+        if node.pipelined and _only_sync_copies(node):
+            # nothing to run ahead: TileLang leaves the loop unpipelined, each step waiting for its loads
+            node = dataclasses.replace(node, pipelined=False, stages=1)
+            stages = 1
+            self.notes.append(
+                f"loop {node.var}: its copies into shared memory are guarded by compound conditions, which "
+                "TileLang lowers to plain loads: not software-pipelined"
+            )
         if not node.pipelined and _scalar_gather(node, self.ir.threads):
             stages = max(stages, min(count, SCALAR_LOOP_UNROLL))
             self.notes.append(
@@ -336,7 +344,11 @@ class _Lowering:
     def elementwise_with_global(self, node: OpNode) -> list[Node]:
         """A T.Parallel nest (or store) whose elements read or write global memory directly: each global tile
         it reads is a load to registers before the element-wise work, each it writes a store after it."""
-        loads = [self._load(r, MemLevel.REG, node.location) for r in node.reads if r.scope == GLOBAL]
+        loads = [
+            self._load(r, MemLevel.REG, node.location, sync=node.sync_copy)
+            for r in node.reads
+            if r.scope == GLOBAL
+        ]
         on_chip = dataclasses.replace(
             node,
             reads=tuple(r for r in node.reads if r.scope != GLOBAL),
@@ -779,6 +791,19 @@ def _thread_vector_loads(node: LoopNode) -> bool:
         return True
 
     return registers_only(node.body) and spread
+
+
+def _only_sync_copies(node: LoopNode) -> bool:
+    """Whether every copy from global into shared memory directly in ``node`` is a T.Parallel nest TileLang
+    cannot make asynchronous (:attr:`OpNode.sync_copy`), and there is at least one."""
+    copies = [
+        op
+        for op in node.body
+        if isinstance(op, OpNode)
+        and any(r.scope == GLOBAL for r in op.reads)
+        and any(w.scope == SHARED for w in op.writes)
+    ]
+    return bool(copies) and all(op.op == "parallel" and op.sync_copy for op in copies)
 
 
 def _transient_fragments(body: tuple[OpNode | LoopNode, ...]) -> set[str]:

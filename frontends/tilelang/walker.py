@@ -23,7 +23,7 @@ from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 from tilesight.model import banks
 
-from ._tvm import arith, stmt_functor, structural_equal, tirx
+from ._tvm import arith, stmt_functor, structural_equal, tirx, tvm_ir
 from .expr import copied_from, evaluate, free_vars, known_buffers
 
 GLOBAL, SHARED, REGISTER = "global", "shared", "register"
@@ -141,6 +141,9 @@ class OpNode:
     # address; None where TileLang does not partition the loop itself (fragments, guards)
     smem_wavefront_bytes: float | None = None
     smem_buffers: tuple[str, ...] = ()
+    # parallel: a copy from global into shared memory TileLang 0.1.15 cannot make asynchronous (an
+    # ``if_then_else`` whose condition can fail, see _Walker._sync_copy): plain loads the threads wait for
+    sync_copy: bool = False
 
 
 @dataclass(frozen=True)
@@ -954,6 +957,7 @@ class _Walker:
         node = OpNode(
             "parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain,
             smem_wavefront_bytes=waves[0] if waves else None, smem_buffers=waves[1] if waves else (),
+            sync_copy=self._sync_copy(body, lanes),
         )  # fmt: skip
         return [node, *atomics]
 
@@ -1042,6 +1046,50 @@ class _Walker:
                 rows = np.where(rows >= 0, rows, rows[:, :1])  # idle lanes: a copy of lane 0 (no new word)
                 waves += banks.wavefronts_many(rows, size)
         return float(waves * banks.WAVEFRONT_BYTES), tuple(sorted({buf.name for buf, _ in shared}))
+
+    def _sync_copy(self, stmts: list[Any], lanes: dict[str, int]) -> bool:
+        """Whether a T.Parallel nest copies global memory into shared memory through an ``if_then_else``
+        whose condition can fail: TileLang 0.1.15 lowers that copy to plain loads and shared stores the
+        threads wait for, not a ``cp.async``, and a ``T.Pipelined`` loop whose every such copy is one is not
+        multi-buffered at all (the lowered CUDA of a 128 x 128 x 32 GEMM at 4000^3, read on CPU, for each
+        of four guards on each operand: ``by * 128 + i < 4000`` makes A's copy synchronous, ``k * 32 + j <
+        4000``, always true over the loop, leaves it asynchronous; both operands guarded by conditions that
+        can fail leave one buffer each and ``__syncthreads`` around every step). A condition TileLang's own
+        analyzer proves over the lanes', blocks' and loops' ranges is dropped, and so is here."""
+        ranges: dict[str, tuple[int, int]] = {v: (0, n) for v, n in lanes.items()}
+        ranges.update({v: (0, n) for v, n in zip(self.grid_vars, self.grid, strict=True)})
+        for v, (starts, counts) in self.loop_trips.items():
+            if starts.size and counts.size:
+                lo = int(starts.min())
+                ranges[v] = (lo, max(lo + 1, int((starts + counts).max())))
+        found = False
+
+        def can_fail(cond: Any) -> bool:
+            analyzer = arith.Analyzer()
+
+            def bind(n: Any) -> None:
+                if isinstance(n, tirx.Var) and n.name in ranges:
+                    lo, hi = ranges[n.name]
+                    analyzer.bind(n, tvm_ir.Range(lo, hi))
+
+            tirx.stmt_functor.post_order_visit(cond, bind)
+            return not analyzer.can_prove(cond)
+
+        def visit(node: Any) -> None:
+            nonlocal found
+            if not (isinstance(node, tirx.Call) and node.op.name.split(".")[-1] == "if_then_else"):
+                return
+            loads: list[Any] = []
+            tirx.stmt_functor.post_order_visit(
+                node.args[1], lambda n: loads.append(n) if isinstance(n, tirx.BufferLoad) else None
+            )
+            if any(self.buffers.get(ld.buffer.name, (GLOBAL,))[0] == GLOBAL for ld in loads):
+                found = found or can_fail(self._inlined(node.args[0]))
+
+        for s in stmts:
+            if isinstance(s, tirx.BufferStore) and self.buffers.get(s.buffer.name, (GLOBAL,))[0] == SHARED:
+                tirx.stmt_functor.post_order_visit(s.value, visit)
+        return found
 
     def _vector_lanes(self, accesses: list[tuple[Any, Any]], lanes: dict[str, int]) -> int:
         """The vector width TileLang's loop vectoriser gives a T.Parallel nest over ``accesses`` (buffer,

@@ -8,7 +8,7 @@ import tilelang.language as T  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 
 from tilesight.hardware import load_profile  # noqa: E402
-from tilesight.plan import ActionKind  # noqa: E402
+from tilesight.plan import SYNC_LOAD, ActionKind, Loop  # noqa: E402
 
 pytestmark = pytest.mark.tilelang
 
@@ -42,3 +42,62 @@ def test_a_loop_walking_its_row_backwards_marks_its_load_reverse():
     plan = plan_prim_func(main, HW)
     loads = [a for a, _ in plan.actions() if a.kind is ActionKind.LOAD]
     assert [a.reverse for a in loads] == [False, True]
+
+
+def _guarded_gemm(guard_a: str, guard_b: str):
+    """A 4000^3 GEMM whose operand copies into shared memory are T.Parallel nests, each guarded by an
+    ``if_then_else`` on its rows ("rows"), its columns ("cols") or not at all ("none")."""
+    m = n = k_ = 4000
+    bm, bn, bk = 128, 128, 32
+
+    def pick(kind, row, col, rows, cols, load):
+        if kind == "rows":
+            return T.if_then_else(row < rows, load, 0)
+        if kind == "cols":
+            return T.if_then_else(col < cols, load, 0)
+        return load
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((m, k_), "float16"), B: T.Tensor((k_, n), "float16"), C: T.Tensor((m, n), "float16")
+    ):
+        with T.Kernel(T.ceildiv(n, bn), T.ceildiv(m, bm), threads=128) as (bx, by):
+            a_s = T.alloc_shared((bm, bk), "float16")
+            b_s = T.alloc_shared((bk, bn), "float16")
+            acc = T.alloc_fragment((bm, bn), "float32")
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(k_, bk), num_stages=3):
+                for i, j in T.Parallel(bm, bk):
+                    a_s[i, j] = pick(guard_a, by * bm + i, k * bk + j, m, k_, A[by * bm + i, k * bk + j])
+                for i, j in T.Parallel(bk, bn):
+                    b_s[i, j] = pick(guard_b, k * bk + i, bx * bn + j, k_, n, B[k * bk + i, bx * bn + j])
+                T.gemm(a_s, b_s, acc)
+            T.copy(acc, C[by * bm, bx * bn])
+
+    return main
+
+
+def test_a_guard_that_can_fail_makes_a_copy_synchronous():
+    # TileLang 0.1.15's lowering (read on CPU): A guarded on its rows (by * 128 + i < 4000 fails in the last
+    # row of blocks) is loaded and stored by the threads, not cp.async; A guarded on its columns
+    # (k * 32 + j < 4000 always holds over the 125 steps) is dropped and stays asynchronous. With one
+    # operand asynchronous the loop is still pipelined, three stages
+    def loop_and_loads(func):
+        plan = plan_prim_func(func, HW)
+        (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+        return loop, {a.tensor: a.variant for a, _ in plan.actions() if a.kind is ActionKind.LOAD}
+
+    loop, variants = loop_and_loads(_guarded_gemm("rows", "none"))
+    assert variants == {"A": SYNC_LOAD, "B": None} and loop.stages == 3
+    loop, variants = loop_and_loads(_guarded_gemm("cols", "none"))
+    assert variants == {"A": None, "B": None} and loop.stages == 3
+
+
+def test_a_loop_whose_every_copy_is_synchronous_is_not_pipelined():
+    # both operands guarded by conditions that can fail (B's columns: bx * 128 + j < 4000): one shared buffer
+    # each, __syncthreads around every step; the plan times the loop unpipelined
+    plan = plan_prim_func(_guarded_gemm("rows", "cols"), HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.stages == 1
+    assert all(a.variant == SYNC_LOAD for a, _ in plan.actions() if a.kind is ActionKind.LOAD)
+    assert any("not software-pipelined" in note for note in plan.notes)
