@@ -38,6 +38,7 @@ def _registry() -> dict:
     import kernels_banks  # noqa: F401
     import kernels_elem  # noqa: F401
     import kernels_gemm  # noqa: F401
+    import kernels_guards  # noqa: F401
     import kernels_recheck  # noqa: F401
     import kernels_regs  # noqa: F401
 
@@ -46,8 +47,9 @@ def _registry() -> dict:
 
 # The sets beside the survey, by the suffix of their cases' names: "recheck" (kernels_recheck: new shapes of
 # the kernels stop 20's fixes came from), "banks" (kernels_banks: transposes through shared memory, for the
-# bank-conflict count of stop 24), "regs" (kernels_regs: row kernels whose registers set their residency).
-SETS = {"survey": "", "recheck": "_r", "banks": "_b", "regs": "_g"}
+# bank-conflict count of stop 24), "regs" (kernels_regs: row kernels whose registers set their residency),
+# "guards" (kernels_guards: guarded operand copies and backward second passes).
+SETS = {"survey": "", "recheck": "_r", "banks": "_b", "regs": "_g", "guards": "_u"}
 
 
 def set_of(name: str) -> str:

@@ -17,6 +17,7 @@ import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -430,11 +431,25 @@ class _Lowering:
         if not self.loop_vars:
             return False
         var = self.loop_vars[-1]
+        binds = self.ir.binds
+        # the variables the starts read, through the kernel's let-bindings (``c = nk - 1 - k``)
+        order: list[str] = []
+        pending = [v for m in region.mins for v in free_vars(m)]
+        while pending:
+            v = pending.pop()
+            if v in order:
+                continue
+            order.append(v)
+            if v in binds:
+                pending.extend(free_vars(binds[v]))
         starts = []
         for at in (0, 1):
-            env = {v: 0 for m in region.mins for v in free_vars(m)}
+            env: dict[str, Any] = {v: 0 for v in order if v not in binds}
             env[var] = at
             try:
+                for v in reversed(order):  # a binding after the variables it reads
+                    if v in binds:
+                        env[v] = evaluate(binds[v], env, self.ir.name)
                 starts.append([int(np.asarray(evaluate(m, env, self.ir.name)).flat[0]) for m in region.mins])
             except FrontendError:  # a start the index evaluator cannot read: taken as forward
                 return False

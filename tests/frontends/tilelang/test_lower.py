@@ -44,13 +44,18 @@ def test_a_loop_walking_its_row_backwards_marks_its_load_reverse():
     assert [a.reverse for a in loads] == [False, True]
 
 
-def _guarded_gemm(guard_a: str, guard_b: str):
-    """A 4000^3 GEMM whose operand copies into shared memory are T.Parallel nests, each guarded by an
-    ``if_then_else`` on its rows ("rows"), its columns ("cols") or not at all ("none")."""
-    m = n = k_ = 4000
+def _guarded_gemm(guard_a: str, guard_b: str, size: int = 4000):
+    """A ``size``^3 GEMM whose operand copies into shared memory are T.Parallel nests, each guarded by an
+    ``if_then_else`` on its rows ("rows"), its columns ("cols"), both joined with ``&`` ("bitand") or
+    ``T.And`` ("and"), or not at all ("none")."""
+    m = n = k_ = size
     bm, bn, bk = 128, 128, 32
 
     def pick(kind, row, col, rows, cols, load):
+        if kind == "bitand":
+            return T.if_then_else((row < rows) & (col < cols), load, 0)
+        if kind == "and":
+            return T.if_then_else(T.And(row < rows, col < cols), load, 0)
         if kind == "rows":
             return T.if_then_else(row < rows, load, 0)
         if kind == "cols":
@@ -101,3 +106,16 @@ def test_a_loop_whose_every_copy_is_synchronous_is_not_pipelined():
     assert loop.stages == 1
     assert all(a.variant == SYNC_LOAD for a, _ in plan.actions() if a.kind is ActionKind.LOAD)
     assert any("not software-pipelined" in note for note in plan.notes)
+
+
+def test_a_guard_joined_with_python_and_is_never_dropped():
+    # at 4096^3 every guard holds: T.And of the comparisons is proven and dropped (cp.async, three stages),
+    # Python's & (a bitwise_and) is not: one buffer each, plain loads, as TileLang 0.1.15 lowers them
+    plan = plan_prim_func(_guarded_gemm("and", "and", size=4096), HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.stages == 3 and all(a.variant is None for a, _ in plan.actions() if a.kind is ActionKind.LOAD)
+    plan = plan_prim_func(_guarded_gemm("bitand", "bitand", size=4096), HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.stages == 1 and all(
+        a.variant == SYNC_LOAD for a, _ in plan.actions() if a.kind is ActionKind.LOAD
+    )
