@@ -254,8 +254,8 @@ class _Lowering:
             node = dataclasses.replace(node, pipelined=False, stages=1)
             stages = 1
             self.notes.append(
-                f"loop {node.var}: its copies into shared memory are guarded by compound conditions, which "
-                "TileLang lowers to plain loads: not software-pipelined"
+                f"loop {node.var}: its copies into shared memory are if_then_else guards TileLang cannot "
+                "drop, lowered to plain loads the threads wait for: not software-pipelined"
             )
         if not node.pipelined and _scalar_gather(node, self.ir.threads):
             stages = max(stages, min(count, SCALAR_LOOP_UNROLL))
