@@ -24,6 +24,7 @@ import numpy as np
 from tilesight.dtypes import canonical_dtype, dtype_bytes
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
+from tilesight.model.banks import WAVEFRONT_BYTES
 from tilesight.model.resources import side_by_side_runs
 from tilesight.plan import (
     SYNC_LOAD,
@@ -74,6 +75,11 @@ ATOMIC_FRAGMENT_WIDTH = 4
 # TileLang aligns each dynamic shared-memory buffer so TMA and 128-byte-swizzled layouts can address it;
 # the 128B swizzle atom needs 1024-byte alignment on Hopper (CUDA programming guide, TMA swizzle modes).
 SMEM_BUFFER_ALIGN_BYTES = 1024
+# A T.Parallel nest whose shared-memory wavefronts cost this many times its bytes gets a note naming it (a
+# 32-way conflicted column read of 2-byte elements is 64x; a conflict-free 2-byte access, half a wavefront
+# used, 2x: not a conflict worth naming).
+BANK_CONFLICT_NOTE_RATIO = 4.0
+
 # Registers a thread needs beyond its fragments (addresses, loop counters, indices, predicates): a
 # modelling constant, not fitted to any kernel; it keeps fragment-light kernels from looking register-free.
 REGISTER_OVERHEAD_PER_THREAD = 32
@@ -591,15 +597,19 @@ class _Lowering:
 
     def elementwise(self, node: OpNode) -> list[Node]:
         out = node.writes[0].buffer
+        per_elem = sum(
+            dtype_bytes(canonical_dtype(r.dtype)) for r in (*node.reads, *node.writes) if r.scope == SHARED
+        )
+        smem = float(per_elem * node.elements)
         if node.smem_wavefront_bytes is not None and not self.swizzled & set(node.smem_buffers):
-            smem = node.smem_wavefront_bytes  # wavefronts at the lanes' addresses (bank conflicts)
-        else:
-            per_elem = sum(
-                dtype_bytes(canonical_dtype(r.dtype))
-                for r in (*node.reads, *node.writes)
-                if r.scope == SHARED
-            )
-            smem = float(per_elem * node.elements)
+            waves = node.smem_wavefront_bytes  # wavefronts at the lanes' addresses (bank conflicts)
+            if smem > 0 and waves >= BANK_CONFLICT_NOTE_RATIO * smem:
+                self.notes.append(
+                    f"shared-memory bank conflicts at {node.location}: "
+                    f"{waves / WAVEFRONT_BYTES:.0f} wavefronts a tile to move {smem:.0f} bytes of "
+                    f"{', '.join(node.smem_buffers)}, which {smem / WAVEFRONT_BYTES:.0f} full wavefronts hold"
+                )
+            smem = waves
         acts: list[Node] = []
         if node.sfu_ops:
             acts.append(

@@ -44,8 +44,9 @@ def _nest(func):
 
 def test_a_column_read_of_a_row_major_fp16_tile_conflicts_32_ways():
     # s[j, i] indexes the innermost variable j in the row: no vectorising (1 lane). Thread t reads
-    # j = t % 64, i = 4 r + t // 64 in round r: a warp's 32 lanes read one column, rows 128 bytes apart, all in
-    # bank 0 at 32 distinct words: 32 wavefronts. 4096 elements / 256 threads = 16 rounds x 8 warps x 32.
+    # j = t % 64, i = 4 r + t // 64 in round r: a warp's 32 lanes read one column, rows 128 bytes apart,
+    # all in bank 0 at 32 distinct words: 32 wavefronts. 4096 elements / 256 threads = 16 rounds x 8 warps
+    # x 32.
     node = _nest(_through_shared("float16", transposed=True))
     assert node.smem_wavefront_bytes == 16 * 8 * 32 * 128 and node.smem_buffers == ("s",)
 
@@ -77,6 +78,10 @@ def test_the_plan_prices_the_wavefronts_as_shared_memory_bytes():
 
     assert smem(conflicted) == 16 * 8 * 32 * 128
     assert smem(plain) == B * B * 2
+    # the report names the conflicted nest: 4096 wavefronts where its 8 KiB would fill 64
+    (note,) = [n for n in conflicted.notes if "bank conflicts" in n]
+    assert "4096 wavefronts a tile to move 8192 bytes of s, which 64 full wavefronts hold" in note
+    assert not [n for n in plain.notes if "bank conflicts" in n]
 
 
 def _padded(pad: int):
@@ -111,9 +116,10 @@ def test_a_padded_tile_reads_its_column_without_conflicts():
 def test_a_threads_row_read_round_by_round_is_merged_into_vector_reads():
     # a 128 x 32 fp16 tile written to Y transposed on 128 threads: thread j reads its own row s[j, i] for
     # i = 0..31, one element a round (the partition: i = round, j = thread). Rows are 64 bytes apart: as
-    # 2-byte reads, lanes j sit in banks 0 and 16 with 16 words each (16 wavefronts, 32 rounds). nvcc merges
-    # each 8 rounds' contiguous, 16-byte aligned reads into one: 4 reads of 16 bytes, 4 phases of 8 lanes whose
-    # rows start in banks 0 and 16, 4 words a bank: 4 wavefronts a phase, 16 a read. 4 warps x 4 x 16
+    # 2-byte reads, lanes j sit in banks 0 and 16 with 16 words each (16 wavefronts, 32 rounds). nvcc
+    # merges each 8 rounds' contiguous, 16-byte aligned reads into one: 4 reads of 16 bytes, 4 phases of 8
+    # lanes whose rows start in banks 0 and 16, 4 words a bank: 4 wavefronts a phase, 16 a read.
+    # 4 warps x 4 x 16
     @T.prim_func
     def main(X: T.Tensor((M, N), "float16"), Y: T.Tensor((N, M), "float16")):
         with T.Kernel(N // 32, M // 128, threads=128) as (bx, by):
