@@ -10,10 +10,20 @@ PEAKS = {"tc16": 989e12, "tc8": 1979e12, "fp32": 67e12}
 DRAM_BW = 4.8e12
 
 _NB = {"f16": 2, "bf16": 2, "f8": 1, "i8": 1, "i32": 4, "f32": 4, "u8": 1}
+# the same sizes by TileLang dtype name (the GPU machine runs the cases without tilesight installed)
+_NAMES = {
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float8_e4m3": "f8",
+    "int8": "i8",
+    "int32": "i32",
+    "float32": "f32",
+}
 
 
 def nbytes(tag: str) -> int:
-    return _NB[tag]
+    """Bytes of an element, by short tag ("f16") or TileLang dtype name ("float16")."""
+    return _NB[_NAMES.get(tag, tag)]
 
 
 @dataclass

@@ -9,14 +9,7 @@ the shared rows are padded) and writes it transposed into ``Y`` with a ``T.Paral
 """
 
 import tilelang.language as T
-from common import Case, case
-
-# element bytes (the GPU machine runs these without tilesight installed)
-_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1}
-
-
-def dtype_bytes(dtype: str) -> int:
-    return _BYTES[dtype]
+from common import Case, case, nbytes
 
 
 def transpose_case(m: int, n: int, bm: int, bn: int, dtype: str, threads: int, pad: int = 0) -> Case:
@@ -32,7 +25,7 @@ def transpose_case(m: int, n: int, bm: int, bn: int, dtype: str, threads: int, p
             for i, j in T.Parallel(bn, bm):
                 Y[bx * bn + i, by * bm + j] = s[j, i]
 
-    return Case(main, bytes=2 * m * n * dtype_bytes(dtype), flops=0, peak="fp32")
+    return Case(main, bytes=2 * m * n * nbytes(dtype), flops=0, peak="fp32")
 
 
 @case("transpose_f16_4096_64x64_t256_b", "fp16 4096^2, 64 x 64 tile, 256 threads (32-way column reads)")

@@ -1,7 +1,7 @@
 """Elementwise / reduction / norm survey kernels."""
 
 import tilelang.language as T
-from common import Case, case
+from common import Case, case, nbytes
 
 
 @case(
@@ -111,38 +111,7 @@ def softmax_online_tiled():
     "LayerNorm: mean/var via 2x T.reduce_sum, T.rsqrt, gamma/beta, bf16 in/out, 4 rows/block (8192 x 4096)",
 )
 def layernorm():
-    M, N, bm, eps = 8192, 4096, 4, 1e-5
-
-    @T.prim_func
-    def main(
-        X: T.Tensor((M, N), "bfloat16"),
-        G: T.Tensor((N,), "bfloat16"),
-        Bt: T.Tensor((N,), "bfloat16"),
-        Y: T.Tensor((M, N), "bfloat16"),
-    ):
-        with T.Kernel(T.ceildiv(M, bm), threads=256) as bx:
-            x = T.alloc_fragment((bm, N), "float32")
-            xc = T.alloc_fragment((bm, N), "float32")
-            mean = T.alloc_fragment((bm,), "float32")
-            var = T.alloc_fragment((bm,), "float32")
-            g_s = T.alloc_shared((N,), "bfloat16")
-            b_s = T.alloc_shared((N,), "bfloat16")
-            T.copy(G, g_s)
-            T.copy(Bt, b_s)
-            T.copy(X[bx * bm, 0], x)
-            T.reduce_sum(x, mean, dim=1)
-            for i in T.Parallel(bm):
-                mean[i] = mean[i] / N
-            for i, j in T.Parallel(bm, N):
-                xc[i, j] = (x[i, j] - mean[i]) * (x[i, j] - mean[i])
-            T.reduce_sum(xc, var, dim=1)
-            for i in T.Parallel(bm):
-                var[i] = T.rsqrt(var[i] / N + eps)
-            for i, j in T.Parallel(bm, N):
-                x[i, j] = (x[i, j] - mean[i]) * var[i] * T.Cast("float32", g_s[j]) + T.Cast("float32", b_s[j])
-            T.copy(x, Y[bx * bm, 0])
-
-    return Case(main, bytes=2 * M * N * 2 + 2 * N * 2, flops=8 * M * N, peak="fp32")
+    return layernorm_case(8192, 4096, 4, 256, "bfloat16")
 
 
 @case(
@@ -276,43 +245,7 @@ def per_token_cast_fp8():
     "label pick (4096 x 32768 bf16 logits)",
 )
 def logsumexp_ce():
-    M, V, bv = 4096, 32768, 4096
-    nt = V // bv
-    LOG2E = 1.44269504
-
-    @T.prim_func
-    def main(
-        L: T.Tensor((M, V), "bfloat16"), labels: T.Tensor((M,), "int32"), loss: T.Tensor((M,), "float32")
-    ):
-        with T.Kernel(M, threads=256) as bx:
-            x = T.alloc_fragment((bv,), "float32")
-            pick = T.alloc_fragment((bv,), "float32")
-            mx = T.alloc_fragment((1,), "float32")
-            mprev = T.alloc_fragment((1,), "float32")
-            s = T.alloc_fragment((1,), "float32")
-            st = T.alloc_fragment((1,), "float32")
-            tgt = T.alloc_fragment((1,), "float32")
-            tt = T.alloc_fragment((1,), "float32")
-            lab = T.alloc_var("int32")
-            lab = labels[bx]
-            T.fill(mx, -T.infinity("float32"))
-            T.fill(s, 0)
-            T.fill(tgt, 0)
-            for t in T.serial(nt):
-                T.copy(L[bx, t * bv], x)
-                for i in T.Parallel(bv):
-                    pick[i] = T.if_then_else(t * bv + i == lab, x[i], 0.0)
-                T.reduce_sum(pick, tt, dim=0)
-                tgt[0] += tt[0]
-                T.copy(mx, mprev)
-                T.reduce_max(x, mx, dim=0, clear=False)
-                for i in T.Parallel(bv):
-                    x[i] = T.exp2((x[i] - mx[0]) * LOG2E)
-                T.reduce_sum(x, st, dim=0)
-                s[0] = s[0] * T.exp2((mprev[0] - mx[0]) * LOG2E) + st[0]
-            loss[bx] = T.log2(s[0]) / LOG2E + mx[0] - tgt[0]
-
-    return Case(main, bytes=M * V * 2 + M * 8, flops=6 * M * V, peak="fp32")
+    return cross_entropy_case(4096, 32768, 4096, 256, log2=True)
 
 
 @case(
@@ -437,3 +370,86 @@ def rope():
                 Y[bx * bt + i, by, j + half] = T.Cast("float16", x2 * c + x1 * s)
 
     return Case(main, bytes=2 * T_ * H * D * 2 + 2 * T_ * half * 4, flops=6 * T_ * H * half, peak="fp32")
+
+
+def layernorm_case(m: int, n: int, bm: int, threads: int, dtype: str) -> Case:
+    """LayerNorm with weight and bias staged in shared memory; ``xc`` (the squared deviations) feeds the
+    variance's reduce only."""
+    eps = 1e-5
+
+    @T.prim_func
+    def main(
+        X: T.Tensor((m, n), dtype),
+        G: T.Tensor((n,), dtype),
+        Bt: T.Tensor((n,), dtype),
+        Y: T.Tensor((m, n), dtype),
+    ):
+        with T.Kernel(T.ceildiv(m, bm), threads=threads) as bx:
+            x = T.alloc_fragment((bm, n), "float32")
+            xc = T.alloc_fragment((bm, n), "float32")
+            mean = T.alloc_fragment((bm,), "float32")
+            var = T.alloc_fragment((bm,), "float32")
+            g_s = T.alloc_shared((n,), dtype)
+            b_s = T.alloc_shared((n,), dtype)
+            T.copy(G, g_s)
+            T.copy(Bt, b_s)
+            T.copy(X[bx * bm, 0], x)
+            T.reduce_sum(x, mean, dim=1)
+            for i in T.Parallel(bm):
+                mean[i] = mean[i] / n
+            for i, j in T.Parallel(bm, n):
+                xc[i, j] = (x[i, j] - mean[i]) * (x[i, j] - mean[i])
+            T.reduce_sum(xc, var, dim=1)
+            for i in T.Parallel(bm):
+                var[i] = T.rsqrt(var[i] / n + eps)
+            for i, j in T.Parallel(bm, n):
+                x[i, j] = (x[i, j] - mean[i]) * var[i] * T.Cast("float32", g_s[j]) + T.Cast("float32", b_s[j])
+            T.copy(x, Y[bx * bm, 0])
+
+    eb = nbytes(dtype)
+    return Case(main, bytes=2 * m * n * eb + 2 * n * eb, flops=8 * m * n, peak="fp32")
+
+
+def cross_entropy_case(m: int, v: int, bv: int, threads: int, log2: bool = False) -> Case:
+    """Online log-sum-exp over vocabulary chunks with the label's logit picked out (``pick`` feeds its sum
+    only); the loss takes ``T.log`` of the sum, or ``T.log2`` over log2(e) with ``log2`` (the survey's
+    ``logsumexp_ce``)."""
+    nt = v // bv
+    log2e = 1.44269504
+
+    @T.prim_func
+    def main(
+        L: T.Tensor((m, v), "bfloat16"), labels: T.Tensor((m,), "int32"), loss: T.Tensor((m,), "float32")
+    ):
+        with T.Kernel(m, threads=threads) as bx:
+            x = T.alloc_fragment((bv,), "float32")
+            pick = T.alloc_fragment((bv,), "float32")
+            mx = T.alloc_fragment((1,), "float32")
+            mprev = T.alloc_fragment((1,), "float32")
+            s = T.alloc_fragment((1,), "float32")
+            st = T.alloc_fragment((1,), "float32")
+            tgt = T.alloc_fragment((1,), "float32")
+            tt = T.alloc_fragment((1,), "float32")
+            lab = T.alloc_var("int32")
+            lab = labels[bx]
+            T.fill(mx, -T.infinity("float32"))
+            T.fill(s, 0)
+            T.fill(tgt, 0)
+            for t in T.serial(nt):
+                T.copy(L[bx, t * bv], x)
+                for i in T.Parallel(bv):
+                    pick[i] = T.if_then_else(t * bv + i == lab, x[i], 0.0)
+                T.reduce_sum(pick, tt, dim=0)
+                tgt[0] += tt[0]
+                T.copy(mx, mprev)
+                T.reduce_max(x, mx, dim=0, clear=False)
+                for i in T.Parallel(bv):
+                    x[i] = T.exp2((x[i] - mx[0]) * log2e)
+                T.reduce_sum(x, st, dim=0)
+                s[0] = s[0] * T.exp2((mprev[0] - mx[0]) * log2e) + st[0]
+            if log2:
+                loss[bx] = T.log2(s[0]) / log2e + mx[0] - tgt[0]
+            else:
+                loss[bx] = T.log(s[0]) + mx[0] - tgt[0]
+
+    return Case(main, bytes=m * v * 2 + m * 8, flops=6 * m * v, peak="fp32")

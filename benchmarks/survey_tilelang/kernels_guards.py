@@ -6,9 +6,7 @@ them.
 """
 
 import tilelang.language as T
-from common import Case, case
-
-_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
+from common import Case, case, nbytes
 
 
 def guarded_gemm_case(
@@ -42,7 +40,7 @@ def guarded_gemm_case(
                 if by * bm + i < m and bx * bn + j < n:
                     C[by * bm + i, bx * bn + j] = acc[i, j]
 
-    eb = _BYTES[dtype]
+    eb = nbytes(dtype)
     return Case(main, bytes=(m * k + k * n + m * n) * eb, flops=2 * m * n * k, peak="tc16")
 
 

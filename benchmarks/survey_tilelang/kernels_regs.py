@@ -5,52 +5,8 @@ before they were timed. Shapes, row blocks, thread counts and dtypes the survey'
 """
 
 import tilelang.language as T
-from common import Case, case
-
-# element bytes (the GPU machine runs these without tilesight installed)
-_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1}
-
-
-def dtype_bytes(dtype: str) -> int:
-    return _BYTES[dtype]
-
-
-def layernorm_case(m: int, n: int, bm: int, threads: int, dtype: str) -> Case:
-    """LayerNorm with weight and bias staged in shared memory; ``xc`` (the squared deviations) feeds the
-    variance's reduce only."""
-    eps = 1e-5
-
-    @T.prim_func
-    def main(
-        X: T.Tensor((m, n), dtype),
-        G: T.Tensor((n,), dtype),
-        Bt: T.Tensor((n,), dtype),
-        Y: T.Tensor((m, n), dtype),
-    ):
-        with T.Kernel(T.ceildiv(m, bm), threads=threads) as bx:
-            x = T.alloc_fragment((bm, n), "float32")
-            xc = T.alloc_fragment((bm, n), "float32")
-            mean = T.alloc_fragment((bm,), "float32")
-            var = T.alloc_fragment((bm,), "float32")
-            g_s = T.alloc_shared((n,), dtype)
-            b_s = T.alloc_shared((n,), dtype)
-            T.copy(G, g_s)
-            T.copy(Bt, b_s)
-            T.copy(X[bx * bm, 0], x)
-            T.reduce_sum(x, mean, dim=1)
-            for i in T.Parallel(bm):
-                mean[i] = mean[i] / n
-            for i, j in T.Parallel(bm, n):
-                xc[i, j] = (x[i, j] - mean[i]) * (x[i, j] - mean[i])
-            T.reduce_sum(xc, var, dim=1)
-            for i in T.Parallel(bm):
-                var[i] = T.rsqrt(var[i] / n + eps)
-            for i, j in T.Parallel(bm, n):
-                x[i, j] = (x[i, j] - mean[i]) * var[i] * T.Cast("float32", g_s[j]) + T.Cast("float32", b_s[j])
-            T.copy(x, Y[bx * bm, 0])
-
-    eb = dtype_bytes(dtype)
-    return Case(main, bytes=2 * m * n * eb + 2 * n * eb, flops=8 * m * n, peak="fp32")
+from common import Case, case, nbytes
+from kernels_elem import cross_entropy_case, layernorm_case
 
 
 def rmsnorm_case(m: int, n: int, bm: int, threads: int, dtype: str) -> Case:
@@ -75,49 +31,8 @@ def rmsnorm_case(m: int, n: int, bm: int, threads: int, dtype: str) -> Case:
                 x[i, j] = x[i, j] * ss[i] * g[j]
             T.copy(x, Y[bx * bm, 0])
 
-    eb = dtype_bytes(dtype)
+    eb = nbytes(dtype)
     return Case(main, bytes=2 * m * n * eb + n * eb, flops=4 * m * n, peak="fp32")
-
-
-def cross_entropy_case(m: int, v: int, bv: int, threads: int) -> Case:
-    """Online log-sum-exp over vocabulary chunks with the label's logit picked out (``pick`` feeds its sum
-    only)."""
-    nt = v // bv
-    log2e = 1.44269504
-
-    @T.prim_func
-    def main(
-        L: T.Tensor((m, v), "bfloat16"), labels: T.Tensor((m,), "int32"), loss: T.Tensor((m,), "float32")
-    ):
-        with T.Kernel(m, threads=threads) as bx:
-            x = T.alloc_fragment((bv,), "float32")
-            pick = T.alloc_fragment((bv,), "float32")
-            mx = T.alloc_fragment((1,), "float32")
-            mprev = T.alloc_fragment((1,), "float32")
-            s = T.alloc_fragment((1,), "float32")
-            st = T.alloc_fragment((1,), "float32")
-            tgt = T.alloc_fragment((1,), "float32")
-            tt = T.alloc_fragment((1,), "float32")
-            lab = T.alloc_var("int32")
-            lab = labels[bx]
-            T.fill(mx, -T.infinity("float32"))
-            T.fill(s, 0)
-            T.fill(tgt, 0)
-            for t in T.serial(nt):
-                T.copy(L[bx, t * bv], x)
-                for i in T.Parallel(bv):
-                    pick[i] = T.if_then_else(t * bv + i == lab, x[i], 0.0)
-                T.reduce_sum(pick, tt, dim=0)
-                tgt[0] += tt[0]
-                T.copy(mx, mprev)
-                T.reduce_max(x, mx, dim=0, clear=False)
-                for i in T.Parallel(bv):
-                    x[i] = T.exp2((x[i] - mx[0]) * log2e)
-                T.reduce_sum(x, st, dim=0)
-                s[0] = s[0] * T.exp2((mprev[0] - mx[0]) * log2e) + st[0]
-            loss[bx] = T.log(s[0]) + mx[0] - tgt[0]
-
-    return Case(main, bytes=m * v * 2 + m * 8, flops=6 * m * v, peak="fp32")
 
 
 @case("layernorm_f16_16384x2048_bm8_t256_g", "LayerNorm fp16 16384 x 2048, 8 rows a block, 256 threads")
