@@ -65,6 +65,7 @@ from .walker import (
     block_vars_of,
     cvt_narrow,
     cvt_packed,
+    inline_binds,
 )
 
 # Elements one AtomicAddx* of T.atomic_add adds, by where the fragment's layout came from (TileLang 0.1.15's
@@ -437,26 +438,13 @@ class _Lowering:
         if not self.loop_vars:
             return False
         var = self.loop_vars[-1]
-        binds = self.ir.binds
-        # the variables the starts read, through the kernel's let-bindings (``c = nk - 1 - k``)
-        order: list[str] = []
-        pending = [v for m in region.mins for v in free_vars(m)]
-        while pending:
-            v = pending.pop()
-            if v in order:
-                continue
-            order.append(v)
-            if v in binds:
-                pending.extend(free_vars(binds[v]))
+        mins = [inline_binds(m, self.ir.binds) for m in region.mins]  # through ``c = nk - 1 - k``
         starts = []
         for at in (0, 1):
-            env: dict[str, Any] = {v: 0 for v in order if v not in binds}
+            env: dict[str, Any] = {v: 0 for m in mins for v in free_vars(m)}
             env[var] = at
             try:
-                for v in reversed(order):  # a binding after the variables it reads
-                    if v in binds:
-                        env[v] = evaluate(binds[v], env, self.ir.name)
-                starts.append([int(np.asarray(evaluate(m, env, self.ir.name)).flat[0]) for m in region.mins])
+                starts.append([int(np.asarray(evaluate(m, env, self.ir.name)).flat[0]) for m in mins])
             except FrontendError:  # a start the index evaluator cannot read: taken as forward
                 return False
         steps = [b - a for a, b in zip(*starts, strict=True)]

@@ -1301,19 +1301,7 @@ class _Walker:
 
     def _inlined(self, expr: Any) -> Any:
         """``expr`` with the kernel's let-bound variables replaced by their values, transitively."""
-        bound: dict[Any, Any] = {}
-
-        def collect(node: Any) -> None:
-            if isinstance(node, tirx.Var) and node.name in self.binds:
-                bound.setdefault(node, self.binds[node.name])
-
-        for _ in range(len(self.binds) + 1):
-            bound.clear()
-            tirx.stmt_functor.post_order_visit(expr, collect)
-            if not bound:
-                break
-            expr = stmt_functor.substitute(expr, bound)
-        return expr
+        return inline_binds(expr, self.binds)
 
     def _store(
         self, stmt: Any, iters: int, where: str, lanes: dict[str, int] | None = None, spread: bool = False
@@ -1726,6 +1714,23 @@ def _offset(a: Region, b: Region) -> tuple[int, ...] | None:
             return None
         out.append(int(diff.value))
     return tuple(out)
+
+
+def inline_binds(expr: Any, binds: Mapping[str, Any]) -> Any:
+    """``expr`` with the let-bound variables ``binds`` names replaced by their values, transitively."""
+    bound: dict[Any, Any] = {}
+
+    def collect(node: Any) -> None:
+        if isinstance(node, tirx.Var) and node.name in binds:
+            bound.setdefault(node, binds[node.name])
+
+    for _ in range(len(binds) + 1):
+        bound.clear()
+        tirx.stmt_functor.post_order_visit(expr, collect)
+        if not bound:
+            break
+        expr = stmt_functor.substitute(expr, bound)
+    return expr
 
 
 def _vars_through(expr: Any, binds: dict[str, Any]) -> frozenset[str]:
