@@ -43,6 +43,7 @@ from tilesight.plan import (
     TilePlan,
 )
 
+from ._tvm import tirx
 from .expr import evaluate, free_vars
 from .gemm_inst import (
     WARPS_PER_WARPGROUP,
@@ -122,6 +123,18 @@ SCALAR_LOOP_UNROLL = 64
 # before the first ``FFMA``; the loads of the next 4 are issued after them, not software-pipelined). Its
 # iterations' loads are in flight this many at a time.
 THREAD_VECTOR_LOOP_UNROLL = 4
+# A T.serial loop that copies global tiles into shared memory or fragments (plain loads through registers,
+# outside a pipelined loop) and does light element-wise work on them, no special functions, reductions or
+# T.gemm (a row-chunked RMSNorm's sum of squares; its second pass scaling and storing each chunk; a split-K
+# reduction summing its partial tiles), is unrolled by nvcc, and the unrolled iterations' loads are issued
+# before the first use: the inputs are ``const __restrict__``, so the loads move across the loop's barriers.
+# nvcc 13.0 -O3 on TileLang 0.1.15's lowering for sm_90a (benchmarks/tilelang_sweep/nvcc_unroll.py, data in
+# benchmarks/data/nvcc_unroll_tilelang.json): a one-FMA body unrolls whole at 4-64 trips (8 to 64
+# ``LDG.E.128.CONSTANT`` back to back) and keeps 48 loads in flight at 128; a four-FMA body 16 at 16-64
+# trips; a body with an ``exp`` 2, one with a block reduction 6 (those two are not given this rule). So at
+# least this many iterations' loads are in flight, bounded by the registers that hold them (each
+# iteration's bytes per thread: 72 registers for 16 chunks of 16 bytes, 255 for 64).
+SERIAL_COPY_UNROLL = 16
 
 
 def _level(scope: str) -> MemLevel:
@@ -171,6 +184,7 @@ class _Lowering:
         # bank count (OpNode.smem_wavefront_bytes) does not hold for them
         self.swizzled = _gemm_operands(ir.body)
         self.loop_vars: list[str] = []  # serial loops enclosing the node being lowered, outermost first
+        self.hoisted_registers = 0  # registers holding an unrolled serial loop's loads (SERIAL_COPY_UNROLL)
 
     def _name(self, base: str) -> str:
         name, i = base, 1
@@ -269,6 +283,20 @@ class _Lowering:
             self.notes.append(
                 f"loop {node.var}: scalar loads of single global elements, unrolled by the compiler: "
                 f"{stages} iterations' loads in flight"
+            )
+        elif (
+            not node.pipelined
+            and (per_iter := _serial_copy_bytes(node))
+            and (trips.size == 1 or trips.min() == trips.max())
+        ):
+            regs = per_iter / self.ir.threads / REGISTER_BYTES
+            room = self._register_cap() - self._fragment_registers()
+            ahead = int(max(1, min(count, SERIAL_COPY_UNROLL, room // max(regs, 1.0))))
+            self.hoisted_registers = max(self.hoisted_registers, math.ceil(ahead * regs))
+            stages = max(stages, ahead)
+            self.notes.append(
+                f"loop {node.var}: plain copies from global memory and light element-wise work, unrolled by "
+                f"the compiler: {ahead} iterations' loads in flight"
             )
         elif not node.pipelined and _thread_vector_loads(node):
             stages = max(stages, min(count, THREAD_VECTOR_LOOP_UNROLL))
@@ -692,14 +720,24 @@ class _Lowering:
             return BlockResources(
                 threads=threads, smem_bytes=smem, regs_per_thread=regs, compute_groups=self.consumer_groups()
             )
+        regs = min(self._fragment_registers() + self.hoisted_registers, self._register_cap())
+        return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
+
+    def _fragment_registers(self) -> int:
+        """Registers a thread of a kernel that is not warp-specialised needs: its fragments' share (those
+        :func:`_transient_fragments` leaves out excepted) and :data:`REGISTER_OVERHEAD_PER_THREAD`."""
         frag_bytes = 0.0
         transient = _transient_fragments(self.ir.body)
         for name, (scope, dtype, shape) in self.ir.buffers.items():
             if scope not in (GLOBAL, SHARED) and name not in transient:
                 frag_bytes += math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
-        regs = math.ceil(frag_bytes / threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
-        regs = min(regs, self.hw.regs_per_thread_max)
-        return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
+        return math.ceil(frag_bytes / self.ir.threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
+
+    def _register_cap(self) -> int:
+        """The most registers ptxas gives a thread of the block: launch bounds (threads, 1) fit one block in
+        the register file, in whole allocation granules, and never above the per-thread maximum."""
+        budget = self.hw.regs_per_sm // self.ir.threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
+        return min(budget, self.hw.regs_per_thread_max)
 
     def warp_specialised(self) -> bool:
         """Whether TileLang gives the kernel a TMA producer warpgroup (see WS_PRODUCER_THREADS)."""
@@ -804,6 +842,33 @@ def _thread_vector_loads(node: LoopNode) -> bool:
         return True
 
     return registers_only(node.body) and spread
+
+
+def _serial_copy_bytes(node: LoopNode) -> float:
+    """Bytes one iteration of ``node`` loads from global memory if it is a loop :data:`SERIAL_COPY_UNROLL`
+    describes (copies or T.Parallel nests reading global tiles at addresses no loaded value sets, other
+    element-wise work without special functions; no T.gemm, reduction, atomic or inner loop); 0 for any
+    other loop."""
+    loaded = 0.0
+    for op in node.body:
+        if not isinstance(op, OpNode) or op.op not in ("copy", "parallel", "fill") or op.sfu_ops:
+            return 0.0
+        for r in op.reads:
+            if r.scope != GLOBAL:
+                continue
+            if any(_loads_buffer(m) for m in r.mins):
+                return 0.0  # an indirect address: the load waits for the one that gives it
+            loaded += _bytes(r)
+    return loaded
+
+
+def _loads_buffer(expr: Any) -> bool:
+    """Whether ``expr`` reads a buffer (a data-dependent address)."""
+    found = []
+    tirx.stmt_functor.post_order_visit(
+        expr, lambda n: found.append(1) if isinstance(n, tirx.BufferLoad) else None
+    )
+    return bool(found)
 
 
 def _only_sync_copies(node: LoopNode) -> bool:

@@ -119,3 +119,72 @@ def test_a_guard_joined_with_python_and_is_never_dropped():
     assert loop.stages == 1 and all(
         a.variant == SYNC_LOAD for a, _ in plan.actions() if a.kind is ActionKind.LOAD
     )
+
+
+def _row_chunks(n: int, bk: int, threads: int, body: str = "square", m: int = 256):
+    """A row-chunked sum over fp32 rows of ``n`` in T.Serial chunks of ``bk`` on ``threads`` threads; the
+    chunk's work is a square-and-add ("square"), an exponential ("exp") or, through an index read from a
+    second tensor, an indirect copy ("indirect")."""
+    nk = n // bk
+
+    @T.prim_func
+    def main(A: T.Tensor((m, n), "float32"), Idx: T.Tensor((nk,), "int32"), B: T.Tensor((m,), "float32")):
+        with T.Kernel(m, threads=threads) as bx:
+            a_s = T.alloc_shared((1, bk), "float32")
+            acc = T.alloc_fragment((1, bk), "float32")
+            ss = T.alloc_fragment((1,), "float32")
+            T.clear(acc)
+            for k in T.Serial(nk):
+                if body == "indirect":
+                    T.copy(A[bx, Idx[k] * bk], a_s)
+                else:
+                    T.copy(A[bx, k * bk], a_s)
+                if body == "exp":
+                    for i, j in T.Parallel(1, bk):
+                        acc[i, j] += T.exp(a_s[i, j])
+                else:
+                    for i, j in T.Parallel(1, bk):
+                        acc[i, j] += a_s[i, j] * a_s[i, j]
+            T.reduce_sum(acc, ss, dim=1)
+            B[bx] = ss[0]
+
+    return plan_prim_func(main, HW)
+
+
+def _chunk_loop(plan) -> Loop:
+    return next(n for n in plan.body if isinstance(n, Loop))
+
+
+def test_a_serial_loop_of_plain_copies_has_its_unrolled_loads_in_flight():
+    # 16 chunks of 512 fp32 on 128 threads: 16 bytes (4 registers) a thread a chunk. Fragments: acc 2048 B
+    # and ss 4 B over 128 threads, ceil(2052 / 128 / 4) = 5 registers, + 32 overhead = 37; one block may
+    # have 255: room for (255 - 37) // 4 = 54 chunks, so all SERIAL_COPY_UNROLL = 16 are in flight, held in
+    # 16 x 4 = 64 more registers (nvcc: 16 LDG.128 back to back)
+    plan = _row_chunks(8192, 512, 128)
+    assert _chunk_loop(plan).stages == 16
+    assert plan.resources.regs_per_thread == 37 + 64
+    assert any("16 iterations' loads in flight" in n for n in plan.notes)
+
+
+def test_registers_bound_an_unrolled_serial_loop():
+    # chunks of 2048 fp32 on 128 threads take 16 registers each; with 16 of them the fragments take
+    # ceil(8196 / 128 / 4) = 17 + 32 = 49, leaving (255 - 49) // 16 = 12 chunks of the 16
+    plan = _row_chunks(16 * 2048, 2048, 128)
+    assert _chunk_loop(plan).stages == 12
+    assert plan.resources.regs_per_thread == 49 + 12 * 16
+    # 1024 threads: a thread may have 65536 / 1024 = 64 registers; chunks of 4096 fp32 are 4 a thread, the
+    # fragments ceil(16388 / 1024 / 4) = 5 + 32 = 37, leaving (64 - 37) // 4 = 6 chunks in flight
+    plan = _row_chunks(64 * 4096, 4096, 1024)
+    assert _chunk_loop(plan).stages == 6
+    assert plan.resources.regs_per_thread == 37 + 6 * 4
+
+
+def test_a_serial_loop_with_an_exponential_or_an_indirect_copy_waits_for_each_load():
+    # nvcc does not unroll a body with an exp that way, and an index read from memory gates its load
+    for body in ("exp", "indirect"):
+        plan = _row_chunks(8192, 512, 128, body)
+        loop = _chunk_loop(plan)
+        assert loop.stages == 1, body
+        assert plan.resources.regs_per_thread == 37, body
+        load = next(a for a in loop.body if a.kind is ActionKind.LOAD and a.tensor == "A")
+        assert load.variant == SYNC_LOAD
