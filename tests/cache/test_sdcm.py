@@ -128,3 +128,16 @@ def test_small_calls_evaluate_the_form_and_agree_with_the_table(form, cap, ways)
     assert small.tolist() == hit_probability(d, cap, ways, form).tolist()
     large = table(np.concatenate([d, d]))[: d.size]
     assert np.max(np.abs(large - small)) < 1e-5
+
+
+@pytest.mark.parametrize("form", ["gaussian", "exact"])
+@pytest.mark.parametrize("cap, ways", [(1600.0, 16), (20.0, 16), (8.0, 16)])
+def test_many_equals_one_call_per_part(form, cap, ways):
+    # the batched evaluation the cache walk uses gives every part exactly what its own call gives: small
+    # parts the form (evaluated together), a part of TABLE_MIN_CALL distances or more the table
+    rng = np.random.default_rng(0)
+    parts = [rng.uniform(0.0, 4 * cap / ways, n) for n in (0, 5, TABLE_MIN_CALL - 1, TABLE_MIN_CALL, 300)]
+    parts[1][0] = np.inf
+    table = hit_probability_table(cap, ways, form)
+    got = table.many(parts)
+    assert [g.tolist() for g in got] == [table(d).tolist() for d in parts]

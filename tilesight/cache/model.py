@@ -422,16 +422,14 @@ def _hit_matrix(
             if window is not None:
                 d_st = np.maximum(window[gap[inner]] - s.block_bytes, 0.0)
                 d_in = (1.0 - skew) * d_in + skew * d_st
-            p_in = hit_of(d_in / s.block_bytes)
-            for row in hits:
-                row[ji] = p_in
             o = ~inner
             jo, cjo, cio = j[o], cj[o], ci[o]
             fjo, fio = frac_j[o], frac_i[o]
             if window is not None:
                 skewed = skew * np.maximum(window[gap[o]] - s.block_bytes, 0.0)
             # one sampled step at a time (rows of the transposed byte tables: plain 1-D gathers)
-            for row, st_k, sb_k in zip(hits, start_t, step_t, strict=True):
+            dists = []
+            for st_k, sb_k in zip(start_t, step_t, strict=True):
                 dist = st_k[cjo] - st_k[cio]
                 dist += fjo * sb_k[cjo]
                 dist -= fio * sb_k[cio]
@@ -441,7 +439,13 @@ def _hit_matrix(
                     dist *= 1.0 - skew
                     dist += skewed
                 dist *= 1.0 / s.block_bytes
-                row[jo] = hit_of(dist)
+                dists.append(dist)
+            # the hit probabilities of the in-step reuses and of every sampled step's other reuses, in one
+            # evaluation (each keeps the call it had on its own: _HitTable.many)
+            p_in, *p_out = hit_of.many([d_in / s.block_bytes, *dists])
+            for row, p_k in zip(hits, p_out, strict=True):
+                row[ji] = p_in
+                row[jo] = p_k
             concurrent[j[same]] = True
         out[s.action] = (hits, ~has, concurrent)
     _in_tile_rereads(streams, out, uniq, cell, capacity_bytes, associativity, form)

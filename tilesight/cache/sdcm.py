@@ -21,6 +21,7 @@ Every function is vectorised over ``distance`` and returns a numpy array of prob
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -106,10 +107,14 @@ def hit_probability_gaussian(
 ) -> np.ndarray:
     """Gaussian SDCM (Eq. 8, 9) with the Zelen-Severo CDF (Eq. 10); ``exact_cdf`` uses scipy's normal CDF."""
     b, a = _geometry(capacity_blocks, associativity)
-    d = np.asarray(distance, dtype=np.float64)
+    return _gaussian(np.asarray(distance, dtype=np.float64), a, min(a / b, 1.0), exact_cdf=exact_cdf)
+
+
+def _gaussian(d: np.ndarray, a: int, p: float, *, exact_cdf: bool = False) -> np.ndarray:
+    """:func:`hit_probability_gaussian` at ``a`` effective ways and set probability ``p = min(A / B, 1)``, the
+    geometry already checked (:func:`_geometry`)."""
     if d.size and not d.min() >= 0:
         raise TileSightError("SDCM distance must be >= 0 (np.inf for a first access)")
-    p = min(a / b, 1.0)
     if p >= 1.0:
         return np.where(d > a - 1, 0.0, 1.0)
     # distances up to A - 1 always hit and first accesses (np.inf) miss: the form runs on the rest only
@@ -193,12 +198,43 @@ class _HitTable:
         slope = np.diff(values) / np.diff(nodes)
         return nodes, values, slope, a - 1.0, 1.0 / (hi - (a - 1.0)), hi
 
+    def _direct(self, d: np.ndarray) -> np.ndarray:
+        """The chosen form itself, as :func:`hit_probability` evaluates it (the geometry checked once, in
+        ``__init__``): what a call of fewer than :data:`TABLE_MIN_CALL` distances returns."""
+        if self.p >= 1.0:
+            return np.where(d > self.a - 1, 0.0, 1.0)
+        if self.form == "gaussian":
+            return _gaussian(d, self.a, self.p)
+        return hit_probability(d, self.b, self.a, self.form)
+
+    def many(self, parts: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """``[self(d) for d in parts]`` for 1-D float64 ``parts``, the same numbers: each part keeps the
+        choice its own size makes (the form under :data:`TABLE_MIN_CALL` distances, else the table), and the
+        parts the form evaluates go through it in one call. The form is elementwise, so a distance's
+        probability does not depend on the other distances of its call; a few calls of a few hundred
+        distances cost mostly their per-call overhead."""
+        out: list[np.ndarray | None] = [None] * len(parts)
+        small = []
+        for k, d in enumerate(parts):
+            if d.size < TABLE_MIN_CALL:
+                small.append(k)
+            else:
+                out[k] = self(d)
+        if small:
+            flat = self._direct(np.concatenate([parts[k] for k in small]))
+            lo = 0
+            for k in small:
+                hi = lo + parts[k].size
+                out[k] = flat[lo:hi]
+                lo = hi
+        return out  # type: ignore[return-value]
+
     def __call__(self, d: np.ndarray) -> np.ndarray:
         d = np.asarray(d, dtype=np.float64)
         if self.p >= 1.0:
             return np.where(d > self.a - 1, 0.0, 1.0)
         if d.size < TABLE_MIN_CALL:
-            return hit_probability(d, self.b, self.a, self.form)
+            return self._direct(d)  # (p >= 1 returned above, as _direct would)
         if self._nodes is None:
             self._nodes = self._build()
         nodes, values, slope, lo, inv_span, hi = self._nodes
