@@ -223,13 +223,17 @@ def _distinct_per_bin(ids: np.ndarray, per_bin: int, bins: int) -> np.ndarray:
     return np.bincount(ordered[keep] // per_bin, minlength=bins)
 
 
+# Keys that fit numpy's 16-bit radix sort (np.iinfo(np.uint16).max + 1).
+_UINT16_KEYS = 1 << 16
+
+
 def _previous_same_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
     """For each position, the latest earlier position holding the same key (-1 for none)."""
     prev = np.full(keys.size, -1, dtype=np.int64)
     if keys.size == 0 or np.bincount(keys, minlength=nkeys).max() <= 1:
         return prev  # every key appears once (e.g. an output tile per tile)
     # stable sort keeps time order within a key; 16-bit keys take numpy's linear-time radix sort
-    small = keys.astype(np.uint16) if nkeys <= np.iinfo(np.uint16).max + 1 else keys
+    small = keys.astype(np.uint16) if nkeys <= _UINT16_KEYS else keys
     srt = np.argsort(small, kind="stable")
     ordered = small[srt]  # keys in sorted order (the narrow copy is lossless: every key < nkeys)
     same = ordered[1:] == ordered[:-1]
@@ -240,7 +244,10 @@ def _previous_same_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
 def _sample_indices(n: int, samples: int) -> np.ndarray:
     """Stratified midpoints: ``n`` iterations in ``samples`` equal strata, the middle of each."""
     k = min(n, samples)
-    return np.unique(np.floor((np.arange(k) + 0.5) * n / k).astype(np.int64))
+    # a few Python floats (the same IEEE arithmetic as numpy's) instead of np.unique, slow on tiny arrays;
+    # the midpoints are non-decreasing, so dropping repeats keeps them sorted
+    mids = [math.floor((i + 0.5) * n / k) for i in range(k)]
+    return np.array(list(dict.fromkeys(mids)), dtype=np.int64)
 
 
 def _sampled_steps(streams: list[_Stream], samples: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -282,7 +289,7 @@ def _staggered_window_bytes(
 
 
 def _window_at(
-    streams: list[_Stream], hists: list[np.ndarray], tiles: int, ngroups: int, at: np.ndarray
+    streams: list[_Stream], hists: list[np.ndarray] | np.ndarray, tiles: int, ngroups: int, at: np.ndarray
 ) -> np.ndarray:
     """:func:`_staggered_window_bytes` at the launch distances ``at`` only (sorted, distinct, in
     ``0..tiles``), from each stream's histogram of reuse gaps (launch index minus that of the previous
@@ -293,15 +300,17 @@ def _window_at(
     """
     n = at.astype(np.float64)
     per_group = n / ngroups
+    # every stream at once: row r of ``counts`` is stream r's histogram; c0 and c1 are exclusive prefix
+    # sums (gaps below n, not up to n), read at the distances asked for
+    counts = np.asarray(hists, dtype=np.int64).reshape(len(streams), tiles + 1)
+    zero = np.zeros((len(streams), 1), dtype=np.int64)
+    c0 = np.concatenate((zero, np.cumsum(counts, axis=1)), axis=1)[:, at].astype(np.float64)
+    c1 = np.concatenate((zero, np.cumsum(counts * np.arange(tiles + 1), axis=1)), axis=1)[:, at]
+    keys = np.array([[float(s.nkeys)] for s in streams])
+    distinct = np.clip(per_group - (n * c0 - c1.astype(np.float64)) / max(tiles, 1), 0.0, keys)
     total = np.zeros(at.size)
-    for s, h in zip(streams, hists, strict=True):
-        nz = np.flatnonzero(h)  # gap values present, sorted
-        cnt = h[nz].astype(np.float64)
-        k = np.searchsorted(nz, at, side="left")  # gaps < n are nz[:k]
-        c0 = np.concatenate(([0.0], np.cumsum(cnt)))[k]  # count of gaps < n
-        c1 = np.concatenate(([0.0], np.cumsum(cnt * nz)))[k]  # sum of gaps < n
-        distinct = np.clip(per_group - (n * c0 - c1) / max(tiles, 1), 0.0, float(s.nkeys))
-        total += s.slots.size * s.block_bytes * distinct
+    for s, row in zip(streams, distinct, strict=True):  # summed stream by stream, in stream order
+        total += s.slots.size * s.block_bytes * row
     return total
 
 
@@ -375,8 +384,8 @@ def _hit_matrix(
     window = None
     if skew > 0:
         # the staggered window is needed only at the gaps of the reuses; looked up by gap in a full-size array
-        hists = [np.bincount(g, minlength=tiles + 1) for g in gaps]
-        at = np.flatnonzero(functools.reduce(np.add, hists, np.zeros(tiles + 1, dtype=np.int64)))
+        hists = np.array([np.bincount(g, minlength=tiles + 1) for g in gaps], dtype=np.int64)
+        at = np.flatnonzero(hists.reshape(len(streams), tiles + 1).sum(axis=0))
         window = np.zeros(tiles + 1)
         window[at] = _window_at(streams, hists, tiles, ngroups, at)
 
@@ -538,7 +547,7 @@ def _replica_share(streams: list[_Stream], part: np.ndarray, partitions: int) ->
         k = _distinct_per_bin(s.keys * partitions + part, partitions, s.nkeys)  # partitions reading each key
         k = k[k > 0]
         weight = s.block_bytes * s.slots.size
-        num += weight * float(np.sum(k + (partitions - k) / partitions))
+        num += weight * float((k + (partitions - k) / partitions).sum())
         den += weight * k.size
     return ref / (num / den) if den > 0 else 1.0
 

@@ -65,7 +65,8 @@ def execution_order(plan: TilePlan, hw: HardwareProfile, resident: int | None = 
     else:
         wave, pos = idx // slots, idx % slots
         concurrency = min(slots, tiles)
-    if tiles and not np.all(np.diff(wave) >= 0):
+    # (``idx // slots`` never decreases: only a persistent kernel's waves can)
+    if grid.persistent and tiles and not np.all(np.diff(wave) >= 0):
         # keep launch-index arrays but make the time order explicit: sort by (wave, pos)
         order = np.lexsort((pos, wave))
         coords, wave, pos = coords[order], wave[order], pos[order]

@@ -7,6 +7,8 @@ query blocks and heads, a convolution's weights along batch and spatial tiles. O
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import PlanError
@@ -35,4 +37,4 @@ def reuse_keys(grid: TileGrid, tensor: TensorAccess, coords: np.ndarray) -> tupl
         return np.zeros(coords.shape[0], dtype=np.int64), 1
     extents = tuple(grid.shape[i] for i in keep)
     keys = np.ravel_multi_index(tuple(coords[:, i] for i in keep), extents)
-    return keys.astype(np.int64, copy=False), int(np.prod(extents))
+    return keys.astype(np.int64, copy=False), math.prod(extents)
