@@ -75,12 +75,14 @@ def tile_coordinates(
     }
     order = sorted(cols, key=lambda k: (cols[k][1], k))
     chosen: list[str] = []
+    have = _distinct([])  # distinct rows of the chosen columns, kept as they grow (not recounted per k)
     for k in order:
         if cols[k][1] < 2 or k in data:
             continue
-        base = [cols[c] for c in chosen]
-        if _distinct([*base, cols[k]]) > _distinct(base):
+        joint = _distinct([*(cols[c] for c in chosen), cols[k]])
+        if joint > have:
             chosen.append(k)
+            have = joint
     if not chosen:
         n = int(valid.sum())
         return Coordinates(("program",), (max(n, 1),), np.arange(n, dtype=np.int64)[:, None], cols)

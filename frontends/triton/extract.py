@@ -636,7 +636,9 @@ class Walker:
         rank = len(shape[0])
         if op.name == "tt.splat":
             v = self.get(op.operands[0]).val if op.operands else None
-            if v is not None and v.size and np.all(v == v.flat[0]) and float(v.flat[0]).is_integer():
+            # (one lane, the common case, is uniform without a numpy comparison)
+            uniform = v is not None and v.size and (v.size == 1 or np.all(v == v.flat[0]))
+            if uniform and float(v.flat[0]).is_integer():
                 vin.scale = int(v.flat[0])
         args = [self.get(o) for o in op.operands[:2]]
         vin.axes = strides.propagate(op.name, op.text, rank, [a.axes for a in args], [a.scale for a in args])
