@@ -41,6 +41,7 @@ def _registry() -> dict:
     import kernels_guards  # noqa: F401
     import kernels_recheck  # noqa: F401
     import kernels_regs  # noqa: F401
+    import kernels_serial  # noqa: F401
 
     return common.REGISTRY
 
@@ -48,8 +49,9 @@ def _registry() -> dict:
 # The sets beside the survey, by the suffix of their cases' names: "recheck" (kernels_recheck: new shapes of
 # the kernels stop 20's fixes came from), "banks" (kernels_banks: transposes through shared memory, for the
 # bank-conflict count of stop 24), "regs" (kernels_regs: row kernels whose registers set their residency),
-# "guards" (kernels_guards: guarded operand copies and backward second passes).
-SETS = {"survey": "", "recheck": "_r", "banks": "_b", "regs": "_g", "guards": "_u"}
+# "guards" (kernels_guards: guarded operand copies and backward second passes), "serial" (kernels_serial:
+# serial loops of plain loads that nvcc unrolls, stop 25).
+SETS = {"survey": "", "recheck": "_r", "banks": "_b", "regs": "_g", "guards": "_u", "serial": "_n"}
 
 
 def set_of(name: str) -> str:

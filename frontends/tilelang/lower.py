@@ -85,6 +85,10 @@ BANK_CONFLICT_NOTE_RATIO = 4.0
 # Registers a thread needs beyond its fragments (addresses, loop counters, indices, predicates): a
 # modelling constant, not fitted to any kernel; it keeps fragment-light kernels from looking register-free.
 REGISTER_OVERHEAD_PER_THREAD = 32
+# ... except in a kernel whose serial loop nvcc unrolls whole (SERIAL_COPY_UNROLL): its addresses are one base
+# and constant offsets, and ptxas gives fragments + the unrolled loads + 3 to 15 registers (nvcc_unroll's
+# kernels: 77 for a 16-chunk RMSNorm holding 64 registers of loads and 5 of fragments); this many
+UNROLLED_REGISTER_OVERHEAD = 8
 REGISTER_BYTES = 4  # one 32-bit register
 # On a GPU with TMA, TileLang warp-specialises a kernel whose loop loads global tiles into shared memory: it
 # adds one producer warpgroup (4 warps x 32 threads) that issues the TMA copies (seen in TileLang 0.1.15's
@@ -286,13 +290,16 @@ class _Lowering:
             )
         elif (
             not node.pipelined
-            and (per_iter := _serial_copy_bytes(node))
+            and (loaded := _serial_copy_bytes(node))[0]
             and (trips.size == 1 or trips.min() == trips.max())
         ):
+            per_iter, into_fragments = loaded
             regs = per_iter / self.ir.threads / REGISTER_BYTES
-            room = self._register_cap() - self._fragment_registers()
+            room = self._register_cap() - self._fragment_registers() - UNROLLED_REGISTER_OVERHEAD
             ahead = int(max(1, min(count, SERIAL_COPY_UNROLL, room // max(regs, 1.0))))
-            self.hoisted_registers = max(self.hoisted_registers, math.ceil(ahead * regs))
+            # a copy into a fragment holds one iteration's loads in that fragment already
+            extra = ahead * regs - into_fragments / self.ir.threads / REGISTER_BYTES
+            self.hoisted_registers = max(self.hoisted_registers, math.ceil(extra))
             stages = max(stages, ahead)
             self.notes.append(
                 f"loop {node.var}: plain copies from global memory and light element-wise work, unrolled by "
@@ -720,18 +727,24 @@ class _Lowering:
             return BlockResources(
                 threads=threads, smem_bytes=smem, regs_per_thread=regs, compute_groups=self.consumer_groups()
             )
-        regs = min(self._fragment_registers() + self.hoisted_registers, self._register_cap())
-        return BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
+        frags = self._fragment_registers()
+        regs = frags + REGISTER_OVERHEAD_PER_THREAD
+        if self.hoisted_registers:
+            # an unrolled loop's loads in registers, with the few registers its straight-line code adds
+            regs = max(regs, frags + self.hoisted_registers + UNROLLED_REGISTER_OVERHEAD)
+        return BlockResources(
+            threads=threads, smem_bytes=smem, regs_per_thread=min(regs, self._register_cap())
+        )
 
     def _fragment_registers(self) -> int:
-        """Registers a thread of a kernel that is not warp-specialised needs: its fragments' share (those
-        :func:`_transient_fragments` leaves out excepted) and :data:`REGISTER_OVERHEAD_PER_THREAD`."""
+        """Registers a thread's share of the fragments takes (those :func:`_transient_fragments` leaves out
+        excepted), in a kernel that is not warp-specialised."""
         frag_bytes = 0.0
         transient = _transient_fragments(self.ir.body)
         for name, (scope, dtype, shape) in self.ir.buffers.items():
             if scope not in (GLOBAL, SHARED) and name not in transient:
                 frag_bytes += math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
-        return math.ceil(frag_bytes / self.ir.threads / REGISTER_BYTES) + REGISTER_OVERHEAD_PER_THREAD
+        return math.ceil(frag_bytes / self.ir.threads / REGISTER_BYTES)
 
     def _register_cap(self) -> int:
         """The most registers ptxas gives a thread of the block: launch bounds (threads, 1) fit one block in
@@ -844,22 +857,24 @@ def _thread_vector_loads(node: LoopNode) -> bool:
     return registers_only(node.body) and spread
 
 
-def _serial_copy_bytes(node: LoopNode) -> float:
-    """Bytes one iteration of ``node`` loads from global memory if it is a loop :data:`SERIAL_COPY_UNROLL`
-    describes (copies or T.Parallel nests reading global tiles at addresses no loaded value sets, other
-    element-wise work without special functions; no T.gemm, reduction, atomic or inner loop); 0 for any
-    other loop."""
-    loaded = 0.0
+def _serial_copy_bytes(node: LoopNode) -> tuple[float, float]:
+    """Bytes one iteration of ``node`` loads from global memory, and how many of them a ``T.copy`` puts in a
+    fragment, if it is a loop :data:`SERIAL_COPY_UNROLL` describes (copies or T.Parallel nests reading
+    global tiles at addresses no loaded value sets, other element-wise work without special functions; no
+    T.gemm, reduction, atomic or inner loop); (0, 0) for any other loop."""
+    loaded = into_fragments = 0.0
     for op in node.body:
         if not isinstance(op, OpNode) or op.op not in ("copy", "parallel", "fill") or op.sfu_ops:
-            return 0.0
+            return 0.0, 0.0
         for r in op.reads:
             if r.scope != GLOBAL:
                 continue
             if any(_loads_buffer(m) for m in r.mins):
-                return 0.0  # an indirect address: the load waits for the one that gives it
+                return 0.0, 0.0  # an indirect address: the load waits for the one that gives it
             loaded += _bytes(r)
-    return loaded
+            if op.op == "copy" and op.writes[0].scope not in (GLOBAL, SHARED):
+                into_fragments += _bytes(r)
+    return loaded, into_fragments
 
 
 def _loads_buffer(expr: Any) -> bool:

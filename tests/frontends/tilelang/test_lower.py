@@ -157,26 +157,27 @@ def _chunk_loop(plan) -> Loop:
 
 def test_a_serial_loop_of_plain_copies_has_its_unrolled_loads_in_flight():
     # 16 chunks of 512 fp32 on 128 threads: 16 bytes (4 registers) a thread a chunk. Fragments: acc 2048 B
-    # and ss 4 B over 128 threads, ceil(2052 / 128 / 4) = 5 registers, + 32 overhead = 37; one block may
-    # have 255: room for (255 - 37) // 4 = 54 chunks, so all SERIAL_COPY_UNROLL = 16 are in flight, held in
-    # 16 x 4 = 64 more registers (nvcc: 16 LDG.128 back to back)
+    # and ss 4 B over 128 threads, ceil(2052 / 128 / 4) = 5 registers; one block may have 255: room for
+    # (255 - 5 - 8) // 4 = 60 chunks, so all SERIAL_COPY_UNROLL = 16 are in flight, held in 16 x 4 = 64
+    # registers: 5 + 64 + 8 = 77 (ptxas gives the same kernel 72 to 77; nvcc issues 16 LDG.128 back to
+    # back), not 5 + 32
     plan = _row_chunks(8192, 512, 128)
     assert _chunk_loop(plan).stages == 16
-    assert plan.resources.regs_per_thread == 37 + 64
+    assert plan.resources.regs_per_thread == 77
     assert any("16 iterations' loads in flight" in n for n in plan.notes)
 
 
 def test_registers_bound_an_unrolled_serial_loop():
     # chunks of 2048 fp32 on 128 threads take 16 registers each; with 16 of them the fragments take
-    # ceil(8196 / 128 / 4) = 17 + 32 = 49, leaving (255 - 49) // 16 = 12 chunks of the 16
+    # ceil(8196 / 128 / 4) = 17, leaving (255 - 17 - 8) // 16 = 14 chunks of the 16: 17 + 224 + 8 registers
     plan = _row_chunks(16 * 2048, 2048, 128)
-    assert _chunk_loop(plan).stages == 12
-    assert plan.resources.regs_per_thread == 49 + 12 * 16
+    assert _chunk_loop(plan).stages == 14
+    assert plan.resources.regs_per_thread == 17 + 14 * 16 + 8
     # 1024 threads: a thread may have 65536 / 1024 = 64 registers; chunks of 4096 fp32 are 4 a thread, the
-    # fragments ceil(16388 / 1024 / 4) = 5 + 32 = 37, leaving (64 - 37) // 4 = 6 chunks in flight
+    # fragments ceil(16388 / 1024 / 4) = 5, leaving (64 - 5 - 8) // 4 = 12 chunks in flight
     plan = _row_chunks(64 * 4096, 4096, 1024)
-    assert _chunk_loop(plan).stages == 6
-    assert plan.resources.regs_per_thread == 37 + 6 * 4
+    assert _chunk_loop(plan).stages == 12
+    assert plan.resources.regs_per_thread == 5 + 12 * 4 + 8
 
 
 def test_a_serial_loop_with_an_exponential_or_an_indirect_copy_waits_for_each_load():
@@ -185,6 +186,39 @@ def test_a_serial_loop_with_an_exponential_or_an_indirect_copy_waits_for_each_lo
         plan = _row_chunks(8192, 512, 128, body)
         loop = _chunk_loop(plan)
         assert loop.stages == 1, body
-        assert plan.resources.regs_per_thread == 37, body
+        assert plan.resources.regs_per_thread == 5 + 32, body  # fragments and the usual overhead
         load = next(a for a in loop.body if a.kind is ActionKind.LOAD and a.tensor == "A")
         assert load.variant == SYNC_LOAD
+
+
+def test_an_unrolled_copy_into_a_fragment_holds_one_iterations_loads_there():
+    # FlashAttention backward's preprocess: 4 head-dim chunks of O and dO (32 x 32 fp16, 2048 B each) copied
+    # into fragments, 4 + 4 registers a thread on 128 threads. Fragments: 2048 + 2048 + 4096 (acc) + 128
+    # (delta) bytes = ceil(8320 / 128 / 4) = 17 registers; all 4 chunks' loads in flight take 4 x 8 = 32,
+    # of which the fragments hold 8 already: 17 + 24 + 8 = 49 (not 17 + 32 + 8 = 57; ptxas gives 40)
+    batch, heads, seq, dim, blk = 2, 4, 256, 128, 32
+    shape = (batch, seq, heads, dim)
+
+    @T.prim_func
+    def main(
+        Out: T.Tensor(shape, "float16"),
+        dO: T.Tensor(shape, "float16"),
+        Delta: T.Tensor((batch, heads, seq), "float32"),
+    ):
+        with T.Kernel(heads, T.ceildiv(seq, blk), batch, threads=128) as (bx, by, bz):
+            o = T.alloc_fragment((blk, blk), "float16")
+            do = T.alloc_fragment((blk, blk), "float16")
+            acc = T.alloc_fragment((blk, blk), "float32")
+            delta = T.alloc_fragment((blk,), "float32")
+            T.clear(acc)
+            for k in T.serial(dim // blk):
+                T.copy(Out[bz, by * blk : (by + 1) * blk, bx, k * blk : (k + 1) * blk], o)
+                T.copy(dO[bz, by * blk : (by + 1) * blk, bx, k * blk : (k + 1) * blk], do)
+                for i, j in T.Parallel(blk, blk):
+                    acc[i, j] += o[i, j] * do[i, j]
+            T.reduce_sum(acc, delta, 1)
+            T.copy(delta, Delta[bz, bx, by * blk : (by + 1) * blk])
+
+    plan = plan_prim_func(main, HW)
+    assert _chunk_loop(plan).stages == 4
+    assert plan.resources.regs_per_thread == 49

@@ -119,11 +119,11 @@ def test_a_serial_loop_of_one_element_per_thread_keeps_every_splits_load_in_flig
     # splits (only the accumulation is carried), so all 8 splits' loads are in flight (SCALAR_LOOP_UNROLL);
     # on 64 threads each thread reads 2 elements a split, a vector statement of light element-wise work:
     # nvcc unrolls that loop too (8 LDG.64 back to back), so its 8 loads are in flight as well
-    # (SERIAL_COPY_UNROLL), held in 8 x 2 more registers
+    # (SERIAL_COPY_UNROLL), held in 8 x 2 registers (ptxas: 26)
     (loop,) = [n for n in plan_prim_func(_combine(), HW).body if isinstance(n, Loop)]
     assert loop.trips == 8 and loop.stages == min(8, SCALAR_LOOP_UNROLL)
     wide_plan = plan_prim_func(_combine(threads=64), HW)
     (wide,) = [n for n in wide_plan.body if isinstance(n, Loop)]
     assert wide.stages == 8
-    # fragments: acc 128 fp32 on 64 threads, 2 registers, + 32
-    assert wide_plan.resources.regs_per_thread == 2 + 32 + 8 * 2
+    # fragments: acc 128 fp32 on 64 threads, 2 registers; 2 + 16 + 8 is under the usual 2 + 32
+    assert wide_plan.resources.regs_per_thread == 2 + 32
