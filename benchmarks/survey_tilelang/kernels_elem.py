@@ -70,18 +70,14 @@ def softmax_row():
     return Case(main, bytes=2 * M * N * 2, flops=5 * M * N, peak="fp32")
 
 
-@case(
-    "softmax_online_tiled",
-    "online softmax over column tiles: T.serial x2 passes, T.max, alloc_fragment, "
-    "reduce_max clear=False (4096 x 32768 fp32)",
-)
-def softmax_online_tiled():
-    M, N, bn = 4096, 32768, 4096
-    nt = N // bn
+def online_softmax_case(m: int, n: int, bn: int, threads: int) -> Case:
+    """Online softmax over fp32 rows in chunks of ``bn``: a running max and sum (an ``exp`` in the loop),
+    then a second pass writing the probabilities."""
+    nt = n // bn
 
     @T.prim_func
-    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
-        with T.Kernel(M, threads=256) as bx:
+    def main(X: T.Tensor((m, n), "float32"), Y: T.Tensor((m, n), "float32")):
+        with T.Kernel(m, threads=threads) as bx:
             x = T.alloc_fragment((bn,), "float32")
             mx = T.alloc_fragment((1,), "float32")
             mx_prev = T.alloc_fragment((1,), "float32")
@@ -103,7 +99,16 @@ def softmax_online_tiled():
                     x[i] = T.exp(x[i] - mx[0]) / s[0]
                 T.copy(x, Y[bx, t * bn])
 
-    return Case(main, bytes=3 * M * N * 4, flops=6 * M * N, peak="fp32")
+    return Case(main, bytes=3 * m * n * 4, flops=6 * m * n, peak="fp32")
+
+
+@case(
+    "softmax_online_tiled",
+    "online softmax over column tiles: T.serial x2 passes, T.max, alloc_fragment, "
+    "reduce_max clear=False (4096 x 32768 fp32)",
+)
+def softmax_online_tiled():
+    return online_softmax_case(4096, 32768, 4096, 256)
 
 
 @case(

@@ -7,6 +7,7 @@ before they were timed. Names end in ``_n``; ``run_gpu.py --set serial`` runs th
 
 import tilelang.language as T
 from common import Case, case, nbytes
+from kernels_elem import online_softmax_case
 from kernels_guards import two_pass_rmsnorm_case
 
 
@@ -79,38 +80,6 @@ def attention_delta_case(batch: int, heads: int, seq: int, dim: int, blk: int) -
         flops=2 * batch * seq * heads * dim,
         peak="fp32",
     )
-
-
-def online_softmax_case(m: int, n: int, bn: int, threads: int) -> Case:
-    """Online softmax over fp32 rows in chunks of ``bn``: a running max and sum (an ``exp`` in the loop),
-    then a second pass writing the probabilities."""
-    nt = n // bn
-
-    @T.prim_func
-    def main(X: T.Tensor((m, n), "float32"), Y: T.Tensor((m, n), "float32")):
-        with T.Kernel(m, threads=threads) as bx:
-            x = T.alloc_fragment((bn,), "float32")
-            mx = T.alloc_fragment((1,), "float32")
-            mx_prev = T.alloc_fragment((1,), "float32")
-            s = T.alloc_fragment((1,), "float32")
-            s_t = T.alloc_fragment((1,), "float32")
-            T.fill(mx, -T.infinity("float32"))
-            T.fill(s, 0)
-            for t in T.serial(nt):
-                T.copy(X[bx, t * bn], x)
-                T.copy(mx, mx_prev)
-                T.reduce_max(x, mx, dim=0, clear=False)
-                for i in T.Parallel(bn):
-                    x[i] = T.exp(x[i] - mx[0])
-                T.reduce_sum(x, s_t, dim=0)
-                s[0] = s[0] * T.exp(mx_prev[0] - mx[0]) + s_t[0]
-            for t in T.serial(nt):
-                T.copy(X[bx, t * bn], x)
-                for i in T.Parallel(bn):
-                    x[i] = T.exp(x[i] - mx[0]) / s[0]
-                T.copy(x, Y[bx, t * bn])
-
-    return Case(main, bytes=3 * m * n * 4, flops=6 * m * n, peak="fp32")
 
 
 @case("rmsnorm_two_pass_forward_8192x8192_bk1024_t128_n", "fp32, 8 chunks of 1024 on 128 threads")

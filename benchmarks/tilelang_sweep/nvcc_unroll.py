@@ -28,6 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks" / "survey_tilelang"))  # the survey's kernel builders
 
 _REGS = re.compile(r"Used (\d+) registers")
 _OP = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)")
@@ -78,32 +79,10 @@ def row_chunks(m: int, n: int, bk: int, threads: int, body: str):
 
 def two_pass_rmsnorm(m: int, n: int, bk: int, threads: int):
     """The TileLang example's RMSNorm (a sum of squares over chunks, then a second pass scaling and storing
-    each chunk), as the survey measured it."""
-    import tilelang.language as T
+    each chunk): the guards set's kernel (``kernels_guards.two_pass_rmsnorm_case``), walking forwards."""
+    from kernels_guards import two_pass_rmsnorm_case
 
-    nk = n // bk
-
-    @T.prim_func
-    def main(A: T.Tensor((m, n), "float32"), B: T.Tensor((m, n), "float32")):
-        with T.Kernel(m, threads=threads) as bx:
-            a_s = T.alloc_shared((1, bk), "float32")
-            acc = T.alloc_fragment((1, bk), "float32")
-            ss = T.alloc_fragment((1,), "float32")
-            T.clear(acc)
-            for kk in T.serial(nk):
-                T.copy(A[bx, kk * bk], a_s)
-                for i, j in T.Parallel(1, bk):
-                    acc[i, j] += a_s[i, j] * a_s[i, j]
-            T.reduce_sum(acc, ss, dim=1)
-            for i in T.Parallel(1):
-                ss[i] = T.rsqrt(ss[i] / n + 1e-12)
-            for kk in T.serial(nk):
-                T.copy(A[bx, kk * bk], a_s)
-                for i, j in T.Parallel(1, bk):
-                    a_s[i, j] *= ss[i]
-                T.copy(a_s, B[bx, kk * bk])
-
-    return main, bk * 4 // threads
+    return two_pass_rmsnorm_case(m, n, bk, threads, backward=False).func, bk * 4 // threads
 
 
 def split_reduce(splits: int, dim: int, threads: int):
