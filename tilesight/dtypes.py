@@ -15,12 +15,16 @@ _BITS: dict[str, int] = {
     "float8_e5m2": 8,
     "float8_e4m3fnuz": 8,
     "float8_e5m2fnuz": 8,
+    "float8_e8m0fnu": 8,  # MX block scales (exponent only)
+    "float4_e2m1fn": 4,  # MXFP4 / NVFP4 elements, packed two a byte
     "int64": 64,
     "int32": 32,
     "int16": 16,
     "int8": 8,
     "uint8": 8,
+    "uint16": 16,
     "uint32": 32,
+    "uint64": 64,
     "int4": 4,
     "uint4": 4,
     "bool": 8,
@@ -32,6 +36,7 @@ _ALIASES: dict[str, str] = {
     "fp32": "float32",
     "f32": "float32",
     "tf32": "tfloat32",
+    "custom[tfloat32]": "tfloat32",  # TVM's name for TileLang's T.tfloat32
     "fp16": "float16",
     "f16": "float16",
     "half": "float16",

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from tilesight.dtypes import canonical_dtype
+from tilesight.dtypes import canonical_dtype, dtype_bits
 from tilesight.errors import FrontendError, TileSightError
-from tilesight.tensorspec import as_tensor_spec, is_tensor_like
+from tilesight.tensorspec import TensorSpec, as_tensor_spec, is_tensor_like
 
 from ._tvm import stmt_functor, tirx
 
@@ -82,6 +82,21 @@ class _Bindings:
         self.origin.setdefault(name, origin)
 
 
+def _stored_as(spec: TensorSpec, want: str, kernel: str, what: str) -> TensorSpec:
+    """A tensor of another element type that holds a ``want`` buffer, as TileLang's runtime takes it: a
+    float32 tensor for a tfloat32 buffer, and an int8 or uint8 tensor packing a sub-byte buffer (int4, uint4,
+    float4_e2m1fn) two to a byte along its last dimension (the spec as the buffer sees it: last extent and
+    outer strides doubled). Any other mismatch fails as TileLang does, naming both types."""
+    if want == "tfloat32" and spec.dtype == "float32":
+        return TensorSpec(spec.shape, want, spec.strides, values=spec.values)
+    per_byte = 8 // dtype_bits(want) if dtype_bits(want) < 8 else 0
+    if per_byte and spec.dtype in ("int8", "uint8") and spec.shape and spec.strides[-1] == 1:
+        shape = (*spec.shape[:-1], spec.shape[-1] * per_byte)
+        strides = (*(st * per_byte for st in spec.strides[:-1]), 1)
+        return TensorSpec(shape, want, strides)
+    raise FrontendError(f"kernel {kernel!r}: {what} is {want}, got a {spec.dtype} tensor", construct=what)
+
+
 def _bind_tensor(b: _Bindings, buf: Any, arg: Any, what: str) -> None:
     try:
         spec = as_tensor_spec(arg)
@@ -89,9 +104,7 @@ def _bind_tensor(b: _Bindings, buf: Any, arg: Any, what: str) -> None:
         raise FrontendError(f"kernel {b.kernel!r}: {what}: {e}", construct=what) from None
     want = canonical_dtype(str(buf.dtype))
     if spec.dtype != want:
-        raise FrontendError(
-            f"kernel {b.kernel!r}: {what} is {want}, got a {spec.dtype} tensor", construct=what
-        )
+        spec = _stored_as(spec, want, b.kernel, what)
     if len(spec.shape) != len(buf.shape):
         raise FrontendError(
             f"kernel {b.kernel!r}: {what} has {len(buf.shape)} dimensions, got a tensor of shape "

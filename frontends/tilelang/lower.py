@@ -199,19 +199,20 @@ class _Lowering:
         return name
 
     def _access(self, region: Region, *, write: bool, where: str) -> str:
+        """The tensor access a global region is, by name. A buffer the kernel moves with another tile, or at
+        addresses depending on other block indices (a chunked scan reading one chunk's cumulative sums as a
+        row and, later, as a column), is a second access of its own, ``X#2``, as the Triton frontend makes
+        each pointer a tensor access."""
         used = block_vars_of(region.mins, self.ir.binds, self.ir.grid_vars, self.ir.grid)
-        name = _tensor_name(region, self.ir.buffers[region.buffer][2])
-        seen = self.tensors.get(name)
+        base = _tensor_name(region, self.ir.buffers[region.buffer][2])
+        name, k = base, 1
+        key = (region.extents, used)
+        while (seen := self.tensors.get(name)) is not None and (seen.tile, seen.used) != key:
+            k += 1
+            name = f"{base}#{k}"
         if seen is None:
             shift = region.shift if any(region.shift) else ()
             seen = self.tensors[name] = _Tensor(region.extents, used, buffer=region.buffer, shift=shift)
-        elif seen.tile != region.extents or seen.used != used:
-            raise FrontendError(
-                f"tensor {region.buffer!r} is moved with two different tiles {seen.tile} and "
-                f"{region.extents}",
-                construct=region.buffer,
-                location=where,
-            )
         if write:
             seen.write = True
         else:

@@ -940,6 +940,8 @@ class _Walker:
                 arith += node.arith_ops
                 sfu += node.sfu_ops
                 chains.append(node.chain)
+        if not reads and not writes:  # every statement under a guard no lane passes: the nest does nothing
+            return atomics
         chain = None
         if chains and all(c is not None for c in chains):  # one vector iteration runs every store
             cs = [c for c in chains if c is not None]

@@ -145,6 +145,37 @@ def test_wrong_dtype_rank_and_fixed_extent_are_named():
         tilesight.estimate(fixed, TensorSpec((256, 256), "float16"), TensorSpec((256, 128), "float16"), hw=HW)
 
 
+def _unpack(dtype: str):
+    """Sub-byte (or tfloat32) rows of ``m`` x 256 widened to float16: TileLang takes them packed in int8."""
+    m = T.dynamic("m")
+    dtype = getattr(T, dtype)
+
+    @T.prim_func
+    def unpack(X: T.Tensor((m, 256), dtype), Y: T.Tensor((m, 256), "float16")):
+        with T.Kernel(T.ceildiv(m, 64), threads=128) as bx:
+            x = T.alloc_fragment((64, 256), dtype)
+            y = T.alloc_fragment((64, 256), "float16")
+            T.copy(X[bx * 64, 0], x)
+            for i, j in T.Parallel(64, 256):
+                y[i, j] = T.cast(x[i, j], "float16")
+            T.copy(y, Y[bx * 64, 0])
+
+    return unpack
+
+
+def test_packed_and_tf32_buffers_take_the_tensors_tilelang_takes():
+    # int4 packed two to a byte: an int8 tensor of 512 x 128 bytes is the 512 x 256 int4 buffer
+    y = TensorSpec((512, 256), "float16")
+    plan = plan_prim_func(bind_launch(_unpack("int4"), (TensorSpec((512, 128), "int8"), y)), HW)
+    assert plan.tensor("X").shape == (512, 256)
+    assert plan.tensor("X").dtype == "int4"
+    assert plan.grid.shape == (8,)
+    tf32 = plan_prim_func(bind_launch(_unpack("tfloat32"), (TensorSpec((512, 256), "float32"), y)), HW)
+    assert tf32.tensor("X").dtype == "tfloat32"
+    with pytest.raises(FrontendError, match="argument 'X' is int4, got a float16 tensor"):
+        bind_launch(_unpack("int4"), (TensorSpec((512, 128), "float16"), y))
+
+
 def test_unknown_size_and_surplus_arguments_are_refused():
     with pytest.raises(
         FrontendError, match=r"no open size 'q' \(its symbolic sizes and scalar parameters: k, m, n\)"

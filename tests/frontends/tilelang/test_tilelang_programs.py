@@ -169,6 +169,34 @@ def test_a_lane_guard_not_starting_at_lane_zero_is_named():
         plan_prim_func(_guarded_store(0, cond=lambda i: i >= 8), HW)
 
 
+def test_a_nest_whose_guard_no_lane_passes_does_nothing():
+    # ``if i >= 64`` over 64 lanes (a tail-masking guard at a size the tiles divide): dead code, not a crash
+    plan = plan_prim_func(_guarded_store(0, cond=lambda i: i >= 64), HW)
+    assert not [t for t in plan.tensors if t.name == "Y"]
+    assert all(a.kind != ActionKind.STORE for a, _ in plan.actions())
+
+
+def test_a_buffer_read_at_two_block_dependences_is_two_accesses():
+    # X's tile at (bx, by) and its row block's first tile (bx, 0): the same 64 x 64 tile, the second shared
+    # by every block of a row, so two tensor accesses with their own reuse dimensions
+    @T.prim_func
+    def main(X: T.Tensor((256, 256), "float32"), Y: T.Tensor((256, 256), "float32")):
+        with T.Kernel(4, 4, threads=128) as (bx, by):
+            a = T.alloc_fragment((64, 64), "float32")
+            b = T.alloc_fragment((64, 64), "float32")
+            T.copy(X[bx * 64, by * 64], a)
+            T.copy(X[bx * 64, 0], b)
+            for i, j in T.Parallel(64, 64):
+                a[i, j] = a[i, j] + b[i, j]
+            T.copy(a, Y[bx * 64, by * 64])
+
+    plan = plan_prim_func(main, HW)
+    first, second = plan.tensor("X"), plan.tensor("X#2")
+    assert first.tile == second.tile == (64, 64)
+    assert first.reuse_dims == frozenset()
+    assert second.reuse_dims == frozenset({"by"})
+
+
 def _promoting_gemm(interval: int, with_else: bool = False):
     # an fp8-style GEMM folding its accumulator into a second one every ``interval`` steps (DeepGEMM's 2xAcc)
     @T.prim_func
