@@ -7,6 +7,7 @@
     python benchmarks/probe_report.py residency  # the Triton GEMM sweep's predicted / measured by residency
     python benchmarks/probe_report.py smem       # calibration_smem_transform.json: the serial-chain fit
     python benchmarks/probe_report.py feed       # calibration_smem_feed.json: unpack + T.gemm in one step
+    python benchmarks/probe_report.py tma        # calibration_tma_latency.json: the lone TMA pipeline's ring
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -196,9 +197,32 @@ def _feed(_: argparse.Namespace) -> None:
     print(f"smem_feed_step_s = {f['value']:.4e} ({f['note']})")
 
 
+def _tma(_: argparse.Namespace) -> None:
+    from calibrate import analysis
+
+    from tilesight.hardware import load_profile
+
+    doc = json.loads((DATA / "calibration_tma_latency.json").read_text())["measurements"]["tma_latency"]
+    port = load_profile("h200").l2_bw_per_sm_bytes_per_s
+    for p in doc["points"]:
+        if "error" in p:
+            print(f"{p['BM']}x{p['BN']}x{p['BK']} s{p['stages']} {p['form']} {p['programs']}: {p['error']}")
+            continue
+        step, chain = p["s_per_step"] * 1e9, p["chain_s_per_step"] * 1e9
+        span = p["stages"] * step - chain
+        print(f"{p['BM']}x{p['BN']}x{p['BK']} s{p['stages']} t{p['threads']} {p['form']:4} {p['programs']:3} "
+              f"programs: step {step:5.0f} ns, chain {chain:4.0f}, stages x step - chain {span:5.0f} ns, "
+              f"{p['bytes_per_step'] / step:5.1f} GB/s per SM")  # fmt: skip
+    for key, f in analysis.tma_latency_fields(doc["points"], port).items():
+        if not key.startswith("_"):
+            print(f"{key} = {f['value']:.4e} ({f['note']})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem", "feed"))
+    ap.add_argument(
+        "what", choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem", "feed", "tma")
+    )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
     args = ap.parse_args(argv)
     {
@@ -209,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         "residency": _residency,
         "smem": _smem,
         "feed": _feed,
+        "tma": _tma,
     }[args.what](args)
     return 0
 

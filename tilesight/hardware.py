@@ -117,6 +117,8 @@ _OPTIONAL = (
     "l2_atomic_elements_per_s",
     "atomic_elements_per_s_per_block",
     "wgmma_chain_flops_per_s",
+    "tma_ddr_latency_s",
+    "tma_l2_latency_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -244,6 +246,11 @@ class HardwareProfile:
     # fp16 FLOP/s of a chain of dependent warpgroup MMAs of 64 or more columns on shared-memory operands (the
     # dot_narrow / dot_shapes probes): what [wgmma_n_efficiency] scales for narrow instructions; 0 = not given
     wgmma_chain_flops_per_s: float = 0.0
+    # A warp-specialised pipeline's load step, a block alone on its SM (the tma_latency probe): from a
+    # producer's TMA issue to its tiles' arrival, less their transfer at l2_bw_per_sm_bytes_per_s, for tiles
+    # from DRAM and from L2; 0 = not given (such loads then take the generic access latency)
+    tma_ddr_latency_s: float = 0.0
+    tma_l2_latency_s: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # [tensor_core_own_loads]: dtypes whose [tensor_core] rate was measured on a GEMM whose computing warps
     # issue their own loads (a Triton GEMM), so the share of L2 time left exposed under the tensor cores

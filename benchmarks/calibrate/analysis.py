@@ -449,6 +449,43 @@ def smem_feed_fields(points: Sequence[Mapping[str, Any]]) -> dict:
     return {"smem_feed_step_s": {"value": statistics.median(extra.values()), "note": note}, "_extra": extra}
 
 
+def tma_latency_fields(points: Sequence[Mapping[str, Any]], l2_bw_per_sm: float) -> dict:
+    """The profile's ``tma_ddr_latency_s`` and ``tma_l2_latency_s`` from the ``tma_latency`` probe.
+
+    With two stages a step's next load is issued only after the step before it has been consumed, so the
+    pipeline is a ring: a step lasts ``(latency + bytes / rate + mma) / 2``. From each two-stage point at
+    the fewest programs (DRAM far from its bandwidth), ``2 x step - chain`` is the load's span; less the
+    transfer at ``l2_bw_per_sm`` (an SM's L2 port) it is the latency. Median over the tile shapes, per form
+    (``dram``: fresh tiles every step; ``l2``: a re-read panel). Raises ValueError when a form has no such
+    point."""
+    import statistics
+
+    ok = [p for p in points if "error" not in p and p.get("chain_s_per_step") and p["stages"] == 2]
+    out: dict[str, Any] = {"_points": {}}
+    for form, key in (("dram", "tma_ddr_latency_s"), ("l2", "tma_l2_latency_s")):
+        mine = [p for p in ok if p["form"] == form]
+        if not mine:
+            raise ValueError(f"tma_latency_fields: no two-stage {form} point")
+        fewest = min(p["programs"] for p in mine)
+        lats = []
+        for p in (p for p in mine if p["programs"] == fewest):
+            span = 2 * p["s_per_step"] - p["chain_s_per_step"]
+            lat = span - p["bytes_per_step"] / l2_bw_per_sm
+            lats.append(lat)
+            out["_points"][f"{form} {p['BM']}x{p['BN']}x{p['BK']} t{p['threads']}"] = lat
+        value = statistics.median(lats)
+        out[key] = {
+            "value": value,
+            "note": (
+                f"two-stage warp-specialised TMA pipelines (TileLang GEMM loop) at {fewest} programs, one "
+                f"per SM, tiles from {'DRAM (read once)' if form == 'dram' else 'L2 (a re-read panel)'}: "
+                f"2 x step - on-chip chain - bytes / L2 port rate, median over {len(lats)} tiles "
+                f"({min(lats) * 1e9:.0f}-{max(lats) * 1e9:.0f} ns)"
+            ),
+        }
+    return out
+
+
 def async_element_copy_fields(
     rows: Sequence[Mapping[str, Any]], size: int, sm_count: int, smem_bw_per_sm: float
 ) -> dict:

@@ -501,3 +501,25 @@ def test_written_lines_left_in_l2():
     big = SdcmCacheModel().traffic(gemm_plan(16384, 16384, 512, 128, 128, 64, group_m=8), H200)
     assert 0.0 < big.tensors["c"].l2_resident_at_end < 0.15
     assert small.tensors["a"].l2_resident_at_end == 0.0  # read-only tensors leave nothing written
+
+
+def test_ddr_wait_counts_the_reads_behind_a_missing_first_request():
+    from tilesight.cache.model import _ddr_wait
+
+    # a wave asks for each block 5 times (80% repeats): a 4% miss share is 20% of the first requests, and
+    # the repeats behind them wait too (20%); misses at or above the first requests' share: every read waits
+    assert _ddr_wait(0.04, 0.8) == pytest.approx(0.2)
+    assert _ddr_wait(0.3, 0.8) == 1.0
+    assert _ddr_wait(0.1, 0.0) == pytest.approx(0.1)  # no repeats: the misses alone
+    assert _ddr_wait(0.0, 0.9) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(miss=st.floats(0.0, 1.0), more=st.floats(0.0, 1.0), concurrent=st.floats(0.0, 1.0))
+def test_ddr_wait_is_a_share_at_least_the_misses_and_grows_with_them(miss, more, concurrent):
+    from tilesight.cache.model import _ddr_wait
+
+    w = _ddr_wait(miss, concurrent)
+    assert 0.0 <= w <= 1.0
+    assert w >= miss - 1e-12
+    assert _ddr_wait(min(1.0, miss + more), concurrent) >= w - 1e-12

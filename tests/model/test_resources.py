@@ -585,3 +585,39 @@ def test_a_row_every_tile_reads_is_served_by_l1(round_hw):
     assert action_demand(ld, _broadcast_plan(ld, mm), hw, traffic).busy_s[L2] == pytest.approx(l2)
     # a profile without the L1 size never applies it
     assert action_demand(ld, _broadcast_plan(ld), round_hw, traffic).busy_s[L2] == pytest.approx(l2)
+
+
+def test_producer_load_waits_for_its_slowest_line_by_hand(round_hw):
+    import dataclasses
+
+    from tilesight.model.resources import producer_load_demand
+
+    hw = dataclasses.replace(round_hw, tma_ddr_latency_s=0.8 * US, tma_l2_latency_s=0.2 * US)
+    act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM)
+    plan = _plan(act)
+    # a 256-byte tile (2 lines of 128 B) at a DRAM-wait share of 0.1: both lines served 0.9^2 = 0.81, so
+    # 0.19 x 0.8 + 0.81 x 0.2 = 0.314 us; its transfer at the SM's port (2e11 B/s)
+    small = dataclasses.replace(plan.tensors[0], tile=(1, 128))
+    plan = dataclasses.replace(plan, tensors=(small,))
+    tt = TensorTraffic("a", 10, 1e6, 0.0, 0.95, 5e4, ddr_wait=0.1)
+    base = action_demand(act, plan, hw, CacheTraffic({"a": tt}, 0.95, None, 5e4, 0.0, "test"))
+    d = producer_load_demand(hw, base, tt)
+    assert d.latency_s == pytest.approx(0.314 * US)
+    assert d.burst_bytes_per_s == hw.l2_bw_per_sm_bytes_per_s == 2e11
+    assert d.busy_s == base.busy_s  # the pipelines' shares are unchanged
+    # nothing waits for DRAM: the L2 figure; everything does: the DRAM one
+    assert producer_load_demand(hw, base, dataclasses.replace(tt, ddr_wait=0.0)).latency_s == pytest.approx(
+        0.2 * US
+    )
+    assert producer_load_demand(hw, base, dataclasses.replace(tt, ddr_wait=1.0)).latency_s == pytest.approx(
+        0.8 * US
+    )
+    # a profile without the probe's figures leaves the demand as it is
+    assert producer_load_demand(round_hw, base, tt) is base
+
+
+def test_traffic_ddr_wait_defaults_to_the_miss_share():
+    t = TensorTraffic("a", 10, 1e6, 0.1, 0.6, 3e5)
+    assert t.ddr_wait == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="ddr_wait"):
+        TensorTraffic("a", 10, 1e6, 0.0, 0.6, 4e5, ddr_wait=1.5)

@@ -211,3 +211,35 @@ def test_a_serial_chain_is_a_floor_under_the_duration():
         cost = eval_body((ew,), {"ew": d}, scale)
         assert cost.latency_s == pytest.approx(expected)
         assert cost.busy_s[CUDA] == 2.0  # the floor is not busy time
+
+
+def test_a_lone_producer_loop_is_a_ring_of_its_stages():
+    from tilesight.model.resources import DDR
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    # the loop of test_a_block_alone_waits_for_its_loads (load span 4, dot 2) with a producer warpgroup
+    # issuing the loads: a stage is refilled only once its tiles are consumed, so a step is the ring
+    # (span 4 + dot 2) / stages, at least the dot: 3, 2, 2 -- not the span over stages - 1 (4, 2, 2)
+    body, demands, scale = _load_dot_loop(DDR, 1.0, 3.0, 2.0)
+    for stages, want in ((2, 3.0), (3, 2.0), (5, 2.0)):
+        loop = Loop("k", 50, body, stages=stages, reduction=True, producer_loads=True)
+        assert eval_body((loop,), demands, scale, alone=True).loops[0][2].steady_s == pytest.approx(want)
+
+
+def test_a_burst_load_takes_its_port_time_not_its_share():
+    from tilesight.model.resources import DDR, L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    # a 1000-byte load busy 4 on L2 (its share) and 1 on DDR, latency 3, bursting at 1000 B/s: 1 + 3 = 4 long
+    # rather than 4 + 3; the L2 share still bounds the step from below (busiest pipeline 4)
+    body, demands, scale = _load_dot_loop(L2, 4.0, 3.0, 2.0)
+    busy = list(demands["ld"].busy_s)
+    busy[DDR] = 1.0
+    demands["ld"] = demands["ld"]._replace(busy_s=tuple(busy), bytes=1000.0, burst_bytes_per_s=1000.0)
+    loop = Loop("k", 50, body, stages=2, reduction=True, producer_loads=True)
+    cost = eval_body((loop,), demands, scale, alone=True)
+    sub = cost.loops[0][1]
+    assert sub.latency_s == pytest.approx(4.0 + 2.0)
+    assert cost.loops[0][2].steady_s == pytest.approx(4.0)  # max(L2 4, (4 + 2) / 2 = 3)

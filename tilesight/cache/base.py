@@ -29,6 +29,9 @@ class TensorTraffic:
     both sides of the fabric (:mod:`tilesight.cache.model`). ``l2_merged``: the requests per requested byte
     the coalescer merged, already taken out of ``l2_lookups``. ``l2_resident_at_end``: for a written
     tensor, the share of its written lines still in L2 when the kernel ends (what a next kernel finds there).
+    ``ddr_wait``: the share of its reads that wait for a DRAM fetch, their own miss or an identical request of
+    the same wave still in flight from DRAM (the blocks of a wave asking for one tile in step all wait for the
+    first one's fetch, though only that one misses); the miss share where a model does not tell them apart.
     """
 
     tensor: str
@@ -41,6 +44,7 @@ class TensorTraffic:
     l2_lookups: float = 1.0
     l2_merged: float = 0.0
     l2_resident_at_end: float = 0.0  # written tensors: share of the written lines still in L2 when it ends
+    ddr_wait: float = -1.0  # reads waiting for a DRAM fetch (own miss or a same-wave one); -1: the miss share
 
     def __post_init__(self) -> None:
         for name in ("l15_hit", "l2_hit"):
@@ -49,6 +53,10 @@ class TensorTraffic:
                 raise ValueError(f"TensorTraffic[{self.tensor}].{name}={v} outside [0, 1]")
         if self.l15_hit + self.l2_hit > 1.0 + 1e-9:
             raise ValueError(f"TensorTraffic[{self.tensor}]: l15_hit + l2_hit > 1")
+        if self.ddr_wait < 0:
+            object.__setattr__(self, "ddr_wait", max(0.0, 1.0 - self.l15_hit - self.l2_hit))
+        if not 0.0 <= self.ddr_wait <= 1.0 + 1e-12:
+            raise ValueError(f"TensorTraffic[{self.tensor}].ddr_wait={self.ddr_wait} outside [0, 1]")
         for name in ("l2_lookups", "l2_merged"):
             v = getattr(self, name)
             if not v >= 0.0:

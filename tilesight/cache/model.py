@@ -158,6 +158,7 @@ class AccessBreakdown:
     l2_work: float = 1.0  # the same lookups with merges at LRC_TIMING_BLOCKS_PER_SM: the L2 pipeline's work
     l2_work_merged: float = 0.0  # the merges of l2_work (already out of it)
     resident_at_end: float = 0.0  # writes: share of the written lines still in L2 when the kernel ends
+    ddr_wait: float = -1.0  # reads waiting for a DRAM fetch, own or a same-wave one's (see _ddr_wait)
 
 
 def _timeline(body: tuple[Node, ...], start: int, out: dict[str, list[np.ndarray]]) -> int:
@@ -501,6 +502,18 @@ def _in_tile_rereads(
         out[s.action] = (np.maximum(hits, p_in[cell][None, :]), np.zeros_like(first), concurrent)
 
 
+def _ddr_wait(miss: float, concurrent: float) -> float:
+    """Share of a stream's reads that wait for DRAM: the misses, and the reads of the same block later in the
+    same wave (``concurrent``: the share of reads whose block the wave already asked for) that arrive while
+    the first request's fetch is still in flight. Only a wave's first request of a block can miss (a repeat in
+    the wave finds it at a distance of a few tiles), so ``miss / (1 - concurrent)`` of the first requests
+    miss, and with them the repeats that follow them; the wave's blocks ask for a tile within a few steps of
+    one another, so every repeat is counted as waiting with its first request."""
+    miss = min(max(miss, 0.0), 1.0)
+    first = 1.0 - min(max(concurrent, 0.0), 1.0)
+    return 1.0 if miss >= first else miss / first
+
+
 def execution_skew(plan: TilePlan, hw: HardwareProfile) -> float:
     """The plan's execution skew (see :data:`EXECUTION_SKEW_COMPUTE`): from its tile's tensor-core FLOPs per
     byte it reads from cached memory, against the ridge ``tensor-core rate / L2 bandwidth`` at the rates of
@@ -643,6 +656,7 @@ def _compute(
             AccessBreakdown(
                 s.action, s.tensor, False, accesses, requested, h15, h2, ddr, float(first.mean()), h2_sector,
                 lookups, merged_share, work, work_merged,
+                ddr_wait=_ddr_wait(1.0 - h15 - h2, float(concurrent.mean())),
             )
         )  # fmt: skip
 
@@ -663,9 +677,12 @@ def _compute(
         wrote_bytes = sum(r.requested_bytes for r in wrote)
         at_end = sum(r.resident_at_end * r.requested_bytes for r in wrote)
         at_end = at_end / wrote_bytes if wrote_bytes > 0 else 0.0
+        read_bytes = sum(r.requested_bytes for r in mine if not r.write)
+        waits = sum(r.ddr_wait * r.requested_bytes for r in mine if not r.write)
+        wait = waits / read_bytes if read_bytes else -1.0
         tensors[name] = TensorTraffic(
             name, acc, req, h15, h2, ddr, write=write, l2_lookups=lookups, l2_merged=merged,
-            l2_resident_at_end=at_end,
+            l2_resident_at_end=at_end, ddr_wait=min(max(wait, -1.0), 1.0),
         )  # fmt: skip
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]

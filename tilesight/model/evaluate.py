@@ -53,6 +53,7 @@ from .resources import (
     ActionDemand,
     action_demand,
     full_share_rates,
+    producer_load_demand,
     region_scale,
     waited_load_latency,
 )
@@ -363,6 +364,8 @@ def _core(
         ):  # nothing runs ahead of a synchronous load in an unpipelined loop: it waits for its last line
             latency = waited_load_latency(hw, demand, tensors[act.tensor].tile_bytes)
             demand = demand._replace(latency_s=latency)
+        elif act.kind is ActionKind.LOAD and p == 1 and loops and loops[-1].producer_loads:
+            demand = producer_load_demand(hw, demand, traffic.tensors.get(act.tensor or ""))
         demands[act.name] = demand
         occurrences[act.name] = math.prod(lp.work_trips for lp in loops)
     c.demands, c.occurrences = demands, occurrences

@@ -59,7 +59,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..cache.base import CacheTraffic
+from ..cache.base import CacheTraffic, TensorTraffic
 from ..cache.sdcm import hit_probability
 from ..dtypes import dtype_bytes
 from ..errors import PlanError
@@ -141,6 +141,9 @@ class ActionDemand(NamedTuple):
     l2_hit: float | None = None
     net_missing: bool = False
     floor_s: float = 0.0  # the action takes at least this long (a serial chain), whatever its busy times
+    # a lone block's load whose transfer runs at this rate (its SM's L2 port), not at its fair share of L2:
+    # what its duration in the schedule takes; its busy times still charge the shares (0 = not such a load)
+    burst_bytes_per_s: float = 0.0
 
 
 def chain_issue_s(chain: SerialChain, hw: HardwareProfile) -> float:
@@ -403,6 +406,27 @@ def waited_load_latency(hw: HardwareProfile, demand: ActionDemand, tile_bytes: f
     lines = max(1.0, tile_bytes / hw.l2_line_bytes)
     all_hit = hit**lines
     return max(demand.latency_s, all_hit * hw.l2_latency_s + (1.0 - all_hit) * hw.ddr_latency_s)
+
+
+def producer_load_demand(hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None) -> ActionDemand:
+    """A load a producer warpgroup issues (TMA) for a block alone on its SM (a warp-specialised loop,
+    :attr:`~tilesight.plan.Loop.producer_loads`), where the profile has the ``tma_latency`` probe's figures.
+
+    The consumers wait on the stage's barrier until every line of the tile has arrived, so, as for
+    :func:`waited_load_latency`, the load takes its slowest line's latency: ``tma_ddr_latency_s`` unless
+    every one of its ``bytes / l2_line_bytes`` lines is served without waiting for DRAM,
+    ``tma_l2_latency_s`` then. A line waits for DRAM at ``tt``'s
+    :attr:`~tilesight.cache.base.TensorTraffic.ddr_wait` (its own miss, or the fetch of the wave's first
+    request for it, which the blocks asking for the same tile in step all wait for), each line independently
+    as the cache model's hit probabilities are per line. Its transfer runs at the SM's L2 port rate
+    (``l2_bw_per_sm_bytes_per_s``): a lone block's loads are bursts between its waits, not a steady share of
+    L2. The demand unchanged otherwise."""
+    if not hw.tma_ddr_latency_s or not hw.tma_l2_latency_s or tt is None or demand.bytes <= 0:
+        return demand
+    wait = min(max(tt.ddr_wait, 0.0), 1.0)
+    all_served = (1.0 - wait) ** max(1.0, demand.bytes / hw.l2_line_bytes)
+    latency = (1.0 - all_served) * hw.tma_ddr_latency_s + all_served * hw.tma_l2_latency_s
+    return demand._replace(latency_s=latency, burst_bytes_per_s=hw.l2_bw_per_sm_bytes_per_s)
 
 
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from ..plan import ActionKind, Loop, Node, TileAction
 from .envelope import Envelope, envelope
-from .resources import L2, NPIPES, TC, ActionDemand
+from .resources import DDR, L2, NPIPES, TC, ActionDemand
 from .schedule import BodySchedule, best_schedule
 
 
@@ -119,6 +119,8 @@ def eval_body(
     ``exposed``: the profile's ``l2_exposed_under_tc`` (:func:`loop_busy_s`); ``alone``: the block is the only
     one on its SM, so a loop waits for its own loads (see the module docstring)."""
     vecs: list[tuple[float, ...]] = []
+    svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
+    bursts = False
     durs: list[float] = []
     mems: list[bool] = []
     loops: list[tuple[int, BodyCost, Envelope]] = []
@@ -131,7 +133,18 @@ def eval_body(
                 b[5] * scale[5], b[6] * scale[6], b[7] * scale[7], b[8] * scale[8],
             )  # fmt: skip
             vecs.append(v)
-            durs.append(max(max(v), d.floor_s) + d.latency_s)
+            if d.burst_bytes_per_s:
+                # a lone block's burst: its transfer holds the SM's L2 port for bytes / port rate (the DRAM
+                # fetch behind it is in its latency), not its share of the chip's L2 and DRAM; its busy
+                # times still count in full towards the pipelines' sums
+                port = d.bytes / d.burst_bytes_per_s
+                bursts = True
+                svecs.append(tuple(port if r == L2 else 0.0 if r == DDR else x for r, x in enumerate(v)))
+                top = max(x for r, x in enumerate(v) if r not in (L2, DDR))
+                durs.append(max(top, port, d.floor_s) + d.latency_s)
+            else:
+                svecs.append(v)
+                durs.append(max(max(v), d.floor_s) + d.latency_s)
             mems.append(d.memory)
         else:
             sub = eval_body(node.body, demands, scale, groups, node.producer_loads, exposed, alone)
@@ -143,17 +156,21 @@ def eval_body(
                 # so the last ends its own share plus the others' time there
                 chain += (groups - 1) / groups * max(sub.busy_s)
             depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
-            load_s = sub.load_span_s if alone else 0.0
+            # a lone block waits for its own loads; a producer-loads loop's are the ring of its stages, which
+            # the envelope's L / (d + 1) already is (a stage is refilled only once its tiles are consumed)
+            load_s = sub.load_span_s if alone and not node.producer_loads else 0.0
             # a producer warpgroup issues the loads of a producer-loads loop: the consumers' tensor-core work
             # hides them fully (the exposed share was measured on warps that issue their own loads)
             busy = loop_busy_s(sub.busy_s, 0.0 if node.producer_loads else exposed)
             env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub.busy_s))
+            svecs.append(vecs[-1])
             durs.append(env.total_s)
             mems.append(False)
             loops.append((i, sub, env))
     deps = body_deps(body)
-    sched = best_schedule(deps, tuple(vecs), tuple(durs), tuple(mems))
+    sched = best_schedule(deps, tuple(svecs), tuple(durs), tuple(mems))
+    busy_s = tuple(sum(v[r] for v in vecs) for r in range(NPIPES)) if bursts else sched.busy_s
     lat, starts = sched.latency_s, sched.starts
     # L_fill: when the first compute starts; inside a loop node that is its first iteration's fill.
     loop_fill = {i: sub.fill_s for i, sub, env in loops if env.iterations > 0}
@@ -198,7 +215,7 @@ def eval_body(
         schedule=sched,
         latency_s=lat,
         fill_s=fill,
-        busy_s=sched.busy_s,
+        busy_s=busy_s,
         prologue_s=pro,
         epilogue_s=max(epi, 0.0),
         busy_pro_s=tuple(busy_pro),
