@@ -478,6 +478,33 @@ def validation3_cases() -> list[dict[str, Any]]:
     )
 
 
+# A fourth validation set (stop 26, ``sweep.py --set validation4``): shapes and block configurations no set
+# had (block_K 32 at two stages, 64 x 256 and 256 x 128 x 64 tiles, bf16 at two stages), predicted after the
+# stop's lone warp-specialised ring and TMA latencies and before it was measured.
+VALIDATION4_GEMM_SHAPES = [(3072, 3072, 6144), (1536, 8192, 4096), (6144, 2048, 2048)]
+VALIDATION4_GEMM_CONFIGS = [  # (block_M, block_N, block_K, num_stages, threads, use_swizzle, dtype)
+    (128, 128, 32, 2, 128, True, "bfloat16"),
+    (128, 128, 64, 4, 128, False, "float16"),
+    (64, 256, 32, 3, 128, True, "float16"),
+    (128, 256, 32, 2, 256, False, "bfloat16"),
+    (256, 128, 64, 2, 256, True, "float16"),
+]
+VALIDATION4_FA_SHAPES = [(4, 32, 1024, 128), (1, 40, 3072, 64)]
+VALIDATION4_FA_CONFIGS = [(64, 64, 2, 128), (128, 128, 3, 256)]
+VALIDATION4_MLA_SHAPES = [(8, 128, 8192), (32, 128, 3072)]
+VALIDATION4_MLA_CONFIGS = [(64, 32, 1, 256), (64, 64, 2, 256)]
+
+
+def validation4_cases() -> list[dict[str, Any]]:
+    """The fourth validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
+    return _validation_set(
+        "val4",
+        (VALIDATION4_GEMM_SHAPES, VALIDATION4_GEMM_CONFIGS),
+        (VALIDATION4_FA_SHAPES, VALIDATION4_FA_CONFIGS),
+        (VALIDATION4_MLA_SHAPES, VALIDATION4_MLA_CONFIGS),
+    )
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):
