@@ -53,6 +53,7 @@ from .resources import (
     ActionDemand,
     action_demand,
     full_share_rates,
+    pipelined_load_latency,
     producer_load_demand,
     region_scale,
     waited_load_latency,
@@ -366,6 +367,9 @@ def _core(
             demand = demand._replace(latency_s=latency)
         elif act.kind is ActionKind.LOAD and p == 1 and loops and loops[-1].producer_loads:
             demand = producer_load_demand(hw, demand, traffic.tensors.get(act.tensor or ""))
+        elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
+            tt = traffic.tensors.get(act.tensor or "")
+            demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt))
         demands[act.name] = demand
         occurrences[act.name] = math.prod(lp.work_trips for lp in loops)
     c.demands, c.occurrences = demands, occurrences
