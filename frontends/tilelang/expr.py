@@ -41,6 +41,17 @@ _BINARY = {
 }
 
 
+# Integer intrinsics index math uses (``T.shift_right``, ``x & mask`` ...): the numpy function, its arity.
+_CALLS = {
+    "shift_left": (np.left_shift, 2),
+    "shift_right": (np.right_shift, 2),
+    "bitwise_and": (np.bitwise_and, 2),
+    "bitwise_or": (np.bitwise_or, 2),
+    "bitwise_xor": (np.bitwise_xor, 2),
+    "bitwise_not": (np.invert, 1),
+}
+
+
 # Contents of the integer tensors the caller gave, by buffer name, for the program being read (set by
 # :func:`tensor_values` around the walk; a context variable, so concurrent estimates do not share them).
 _VALUES: contextvars.ContextVar[Mapping[str, np.ndarray] | None] = contextvars.ContextVar(
@@ -155,6 +166,15 @@ def evaluate(expr: Any, env: Mapping[str, Any], kernel: str) -> Any:
     if isinstance(expr, tirx.Select):
         cond = evaluate(expr.condition, env, kernel)
         return np.where(cond, evaluate(expr.true_value, env, kernel), evaluate(expr.false_value, env, kernel))
+    if isinstance(expr, tirx.Call):
+        name = expr.op.name.split(".")[-1] if hasattr(expr.op, "name") else ""
+        args = expr.args
+        if name == "if_then_else" and len(args) == 3:  # T.if_then_else(cond, a, b): both sides are plain math
+            cond = evaluate(args[0], env, kernel)
+            return np.where(cond, evaluate(args[1], env, kernel), evaluate(args[2], env, kernel))
+        call = _CALLS.get(name)
+        if call is not None and len(args) == call[1]:
+            return call[0](*(evaluate(a, env, kernel) for a in args))
     raise UnsupportedOpError(f"index expression {type(expr).__name__} ({expr})", kernel)
 
 

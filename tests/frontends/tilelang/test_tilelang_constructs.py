@@ -452,3 +452,18 @@ def test_several_elementwise_atomic_adds_in_one_nest_are_each_a_tile_atomic_add(
     }
     computed = [a for a, _ in plan.actions() if a.kind is ActionKind.ELEMENTWISE and a.flops == 128]
     assert bool(computed) == extra_store  # the nest's other statement stays its own element-wise action
+
+
+def test_index_math_with_if_then_else_and_shifts_evaluates_per_block():
+    import numpy as np
+    from tilesight.frontends.tilelang._tvm import tirx as tir
+    from tilesight.frontends.tilelang.expr import evaluate
+
+    bx = tir.Var("bx", "int32")
+    # T.if_then_else(bx % 2 == 0, bx, bx - 1) * 64, and (bx >> 1) ^ 1, over four blocks
+    pick = tir.call_intrin("int32", "tirx.if_then_else", tir.EQ(tir.FloorMod(bx, 2), 0), bx, bx - 1) * 64
+    env = {"bx": np.arange(4)}
+    assert evaluate(pick, env, "k").tolist() == [0, 0, 128, 128]
+    half = tir.call_intrin("int32", "tirx.shift_right", bx, 1)
+    mixed = tir.call_intrin("int32", "tirx.bitwise_xor", half, 1)
+    assert evaluate(mixed, env, "k").tolist() == [1, 1, 0, 0]
