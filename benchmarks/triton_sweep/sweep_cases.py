@@ -963,6 +963,48 @@ def validation11_cases() -> list[Case]:
     return _all_held_out(cases, "validation11")
 
 
+# A twelfth validation set (stop 26): GEMMs and attention at shapes and configs no set had, predicted after
+# the stop's pipelined-load rule (a loop's own loads wait for their slowest line) and before it was measured.
+VALIDATION12_SHAPES = (
+    ("v12_sq", 5120, 5120, 5120),
+    ("v12_proj", 2048, 11008, 4096),
+    ("v12_kv", 16384, 1024, 2048),
+)
+VALIDATION12_GEMM_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
+    (128, 128, 64, 8, 3, 8),
+    (128, 256, 64, 8, 3, 8),
+    (256, 128, 64, 8, 3, 8),
+    (64, 128, 64, 4, 4, 8),
+    (128, 64, 64, 4, 4, 1),
+    (128, 128, 32, 4, 4, 8),
+    (64, 256, 32, 4, 3, 8),
+)
+VALIDATION12_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal, (bm, bn, warps, stages), dtype, staged)
+    (4, 32, 3072, 128, False, (128, 64, 8, 3), "float16", False),
+    (4, 32, 3072, 128, True, (128, 64, 8, 3), "float16", True),
+    (16, 12, 1536, 64, False, (128, 128, 8, 2), "bfloat16", False),
+    (16, 12, 1536, 64, True, (64, 64, 4, 3), "bfloat16", True),
+    (1, 48, 8192, 128, False, (64, 64, 4, 2), "float16", True),
+    (1, 48, 8192, 128, True, (128, 64, 8, 2), "float16", False),
+    (8, 24, 2048, 64, False, (64, 128, 4, 3), "float16", False),
+    (8, 24, 2048, 64, True, (128, 32, 4, 3), "float16", True),
+)
+
+
+def validation12_cases() -> list[Case]:
+    """Twenty-one fp16 GEMMs and eight attention launches (VALIDATION12_*)."""
+    cases = [
+        gemm_case("grouped", shape, "float16", GemmConfig(*cfg))
+        for shape in VALIDATION12_SHAPES
+        for cfg in VALIDATION12_GEMM_CONFIGS
+    ]
+    cases += [
+        attention_case(b, h, n, d, causal, cfg, staged=staged, dtype=dtype)
+        for b, h, n, d, causal, cfg, dtype, staged in VALIDATION12_ATTENTION
+    ]
+    return _all_held_out(cases, "validation12")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
