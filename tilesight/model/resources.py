@@ -408,26 +408,21 @@ def waited_load_latency(hw: HardwareProfile, demand: ActionDemand, tile_bytes: f
     return max(demand.latency_s, all_hit * hw.l2_latency_s + (1.0 - all_hit) * hw.ddr_latency_s)
 
 
-def unloaded_ddr_latency(hw: HardwareProfile) -> float:
-    """The latency of a DRAM fetch while DRAM is far from saturated: the ``tma_latency`` probe's
-    ``tma_ddr_latency_s`` (a pipelined load step at 16 programs, one per SM) where the profile has it, else
-    the loaded ``ddr_latency_s``."""
-    return hw.tma_ddr_latency_s or hw.ddr_latency_s
-
-
 def pipelined_load_latency(hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None) -> float:
     """Latency of a tile load in a software-pipelined loop whose own warps issue it (``cp.async`` or plain
     loads several iterations ahead): the iteration that consumes it waits at the barrier for every line, so
     it takes its slowest line's latency, as :func:`waited_load_latency` says of a synchronous load. A line
     waits for DRAM at ``tt``'s :attr:`~tilesight.cache.base.TensorTraffic.ddr_wait` (its own miss or the
     wave's first request for it still in flight), each line independently; such a fetch meets a DRAM far
-    from saturation in a tile loop whose lines mostly hit, so it takes :func:`unloaded_ddr_latency`. Never
-    below the demand's mean latency; the demand's own where the cache model gives no traffic."""
-    if tt is None or demand.bytes <= 0:
+    from saturation in a tile loop whose lines mostly hit, so it takes the ``tma_latency`` probe's unloaded
+    figure (``tma_ddr_latency_s``, a pipelined load step at 16 programs, one per SM), not the profile's
+    loaded ``ddr_latency_s`` (Little's law on a streaming copy). Never below the demand's mean latency; the
+    demand's own where the cache model gives no traffic or the profile has no unloaded figure."""
+    if tt is None or demand.bytes <= 0 or not hw.tma_ddr_latency_s:
         return demand.latency_s
     wait = min(max(tt.ddr_wait, 0.0), 1.0)
     all_served = (1.0 - wait) ** max(1.0, demand.bytes / hw.l2_line_bytes)
-    slowest = (1.0 - all_served) * unloaded_ddr_latency(hw) + all_served * hw.l2_latency_s
+    slowest = (1.0 - all_served) * hw.tma_ddr_latency_s + all_served * hw.l2_latency_s
     return max(demand.latency_s, slowest)
 
 
