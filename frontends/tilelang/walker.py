@@ -478,12 +478,12 @@ class _Walker:
         return out
 
     def _loop_guard(self, stmt: tirx.IfThenElse, looped: list[str], where: str) -> list[OpNode | LoopNode]:
-        """An ``if`` without ``else`` on one enclosing loop's counter (fp8 GEMMs promoting their accumulator
-        every other step: ``if (k + 1) % 2 == 0``), possibly through let-bindings, block-level values and
-        elements of tensors whose contents the caller gave (a block-sparse mask ``if keep[k]:``): its body as
-        a loop of one trip that runs in the share of all blocks' iterations that pass the condition (each
-        block's own trip count where they differ). Any other condition on a loop counter is refused, naming
-        it."""
+        """An ``if`` on one enclosing loop's counter (fp8 GEMMs promoting their accumulator every other step:
+        ``if (k + 1) % 2 == 0``), possibly through let-bindings, block-level values and elements of tensors
+        whose contents the caller gave (a block-sparse mask ``if keep[k]:``): its body as a loop of one trip
+        that runs in the share of all blocks' iterations that pass the condition (each block's own trip count
+        where they differ), and an ``else`` body likewise in the rest. Any other condition on a loop counter
+        is refused, naming it."""
         cond = stmt.condition
         var = looped[0]
         free = _vars_through(cond, self.binds)
@@ -496,12 +496,7 @@ class _Walker:
             if v not in self.loop_vars
             and not (v in self.binds and _vars_through(self.binds[v], self.binds) & self.loop_vars)
         }
-        if (
-            len(looped) > 1
-            or stmt.else_case is not None
-            or trips is None
-            or free - {var} - outer - set(self.binds)
-        ):
+        if len(looped) > 1 or trips is None or free - {var} - outer - set(self.binds):
             what = f"if/else on the loop variable {var!r} (the loop's iterations differ)"
             raise UnsupportedOpError(what, self.name, where)
         starts, counts = trips  # one entry, or one per block: the share of all blocks' iterations
@@ -520,14 +515,19 @@ class _Walker:
         taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), shape)
         runs = np.broadcast_to(steps < counts[:, None], shape)
         share = float((taken & runs).sum() / runs.sum()) if runs.any() else 0.0
-        body = tuple(self._body(stmt.then_case)) if share > 0 else ()
-        if share >= 1.0:
-            return list(body)
-        if not body:
-            return []
-        note = f"if on loop variable {var} at {where}: its body runs in {share:.0%} of the iterations"
-        self.notes.append(note)
-        return [_share_node(f"if_{var}", body, where, share)]
+        out: list[OpNode | LoopNode] = []
+        # each branch as a one-trip loop run in its share of the iterations (the else branch in the rest)
+        for branch, part, label in ((stmt.then_case, share, "if"), (stmt.else_case, 1.0 - share, "else")):
+            body = tuple(self._body(branch)) if branch is not None and part > 0 else ()
+            if not body:
+                continue
+            if part >= 1.0:
+                out.extend(body)
+                continue
+            note = f"{label} on loop variable {var} at {where}: its body runs in {part:.0%} of the iterations"
+            self.notes.append(note)
+            out.append(_share_node(f"{label}_{var}", body, where, part))
+        return out
 
     def _persistent(self, stmt: tirx.For) -> list[OpNode | LoopNode] | None:
         """A persistent kernel's wave loop (``T.Persistent``, or its hand-written form ``for w in

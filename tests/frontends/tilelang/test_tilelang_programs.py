@@ -257,9 +257,14 @@ def test_an_if_on_the_loop_counter_runs_in_its_share_of_the_iterations():
     assert not any(hasattr(n, "body") for n in k_loop.body)
 
 
-def test_an_if_else_on_the_loop_counter_is_refused():
-    with pytest.raises(UnsupportedOpError, match="if/else on the loop variable 'k'"):
-        plan_prim_func(_promoting_gemm(4, with_else=True), HW)
+def test_an_if_else_on_the_loop_counter_runs_each_branch_in_its_share():
+    plan = plan_prim_func(_promoting_gemm(4, with_else=True), HW)
+    (k_loop,) = [n for n in plan.body if hasattr(n, "body") and n.trips == 16]
+    then, other = [n for n in k_loop.body if hasattr(n, "body")]
+    # k % 4 == 0 holds for k = 0, 4, 8, 12: the gemm in 4 of 16 iterations, the clear in the other 12
+    assert then.mean_trips == pytest.approx(0.25) and other.mean_trips == pytest.approx(0.75)
+    assert [a.kind for a in then.body] == [ActionKind.DOT]
+    assert any("else on loop variable k" in n and "75%" in n for n in plan.notes)
 
 
 def test_a_copy_between_global_tiles_loads_converts_and_stores():
