@@ -508,9 +508,14 @@ class _Walker:
             value = np.asarray(self.env[v])
             env[v] = np.broadcast_to(value, space).reshape(-1, 1) if value.ndim == len(space) else value
         env[var] = starts[:, None] + steps
-        for name in sorted(self.binds):  # let-bound indices the condition reads through
-            if name in free and name not in env:
+        # let-bound indices the condition reads through, each after the ones it reads (``needs_mask`` from
+        # ``q_tile`` from ``clean_k``)
+        pending = sorted(n for n in self.binds if n in free and n not in env)
+        while pending:
+            ready = [n for n in pending if not (_vars_through(self.binds[n], {}) & set(pending))]
+            for name in ready or pending[:1]:  # a cycle cannot occur in let-bindings; never loop forever
                 env[name] = evaluate(self.binds[name], env, self.name)
+            pending = [n for n in pending if n not in env]
         shape = (math.prod(space), longest)
         taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name), dtype=bool), shape)
         runs = np.broadcast_to(steps < counts[:, None], shape)

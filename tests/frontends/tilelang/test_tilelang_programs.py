@@ -267,6 +267,34 @@ def test_an_if_else_on_the_loop_counter_runs_each_branch_in_its_share():
     assert any("else on loop variable k" in n and "75%" in n for n in plan.notes)
 
 
+def test_an_if_reads_let_bindings_in_their_dependency_order():
+    # ``a`` reads ``z`` (alphabetically after it): both are evaluated per iteration, ``z`` first
+    @T.prim_func
+    def main(
+        A: T.Tensor((512, 1024), "float16"),
+        B: T.Tensor((1024, 512), "float16"),
+        C: T.Tensor((512, 512), "float32"),
+    ):
+        with T.Kernel(4, 4, threads=128) as (bx, by):
+            a_s = T.alloc_shared((128, 64), "float16")
+            b_s = T.alloc_shared((64, 128), "float16")
+            c = T.alloc_fragment((128, 128), "float32")
+            T.clear(c)
+            for k in T.Pipelined(16, num_stages=2):
+                z = k * 2
+                a = z + 1
+                T.copy(A[by * 128, k * 64], a_s)
+                T.copy(B[k * 64, bx * 128], b_s)
+                if a % 8 == 1:  # k = 0, 4, 8, 12
+                    T.gemm(a_s, b_s, c)
+            T.copy(c, C[by * 128, bx * 128])
+
+    plan = plan_prim_func(main, HW)
+    (k_loop,) = [n for n in plan.body if hasattr(n, "body") and n.trips == 16]
+    (guard,) = [n for n in k_loop.body if hasattr(n, "body")]
+    assert guard.mean_trips == pytest.approx(0.25)
+
+
 def test_a_copy_between_global_tiles_loads_converts_and_stores():
     # a backward kernel's post-process: the fp32 accumulator cast to fp16, global to global
     @T.prim_func
