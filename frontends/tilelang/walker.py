@@ -631,7 +631,9 @@ class _Walker:
 
     def _loop(self, stmt: tirx.For) -> LoopNode:
         where = self._where(f"for {stmt.loop_var.name} in range({stmt.extent})")
-        trips = np.asarray(evaluate(stmt.extent, self.env, self.name))
+        # a negative extent runs no iteration (the lowered ``for (i = 0; i < n; ++i)``): blocks an enclosing
+        # guard skips may compute one (a variable-length batch's blocks past a sequence's end)
+        trips = np.maximum(np.asarray(evaluate(stmt.extent, self.env, self.name)), 0)
         if trips.size > 1:
             trips = np.broadcast_to(trips, tuple(self.grid))
         annotated = stmt.annotations.get("num_stages")

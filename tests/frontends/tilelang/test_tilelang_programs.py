@@ -295,6 +295,25 @@ def test_an_if_reads_let_bindings_in_their_dependency_order():
     assert guard.mean_trips == pytest.approx(0.25)
 
 
+def test_a_negative_loop_extent_runs_no_iteration():
+    # blocks 0..3 loop bx - 1 times: -1 and 0 run nothing (C's ``for (i = 0; i < n; ++i)``), then 1 and 2
+    @T.prim_func
+    def main(X: T.Tensor((256, 64), "float32"), Y: T.Tensor((4, 64), "float32")):
+        with T.Kernel(4, threads=128) as bx:
+            acc = T.alloc_fragment((64,), "float32")
+            x = T.alloc_fragment((64,), "float32")
+            T.clear(acc)
+            for k in T.serial(bx - 1):
+                T.copy(X[k, 0], x)
+                for j in T.Parallel(64):
+                    acc[j] += x[j]
+            T.copy(acc, Y[bx, 0])
+
+    plan = plan_prim_func(main, HW)
+    (loop,) = [n for n in plan.body if hasattr(n, "body")]
+    assert tuple(loop.trips_by_program) == (0, 0, 1, 2)
+
+
 def test_a_copy_between_global_tiles_loads_converts_and_stores():
     # a backward kernel's post-process: the fp32 accumulator cast to fp16, global to global
     @T.prim_func
