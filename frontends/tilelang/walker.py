@@ -512,7 +512,7 @@ class _Walker:
         # ``q_tile`` from ``clean_k``)
         pending = sorted(n for n in self.binds if n in free and n not in env)
         while pending:
-            ready = [n for n in pending if not (_vars_through(self.binds[n], {}) & set(pending))]
+            ready = [n for n in pending if not (free_vars(self.binds[n]) & set(pending))]
             for name in ready or pending[:1]:  # a cycle cannot occur in let-bindings; never loop forever
                 env[name] = evaluate(self.binds[name], env, self.name)
             pending = [n for n in pending if n not in env]

@@ -682,7 +682,7 @@ def _compute(
         wait = waits / read_bytes if read_bytes else -1.0
         tensors[name] = TensorTraffic(
             name, acc, req, h15, h2, ddr, write=write, l2_lookups=lookups, l2_merged=merged,
-            l2_resident_at_end=at_end, ddr_wait=min(max(wait, -1.0), 1.0),
+            l2_resident_at_end=at_end, ddr_wait=min(wait, 1.0),
         )  # fmt: skip
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]

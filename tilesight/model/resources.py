@@ -402,10 +402,18 @@ def waited_load_latency(hw: HardwareProfile, demand: ActionDemand, tile_bytes: f
     the action's mean latency)."""
     if demand.l2_hit is None:
         return demand.latency_s
-    hit = min(max(demand.l2_hit, 0.0), 1.0)
-    lines = max(1.0, tile_bytes / hw.l2_line_bytes)
-    all_hit = hit**lines
-    return max(demand.latency_s, all_hit * hw.l2_latency_s + (1.0 - all_hit) * hw.ddr_latency_s)
+    slowest = slowest_line_latency(hw, demand.l2_hit, tile_bytes, hw.l2_latency_s, hw.ddr_latency_s)
+    return max(demand.latency_s, slowest)
+
+
+def slowest_line_latency(
+    hw: HardwareProfile, served: float, nbytes: float, fast_s: float, slow_s: float
+) -> float:
+    """Latency of a tile whose reader waits for every one of its ``nbytes / l2_line_bytes`` lines (at least
+    one), each served fast (in ``fast_s``) with probability ``served`` independently: ``slow_s`` unless every
+    line is, ``fast_s`` then, in expectation ``p fast_s + (1 - p) slow_s`` with ``p = served^lines``."""
+    all_fast = min(max(served, 0.0), 1.0) ** max(1.0, nbytes / hw.l2_line_bytes)
+    return all_fast * fast_s + (1.0 - all_fast) * slow_s
 
 
 def pipelined_load_latency(hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None) -> float:
@@ -420,9 +428,8 @@ def pipelined_load_latency(hw: HardwareProfile, demand: ActionDemand, tt: Tensor
     demand's own where the cache model gives no traffic or the profile has no unloaded figure."""
     if tt is None or demand.bytes <= 0 or not hw.tma_ddr_latency_s:
         return demand.latency_s
-    wait = min(max(tt.ddr_wait, 0.0), 1.0)
-    all_served = (1.0 - wait) ** max(1.0, demand.bytes / hw.l2_line_bytes)
-    slowest = (1.0 - all_served) * hw.tma_ddr_latency_s + all_served * hw.l2_latency_s
+    served = 1.0 - tt.ddr_wait
+    slowest = slowest_line_latency(hw, served, demand.bytes, hw.l2_latency_s, hw.tma_ddr_latency_s)
     return max(demand.latency_s, slowest)
 
 
@@ -441,9 +448,8 @@ def producer_load_demand(hw: HardwareProfile, demand: ActionDemand, tt: TensorTr
     L2. The demand unchanged otherwise."""
     if not hw.tma_ddr_latency_s or not hw.tma_l2_latency_s or tt is None or demand.bytes <= 0:
         return demand
-    wait = min(max(tt.ddr_wait, 0.0), 1.0)
-    all_served = (1.0 - wait) ** max(1.0, demand.bytes / hw.l2_line_bytes)
-    latency = (1.0 - all_served) * hw.tma_ddr_latency_s + all_served * hw.tma_l2_latency_s
+    served = 1.0 - tt.ddr_wait
+    latency = slowest_line_latency(hw, served, demand.bytes, hw.tma_l2_latency_s, hw.tma_ddr_latency_s)
     return demand._replace(latency_s=latency, burst_bytes_per_s=hw.l2_bw_per_sm_bytes_per_s)
 
 
