@@ -20,8 +20,8 @@ Each program reads tiles of its own (a batched GEMM, one batch a program), so no
 - ``l2``: the same programs re-reading a private panel of PANEL_STEPS steps cyclically (L2-resident after the
   first pass).
 
-The step's tensor-core time comes from the same tiles with the loads taken out (``chain``: ``T.gemm`` on tiles
-copied once, the ``tilelang_wait`` probe's kernel). Read by ``benchmarks/calibrate/analysis.py`` (hand-run
+The step's tensor-core time comes from the same tiles with the loads taken out: ``T.gemm`` on tiles copied
+once, the ``tilelang_wait`` probe's ``tilelang_chain``. Read by ``benchmarks/calibrate/analysis.py`` (hand-run
 here: the analysis of the points is printed by ``python benchmarks/probe_report.py tma``).
 """
 
@@ -35,6 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.calibrate.tilelang_wait import tilelang_chain  # noqa: E402  (the on-chip T.gemm chain)
 
 ITERS = 1024  # pipelined steps per program
 PANEL_STEPS = 8  # the l2 form's private panel, in steps
@@ -81,30 +83,6 @@ def pipeline(programs: int, bm: int, bn: int, bk: int, stages: int, threads: int
     return main
 
 
-def chain(programs: int, bm: int, bn: int, bk: int, threads: int):
-    """``ITERS`` T.gemm calls per program on tiles copied to shared memory once (no loads in the loop)."""
-    import tilelang.language as T
-
-    dtype, acc = "float16", "float32"
-
-    @T.prim_func
-    def main(
-        A: T.Tensor((bm, bk), dtype), B: T.Tensor((bk, bn), dtype), C: T.Tensor((programs, bm, bn), acc)
-    ):
-        with T.Kernel(programs, threads=threads) as bx:
-            a_s = T.alloc_shared((bm, bk), dtype)
-            b_s = T.alloc_shared((bk, bn), dtype)
-            c_l = T.alloc_fragment((bm, bn), acc)
-            T.copy(A[0, 0], a_s)
-            T.copy(B[0, 0], b_s)
-            T.clear(c_l)
-            for _ in T.serial(ITERS):
-                T.gemm(a_s, b_s, c_l)
-            T.copy(c_l, C[bx, 0, 0])
-
-    return main
-
-
 def _run(func, inputs: tuple) -> tuple[float, str]:
     import tilelang
 
@@ -118,7 +96,7 @@ def _builds() -> list[tuple]:
     """(builder name, arguments) of every kernel :func:`points` compiles."""
     out: list[tuple] = []
     for bm, bn, bk, stages, threads in SHAPES:
-        out.append(("chain", (1, bm, bn, bk, threads)))
+        out.append(("tilelang_chain", (1, bm, bn, bk, threads, ITERS)))
         for programs in PROGRAMS:
             for panel in (None, PANEL_STEPS):
                 out.append(("pipeline", (programs, bm, bn, bk, stages, threads, panel)))
@@ -155,10 +133,10 @@ def points() -> list[dict]:
     for bm, bn, bk, stages, threads in SHAPES:
         base = {"BM": bm, "BN": bn, "BK": bk, "stages": stages, "threads": threads}
         try:
-            c = torch.empty(1, bm, bn, device="cuda", dtype=torch.float32)
+            c = torch.empty(bm, bn, device="cuda", dtype=torch.float32)
             a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
             b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
-            t, _ = _run(chain(1, bm, bn, bk, threads), (a, b, c))
+            t, _ = _run(tilelang_chain(1, bm, bn, bk, threads, ITERS), (a, b, c))
             chain_step = t / ITERS
         except Exception as exc:  # recorded, never swallowed
             chain_step = None

@@ -867,18 +867,21 @@ VALIDATION9_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal, (bm, bn, wa
 )
 
 
-def validation9_cases() -> list[Case]:
-    """Twelve GEMM and ten attention launches (VALIDATION9_*)."""
-    cases = [
-        gemm_case("grouped", shape, "float16", GemmConfig(*cfg))
-        for shape in VALIDATION9_SHAPES
-        for cfg in VALIDATION9_GEMM_CONFIGS
-    ]
+def _gemm_and_attention_set(shapes: tuple, configs: tuple, attention: tuple, name: str) -> list[Case]:
+    """A held-out set of fp16 grouped GEMMs (every config on every shape) and attention launches."""
+    cases = [gemm_case("grouped", shape, "float16", GemmConfig(*cfg)) for shape in shapes for cfg in configs]
     cases += [
         attention_case(b, h, n, d, causal, cfg, staged=staged, dtype=dtype)
-        for b, h, n, d, causal, cfg, dtype, staged in VALIDATION9_ATTENTION
+        for b, h, n, d, causal, cfg, dtype, staged in attention
     ]
-    return _all_held_out(cases, "validation9")
+    return _all_held_out(cases, name)
+
+
+def validation9_cases() -> list[Case]:
+    """Twelve GEMM and ten attention launches (VALIDATION9_*)."""
+    return _gemm_and_attention_set(
+        VALIDATION9_SHAPES, VALIDATION9_GEMM_CONFIGS, VALIDATION9_ATTENTION, "validation9"
+    )
 
 
 # A tenth validation set (stop 23): launches whose registers decide the prediction (near the per-thread
@@ -993,16 +996,9 @@ VALIDATION12_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal, (bm, bn, w
 
 def validation12_cases() -> list[Case]:
     """Twenty-one fp16 GEMMs and eight attention launches (VALIDATION12_*)."""
-    cases = [
-        gemm_case("grouped", shape, "float16", GemmConfig(*cfg))
-        for shape in VALIDATION12_SHAPES
-        for cfg in VALIDATION12_GEMM_CONFIGS
-    ]
-    cases += [
-        attention_case(b, h, n, d, causal, cfg, staged=staged, dtype=dtype)
-        for b, h, n, d, causal, cfg, dtype, staged in VALIDATION12_ATTENTION
-    ]
-    return _all_held_out(cases, "validation12")
+    return _gemm_and_attention_set(
+        VALIDATION12_SHAPES, VALIDATION12_GEMM_CONFIGS, VALIDATION12_ATTENTION, "validation12"
+    )
 
 
 def all_cases() -> list[Case]:
