@@ -372,9 +372,10 @@ def test_a_tail_of_lone_blocks_gets_its_own_loop_cost():
     assert tail_loop.steady_s > full_loop.steady_s
 
 
-def _dot_stream(variant="wgmma", producer_loads=False):
+def _dot_stream(variant="wgmma", producer_loads=False, waits=True):
     """64 tiles, each: load one x row (DDR 1 us + 1 us latency, L2 0.5 us), then a 2e7-FLOP fp16 dot
-    (TC 2 us at 1e13 FLOP/s): tensor-core bound, 16 blocks resident per SM (128 threads of 2048)."""
+    (TC 2 us at 1e13 FLOP/s): tensor-core bound, 16 blocks resident per SM (128 threads of 2048); ``waits``:
+    a free elementwise action reads the dot's result (the warps wait for it)."""
     from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
 
     x = TensorAccess("x", "float32", (64, 25_000), (1, 25_000))
@@ -383,6 +384,8 @@ def _dot_stream(variant="wgmma", producer_loads=False):
         TileAction("dot", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), flops=2e7, deps=("load",),
                    variant=variant),
     )  # fmt: skip
+    if waits:
+        body += (TileAction("use", ActionKind.ELEMENTWISE, deps=("dot",)),)
     if producer_loads:
         body = (Loop("loop", 1, body=body, producer_loads=True),)
     return TilePlan("dots", TileGrid((64,)), (x,), body, BlockResources(128))
@@ -393,7 +396,7 @@ def test_l2_exposure_under_tensor_cores_across_resident_blocks(round_hw):
     # steady the busiest pipeline per tile: TC 2 us. With half the L2 time exposed under the tensor cores
     # (l2_exposed_under_tc = 0.5) a wgmma stream whose warps load their own tiles takes 2 + 0.5 x 0.5 =
     # 2.25 us a tile: 15 x 0.25 = 3.75 us more. Not for a warp-level mma, a dtype whose rate was measured on
-    # such a kernel (tc_own_loads), or loads a producer warpgroup issues.
+    # such a kernel (tc_own_loads), loads a producer warpgroup issues, or a dot nothing waits for.
     import dataclasses
 
     from tilesight.model.evaluate import clear_caches
@@ -408,6 +411,7 @@ def test_l2_exposure_under_tensor_cores_across_resident_blocks(round_hw):
         (_dot_stream("mma"), exposed),
         (_dot_stream(), own),
         (_dot_stream(producer_loads=True), exposed),
+        (_dot_stream(waits=False), exposed),
     ):
         clear_caches()
         assert evaluate(plan, hw).latency_s == pytest.approx(evaluate(plan, round_hw).latency_s)

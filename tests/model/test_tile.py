@@ -109,9 +109,10 @@ def test_loop_busy_adds_the_exposed_share_of_l2_under_busier_tensor_cores():
     assert loop_busy_s(busy(338.0, 263.0), 0.0) == 338.0
 
 
-def _load_dot_loop(load_pipe: int, load_s: float, load_latency_s: float, dot_s: float):
+def _load_dot_loop(load_pipe: int, load_s: float, load_latency_s: float, dot_s: float, waits: bool = False):
     """A loop body of one load (``load_s`` busy on ``load_pipe``, plus its latency) feeding one dot (``dot_s``
-    on the tensor cores), its demands, and the unit region scale."""
+    on the tensor cores), its demands, and the unit region scale; ``waits``: a free elementwise action reads
+    the dot's result in the same iteration (an attention loop's softmax)."""
     from tilesight.model.resources import NPIPES, TC, ActionDemand
 
     def demand(name, kind, pipe, seconds, memory, latency=0.0):
@@ -124,16 +125,18 @@ def _load_dot_loop(load_pipe: int, load_s: float, load_latency_s: float, dot_s: 
     demands = {
         "ld": demand("ld", ActionKind.LOAD, load_pipe, load_s, True, load_latency_s),
         "mm": demand("mm", ActionKind.DOT, TC, dot_s, False),
+        "sm": demand("sm", ActionKind.ELEMENTWISE, TC, 0.0, False),
     }
-    return (load, dot), demands, (1.0,) * NPIPES
+    body = (load, dot, TileAction("sm", ActionKind.ELEMENTWISE, deps=("mm",))) if waits else (load, dot)
+    return body, demands, (1.0,) * NPIPES
 
 
-def test_exposed_l2_lengthens_a_tensor_core_bound_loop():
+def test_exposed_l2_lengthens_a_tensor_core_bound_loop_that_waits_for_its_dot():
     from tilesight.model.resources import L2
     from tilesight.model.tile import eval_body
     from tilesight.plan import Loop
 
-    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0)
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0, waits=True)
     loop = Loop("k", 100, body, stages=4, reduction=True)
     # per iteration: TC 3, L2 2, latency 5 over depth 3: steady max(3, 5 / 4, chain 3) = 3 without exposure,
     # 3 + 0.5 x 2 = 4 with half the L2 time exposed; 100 iterations: fill 2 + 2 x steady + 97 x steady + 3
@@ -142,6 +145,31 @@ def test_exposed_l2_lengthens_a_tensor_core_bound_loop():
     assert plain.loops[0][2].steady_s == pytest.approx(3.0)
     assert half.loops[0][2].steady_s == pytest.approx(4.0)
     assert half.latency_s - plain.latency_s == pytest.approx(99 * 1.0)
+
+
+def test_a_chained_dot_hides_its_loads_under_busier_tensor_cores():
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    # the loop above without the wait (a GEMM's dot feeds only the next iteration's dot): steady 3, not 4
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0)
+    loop = Loop("k", 100, body, stages=4, reduction=True)
+    assert eval_body((loop,), demands, scale, exposed=0.5).loops[0][2].steady_s == pytest.approx(3.0)
+
+
+def test_waits_on_dot_when_other_work_reads_a_dot_of_the_same_body():
+    from tilesight.model.tile import waits_on_dot
+
+    ld = TileAction("ld", ActionKind.LOAD, tensor="k")
+    s = TileAction("s", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",))
+    o = TileAction("o", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("s",))
+    m = TileAction("m", ActionKind.REDUCE, deps=("s",))
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, deps=("ld",))
+    assert waits_on_dot((ld, s, m, o))  # attention: the row max reads S = Q K^T
+    assert not waits_on_dot((ld, s))  # GEMM: the dot feeds the next iteration's
+    assert not waits_on_dot((ld, s, o))  # a dot reading a dot: chained on the tensor cores
+    assert not waits_on_dot((ld, ew))  # no dot
 
 
 def test_a_block_alone_waits_for_its_loads():
@@ -176,9 +204,9 @@ def test_a_producer_warpgroup_hides_the_l2_time_under_busier_tensor_cores():
     from tilesight.model.tile import eval_body
     from tilesight.plan import Loop
 
-    # the loop of test_exposed_l2_lengthens_a_tensor_core_bound_loop with its loads on a producer warpgroup:
-    # steady 3 (the tensor cores), not 3 + 0.5 x 2
-    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0)
+    # the loop of test_exposed_l2_lengthens_a_tensor_core_bound_loop_that_waits_for_its_dot with its loads on
+    # a producer warpgroup: steady 3 (the tensor cores), not 3 + 0.5 x 2
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0, waits=True)
     loop = Loop("k", 100, body, stages=4, reduction=True, producer_loads=True)
     assert eval_body((loop,), demands, scale, exposed=0.5).loops[0][2].steady_s == pytest.approx(3.0)
 

@@ -58,7 +58,7 @@ from .resources import (
     region_scale,
     waited_load_latency,
 )
-from .tile import BodyCost, eval_body, loop_busy_s
+from .tile import BodyCost, eval_body, loop_busy_s, waits_on_dot
 
 # Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
 # the same shapes while a frontend sweeps configurations.
@@ -184,14 +184,18 @@ def _has_wgmma(plan: TilePlan) -> bool:
 
 def _stream_exposure(plan: TilePlan, hw: HardwareProfile) -> float:
     """The share of a tile's L2 time its SM's tensor-core work leaves exposed across the blocks resident on
-    the SM (the profile's ``l2_exposed_under_tc``, measured by a Triton kernel at two programs per SM) when
-    the block's own warps issue its loads and its dots run at a rate measured without that exposure.
+    the SM (the profile's ``l2_exposed_under_tc``) when the block's own warps issue its loads and wait for a
+    dot's result before going on (:func:`~.tile.waits_on_dot`: attention's softmax of ``S``), and its dots run
+    at a rate measured without that exposure.
 
     0 where a producer warpgroup issues the loads (they hide under the consumers' dots, as inside the loop:
     :func:`~.tile.eval_body`); for warp-level ``mma`` dots and for dtypes in the profile's
     ``tc_own_loads``, whose rates were measured on Triton GEMMs whose warps load their own tiles at several
-    blocks per SM (the exposure is in the rate); else the warpgroup-MMA rate comes from cuBLAS, a
-    warp-specialised kernel whose loads do not slow its dots, and the exposure is added."""
+    blocks per SM (the exposure is in the rate); and where no body waits for a dot (a GEMM's dots feed only
+    the next dot): the overlap probe's GEMM loop, read at the profile's tensor-core rate (cuBLAS's, which
+    the engine charges), runs with its loads in the time of its dots alone (see
+    :func:`~.tile.loop_busy_s`). Else the warpgroup-MMA rate comes from cuBLAS, a warp-specialised kernel
+    whose loads do not slow its dots, and the exposure is added."""
     if not hw.l2_exposed_under_tc:
         return 0.0
     dots = [a for a, _ in plan.actions() if a.kind is ActionKind.DOT]
@@ -199,7 +203,10 @@ def _stream_exposure(plan: TilePlan, hw: HardwareProfile) -> float:
         a.variant != "wgmma" or canonical_dtype(a.dtype or "") in hw.tc_own_loads for a in dots
     ):
         return 0.0
-    if any(loop.producer_loads for _, loops in plan.actions() for loop in loops):
+    loops = {id(loop): loop for _, nest in plan.actions() for loop in nest}.values()
+    if any(loop.producer_loads for loop in loops):
+        return 0.0
+    if not waits_on_dot(plan.body) and not any(waits_on_dot(loop.body) for loop in loops):
         return 0.0
     return hw.l2_exposed_under_tc
 

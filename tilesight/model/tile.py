@@ -4,14 +4,15 @@ Every body (the tile program, or a loop's children) is list-scheduled in its bes
 (:mod:`tilesight.model.schedule`). An action node uses its resource vector, scaled to the region's share
 (:func:`tilesight.model.resources.region_scale`). A nested :class:`~tilesight.plan.Loop` is one node whose
 usage is ``trips x U`` of its body and whose duration is its envelope time with depth ``stages - 1``
-(:mod:`tilesight.model.envelope`); the envelope's pipeline bound is the busiest pipeline, or, when the
+(:mod:`tilesight.model.envelope`); the envelope's pipeline bound is the busiest pipeline, or, in a loop
+whose warps issue their own loads and wait for a dot's result (:func:`waits_on_dot`: attention) when the
 tensor cores are busier than L2, their time plus the profile's ``l2_exposed_under_tc`` share of the L2 time
-(:func:`loop_busy_s`, from the overlap probe, whose warps issue their own loads; a loop whose loads a
-producer warpgroup issues, ``Loop.producer_loads``, hides them fully). A block alone on its SM (one resident
-block) also waits for its own loads: at most ``stages - 1`` iterations' loads are in flight, so an iteration
-takes at least the span of its loads (first issue to last arrival) over ``stages - 1`` (the envelope's
-``load_s``). With other blocks resident their work fills that wait, which the tile stream's own envelope
-models.
+(:func:`loop_busy_s`; a GEMM loop's chained dots hide their loads at the profile's tensor-core rate, and a
+loop whose loads a producer warpgroup issues, ``Loop.producer_loads``, hides them fully). A block alone on
+its SM (one resident block) also waits for its own loads: at most ``stages - 1`` iterations' loads are in
+flight, so an iteration takes at least the span of its loads (first issue to last arrival) over
+``stages - 1`` (the envelope's ``load_s``). With other blocks resident their work fills that wait, which the
+tile stream's own envelope models.
 
 A body's ``L_fill`` is when its first compute starts; when that node is a loop, its first iteration's own
 fill is added (the loads in flight before the loop's first compute).
@@ -95,10 +96,29 @@ DEPS_CACHE_SIZE = 1024
 _DEPS: dict[int, tuple[tuple[Node, ...], tuple[tuple[int, ...], ...]]] = {}
 
 
+def waits_on_dot(body: tuple[Node, ...]) -> bool:
+    """Whether work in ``body`` other than a dot reads the result of a dot of the same iteration (the
+    softmax of attention's ``S = Q K^T``): the warps then wait for that dot's tensor-core work to finish
+    before they go on. A GEMM loop's dot feeds only the next iteration's dot, which the tensor cores chain
+    without a wait."""
+    dots = {n.name for n in body if isinstance(n, TileAction) and n.kind is ActionKind.DOT}
+    return bool(dots) and any(
+        isinstance(n, TileAction) and n.kind is not ActionKind.DOT and not dots.isdisjoint(n.deps)
+        for n in body
+    )
+
+
 def loop_busy_s(busy: tuple[float, ...], exposed: float) -> float:
     """The busiest pipeline of one loop iteration, or, when the tensor cores are busier than L2, their time
-    plus ``exposed`` of the L2 time (the profile's ``l2_exposed_under_tc``: a dot chain that outlasts its
-    loads does not hide all of them)."""
+    plus ``exposed`` of the L2 time (the profile's ``l2_exposed_under_tc``, which :func:`eval_body` passes
+    for a loop whose warps issue their own loads and wait for a dot's result, :func:`waits_on_dot`).
+
+    Only there: the ``overlap`` probe's GEMM loop (a dot chain fed by loads its own warps issue,
+    ``benchmarks/data/calibration_overlap.json``) takes, at the profile's calibration point, 433 us with its
+    loads and 433 us for its FLOPs at the profile's tensor-core rate (cuBLAS's, which the engine charges;
+    the chain alone on chip runs faster, 338 us, which is what the 0.36 is a share over). Loads that feed a
+    chained dot add nothing at the rate the engine uses; a loop that waits for its dot cannot issue while it
+    waits."""
     top = max(busy)
     if exposed and busy[TC] >= busy[L2]:
         return max(top, busy[TC] + exposed * busy[L2])
@@ -160,8 +180,11 @@ def eval_body(
             # the envelope's L / (d + 1) already is (a stage is refilled only once its tiles are consumed)
             load_s = sub.load_span_s if alone and not node.producer_loads else 0.0
             # a producer warpgroup issues the loads of a producer-loads loop: the consumers' tensor-core work
-            # hides them fully (the exposed share was measured on warps that issue their own loads)
-            busy = loop_busy_s(sub.busy_s, 0.0 if node.producer_loads else exposed)
+            # hides them fully (the exposed share is that of warps that issue their own loads);
+            # a loop whose warps wait for a dot's result shows the exposed share (loop_busy_s); a GEMM loop,
+            # whose dot feeds only the next one, does not
+            waits = waits_on_dot(node.body) and not node.producer_loads
+            busy = loop_busy_s(sub.busy_s, exposed if waits else 0.0)
             env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub.busy_s))
             svecs.append(vecs[-1])
@@ -267,4 +290,4 @@ def _refill_slack(
     return slack or 0.0
 
 
-__all__ = ["NPIPES", "BodyCost", "body_deps", "eval_body", "loop_busy_s"]
+__all__ = ["NPIPES", "BodyCost", "body_deps", "eval_body", "loop_busy_s", "waits_on_dot"]
