@@ -1001,6 +1001,46 @@ def validation12_cases() -> list[Case]:
     )
 
 
+# A thirteenth validation set (stop 27): GEMMs at new shapes with the Triton matmul tutorial's autotune configs
+# and 8-warp 128 x 256 / 256 x 128 / 128 x 128 tiles at 3-4 stages (the configs the exposed-L2 rule moves),
+# and attention at new lengths; predictions recorded with and without the rule before it was measured.
+VALIDATION13_SHAPES = (
+    ("v13_sq", 3584, 3584, 3584),
+    ("v13_tall", 8192, 2560, 6144),
+    ("v13_wide", 1536, 14336, 4096),
+    ("v13_k", 4608, 4608, 1536),
+)
+VALIDATION13_GEMM_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
+    (128, 256, 64, 8, 3, 8),  # the tutorial's list, in its order
+    (64, 256, 32, 4, 4, 8),
+    (128, 128, 32, 4, 4, 8),
+    (128, 64, 32, 4, 4, 8),
+    (64, 128, 32, 4, 4, 8),
+    (128, 32, 32, 4, 4, 8),
+    (64, 32, 32, 2, 5, 8),
+    (32, 64, 32, 2, 5, 8),
+    (256, 128, 64, 8, 3, 8),
+    (128, 256, 64, 8, 4, 8),
+    (256, 128, 32, 8, 4, 8),
+    (128, 128, 64, 8, 4, 8),
+)
+VALIDATION13_ATTENTION = (  # (batch, heads, n_ctx, head_dim, causal, (bm, bn, warps, stages), dtype, staged)
+    (2, 32, 5120, 128, False, (128, 64, 8, 3), "bfloat16", False),
+    (2, 32, 5120, 128, True, (128, 64, 8, 3), "bfloat16", True),
+    (8, 16, 2560, 64, False, (128, 128, 8, 3), "float16", True),
+    (8, 16, 2560, 64, True, (64, 64, 4, 3), "float16", False),
+    (32, 8, 1024, 128, False, (64, 128, 4, 2), "float16", False),
+    (32, 8, 1024, 128, True, (128, 64, 8, 2), "float16", True),
+)
+
+
+def validation13_cases() -> list[Case]:
+    """Forty-eight fp16 GEMMs and six attention launches (VALIDATION13_*)."""
+    return _gemm_and_attention_set(
+        VALIDATION13_SHAPES, VALIDATION13_GEMM_CONFIGS, VALIDATION13_ATTENTION, "validation13"
+    )
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
