@@ -505,6 +505,41 @@ def validation4_cases() -> list[dict[str, Any]]:
     )
 
 
+# The FlashAttention step set (stop 27, ``sweep.py --set fa_steps``): one head of one sequence, 16896 query
+# rows, so that 128-row blocks fill the 132 SMs once and every block reads the same K and V (L2-resident
+# after the first blocks' reads): the time per K/V step of the forward loop by block_N, warpgroups and head
+# dim, where the committed sets' block_N = 32 launches are 18-34% fast.
+FA_STEPS_SEQ = 16896
+FA_STEPS_CONFIGS = [  # (dim, block_M, block_N, num_stages, threads)
+    (64, 128, 32, 2, 256),
+    (64, 128, 64, 2, 256),
+    (64, 128, 128, 2, 256),
+    (64, 128, 32, 3, 256),
+    (64, 128, 64, 3, 256),
+    (64, 64, 32, 2, 128),
+    (64, 64, 64, 2, 128),
+    (64, 64, 128, 2, 128),
+    (64, 128, 64, 2, 128),
+    (128, 128, 32, 2, 256),
+    (128, 128, 64, 2, 256),
+    (128, 128, 128, 2, 256),
+    (128, 64, 32, 2, 128),
+    (128, 64, 64, 2, 128),
+]
+
+
+def fa_steps_cases() -> list[dict[str, Any]]:
+    """The FlashAttention step set (FA_STEPS_*): non-causal, one batch and one head."""
+    cases = []
+    for d, bm, bn, st, th in FA_STEPS_CONFIGS:
+        params = dict(batch=1, heads=1, seq_len=FA_STEPS_SEQ, dim=d, causal=False, block_M=bm, block_N=bn)
+        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
+    for i, c in enumerate(cases):
+        c["id"] = f"steps-{c['family']}-{i:03d}"
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
     cases = gemm_cases() + fa_cases() + mla_cases() + dequant_cases()
     for i, c in enumerate(cases):

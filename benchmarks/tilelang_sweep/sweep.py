@@ -61,6 +61,7 @@ SETS = {
     "fp8": case_list.fp8_cases,
     "varlen": case_list.varlen_cases,
     "blocksparse": case_list.blocksparse_cases,
+    "fa_steps": case_list.fa_steps_cases,
 }
 
 

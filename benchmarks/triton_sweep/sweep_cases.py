@@ -1001,9 +1001,9 @@ def validation12_cases() -> list[Case]:
     )
 
 
-# A thirteenth validation set (stop 27): GEMMs at new shapes with the Triton matmul tutorial's autotune configs
-# and 8-warp 128 x 256 / 256 x 128 / 128 x 128 tiles at 3-4 stages (the configs the exposed-L2 rule moves),
-# and attention at new lengths; predictions recorded with and without the rule before it was measured.
+# A thirteenth validation set (stop 27): GEMMs at new shapes with the Triton matmul tutorial's autotune
+# configs and 8-warp 128 x 256 / 256 x 128 / 128 x 128 tiles at 3-4 stages (the configs the exposed-L2 rule
+# moves), and attention at new lengths; predictions recorded with and without the rule before it was measured.
 VALIDATION13_SHAPES = (
     ("v13_sq", 3584, 3584, 3584),
     ("v13_tall", 8192, 2560, 6144),
