@@ -8,6 +8,7 @@
     python benchmarks/probe_report.py smem       # calibration_smem_transform.json: the serial-chain fit
     python benchmarks/probe_report.py feed       # calibration_smem_feed.json: unpack + T.gemm in one step
     python benchmarks/probe_report.py tma        # calibration_tma_latency.json: the lone TMA pipeline's ring
+    python benchmarks/probe_report.py steps      # tilelang_fa_steps/: FlashAttention step time by block_N
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -29,6 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
+SM_COUNT = 132  # the H200 the probes ran on
 sys.path.insert(0, str(HERE))
 
 OVERLAP_LOADS_BN = 16  # the loop whose dots hide under its loads: the loads' own time
@@ -218,10 +220,30 @@ def _tma(_: argparse.Namespace) -> None:
             print(f"{key} = {f['value']:.4e} ({f['note']})")
 
 
+def _steps(_: argparse.Namespace) -> None:
+    from calibrate import analysis
+
+    text = (DATA / "tilelang_fa_steps" / "tilelang_h200.jsonl").read_text()
+    rows = [json.loads(x) for x in text.splitlines() if x]
+    for r in rows:
+        p = r["params"]
+        if r.get("error") or r.get("ms") is None:
+            print(f"{r['id']}: {r.get('error')}")
+            continue
+        blocks = p["batch"] * p["heads"] * (p["seq_len"] // p["block_M"])
+        waves = -(-blocks // SM_COUNT)
+        step = r["ms"] * 1e6 / waves / (p["seq_len"] // p["block_N"])
+        print(f"d{p['dim']:<3} {p['block_M']:3}x{p['block_N']:<3} s{p['num_stages']} t{p['threads']}: "
+              f"{r['ms'] * 1e3:6.1f} us, {waves} wave(s) at one block an SM, {step:5.0f} ns a step")  # fmt: skip
+    f = analysis.waited_step_latency(rows, SM_COUNT)["waited_step_latency_s"]
+    print(f"waited_step_latency_s = {f['value']:.4e} ({f['note']})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "what", choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem", "feed", "tma")
+        "what",
+        choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem", "feed", "tma", "steps"),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
     args = ap.parse_args(argv)
@@ -234,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         "smem": _smem,
         "feed": _feed,
         "tma": _tma,
+        "steps": _steps,
     }[args.what](args)
     return 0
 

@@ -119,6 +119,7 @@ _OPTIONAL = (
     "wgmma_chain_flops_per_s",
     "tma_ddr_latency_s",
     "tma_l2_latency_s",
+    "waited_step_latency_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -251,6 +252,10 @@ class HardwareProfile:
     # from DRAM and from L2; 0 = not given (such loads then take the generic access latency)
     tma_ddr_latency_s: float = 0.0
     tma_l2_latency_s: float = 0.0
+    # One step of a loop whose consumer warpgroups wait for their own warpgroup MMAs and read the results
+    # (FlashAttention with a producer warpgroup): the time a step takes whatever its width, beyond its
+    # pipelines' work (the fa_steps set's intercept in block_N); 0 = not given
+    waited_step_latency_s: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # [tensor_core_own_loads]: dtypes whose [tensor_core] rate was measured on a GEMM whose computing warps
     # issue their own loads (a Triton GEMM), so the share of L2 time left exposed under the tensor cores

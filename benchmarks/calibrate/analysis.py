@@ -486,6 +486,45 @@ def tma_latency_fields(points: Sequence[Mapping[str, Any]], l2_bw_per_sm: float)
     return out
 
 
+def waited_step_latency(rows: Sequence[Mapping[str, Any]], sm_count: int) -> dict:
+    """The profile's ``waited_step_latency_s`` from the FlashAttention step set (``sweep.py --set
+    fa_steps``, ``benchmarks/data/tilelang_fa_steps/``): TileLang's forward loop with two consumer warpgroups
+    (128-row blocks on 256 threads, two stages, non-causal, one head), one block per SM and K / V
+    L2-resident. The time of one K/V step is the launch's time over its waves and ``seq_len / block_N``
+    steps; per head dim, a least-squares line of the step time against ``block_N`` (32, 64, 128): its slope
+    is the work per key, its intercept the time a step takes whatever its width, which no pipeline's work
+    accounts for (each warpgroup waits for its own warpgroup MMAs and exchanges row statistics by shuffles).
+    The value is the mean intercept over the head dims. Raises ValueError with fewer than two widths at
+    any head dim."""
+    by_dim: dict[int, list[tuple[float, float]]] = {}
+    for r in rows:
+        p = r["params"]
+        if r.get("error") or r.get("ms") is None or p.get("causal") or p["threads"] != 256:
+            continue
+        if p["block_M"] != 128 or p["num_stages"] != 2:
+            continue
+        blocks = p["batch"] * p["heads"] * (p["seq_len"] // p["block_M"])
+        waves = -(-blocks // sm_count)
+        step = r["ms"] * 1e-3 / waves / (p["seq_len"] // p["block_N"])
+        by_dim.setdefault(p["dim"], []).append((float(p["block_N"]), step))
+    if not by_dim or any(len({n for n, _ in pts}) < 2 for pts in by_dim.values()):
+        raise ValueError("waited_step_latency: every head dim needs two or more block_N widths")
+    fits = {}
+    for dim, pts in sorted(by_dim.items()):
+        mx = sum(n for n, _ in pts) / len(pts)
+        my = sum(t for _, t in pts) / len(pts)
+        slope = sum((n - mx) * (t - my) for n, t in pts) / sum((n - mx) ** 2 for n, _ in pts)
+        fits[dim] = (my - slope * mx, slope)
+    value = sum(a for a, _ in fits.values()) / len(fits)
+    detail = ", ".join(f"d{d}: {a * 1e9:.0f} ns + {b * 1e9:.2f} ns/key" for d, (a, b) in fits.items())
+    note = (
+        "TileLang FlashAttention steps with two consumer warpgroups (128-row blocks, 256 threads, two "
+        f"stages, one block per SM, K/V in L2): intercept of the step time in block_N, mean over head dims "
+        f"({detail})"
+    )
+    return {"waited_step_latency_s": {"value": value, "note": note}, "_fits": fits}
+
+
 def async_element_copy_fields(
     rows: Sequence[Mapping[str, Any]], size: int, sm_count: int, smem_bw_per_sm: float
 ) -> dict:

@@ -61,3 +61,13 @@ def test_smem_and_feed_print_the_profile_fits(report, capsys):
     out = capsys.readouterr().out
     assert f"smem_feed_step_s = {hw.smem_feed_step_s:.4e}" in out
     assert "128x128x64 128 threads" in out
+
+
+def test_steps_prints_the_profile_step_latency(report, capsys):
+    # the committed fa_steps data refits the profile's waited_step_latency_s to the printed digits
+    from tilesight.hardware import load_profile
+
+    report.main(["steps"])
+    out = capsys.readouterr().out
+    assert f"waited_step_latency_s = {load_profile('h200').waited_step_latency_s:.4e}" in out
+    assert "d64  128x32  s2 t256" in out

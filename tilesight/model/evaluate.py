@@ -272,6 +272,7 @@ class _Region:
                 plan.resources.compute_groups,
                 exposed=hw.l2_exposed_under_tc,
                 alone=alone,
+                step_latency=hw.waited_step_latency_s,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by

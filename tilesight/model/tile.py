@@ -14,6 +14,15 @@ flight, so an iteration takes at least the span of its loads (first issue to las
 ``stages - 1`` (the envelope's ``load_s``). With other blocks resident their work fills that wait, which the
 tile stream's own envelope models.
 
+Compute groups (``BlockResources.compute_groups``: warpgroups on their own rows) share a loop iteration's
+chain. Groups whose own warps load the loop's tiles meet at the block's barrier every iteration and queue on
+the busiest pipeline they share. Consumer warpgroups that a producer warpgroup feeds run their shares side
+by side; where they wait for their own dots and read the results (:func:`waits_on_dot`, FlashAttention),
+each one's step also takes the profile's ``waited_step_latency_s``: the ``fa_steps`` set's FlashAttention
+steps with two consumer warpgroups take ``a + b x block_N`` with ``a`` about 300 ns, where the shares of the
+chain give only the slope. (One consumer warpgroup per block keeps its whole chain, already longer than
+that set's 128-row one-warpgroup step.)
+
 A body's ``L_fill`` is when its first compute starts; when that node is a loop, its first iteration's own
 fill is added (the loads in flight before the loop's first compute).
 
@@ -133,11 +142,14 @@ def eval_body(
     refill: bool = False,
     exposed: float = 0.0,
     alone: bool = False,
+    step_latency: float = 0.0,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
     ``exposed``: the profile's ``l2_exposed_under_tc`` (:func:`loop_busy_s`); ``alone``: the block is the only
-    one on its SM, so a loop waits for its own loads (see the module docstring)."""
+    one on its SM, so a loop waits for its own loads (see the module docstring); ``step_latency``: the
+    profile's ``waited_step_latency_s``, which each consumer warpgroup's step of a producer-loads loop that
+    waits for its dots takes on top of its share of the chain (see the module docstring)."""
     vecs: list[tuple[float, ...]] = []
     svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
     bursts = False
@@ -167,7 +179,9 @@ def eval_body(
                 durs.append(max(max(v), d.floor_s) + d.latency_s)
             mems.append(d.memory)
         else:
-            sub = eval_body(node.body, demands, scale, groups, node.producer_loads, exposed, alone)
+            sub = eval_body(
+                node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency
+            )
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             if groups > 1 and not node.producer_loads:
@@ -175,6 +189,10 @@ def eval_body(
                 # each runs its share of the chain, one after another on the busiest pipeline they share,
                 # so the last ends its own share plus the others' time there
                 chain += (groups - 1) / groups * max(sub.busy_s)
+            elif groups > 1 and waits_on_dot(node.body):
+                # consumer warpgroups that a producer feeds and that wait for their own dots: each one's step
+                # also takes the time a step takes whatever its width (the profile's waited_step_latency_s)
+                chain += step_latency
             depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
             # a lone block waits for its own loads; a producer-loads loop's are the ring of its stages, which
             # the envelope's L / (d + 1) already is (a stage is refilled only once its tiles are consumed)

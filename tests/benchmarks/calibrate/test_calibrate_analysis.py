@@ -287,3 +287,37 @@ def test_async_element_copy_rate_by_hand():
     assert f["lsu_async_elem_warp_instr_per_s_per_sm"]["value"] == pytest.approx(1.28e8)
     with pytest.raises(ValueError, match="no row-major"):
         analysis.async_element_copy_fields(rows[1:], 1024, 8, 4.9152e10)
+
+
+def _step_row(dim, block_n, step_s, *, threads=256, block_m=128, stages=2, causal=False, seq=16896):
+    """One fa_steps record whose launch takes ``step_s`` a step: one wave of 132 blocks of ``block_m`` rows
+    (at 128 rows; two waves at 64), ``seq / block_n`` steps."""
+    blocks = seq // block_m
+    waves = -(-blocks // 132)
+    params = dict(batch=1, heads=1, seq_len=seq, dim=dim, causal=causal, block_M=block_m, block_N=block_n)
+    params.update(num_stages=stages, threads=threads)
+    return {"id": f"d{dim}n{block_n}", "params": params, "ms": step_s * waves * (seq // block_n) * 1e3}
+
+
+def test_waited_step_latency_is_the_mean_intercept_in_block_n():
+    # d64: 300 ns + 10 ns a key, d128: 200 ns + 20 ns a key (exact lines): intercepts 300 and 200 -> 250 ns.
+    # The rows a one-warpgroup, three-stage or causal launch gives are left out, whatever their time.
+    rows = [_step_row(64, n, 300e-9 + n * 10e-9) for n in (32, 64, 128)]
+    rows += [_step_row(128, n, 200e-9 + n * 20e-9) for n in (32, 64, 128)]
+    rows += [
+        _step_row(64, 32, 5e-6, threads=128, block_m=64),
+        _step_row(64, 32, 5e-6, stages=3),
+        _step_row(64, 64, 5e-6, causal=True),
+        {"id": "failed", "params": _step_row(64, 32, 1e-6)["params"], "ms": None, "error": "compile"},
+    ]
+    out = analysis.waited_step_latency(rows, 132)
+    assert out["waited_step_latency_s"]["value"] == pytest.approx(250e-9)
+    assert out["_fits"][64] == pytest.approx((300e-9, 10e-9))
+    assert out["_fits"][128] == pytest.approx((200e-9, 20e-9))
+
+
+def test_waited_step_latency_needs_two_widths_per_dim():
+    with pytest.raises(ValueError, match="two or more block_N"):
+        analysis.waited_step_latency([_step_row(64, 32, 1e-6), _step_row(64, 32, 1.1e-6)], 132)
+    with pytest.raises(ValueError, match="two or more block_N"):
+        analysis.waited_step_latency([], 132)
