@@ -234,7 +234,8 @@ def _steps(_: argparse.Namespace) -> None:
         waves = -(-blocks // SM_COUNT)
         step = r["ms"] * 1e6 / waves / (p["seq_len"] // p["block_N"])
         print(f"d{p['dim']:<3} {p['block_M']:3}x{p['block_N']:<3} s{p['num_stages']} t{p['threads']}: "
-              f"{r['ms'] * 1e3:6.1f} us, {waves} wave(s) at one block an SM, {step:5.0f} ns a step")  # fmt: skip
+              f"{r['ms'] * 1e3:6.1f} us, {waves} wave(s) at one block an SM, "
+              f"{step:5.0f} ns a step")  # fmt: skip
     f = analysis.waited_step_latency(rows, SM_COUNT)["waited_step_latency_s"]
     print(f"waited_step_latency_s = {f['value']:.4e} ({f['note']})")
 

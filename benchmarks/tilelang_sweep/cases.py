@@ -505,6 +505,26 @@ def validation4_cases() -> list[dict[str, Any]]:
     )
 
 
+# A fifth validation set (stop 27, ``sweep.py --set validation5``): FlashAttention only, at shapes and
+# block configurations no set had, with two consumer warpgroups (the waited-step rule's configs, block_N 32 to
+# 128, two and three stages) and one (its controls); predictions recorded with and without the rule before it
+# was measured.
+VALIDATION5_FA_SHAPES = [(3, 20, 2560, 64), (2, 12, 5120, 128), (6, 16, 1536, 64)]
+VALIDATION5_FA_CONFIGS = [
+    (128, 32, 2, 256),
+    (128, 64, 2, 256),
+    (128, 32, 3, 256),
+    (128, 128, 3, 256),
+    (64, 32, 2, 128),
+    (128, 64, 2, 128),
+]
+
+
+def validation5_cases() -> list[dict[str, Any]]:
+    """The fifth validation set: FlashAttention launches (causal and not) only."""
+    return _validation_set("val5", ([], []), (VALIDATION5_FA_SHAPES, VALIDATION5_FA_CONFIGS), ([], []))
+
+
 # The FlashAttention step set (stop 27, ``sweep.py --set fa_steps``): one head of one sequence, 16896 query
 # rows, so that 128-row blocks fill the 132 SMs once and every block reads the same K and V (L2-resident
 # after the first blocks' reads): the time per K/V step of the forward loop by block_N, warpgroups and head
