@@ -184,12 +184,13 @@ def eval_body(
             )
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
+            waits = waits_on_dot(node.body)
             if groups > 1 and not node.producer_loads:
                 # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
                 # each runs its share of the chain, one after another on the busiest pipeline they share,
                 # so the last ends its own share plus the others' time there
                 chain += (groups - 1) / groups * max(sub.busy_s)
-            elif groups > 1 and waits_on_dot(node.body):
+            elif groups > 1 and waits:
                 # consumer warpgroups that a producer feeds and that wait for their own dots: each one's step
                 # also takes the time a step takes whatever its width (the profile's waited_step_latency_s)
                 chain += step_latency
@@ -197,12 +198,10 @@ def eval_body(
             # a lone block waits for its own loads; a producer-loads loop's are the ring of its stages, which
             # the envelope's L / (d + 1) already is (a stage is refilled only once its tiles are consumed)
             load_s = sub.load_span_s if alone and not node.producer_loads else 0.0
-            # a producer warpgroup issues the loads of a producer-loads loop: the consumers' tensor-core work
-            # hides them fully (the exposed share is that of warps that issue their own loads);
-            # a loop whose warps wait for a dot's result shows the exposed share (loop_busy_s); a GEMM loop,
-            # whose dot feeds only the next one, does not
-            waits = waits_on_dot(node.body) and not node.producer_loads
-            busy = loop_busy_s(sub.busy_s, exposed if waits else 0.0)
+            # the exposed share of L2 (loop_busy_s) shows only where the loop's own warps issue its loads
+            # and wait for a dot's result; a producer warpgroup's loads hide under the consumers'
+            # tensor-core work, and a GEMM loop's chained dots hide their own
+            busy = loop_busy_s(sub.busy_s, exposed if waits and not node.producer_loads else 0.0)
             env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub.busy_s))
             svecs.append(vecs[-1])
