@@ -1041,6 +1041,47 @@ def validation13_cases() -> list[Case]:
     )
 
 
+# A fourteenth validation set (stop 27): the exposed-L2 rule across dtypes and kernels: bf16 and fp8 grouped
+# GEMMs and fp16 persistent and TMA GEMMs at new shapes, big 8-warp tiles and 4-warp controls; predictions
+# recorded with and without the rule before it was measured.
+VALIDATION14_SHAPES = (("v14_a", 6144, 6144, 2048), ("v14_b", 2048, 8192, 8192), ("v14_c", 5632, 5632, 5632))
+VALIDATION14_BF16_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
+    (128, 256, 64, 8, 3, 8),
+    (256, 128, 64, 8, 3, 8),
+    (128, 128, 64, 8, 4, 8),
+    (64, 256, 32, 4, 4, 8),
+    (128, 128, 32, 4, 4, 8),
+)
+VALIDATION14_FP8_CONFIGS = (
+    (128, 256, 128, 8, 3, 8),
+    (256, 128, 128, 8, 3, 8),
+    (128, 128, 128, 8, 4, 8),
+    (128, 128, 64, 4, 4, 8),
+)
+VALIDATION14_KERNEL_CONFIGS = ((128, 256, 64, 8, 3, 8), (128, 128, 64, 8, 3, 8))
+
+
+def validation14_cases() -> list[Case]:
+    """Ten bf16 and eight fp8 grouped GEMMs, two persistent and two TMA fp16 GEMMs (VALIDATION14_*)."""
+    a, b, c = VALIDATION14_SHAPES
+    cases = [
+        gemm_case("grouped", s, "bfloat16", GemmConfig(*cfg))
+        for s in (a, b)
+        for cfg in VALIDATION14_BF16_CONFIGS
+    ]
+    cases += [
+        gemm_case("grouped", s, "float8_e4m3fn", GemmConfig(*cfg))
+        for s in (a, b)
+        for cfg in VALIDATION14_FP8_CONFIGS
+    ]
+    cases += [
+        gemm_case(kind, c, "float16", GemmConfig(*cfg), num_sms=H200_SM_COUNT)
+        for kind in ("persistent", "tma")
+        for cfg in VALIDATION14_KERNEL_CONFIGS
+    ]
+    return _all_held_out(cases, "validation14")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
