@@ -230,12 +230,10 @@ def _steps(_: argparse.Namespace) -> None:
         if r.get("error") or r.get("ms") is None:
             print(f"{r['id']}: {r.get('error')}")
             continue
-        blocks = p["batch"] * p["heads"] * (p["seq_len"] // p["block_M"])
-        waves = -(-blocks // SM_COUNT)
-        step = r["ms"] * 1e6 / waves / (p["seq_len"] // p["block_N"])
+        step, waves = analysis.fa_step_s(r, SM_COUNT)
         print(f"d{p['dim']:<3} {p['block_M']:3}x{p['block_N']:<3} s{p['num_stages']} t{p['threads']}: "
               f"{r['ms'] * 1e3:6.1f} us, {waves} wave(s) at one block an SM, "
-              f"{step:5.0f} ns a step")  # fmt: skip
+              f"{step * 1e9:5.0f} ns a step")  # fmt: skip
     f = analysis.waited_step_latency(rows, SM_COUNT)["waited_step_latency_s"]
     print(f"waited_step_latency_s = {f['value']:.4e} ({f['note']})")
 

@@ -486,6 +486,15 @@ def tma_latency_fields(points: Sequence[Mapping[str, Any]], l2_bw_per_sm: float)
     return out
 
 
+def fa_step_s(row: Mapping[str, Any], sm_count: int) -> tuple[float, int]:
+    """(seconds a K/V step, waves) of one FlashAttention record of the ``fa_steps`` set: its time over its
+    waves at one block per SM and its ``seq_len / block_N`` steps."""
+    p = row["params"]
+    blocks = p["batch"] * p["heads"] * (p["seq_len"] // p["block_M"])
+    waves = -(-blocks // sm_count)
+    return row["ms"] * 1e-3 / waves / (p["seq_len"] // p["block_N"]), waves
+
+
 def waited_step_latency(rows: Sequence[Mapping[str, Any]], sm_count: int) -> dict:
     """The profile's ``waited_step_latency_s`` from the FlashAttention step set (``sweep.py --set
     fa_steps``, ``benchmarks/data/tilelang_fa_steps/``): TileLang's forward loop with two consumer warpgroups
@@ -503,10 +512,7 @@ def waited_step_latency(rows: Sequence[Mapping[str, Any]], sm_count: int) -> dic
             continue
         if p["block_M"] != 128 or p["num_stages"] != 2:
             continue
-        blocks = p["batch"] * p["heads"] * (p["seq_len"] // p["block_M"])
-        waves = -(-blocks // sm_count)
-        step = r["ms"] * 1e-3 / waves / (p["seq_len"] // p["block_N"])
-        by_dim.setdefault(p["dim"], []).append((float(p["block_N"]), step))
+        by_dim.setdefault(p["dim"], []).append((float(p["block_N"]), fa_step_s(r, sm_count)[0]))
     if not by_dim or any(len({n for n, _ in pts}) < 2 for pts in by_dim.values()):
         raise ValueError("waited_step_latency: every head dim needs two or more block_N widths")
     fits = {}
