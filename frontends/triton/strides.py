@@ -10,6 +10,7 @@ right dimensions.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from tilesight.tensorspec import TensorSpec
@@ -26,7 +27,15 @@ _SAME = frozenset(
 
 def propagate(name: str, text: str, rank: int, args: list[Axes], scales: list[int | None]) -> Axes:
     """Per-axis strides of the result of op ``name`` from its operands' (``scales``: the operand's value
-    when it is a splat of a known integer, else None)."""
+    when it is a splat of a known integer, else None). Memoised: a walk asks the same few questions for
+    every op of a kernel, and again for every new shape of it."""
+    return _propagate(name, text, rank, tuple(args), tuple(scales))
+
+
+@functools.lru_cache(maxsize=4096)
+def _propagate(
+    name: str, text: str, rank: int, args: tuple[Axes, ...], scales: tuple[int | None, ...]
+) -> Axes:
     if name == "tt.make_range":
         return (1,)
     if name == "tt.splat":
