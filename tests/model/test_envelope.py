@@ -65,7 +65,18 @@ def test_in_order_compute_chain_bounds_the_steady_state():
     env = envelope(5.0, 1.0, 2.0, 10, 4, serial_s=3.0)
     assert env.steady_s == pytest.approx(3.0)
     assert env.total_s == pytest.approx(32.0)
+    assert env.latency_bound and env.bound == "chain"
     assert envelope(5.0, 1.0, 2.0, 10, 4).steady_s == pytest.approx(2.0)
+
+
+def test_the_bound_names_the_term_that_sets_the_steady_state():
+    # L = 8, busiest pipeline 1: d = 1 gives L / 2 = 4 (ring); a chain of 5 beats it (chain); a load span of
+    # 12 over one iteration in flight beats both (loads); a busiest pipeline of 13 beats everything (pipeline)
+    assert envelope(8.0, 2.0, 1.0, 10, 1).bound == "ring"
+    assert envelope(8.0, 2.0, 1.0, 10, 1, serial_s=5.0).bound == "chain"
+    assert envelope(8.0, 2.0, 1.0, 10, 1, serial_s=5.0, load_s=12.0).bound == "loads"
+    env = envelope(20.0, 2.0, 13.0, 10, 1, serial_s=5.0, load_s=12.0)
+    assert env.bound == "pipeline" and not env.latency_bound
 
 
 def test_a_share_of_one_iteration_costs_that_share():

@@ -47,7 +47,31 @@ def test_single_stage_serialises_the_loop(round_hw):
     # stages=1 -> d = 0: T_steady = max(3, 5/1) = 5, T = 5 + 3*5 = 20 us (+2 launch)
     r = evaluate(stream_plan(tiles=4, trips=4, stages=1), round_hw)
     assert r.latency_s == pytest.approx(22 * US)
-    assert "latency-bound in steady state" in {p.phase: p for p in r.phases}["steady"].reason
+    reason = {p.phase: p for p in r.phases}["steady"].reason
+    assert "latency-bound in steady state: too few iterations in flight (loop: stages=1" in reason
+
+
+def test_a_compute_chain_bound_loop_says_so(round_hw):
+    # per iteration: load (DDR 1 us + 1 us latency), then 1e6 element ops on the CUDA cores (1 us at 1e12
+    # op/s) and 2e5 exponentials on the SFU (2 us at 1e11 op/s), one after the other: busiest pipeline 2 us,
+    # compute chain 3 us, L = 5 us over d + 1 = 4 -> 1.25: the chain sets the steady state, 3 us, which more
+    # stages would not shorten
+    from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+
+    from .plans import ROW_ELEMS
+
+    x = TensorAccess("x", "float32", (16, ROW_ELEMS), (1, ROW_ELEMS))
+    body = (
+        TileAction("load", ActionKind.LOAD, tensor="x"),
+        TileAction("scale", ActionKind.ELEMENTWISE, flops=1e6, deps=("load",)),
+        TileAction("exp", ActionKind.SFU, flops=2e5, deps=("scale",)),
+    )
+    loop = Loop("loop", 4, body=body, stages=4)
+    plan = TilePlan("chain", TileGrid((4,)), (x,), (loop,), BlockResources(128))
+    r = evaluate(plan, round_hw)
+    steady = {p.phase: p for p in r.phases}["steady"]
+    assert r.extras["steady_per_unit_s"] == pytest.approx(r.extras["tile_latency_s"])
+    assert "each iteration's compute runs one step after another (loop: 3000 ns an iteration" in steady.reason
 
 
 def test_best_order_differs_from_program_order(round_hw):

@@ -617,8 +617,20 @@ def _evaluate(
 
 def _latency_why(region: _Region) -> str:
     cost = region.cost
-    if cost.main_loop is not None and cost.main_env is not None and cost.main_env.latency_bound:
+    env = cost.main_env
+    if cost.main_loop is not None and env is not None and env.latency_bound:
         lp = cost.main_loop
+        if env.bound == "chain":
+            return (
+                f"each iteration's compute runs one step after another ({lp.name}: "
+                f"{env.steady_s * 1e9:.0f} ns an iteration, its dots, CUDA-core work and waits in program "
+                "order; more stages do not shorten it)"
+            )
+        if env.bound == "loads":
+            return (
+                f"a block alone on its SM waits for its own loads ({lp.name}: stages={lp.stages}, "
+                f"{lp.stages - 1} iteration(s) of loads in flight)"
+            )
         return (
             f"too few iterations in flight ({lp.name}: stages={lp.stages}, d={lp.stages - 1}, "
             f"{region.resident} resident block(s) per SM)"
