@@ -437,20 +437,22 @@ def _hit_matrix(
             fjo, fio = frac_j[o], frac_i[o]
             if window is not None:
                 skewed = skew * np.maximum(window[gap[o]] - s.block_bytes, 0.0)
-            # every sampled step at once (rows of the transposed byte tables), the same operations element
-            # by element as one step at a time
-            dist = start_t[:, cjo] - start_t[:, cio]
-            dist += fjo * step_t[:, cjo]
-            dist -= fio * step_t[:, cio]
-            dist -= s.block_bytes
-            np.maximum(dist, 0.0, out=dist)
-            if window is not None:
-                dist *= 1.0 - skew
-                dist += skewed
-            dist *= 1.0 / s.block_bytes
+            # one sampled step at a time (rows of the transposed byte tables: plain 1-D gathers)
+            dists = []
+            for st_k, sb_k in zip(start_t, step_t, strict=True):
+                dist = st_k[cjo] - st_k[cio]
+                dist += fjo * sb_k[cjo]
+                dist -= fio * sb_k[cio]
+                dist -= s.block_bytes
+                np.maximum(dist, 0.0, out=dist)
+                if window is not None:
+                    dist *= 1.0 - skew
+                    dist += skewed
+                dist *= 1.0 / s.block_bytes
+                dists.append(dist)
             # the hit probabilities of the in-step reuses and of every sampled step's other reuses, in one
             # evaluation (each keeps the call it had on its own: _HitTable.many)
-            p_in, *p_out = hit_of.many([d_in / s.block_bytes, *dist])
+            p_in, *p_out = hit_of.many([d_in / s.block_bytes, *dists])
             for row, p_k in zip(hits, p_out, strict=True):
                 row[ji] = p_in
                 row[jo] = p_k
