@@ -110,11 +110,22 @@ def waits_on_dot(body: tuple[Node, ...]) -> bool:
     softmax of attention's ``S = Q K^T``): the warps then wait for that dot's tensor-core work to finish
     before they go on. A GEMM loop's dot feeds only the next iteration's dot, which the tensor cores chain
     without a wait."""
+    hit = _WAITS.get(id(body))
+    if hit is not None and hit[0] is body:
+        return hit[1]
     dots = {n.name for n in body if isinstance(n, TileAction) and n.kind is ActionKind.DOT}
-    return bool(dots) and any(
+    waits = bool(dots) and any(
         isinstance(n, TileAction) and n.kind is not ActionKind.DOT and not dots.isdisjoint(n.deps)
         for n in body
     )
+    if len(_WAITS) >= DEPS_CACHE_SIZE:
+        _WAITS.clear()
+    _WAITS[id(body)] = (body, waits)  # holding the body keeps its id from being reused
+    return waits
+
+
+# Bodies whose waits_on_dot answer is kept (as body_deps keeps their dependency indices).
+_WAITS: dict[int, tuple[tuple[Node, ...], bool]] = {}
 
 
 def loop_busy_s(busy: tuple[float, ...], exposed: float) -> float:
