@@ -127,3 +127,13 @@ def test_dot_instruction_width_must_be_positive():
     assert TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 16, 64), mma_n=16).mma_n == 16
     with pytest.raises(PlanError, match="mma_n"):
         TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 16, 64), mma_n=0)
+
+
+def test_loops_lists_every_loop_outer_first():
+    x = TensorAccess("x", "float16", (64, 64), (16, 16))
+    load = TileAction("load", ActionKind.LOAD, tensor="x")
+    inner = Loop("inner", 2, (load,))
+    outer = Loop("outer", 3, (inner, TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0)))
+    other = Loop("other", 4, (TileAction("ew2", ActionKind.ELEMENTWISE, flops=1.0),))
+    plan = TilePlan("p", TileGrid((4,)), (x,), (outer, other), BlockResources(128))
+    assert [lp.name for lp in plan.loops()] == ["outer", "inner", "other"]

@@ -607,6 +607,10 @@ class TilePlan:
         """Every action with the loops enclosing it, outermost first."""
         yield from _actions(self.body, ())
 
+    def loops(self) -> Iterator[Loop]:
+        """Every loop of the tile program, each before the loops it holds."""
+        yield from (n for n in _walk(self.body) if isinstance(n, Loop))
+
     def tensor(self, name: str) -> TensorAccess:
         for t in self.tensors:
             if t.name == name:

@@ -38,10 +38,14 @@ class Envelope(NamedTuple):
     steady_count: int  # max(N - d', 0)
     epilogue_s: float
     total_s: float
-    latency_bound: bool  # T_steady set by L / (d + 1), S or M / d' rather than a pipeline
     # which term sets T_steady: "pipeline" (max_r U_r), "ring" (L / (d + 1): too few iterations in flight),
     # "chain" (S: the iteration's compute, one action after another) or "loads" (M / d')
     bound: str = "pipeline"
+
+    @property
+    def latency_bound(self) -> bool:
+        """T_steady set by L / (d + 1), S or M / d' rather than a pipeline."""
+        return self.bound != "pipeline"
 
     @property
     def steady_total_s(self) -> float:
@@ -75,22 +79,19 @@ def envelope(
     ring, chain, loads = latency_s / (depth + 1), min(serial_s, latency_s), load_s / max(depth, 1)
     little = max(ring, chain, loads)
     steady = max(max_busy_s, little)
-    latency_bound = little > max_busy_s
     # of equal terms the first names the bound: ring, then chain, then loads
-    if not latency_bound:
+    if little <= max_busy_s:
         bound = "pipeline"
     else:
         bound = "ring" if little == ring else "chain" if little == chain else "loads"
     if iterations == 0:
-        return Envelope(0, depth, latency_s, fill_s, steady, 0.0, 0, 0.0, 0.0, latency_bound, bound)
+        return Envelope(0, depth, latency_s, fill_s, steady, 0.0, 0, 0.0, 0.0, bound)
     if iterations < 1:
         # a body the mean program runs in a share of cases (an ``if`` some programs or some iterations take):
         # that share of one iteration
         share = float(iterations)
         pro, epi = share * fill_s, share * (latency_s - fill_s)
-        return Envelope(
-            iterations, depth, latency_s, fill_s, steady, pro, 0, epi, pro + epi, latency_bound, bound
-        )
+        return Envelope(iterations, depth, latency_s, fill_s, steady, pro, 0, epi, pro + epi, bound)
     d = max(depth, 1)
     pro = fill_s + max(min(iterations, d) - 1, 0) * steady
     count = max(iterations - d, 0)
@@ -105,6 +106,5 @@ def envelope(
         count,
         epi,
         pro + count * steady + epi,
-        latency_bound,
         bound,
     )

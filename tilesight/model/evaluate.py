@@ -203,10 +203,10 @@ def _stream_exposure(plan: TilePlan, hw: HardwareProfile) -> float:
         a.variant != "wgmma" or canonical_dtype(a.dtype or "") in hw.tc_own_loads for a in dots
     ):
         return 0.0
-    loops = {id(loop): loop for _, nest in plan.actions() for loop in nest}.values()
+    loops = tuple(plan.loops())
     if any(loop.producer_loads for loop in loops):
         return 0.0
-    if not waits_on_dot(plan.body) and not any(waits_on_dot(loop.body) for loop in loops):
+    if not any(waits_on_dot(body) for body in (plan.body, *(loop.body for loop in loops))):
         return 0.0
     return hw.l2_exposed_under_tc
 

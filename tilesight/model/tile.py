@@ -35,8 +35,8 @@ drain to the epilogue, the rest to the steady state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from ..plan import ActionKind, Loop, Node, TileAction
 from .envelope import Envelope, envelope
@@ -86,46 +86,48 @@ def _add(acc: list[float], v: tuple[float, ...], k: float = 1.0) -> None:
         acc[:] = [a + k * x for a, x in zip(acc, v, strict=True)]
 
 
-def body_deps(body: tuple[Node, ...]) -> tuple[tuple[int, ...], ...]:
-    """Each node's dependencies as indices into ``body``; kept per body object (a plan's bodies are
-    immutable tuples, re-evaluated at every region and every call)."""
-    hit = _DEPS.get(id(body))
+# Answers kept per body object (a plan's bodies are immutable tuples, re-evaluated at every region and every
+# call): (body, question) -> (the body, its answer); holding the body keeps its id from being reused.
+DEPS_CACHE_SIZE = 1024
+_PER_BODY: dict[tuple[int, str], tuple[tuple[Node, ...], Any]] = {}
+
+
+def _per_body(body: tuple[Node, ...], question: str, answer: Callable[[tuple[Node, ...]], Any]) -> Any:
+    key = (id(body), question)
+    hit = _PER_BODY.get(key)
     if hit is not None and hit[0] is body:
         return hit[1]
+    value = answer(body)
+    if len(_PER_BODY) >= DEPS_CACHE_SIZE:
+        _PER_BODY.clear()
+    _PER_BODY[key] = (body, value)
+    return value
+
+
+def body_deps(body: tuple[Node, ...]) -> tuple[tuple[int, ...], ...]:
+    """Each node's dependencies as indices into ``body``; kept per body object."""
+    return _per_body(body, "deps", _deps)
+
+
+def _deps(body: tuple[Node, ...]) -> tuple[tuple[int, ...], ...]:
     index = {n.name: i for i, n in enumerate(body)}
-    deps = tuple(tuple(index[d] for d in n.deps) for n in body)
-    if len(_DEPS) >= DEPS_CACHE_SIZE:
-        _DEPS.clear()
-    _DEPS[id(body)] = (body, deps)  # holding the body keeps its id from being reused
-    return deps
-
-
-# Bodies whose dependency indices are kept (see :func:`body_deps`).
-DEPS_CACHE_SIZE = 1024
-_DEPS: dict[int, tuple[tuple[Node, ...], tuple[tuple[int, ...], ...]]] = {}
+    return tuple(tuple(index[d] for d in n.deps) for n in body)
 
 
 def waits_on_dot(body: tuple[Node, ...]) -> bool:
     """Whether work in ``body`` other than a dot reads the result of a dot of the same iteration (the
     softmax of attention's ``S = Q K^T``): the warps then wait for that dot's tensor-core work to finish
     before they go on. A GEMM loop's dot feeds only the next iteration's dot, which the tensor cores chain
-    without a wait."""
-    hit = _WAITS.get(id(body))
-    if hit is not None and hit[0] is body:
-        return hit[1]
+    without a wait. Kept per body object."""
+    return _per_body(body, "waits", _waits)
+
+
+def _waits(body: tuple[Node, ...]) -> bool:
     dots = {n.name for n in body if isinstance(n, TileAction) and n.kind is ActionKind.DOT}
-    waits = bool(dots) and any(
+    return bool(dots) and any(
         isinstance(n, TileAction) and n.kind is not ActionKind.DOT and not dots.isdisjoint(n.deps)
         for n in body
     )
-    if len(_WAITS) >= DEPS_CACHE_SIZE:
-        _WAITS.clear()
-    _WAITS[id(body)] = (body, waits)  # holding the body keeps its id from being reused
-    return waits
-
-
-# Bodies whose waits_on_dot answer is kept (as body_deps keeps their dependency indices).
-_WAITS: dict[int, tuple[tuple[Node, ...], bool]] = {}
 
 
 def loop_busy_s(busy: tuple[float, ...], exposed: float) -> float:
