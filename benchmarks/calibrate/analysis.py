@@ -515,12 +515,12 @@ def waited_step_latency(rows: Sequence[Mapping[str, Any]], sm_count: int) -> dic
         by_dim.setdefault(p["dim"], []).append((float(p["block_N"]), fa_step_s(r, sm_count)[0]))
     if not by_dim or any(len({n for n, _ in pts}) < 2 for pts in by_dim.values()):
         raise ValueError("waited_step_latency: every head dim needs two or more block_N widths")
+    import statistics
+
     fits = {}
     for dim, pts in sorted(by_dim.items()):
-        mx = sum(n for n, _ in pts) / len(pts)
-        my = sum(t for _, t in pts) / len(pts)
-        slope = sum((n - mx) * (t - my) for n, t in pts) / sum((n - mx) ** 2 for n, _ in pts)
-        fits[dim] = (my - slope * mx, slope)
+        slope, intercept = statistics.linear_regression(*zip(*pts, strict=True))
+        fits[dim] = (intercept, slope)
     value = sum(a for a, _ in fits.values()) / len(fits)
     detail = ", ".join(f"d{d}: {a * 1e9:.0f} ns + {b * 1e9:.2f} ns/key" for d, (a, b) in fits.items())
     note = (
