@@ -120,7 +120,7 @@ _TENSOR_EW_PREFIX = ("arith.", "math.")
 _INT_TO_FLOAT = frozenset({"arith.uitofp", "arith.sitofp"})
 
 
-@dataclass
+@dataclass(slots=True)
 class V:
     """What the walker knows of one SSA value."""
 
