@@ -1082,6 +1082,29 @@ def validation14_cases() -> list[Case]:
     return _all_held_out(cases, "validation14")
 
 
+# A fifteenth validation set (stop 28): an attention autotune space, exhaustive. The main sweep times four
+# configs per attention problem (ATTENTION_CONFIGS), too few for an autotuner's top 5% to mean anything; this
+# set is the space of the Triton fused-attention tutorial's autotuner (BLOCK_M x BLOCK_N x warps x stages),
+# every config on four problems of each attention kernel, at a shape the other sets do not time. Predictions
+# recorded before it was measured; ``benchmarks/score_autotune.py`` ranks it as four more problems.
+VALIDATION15_SHAPE = (2, 32, 4096)  # batch, heads, n_ctx
+VALIDATION15_CONFIGS = tuple(itertools.product((64, 128), (32, 64, 128), (4, 8), (2, 3, 4)))
+
+
+def validation15_cases() -> list[Case]:
+    """36 configs x (full, causal) x (head_dim 64, 128) of the one-loop kernel, and the same of the
+    tutorial-shaped (staged) one."""
+    batch, heads, n_ctx = VALIDATION15_SHAPE
+    cases = [
+        attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=staged)
+        for staged in (False, True)
+        for head_dim in (64, 128)
+        for causal in (False, True)
+        for cfg in VALIDATION15_CONFIGS
+    ]
+    return _all_held_out(cases, "validation15")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
