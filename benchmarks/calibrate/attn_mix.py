@@ -127,11 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     t0 = time.time()
     out = []
+    dtypes = {"float16": torch.float16, "float32": torch.float32}
+
+    def make(shape: tuple[int, ...], dtype: str = "float16"):
+        return torch.randn(shape, device="cuda", dtype=dtypes[dtype]) * 0.1
+
     for p in points():
-        dt = {"float16": torch.float16, "float32": torch.float32}
-        tensors, grid = _args(
-            p, lambda shape, dtype="float16": torch.randn(shape, device="cuda", dtype=dt[dtype]) * 0.1
-        )
+        tensors, grid = _args(p, make)
         try:
             compiled = attn_mix_kernel[grid](*tensors, ITERS, **_meta(p))
             s = bench_s(lambda t=tensors, g=grid, p=p: attn_mix_kernel[g](*t, ITERS, **_meta(p)))
