@@ -9,6 +9,7 @@
     python benchmarks/probe_report.py feed       # calibration_smem_feed.json: unpack + T.gemm in one step
     python benchmarks/probe_report.py tma        # calibration_tma_latency.json: the lone TMA pipeline's ring
     python benchmarks/probe_report.py steps      # tilelang_fa_steps/: FlashAttention step time by block_N
+    python benchmarks/probe_report.py attn_mix   # calibration_attn_mix.json: element-wise work between dots
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -238,11 +239,59 @@ def _steps(_: argparse.Namespace) -> None:
     print(f"waited_step_latency_s = {f['value']:.4e} ({f['note']})")
 
 
+def _attn_mix(_: argparse.Namespace) -> None:
+    """Per tile and programs per SM: the loop's time per iteration with its two dots alone, what each piece of
+    element-wise work adds to it (exp2, two and four masks, four and eight FMAs, each alone), and the model's
+    prediction of the same launches (the installed package, predicted here: about a minute)."""
+    sys.path.insert(0, str(HERE.parent))
+    from calibrate.attn_mix import ITERS, predict_us
+
+    points = json.loads((DATA / "calibration_attn_mix.json").read_text())["points"]
+    keys = ("block_m", "block_n", "warps", "exp", "masks", "fmas", "per_sm")
+    ok = {tuple(p[k] for k in keys): p for p in points if "s" in p}
+    tiles = sorted({k[:3] for k in ok}, reverse=True)
+    parts = ((True, 0, 0), (False, 2, 0), (False, 4, 0), (False, 0, 4), (False, 0, 8))
+    print("ns per iteration (measured / predicted): dots alone, then the increment of exp2, 2 and 4 masks,")
+    print("4 and 8 FMAs, each added alone")
+    for tile in tiles:
+        for r in (1, 2):
+            base = ok.get((*tile, False, 0, 0, r))
+            if base is None:
+                continue
+            cells = []
+            pred = {}
+            for e, m, f in ((False, 0, 0), *parts):
+                q = dict(zip(keys, (*tile, e, m, f, r), strict=True))
+                pred[(e, m, f)] = predict_us(q) * 1e-6 / ITERS
+            b_meas, b_pred = base["s_per_iter"], pred[(False, 0, 0)]
+            cells.append(f"{b_meas * 1e9:5.0f}/{b_pred * 1e9:5.0f}")
+            for e, m, f in parts:
+                p = ok.get((*tile, e, m, f, r))
+                if p is None:
+                    cells.append("    -")
+                    continue
+                cells.append(
+                    f"+{(p['s_per_iter'] - b_meas) * 1e9:4.0f}/{(pred[(e, m, f)] - b_pred) * 1e9:+5.0f}"
+                )
+            print(f"{tile[0]}x{tile[1]} w{tile[2]} r{r}: " + "  ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "what",
-        choices=("overlap", "narrow", "tilelang", "merges", "residency", "smem", "feed", "tma", "steps"),
+        choices=(
+            "overlap",
+            "narrow",
+            "tilelang",
+            "merges",
+            "residency",
+            "smem",
+            "feed",
+            "tma",
+            "steps",
+            "attn_mix",
+        ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
     args = ap.parse_args(argv)
@@ -256,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         "feed": _feed,
         "tma": _tma,
         "steps": _steps,
+        "attn_mix": _attn_mix,
     }[args.what](args)
     return 0
 
