@@ -24,6 +24,7 @@ Ops the walker does not model raise :class:`UnsupportedOpError` naming the op an
 
 from __future__ import annotations
 
+import collections
 import math
 import re
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from tilesight.tensorspec import TensorSpec
 from . import interp, strides
 from .banks import staged_store_bytes
 from .compile import CompiledIR
-from .ir import BLOCK_LABEL, Op, at_op, depends_on, located, parse_module, tensor_type
+from .ir import BLOCK_LABEL, Function, Op, at_op, depends_on, located, parse_module, tensor_type
 from .layouts import (
     access_rows,
     access_widths,
@@ -181,6 +182,7 @@ class Walker:
         self.reduce_warps = reduce_warps(ir.ttgir)
         self.warp_local_gathers = warp_local_gathers(ir.ttgir)
         self.fn = parse_module(ir.ttir)
+        self.fused = fused_adds(self.fn)
         self.kernel = self.fn.name
         self.scalars = scalars
         self.tensors = tensors
@@ -532,6 +534,8 @@ class Walker:
                 numel += self.mask_work(op.operands[0])
             if n in _INT_TO_FLOAT and op.operands:
                 numel += self.value_work(op.operands[0])
+            if id(op) in self.fused:
+                numel = 0  # issued with its multiply, as one fused multiply-add
             self.group(op, body, vin, kind, numel)
             return
         raise self.unsupported(op)
@@ -1297,6 +1301,49 @@ def _counter_steers(ops: list[Op], iv: str) -> bool:
 
 
 _STORES = ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas")
+
+
+# Kernel function -> (the function, its fused adds): kept alive with the function so the ids stay valid.
+_FUSED: dict[int, tuple[Function, frozenset[int]]] = {}
+FUSED_CACHE_SIZE = 256
+
+
+def fused_adds(fn: Function) -> frozenset[int]:
+    """The float tensor adds and subtracts (``id`` of the op) that the compiler contracts with a multiply
+    into one fused multiply-add (Triton compiles with FP contraction on, its default): an ``arith.addf`` or
+    ``arith.subf`` one of whose operands is an ``arith.mulf`` of the same type used nowhere else. Each such
+    pair issues one instruction an element, not two. Names are resolved in program order, as the walk does
+    (an inlined helper's body may reuse another's SSA names). Cached per function."""
+    hit = _FUSED.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    scope: dict[str, Op | None] = {}
+    uses: collections.Counter[int] = collections.Counter()
+    candidates: list[tuple[Op, list[Op]]] = []
+
+    def visit(ops: list[Op]) -> None:
+        for op in ops:
+            defs = [scope.get(o) for o in op.operands]
+            for d in defs:
+                if d is not None:
+                    uses[id(d)] += 1
+            if op.name in ("arith.addf", "arith.subf") and tensor_type(op.rtype) is not None:
+                muls = [d for d in defs if d is not None and d.name == "arith.mulf" and d.rtype == op.rtype]
+                if muls:
+                    candidates.append((op, muls))
+            for args in op.block_args:
+                scope.update(dict.fromkeys(args))  # a region's arguments shadow outer names
+            for region in op.regions:
+                visit(region)
+            for r in op.results:
+                scope[r] = op
+
+    visit(fn.body)
+    out = frozenset(id(op) for op, muls in candidates if any(uses[id(m)] == 1 for m in muls))
+    if len(_FUSED) >= FUSED_CACHE_SIZE:
+        _FUSED.clear()
+    _FUSED[id(fn)] = (fn, out)
+    return out
 
 
 def _has_store(ops: list[Op]) -> bool:

@@ -449,3 +449,11 @@ def test_unreleased_lock_and_other_while_loops_are_refused():
     with pytest.raises(UnsupportedOpError, match="a loop other than a spin lock") as e:
         FE.plan(k.while_with_work, ((1,), x, 4), dict(BLOCK=128), HW)
     assert "triton_fe_kernels.py:" in str(e.value)
+
+
+def test_multiply_add_pairs_count_as_one_fused_op():
+    # Triton compiles with FP contraction on: x * a + b is one FMA an element; in p - p * a the product p has
+    # two uses (its multiply stays an op), p * a has one (it contracts into the subtract): 3 ops, not 5
+    x = TensorSpec((256,), "float32")
+    plan = FE.plan(k.axpb, ((1,), x, x, x, 2.0, 0.5), dict(BLOCK=256), HW)
+    assert sum(a.flops for a in _find(plan.body, ActionKind.ELEMENTWISE)) == 256 * (1 + 2)

@@ -306,3 +306,14 @@ def permute_columns(x_ptr, idx_ptr, y_ptr, N, ROWS: tl.constexpr, BLOCK: tl.cons
     x = tl.load(x_ptr + rows * N + cols)
     idx = tl.broadcast_to(tl.load(idx_ptr + cols), (ROWS, BLOCK))
     tl.store(y_ptr + rows * N + cols, tl.gather(x, idx, axis=1))
+
+
+@triton.jit
+def axpb(x_ptr, y_ptr, z_ptr, a, b, BLOCK: tl.constexpr):
+    """y = x * a + b (one fused multiply-add an element); z = p - p * a with p = x * b (the product p is used
+    twice: its multiply stays separate, and the multiply by a contracts into the subtract)."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, x * a + b)
+    p = x * b
+    tl.store(z_ptr + offs, p - p * a)
