@@ -5,8 +5,9 @@
 
 An attention iteration runs ``S = Q K^T``, element-wise work on ``S`` and ``O += P V`` in the same warps, each
 step waiting for the one before. How much of the element-wise work hides under the dots is what this probe
-measures: one loop of ``ITERS`` iterations per program, K and V blocks re-read from a small L2-resident buffer
-as the real kernel reads them, and between the two dots a controlled amount of work on ``S``:
+measures: one loop of ``ITERS`` iterations per program, each reading the next K and V blocks of its head as
+the real kernel does (``QUERY_BLOCKS`` programs share a head, so its blocks are fetched once and hit L2 for
+the others), and between the two dots a controlled amount of work on ``S``:
 
 * ``exp``: ``P = exp2(S)`` (special-function units) or ``P = S``;
 * ``masks``: that many causal-style masks, ``S = where(rows + i >= keys, S, -1e6)`` (an integer compare and a
@@ -35,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 ITERS = 256
 HEAD_DIM = 64
-KV_BLOCKS = 8  # K/V blocks each program cycles through (L2-resident after the first pass)
+QUERY_BLOCKS = 8  # programs of one head, reading the same K and V blocks (a 1024-token head at BLOCK_M 128)
 SMS = 132
 # (BLOCK_M, BLOCK_N, num_warps)
 TILES = ((128, 64, 4), (128, 64, 8), (128, 128, 8), (64, 64, 4))
@@ -55,7 +56,7 @@ def attn_mix_kernel(
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     HEAD: tl.constexpr,
-    KV: tl.constexpr,
+    QB: tl.constexpr,
     EXP: tl.constexpr,
     MASKS: tl.constexpr,
     FMAS: tl.constexpr,
@@ -65,10 +66,11 @@ def attn_mix_kernel(
     dims = tl.arange(0, HEAD)
     q = tl.load(q_ptr + pid * BLOCK_M * HEAD + rows[:, None] * HEAD + dims[None, :])
     acc = tl.zeros((BLOCK_M, HEAD), dtype=tl.float32)
+    head = (pid // QB).to(tl.int64) * iters * BLOCK_N * HEAD
     for it in range(iters):
-        blk = it % KV
         keys = tl.arange(0, BLOCK_N)
-        kt = tl.load(k_ptr + blk * BLOCK_N * HEAD + keys[None, :] * HEAD + dims[:, None])
+        kv = head + it * BLOCK_N * HEAD
+        kt = tl.load(k_ptr + kv + keys[None, :] * HEAD + dims[:, None])
         s = tl.dot(q, kt)
         for i in tl.static_range(MASKS):
             s = tl.where(rows[:, None] + (i + it) >= keys[None, :], s, -1.0e6)
@@ -78,7 +80,7 @@ def attn_mix_kernel(
             p = tl.math.exp2(s * 0.01)
         else:
             p = s
-        v = tl.load(v_ptr + blk * BLOCK_N * HEAD + keys[:, None] * HEAD + dims[None, :])
+        v = tl.load(v_ptr + kv + keys[:, None] * HEAD + dims[None, :])
         acc += tl.dot(p.to(tl.float16), v)
     tl.store(o_ptr + pid * BLOCK_M * HEAD + rows[:, None] * HEAD + dims[None, :], acc)
 
@@ -94,15 +96,16 @@ def _args(p: dict, make):
     """(q, k, v, o) built by ``make(shape)`` for point ``p``; its grid."""
     programs = SMS * p["per_sm"]
     q = make((programs * p["block_m"], HEAD_DIM))
-    k = make((KV_BLOCKS * p["block_n"], HEAD_DIM))
-    v = make((KV_BLOCKS * p["block_n"], HEAD_DIM))
+    heads = -(-programs // QUERY_BLOCKS)
+    k = make((heads * ITERS * p["block_n"], HEAD_DIM))
+    v = make((heads * ITERS * p["block_n"], HEAD_DIM))
     o = make((programs * p["block_m"], HEAD_DIM), "float32")
     return (q, k, v, o), (programs,)
 
 
 def _meta(p: dict) -> dict:
     return dict(
-        BLOCK_M=p["block_m"], BLOCK_N=p["block_n"], HEAD=HEAD_DIM, KV=KV_BLOCKS, EXP=p["exp"],
+        BLOCK_M=p["block_m"], BLOCK_N=p["block_n"], HEAD=HEAD_DIM, QB=QUERY_BLOCKS, EXP=p["exp"],
         MASKS=p["masks"], FMAS=p["fmas"], num_warps=p["warps"], num_stages=2,
     )  # fmt: skip
 
