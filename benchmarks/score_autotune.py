@@ -9,10 +9,10 @@ To score the committed code only (others may have uncommitted model work in the 
         --configs-jsonl benchmarks/data/autotune_configs_h200.jsonl
 
 Inputs (written by the lead from the sweep harnesses): ``triton_gemm.jsonl`` (fp16 grouped GEMM: every config
-on every shape), ``triton_attention.jsonl`` (fused attention; one sequence length swept over its four configs),
-``validation15/triton_attention.jsonl`` (both attention kernels over the fused-attention tutorial's whole
-autotune space, 36 configs, on eight problems) and ``tilelang_h200.jsonl`` (TileLang GEMM: every config on
-every shape and dtype). Each config is predicted here.
+on every shape), ``triton_attention.jsonl`` (fused attention; one sequence length swept over its four
+configs), ``validation15/triton_attention.jsonl`` (both attention kernels over the fused-attention tutorial's
+whole autotune space, 36 configs, on eight problems) and ``tilelang_h200.jsonl`` (TileLang GEMM: every config
+on every shape and dtype). Each config is predicted here.
 
 Per problem (one shape, dtype and kernel variant):
 * exhaustive best = the fastest measured config (p50), whatever TileSight says about it;
