@@ -25,6 +25,7 @@ Ops the walker does not model raise :class:`UnsupportedOpError` naming the op an
 from __future__ import annotations
 
 import collections
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -181,8 +182,7 @@ class Walker:
         self.pointer_rows: dict[str, int] = {}
         self.reduce_warps = reduce_warps(ir.ttgir)
         self.warp_local_gathers = warp_local_gathers(ir.ttgir)
-        self.fn = parse_module(ir.ttir)
-        self.fused = fused_adds(self.fn)
+        self.fn, self.fused = _module(ir.ttir)
         self.kernel = self.fn.name
         self.scalars = scalars
         self.tensors = tensors
@@ -1303,9 +1303,12 @@ def _counter_steers(ops: list[Op], iv: str) -> bool:
 _STORES = ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas")
 
 
-# Kernel function -> (the function, its fused adds): kept alive with the function so the ids stay valid.
-_FUSED: dict[int, tuple[Function, frozenset[int]]] = {}
-FUSED_CACHE_SIZE = 256
+@functools.lru_cache(maxsize=256)
+def _module(ttir: str) -> tuple[Function, frozenset[int]]:
+    """The kernel function of a printed TTIR module and its :func:`fused_adds`, cached together by text so
+    the op ids always refer to the function the walk gets."""
+    fn = parse_module(ttir)
+    return fn, fused_adds(fn)
 
 
 def fused_adds(fn: Function) -> frozenset[int]:
@@ -1313,10 +1316,7 @@ def fused_adds(fn: Function) -> frozenset[int]:
     into one fused multiply-add (Triton compiles with FP contraction on, its default): an ``arith.addf`` or
     ``arith.subf`` one of whose operands is an ``arith.mulf`` of the same type used nowhere else. Each such
     pair issues one instruction an element, not two. Names are resolved in program order, as the walk does
-    (an inlined helper's body may reuse another's SSA names). Cached per function."""
-    hit = _FUSED.get(id(fn))
-    if hit is not None and hit[0] is fn:
-        return hit[1]
+    (an inlined helper's body may reuse another's SSA names)."""
     scope: dict[str, Op | None] = {}
     uses: collections.Counter[int] = collections.Counter()
     candidates: list[tuple[Op, list[Op]]] = []
@@ -1339,11 +1339,7 @@ def fused_adds(fn: Function) -> frozenset[int]:
                 scope[r] = op
 
     visit(fn.body)
-    out = frozenset(id(op) for op, muls in candidates if any(uses[id(m)] == 1 for m in muls))
-    if len(_FUSED) >= FUSED_CACHE_SIZE:
-        _FUSED.clear()
-    _FUSED[id(fn)] = (fn, out)
-    return out
+    return frozenset(id(op) for op, muls in candidates if any(uses[id(m)] == 1 for m in muls))
 
 
 def _has_store(ops: list[Op]) -> bool:
