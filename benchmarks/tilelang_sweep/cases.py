@@ -75,6 +75,13 @@ OUT_IDX = {"gemm": 2, "flash_attention": 3, "mla_decode": 4, "dequant_gemm": 2}
 OUT_IDX_KERNEL = {"flash_attention_varlen_fwd": 6, "flash_attention_blocksparse_fwd": 4}
 
 
+def _numbered(cases: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
+    """``cases``, each given the id ``<prefix>-<family>-<index>`` (three digits, in list order)."""
+    for i, c in enumerate(cases):
+        c["id"] = f"{prefix}-{c['family']}-{i:03d}"
+    return cases
+
+
 def out_index(case: dict[str, Any]) -> int:
     """Index of the case's output tensor among its kernel's arguments."""
     return OUT_IDX_KERNEL.get(case["kernel"], OUT_IDX[case["family"]])
@@ -139,9 +146,7 @@ def validation_cases() -> list[dict[str, Any]]:
             M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight="int4"
         )
         cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"val-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "val")
 
 
 # The register-unpacking dequantiser (``dequant_gemm(..., unpack="registers")``, TileLang's own examples'
@@ -171,9 +176,7 @@ def variant_cases() -> list[dict[str, Any]]:
     ):
         params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight=w)
         cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"var-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "var")
 
 
 # The stages set (``sweep.py --set stages``): GEMMs whose K loop TileLang does not warp-specialise
@@ -206,9 +209,7 @@ def stages_cases() -> list[dict[str, Any]]:
         )
         params.update(dtype="float16", accum_dtype="float32")
         cases.append({"family": "gemm", "kernel": "gemm_splitk", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"stg-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "stg")
 
 
 # The persistent set (``sweep.py --set persistent``): GEMMs whose blocks loop over the tiles
@@ -235,9 +236,7 @@ def persistent_cases() -> list[dict[str, Any]]:
         else:
             params.update(programs=132, form=form)
             cases.append({"family": "gemm", "kernel": "gemm_persistent", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"pst-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "pst")
 
 
 # The split set: MLA decode with its KV cache split over ``num_split`` slices (kernels/tilelang/mla_decode.py:
@@ -257,9 +256,7 @@ def split_cases() -> list[dict[str, Any]]:
             if n > 1:
                 params["num_split"] = n
             cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"split-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "split")
 
 
 # The two-kernel split-K set: kernels/tilelang/gemm.py::gemm_splitk_reduce (partial tiles to a global
@@ -284,9 +281,7 @@ def splitk2_cases() -> list[dict[str, Any]]:
             cases.append(
                 {"family": "gemm", "kernel": "gemm_splitk_reduce", "params": {**params, "split_k": sk}}
             )
-    for i, c in enumerate(cases):
-        c["id"] = f"sk2-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "sk2")
 
 
 # The fp8 set: kernels/tilelang/gemm.py::gemm_fp8 (K-major e4m3 operands, fp16 C), plain and with the 2xAcc
@@ -307,9 +302,7 @@ def fp8_cases() -> list[dict[str, Any]]:
         params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
         params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=128 // bk if promote else 0)
         cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"fp8-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "fp8")
 
 
 # The varlen set: kernels/tilelang/flash_attention.py::flash_attention_varlen_fwd over packed batches whose
@@ -341,9 +334,7 @@ def varlen_cases() -> list[dict[str, Any]]:
         cases.append({**case, "lens": list(lens)})
     # one (heads, dim) per batch, alternating: 16 launches (every batch, both masks, both configs)
     cases = [c for i, c in enumerate(cases) if (i // 4) % 2 == (i // 8) % 2]
-    for i, c in enumerate(cases):
-        c["id"] = f"vl-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "vl")
 
 
 # The block-sparse set: kernels/tilelang/flash_attention.py::flash_attention_blocksparse_fwd with a random
@@ -363,9 +354,7 @@ def blocksparse_cases() -> list[dict[str, Any]]:
         params = dict(batch=b, heads=h, seq_len=s, dim=d, block_M=bm, block_N=bm, num_stages=st, threads=th)
         case = {"family": "flash_attention", "kernel": "flash_attention_blocksparse_fwd", "params": params}
         cases.append({**case, "density": density, "seed": len(cases)})
-    for i, c in enumerate(cases):
-        c["id"] = f"bs-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "bs")
 
 
 def block_mask(case: dict[str, Any]) -> Any:
@@ -438,9 +427,7 @@ def _validation_set(prefix: str, gemm: tuple, fa: tuple, mla: tuple) -> list[dic
         params = dict(batch=b, heads=h, seqlen_kv=sk, dim=512, pe_dim=64, block_H=bh, block_N=bn)
         params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
         cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"{prefix}-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, prefix)
 
 
 def validation2_cases() -> list[dict[str, Any]]:
@@ -555,9 +542,7 @@ def fa_steps_cases() -> list[dict[str, Any]]:
         params = dict(batch=1, heads=1, seq_len=FA_STEPS_SEQ, dim=d, causal=False, block_M=bm, block_N=bn)
         params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
         cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
-    for i, c in enumerate(cases):
-        c["id"] = f"steps-{c['family']}-{i:03d}"
-    return cases
+    return _numbered(cases, "steps")
 
 
 def all_cases() -> list[dict[str, Any]]:
