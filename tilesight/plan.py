@@ -436,6 +436,10 @@ class Loop:
     kernel end after the mean-length ones would). None when not known.
     ``producer_loads``: the loop's global loads are issued by a producer warpgroup (warp specialisation),
     which refills a buffer as soon as the iteration's last consumer of it is done, not in program order.
+    ``refill_after_compute``: the warps issue a later iteration's loads only after this iteration's compute
+    (Triton's software pipeliner waits for the iteration's tiles, issues its dots and CUDA-core work, then
+    the copies ``stages - 1`` iterations ahead), not at the iteration's start; the engine then counts the
+    compute before them in the time those loads have to arrive (:func:`tilesight.model.tile.refill_span_s`).
     """
 
     name: str
@@ -448,6 +452,7 @@ class Loop:
     mean_trips: float | None = None
     trips_by_program: tuple[int, ...] | None = None
     producer_loads: bool = False
+    refill_after_compute: bool = False
 
     @property
     def work_trips(self) -> float:

@@ -28,7 +28,7 @@ from .binding import Binding
 from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
-from .layouts import pipelined, warpgroup_rows
+from .layouts import pipelined, refills_after_compute, warpgroup_rows
 from .ptxas import AUTO_BAND, PtxasUsage
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import tile_extents
@@ -57,9 +57,16 @@ def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec) -> tuple[int, ...]:
     return tuple(max(1, min(e, s)) for e, s in zip(t, shape, strict=True))
 
 
-def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction: bool = False) -> tuple:
+def _nodes(
+    raw: list[dict],
+    stages: int,
+    async_loads: bool = True,
+    in_reduction: bool = False,
+    refill_after_compute: bool = False,
+) -> tuple:
     """Plan nodes from the walker's raw nodes. Without asynchronous loads (``async_loads``: the pipeliner
-    turned none into cp.async / TMA copies), a reduction loop is single-buffered and its loads synchronous."""
+    turned none into cp.async / TMA copies), a reduction loop is single-buffered and its loads synchronous.
+    ``refill_after_compute`` (:func:`.layouts.refills_after_compute`) marks the pipelined loops."""
     out = []
     sync_loads = in_reduction and not async_loads
     for n in raw:
@@ -70,8 +77,9 @@ def _nodes(raw: list[dict], stages: int, async_loads: bool = True, in_reduction:
                 Loop(
                     n["name"],
                     n["trips"],
-                    _nodes(n["body"], stages, async_loads, in_reduction or red),
+                    _nodes(n["body"], stages, async_loads, in_reduction or red, refill_after_compute),
                     stages=stages if red and async_loads else 1,
+                    refill_after_compute=refill_after_compute and red and async_loads and stages > 1,
                     reduction=n["reduction"],
                     deps=deps,
                     location=n["loc"],
@@ -191,7 +199,9 @@ def build_plan(
         programs=programs if persistent else None,
     )
     threads = ir.num_warps * ir.threads_per_warp
-    body = _nodes(raw, ir.num_stages, pipelined(ir.ttgir))
+    body = _nodes(
+        raw, ir.num_stages, pipelined(ir.ttgir), refill_after_compute=refills_after_compute(ir.ttgir)
+    )
     regs = estimate_registers(
         body,
         threads,

@@ -356,6 +356,28 @@ def pipelined(ttgir: str) -> bool:
     return any(name in ttgir for name in _ASYNC_OPS)
 
 
+# Ops with which a pipelined loop's warps wait for the asynchronous copies of the iteration they are in.
+_COPY_WAITS = frozenset({"ttg.async_wait", "ttng.wait_barrier"})
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def refills_after_compute(ttgir: str) -> bool:
+    """Whether the pipeliner issues a loop's copies for later iterations after the iteration's compute: in
+    a loop body that holds asynchronous copies, the wait for the iteration's own tiles comes before the first
+    copy, so the dots and CUDA-core work between them run before the refill
+    (:attr:`~tilesight.plan.Loop.refill_after_compute`). Triton's software pipeliner lays every loop out so
+    (the copies ``num_stages - 1`` iterations ahead at the end of the body)."""
+    for op in _walk(parse_module(ttgir).body):
+        if op.name != "scf.for" or not op.regions:
+            continue
+        names = [o.name for o in op.regions[0]]
+        copies = [i for i, n in enumerate(names) if any(a in n for a in _ASYNC_OPS)]
+        waits = [i for i, n in enumerate(names) if n in _COPY_WAITS]
+        if copies and waits and waits[0] < copies[0]:
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def warp_local_gathers(ttgir: str) -> Mapping[str, int]:
     """Source location -> source registers per thread along the axis of a ``tt.gather`` that Triton's

@@ -188,6 +188,78 @@ def test_a_block_alone_waits_for_its_loads():
         assert alone == pytest.approx(alone_steady)
 
 
+def _attention_like_loop(stages: int, refill_after_compute: bool, variant: str = "wgmma"):
+    """A loop body: a load of 1000 bytes (L2 busy 1) feeding S = Q K^T (tensor cores 2), a softmax reading it
+    (CUDA cores 3), and P V (tensor cores 2) that nothing in the body reads; its demands; the unit scale."""
+    from tilesight.model.resources import CUDA, L2, NPIPES, TC, ActionDemand
+    from tilesight.plan import Loop
+
+    def demand(name, kind, pipe, seconds, memory, nbytes=0.0):
+        busy = [0.0] * NPIPES
+        busy[pipe] = seconds
+        return ActionDemand(name, kind, tuple(busy), tuple(busy), 0.0, memory, bytes=nbytes)
+
+    dot = dict(kind=ActionKind.DOT, dtype="float16", shape=(64, 64, 64), variant=variant)
+    body = (
+        TileAction("ld", ActionKind.LOAD, tensor="k"),
+        TileAction("qk", deps=("ld",), **dot),
+        TileAction("sm", ActionKind.ELEMENTWISE, deps=("qk",)),
+        TileAction("pv", deps=("sm",), **dot),
+    )
+    demands = {
+        "ld": demand("ld", ActionKind.LOAD, L2, 1.0, True, 1000.0),
+        "qk": demand("qk", ActionKind.DOT, TC, 2.0, False),
+        "sm": demand("sm", ActionKind.ELEMENTWISE, CUDA, 3.0, False),
+        "pv": demand("pv", ActionKind.DOT, TC, 2.0, False),
+    }
+    loop = Loop("k", 40, body, stages=stages, reduction=True, refill_after_compute=refill_after_compute)
+    return loop, demands, (1.0,) * NPIPES
+
+
+def test_a_refill_after_the_compute_waits_behind_it():
+    from tilesight.model.tile import eval_body, refill_span_s
+
+    port = (4.0, 1000.0)  # latency 4, the 1000 bytes in 1: the loads alone span 5
+    # chain 2 + 3 + 2 = 7; P V (2) runs on behind the refill, so it waits for 7 - 2 = 5 of the chain: 10 in
+    # all over stages - 1 iterations: 10 at two stages, 5 at three (under the chain's 7). Issued at the
+    # iteration's start, only the loads' 5 count: under the chain at any depth.
+    for stages, after, steady in ((2, True, 10.0), (3, True, 7.0), (2, False, 7.0), (3, False, 7.0)):
+        loop, demands, scale = _attention_like_loop(stages, after)
+        cost = eval_body((loop,), demands, scale, port=port)
+        name, sub, env = cost.loops[0]
+        assert sub.async_tail_s == pytest.approx(2.0)
+        assert refill_span_s(loop, sub, demands, port, 7.0, 1) == pytest.approx(10.0 if after else 5.0)
+        assert env.steady_s == pytest.approx(steady), (stages, after)
+        # without the port (a profile without the SM's L2 rate) the chain stands
+        assert eval_body((loop,), demands, scale).loops[0][2].steady_s == pytest.approx(7.0)
+    # a warp-level mma returns its result to the warps that issue it: no asynchronous tail, the whole chain
+    # of 7 comes before the refill (5 + 7 = 12 at two stages)
+    loop, demands, scale = _attention_like_loop(2, True, variant="mma")
+    cost = eval_body((loop,), demands, scale, port=port)
+    assert cost.loops[0][1].async_tail_s == 0.0
+    assert cost.loops[0][2].steady_s == pytest.approx(12.0)
+
+
+def test_a_gemm_loop_refills_behind_its_own_dot():
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    # load (L2 busy 1, latency 3) -> dot (2): the dot is the asynchronous tail, so the refill waits only for
+    # the loads: (port latency 4 + 1000 bytes at 1000 B/s) / (stages - 1) = 5, 2.5 against the chain's 2
+    body, demands, scale = _load_dot_loop(L2, 1.0, 3.0, 2.0)
+    body = (
+        body[0],
+        TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ld",), variant="wgmma"),
+    )
+    demands["ld"] = demands["ld"]._replace(bytes=1000.0)
+    for stages, steady in ((2, 5.0), (3, 2.5), (5, 2.0)):
+        loop = Loop("k", 50, body, stages=stages, reduction=True, refill_after_compute=True)
+        # the ring (latency 3 + 1 + 2 = 6 over stages) never binds here: 3, 2, 1.2
+        got = eval_body((loop,), demands, scale, port=(4.0, 1000.0)).loops[0][2].steady_s
+        assert got == pytest.approx(steady), stages
+
+
 def test_envelope_load_span_over_the_loads_in_flight():
     from tilesight.model.envelope import envelope
 

@@ -273,6 +273,7 @@ class _Region:
                 exposed=hw.l2_exposed_under_tc,
                 alone=alone,
                 step_latency=hw.waited_step_latency_s,
+                port=(hw.l2_latency_s, hw.l2_bw_per_sm_bytes_per_s) if hw.l2_bw_per_sm_bytes_per_s else None,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by
@@ -627,9 +628,11 @@ def _latency_why(region: _Region) -> str:
                 "order; more stages do not shorten it)"
             )
         if env.bound == "loads":
+            alone = "a block alone on its SM" if region.resident == 1 else "each block"
+            after = ", issued after the iteration's compute" if lp.refill_after_compute else ""
             return (
-                f"a block alone on its SM waits for its own loads ({lp.name}: stages={lp.stages}, "
-                f"{lp.stages - 1} iteration(s) of loads in flight)"
+                f"{alone} waits for its own loads ({lp.name}: stages={lp.stages}, "
+                f"{lp.stages - 1} iteration(s) of loads in flight{after})"
             )
         return (
             f"too few iterations in flight ({lp.name}: stages={lp.stages}, d={lp.stages - 1}, "

@@ -14,6 +14,14 @@ flight, so an iteration takes at least the span of its loads (first issue to las
 ``stages - 1`` (the envelope's ``load_s``). With other blocks resident their work fills that wait, which the
 tile stream's own envelope models.
 
+A warp issues a pipelined loop's loads for iteration ``j + stages - 1`` in iteration ``j``; where that is
+after the iteration's compute (:attr:`~tilesight.plan.Loop.refill_after_compute`, Triton's pipeliner), the
+loads have ``stages - 1`` iterations less that compute to arrive in. So at every residency an iteration takes
+at least :func:`refill_span_s` over ``stages - 1``: the loads' latency and transfer at the SM's L2 port, plus
+the iteration's chain up to the refill (the dots the warps do not wait for in the iteration, warpgroup
+``wgmma``, run on behind it). At two stages that exposes loads the chain used to hide; other resident blocks
+hide it again through the tile stream's envelope.
+
 Compute groups (``BlockResources.compute_groups``: warpgroups on their own rows) share a loop iteration's
 chain. Groups whose own warps load the loop's tiles meet at the block's barrier every iteration and queue on
 the busiest pipeline they share. Consumer warpgroups that a producer warpgroup feeds run their shares side
@@ -58,6 +66,7 @@ class BodyCost(NamedTuple):
     busy_epi_s: tuple[float, ...]
     compute_chain_s: float = 0.0  # the body's compute actions back to back (issued in order by one block)
     load_span_s: float = 0.0  # from the body's first memory action's start to its last one's end
+    async_tail_s: float = 0.0  # the body's trailing asynchronous dots (see :func:`refill_span_s`)
     refill_slack: float = 0.0  # share of the compute span a loaded buffer sits free (see _refill_slack)
     main_loop: Loop | None = None
     main_env: Envelope | None = None
@@ -147,6 +156,42 @@ def loop_busy_s(busy: tuple[float, ...], exposed: float) -> float:
     return top
 
 
+# Dot instruction families the issuing warps do not wait for where they issue them: a warpgroup ``wgmma`` runs
+# on while the warps go on (Triton's ``warp_group_dot`` with ``isAsync``, waited for in a later iteration);
+# a warp-level ``mma`` returns its result in the issuing warps' registers.
+ASYNC_DOT_VARIANTS = frozenset({"wgmma"})
+
+
+def refill_span_s(
+    loop: Loop,
+    sub: BodyCost,
+    demands: Mapping[str, ActionDemand],
+    port: tuple[float, float],
+    chain: float,
+    groups: int,
+) -> float:
+    """How long one iteration's loads take from the start of the iteration that issues them until they have
+    arrived, which ``stages - 1`` iterations in flight must cover (the envelope's ``load_s``): the loads'
+    latency ``port[0]`` (the profile's L2 latency) plus their bytes at the SM's L2 port rate ``port[1]``,
+    and, where the warps issue them after the iteration's compute
+    (:attr:`~tilesight.plan.Loop.refill_after_compute`), that compute too: ``chain`` (the iteration's chain
+    per compute group) less its share of the trailing asynchronous dots (:attr:`BodyCost.async_tail_s`,
+    which run on behind the refill). 0 for a loop without loads.
+
+    Triton's two-stage attention loop (``ttg.async_wait {num = 0}`` at the top, the copies for the next
+    iteration after ``P V`` is issued) waits for each K/V tile behind ``S = Q K^T`` and the softmax; at
+    three stages the same tile has a whole iteration more. A GEMM loop's dot is its asynchronous tail: its
+    refill waits only for the latency."""
+    nbytes = sum(
+        demands[n.name].bytes for n in loop.body if isinstance(n, TileAction) and n.kind is ActionKind.LOAD
+    )
+    if nbytes <= 0:
+        return 0.0
+    latency, rate = port
+    before = max(chain - sub.async_tail_s / groups, 0.0) if loop.refill_after_compute else 0.0
+    return latency + nbytes / rate + before
+
+
 def eval_body(
     body: tuple[Node, ...],
     demands: Mapping[str, ActionDemand],
@@ -156,13 +201,16 @@ def eval_body(
     exposed: float = 0.0,
     alone: bool = False,
     step_latency: float = 0.0,
+    port: tuple[float, float] | None = None,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
     ``exposed``: the profile's ``l2_exposed_under_tc`` (:func:`loop_busy_s`); ``alone``: the block is the only
     one on its SM, so a loop waits for its own loads (see the module docstring); ``step_latency``: the
     profile's ``waited_step_latency_s``, which each consumer warpgroup's step of a producer-loads loop that
-    waits for its dots takes on top of its share of the chain (see the module docstring)."""
+    waits for its dots takes on top of its share of the chain (see the module docstring); ``port``: the
+    profile's ``(l2_latency_s, l2_bw_per_sm_bytes_per_s)``, for the refill bound of pipelined loops
+    (:func:`refill_span_s`; None leaves it out)."""
     vecs: list[tuple[float, ...]] = []
     svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
     bursts = False
@@ -193,7 +241,7 @@ def eval_body(
             mems.append(d.memory)
         else:
             sub = eval_body(
-                node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency
+                node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency, port
             )
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
@@ -211,6 +259,8 @@ def eval_body(
             # a lone block waits for its own loads; a producer-loads loop's are the ring of its stages, which
             # the envelope's L / (d + 1) already is (a stage is refilled only once its tiles are consumed)
             load_s = sub.load_span_s if alone and not node.producer_loads else 0.0
+            if port is not None and node.stages >= 2 and not node.producer_loads:
+                load_s = max(load_s, refill_span_s(node, sub, demands, port, chain, groups))
             # the exposed share of L2 (loop_busy_s) shows only where the loop's own warps issue its loads
             # and wait for a dot's result; a producer warpgroup's loads hide under the consumers'
             # tensor-core work, and a GEMM loop's chained dots hide their own
@@ -274,6 +324,14 @@ def eval_body(
         busy_pro_s=tuple(busy_pro),
         busy_epi_s=tuple(busy_epi),
         compute_chain_s=sum(d for d, m in zip(durs, mems, strict=True) if not m),
+        async_tail_s=sum(
+            durs[i]
+            for i, n in enumerate(body)
+            if isinstance(n, TileAction)
+            and n.kind is ActionKind.DOT
+            and n.variant in ASYNC_DOT_VARIANTS
+            and not any(n.name in m.deps for m in body)
+        ),
         load_span_s=max((starts[i] + durs[i] for i in range(len(body)) if mems[i]), default=0.0)
         - min((starts[i] for i in range(len(body)) if mems[i]), default=0.0),
         main_loop=main_loop,
@@ -320,4 +378,13 @@ def _refill_slack(
     return slack or 0.0
 
 
-__all__ = ["NPIPES", "BodyCost", "body_deps", "eval_body", "loop_busy_s", "waits_on_dot"]
+__all__ = [
+    "ASYNC_DOT_VARIANTS",
+    "NPIPES",
+    "BodyCost",
+    "body_deps",
+    "eval_body",
+    "loop_busy_s",
+    "refill_span_s",
+    "waits_on_dot",
+]

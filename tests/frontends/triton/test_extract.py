@@ -50,6 +50,39 @@ def test_gemm_loop_dot_and_resources():
     assert plan.resources.regs_per_thread == 104 and plan.resources.spill_bytes_per_thread == 0
 
 
+def test_a_pipelined_loop_refills_after_its_compute():
+    # Triton's pipeliner waits for the iteration's tiles (ttg.async_wait at the top of the loop), issues the
+    # dot, then copies the tiles stages - 1 iterations ahead at the end of the body; one stage has no copies
+    a, b, c = (TensorSpec((1024, 1024), "float16") for _ in range(3))
+    args = ((64,), a, b, c, 1024, 1024, 1024, 1024, 1, 1024, 1, 1024, 1)
+    for stages, refills in ((1, False), (2, True), (3, True)):
+        meta = dict(BM=128, BN=128, BK=64, GROUP_M=8, num_warps=4, num_stages=stages)
+        (loop,) = [n for n in FE.plan(k.gemm, args, meta, HW).body if isinstance(n, Loop)]
+        assert loop.refill_after_compute is refills, stages
+
+
+def test_refills_after_compute_reads_the_loop_body_order():
+    from tilesight.frontends.triton.layouts import refills_after_compute
+
+    def module(*ops):
+        body = "\n".join(f"      %{i} = {op} : i32" for i, op in enumerate(ops))
+        return (
+            "module {\n  tt.func public @k() {\n"
+            "    %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%x = %c0) -> (i32) : i32 {\n"
+            f"{body}\n      scf.yield %x : i32\n    }}\n    tt.return\n  }}\n}}\n"
+        )
+
+    late = module(
+        "ttg.async_wait %a {num = 0 : i32}", "ttng.warp_group_dot %q", "ttg.async_copy_global_to_local %p"
+    )
+    early = module(
+        "ttg.async_copy_global_to_local %p", "ttg.async_wait %a {num = 1 : i32}", "ttng.warp_group_dot %q"
+    )
+    assert refills_after_compute(late)
+    assert not refills_after_compute(early)  # copies issued before the wait: at the iteration's start
+    assert not refills_after_compute(module("ttng.warp_group_dot %q"))  # nothing pipelined
+
+
 @pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn"])
 def test_gemm_dtypes(dtype):
     M = N = K = 256
