@@ -1105,6 +1105,43 @@ def validation15_cases() -> list[Case]:
     return _all_held_out(cases, "validation15")
 
 
+# A sixteenth validation set (stop 29): the refill bound (tilesight.model.tile.refill_span_s) across stages.
+# Both attention kernels over the tutorial's BLOCK_M x BLOCK_N x warps space at 2, 3 and 4 stages, at two
+# shapes no other set times, and grouped fp16 GEMMs of seven tile configs at 2, 3 and 4 stages on two new
+# shapes. Predictions recorded with and without the rule before it was measured.
+VALIDATION16_ATTENTION_SHAPES = ((4, 16, 2048), (1, 16, 8192))  # batch, heads, n_ctx
+VALIDATION16_GEMM_SHAPES = (("v16_a", 3072, 3072, 3072), ("v16_b", 1024, 8192, 4096))
+VALIDATION16_GEMM_TILES = (  # (block_m, block_n, block_k, num_warps), each at 2, 3 and 4 stages, GROUP_M 8
+    (128, 128, 64, 4),
+    (128, 128, 64, 8),
+    (128, 256, 64, 8),
+    (64, 128, 64, 4),
+    (128, 64, 64, 4),
+    (64, 64, 64, 4),
+    (128, 128, 32, 4),
+)
+
+
+def validation16_cases() -> list[Case]:
+    """576 attention launches (VALIDATION15_CONFIGS x both kernels x full / causal x head dim 64 / 128 x
+    VALIDATION16_ATTENTION_SHAPES) and 42 GEMMs (VALIDATION16_GEMM_TILES x 3 stage counts x 2 shapes)."""
+    cases = [
+        attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=staged)
+        for batch, heads, n_ctx in VALIDATION16_ATTENTION_SHAPES
+        for staged in (False, True)
+        for head_dim in (64, 128)
+        for causal in (False, True)
+        for cfg in VALIDATION15_CONFIGS
+    ]
+    cases += [
+        gemm_case("grouped", shape, "float16", GemmConfig(bm, bn, bk, warps, stages, 8))
+        for shape in VALIDATION16_GEMM_SHAPES
+        for bm, bn, bk, warps in VALIDATION16_GEMM_TILES
+        for stages in (2, 3, 4)
+    ]
+    return _all_held_out(cases, "validation16")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
