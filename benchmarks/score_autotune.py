@@ -11,8 +11,9 @@ To score the committed code only (others may have uncommitted model work in the 
 Inputs (written by the lead from the sweep harnesses): ``triton_gemm.jsonl`` (fp16 grouped GEMM: every config
 on every shape), ``triton_attention.jsonl`` (fused attention; one sequence length swept over its four
 configs), ``validation15/triton_attention.jsonl`` (both attention kernels over the fused-attention tutorial's
-whole autotune space, 36 configs, on eight problems) and ``tilelang_h200.jsonl`` (TileLang GEMM: every config
-on every shape and dtype). Each config is predicted here.
+whole autotune space, 36 configs, on eight problems), ``validation16/triton_{attention,gemm}.jsonl`` (the same
+space on sixteen more problems; seven GEMM tiles at 2, 3 and 4 stages on two shapes) and
+``tilelang_h200.jsonl`` (TileLang GEMM: every config on every shape and dtype). Each config is predicted here.
 
 Per problem (one shape, dtype and kernel variant):
 * exhaustive best = the fastest measured config (p50), whatever TileSight says about it;
@@ -293,6 +294,9 @@ def main() -> int:
         "triton_attention.jsonl": triton_problems,
         # the fused-attention tutorial's whole autotune space (36 configs) on eight problems, measured blind
         "validation15/triton_attention.jsonl": triton_problems,
+        # the same space at two more shapes, and seven GEMM tiles at 2 / 3 / 4 stages on two shapes
+        "validation16/triton_attention.jsonl": triton_problems,
+        "validation16/triton_gemm.jsonl": triton_problems,
         "tilelang_h200.jsonl": tilelang_problems,
     }
     start, cpu_start = time.perf_counter(), time.process_time()
