@@ -242,7 +242,8 @@ def _steps(_: argparse.Namespace) -> None:
 def _attn_mix(_: argparse.Namespace) -> None:
     """Per tile and programs per SM: the loop's time per iteration with its two dots alone, what each piece of
     element-wise work adds to it (exp2, two and four masks, four and eight FMAs, each alone), and the model's
-    prediction of the same launches (the installed package, predicted here: about a minute)."""
+    prediction of the same launches (the installed package, predicted here: about a minute); then the
+    profile's ``alu_op_cost`` these points give (:func:`calibrate.analysis.alu_op_cost_fields`)."""
     sys.path.insert(0, str(HERE.parent))
     from calibrate.attn_mix import ITERS, predict_us
 
@@ -274,6 +275,10 @@ def _attn_mix(_: argparse.Namespace) -> None:
                     f"+{(p['s_per_iter'] - b_meas) * 1e9:4.0f}/{(pred[(e, m, f)] - b_pred) * 1e9:+5.0f}"
                 )
             print(f"{tile[0]}x{tile[1]} w{tile[2]} r{r}: " + "  ".join(cells))
+    from calibrate.analysis import alu_op_cost_fields
+
+    field = alu_op_cost_fields(points)["alu_op_cost"]
+    print(f"alu_op_cost (the profile's): {field['value']:.3f} ({field['note']})")
 
 
 def main(argv: list[str] | None = None) -> int:

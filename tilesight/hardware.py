@@ -120,6 +120,7 @@ _OPTIONAL = (
     "tma_ddr_latency_s",
     "tma_l2_latency_s",
     "waited_step_latency_s",
+    "alu_op_cost",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -256,6 +257,11 @@ class HardwareProfile:
     # (FlashAttention with a producer warpgroup): the time a step takes whatever its width, beyond its
     # pipelines' work (the fa_steps set's intercept in block_N); 0 = not given
     waited_step_latency_s: float = 0.0
+    # Issue cost of a compare, select, minimum, maximum or integer op against a floating-point add, multiply
+    # or fused multiply-add (TileAction.alu_ops); the CUDA C++ Programming Guide's throughput table gives
+    # compute capability 9.0 128 FP32 FMA results per clock per SM and 64 compares / minimums / maximums;
+    # 0 = not given (the same slot as an FMA)
+    alu_op_cost: float = 0.0
     tc_spec_flops_per_s: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # [tensor_core_own_loads]: dtypes whose [tensor_core] rate was measured on a GEMM whose computing warps
     # issue their own loads (a Triton GEMM), so the share of L2 time left exposed under the tensor cores

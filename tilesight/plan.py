@@ -339,7 +339,10 @@ class TileAction:
       that they wait for (not an asynchronous copy a pipeline runs ahead), one whose ``variant`` is
       :data:`ELEMENT_ASYNC_COPY` is an asynchronous copy of one element per instruction; an atomic STORE
       whose ``variant`` is :data:`VECTOR_REDUCTION` adds ``vector_bytes`` per instruction.
-    * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence.
+    * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence; of an
+      ELEMENTWISE action's, ``alu_ops`` are compares, selects, minimums, maximums and bitwise logic, which
+      issue on the SM's integer / logic units at the profile's ``alu_op_cost`` times the slot of a
+      floating-point add, multiply or fused multiply-add.
 
     ``smem_bytes`` optionally states the shared-memory traffic of one occurrence exactly (frontends that know
     the layout); otherwise it is derived from the operands. ``vector_bytes`` is what one thread moves per
@@ -377,6 +380,7 @@ class TileAction:
     chain: SerialChain | None = None
     mma_n: int | None = None
     reverse: bool = False
+    alu_ops: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -417,6 +421,10 @@ class TileAction:
                 object.__setattr__(self, "flops", 2.0 * m * n * k)
         if not (isinstance(self.flops, int | float) and math.isfinite(self.flops) and self.flops >= 0):
             raise PlanError(f"action[{self.name}].flops", self.flops, "must be a finite number >= 0")
+        if not (isinstance(self.alu_ops, int | float) and 0 <= self.alu_ops <= self.flops):
+            raise PlanError(
+                f"action[{self.name}].alu_ops", self.alu_ops, f"must be a number in [0, flops={self.flops}]"
+            )
         if self.smem_bytes is not None and not (self.smem_bytes >= 0):
             raise PlanError(f"action[{self.name}].smem_bytes", self.smem_bytes, "must be >= 0")
         if self.mma_n is not None and not (isinstance(self.mma_n, int) and self.mma_n > 0):

@@ -531,6 +531,41 @@ def waited_step_latency(rows: Sequence[Mapping[str, Any]], sm_count: int) -> dic
     return {"waited_step_latency_s": {"value": value, "note": note}, "_fits": fits}
 
 
+# Element operations the Triton walker counts for one of the attn_mix probe's masks
+# (``S = where(rows + i >= keys, S, -1e6)``): the compare and the select, each an ALU op (TileAction.alu_ops).
+ATTN_MIX_MASK_ALU_OPS = 2
+
+
+def alu_op_cost_fields(points: Sequence[Mapping[str, Any]]) -> dict:
+    """The profile's ``alu_op_cost`` from the attn_mix probe (``benchmarks/calibrate/attn_mix.py``): per tile
+    and programs per SM, without ``exp2`` (whose special-function work the element-wise ops hide under), what
+    one mask adds to an iteration (four masks against none, over four) against what one fused multiply-add
+    adds (eight against none, over eight), over the ALU ops the walker counts per mask
+    (:data:`ATTN_MIX_MASK_ALU_OPS`); the median over the points. Raises ValueError without a complete
+    point."""
+    keys = ("block_m", "block_n", "warps", "exp", "masks", "fmas", "per_sm")
+    t = {tuple(p[k] for k in keys): p["s_per_iter"] for p in points if "s_per_iter" in p}
+    ratios = []
+    for (bm, bn, w, exp, masks, fmas, r), base in t.items():
+        if exp or masks or fmas:
+            continue
+        m4, f8 = t.get((bm, bn, w, False, 4, 0, r)), t.get((bm, bn, w, False, 0, 8, r))
+        if m4 is None or f8 is None or f8 <= base:
+            continue
+        ratios.append((m4 - base) / 4 / ((f8 - base) / 8) / ATTN_MIX_MASK_ALU_OPS)
+    if not ratios:
+        raise ValueError("alu_op_cost: no tile has the dots alone, four masks and eight FMAs without exp2")
+    import statistics
+
+    value = statistics.median(ratios)
+    note = (
+        f"attn_mix probe, no exp2: (4 masks - none) / 4 over (8 FMAs - none) / 8, per mask "
+        f"{ATTN_MIX_MASK_ALU_OPS} ALU ops (compare, select), median over {len(ratios)} tile x residency "
+        f"points ({min(ratios):.2f}-{max(ratios):.2f})"
+    )
+    return {"alu_op_cost": {"value": value, "note": note}, "_ratios": ratios}
+
+
 def async_element_copy_fields(
     rows: Sequence[Mapping[str, Any]], size: int, sm_count: int, smem_bw_per_sm: float
 ) -> dict:

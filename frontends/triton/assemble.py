@@ -105,6 +105,7 @@ def _nodes(
                 smem_bytes=n.get("smem_bytes"),
                 warps=n.get("warps"),
                 mma_n=n.get("mma_n"),
+                alu_ops=n.get("alu_ops", 0.0),
             )
         )
     return tuple(out)

@@ -120,6 +120,19 @@ _BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
 # conversions of integer tensors to floating point: their integer inputs are values (Walker.value_work)
 _INT_TO_FLOAT = frozenset({"arith.uitofp", "arith.sitofp"})
+# Floating-point element ops that issue on the SM's ALU (compares, selects, minimum / maximum), not its FMA
+# units: TileAction.alu_ops, priced at the profile's alu_op_cost. Integer element ops the walker counts (on
+# loaded values, a select's condition, an RNG's rounds) are ALU ops too.
+_FLOAT_ALU_OPS = frozenset(
+    {
+        "arith.select",
+        "arith.cmpf",
+        "arith.maxnumf",
+        "arith.minnumf",
+        "arith.maximumf",
+        "arith.minimumf",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -530,13 +543,18 @@ class Walker:
                 self.strides(op, shape, vin)
                 self.set_results(op, vin)
                 return
+            alu = (
+                numel if kind is ActionKind.ELEMENTWISE and (n in _FLOAT_ALU_OPS or _is_int(shape[1])) else 0
+            )
             if n == "arith.select" and op.operands:
-                numel += self.mask_work(op.operands[0])
+                work = self.mask_work(op.operands[0])
+                numel, alu = numel + work, alu + work
             if n in _INT_TO_FLOAT and op.operands:
-                numel += self.value_work(op.operands[0])
+                work = self.value_work(op.operands[0])
+                numel, alu = numel + work, alu + work
             if id(op) in self.fused:
-                numel = 0  # issued with its multiply, as one fused multiply-add
-            self.group(op, body, vin, kind, numel)
+                numel = alu = 0  # issued with its multiply, as one fused multiply-add
+            self.group(op, body, vin, kind, numel, alu)
             return
         raise self.unsupported(op)
 
@@ -887,8 +905,9 @@ class Walker:
         warps = self.ir.num_warps
         body.nodes[-1]["smem_bytes"] = float(HISTOGRAM_BIN_BYTES * bins * (2 + 2 * warps))
 
-    def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
-        """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small)."""
+    def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int, alu: int = 0) -> None:
+        """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small); ``alu`` of
+        the ``numel`` operations are ALU ops (:data:`_FLOAT_ALU_OPS`, integer ops)."""
         deps = set(self.deps_in(body, vin))
         # candidates in program order (the earliest group first), not in set order: which group absorbs the
         # op shapes the DAG, and set order changes with the interpreter's hash seed
@@ -898,6 +917,7 @@ class Walker:
             if not any(body.depends_on(o, g) for o in others):
                 node = body.index[g]
                 node["flops"] += float(numel)
+                node["alu_ops"] = node.get("alu_ops", 0.0) + float(alu)
                 node["deps"] |= others
                 self.stage(op, node)
                 self.set_results(
@@ -909,6 +929,7 @@ class Walker:
             "name": name,
             "kind": kind,
             "flops": float(numel),
+            "alu_ops": float(alu),
             "deps": deps,
             "loc": op.loc,
             "fusable": True,

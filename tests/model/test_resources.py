@@ -36,6 +36,26 @@ def test_load_splits_bytes_by_cache_traffic(round_hw):
     assert d.memory and d.bytes == 100_000
 
 
+def test_alu_ops_take_the_profiles_alu_op_cost(round_hw):
+    import dataclasses
+
+    # 2e6 element ops, 1e6 of them compares / selects: at alu_op_cost 2 those take two FMA slots each, 3e6
+    # slots x 2 FLOP over the 2e12 FLOP/s one SM of the round GPU has: 3 us; not given (0), 2 us as before
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=2e6, alu_ops=1e6)
+    plan, tr = _plan(ew), _traffic(0.0, 1.0)
+    assert action_demand(ew, plan, round_hw, tr).busy_s[CUDA] == pytest.approx(2 * US)
+    alu2 = dataclasses.replace(round_hw, alu_op_cost=2.0)
+    assert action_demand(ew, plan, alu2, tr).busy_s[CUDA] == pytest.approx(3 * US)
+    assert action_demand(ew, plan, alu2, tr).flops == 2e6  # the op count reported is unchanged
+
+
+def test_alu_ops_are_some_of_the_actions_ops():
+    with pytest.raises(PlanError, match="alu_ops"):
+        TileAction("ew", ActionKind.ELEMENTWISE, flops=10.0, alu_ops=11.0)
+    with pytest.raises(PlanError, match="alu_ops"):
+        TileAction("ew", ActionKind.ELEMENTWISE, flops=10.0, alu_ops=-1.0)
+
+
 def test_dot_compute_ops(round_hw):
     dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64), src=MemLevel.SMEM)
     ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=2e6)

@@ -36,7 +36,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      changes (``SPILLABLE_STATE_BYTES`` of loop-invariant state are only reloaded).
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``); an
      element operation occupies a CUDA lane for one issue slot, which the FMA-counted rate calls
-     ``FLOP_PER_OP`` = 2 FLOP. A REDUCE whose axis spans several warps (``warps``) adds the profile's
+     ``FLOP_PER_OP`` = 2 FLOP; an ELEMENTWISE action's ``alu_ops`` (compares, selects, min / max, integer
+     ops) take the profile's ``alu_op_cost`` slots each (Hopper: about 2, half the FMA rate). A REDUCE whose
+     axis spans several warps (``warps``) adds the profile's
      cross-warp reduction latency to its duration (not to any busy time). Where the profile says
      ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
      exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
@@ -571,9 +573,11 @@ def action_demand(
         flops = action.flops
         if kind is ActionKind.REDUCE and action.warps:
             latency = hw.reduction_latency(action.warps)  # partials meet in shared memory behind a barrier
-        amounts[SFU if kind is ActionKind.SFU else CUDA] = flops * (
-            1 if kind is ActionKind.SFU else FLOP_PER_OP
-        )
+        if kind is ActionKind.SFU:
+            amounts[SFU] = flops
+        else:
+            slots = flops + (hw.alu_op_cost - 1.0) * action.alu_ops if hw.alu_op_cost else flops
+            amounts[CUDA] = slots * FLOP_PER_OP
         if action.smem_bytes is not None:
             amounts[SMEM] = float(action.smem_bytes)
         if action.chain is not None:

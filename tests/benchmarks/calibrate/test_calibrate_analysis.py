@@ -299,6 +299,24 @@ def _step_row(dim, block_n, step_s, *, threads=256, block_m=128, stages=2, causa
     return {"id": f"d{dim}n{block_n}", "params": params, "ms": step_s * waves * (seq // block_n) * 1e3}
 
 
+def test_alu_op_cost_is_the_median_mask_over_fma_ratio_per_alu_op():
+    def pt(bm, masks, fmas, s, exp=False):
+        return dict(block_m=bm, block_n=64, warps=4, exp=exp, masks=masks, fmas=fmas, per_sm=1, s_per_iter=s)
+
+    # tile 128: a mask adds (1400 - 1000) / 4 = 100 ns, an FMA (1200 - 1000) / 8 = 25 ns: 4 FMAs, 2 an ALU op;
+    # tile 64: 60 against 20: 3, 1.5 an ALU op; exp2 points are left out; the median of (2, 1.5) is 1.75
+    points = [
+        pt(128, 0, 0, 1000e-9), pt(128, 4, 0, 1400e-9), pt(128, 0, 8, 1200e-9),
+        pt(64, 0, 0, 500e-9), pt(64, 4, 0, 740e-9), pt(64, 0, 8, 660e-9),
+        pt(64, 0, 0, 900e-9, exp=True), pt(64, 4, 0, 905e-9, exp=True), pt(64, 0, 8, 1000e-9, exp=True),
+    ]  # fmt: skip
+    out = analysis.alu_op_cost_fields(points)
+    assert out["alu_op_cost"]["value"] == pytest.approx(1.75)
+    assert sorted(out["_ratios"]) == pytest.approx([1.5, 2.0])
+    with pytest.raises(ValueError, match="alu_op_cost"):
+        analysis.alu_op_cost_fields(points[6:])
+
+
 def test_waited_step_latency_is_the_mean_intercept_in_block_n():
     # d64: 300 ns + 10 ns a key, d128: 200 ns + 20 ns a key (exact lines): intercepts 300 and 200 -> 250 ns.
     # The rows a one-warpgroup, three-stage or causal launch gives are left out, whatever their time.

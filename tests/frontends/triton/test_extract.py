@@ -484,6 +484,30 @@ def test_unreleased_lock_and_other_while_loops_are_refused():
     assert "triton_fe_kernels.py:" in str(e.value)
 
 
+def test_compares_selects_and_minimums_are_alu_ops():
+    # min(where(x > 0, x, 0), 6) * 2: cmpf, select, minnumf and mulf an element, the first three on the ALU
+    x = TensorSpec((256,), "float32")
+    plan = FE.plan(k.clamp_relu, ((1,), x, x), dict(BLOCK=256), HW)
+    (ew,) = _find(plan.body, ActionKind.ELEMENTWISE)
+    assert (ew.flops, ew.alu_ops) == (256 * 4, 256 * 3)
+
+
+def test_a_causal_mask_is_alu_work():
+    # the reference attention kernel's causal mask: rows >= keys (an integer compare that varies with the key
+    # loop) and its & with key_ok, then the select; the full kernel's select tests key_ok alone
+    def alu(causal):
+        q = TensorSpec((1, 2, 256, 64), "float16")
+        args = ((2, 2), q, q, q, q, 0.125, 2 * 256 * 64, 256 * 64, 64, 1, 2, 256)
+        meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=causal, num_warps=4, num_stages=2)
+        from tilesight.kernels.triton.attention import attention_fwd_kernel
+
+        plan = FE.plan(attention_fwd_kernel, args, meta, HW)
+        return sum(a.alu_ops for a in _find(plan.body, ActionKind.ELEMENTWISE))
+
+    # the causal compare and & at 128 x 64 elements each come on top of the full kernel's ALU work
+    assert alu(True) - alu(False) == 2 * 128 * 64
+
+
 def test_multiply_add_pairs_count_as_one_fused_op():
     # Triton compiles with FP contraction on: x * a + b is one FMA an element; in p - p * a the product p has
     # two uses (its multiply stays an op), p * a has one (it contracts into the subtract): 3 ops, not 5

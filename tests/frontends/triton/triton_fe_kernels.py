@@ -309,6 +309,15 @@ def permute_columns(x_ptr, idx_ptr, y_ptr, N, ROWS: tl.constexpr, BLOCK: tl.cons
 
 
 @triton.jit
+def clamp_relu(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    """y = min(where(x > 0, x, 0), 6) * 2: a compare, a select and a minimum (ALU ops) and a multiply an
+    element."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.minimum(tl.where(x > 0, x, 0.0), 6.0) * 2.0)
+
+
+@triton.jit
 def axpb(x_ptr, y_ptr, z_ptr, a, b, BLOCK: tl.constexpr):
     """y = x * a + b (one fused multiply-add an element); z = p - p * a with p = x * b (the product p is used
     twice: its multiply stays separate, and the multiply by a contracts into the subtract)."""
