@@ -1142,6 +1142,34 @@ def validation16_cases() -> list[Case]:
     return _all_held_out(cases, "validation16")
 
 
+# A seventeenth validation set (stop 29): the ALU-op cost (TileAction.alu_ops x the profile's alu_op_cost)
+# blind. Both attention kernels over the tutorial's 36 configs at a shape no other set times (full and causal,
+# head dim 64 and 128), and softmax / LayerNorm / RMSNorm rows (whose maxima and masked selects are ALU ops)
+# at new widths. Predictions recorded with and without the rule before it was measured.
+VALIDATION17_ATTENTION_SHAPE = (8, 8, 3072)  # batch, heads, n_ctx
+VALIDATION17_ROWS = ((6144, 1536), (12288, 3072), (3072, 6144), (24576, 640))
+
+
+def validation17_cases() -> list[Case]:
+    """288 attention launches (VALIDATION15_CONFIGS x both kernels x full / causal x head dim 64 / 128 at
+    VALIDATION17_ATTENTION_SHAPE) and 28 row kernels (VALIDATION17_ROWS: softmax on 4 and 8 warps, fp16
+    LayerNorm on 4 and 8 and fp32 on 8, bf16 RMSNorm with a 1024 block on 4 warps and 4096 on 8)."""
+    batch, heads, n_ctx = VALIDATION17_ATTENTION_SHAPE
+    cases = [
+        attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=staged)
+        for staged in (False, True)
+        for head_dim in (64, 128)
+        for causal in (False, True)
+        for cfg in VALIDATION15_CONFIGS
+    ]
+    for rows, cols in VALIDATION17_ROWS:
+        cases += [row_case("softmax", rows, cols, "float16", w) for w in (4, 8)]
+        cases += [row_case("layernorm", rows, cols, dt, w) for dt, w in (("float16", 4), ("float16", 8))]
+        cases += [row_case("layernorm", rows, cols, "float32", 8)]
+        cases += [row_case("rmsnorm", rows, cols, "bfloat16", w, b) for b, w in ((1024, 4), (4096, 8))]
+    return _all_held_out(cases, "validation17")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
