@@ -131,7 +131,10 @@ def main() -> int:
             problem_key = key
         status, reason = compiled[rec["id"]]
         row = dict(rec, status=status, reason=reason, measured_us=None)
-        if status == "ok" and time.time() - start > args.budget_s:
+        broken = sweep_cases.kernel_precondition(rec)
+        if status == "ok" and broken:
+            row.update(status="skipped", reason=f"not launched: {broken}")
+        elif status == "ok" and time.time() - start > args.budget_s:
             row.update(status="skipped", reason="time budget exhausted before timing")
         elif status == "ok":
             try:

@@ -429,6 +429,22 @@ def attention_case(
     )
 
 
+def kernel_precondition(record: dict) -> str | None:
+    """Why a case's config breaks its kernel's stated precondition (None when it does not): the staged
+    kernel's causal loops need ``BLOCK_M`` a multiple of ``BLOCK_N`` (``attention_staged()`` checks it; the
+    sweep launches the kernel directly), else the diagonal loop reads keys past the query block, and past the
+    tensor's end for the last block (validation 17: an illegal memory access at 3072 tokens, after which the
+    process's CUDA context failed every launch)."""
+    meta = record.get("constexprs", {})
+    if record.get("kernel", "").endswith(":attention_staged_kernel") and meta.get("STAGE") == 3:
+        if meta["BLOCK_M"] % meta["BLOCK_N"]:
+            return (
+                f"attention_staged_kernel's causal loops need BLOCK_M a multiple of BLOCK_N "
+                f"(BLOCK_M={meta['BLOCK_M']}, BLOCK_N={meta['BLOCK_N']})"
+            )
+    return None
+
+
 def attention_cases() -> list[Case]:
     cases = []
     for turn, (n_ctx, head_dim, causal) in enumerate(

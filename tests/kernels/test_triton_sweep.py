@@ -35,6 +35,22 @@ def skipped_record(case) -> dict:
     return dict(case.to_json(), status="skipped", reason="not measured", measured_us=None)
 
 
+def test_staged_causal_configs_that_break_the_kernels_precondition_are_named():
+    # the staged kernel's causal loops need BLOCK_M % BLOCK_N == 0; full attention and the one-loop kernel
+    # do not
+    cfg_bad, cfg_ok = (64, 128, 4, 2), (128, 64, 4, 2)
+    bad = sc.attention_case(1, 2, 1024, 64, True, cfg_bad, staged=True).to_json()
+    assert "BLOCK_M=64, BLOCK_N=128" in sc.kernel_precondition(bad)
+    assert (
+        sc.kernel_precondition(sc.attention_case(1, 2, 1024, 64, True, cfg_ok, staged=True).to_json()) is None
+    )
+    assert (
+        sc.kernel_precondition(sc.attention_case(1, 2, 1024, 64, False, cfg_bad, staged=True).to_json())
+        is None
+    )
+    assert sc.kernel_precondition(sc.attention_case(1, 2, 1024, 64, True, cfg_bad).to_json()) is None
+
+
 def test_counts_meet_the_issue():
     fam = Counter(c.family for c in CASES)
     assert fam["gemm"] >= 400 and fam["memory"] >= 80 and fam["attention"] >= 40
