@@ -49,6 +49,27 @@ def test_alu_ops_take_the_profiles_alu_op_cost(round_hw):
     assert action_demand(ew, plan, alu2, tr).flops == 2e6  # the op count reported is unchanged
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    flops=st.floats(1.0, 1e7),
+    share=st.floats(0.0, 1.0),
+    cost=st.floats(1.0, 4.0),
+)
+def test_alu_ops_never_cost_less_than_fma_slots_and_grow_with_their_share(round_hw, flops, share, cost):
+    import dataclasses
+
+    hw = dataclasses.replace(round_hw, alu_op_cost=cost)
+    tr = _traffic(0.0, 1.0)
+
+    def busy(alu):
+        ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=flops, alu_ops=alu)
+        return action_demand(ew, _plan(ew), hw, tr).busy_s[CUDA]
+
+    plain, some, every = busy(0.0), busy(share * flops), busy(flops)
+    assert plain <= some * (1 + 1e-12) <= every * (1 + 1e-12)
+    assert every == pytest.approx(plain * cost)
+
+
 def test_alu_ops_are_some_of_the_actions_ops():
     with pytest.raises(PlanError, match="alu_ops"):
         TileAction("ew", ActionKind.ELEMENTWISE, flops=10.0, alu_ops=11.0)

@@ -260,6 +260,32 @@ def test_a_gemm_loop_refills_behind_its_own_dot():
         assert got == pytest.approx(steady), stages
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    latency=st.floats(0.0, 10.0),
+    rate=st.floats(100.0, 1e4),
+    stages=st.integers(2, 6),
+    after=st.booleans(),
+)
+def test_the_refill_bound_only_lengthens_and_more_stages_never_hurt(latency, rate, stages, after):
+    from tilesight.model.tile import eval_body
+
+    def steady(n_stages, port):
+        loop, demands, scale = _attention_like_loop(n_stages, after)
+        return eval_body((loop,), demands, scale, port=port).loops[0][2].steady_s
+
+    port = (latency, rate)
+    with_port, without = steady(stages, port), steady(stages, None)
+    assert with_port >= without - 1e-12  # a lower bound on the iteration: never faster
+    assert steady(stages + 1, port) <= with_port + 1e-12  # one more stage in flight never slows it
+    # issued after the compute, the refill waits at least as long as one issued at the iteration's start
+    loop, demands, scale = _attention_like_loop(stages, True)
+    early, _, _ = _attention_like_loop(stages, False)
+    late_s = eval_body((loop,), demands, scale, port=port).loops[0][2].steady_s
+    early_s = eval_body((early,), demands, scale, port=port).loops[0][2].steady_s
+    assert late_s >= early_s - 1e-12
+
+
 def test_envelope_load_span_over_the_loads_in_flight():
     from tilesight.model.envelope import envelope
 
