@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Probe (GPU): how a pipelined GEMM-shaped loop's iteration time falls with its stages, at one to four
+programs per SM, against how much it reads (data for the GEMM stage bias in README's known gaps).
+
+    python3 benchmarks/calibrate/stage_latency.py --out $OUT/calibration_stage_latency.json
+
+Validation 16 measured the same 128x128x64 4-warp GEMM tile at 3072^3 148 / 124 / 110 us at 2 / 3 / 4 stages
+where TileSight predicts 111 / 106 / 121: a load's latency under a busy L2 looks far longer than the profile's
+figures. This loop isolates it. Every program runs ``ITERS`` steps of ``acc += A_tile @ B_tile``: a
+``BLOCK_M x BLOCK_K`` tile of A (its own rows, cycling over ``K_TILES`` K blocks, so A stays in L2) and a
+``BLOCK_K x N`` tile of B, pipelined by Triton over ``num_stages`` (async copies, as a GEMM's are). ``N`` sets
+the tensor-core work per step against the same A bytes: 16 columns (the loads almost alone) or 128 (a GEMM
+tile). The grid is ``per_sm`` programs per SM, all resident at once where shared memory and registers allow
+(``n_regs`` and ``smem_bytes`` are recorded so a point whose programs did not fit is visible). TileSight
+predicts every point too (``predicted_us``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+
+import triton
+import triton.language as tl
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+ITERS = 512
+K_TILES = 32  # K blocks each program cycles over: A rows x 32 x BLOCK_K stay in L2
+ROW_BLOCKS = 16  # distinct A row blocks; program p reads block p % ROW_BLOCKS
+SMS = 132
+# (BLOCK_M, BLOCK_K, N, num_warps)
+TILES = ((128, 64, 16, 4), (128, 64, 128, 4), (128, 32, 128, 4), (64, 64, 128, 4))
+STAGES = (2, 3, 4, 5)
+PER_SM = (1, 2, 3, 4)
+
+
+@triton.jit
+def stage_latency_kernel(
+    a_ptr, b_ptr, out_ptr, iters, K_TILES: tl.constexpr, ROWS: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, N: tl.constexpr,
+):  # fmt: skip
+    pid = tl.program_id(0)
+    rows = (pid % ROWS) * BLOCK_M + tl.arange(0, BLOCK_M)
+    ks = tl.arange(0, BLOCK_K)
+    cols = tl.arange(0, N)
+    width = K_TILES * BLOCK_K
+    acc = tl.zeros((BLOCK_M, N), dtype=tl.float32)
+    for it in range(iters):
+        k0 = (it % K_TILES) * BLOCK_K
+        a = tl.load(a_ptr + rows[:, None] * width + (k0 + ks)[None, :])
+        b = tl.load(b_ptr + (k0 + ks)[:, None] * N + cols[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(out_ptr + pid * BLOCK_M * N + tl.arange(0, BLOCK_M)[:, None] * N + cols[None, :], acc)
+
+
+def points() -> list[dict]:
+    return [
+        {"block_m": bm, "block_k": bk, "n": n, "warps": w, "stages": s, "per_sm": r}
+        for (bm, bk, n, w), s, r in itertools.product(TILES, STAGES, PER_SM)
+    ]
+
+
+def _args(p: dict, make):
+    """(a, b, out) built by ``make(shape, dtype)`` for point ``p``; its grid."""
+    programs = SMS * p["per_sm"]
+    a = make((ROW_BLOCKS * p["block_m"], K_TILES * p["block_k"]), "float16")
+    b = make((K_TILES * p["block_k"], p["n"]), "float16")
+    out = make((programs * p["block_m"], p["n"]), "float32")
+    return (a, b, out), (programs,)
+
+
+def _meta(p: dict) -> dict:
+    return dict(
+        K_TILES=K_TILES, ROWS=ROW_BLOCKS, BLOCK_M=p["block_m"], BLOCK_K=p["block_k"], N=p["n"],
+        num_warps=p["warps"], num_stages=p["stages"],
+    )  # fmt: skip
+
+
+def predict_us(p: dict, hw: str = "h200") -> float:
+    """TileSight's prediction of point ``p`` (CPU)."""
+    import tilesight
+    from tilesight import TensorSpec
+
+    args, grid = _args(p, lambda shape, dtype: TensorSpec(shape, dtype))
+    return tilesight.estimate(stage_latency_kernel, grid, *args, ITERS, hw=hw, **_meta(p)).latency_us
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+
+    from benchmarks.calibrate.measure import bench_s
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--no-predict", action="store_true", help="leave out TileSight's predictions")
+    args = ap.parse_args(argv)
+    torch.manual_seed(0)
+    t0 = time.time()
+    out = []
+    dtypes = {"float16": torch.float16, "float32": torch.float32}
+
+    def make(shape: tuple[int, ...], dtype: str):
+        return torch.randn(shape, device="cuda", dtype=dtypes[dtype]) * 0.1
+
+    for p in points():
+        tensors, grid = _args(p, make)
+        try:
+            compiled = stage_latency_kernel[grid](*tensors, ITERS, **_meta(p))
+            s = bench_s(lambda t=tensors, g=grid, p=p: stage_latency_kernel[g](*t, ITERS, **_meta(p)))
+            extra = {"n_regs": compiled.n_regs, "n_spills": compiled.n_spills}
+            extra["smem_bytes"] = int(getattr(compiled.metadata, "shared", 0))
+        except Exception as e:  # an out-of-resources config is recorded, not fatal
+            out.append({**p, "error": f"{type(e).__name__}: {str(e)[:200]}"})
+            continue
+        row = {**p, "s": s, "s_per_iter": s / ITERS, **extra}
+        row["a_bytes_per_sm_per_s"] = p["per_sm"] * p["block_m"] * p["block_k"] * 2 * ITERS / s
+        if not args.no_predict:
+            try:
+                row["predicted_us"] = predict_us(p)
+            except Exception as e:  # the model's refusal is recorded with the point
+                row["predicted_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+        out.append(row)
+        print(json.dumps(row), flush=True)
+    doc = {
+        "probe": "stage_latency",
+        "iters": ITERS,
+        "k_tiles": K_TILES,
+        "row_blocks": ROW_BLOCKS,
+        "device": torch.cuda.get_device_name(0),
+        "triton": triton.__version__,
+        "elapsed_s": round(time.time() - t0, 1),
+        "points": out,
+    }
+    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
