@@ -12,7 +12,8 @@ figures. This loop isolates it. Every program runs ``ITERS`` steps of ``acc += A
 the tensor-core work per step against the same A bytes: 16 columns (the loads almost alone) or 128 (a GEMM
 tile). The grid is ``per_sm`` programs per SM, all resident at once where shared memory and registers allow
 (``n_regs`` and ``smem_bytes`` are recorded so a point whose programs did not fit is visible). TileSight
-predicts every point too (``predicted_us``).
+predicts every point too (``predicted_us``). With ``--dram`` every program reads its own rows of A and never
+the same K block twice (``ITERS`` K blocks), so A streams from DRAM while B stays in L2.
 """
 
 from __future__ import annotations
@@ -66,18 +67,28 @@ def points() -> list[dict]:
     ]
 
 
+def _shape(p: dict) -> tuple[int, int]:
+    """(row blocks, K blocks) of A for point ``p``: shared L2-resident rows, or with ``dram`` one row block
+    a program and ``ITERS`` K blocks (A streams from DRAM)."""
+    if p.get("dram"):
+        return SMS * p["per_sm"], ITERS
+    return ROW_BLOCKS, K_TILES
+
+
 def _args(p: dict, make):
     """(a, b, out) built by ``make(shape, dtype)`` for point ``p``; its grid."""
     programs = SMS * p["per_sm"]
-    a = make((ROW_BLOCKS * p["block_m"], K_TILES * p["block_k"]), "float16")
-    b = make((K_TILES * p["block_k"], p["n"]), "float16")
+    rows, k_tiles = _shape(p)
+    a = make((rows * p["block_m"], k_tiles * p["block_k"]), "float16")
+    b = make((k_tiles * p["block_k"], p["n"]), "float16")
     out = make((programs * p["block_m"], p["n"]), "float32")
     return (a, b, out), (programs,)
 
 
 def _meta(p: dict) -> dict:
+    rows, k_tiles = _shape(p)
     return dict(
-        K_TILES=K_TILES, ROWS=ROW_BLOCKS, BLOCK_M=p["block_m"], BLOCK_K=p["block_k"], N=p["n"],
+        K_TILES=k_tiles, ROWS=rows, BLOCK_M=p["block_m"], BLOCK_K=p["block_k"], N=p["n"],
         num_warps=p["warps"], num_stages=p["stages"],
     )  # fmt: skip
 
@@ -99,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--no-predict", action="store_true", help="leave out TileSight's predictions")
+    ap.add_argument("--dram", action="store_true", help="A streams from DRAM (see the module docstring)")
     args = ap.parse_args(argv)
     torch.manual_seed(0)
     t0 = time.time()
@@ -109,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         return torch.randn(shape, device="cuda", dtype=dtypes[dtype]) * 0.1
 
     for p in points():
+        p = {**p, "dram": args.dram}
         tensors, grid = _args(p, make)
         try:
             compiled = stage_latency_kernel[grid](*tensors, ITERS, **_meta(p))
@@ -130,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     doc = {
         "probe": "stage_latency",
         "iters": ITERS,
-        "k_tiles": K_TILES,
-        "row_blocks": ROW_BLOCKS,
+        "k_tiles": ITERS if args.dram else K_TILES,
+        "row_blocks": "one a program" if args.dram else ROW_BLOCKS,
+        "dram": args.dram,
         "device": torch.cuda.get_device_name(0),
         "triton": triton.__version__,
         "elapsed_s": round(time.time() - t0, 1),
