@@ -47,7 +47,7 @@ def stage_latency_kernel(
     BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, N: tl.constexpr,
 ):  # fmt: skip
     pid = tl.program_id(0)
-    rows = (pid % ROWS) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rows = ((pid % ROWS) * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)  # --dram's A passes 2**31 elements
     ks = tl.arange(0, BLOCK_K)
     cols = tl.arange(0, N)
     width = K_TILES * BLOCK_K
