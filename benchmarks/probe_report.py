@@ -10,6 +10,7 @@
     python benchmarks/probe_report.py tma        # calibration_tma_latency.json: the lone TMA pipeline's ring
     python benchmarks/probe_report.py steps      # tilelang_fa_steps/: FlashAttention step time by block_N
     python benchmarks/probe_report.py attn_mix   # calibration_attn_mix.json: element-wise work between dots
+    python benchmarks/probe_report.py stage_latency   # calibration_stage_latency*.json: stages x residency
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -281,6 +282,34 @@ def _attn_mix(_: argparse.Namespace) -> None:
     print(f"alu_op_cost (the profile's): {field['value']:.3f} ({field['note']})")
 
 
+def _stage_latency(_: argparse.Namespace) -> None:
+    """calibration_stage_latency.json (A re-read from L2) and calibration_stage_latency_dram.json (A
+    streamed from DRAM): per tile and programs per SM, the loop's time per iteration per SM at 2 to 5
+    stages, measured / predicted by the installed package (predicted here: about a minute each)."""
+    sys.path.insert(0, str(HERE.parent))
+    from calibrate.stage_latency import ITERS, predict_us
+
+    for name in ("calibration_stage_latency.json", "calibration_stage_latency_dram.json"):
+        path = DATA / name
+        if not path.exists():
+            continue
+        points = [p for p in json.loads(path.read_text())["points"] if "s" in p]
+        print(f"{name}: ns per iteration per SM (measured / predicted) at 2, 3, 4, 5 stages")
+        keys = ("block_m", "block_k", "n", "warps", "stages", "per_sm")
+        by = {tuple(p[k] for k in keys): p for p in points}
+        for tile in sorted({k[:4] for k in by}, reverse=True):
+            for r in sorted({k[5] for k in by}):
+                cells = []
+                for s in (2, 3, 4, 5):
+                    p = by.get((*tile, s, r))
+                    if p is None:
+                        cells.append("       -   ")
+                        continue
+                    pred = predict_us(p) * 1e-6 / ITERS / r
+                    cells.append(f"{p['s_per_iter'] / r * 1e9:5.0f}/{pred * 1e9:5.0f}")
+                print(f"  {tile[0]}x{tile[1]} n{tile[2]} w{tile[3]} r{r}: " + "  ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -296,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             "tma",
             "steps",
             "attn_mix",
+            "stage_latency",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -311,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         "tma": _tma,
         "steps": _steps,
         "attn_mix": _attn_mix,
+        "stage_latency": _stage_latency,
     }[args.what](args)
     return 0
 
