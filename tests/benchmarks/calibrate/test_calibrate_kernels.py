@@ -190,3 +190,27 @@ def test_local_stream_spills_scalar_words_to_local_memory(K):
     assert len(re.findall(r"ld\.local\.u32", ptx)) == 8 + 1 and "frame[1024]" in ptx
     with pytest.raises(ValueError, match="multiple of 4 x unroll"):
         K.local_frame_asm(100)
+
+
+def test_stage_latency_probe_pipelines_its_loads_and_predicts():
+    # the probe's loop is what it claims to time: async copies of A and B ahead of a warpgroup MMA at every
+    # stage count, and one program per SM with --dram reads its own rows and never re-reads a K block
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from calibrate import stage_latency as S
+    from tilesight.frontends.triton.binding import bind
+    from tilesight.frontends.triton.compile import compile_ir
+
+    from tilesight import TensorSpec
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    p = dict(block_m=128, block_k=64, n=128, warps=4, stages=3, per_sm=1)
+    args, grid = S._args(p, lambda shape, dtype: TensorSpec(shape, dtype))
+    ir = compile_ir(
+        S.stage_latency_kernel, bind(S.stage_latency_kernel, (*args, S.ITERS), S._meta(p), hw), hw
+    )
+    assert ir.ttgir.count("async_copy_global_to_local") >= 2 and "warp_group_dot" in ir.ttgir
+    assert S._shape({**p, "dram": True}) == (S.SMS, S.ITERS)
+    assert S._shape(p) == (S.ROW_BLOCKS, S.K_TILES)
+    assert 0 < S.predict_us(p) < 1e5
