@@ -1107,18 +1107,21 @@ VALIDATION15_SHAPE = (2, 32, 4096)  # batch, heads, n_ctx
 VALIDATION15_CONFIGS = tuple(itertools.product((64, 128), (32, 64, 128), (4, 8), (2, 3, 4)))
 
 
-def validation15_cases() -> list[Case]:
-    """36 configs x (full, causal) x (head_dim 64, 128) of the one-loop kernel, and the same of the
-    tutorial-shaped (staged) one."""
-    batch, heads, n_ctx = VALIDATION15_SHAPE
-    cases = [
+def attention_space_cases(batch: int, heads: int, n_ctx: int) -> list[Case]:
+    """The fused-attention tutorial's autotune space at one shape: VALIDATION15_CONFIGS x (full, causal) x
+    (head_dim 64, 128) of the one-loop kernel, then the same of the tutorial-shaped (staged) one."""
+    return [
         attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=staged)
         for staged in (False, True)
         for head_dim in (64, 128)
         for causal in (False, True)
         for cfg in VALIDATION15_CONFIGS
     ]
-    return _all_held_out(cases, "validation15")
+
+
+def validation15_cases() -> list[Case]:
+    """:func:`attention_space_cases` at VALIDATION15_SHAPE."""
+    return _all_held_out(attention_space_cases(*VALIDATION15_SHAPE), "validation15")
 
 
 # A sixteenth validation set (stop 29): the refill bound (tilesight.model.tile.refill_span_s) across stages.
@@ -1139,16 +1142,9 @@ VALIDATION16_GEMM_TILES = (  # (block_m, block_n, block_k, num_warps), each at 2
 
 
 def validation16_cases() -> list[Case]:
-    """576 attention launches (VALIDATION15_CONFIGS x both kernels x full / causal x head dim 64 / 128 x
-    VALIDATION16_ATTENTION_SHAPES) and 42 GEMMs (VALIDATION16_GEMM_TILES x 3 stage counts x 2 shapes)."""
-    cases = [
-        attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=staged)
-        for batch, heads, n_ctx in VALIDATION16_ATTENTION_SHAPES
-        for staged in (False, True)
-        for head_dim in (64, 128)
-        for causal in (False, True)
-        for cfg in VALIDATION15_CONFIGS
-    ]
+    """576 attention launches (:func:`attention_space_cases` at each of VALIDATION16_ATTENTION_SHAPES) and 42
+    GEMMs (VALIDATION16_GEMM_TILES x 3 stage counts x 2 shapes)."""
+    cases = [c for shape in VALIDATION16_ATTENTION_SHAPES for c in attention_space_cases(*shape)]
     cases += [
         gemm_case("grouped", shape, "float16", GemmConfig(bm, bn, bk, warps, stages, 8))
         for shape in VALIDATION16_GEMM_SHAPES
@@ -1167,17 +1163,10 @@ VALIDATION17_ROWS = ((6144, 1536), (12288, 3072), (3072, 6144), (24576, 640))
 
 
 def validation17_cases() -> list[Case]:
-    """288 attention launches (VALIDATION15_CONFIGS x both kernels x full / causal x head dim 64 / 128 at
-    VALIDATION17_ATTENTION_SHAPE) and 28 row kernels (VALIDATION17_ROWS: softmax on 4 and 8 warps, fp16
-    LayerNorm on 4 and 8 and fp32 on 8, bf16 RMSNorm with a 1024 block on 4 warps and 4096 on 8)."""
-    batch, heads, n_ctx = VALIDATION17_ATTENTION_SHAPE
-    cases = [
-        attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=staged)
-        for staged in (False, True)
-        for head_dim in (64, 128)
-        for causal in (False, True)
-        for cfg in VALIDATION15_CONFIGS
-    ]
+    """288 attention launches (:func:`attention_space_cases` at VALIDATION17_ATTENTION_SHAPE) and 28 row
+    kernels (VALIDATION17_ROWS: softmax on 4 and 8 warps, fp16 LayerNorm on 4 and 8 and fp32 on 8, bf16
+    RMSNorm with a 1024 block on 4 warps and 4096 on 8)."""
+    cases = attention_space_cases(*VALIDATION17_ATTENTION_SHAPE)
     for rows, cols in VALIDATION17_ROWS:
         cases += [row_case("softmax", rows, cols, "float16", w) for w in (4, 8)]
         cases += [row_case("layernorm", rows, cols, dt, w) for dt, w in (("float16", 4), ("float16", 8))]
