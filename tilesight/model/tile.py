@@ -162,6 +162,24 @@ def loop_busy_s(busy: tuple[float, ...], exposed: float) -> float:
 ASYNC_DOT_VARIANTS = frozenset({"wgmma"})
 
 
+def async_tail(body: tuple[Node, ...]) -> tuple[int, ...]:
+    """Indices of ``body``'s trailing asynchronous dots: dots of an :data:`ASYNC_DOT_VARIANTS` family that
+    no other node of the body depends on (attention's ``P V``, a GEMM's dot). Kept per body object."""
+    return _per_body(body, "async_tail", _async_tail)
+
+
+def _async_tail(body: tuple[Node, ...]) -> tuple[int, ...]:
+    needed = {d for deps in body_deps(body) for d in deps}
+    return tuple(
+        i
+        for i, n in enumerate(body)
+        if isinstance(n, TileAction)
+        and n.kind is ActionKind.DOT
+        and n.variant in ASYNC_DOT_VARIANTS
+        and i not in needed
+    )
+
+
 def refill_span_s(
     loop: Loop,
     sub: BodyCost,
@@ -324,14 +342,7 @@ def eval_body(
         busy_pro_s=tuple(busy_pro),
         busy_epi_s=tuple(busy_epi),
         compute_chain_s=sum(d for d, m in zip(durs, mems, strict=True) if not m),
-        async_tail_s=sum(
-            durs[i]
-            for i, n in enumerate(body)
-            if isinstance(n, TileAction)
-            and n.kind is ActionKind.DOT
-            and n.variant in ASYNC_DOT_VARIANTS
-            and not any(n.name in m.deps for m in body)
-        ),
+        async_tail_s=sum(durs[i] for i in async_tail(body)),
         load_span_s=max((starts[i] + durs[i] for i in range(len(body)) if mems[i]), default=0.0)
         - min((starts[i] for i in range(len(body)) if mems[i]), default=0.0),
         main_loop=main_loop,
