@@ -73,13 +73,14 @@ def _nodes(
         deps = tuple(sorted(n["deps"]))
         if n["kind"] == "loop":
             red = bool(n["reduction"])
+            loop_stages = stages if red and async_loads else 1
             out.append(
                 Loop(
                     n["name"],
                     n["trips"],
                     _nodes(n["body"], stages, async_loads, in_reduction or red, refill_after_compute),
-                    stages=stages if red and async_loads else 1,
-                    refill_after_compute=refill_after_compute and red and async_loads and stages > 1,
+                    stages=loop_stages,
+                    refill_after_compute=refill_after_compute and loop_stages > 1,
                     reduction=n["reduction"],
                     deps=deps,
                     location=n["loc"],
