@@ -122,7 +122,7 @@ def predict_us(p: dict, hw: str = "h200") -> float:
 def main(argv: list[str] | None = None) -> int:
     import torch
 
-    from benchmarks.calibrate.measure import bench_s
+    from benchmarks.calibrate.measure import timed_launch
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
@@ -137,14 +137,11 @@ def main(argv: list[str] | None = None) -> int:
 
     for p in points():
         tensors, grid = _args(p, make)
-        try:
-            compiled = attn_mix_kernel[grid](*tensors, ITERS, **_meta(p))
-            s = bench_s(lambda t=tensors, g=grid, p=p: attn_mix_kernel[g](*t, ITERS, **_meta(p)))
-            regs, spills = compiled.n_regs, compiled.n_spills
-        except Exception as e:  # an out-of-resources config is recorded, not fatal
-            out.append({**p, "error": f"{type(e).__name__}: {str(e)[:200]}"})
+        timed = timed_launch(attn_mix_kernel, grid, (*tensors, ITERS), _meta(p))
+        if "error" in timed:
+            out.append({**p, **timed})
             continue
-        out.append({**p, "s": s, "s_per_iter": s / ITERS, "n_regs": regs, "n_spills": spills})
+        out.append({**p, **timed, "s_per_iter": timed["s"] / ITERS})
         print(json.dumps(out[-1]), flush=True)
     doc = {
         "probe": "attn_mix",

@@ -11,6 +11,7 @@ import functools
 import itertools
 import re
 import statistics
+from typing import Any
 
 import torch
 import triton
@@ -41,6 +42,19 @@ BENCH = {"warmup": 25, "rep": 100}
 def bench_s(fn) -> float:
     """Median seconds of ``fn`` under do_bench."""
     return triton.testing.do_bench(fn, return_mode="median", **BENCH) * 1e-3
+
+
+def timed_launch(kernel: Any, grid: tuple[int, ...], args: tuple, meta: dict) -> dict:
+    """Launch ``kernel[grid](*args, **meta)`` once (compiling it), then time it: ``{"s", "n_regs", "n_spills",
+    "smem_bytes"}``, or ``{"error": ...}`` where it cannot launch (an out-of-resources config is recorded with
+    its point, not fatal)."""
+    try:
+        compiled = kernel[grid](*args, **meta)
+        s = bench_s(lambda: kernel[grid](*args, **meta))
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+    smem = int(getattr(compiled.metadata, "shared", 0))
+    return {"s": s, "n_regs": compiled.n_regs, "n_spills": compiled.n_spills, "smem_bytes": smem}
 
 
 def n_sm() -> int:

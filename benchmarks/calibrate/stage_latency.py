@@ -105,7 +105,7 @@ def predict_us(p: dict, hw: str = "h200") -> float:
 def main(argv: list[str] | None = None) -> int:
     import torch
 
-    from benchmarks.calibrate.measure import bench_s
+    from benchmarks.calibrate.measure import timed_launch
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
@@ -123,16 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     for p in points():
         p = {**p, "dram": args.dram}
         tensors, grid = _args(p, make)
-        try:
-            compiled = stage_latency_kernel[grid](*tensors, ITERS, **_meta(p))
-            s = bench_s(lambda t=tensors, g=grid, p=p: stage_latency_kernel[g](*t, ITERS, **_meta(p)))
-            extra = {"n_regs": compiled.n_regs, "n_spills": compiled.n_spills}
-            extra["smem_bytes"] = int(getattr(compiled.metadata, "shared", 0))
-        except Exception as e:  # an out-of-resources config is recorded, not fatal
-            out.append({**p, "error": f"{type(e).__name__}: {str(e)[:200]}"})
+        timed = timed_launch(stage_latency_kernel, grid, (*tensors, ITERS), _meta(p))
+        if "error" in timed:
+            out.append({**p, **timed})
             continue
-        row = {**p, "s": s, "s_per_iter": s / ITERS, **extra}
-        row["a_bytes_per_sm_per_s"] = p["per_sm"] * p["block_m"] * p["block_k"] * 2 * ITERS / s
+        row = {**p, **timed, "s_per_iter": timed["s"] / ITERS}
+        row["a_bytes_per_sm_per_s"] = p["per_sm"] * p["block_m"] * p["block_k"] * 2 * ITERS / timed["s"]
         if not args.no_predict:
             try:
                 row["predicted_us"] = predict_us(p)
