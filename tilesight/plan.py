@@ -448,6 +448,9 @@ class Loop:
     (Triton's software pipeliner waits for the iteration's tiles, issues its dots and CUDA-core work, then
     the copies ``stages - 1`` iterations ahead), not at the iteration's start; the engine then counts the
     compute before them in the time those loads have to arrive (:func:`tilesight.model.tile.refill_span_s`).
+    ``unroll``: iterations of an unpipelined loop whose loads the compiler issues together (ptxas unrolls a
+    small loop and hoists the unrolled iterations' loads to the top); the engine overlaps that many
+    iterations' loads, as software pipelining over as many stages would. 1: one iteration's at a time.
     """
 
     name: str
@@ -461,11 +464,18 @@ class Loop:
     trips_by_program: tuple[int, ...] | None = None
     producer_loads: bool = False
     refill_after_compute: bool = False
+    unroll: int = 1
 
     @property
     def work_trips(self) -> float:
         """Iterations one program runs on average: ``mean_trips`` where given, else ``trips``."""
         return self.trips if self.mean_trips is None else self.mean_trips
+
+    @property
+    def ahead(self) -> int:
+        """Iterations whose loads are in flight beyond the current one's: ``stages - 1`` of software
+        pipelining and ``unroll - 1`` of loads an unrolled loop issues together."""
+        return self.stages - 1 + self.unroll - 1
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -489,6 +499,7 @@ class Loop:
                 )
             object.__setattr__(self, "trips_by_program", seq)
         _positive_int(f"loop[{self.name}].stages", self.stages)
+        _positive_int(f"loop[{self.name}].unroll", self.unroll)
         object.__setattr__(self, "body", tuple(self.body))
         object.__setattr__(self, "deps", tuple(self.deps))
 

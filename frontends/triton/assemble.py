@@ -57,6 +57,23 @@ def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec) -> tuple[int, ...]:
     return tuple(max(1, min(e, s)) for e, s in zip(t, shape, strict=True))
 
 
+# Iterations ptxas unrolls a small loop of loads into, issuing their loads together (the SASS of the row
+# kernels' passes over a row: one 16-, 8- or 2-byte load a thread an iteration becomes four; see _loads_only).
+UNROLLED_LOAD_LOOP = 4
+
+
+def _loads_only(body: list[dict]) -> bool:
+    """Whether an unpipelined loop's ``body`` (the walker's raw nodes) reads memory but writes none and holds
+    no inner loop: ptxas unrolls such a loop and moves the unrolled iterations' loads to the top, so
+    :data:`UNROLLED_LOAD_LOOP` iterations' loads are in flight together (an RMSNorm's or a chunked
+    LayerNorm's pass that sums a row). A store in the body keeps every later load behind it (the two may
+    alias), so a pass that writes waits for each iteration's loads in turn. Where the body is large the
+    unrolling does not happen, but then one iteration's loads alone keep enough bytes in flight that the
+    overlap changes little."""
+    kinds = {n["kind"] for n in body}
+    return ActionKind.LOAD in kinds and ActionKind.STORE not in kinds and "loop" not in kinds
+
+
 def _nodes(
     raw: list[dict],
     stages: int,
@@ -66,14 +83,25 @@ def _nodes(
 ) -> tuple:
     """Plan nodes from the walker's raw nodes. Without asynchronous loads (``async_loads``: the pipeliner
     turned none into cp.async / TMA copies), a reduction loop is single-buffered and its loads synchronous.
-    ``refill_after_compute`` (:func:`.layouts.refills_after_compute`) marks the pipelined loops."""
+    ``refill_after_compute`` (:func:`.layouts.refills_after_compute`) marks the pipelined loops.
+
+    A reduction whose axis spans several warps meets their partials in shared memory behind a block barrier
+    (``bar.sync``), and no load after it in program order is issued before every warp reaches it: outside a
+    software-pipelined loop (whose copies the pipeliner issues stages ahead), the loads and loops the walker
+    found after such a reduction (their ``barrier``) depend on it: a LayerNorm's weight and bias loads after
+    its statistics, an RMSNorm's second pass over the row after its sum of squares."""
     out = []
     sync_loads = in_reduction and not async_loads
+    pipelined_body = in_reduction and async_loads and stages > 1
     for n in raw:
-        deps = tuple(sorted(n["deps"]))
+        deps = n["deps"]
+        if n.get("barrier") and not pipelined_body:
+            deps = deps | {n["barrier"]}
+        deps = tuple(sorted(deps))
         if n["kind"] == "loop":
             red = bool(n["reduction"])
             loop_stages = stages if red and async_loads else 1
+            unroll = UNROLLED_LOAD_LOOP if not red and _loads_only(n["body"]) else 1
             out.append(
                 Loop(
                     n["name"],
@@ -81,6 +109,7 @@ def _nodes(
                     _nodes(n["body"], stages, async_loads, in_reduction or red, refill_after_compute),
                     stages=loop_stages,
                     refill_after_compute=refill_after_compute and loop_stages > 1,
+                    unroll=unroll,
                     reduction=n["reduction"],
                     deps=deps,
                     location=n["loc"],

@@ -159,6 +159,15 @@ class V:
 class _Body:
     nodes: list[dict] = field(default_factory=list)
     index: dict[str, dict] = field(default_factory=dict)
+    # the last reduction so far whose axis spans several warps: its partials meet behind a block barrier,
+    # which no later load or loop of the body passes before every warp reaches it (see assemble._nodes)
+    barrier: str | None = None
+
+    def close_at_barrier(self, name: str) -> None:
+        """``name`` (a cross-warp reduction) is a barrier: later operations start a new fused group."""
+        self.barrier = name
+        for node in self.nodes:
+            node.pop("fusable", None)
 
     def add(self, node: dict) -> None:
         self.nodes.append(node)
@@ -489,6 +498,8 @@ class Walker:
             warps = at_op(self.reduce_warps, op) if n == "tt.reduce" else None
             if warps is not None:
                 body.nodes[-1]["warps"] = warps
+                if warps > 1:
+                    body.close_at_barrier(body.nodes[-1]["name"])
             return
         if n == "tt.splat" or (n in ("tt.addptr", "tt.make_tensor_ptr") and op.operands):
             for o in op.operands[1:] if n != "tt.splat" else op.operands:
@@ -773,6 +784,8 @@ class Walker:
             "dst": MemLevel.DDR if store else level,
             "vector_bytes": at_op(self.widths, op),
         }
+        if not store and body.barrier is not None:
+            node["barrier"] = body.barrier
         if not store and located(op, self.scattered):
             node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
         if not store:
@@ -1009,6 +1022,7 @@ class Walker:
                 "body": inner.nodes,
                 "reduction": has_dot,
                 "deps": set(self.deps_in(body, vin)),
+                "barrier": body.barrier,
                 "loc": op.loc,
             }
         )

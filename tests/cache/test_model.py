@@ -450,6 +450,24 @@ def test_second_pass_over_a_row_hits_l2():
     assert by["load_x_2"].compulsory_fraction == 0.0
     assert traffic.dram_read_bytes == pytest.approx(1024 * 4096 * 2, rel=1e-6)
     assert traffic.tensors["x"].l2_hit == pytest.approx(0.5, abs=1e-6)
+    # each read action keeps its own rates for the engine: the first pass waits for DRAM, the second not
+    assert traffic.of("load_x", "x").l2_hit == 0.0 and traffic.of("load_x", "x").ddr_wait == 1.0
+    assert traffic.of("load_x_2", "x").l2_hit == pytest.approx(1.0, abs=1e-6)
+    assert traffic.of("load_x_2", "x").ddr_bytes == pytest.approx(0.0, abs=1.0)
+    assert traffic.of("load_x", "x").ddr_bytes == pytest.approx(traffic.dram_read_bytes)
+    # a tensor one action reads (and a write) has its tensor's traffic
+    assert "store_y" not in traffic.reads and traffic.of("store_y", "y") is traffic.tensors["y"]
+
+
+def test_the_engine_times_each_pass_at_its_own_hit_rate():
+    # the first pass's load waits for DRAM (ddr_latency), the second finds the row in L2 (l2_latency)
+    from tilesight.model.resources import action_demand
+
+    plan = _two_pass_plan(1024, 4096, 1024)
+    traffic = SdcmCacheModel(**BARE).traffic(plan, H200)
+    first, second = (a for a, _ in plan.actions() if a.name in ("load_x", "load_x_2"))
+    assert action_demand(first, plan, H200, traffic).latency_s == pytest.approx(H200.ddr_latency_s)
+    assert action_demand(second, plan, H200, traffic).latency_s == pytest.approx(H200.l2_latency_s, rel=1e-5)
 
 
 def test_second_pass_misses_when_the_wave_overflows_l2(monkeypatch):

@@ -391,3 +391,42 @@ def test_consumer_warpgroups_waiting_for_their_dots_take_the_step_latency():
     assert steady(waiting, 2, 2.5) == pytest.approx(4.0)
     assert steady(waiting, 1, 2.5) == pytest.approx(3.0)
     assert steady(chained, 2, 2.5) == pytest.approx(3.0)
+
+
+def test_an_unrolled_loop_overlaps_its_iterations_loads():
+    """ptxas unrolls a load-only loop four times and issues the four iterations' loads together: the loop
+    runs as a pipeline of depth 3 over the loads' latency, as four stages would."""
+    from tilesight.model.resources import CUDA, L2, NPIPES, ActionDemand
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    def demand(name, kind, pipe, busy, latency=0.0):
+        vec = [0.0] * NPIPES
+        vec[pipe] = busy
+        return ActionDemand(name, kind, tuple(vec), tuple(vec), latency, kind is ActionKind.LOAD)
+
+    acts = (
+        TileAction("ld", ActionKind.LOAD, tensor="t"),
+        TileAction("acc", ActionKind.ELEMENTWISE, flops=1.0, deps=("ld",)),
+    )
+    demands = {
+        "ld": demand("ld", ActionKind.LOAD, L2, 1.0, 8.0),
+        "acc": demand("acc", ActionKind.ELEMENTWISE, CUDA, 1.0),
+    }
+    scale = (1.0,) * NPIPES
+    # one iteration: load 1 + latency 8, then the add 1: L = 10; busiest pipe 1
+    plain = eval_body((Loop("loop", 100, acts),), demands, scale).loops[0][2]
+    unrolled = eval_body((Loop("loop", 100, acts, unroll=4),), demands, scale).loops[0][2]
+    staged = eval_body((Loop("loop", 100, acts, stages=4),), demands, scale).loops[0][2]
+    assert plain.depth == 0 and plain.steady_s == pytest.approx(10.0)  # one iteration at a time
+    assert unrolled.depth == 3 and unrolled.steady_s == pytest.approx(2.5)  # max(1, 10 / 4)
+    assert unrolled.steady_s == staged.steady_s
+    assert Loop("loop", 1, acts, stages=2, unroll=4).ahead == 4
+
+
+def test_a_loop_unroll_must_be_positive():
+    from tilesight.errors import PlanError
+    from tilesight.plan import Loop
+
+    with pytest.raises(PlanError, match="unroll"):
+        Loop("loop", 4, (TileAction("ld", ActionKind.LOAD, tensor="t"),), unroll=0)

@@ -9,7 +9,7 @@ every later access hits L2) and stays available as a named baseline.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..hardware import HardwareProfile
@@ -65,7 +65,12 @@ class TensorTraffic:
 
 @dataclass(frozen=True)
 class CacheTraffic:
-    """All tensors' traffic plus the NCU-comparable sector hit rates (reads and writes together)."""
+    """All tensors' traffic plus the NCU-comparable sector hit rates (reads and writes together).
+
+    ``reads``: the traffic of single read actions (by action name, :class:`TensorTraffic` of that action's
+    accesses alone) where a model tells a tensor's reads apart; a tensor read by several actions (a row's
+    second pass, which finds in L2 what the first fetched from DRAM) has each action's own hit rates there,
+    and :meth:`of` prefers them to the tensor's mean. Empty for a model that does not."""
 
     tensors: Mapping[str, TensorTraffic]
     l2_hit_rate: float
@@ -73,10 +78,16 @@ class CacheTraffic:
     dram_read_bytes: float
     dram_write_bytes: float
     model: str
+    reads: Mapping[str, TensorTraffic] = field(default_factory=dict)
 
     @property
     def dram_bytes(self) -> float:
         return self.dram_read_bytes + self.dram_write_bytes
+
+    def of(self, action: str, tensor: str) -> TensorTraffic | None:
+        """The traffic that applies to one access of ``tensor`` by ``action``: the action's own where
+        :attr:`reads` has it, else the tensor's; None where the model gave the tensor none."""
+        return self.reads.get(action) or self.tensors.get(tensor)
 
 
 class CacheModel(Protocol):

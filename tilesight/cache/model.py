@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -686,6 +687,22 @@ def _compute(
         )  # fmt: skip
     reads = [r for r in rows if not r.write]
     writes = [r for r in rows if r.write]
+    readers = Counter(r.tensor for r in reads)
+    per_read = {
+        r.action: TensorTraffic(
+            r.tensor,
+            r.accesses,
+            r.requested_bytes,
+            r.l15_hit,
+            min(r.l2_hit, 1.0 - r.l15_hit),
+            r.ddr_bytes,
+            l2_lookups=r.l2_work,
+            l2_merged=r.l2_work_merged,
+            ddr_wait=min(r.ddr_wait, 1.0),
+        )
+        for r in reads
+        if readers[r.tensor] > 1 and r.requested_bytes > 0
+    }
     at_l2 = sum(r.requested_bytes * (r.l2_lookups - r.l15_hit) for r in reads) + sum(
         r.requested_bytes for r in writes
     )
@@ -702,6 +719,7 @@ def _compute(
         dram_read_bytes=sum(r.ddr_bytes for r in reads),
         dram_write_bytes=sum(r.ddr_bytes for r in writes),
         model="sdcm",
+        reads=per_read,
     )
     return traffic, tuple(rows)
 

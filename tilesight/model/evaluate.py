@@ -375,9 +375,9 @@ def _core(
             latency = waited_load_latency(hw, demand, tensors[act.tensor].tile_bytes)
             demand = demand._replace(latency_s=latency)
         elif act.kind is ActionKind.LOAD and p == 1 and loops and loops[-1].producer_loads:
-            demand = producer_load_demand(hw, demand, traffic.tensors.get(act.tensor or ""))
+            demand = producer_load_demand(hw, demand, traffic.of(act.name, act.tensor or ""))
         elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
-            tt = traffic.tensors.get(act.tensor or "")
+            tt = traffic.of(act.name, act.tensor or "")
             demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt))
         demands[act.name] = demand
         occurrences[act.name] = math.prod(lp.work_trips for lp in loops)
@@ -616,6 +616,10 @@ def _evaluate(
     )
 
 
+def _unrolled(loop: Loop) -> str:
+    return f", unrolled x{loop.unroll}" if loop.unroll > 1 else ""
+
+
 def _latency_why(region: _Region) -> str:
     cost = region.cost
     env = cost.main_env
@@ -631,11 +635,11 @@ def _latency_why(region: _Region) -> str:
             alone = "a block alone on its SM" if region.resident == 1 else "each block"
             after = ", issued after the iteration's compute" if lp.refill_after_compute else ""
             return (
-                f"{alone} waits for its own loads ({lp.name}: stages={lp.stages}, "
-                f"{lp.stages - 1} iteration(s) of loads in flight{after})"
+                f"{alone} waits for its own loads ({lp.name}: stages={lp.stages}{_unrolled(lp)}, "
+                f"{lp.ahead} iteration(s) of loads in flight{after})"
             )
         return (
-            f"too few iterations in flight ({lp.name}: stages={lp.stages}, d={lp.stages - 1}, "
+            f"too few iterations in flight ({lp.name}: stages={lp.stages}{_unrolled(lp)}, d={lp.ahead}, "
             f"{region.resident} resident block(s) per SM)"
         )
     return f"too few tiles in flight (d={region.resident - 1}, {region.resident} resident block(s) per SM)"

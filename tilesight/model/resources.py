@@ -514,7 +514,7 @@ def action_demand(
                 raise PlanError(f"net_time_s[{action.name}]", given, "must be a time >= 0")
             amounts[NET] = float(given or 0.0)
         elif tensor.level in _GLOBAL_LEVELS:
-            tt = traffic.tensors.get(tensor.name)
+            tt = traffic.of(action.name, tensor.name)
             if tt is None or tt.requested_bytes <= 0:
                 raise PlanError(
                     f"{where}.tensor",

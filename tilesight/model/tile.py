@@ -273,7 +273,7 @@ def eval_body(
                 # consumer warpgroups that a producer feeds and that wait for their own dots: each one's step
                 # also takes the time a step takes whatever its width (the profile's waited_step_latency_s)
                 chain += step_latency
-            depth = node.stages - 1 + sub.refill_slack  # 0 unless a producer refills the loop's buffers
+            depth = node.ahead + sub.refill_slack  # 0 unless a producer refills the loop's buffers
             # a lone block waits for its own loads; a producer-loads loop's are the ring of its stages, which
             # the envelope's L / (d + 1) already is (a stage is refilled only once its tiles are consumed)
             load_s = sub.load_span_s if alone and not node.producer_loads else 0.0

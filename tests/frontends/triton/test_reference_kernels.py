@@ -155,6 +155,24 @@ def test_layernorm():
     assert [r.flops for r in _all(plan.body, ActionKind.REDUCE)] == [1024.0, 1024.0]  # sum x, sum x^2
 
 
+def test_layernorm_loads_its_weight_after_the_statistics_barrier():
+    # 8 warps over a 1024-wide row: the sums meet in shared memory behind bar.sync, and the weight and bias
+    # loads written after them in the kernel are issued only once every warp is past it (program order)
+    from tilesight.kernels.triton.layernorm import layernorm_kernel
+
+    args = ((512,), f16(512, 1024), f16(512, 1024), f16(1024), f16(1024), f32(512), f32(512))
+    meta = dict(BLOCK=1024, num_warps=8)
+    plan = FE.plan(layernorm_kernel, (*args, 1024, 1024, 1024, 1e-5), meta, HW)
+    loads = {a.tensor: a for a in _all(plan.body, ActionKind.LOAD)}
+    first, second = _all(plan.body, ActionKind.REDUCE)
+    assert first.warps == second.warps == 8
+    assert second.name in loads["w_ptr"].deps and second.name in loads["b_ptr"].deps
+    assert not loads["x_ptr"].deps
+    # one warp holds the whole row: its reduction is shuffles alone, no barrier to wait behind
+    plan1 = FE.plan(layernorm_kernel, (*args, 1024, 1024, 1024, 1e-5), dict(BLOCK=1024, num_warps=1), HW)
+    assert not {a.tensor: a for a in _all(plan1.body, ActionKind.LOAD)}["w_ptr"].deps
+
+
 def test_rmsnorm_two_column_loops():
     from tilesight.kernels.triton.rmsnorm import rmsnorm_kernel
 
@@ -166,6 +184,11 @@ def test_rmsnorm_two_column_loops():
     assert sorted(x.tensor for x in _all(loops[1].body, ActionKind.LOAD)) == ["w_ptr", "x_ptr"]
     t = _tensors(plan)
     assert t["x_ptr"].tile == (1, 1024) and t["w_ptr"].tile == (1024,)
+    # the sum-of-squares pass only loads: unrolled, four iterations' loads at a time; the second pass stores
+    # each chunk, which keeps the next chunk's loads behind it, and waits at the sum's barrier (4 warps)
+    assert [lp.unroll for lp in loops] == [4, 1] and [lp.stages for lp in loops] == [1, 1]
+    (reduce,) = _all(plan.body, ActionKind.REDUCE)
+    assert reduce.warps == 4 and reduce.name in loops[1].deps and reduce.name not in loops[0].deps
 
 
 def test_vector_add():
@@ -263,6 +286,9 @@ def test_layernorm_chunked_reads_its_row_in_three_passes():
     loops = _loops(plan.body)
     assert [lp.trips for lp in loops] == [10, 10, 10]
     assert [sum(a.tensor == "x_ptr" for a in _all(lp.body, ActionKind.LOAD)) for lp in loops] == [1, 1, 1]
+    assert [lp.unroll for lp in loops] == [4, 4, 1]  # the two summing passes only load
+    reduces = [a.name for a in _all(plan.body, ActionKind.REDUCE)]
+    assert [set(lp.deps) & set(reduces) for lp in loops] == [set(), {reduces[0]}, {reduces[1]}]
     assert _tensors(plan)["x_ptr"].tile == (1, 1024)
 
 
