@@ -1175,6 +1175,30 @@ def validation17_cases() -> list[Case]:
     return _all_held_out(cases, "validation17")
 
 
+# An eighteenth validation set (stop 30): the row-kernel rules blind (a cross-warp reduction's barrier ahead of
+# the loads after it, ptxas's unrolled load-only passes, each pass's own hit rate). Row widths no other set
+# times, RMSNorm and chunked LayerNorm in blocks narrower than the row (passes of several iterations), the
+# one-block LayerNorm and the fused add + RMSNorm on 4-16 warps (reductions across warps), softmax beside
+# them (none of the rules moves it). Predictions recorded with and without the rules before it was measured.
+VALIDATION18_ROWS = ((8192, 2560), (16384, 1280), (4096, 7168), (32768, 896))
+
+
+def validation18_cases() -> list[Case]:
+    """48 row kernels at each of VALIDATION18_ROWS: bf16 RMSNorm in 512 / 1024 / 2048-wide blocks on 4, 8, 2
+    and 4 warps, fp16 chunked LayerNorm in 512 / 1024 / 2048 on 4 / 8 / 8 warps, the fp16 one-block LayerNorm
+    on 8 and 16 warps, the bf16 add + RMSNorm on 4 and 8, the fp16 softmax on 8."""
+    cases: list[Case] = []
+    for rows, cols in VALIDATION18_ROWS:
+        blocks = ((512, 4), (1024, 8), (2048, 4), (1024, 2))
+        cases += [row_case("rmsnorm", rows, cols, "bfloat16", w, b) for b, w in blocks]
+        chunks = ((512, 4), (1024, 8), (2048, 8))
+        cases += [row_case("layernorm", rows, cols, "float16", w, b, variant="chunked") for b, w in chunks]
+        cases += [row_case("layernorm", rows, cols, "float16", w) for w in (8, 16)]
+        cases += [add_rmsnorm_case(rows, cols, "bfloat16", w) for w in (4, 8)]
+        cases += [row_case("softmax", rows, cols, "float16", 8)]
+    return _all_held_out(cases, "validation18")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
