@@ -1175,8 +1175,8 @@ def validation17_cases() -> list[Case]:
     return _all_held_out(cases, "validation17")
 
 
-# An eighteenth validation set (stop 30): the row-kernel rules blind (a cross-warp reduction's barrier ahead of
-# the loads after it, ptxas's unrolled load-only passes, each pass's own hit rate). Row widths no other set
+# An eighteenth validation set (stop 30): the row-kernel rules blind (a cross-warp reduction's barrier ahead
+# of the loads after it, ptxas's unrolled load-only passes, each pass's own hit rate). Row widths no other set
 # times, RMSNorm and chunked LayerNorm in blocks narrower than the row (passes of several iterations), the
 # one-block LayerNorm and the fused add + RMSNorm on 4-16 warps (reductions across warps), softmax beside
 # them (none of the rules moves it). Predictions recorded with and without the rules before it was measured.

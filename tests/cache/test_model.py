@@ -417,7 +417,7 @@ def test_sampled_steps_count_and_match_occurrences(slot_sets, samples):
 def _two_pass_plan(rows: int, cols: int, block: int, reverse: bool = False):
     """A normalisation kernel's shape: one row per tile, two loops over the row reading x twice, a store;
     ``reverse``: the second loop walks the row backwards."""
-    trips = cols // block
+    trips = -(-cols // block)
     return TilePlan(
         name="two_pass",
         grid=TileGrid(shape=(rows,), dims=("row",)),
@@ -457,6 +457,22 @@ def test_second_pass_over_a_row_hits_l2():
     assert traffic.of("load_x", "x").ddr_bytes == pytest.approx(traffic.dram_read_bytes)
     # a tensor one action reads (and a write) has its tensor's traffic
     assert "store_y" not in traffic.reads and traffic.of("store_y", "y") is traffic.tensors["y"]
+
+
+def test_a_partial_last_block_moves_only_its_bytes():
+    # rows of 2560 fp16 in 2048-wide blocks: two blocks a pass, the second with 512 columns, so an access
+    # moves (2048 + 512) x 2 B / 2 = 2560 B on average, not the tile's 4096; the first pass all from DRAM
+    from tilesight.model.resources import DDR, L2, action_demand
+
+    plan = _two_pass_plan(1024, 2560, 2048)
+    traffic = SdcmCacheModel(**BARE).traffic(plan, H200)
+    first, second = (a for a, _ in plan.actions() if a.name in ("load_x", "load_x_2"))
+    first_pass = traffic.of("load_x", "x")
+    assert first_pass.requested_bytes / first_pass.accesses == pytest.approx(2560)
+    d = action_demand(first, plan, H200, traffic)
+    assert d.bytes == 4096 and d.amounts[DDR] == pytest.approx(2560, rel=1e-6)
+    assert action_demand(second, plan, H200, traffic).amounts[DDR] == pytest.approx(0.0, abs=1.0)
+    assert d.amounts[L2] <= 2560 * (1 + 1e-6)
 
 
 def test_the_engine_times_each_pass_at_its_own_hit_rate():

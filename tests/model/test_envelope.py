@@ -86,3 +86,36 @@ def test_a_share_of_one_iteration_costs_that_share():
     assert env.total_s == pytest.approx(1.0)
     assert (env.prologue_s, env.epilogue_s, env.steady_count) == (pytest.approx(0.25), pytest.approx(0.75), 0)
     assert envelope(4.0, 1.0, 2.0, 1, 1).total_s == pytest.approx(4.0)
+
+
+def test_closed_cycle_by_hand():
+    # two blocks, each 1 on the busiest pipe and 1 elsewhere (latency 2): mean value analysis gives
+    # n=1: R=1, X=1/2, Q=1/2; n=2: R=1.5, X=2/2.5=0.8; one completion every 1.25, where both asymptotes
+    # (max(1, 2 / 2)) say 1: the blocks sometimes queue for the pipe together
+    from tilesight.model.envelope import closed_cycle_s
+
+    assert closed_cycle_s(1.0, 2.0, 2) == pytest.approx(1.25)
+    assert closed_cycle_s(1.0, 5.0, 1) == pytest.approx(5.0)  # alone: its latency
+    queued = envelope(2.0, 0.5, 1.0, 100, 1, queued=True)
+    assert queued.steady_s == pytest.approx(1.25) and queued.bound == "pipeline"  # of equal asymptotes
+    assert envelope(2.0, 0.5, 1.0, 100, 1).steady_s == pytest.approx(1.0)
+    # a pipeline-bound or chain-bound envelope is left as it is
+    assert envelope(1.0, 0.5, 1.0, 100, 3, queued=True).steady_s == pytest.approx(1.0)
+    assert envelope(4.0, 0.5, 1.0, 100, 1, 3.0, queued=True).steady_s == pytest.approx(3.0)
+
+
+@given(
+    st.floats(1e-3, 10.0),
+    st.floats(0.0, 50.0),
+    st.integers(1, 64),
+)
+@settings(max_examples=200, deadline=None)
+def test_closed_cycle_lies_above_both_asymptotes(service, extra, customers):
+    from tilesight.model.envelope import closed_cycle_s
+
+    latency = service + extra
+    t = closed_cycle_s(service, latency, customers)
+    assert t >= max(service, latency / customers) * (1 - 1e-9)
+    assert t <= service + latency / customers + 1e-9  # never worse than the two one after another
+    if customers > 1:  # one more block in flight never slows the stream
+        assert closed_cycle_s(service, latency, customers - 1) >= t * (1 - 1e-9)

@@ -19,6 +19,13 @@ iteration both in the fill and in the steady state; ``d'`` counts it once, and `
 the serial ``N L``.) A mean below one iteration (``0 < N < 1``: a body only a share of the programs or of an
 enclosing loop's iterations run, such as an ``if`` some of them take) costs that share of one iteration,
 ``N L``.
+
+``queued``: the ``d + 1`` units in flight are blocks resident on one SM, each spending ``max_r U_r`` on the
+busiest pipeline and the rest of ``L`` elsewhere. Where Little's law sets ``T_steady``, the blocks queue for
+that pipeline near the knee where the two asymptotes meet, and a unit completes every :func:`closed_cycle_s`
+(exact mean value analysis of that closed network): up to a fifth above both asymptotes at the knee, within a
+few percent of them far from it. The tile stream's envelope (:mod:`.evaluate`) takes it; a loop's iterations,
+whose stages the pipeliner issues in program order, do not.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ def envelope(
     depth: int,
     serial_s: float = 0.0,
     load_s: float = 0.0,
+    queued: bool = False,
 ) -> Envelope:
     """Evaluate the envelope for ``iterations`` repetitions at effective depth ``depth`` (see module doc).
 
@@ -68,7 +76,8 @@ def envelope(
     *loads* asynchronous; its dots, CUDA-core and SFU work still run one after another in the same warps).
     It bounds ``T_steady`` from below like the pipelines do; other resident blocks hide it, which the tile
     stream's own envelope models. ``load_s`` is the span of one iteration's loads: with at most ``depth``
-    iterations' loads in flight, an iteration takes at least ``load_s / max(depth, 1)``.
+    iterations' loads in flight, an iteration takes at least ``load_s / max(depth, 1)``. ``queued``: the
+    iterations in flight queue for the busiest pipeline (module doc).
     """
     if iterations < 0:
         raise ValueError(f"iterations={iterations} must be >= 0")
@@ -79,6 +88,8 @@ def envelope(
     ring, chain, loads = latency_s / (depth + 1), min(serial_s, latency_s), load_s / max(depth, 1)
     little = max(ring, chain, loads)
     steady = max(max_busy_s, little)
+    if queued and little == ring and depth > 0 and max_busy_s > 0:
+        steady = max(steady, closed_cycle_s(max_busy_s, latency_s, depth + 1))
     # of equal terms the first names the bound: ring, then chain, then loads
     if little <= max_busy_s:
         bound = "pipeline"
@@ -108,3 +119,18 @@ def envelope(
         pro + count * steady + epi,
         bound,
     )
+
+
+def closed_cycle_s(service_s: float, latency_s: float, customers: int) -> float:
+    """Time between completions of ``customers`` units circulating in a closed network of one queue (the
+    busiest pipeline, ``service_s`` a unit) and a delay (the rest of a unit's ``latency_s``): exact mean value
+    analysis with exponential service. Above both of the envelope's asymptotes (``service_s`` and
+    ``latency_s / customers``) and closest to them far from the knee where they meet."""
+    think = max(latency_s - service_s, 0.0)
+    queue = 0.0
+    rate = 0.0
+    for n in range(1, customers + 1):
+        residence = service_s * (1.0 + queue)
+        rate = n / (residence + think)
+        queue = rate * residence
+    return 1.0 / rate

@@ -10,7 +10,8 @@
 
    * Full region: every SM busy; each runs ``n = full_waves x p x k`` units (``k`` tiles per program for a
      persistent kernel, 1 otherwise) at depth ``p - 1`` with bandwidth split over all SMs:
-     ``T_full = envelope(unit, n, p - 1)``.
+     ``T_full = envelope(unit, n, p - 1)``, the ``p`` resident blocks queueing for the SM's busiest pipeline
+     where their latency sets the pace (the envelope's ``queued``: mean value analysis of ``p`` blocks).
    * Tail: ``r`` leftover blocks on ``a = min(SMs, r)`` SMs, ``ceil(r / SMs)`` on the busiest, each of those
      SMs getting ``1/a`` of the chip's DDR/L2 bandwidth (the larger share):
      ``T_tail = envelope(unit_tail, ceil(r / SMs) k, min(p, ceil(r / SMs)) - 1)`` minus the overlap with the
@@ -285,6 +286,7 @@ class _Region:
             max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch),
             units,
             resident - 1,
+            queued=True,
         )
 
 

@@ -524,16 +524,19 @@ def action_demand(
             ddr_fraction = tt.ddr_bytes / tt.requested_bytes
             if kind is ActionKind.STORE and STORES_DRAIN_TO_DRAM:
                 ddr_fraction = 1.0
+            # the bytes one access moves: masked-off lanes move none, so a loop's partial last block (a row
+            # of 2560 in 2048-wide chunks) brings the mean below the tile's (the cache model's mean)
+            per_access = min(nbytes, tt.requested_bytes / tt.accesses) if tt.accesses > 0 else nbytes
             if hw.has_l15:
-                amounts[L15] = nbytes
+                amounts[L15] = per_access
             run = contiguous_bytes(tensor)
             lookups = tt.l2_lookups
             if run < hw.l2_line_bytes:  # rows shorter than a line do not coalesce (l2_chunks, tma_chunks)
                 lookups += tt.l2_merged
-            amounts[L2] = nbytes * (1.0 - tt.l15_hit) * lookups
+            amounts[L2] = per_access * (1.0 - tt.l15_hit) * lookups
             if kind is ActionKind.LOAD and l1_broadcast(action, tensor, plan, hw, resident):
                 amounts[L2] = 0.0  # the SM's L1 serves it
-            amounts[DDR] = nbytes * ddr_fraction
+            amounts[DDR] = per_access * ddr_fraction
             chunk_efficiency = hw.ddr_efficiency(run)
             l2_efficiency = hw.l2_efficiency(run)
             if kind is not ActionKind.STORE or not STORES_RETIRE_AT_ISSUE:
