@@ -226,7 +226,7 @@ def staged_store_bytes(ttgir: str) -> Mapping[str, float]:
         if target[0] == "swizzled" and len(shape[0]) != 2:
             continue
         waves, _ = store_wavefronts(shape[0], elem, layout, target)
-        for key in {op.loc, op.where} - {None}:
+        for key in op.keys:
             out[key] = out.get(key, 0.0) + waves * WAVEFRONT_BYTES
     return MappingProxyType(out)
 

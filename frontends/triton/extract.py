@@ -407,7 +407,17 @@ class Walker:
         if share >= 1.0:
             self.walk(ops, body)
         elif share > 0.0:
-            guard = Op("scf.if", [], [op.operands[0]], op.text, "", op.loc, regions=[ops])
+            guard = Op(
+                "scf.if",
+                [],
+                [op.operands[0]],
+                op.text,
+                "",
+                op.loc,
+                regions=[ops],
+                where=op.where,
+                line=op.line,
+            )
             self.guarded(guard, body, runs, share, what)
 
     def set_results(self, op: Op, v: V) -> None:
@@ -688,10 +698,10 @@ class Walker:
         """Charge ``node`` (the action ``op`` made or joined) with the shared-memory stores that put the
         tile it produces into shared memory for a consumer (:func:`.banks.staged_store_bytes`: a loaded
         operand the pipeliner did not copy asynchronously, a dequantised operand), once per location."""
-        key = next((k for k in (op.where, op.loc) if k is not None and k in self.staged), None)
+        key = next((k for k in (op.where, op.line) if k is not None and k in self.staged), None)
         if key is None or key in self.staged_charged:
             return
-        self.staged_charged |= {op.where, op.loc} - {None}
+        self.staged_charged |= op.keys
         node["smem_bytes"] = node.get("smem_bytes", 0.0) + self.staged[key]
 
     # -- actions -------------------------------------------------------------------------------------------

@@ -35,6 +35,14 @@ class Op:
     regions: list[list[Op]] = field(default_factory=list)
     block_args: list[list[str]] = field(default_factory=list)
     where: str | None = None  # "file:line:col": tells apart two ops of one source line
+    # the tables' line key: ``loc``, or for an op of an inlined helper "helper.py:line@kernel.py:line"
+    # (``loc`` is its call site, shared by all the helper's ops); ``where`` chains the same way, with columns
+    line: str | None = None
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """The keys tables of per-location facts store this op's facts under: ``where`` and ``line``."""
+        return frozenset({self.where, self.line} - {None})
 
 
 @dataclass
@@ -93,26 +101,33 @@ class _LocTable:
     def __init__(self, defs: dict[str, str]) -> None:
         self.defs = defs
 
-    def resolve(self, text: str | None, depth: int = 0, column: bool = False) -> str | None:
-        """``file:line`` of a location (``file:line:col`` with ``column``)."""
+    def resolve(
+        self, text: str | None, depth: int = 0, column: bool = False, chain: bool = False
+    ) -> str | None:
+        """``file:line`` of a location (``file:line:col`` with ``column``). An op of an inlined
+        ``@triton.jit`` helper stands at its call site in the kernel; with ``chain`` its place in the helper
+        comes first, ``helper.py:12@kernel.py:97``, so that a helper's ops (and one helper line at two call
+        sites) keep apart in the tables keyed by it."""
         if text is None or depth > 32:
             return None
         text = text.strip()
         if text.startswith("#loc"):
-            return self.resolve(self.defs.get(text), depth + 1, column)
+            return self.resolve(self.defs.get(text), depth + 1, column, chain)
         m = re.match(r'^"([^"]+)":(\d+):(\d+)', text)
         if m:
             where = f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
             return f"{where}:{m.group(3)}" if column else where
         m = re.match(r"^callsite\((\S+) at (\S+)\)", text)
         if m:
-            return self.resolve(m.group(2), depth + 1, column)
+            caller = self.resolve(m.group(2), depth + 1, column, chain)
+            callee = self.resolve(m.group(1), depth + 1, column, chain) if chain else None
+            return f"{callee}@{caller}" if callee and caller else caller
         m = re.match(r'^"[^"]*"\((.*)\)$', text)
         if m:
-            return self.resolve(m.group(1), depth + 1, column)
+            return self.resolve(m.group(1), depth + 1, column, chain)
         m = re.match(r"^fused(?:<[^>]*>)?\[([^,\]]+)", text)
         if m:
-            return self.resolve(m.group(1), depth + 1, column)
+            return self.resolve(m.group(1), depth + 1, column, chain)
         return None
 
 
@@ -137,16 +152,17 @@ def depends_on(
 
 
 def at_op(table: Mapping[str, int], op: Op) -> int | None:
-    """``table``'s entry for ``op``: by "file:line:col" where the table has it, else by "file:line"."""
+    """``table``'s entry for ``op``: by "file:line:col" where the table has it, else by "file:line" (both
+    chained through the call sites of inlined helpers: :attr:`Op.keys`)."""
     if op.where is not None and op.where in table:
         return table[op.where]
-    return table.get(op.loc) if op.loc is not None else None
+    return table.get(op.line) if op.line is not None else None
 
 
 def located(op: Op, locs: frozenset[str]) -> bool:
     """Whether ``op`` stands at one of ``locs``, keyed as :func:`at_op` reads a table ("file:line:col" or
     "file:line")."""
-    return (op.where is not None and op.where in locs) or (op.loc is not None and op.loc in locs)
+    return (op.where is not None and op.where in locs) or (op.line is not None and op.line in locs)
 
 
 @functools.lru_cache(maxsize=256)
@@ -186,8 +202,10 @@ def parse_module(text: str) -> Function:
                 continue
             owner, _ = stack.pop()
             if owner is not None:
-                if loc_text and owner.loc is None:
+                if loc_text and owner.loc is None:  # an op with regions has its location after them
                     owner.loc = locs.resolve(loc_text)
+                    owner.where = locs.resolve(loc_text, column=True, chain=True)
+                    owner.line = locs.resolve(loc_text, chain=True)
                 tail = line.lstrip("})").strip()
                 if tail.startswith(":") and not owner.rtype:
                     owner.rtype = _result_type(owner.name, tail)
@@ -211,7 +229,8 @@ def parse_module(text: str) -> Function:
         operands = _SSA.findall(head.split(" : ")[0] if not opens else head)
         rtype = "" if tail.rstrip().endswith("({") else _result_type(name, tail.rstrip(" {"))
         op = Op(name, results, operands, tail, rtype, locs.resolve(loc_text))
-        op.where = locs.resolve(loc_text, column=True)
+        op.where = locs.resolve(loc_text, column=True, chain=True)
+        op.line = locs.resolve(loc_text, chain=True)
         if name == "scf.for":
             _parse_for(op, tail)
         stack[-1][1].append(op)

@@ -169,7 +169,7 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
             width = elem
         if width > elem and _scattered(op, m.group(2), shared, fastest):
             width = elem  # each element of a global vector goes to another shared row
-        for key in {op.loc, op.where} - {None}:
+        for key in op.keys:
             widths[key] = min(width, widths.get(key, width))
     return MappingProxyType(widths)
 
@@ -195,7 +195,7 @@ def scattered_copies(ttgir: str) -> frozenset[str]:
     for op in _walk(parse_module(ttgir).body):
         m = _TYPED.search(op.text + " " + op.rtype)
         if op.loc is not None and m is not None and _scattered(op, m.group(2), shared, fastest):
-            found |= {op.loc, op.where} - {None}
+            found |= op.keys
     return frozenset(found)
 
 
@@ -211,7 +211,7 @@ def fma_dots(ttgir: str) -> frozenset[str]:
             and op.loc is not None
             and re.search(r"-> tensor<[^>]*#blocked", op.text + op.rtype)
         ):
-            found |= {op.loc, op.where} - {None}
+            found |= op.keys
     return frozenset(found)
 
 
@@ -245,7 +245,7 @@ def _by_location(pairs, pick) -> Mapping[str, int]:
     """Location ("file:line:col" and "file:line") -> value, ``pick`` combining two values at one key."""
     out: dict[str, int] = {}
     for op, value in pairs:
-        for key in {op.loc, op.where} - {None}:
+        for key in op.keys:
             out[key] = pick(value, out[key]) if key in out else value
     return MappingProxyType(out)
 
@@ -318,7 +318,7 @@ def access_rows(ttgir: str) -> Mapping[str, int]:
         for d, extent in enumerate(dims):
             if d != fastest:
                 n *= max(1, extent // (tpw[d] * wpc[d]))
-        for key in {op.loc, op.where} - {None}:
+        for key in op.keys:
             rows[key] = max(n, rows.get(key, n))
     return MappingProxyType(rows)
 
@@ -345,7 +345,7 @@ def reduce_warps(ttgir: str) -> Mapping[str, int]:
         per_axis = warps[layout.group(1)]
         k = int(axis.group(1))
         if k < len(per_axis):
-            for key in {op.loc, op.where} - {None}:
+            for key in op.keys:
                 out[key] = max(per_axis[k], out.get(key, 1))
     return MappingProxyType(out)
 

@@ -229,6 +229,21 @@ def test_attention(causal):
     assert not t["q_ptr"].reuse_dims and not t["o_ptr"].reuse_dims
 
 
+def test_attention_staged_helper_dots_keep_their_own_layouts():
+    # The staged kernel's loop is an inlined @triton.jit helper: both its dots stand at the call site's line.
+    # At BLOCK_M=64 on 8 warps, S = Q K^T (64 x 64) runs on warps 8 x 1, two warpgroups computing all 64 rows
+    # (twice the flops), while P V (64 x 128) splits its columns between them (warps 4 x 2): computed once.
+    from tilesight.kernels.triton.attention_staged import attention_staged_kernel
+
+    q = f16(4, 16, 2048, 128)
+    args = ((32, 64), q, q, q, q, 0.088, 16 * 2048 * 128, 2048 * 128, 128, 1, 16, 2048)
+    meta = dict(HEAD_DIM=128, BLOCK_M=64, BLOCK_N=64, STAGE=1, num_warps=8, num_stages=3)
+    plan = FE.plan(attention_staged_kernel, args, meta, HW)
+    qk, pv = _all(plan.body, ActionKind.DOT)
+    assert qk.shape == (64, 64, 128) and qk.flops == 2 * (2 * 64 * 64 * 128)
+    assert pv.shape == (64, 128, 64) and pv.flops == 2 * 64 * 128 * 64
+
+
 @pytest.mark.parametrize("stage", [1, 3])
 def test_attention_staged_causal_is_two_sibling_loops(stage):
     from tilesight.kernels.triton.attention_staged import attention_staged_kernel

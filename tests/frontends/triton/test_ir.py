@@ -1,0 +1,43 @@
+"""Reading printed TTIR / TTGIR: op locations, including those of inlined helper functions."""
+
+from tilesight.frontends.triton.ir import at_op, located, parse_module
+
+MODULE = """#loc1 = loc("/src/kernel.py":10:4)
+#loc2 = loc("/src/helper.py":46:13)
+#loc3 = loc("/src/helper.py":58:15)
+#loc4 = loc("/src/kernel.py":97:29)
+#loc5 = loc(callsite(#loc2 at #loc4))
+#loc6 = loc(callsite(#loc3 at #loc4))
+module {
+  tt.func public @k() {
+    %a = arith.constant 1 : i32 loc(#loc1)
+    %b = arith.addi %a, %a : i32 loc(#loc5)
+    %c = arith.muli %b, %b : i32 loc(#loc6)
+    %d = "tt.reduce"(%c) <{axis = 0 : i32}> ({
+    ^bb0(%x: i32 loc(#loc1), %y: i32 loc(#loc1)):
+      %s = arith.addi %x, %y : i32 loc(#loc5)
+      tt.reduce.return %s : i32 loc(#loc5)
+    }) : (tensor<4xi32>) -> i32 loc(#loc6)
+    tt.return loc(#loc1)
+  } loc(#loc1)
+} loc(#loc1)
+"""
+
+
+def test_an_inlined_helpers_ops_stand_at_the_call_site_and_keep_apart():
+    a, b, c, d, _ = parse_module(MODULE).body
+    assert (a.loc, a.where, a.line) == ("kernel.py:10", "kernel.py:10:4", "kernel.py:10")
+    # both helper ops are at the kernel's line 97 (what an error names), but each has its own keys
+    assert b.loc == c.loc == "kernel.py:97"
+    assert b.where == "helper.py:46:13@kernel.py:97:29" and b.line == "helper.py:46@kernel.py:97"
+    assert c.line == "helper.py:58@kernel.py:97" and b.keys.isdisjoint(c.keys)
+    # a table of facts about the first helper op says nothing of the second (no fallback to line 97)
+    table = {k: 2 for k in b.keys}
+    assert at_op(table, b) == 2 and at_op(table, c) is None
+    assert located(b, frozenset({"helper.py:46@kernel.py:97"})) and not located(c, frozenset(table))
+
+
+def test_an_op_with_a_region_takes_the_location_after_it():
+    d = parse_module(MODULE).body[3]
+    assert d.name == "tt.reduce" and d.loc == "kernel.py:97"
+    assert d.where == "helper.py:58:15@kernel.py:97:29" and d.line == "helper.py:58@kernel.py:97"
