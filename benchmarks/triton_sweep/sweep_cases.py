@@ -1187,8 +1187,13 @@ def validation18_cases() -> list[Case]:
     """48 row kernels at each of VALIDATION18_ROWS: bf16 RMSNorm in 512 / 1024 / 2048-wide blocks on 4, 8, 2
     and 4 warps, fp16 chunked LayerNorm in 512 / 1024 / 2048 on 4 / 8 / 8 warps, the fp16 one-block LayerNorm
     on 8 and 16 warps, the bf16 add + RMSNorm on 4 and 8, the fp16 softmax on 8."""
+    return _all_held_out(_row_kernels(VALIDATION18_ROWS), "validation18")
+
+
+def _row_kernels(shapes: tuple[tuple[int, int], ...]) -> list[Case]:
+    """Validation 18's twelve row kernels at each (rows, cols) of ``shapes``."""
     cases: list[Case] = []
-    for rows, cols in VALIDATION18_ROWS:
+    for rows, cols in shapes:
         blocks = ((512, 4), (1024, 8), (2048, 4), (1024, 2))
         cases += [row_case("rmsnorm", rows, cols, "bfloat16", w, b) for b, w in blocks]
         chunks = ((512, 4), (1024, 8), (2048, 8))
@@ -1196,7 +1201,32 @@ def validation18_cases() -> list[Case]:
         cases += [row_case("layernorm", rows, cols, "float16", w) for w in (8, 16)]
         cases += [add_rmsnorm_case(rows, cols, "bfloat16", w) for w in (4, 8)]
         cases += [row_case("softmax", rows, cols, "float16", 8)]
-    return _all_held_out(cases, "validation18")
+    return cases
+
+
+# A nineteenth validation set (stop 30): the tile stream's queueing (mean value analysis of the resident
+# blocks), a partial last block's bytes and the inlined-helper locations blind. Both attention kernels over
+# the tutorial's 36 configs at two shapes no other set times, the row kernels of validation 18 at four more
+# widths, and grouped fp16 GEMMs of seven tiles at 2, 3 and 4 stages on two new shapes. Predictions recorded
+# with and without the stop's rules before it was measured.
+VALIDATION19_ATTENTION_SHAPES = ((3, 20, 2560), (12, 12, 1280))  # batch, heads, n_ctx
+VALIDATION19_ROWS = ((12288, 1792), (6144, 5120), (49152, 768), (2048, 12288))
+VALIDATION19_GEMM_SHAPES = (("v19_a", 2048, 6144, 2048), ("v19_b", 6144, 2560, 4096))
+
+
+def validation19_cases() -> list[Case]:
+    """576 attention launches (:func:`attention_space_cases` at each of VALIDATION19_ATTENTION_SHAPES), 48 row
+    kernels (:func:`validation18_cases`' list at VALIDATION19_ROWS) and 42 GEMMs (VALIDATION16_GEMM_TILES x 3
+    stage counts x VALIDATION19_GEMM_SHAPES)."""
+    cases = [c for shape in VALIDATION19_ATTENTION_SHAPES for c in attention_space_cases(*shape)]
+    cases += _row_kernels(VALIDATION19_ROWS)
+    cases += [
+        gemm_case("grouped", shape, "float16", GemmConfig(bm, bn, bk, warps, stages, 8))
+        for shape in VALIDATION19_GEMM_SHAPES
+        for bm, bn, bk, warps in VALIDATION16_GEMM_TILES
+        for stages in (2, 3, 4)
+    ]
+    return _all_held_out(cases, "validation19")
 
 
 def all_cases() -> list[Case]:
