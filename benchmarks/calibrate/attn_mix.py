@@ -85,11 +85,19 @@ def attn_mix_kernel(
     tl.store(o_ptr + pid * BLOCK_M * HEAD + rows[:, None] * HEAD + dims[None, :], acc)
 
 
-def points() -> list[dict]:
+def points(tiles=TILES, masks=MASKS, fmas=FMAS) -> list[dict]:
     return [
         {"block_m": bm, "block_n": bn, "warps": w, "exp": e, "masks": m, "fmas": f, "per_sm": r}
-        for (bm, bn, w), e, m, f, r in itertools.product(TILES, EXPS, MASKS, FMAS, PER_SM)
+        for (bm, bn, w), e, m, f, r in itertools.product(tiles, EXPS, masks, fmas, PER_SM)
     ]
+
+
+def _tiles(text: str) -> tuple[tuple[int, int, int], ...]:
+    """``"128x32x4,64x32x8"`` -> ((128, 32, 4), (64, 32, 8)): BLOCK_M x BLOCK_N x num_warps."""
+    try:
+        return tuple(tuple(int(x) for x in t.split("x")) for t in text.split(","))  # type: ignore[misc]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"--tiles {text!r}: expected BMxBNxWARPS[,...]") from e
 
 
 def _args(p: dict, make):
@@ -126,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--tiles", type=_tiles, default=TILES, help="BMxBNxWARPS,... (default: TILES)")
+    ap.add_argument("--plain", action="store_true", help="no masks or FMAs: the dots alone and with exp2")
     args = ap.parse_args(argv)
     torch.manual_seed(0)
     t0 = time.time()
@@ -135,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     def make(shape: tuple[int, ...], dtype: str = "float16"):
         return torch.randn(shape, device="cuda", dtype=dtypes[dtype]) * 0.1
 
-    for p in points():
+    for p in points(args.tiles, (0,), (0,)) if args.plain else points(args.tiles):
         tensors, grid = _args(p, make)
         timed = timed_launch(attn_mix_kernel, grid, (*tensors, ITERS), _meta(p))
         if "error" in timed:
