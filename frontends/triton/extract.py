@@ -51,6 +51,7 @@ from .layouts import (
     access_widths,
     dot_instr_n,
     dot_replication,
+    element_replication,
     fma_dots,
     reduce_warps,
     scattered_copies,
@@ -198,6 +199,7 @@ class Walker:
         self.rows = access_rows(ir.ttgir)
         self.staged = staged_store_bytes(ir.ttgir)
         self.replicated = dot_replication(ir.ttgir)
+        self.element_copies = element_replication(ir.ttgir)
         self.instr_n = dot_instr_n(ir.ttgir)
         self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
@@ -871,6 +873,7 @@ class Walker:
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
 
     def compute(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
+        numel *= at_op(self.element_copies, op) or 1  # a wrapped MMA layout: each copy is computed
         name = self.fresh(kind.value)
         node = {
             "name": name,
@@ -931,6 +934,8 @@ class Walker:
     def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int, alu: int = 0) -> None:
         """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small); ``alu`` of
         the ``numel`` operations are ALU ops (:data:`_FLOAT_ALU_OPS`, integer ops)."""
+        copies = at_op(self.element_copies, op) or 1  # a wrapped MMA layout: each copy is computed
+        numel, alu = numel * copies, alu * copies
         deps = set(self.deps_in(body, vin))
         # candidates in program order (the earliest group first), not in set order: which group absorbs the
         # op shapes the DAG, and set order changes with the interpreter's hash seed

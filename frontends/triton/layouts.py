@@ -266,6 +266,40 @@ def dot_replication(ttgir: str) -> Mapping[str, int]:
     return _by_location(pairs, max)
 
 
+# a tensor of rank 2 or more in an MMA layout: the result type of an element-wise op, or a reduction's operand
+_MMA_TENSOR = re.compile(r"tensor<((?:\d+x){2,})\w+, (#mma\d*)>")
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def element_replication(ttgir: str) -> Mapping[str, int]:
+    """Source location -> how many times the warps compute each element of the tile an op there works on,
+    where that tile lies in an MMA layout that wraps around it (as :func:`dot_replication` says of a dot's
+    result: a 64-row score tile on 8 warps is held, and its softmax computed, by both warpgroups). The ops
+    other than dots whose result (a reduction: whose operand) is such a tensor; only factors above 1 are
+    listed. Cached, read-only."""
+    layouts = {}
+    for alias, body in _MMA_LAYOUT.findall(ttgir):
+        f = _list_fields(body)
+        if len(f.get("warpsPerCTA", ())) >= 2 and len(f.get("instrShape", ())) >= 2:
+            layouts[alias] = (f["warpsPerCTA"], f["instrShape"])
+    pairs = []
+    for op in _walk(parse_module(ttgir).body):
+        if op.name in ("ttng.warp_group_dot", "tt.dot") or op.name.startswith("ttg.") or op.loc is None:
+            continue
+        text = op.text if op.name == "tt.reduce" else op.rtype
+        m = _MMA_TENSOR.search(text or "")
+        if m is None or m.group(2) not in layouts:
+            continue
+        dims = tuple(int(d) for d in m.group(1).split("x") if d)
+        if min(dims[-2:]) <= 1:
+            continue  # a row or column vector broadcast along the other dim: copies of one value, not work
+        (wm, wn), instr = layouts[m.group(2)][0][-2:], layouts[m.group(2)][1]
+        factor = max(1, wm * MMA_ROWS_PER_WARP // dims[-2]) * max(1, wn * instr[1] // dims[-1])
+        if factor > 1:
+            pairs.append((op, factor))
+    return _by_location(pairs, max)
+
+
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def dot_instr_n(ttgir: str) -> Mapping[str, int]:
     """Source location -> the N of the warpgroup MMA instructions (``instrShape[1]`` of an ``nvidia_mma``

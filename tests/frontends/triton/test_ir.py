@@ -41,3 +41,30 @@ def test_an_op_with_a_region_takes_the_location_after_it():
     d = parse_module(MODULE).body[3]
     assert d.name == "tt.reduce" and d.loc == "kernel.py:97"
     assert d.where == "helper.py:58:15@kernel.py:97:29" and d.line == "helper.py:58@kernel.py:97"
+
+
+def test_element_replication_reads_a_wrapped_mma_layout():
+    from tilesight.frontends.triton.layouts import element_replication
+
+    mma = "versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]"
+    ttgir = (
+        "#mma = #ttg.nvidia_mma<{"
+        + mma
+        + """}>
+#loc1 = loc("/src/k.py":10:4)
+#loc2 = loc("/src/k.py":11:4)
+#loc3 = loc("/src/k.py":12:4)
+module {
+  tt.func public @k() {
+    %a = arith.mulf %s, %s : tensor<64x64xf32, #mma> loc(#loc1)
+    %b = arith.mulf %t, %t : tensor<128x64xf32, #mma> loc(#loc2)
+    %c = arith.mulf %r, %r : tensor<64x1xf32, #mma> loc(#loc3)
+    tt.return loc(#loc1)
+  } loc(#loc1)
+} loc(#loc1)
+"""
+    )
+    # 8 warps x 16 rows = 128 rows over a 64-row tile: two copies; a 128-row tile has one; a broadcast column
+    # vector is not counted (copies of one value)
+    table = element_replication(ttgir)
+    assert table["k.py:10"] == 2 and "k.py:11" not in table and "k.py:12" not in table

@@ -244,6 +244,28 @@ def test_attention_staged_helper_dots_keep_their_own_layouts():
     assert pv.shape == (64, 128, 64) and pv.flops == 2 * 64 * 128 * 64
 
 
+def test_attention_softmax_on_a_wrapped_score_tile_is_computed_by_both_warpgroups():
+    # BLOCK_M=64 on 8 warps: the 64 x 64 score tile's MMA layout has warps 8 x 1, two warpgroups holding all
+    # 64 rows, so each computes the whole softmax: twice the element-wise, exp2 and row-reduction work of the
+    # same tile on 4 warps (one warpgroup), and as much as a 128-row tile on 8 warps (no copies)
+    from tilesight.kernels.triton.attention_staged import attention_staged_kernel
+
+    def work(block_m, warps):
+        q = f16(4, 16, 2048, 64)
+        args = ((2048 // block_m, 64), q, q, q, q, 0.125, 16 * 2048 * 64, 2048 * 64, 64, 1, 16, 2048)
+        meta = dict(HEAD_DIM=64, BLOCK_M=block_m, BLOCK_N=64, STAGE=1, num_warps=warps, num_stages=3)
+        plan = FE.plan(attention_staged_kernel, args, meta, HW)
+        (loop,) = _loops(plan.body)
+        return {k: sum(a.flops for a in _all(loop.body, k)) for k in (ActionKind.REDUCE, ActionKind.SFU)}
+
+    w4, w8, tall = work(64, 4), work(64, 8), work(128, 8)
+    assert w8[ActionKind.REDUCE] == 2 * w4[ActionKind.REDUCE] == 2 * 2 * 64 * 64  # row max and row sum
+    # exp2 of the 64 x 64 tile twice over, and once of the 64 row rescales (a vector, not wrapped)
+    assert w4[ActionKind.SFU] == 64 * 64 + 64 and w8[ActionKind.SFU] == 2 * 64 * 64 + 64
+    # the 128-row tile: the same tile work (128 rows once), and its 128 row rescales
+    assert tall[ActionKind.REDUCE] == w8[ActionKind.REDUCE] and tall[ActionKind.SFU] == 128 * 64 + 128
+
+
 @pytest.mark.parametrize("stage", [1, 3])
 def test_attention_staged_causal_is_two_sibling_loops(stage):
     from tilesight.kernels.triton.attention_staged import attention_staged_kernel
