@@ -1229,6 +1229,17 @@ def validation19_cases() -> list[Case]:
     return _all_held_out(cases, "validation19")
 
 
+# A twentieth validation set (stop 30): the wrapped score tile's softmax (layouts.element_replication) blind,
+# with the rest of stop 30's rules. Both attention kernels over the tutorial's 36 configs at a shape no other
+# set times. Predictions recorded with all the rules, without the last one and with stop 29's model.
+VALIDATION20_ATTENTION_SHAPE = (6, 10, 1792)  # batch, heads, n_ctx
+
+
+def validation20_cases() -> list[Case]:
+    """288 attention launches (:func:`attention_space_cases` at VALIDATION20_ATTENTION_SHAPE)."""
+    return _all_held_out(attention_space_cases(*VALIDATION20_ATTENTION_SHAPE), "validation20")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
