@@ -13,7 +13,8 @@ on every shape), ``triton_attention.jsonl`` (fused attention; one sequence lengt
 configs), ``validation15/triton_attention.jsonl`` (both attention kernels over the fused-attention tutorial's
 whole autotune space, 36 configs, on eight problems), ``validation16/triton_{attention,gemm}.jsonl`` (the same
 space on sixteen more problems; seven GEMM tiles at 2, 3 and 4 stages on two shapes),
-``validation19/triton_{attention,gemm}.jsonl`` (the same again on sixteen problems and two GEMM shapes) and
+``validation19/triton_{attention,gemm}.jsonl`` (the same again on sixteen problems and two GEMM shapes),
+``validation20/triton_attention.jsonl`` (and on eight more) and
 ``tilelang_h200.jsonl`` (TileLang GEMM: every config on every shape and dtype). Each config is predicted here.
 
 Per problem (one shape, dtype and kernel variant):
@@ -301,6 +302,7 @@ def main() -> int:
         # and at two more shapes, measured blind for stop 30's rules; seven GEMM tiles on two more shapes
         "validation19/triton_attention.jsonl": triton_problems,
         "validation19/triton_gemm.jsonl": triton_problems,
+        "validation20/triton_attention.jsonl": triton_problems,  # and at one more shape
         "tilelang_h200.jsonl": tilelang_problems,
     }
     start, cpu_start = time.perf_counter(), time.process_time()
