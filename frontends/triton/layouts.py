@@ -221,15 +221,29 @@ _DOT_RESULT = re.compile(r"-> tensor<((?:\d+x)+)\w+, (#mma\d*)>")
 MMA_ROWS_PER_WARP = 16
 
 
-def _mma_dots(ttgir: str):
-    """``(op, result dims, layout version, warpsPerCTA, instrShape)`` of every ``tt.dot`` /
-    ``ttng.warp_group_dot`` whose result has an ``nvidia_mma`` layout with both list fields."""
+def _mma_layouts(ttgir: str) -> dict[str, tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    """``#mma`` alias -> (version, warpsPerCTA, instrShape) of the module's ``nvidia_mma`` layouts that have
+    both list fields."""
     layouts = {}
     for alias, body in _MMA_LAYOUT.findall(ttgir):
         f = _list_fields(body)
         version = re.search(r"versionMajor = (\d+)", body)
         if len(f.get("warpsPerCTA", ())) >= 2 and len(f.get("instrShape", ())) >= 2 and version:
             layouts[alias] = (int(version.group(1)), f["warpsPerCTA"], f["instrShape"])
+    return layouts
+
+
+def _wraps(warps: tuple[int, ...], instr: tuple[int, ...], dims: tuple[int, ...]) -> int:
+    """How many times an MMA layout of ``warps`` (warpsPerCTA) and ``instr`` (instrShape) covers a tile of
+    ``dims``: its warps span ``warps[-2] x 16`` rows and ``warps[-1] x instr[1]`` columns."""
+    (wm, wn), (rows, cols) = warps[-2:], dims[-2:]
+    return max(1, wm * MMA_ROWS_PER_WARP // rows) * max(1, wn * instr[1] // cols)
+
+
+def _mma_dots(ttgir: str):
+    """``(op, result dims, layout version, warpsPerCTA, instrShape)`` of every ``tt.dot`` /
+    ``ttng.warp_group_dot`` whose result has an ``nvidia_mma`` layout with both list fields."""
+    layouts = _mma_layouts(ttgir)
     for op in _walk(parse_module(ttgir).body):
         if op.name not in ("ttng.warp_group_dot", "tt.dot"):
             continue
@@ -259,8 +273,7 @@ def dot_replication(ttgir: str) -> Mapping[str, int]:
     Only locations with a factor above 1 are listed. Cached, read-only."""
     pairs = []
     for op, dims, _, warps, instr in _mma_dots(ttgir):
-        (wm, wn), (rows, cols) = warps[-2:], dims[-2:]
-        factor = max(1, wm * MMA_ROWS_PER_WARP // rows) * max(1, wn * instr[1] // cols)
+        factor = _wraps(warps, instr, dims)
         if factor > 1 and op.loc is not None:
             pairs.append((op, factor))
     return _by_location(pairs, max)
@@ -277,11 +290,7 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
     result: a 64-row score tile on 8 warps is held, and its softmax computed, by both warpgroups). The ops
     other than dots whose result (a reduction: whose operand) is such a tensor; only factors above 1 are
     listed. Cached, read-only."""
-    layouts = {}
-    for alias, body in _MMA_LAYOUT.findall(ttgir):
-        f = _list_fields(body)
-        if len(f.get("warpsPerCTA", ())) >= 2 and len(f.get("instrShape", ())) >= 2:
-            layouts[alias] = (f["warpsPerCTA"], f["instrShape"])
+    layouts = _mma_layouts(ttgir)
     pairs = []
     for op in _walk(parse_module(ttgir).body):
         if op.name in ("ttng.warp_group_dot", "tt.dot") or op.name.startswith("ttg.") or op.loc is None:
@@ -293,8 +302,8 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
         dims = tuple(int(d) for d in m.group(1).split("x") if d)
         if min(dims[-2:]) <= 1:
             continue  # a row or column vector broadcast along the other dim: copies of one value, not work
-        (wm, wn), instr = layouts[m.group(2)][0][-2:], layouts[m.group(2)][1]
-        factor = max(1, wm * MMA_ROWS_PER_WARP // dims[-2]) * max(1, wn * instr[1] // dims[-1])
+        _, warps, instr = layouts[m.group(2)]
+        factor = _wraps(warps, instr, dims)
         if factor > 1:
             pairs.append((op, factor))
     return _by_location(pairs, max)

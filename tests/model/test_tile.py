@@ -32,18 +32,22 @@ def test_compute_groups_share_a_loop_iterations_chain():
     assert one.steady_s == 8.0 and two.steady_s == 4.0  # max(3, 10 / 4, 8) and max(3, 2.5, 4)
 
 
+def _demand(name, kind, pipe, busy, latency=0.0):
+    """A demand busy ``busy`` on pipeline ``pipe`` alone, with ``latency``."""
+    from tilesight.model.resources import NPIPES, ActionDemand
+
+    vec = [0.0] * NPIPES
+    vec[pipe] = busy
+    return ActionDemand(name, kind, tuple(vec), tuple(vec), latency, kind is ActionKind.LOAD)
+
+
 def test_groups_meeting_at_a_barrier_queue_on_the_busiest_pipe():
     """Two compute groups whose own warps load the loop's tiles wait for each other every iteration: the
     last ends its half of the chain plus the other's time on the busiest pipe; with a producer warpgroup
     loading, the groups drift apart and just halve the chain."""
-    from tilesight.model.resources import CUDA, L2, NPIPES, TC, ActionDemand
+    from tilesight.model.resources import CUDA, L2, NPIPES, TC
     from tilesight.model.tile import eval_body
     from tilesight.plan import Loop
-
-    def demand(name, kind, pipe, busy, latency=0.0):
-        vec = [0.0] * NPIPES
-        vec[pipe] = busy
-        return ActionDemand(name, kind, tuple(vec), tuple(vec), latency, kind is ActionKind.LOAD)
 
     acts = (
         TileAction("ld", ActionKind.LOAD, tensor="t"),
@@ -51,9 +55,9 @@ def test_groups_meeting_at_a_barrier_queue_on_the_busiest_pipe():
         TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0, deps=("mm",)),
     )
     demands = {
-        "ld": demand("ld", ActionKind.LOAD, L2, 1.0, 0.5),
-        "mm": demand("mm", ActionKind.DOT, TC, 3.0),
-        "ew": demand("ew", ActionKind.ELEMENTWISE, CUDA, 1.0),
+        "ld": _demand("ld", ActionKind.LOAD, L2, 1.0, 0.5),
+        "mm": _demand("mm", ActionKind.DOT, TC, 3.0),
+        "ew": _demand("ew", ActionKind.ELEMENTWISE, CUDA, 1.0),
     }
     # one iteration: load 1 + 0.5 latency, then dot 3, then element-wise 1: L = 5.5; chain 3 + 1 = 4;
     # busiest pipe TC 3; depth 2 (3 stages): L / 3 = 1.83
@@ -396,22 +400,17 @@ def test_consumer_warpgroups_waiting_for_their_dots_take_the_step_latency():
 def test_an_unrolled_loop_overlaps_its_iterations_loads():
     """ptxas unrolls a load-only loop four times and issues the four iterations' loads together: the loop
     runs as a pipeline of depth 3 over the loads' latency, as four stages would."""
-    from tilesight.model.resources import CUDA, L2, NPIPES, ActionDemand
+    from tilesight.model.resources import CUDA, L2, NPIPES
     from tilesight.model.tile import eval_body
     from tilesight.plan import Loop
-
-    def demand(name, kind, pipe, busy, latency=0.0):
-        vec = [0.0] * NPIPES
-        vec[pipe] = busy
-        return ActionDemand(name, kind, tuple(vec), tuple(vec), latency, kind is ActionKind.LOAD)
 
     acts = (
         TileAction("ld", ActionKind.LOAD, tensor="t"),
         TileAction("acc", ActionKind.ELEMENTWISE, flops=1.0, deps=("ld",)),
     )
     demands = {
-        "ld": demand("ld", ActionKind.LOAD, L2, 1.0, 8.0),
-        "acc": demand("acc", ActionKind.ELEMENTWISE, CUDA, 1.0),
+        "ld": _demand("ld", ActionKind.LOAD, L2, 1.0, 8.0),
+        "acc": _demand("acc", ActionKind.ELEMENTWISE, CUDA, 1.0),
     }
     scale = (1.0,) * NPIPES
     # one iteration: load 1 + latency 8, then the add 1: L = 10; busiest pipe 1
