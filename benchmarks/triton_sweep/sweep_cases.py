@@ -1145,13 +1145,17 @@ def validation16_cases() -> list[Case]:
     """576 attention launches (:func:`attention_space_cases` at each of VALIDATION16_ATTENTION_SHAPES) and 42
     GEMMs (VALIDATION16_GEMM_TILES x 3 stage counts x 2 shapes)."""
     cases = [c for shape in VALIDATION16_ATTENTION_SHAPES for c in attention_space_cases(*shape)]
-    cases += [
+    return _all_held_out(cases + _stage_gemms(VALIDATION16_GEMM_SHAPES), "validation16")
+
+
+def _stage_gemms(shapes) -> list[Case]:
+    """Grouped fp16 GEMMs of VALIDATION16_GEMM_TILES at 2, 3 and 4 stages (GROUP_M 8) on each shape."""
+    return [
         gemm_case("grouped", shape, "float16", GemmConfig(bm, bn, bk, warps, stages, 8))
-        for shape in VALIDATION16_GEMM_SHAPES
+        for shape in shapes
         for bm, bn, bk, warps in VALIDATION16_GEMM_TILES
         for stages in (2, 3, 4)
     ]
-    return _all_held_out(cases, "validation16")
 
 
 # A seventeenth validation set (stop 29): the ALU-op cost (TileAction.alu_ops x the profile's alu_op_cost)
@@ -1219,13 +1223,7 @@ def validation19_cases() -> list[Case]:
     kernels (:func:`validation18_cases`' list at VALIDATION19_ROWS) and 42 GEMMs (VALIDATION16_GEMM_TILES x 3
     stage counts x VALIDATION19_GEMM_SHAPES)."""
     cases = [c for shape in VALIDATION19_ATTENTION_SHAPES for c in attention_space_cases(*shape)]
-    cases += _row_kernels(VALIDATION19_ROWS)
-    cases += [
-        gemm_case("grouped", shape, "float16", GemmConfig(bm, bn, bk, warps, stages, 8))
-        for shape in VALIDATION19_GEMM_SHAPES
-        for bm, bn, bk, warps in VALIDATION16_GEMM_TILES
-        for stages in (2, 3, 4)
-    ]
+    cases += _row_kernels(VALIDATION19_ROWS) + _stage_gemms(VALIDATION19_GEMM_SHAPES)
     return _all_held_out(cases, "validation19")
 
 
