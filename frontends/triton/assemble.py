@@ -145,17 +145,23 @@ def _estimate_decides(
     regs: int, limit: int, threads: int, smem: int, programs: int, hw: HardwareProfile | None
 ) -> bool:
     """Whether the register estimate's error band (:data:`.ptxas.AUTO_BAND`) could decide the prediction:
-    the estimate reaches that fraction of the per-thread limit (spill or not, and how much), or registers
-    bound the blocks resident on an SM and a count that much lower would let more in."""
+    the estimate reaches that fraction of the per-thread limit (spill or not, and how much), or a count
+    inside the band, ``AUTO_BAND`` times the estimate to the estimate over ``AUTO_BAND``, would put another
+    number of blocks on an SM (the estimate errs both ways: 128 estimated for an attention tile that ptxas
+    gives 152, which holds one 8-warp block an SM where 128 holds two)."""
     if regs >= AUTO_BAND * limit:
         return True
     if hw is None:
         return False
-    res = BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=regs)
-    fewer = max(1, math.floor(AUTO_BAND * regs))
-    low = BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=fewer)
+
+    def resident(count: int) -> int:
+        res = BlockResources(threads=threads, smem_bytes=smem, regs_per_thread=min(count, limit))
+        return residency(res, hw, programs).resident_blocks
+
     try:
-        return residency(low, hw, programs).resident_blocks > residency(res, hw, programs).resident_blocks
+        at = resident(regs)
+        fewer, more = max(1, math.floor(AUTO_BAND * regs)), math.ceil(regs / AUTO_BAND)
+        return resident(fewer) != at or resident(more) != at
     except LaunchError:  # the engine reports a block that cannot launch, whatever its registers
         return False
 

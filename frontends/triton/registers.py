@@ -51,16 +51,19 @@ POINTER_REGISTERS = 2  # a 64-bit global address
 
 def _dot_registers(dot: TileAction, computed: bool, threads: int) -> float:
     """Registers per thread one dot in a loop keeps live: its accumulator, plus its operand fragments for a
-    warp-level ``mma``, or its computed A operand for a ``wgmma``."""
+    warp-level ``mma``, or its computed A operand for a ``wgmma``. Where the MMA layout wraps around the
+    result (the dot's ``flops`` count each copy: :func:`..layouts.dot_replication`), every copy holds its
+    own accumulator and operands: a 64-row attention tile on 8 warps is held whole by both warpgroups."""
     m, n, k = dot.shape
+    copies = max(1.0, dot.flops / (2.0 * m * n * k)) if m * n * k else 1.0
     regs = m * n * ACCUMULATOR_BYTES / REGISTER_BYTES / threads
     if dot.dtype is None:
-        return regs
+        return regs * copies
     if dot.variant == "mma":
         regs += (m * k + k * n) * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
     elif computed:  # wgmma reads a computed A operand from registers
         regs += m * k * dtype_bytes(dot.dtype) / REGISTER_BYTES / threads
-    return regs
+    return regs * copies
 
 
 def _staging_registers(

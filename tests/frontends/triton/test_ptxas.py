@@ -121,6 +121,12 @@ def test_auto_asks_ptxas_where_the_estimate_decides_the_resident_blocks():
     assert not _estimate_decides(191, 255, 128, 200 * 1024, 132, hw)
     # a block that cannot launch is left to the engine's error
     assert not _estimate_decides(100, 255, 128, 300 * 1024, 10_000, hw)
+    # the band reaches up as well: 128 registers on 256 threads (4,096 a warp: 16 warps, 2 blocks) with 80 KB
+    # of shared memory (2 blocks); 96 (3,072: 21 warps) still holds 2, but 171 (5,472 -> 5,632: 11 warps)
+    # holds 1, so a count above the estimate would halve the resident blocks
+    assert _estimate_decides(128, 255, 256, 80 * 1024, 10_000, hw)
+    # ... which 150 KB of shared memory holds to 1 block whatever the registers
+    assert not _estimate_decides(128, 255, 256, 150 * 1024, 10_000, hw)
 
 
 def test_a_cuobjdump_that_cannot_run_is_a_frontend_error(monkeypatch, tmp_path):

@@ -31,6 +31,18 @@ def test_wgmma_operand_computed_in_registers():
     assert estimate_registers(body, 128) == REGISTER_OVERHEAD + 64 + 32
 
 
+def test_a_wrapped_mma_layout_holds_a_copy_of_the_dot_per_warpgroup():
+    # a 64 x 128 score tile on 8 warps: both warpgroups compute it whole (the walker counts the dot's flops
+    # twice), so each holds the accumulator: 2 x 64 x 128 / 256 = 64 registers; the P @ V dot after it has
+    # no copies: 64 x 64 / 256 = 16, P 64 x 128 x 2 B / 4 B / 256 = 16; + 40 overhead = 136
+    copies = 2 * (2.0 * 64 * 128 * 64)
+    qk = TileAction("qk", ActionKind.DOT, dtype="float16", shape=(64, 128, 64), variant="wgmma", flops=copies)
+    soft = TileAction("p", ActionKind.ELEMENTWISE, flops=8192.0, deps=("qk",))
+    pv = TileAction("pv", ActionKind.DOT, dtype="float16", shape=(64, 64, 128), variant="wgmma", deps=("p",))
+    body = (Loop("kv", 4, (qk, soft, pv), stages=2, reduction=True),)
+    assert estimate_registers(body, 256) == REGISTER_OVERHEAD + 64 + 16 + 16
+
+
 def test_sibling_loops_hold_their_tiles_one_after_the_other():
     # the causal attention tutorial's two stages: the same two wgmma dots in an off-band and a diagonal loop.
     # Per loop: S = QK^T accumulator 128 x 64 / 256 threads = 32, O accumulator 128 x 128 / 256 = 64, and P
