@@ -1238,6 +1238,27 @@ def validation20_cases() -> list[Case]:
     return _all_held_out(attention_space_cases(*VALIDATION20_ATTENTION_SHAPE), "validation20")
 
 
+# A twenty-first validation set (stop 31): the register rules blind (the ptxas band reaching up as well as
+# down, a wrapped MMA layout's copies of a dot). Both attention kernels over the tutorial's 36 configs at a
+# shape no other set times, and the autotune-style GEMM config list (gemm_configs) at two new aligned shapes,
+# where registers decide the resident blocks of several configs. Predictions recorded with and without the
+# rules before it was measured.
+VALIDATION21_ATTENTION_SHAPE = (5, 14, 2304)  # batch, heads, n_ctx
+VALIDATION21_GEMM_SHAPES = (("v21_a", 5120, 3072, 2048), ("v21_b", 2560, 2560, 6144))
+
+
+def validation21_cases() -> list[Case]:
+    """288 attention launches (:func:`attention_space_cases` at VALIDATION21_ATTENTION_SHAPE) and the fp16
+    grouped GEMM's autotune-style config list (:func:`gemm_configs`) at each of VALIDATION21_GEMM_SHAPES."""
+    cases = attention_space_cases(*VALIDATION21_ATTENTION_SHAPE)
+    cases += [
+        gemm_case("grouped", shape, "float16", cfg)
+        for shape in VALIDATION21_GEMM_SHAPES
+        for cfg in gemm_configs()
+    ]
+    return _all_held_out(cases, "validation21")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
