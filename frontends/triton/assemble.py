@@ -28,7 +28,7 @@ from .binding import Binding
 from .compile import CompiledIR
 from .coords import reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
-from .layouts import pipelined, refills_after_compute, warpgroup_rows
+from .layouts import pipelined, refills_after_compute, warpgroup_shares
 from .ptxas import AUTO_BAND, PtxasUsage
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import tile_extents
@@ -283,7 +283,7 @@ def build_plan(
             smem_bytes=smem,
             regs_per_thread=regs_used,
             spill_bytes_per_thread=spill,
-            compute_groups=warpgroup_rows(ir.ttgir),
+            compute_groups=warpgroup_shares(ir.ttgir),
         ),
         source="triton",
         notes=tuple(dict.fromkeys(notes)),

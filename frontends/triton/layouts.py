@@ -322,13 +322,16 @@ WARPS_PER_WARPGROUP = 4
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
-def warpgroup_rows(ttgir: str) -> int:
-    """How many warpgroups split every warpgroup-MMA (``wgmma``) dot's result rows between them: each then
-    runs its own rows' dots and the element-wise work on them (an 8-warp 128-row attention block is two
-    groups of 64 rows). The fewest over the module's ``wgmma`` dots (a dot whose layout wraps its rows,
-    computing them twice, counts as one group); 1 without such a dot."""
+def warpgroup_shares(ttgir: str) -> int:
+    """How many warpgroups each run a share of every warpgroup-MMA (``wgmma``) dot, and of the element-wise
+    work on its result: an 8-warp 128-row attention block is two groups of 64 rows; 8 warps on 64 rows split
+    the value dot's columns and hold a copy each of the score tile (its layout wraps the rows: both compute
+    it, side by side, which :func:`dot_replication` and :func:`element_replication` count). The fewest over
+    the module's ``wgmma`` dots; 1 without such a dot. (Until stop 31 a dot that split its columns or wrapped
+    its rows counted as one group, which ran both warpgroups' copies one after the other: the 64-row 8-warp
+    attention tiles were 10-18% slow once ptxas gave them their one block per SM.)"""
     groups = [
-        max(1, warps[-2] // WARPS_PER_WARPGROUP) if warps[-2] * MMA_ROWS_PER_WARP <= dims[-2] else 1
+        max(1, warps[-2] * warps[-1] // WARPS_PER_WARPGROUP)
         for op, dims, version, warps, _ in _mma_dots(ttgir)
         if version == 3 and op.name == "ttng.warp_group_dot"
     ]

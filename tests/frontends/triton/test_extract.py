@@ -418,16 +418,17 @@ def test_a_score_tile_on_more_warps_than_rows_is_computed_twice():
     ]
 
 
-def test_warpgroups_that_split_the_rows_are_compute_groups():
+def test_warpgroups_that_share_every_dot_are_compute_groups():
     # 128 query rows on 8 warps: both dots' MMA layouts put the two warpgroups on 64 rows each, two compute
-    # groups; 64 rows on 4 warps is one; 64 rows on 8 warps computes the scores twice (one group of rows)
+    # groups; 64 rows on 4 warps is one; 64 rows on 8 warps: each warpgroup computes a copy of the scores
+    # (the layout wraps the rows) and half the value dot's columns, two groups side by side
     def groups(bm, bn, d, warps):
         q, o = TensorSpec((bm, d), "float16"), TensorSpec((bm, d), "float32")
         kv = TensorSpec((4096, d), "float16")
         meta = dict(BM=bm, BN=bn, D=d, num_warps=warps, num_stages=2)
         return FE.plan(k.score_then_value, ((1,), q, kv, kv, o, 4096), meta, HW).resources.compute_groups
 
-    assert (groups(128, 64, 128, 8), groups(64, 64, 128, 4), groups(64, 32, 256, 8)) == (2, 1, 1)
+    assert (groups(128, 64, 128, 8), groups(64, 64, 128, 4), groups(64, 32, 256, 8)) == (2, 1, 2)
 
 
 def test_wgmma_dots_carry_their_instruction_width():
