@@ -1259,6 +1259,17 @@ def validation21_cases() -> list[Case]:
     return _all_held_out(cases, "validation21")
 
 
+# A twenty-second validation set (stop 31): the compute-group rule blind (every warpgroup that runs a share of
+# every wgmma dot is a group: layouts.warpgroup_shares). Both attention kernels over the tutorial's 36
+# configs at a shape no other set times. Predictions recorded with and without the rule before measuring.
+VALIDATION22_ATTENTION_SHAPE = (3, 28, 1664)  # batch, heads, n_ctx
+
+
+def validation22_cases() -> list[Case]:
+    """288 attention launches (:func:`attention_space_cases` at VALIDATION22_ATTENTION_SHAPE)."""
+    return _all_held_out(attention_space_cases(*VALIDATION22_ATTENTION_SHAPE), "validation22")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
