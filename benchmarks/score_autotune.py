@@ -15,7 +15,8 @@ whole autotune space, 36 configs, on eight problems), ``validation16/triton_{att
 space on sixteen more problems; seven GEMM tiles at 2, 3 and 4 stages on two shapes),
 ``validation19/triton_{attention,gemm}.jsonl`` (the same again on sixteen problems and two GEMM shapes),
 ``validation20/triton_attention.jsonl`` (and on eight more), ``validation21/triton_{attention,gemm}.jsonl``
-(eight more, and the GEMM's autotune-style config list on two shapes) and
+(eight more, and the GEMM's autotune-style config list on two shapes), ``validation22/triton_attention.jsonl``
+(eight more) and
 ``tilelang_h200.jsonl`` (TileLang GEMM: every config on every shape and dtype). Each config is predicted here.
 
 Per problem (one shape, dtype and kernel variant):
@@ -307,6 +308,7 @@ def main() -> int:
         # and one more, blind for stop 31's register rules; the GEMM's autotune config list at two new shapes
         "validation21/triton_attention.jsonl": triton_problems,
         "validation21/triton_gemm.jsonl": triton_problems,
+        "validation22/triton_attention.jsonl": triton_problems,  # and one more, blind for the compute groups
         "tilelang_h200.jsonl": tilelang_problems,
     }
     start, cpu_start = time.perf_counter(), time.process_time()
