@@ -131,6 +131,14 @@ class _LocTable:
         return None
 
 
+def _place(op: Op, locs: _LocTable, loc_text: str | None) -> None:
+    """Set ``op``'s three location fields from its ``loc(...)`` text: ``loc`` (the kernel's ``file:line``,
+    what errors name), and the table keys ``where`` and ``line`` (chained through inlined helpers)."""
+    op.loc = locs.resolve(loc_text)
+    op.where = locs.resolve(loc_text, column=True, chain=True)
+    op.line = locs.resolve(loc_text, chain=True)
+
+
 def depends_on(
     value: str, targets: frozenset[str], defs: dict[str, Op], seen: set[str] | None = None
 ) -> bool:
@@ -203,9 +211,7 @@ def parse_module(text: str) -> Function:
             owner, _ = stack.pop()
             if owner is not None:
                 if loc_text and owner.loc is None:  # an op with regions has its location after them
-                    owner.loc = locs.resolve(loc_text)
-                    owner.where = locs.resolve(loc_text, column=True, chain=True)
-                    owner.line = locs.resolve(loc_text, chain=True)
+                    _place(owner, locs, loc_text)
                 tail = line.lstrip("})").strip()
                 if tail.startswith(":") and not owner.rtype:
                     owner.rtype = _result_type(owner.name, tail)
@@ -228,9 +234,8 @@ def parse_module(text: str) -> Function:
         head = tail.split(" iter_args(")[0] if name == "scf.for" else tail
         operands = _SSA.findall(head.split(" : ")[0] if not opens else head)
         rtype = "" if tail.rstrip().endswith("({") else _result_type(name, tail.rstrip(" {"))
-        op = Op(name, results, operands, tail, rtype, locs.resolve(loc_text))
-        op.where = locs.resolve(loc_text, column=True, chain=True)
-        op.line = locs.resolve(loc_text, chain=True)
+        op = Op(name, results, operands, tail, rtype)
+        _place(op, locs, loc_text)
         if name == "scf.for":
             _parse_for(op, tail)
         stack[-1][1].append(op)
