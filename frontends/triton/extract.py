@@ -872,8 +872,13 @@ class Walker:
         body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
 
+    def copies(self, op: Op) -> int:
+        """How many times the warps compute each element ``op`` works on: more than 1 where its tile lies in
+        an MMA layout that wraps around it (:func:`.layouts.element_replication`), each copy computed."""
+        return at_op(self.element_copies, op) or 1
+
     def compute(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int) -> None:
-        numel *= at_op(self.element_copies, op) or 1  # a wrapped MMA layout: each copy is computed
+        numel *= self.copies(op)
         name = self.fresh(kind.value)
         node = {
             "name": name,
@@ -934,7 +939,7 @@ class Walker:
     def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int, alu: int = 0) -> None:
         """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small); ``alu`` of
         the ``numel`` operations are ALU ops (:data:`_FLOAT_ALU_OPS`, integer ops)."""
-        copies = at_op(self.element_copies, op) or 1  # a wrapped MMA layout: each copy is computed
+        copies = self.copies(op)
         numel, alu = numel * copies, alu * copies
         deps = set(self.deps_in(body, vin))
         # candidates in program order (the earliest group first), not in set order: which group absorbs the
