@@ -48,6 +48,33 @@ def test_registers_option_reaches_the_frontend(scale_file: Path, capsys: pytest.
     assert rc == 2 and "invalid choice: 'fast'" in err
 
 
+def test_rank_settles_its_best_with_ptxas_registers(
+    scale_file: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # say ptxas's registers make the estimate's best 1 s slow: the best is predicted again with
+    # registers="auto", the rows re-sorted, and the new best predicted again too; then it stops
+    import dataclasses
+    from types import SimpleNamespace
+
+    import tilesight.cli.rank as cli_rank
+
+    real, modes = cli_rank.predict, []
+
+    def predict(kernel, launch):
+        modes.append((launch.registers, launch.config["BLOCK"]))
+        got = real(kernel, launch)
+        if [m for m in modes if m[0] == "auto"] == [modes[-1]] and launch.registers == "auto":
+            return SimpleNamespace(report=dataclasses.replace(got.report, latency_s=1.0))
+        return got
+
+    monkeypatch.setattr(cli_rank, "predict", predict)
+    rc, out, _ = run(capsys, "rank", *launch(scale_file, "--sweep", "BLOCK=256,512", "--json"))
+    ranking = json.loads(out)["ranking"]
+    first, second = (m[1] for m in modes if m[0] == "auto")
+    assert rc == 0 and [r["config"]["BLOCK"] for r in ranking] == [second, first] and first != second
+    assert ranking[1]["latency_s"] == 1.0 and modes[0][0] == "estimate"
+
+
 def test_rank_autotune_configs_and_sweep(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "rank", *launch(scale_file, "--json"))
     ranking = json.loads(out)["ranking"]

@@ -226,3 +226,39 @@ def test_forked_ranking_warms_the_model_once_in_the_parent(monkeypatch):
     warmed.clear()
     rank(lambda **kw: None, configs, None, workers=1)
     assert warmed == []  # one process: the model is imported where it is first used, as before
+
+
+def test_the_head_of_a_triton_ranking_is_settled_with_ptxas_registers(monkeypatch):
+    """Estimated registers put config 1 first (1 us); ptxas's put it at 5 us (fewer blocks an SM). With
+    ``refine=1`` the head is re-predicted until its first place is settled: config 1 (now 5 us), then the new
+    head, config 2 (2 us, unchanged): two re-predictions, order 2, 3, 1. ``refine=0`` keeps the estimate's
+    order; a caller who chose the register source gets no re-prediction."""
+    from types import SimpleNamespace
+
+    from tilesight.integrations import rank as rank_mod
+
+    latency = {"estimate": {1: 1.0, 2: 2.0, 3: 3.0}, "auto": {1: 5.0, 2: 2.0, 3: 3.0}}
+    calls = []
+
+    def predict_one(build, profile, cfg, on_error):
+        calls.append((build, cfg["x"]))
+        return SimpleNamespace(latency_s=latency[build][cfg["x"]]), None, False, 0.0, 0.0
+
+    monkeypatch.setattr(rank_mod, "_predict_one", predict_one)
+    monkeypatch.setattr(rank_mod, "plan_builder", lambda *a, registers="estimate": registers)
+    monkeypatch.setattr(rank_mod, "_is_triton", lambda kernel: True)
+    chosen = {"now": False}
+    monkeypatch.setattr(rank_mod, "_registers_chosen", lambda kernel, kwargs: chosen["now"])
+    configs = [{"x": 1}, {"x": 2}, {"x": 3}]
+
+    ranking = rank(None, configs, (1,))
+    assert [c["x"] for c in ranking.configs()] == [2, 3, 1]
+    assert calls[3:] == [("auto", 1), ("auto", 2)]
+    calls.clear()
+    assert [c["x"] for c in rank(None, configs, (1,), refine=0).configs()] == [1, 2, 3]
+    assert all(build == "estimate" for build, _ in calls)
+    calls.clear()
+    chosen["now"] = True
+    assert [c["x"] for c in rank(None, configs, (1,)).configs()] == [1, 2, 3] and len(calls) == 3
+    with pytest.raises(RankError, match="refine"):
+        rank(None, configs, (1,), refine=-1)
