@@ -21,8 +21,9 @@ default 1): the predicted best is predicted again with ptxas's registers where t
 the list re-sorted, and so on until the first ``refine`` configs are settled (at most
 :data:`REFINE_ROUNDS` times ``refine`` re-predictions). A config whose estimated registers put two blocks
 on an SM where ptxas gives one (the head-dim-128 attention tile 128x32 on 8 warps: 128 estimated, 152
-compiled) no longer stays first: over the 93 measured problems of ``benchmarks/score_autotune.py`` (which
-predicts with ``"auto"``) estimated registers alone give a top-1 of mean 0.916 of the best, ``"auto"`` 0.935.
+compiled) no longer stays first: over the 93 measured problems of ``benchmarks/score_autotune.py``,
+estimated registers alone give a top-1 of mean 0.916 of the best, ``"auto"`` for every config 0.935, and
+settling the head (replayed from both modes' predictions) picks what ``"auto"`` picks on every problem.
 """
 
 from __future__ import annotations
