@@ -1270,6 +1270,31 @@ def validation22_cases() -> list[Case]:
     return _all_held_out(attention_space_cases(*VALIDATION22_ATTENTION_SHAPE), "validation22")
 
 
+# A twenty-third validation set (stop 31): the whole stop-31 model blind on kinds the other sets time less.
+# Both attention kernels over the tutorial's 36 configs in bf16 at a shape no other set times, validation 18's
+# row kernels at two new widths, and the bf16 grouped GEMM's autotune-style config list at a new shape.
+VALIDATION23_ATTENTION_SHAPE = (2, 24, 3584)  # batch, heads, n_ctx
+VALIDATION23_ROWS = ((5120, 3584), (2560, 7168))
+VALIDATION23_GEMM_SHAPE = ("v23_a", 3584, 7168, 2560)
+
+
+def validation23_cases() -> list[Case]:
+    """288 bf16 attention launches (the configs of :func:`attention_space_cases` at
+    VALIDATION23_ATTENTION_SHAPE), 24 row kernels (:func:`_row_kernels` at VALIDATION23_ROWS) and the bf16
+    grouped GEMM's :func:`gemm_configs` at VALIDATION23_GEMM_SHAPE."""
+    batch, heads, n_ctx = VALIDATION23_ATTENTION_SHAPE
+    cases = [
+        attention_case(batch, heads, n_ctx, head_dim, causal, cfg, staged=staged, dtype="bfloat16")
+        for staged in (False, True)
+        for head_dim in (64, 128)
+        for causal in (False, True)
+        for cfg in VALIDATION15_CONFIGS
+    ]
+    cases += _row_kernels(VALIDATION23_ROWS)
+    cases += [gemm_case("grouped", VALIDATION23_GEMM_SHAPE, "bfloat16", cfg) for cfg in gemm_configs()]
+    return _all_held_out(cases, "validation23")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
