@@ -13,7 +13,7 @@ import os
 from rich.table import Table
 
 from tilesight.errors import TileSightError
-from tilesight.integrations.rank import RANK_REGISTERS, REFINE_REGISTERS, REFINE_ROUNDS
+from tilesight.integrations.rank import RANK_REGISTERS, REFINE_REGISTERS, settle_head
 
 from .argspec import ArgsError, Scalar, parse_config_text
 from .common import REGISTER_MODE_ENV, Output, add_launch_options, config_label, prepare
@@ -47,25 +47,28 @@ def sweep_configs(base: dict[str, Scalar], text: str) -> list[dict[str, Scalar]]
     ]
 
 
+def _latency(row: tuple) -> float:
+    """A row's predicted latency, a refused config's infinite (sorted last)."""
+    return row[1].latency_s if row[1] is not None else float("inf")
+
+
 def _settle_head(prep, rows: list, out: Output) -> list:
-    """As ``tilesight.rank`` settles its head (``refine=1``): the predicted best again with ptxas's registers
-    where the estimate decides it, re-sorted, until the best has been re-predicted (at most
-    ``REFINE_ROUNDS`` times)."""
-    settled: set[int] = set()  # ids of the configs re-predicted
-    for _ in range(REFINE_ROUNDS):
-        cfg, rep, _err = rows[0]
-        if rep is None or id(cfg) in settled:
-            break
+    """As ``tilesight.rank`` settles its head (``refine=1``, with the same
+    :func:`~tilesight.integrations.rank.settle_head`): the predicted best again with ptxas's registers where
+    the estimate decides it, re-sorted, until the best has been re-predicted."""
+
+    def repredict(i: int) -> None:
+        cfg = rows[i][0]
         launch = Launch(prep.launch.args, cfg, prep.launch.grid, prep.launch.hw, registers=REFINE_REGISTERS)
         with out.progress() as bar:
             bar.add_task("settling the best with ptxas's registers", total=None)
             try:
-                rows[0] = (cfg, predict(prep.kernel, launch).report, None)
+                rows[i] = (cfg, predict(prep.kernel, launch).report, None)
             except TileSightError as exc:
-                rows[0] = (cfg, None, str(exc))
-        settled.add(id(cfg))
-        rows.sort(key=lambda r: r[1].latency_s if r[1] is not None else float("inf"))
-    return rows
+                rows[i] = (cfg, None, str(exc))
+
+    settle_head(lambda i: _latency(rows[i]) if rows[i][1] is not None else None, repredict, len(rows), 1)
+    return sorted(rows, key=_latency)
 
 
 def run(ns: argparse.Namespace, out: Output) -> int:
@@ -98,7 +101,7 @@ def run(ns: argparse.Namespace, out: Output) -> int:
             except TileSightError as exc:  # a config that cannot launch ranks last, with its reason
                 rows.append((cfg, None, str(exc)))
             bar.advance(task)
-    rows.sort(key=lambda r: r[1].latency_s if r[1] is not None else float("inf"))
+    rows.sort(key=_latency)
     if registers == RANK_REGISTERS:
         rows = _settle_head(prep, rows, out)
     if out.json_mode:

@@ -276,30 +276,22 @@ def _predict_all(
     return [results[i] for i in range(len(candidates))]
 
 
-def _settle_head(
-    done: list[RankedConfig],
-    build: Callable[[Any], TilePlan | KernelSequence],
-    profile: HardwareProfile,
-    on_error: str,
-    places: int,
-) -> tuple[list[RankedConfig], float, float]:
-    """Re-predict the head of ``done`` with ``build`` (ptxas's registers where the estimate decides) until
-    its first ``places`` launchable configs have all been re-predicted, at most ``REFINE_ROUNDS x places``
-    times; returns the configs (input order) and the frontend and model seconds spent."""
-    settled: set[int] = set()  # indices into done
-    frontend_s = model_s = 0.0
+def settle_head(
+    latency: Callable[[int], float | None], repredict: Callable[[int], None], count: int, places: int
+) -> None:
+    """Settle the head of a ranking of ``count`` entries: ``repredict(i)`` the fastest entry not yet
+    re-predicted among the first ``places`` by ``latency(i)`` (None: refused), re-sort, and so on until
+    those places are all re-predicted, at most ``REFINE_ROUNDS x places`` times (``rank`` and the command
+    line's ``rank`` both settle theirs with ptxas's registers)."""
+    settled: set[int] = set()
     for _ in range(REFINE_ROUNDS * places):
-        launchable = [i for i, r in enumerate(done) if r.report is not None]
-        order = sorted(launchable, key=lambda i: done[i].latency_s)  # stable: ties keep the input order
+        launchable = [i for i in range(count) if latency(i) is not None]
+        order = sorted(launchable, key=lambda i: latency(i))  # stable: ties keep the input order
         todo = [i for i in order[:places] if i not in settled]
         if not todo:
             break
-        i = todo[0]
-        report, refusal, cannot, f_s, m_s = _predict_one(build, profile, done[i].config, on_error)
-        frontend_s, model_s = frontend_s + f_s, model_s + m_s
-        done[i] = RankedConfig(done[i].config, report=report, refused=refusal, cannot_launch=cannot)
-        settled.add(i)
-    return done, frontend_s, model_s
+        repredict(todo[0])
+        settled.add(todo[0])
 
 
 def rank(
@@ -345,8 +337,17 @@ def rank(
         done.append(RankedConfig(cfg, report=report, refused=refusal, cannot_launch=cannot))
     if refine and _is_triton(kernel) and not _registers_chosen(kernel, kwargs):
         settle = plan_builder(kernel, grid, args, kwargs, profile, registers=REFINE_REGISTERS)
-        done, f_s, m_s = _settle_head(done, settle, profile, on_error, refine)
-        frontend_s, model_s = frontend_s + f_s, model_s + m_s
+
+        def repredict(i: int) -> None:
+            nonlocal frontend_s, model_s
+            report, refusal, cannot, f_s, m_s = _predict_one(settle, profile, done[i].config, on_error)
+            frontend_s, model_s = frontend_s + f_s, model_s + m_s
+            done[i] = RankedConfig(done[i].config, report=report, refused=refusal, cannot_launch=cannot)
+
+        def latency(i: int) -> float | None:
+            return done[i].latency_s if done[i].report is not None else None
+
+        settle_head(latency, repredict, len(done), refine)
     ranked = sorted((r for r in done if r.report is not None), key=lambda r: r.latency_s)
     refused = tuple(r for r in done if r.report is None)
     return Ranking(tuple(ranked), refused, frontend_s, model_s)
