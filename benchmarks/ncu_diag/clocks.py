@@ -89,10 +89,10 @@ def sustained(run, sampler: Sampler) -> dict:
 
 
 def main() -> int:
-    import torch
-
     import attn_issue
+    import torch
     import warps
+
     from kernels.triton.attention import attention
     from kernels.triton.attention_staged import attention_staged
     from kernels.triton.gemm import matmul
