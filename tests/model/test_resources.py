@@ -594,6 +594,49 @@ def test_narrow_wgmma_rate_is_a_cap_below_the_dot_chain_rate(round_hw):
     assert tc(128) == pytest.approx(2 * US)
 
 
+def test_a_waited_wgmma_runs_at_the_dot_chain_rate(round_hw):
+    # a dot whose warps wait for its result (attention's) holds the dot-chain rate, 8e13 FLOP/s over the
+    # round GPU's 4 SMs: 2e7 FLOPs take 1 us at a wide instruction and 2 us at m64n16 (efficiency 0.5); the
+    # same dot not waited for keeps the calibrated 4e13 (2 us); without a chain rate in the profile the
+    # waited dot falls back to the narrow cap (the calibrated rate, 2 us wide)
+    import dataclasses
+    from types import MappingProxyType
+
+    from tilesight.model.resources import waited_mma_rate
+
+    eff = MappingProxyType({16: 0.5, 64: 1.0})
+    hw = dataclasses.replace(round_hw, wgmma_n_efficiency=eff, wgmma_chain_flops_per_s=8e13)
+    x = TensorAccess("a", "float16", (1000, 1000), (100, 500))
+
+    def tc(profile, n, waited, variant="wgmma"):
+        dot = TileAction(
+            "d", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), variant=variant, mma_n=n
+        )
+        plan = TilePlan("p", TileGrid((4,)), (x,), (dot,), BlockResources(128))
+        return action_demand(dot, plan, profile, _traffic(0.5, 0.5), waited=waited).busy_s[TC]
+
+    assert waited_mma_rate(hw, "float16", 128) == pytest.approx(8e13)
+    assert waited_mma_rate(hw, "float16", 16) == pytest.approx(4e13)
+    assert tc(hw, 128, True) == pytest.approx(1 * US)
+    assert tc(hw, 16, True) == pytest.approx(2 * US)
+    assert tc(hw, 128, False) == pytest.approx(2 * US)
+    assert tc(hw, 128, True, variant="mma") == pytest.approx(2 * US)  # warp-level mma: calibrated
+    plain = dataclasses.replace(round_hw, wgmma_n_efficiency=eff)
+    assert tc(plain, 128, True) == pytest.approx(2 * US)
+
+
+def test_the_h200_charges_attention_dots_the_dot_chain_rate():
+    # the H200 profile: wgmma_chain_flops_per_s 8.054e14 (fp16); bf16 in proportion to the calibrated
+    # rates (6.7167e14 / 6.5628e14); m64n32 at [wgmma_n_efficiency] 0.761
+    from tilesight.hardware import load_profile
+    from tilesight.model.resources import waited_mma_rate
+
+    h200 = load_profile("h200")
+    assert waited_mma_rate(h200, "float16", 64) == pytest.approx(8.054e14)
+    assert waited_mma_rate(h200, "bfloat16", 128) == pytest.approx(8.054e14 * 6.7167 / 6.5628)
+    assert waited_mma_rate(h200, "float16", 32) == pytest.approx(0.761 * 8.054e14)
+
+
 def _broadcast_plan(
     *actions: TileAction, smem: int = 0, reuse: frozenset[str] = frozenset({"x"})
 ) -> TilePlan:

@@ -162,6 +162,52 @@ def test_a_chained_dot_hides_its_loads_under_busier_tensor_cores():
     assert eval_body((loop,), demands, scale, exposed=0.5).loops[0][2].steady_s == pytest.approx(3.0)
 
 
+def test_softmax_busy_holds_the_tensor_cores_for_cuda_work_beyond_the_exponentials():
+    from tilesight.model.resources import CUDA, NPIPES, SFU, TC
+    from tilesight.model.tile import softmax_busy
+
+    def vec(tc, cuda, sfu):
+        busy = [0.0] * NPIPES
+        busy[TC], busy[CUDA], busy[SFU] = tc, cuda, sfu
+        return tuple(busy)
+
+    # TC 3 (dots 2 + the exponentials' 1, already serialised), CUDA 5: the tensor cores wait 5 - 1 = 4 more
+    assert softmax_busy(vec(3.0, 5.0, 1.0)) == vec(7.0, 5.0, 1.0)
+    # CUDA-core work shorter than the exponentials hides under them: unchanged
+    assert softmax_busy(vec(3.0, 1.0, 2.0)) == vec(3.0, 1.0, 2.0)
+
+
+def test_a_loop_waiting_for_its_dot_holds_the_tensor_cores_through_its_softmax():
+    from tilesight.model.resources import CUDA, NPIPES, SFU, TC, ActionDemand
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    def demand(name, kind, pipe, seconds):
+        busy = [0.0] * NPIPES
+        busy[pipe] = seconds
+        return ActionDemand(name, kind, tuple(busy), tuple(busy), 0.0, False)
+
+    s = TileAction("s", ActionKind.DOT, dtype="float16", shape=(64, 64, 64))
+    mask = TileAction("mask", ActionKind.ELEMENTWISE, deps=("s",))
+    exp = TileAction("exp", ActionKind.SFU, deps=("mask",))
+    o = TileAction("o", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("exp",))
+    demands = {
+        "s": demand("s", ActionKind.DOT, TC, 2.0),
+        "mask": demand("mask", ActionKind.ELEMENTWISE, CUDA, 3.0),
+        "exp": demand("exp", ActionKind.SFU, SFU, 1.0),
+        "o": demand("o", ActionKind.DOT, TC, 2.0),
+    }
+    loop = Loop("k", 10, (s, mask, exp, o), stages=3, reduction=True)
+    scale = (1.0,) * NPIPES
+    # per iteration TC 4 and CUDA 3 over SFU 1: the loop's tensor-core busy time grows by 3 - 1 = 2, so ten
+    # iterations hold the tensor cores 60 (not 40); the CUDA and SFU entries are unchanged
+    plain = eval_body((loop,), demands, scale)
+    serial = eval_body((loop,), demands, scale, softmax_serial=True)
+    assert plain.busy_s[TC] == pytest.approx(40.0)
+    assert serial.busy_s[TC] == pytest.approx(60.0)
+    assert serial.busy_s[CUDA] == plain.busy_s[CUDA] == pytest.approx(30.0)
+
+
 def test_waits_on_dot_when_other_work_reads_a_dot_of_the_same_body():
     from tilesight.model.tile import waits_on_dot
 

@@ -275,6 +275,7 @@ class _Region:
                 alone=alone,
                 step_latency=hw.waited_step_latency_s,
                 port=(hw.l2_latency_s, hw.l2_bw_per_sm_bytes_per_s) if hw.l2_bw_per_sm_bytes_per_s else None,
+                softmax_serial=bool(hw.sfu_tc_serialised),
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by
@@ -365,7 +366,17 @@ def _core(
     tensors = {t.name: t for t in plan.tensors}
     rates = _full_share_rates(hw)
     for act, loops in plan.actions():
-        demand = action_demand(act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p)
+        # a dot its own-loads loop waits for (attention's; a producer warpgroup's consumers keep the profile's
+        # rates, which the fa_steps set's step latency was read against)
+        waited = (
+            act.kind is ActionKind.DOT
+            and bool(loops)
+            and not loops[-1].producer_loads
+            and waits_on_dot(loops[-1].body)
+        )
+        demand = action_demand(
+            act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p, waited=waited
+        )
         if (
             act.variant == SYNC_LOAD
             and (act.vector_bytes or FULL_VECTOR_BYTES) >= FULL_VECTOR_BYTES

@@ -27,7 +27,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
      load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound, a load's
      instructions faster where L2 serves them.
-   * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family; SMEM = ``smem_bytes`` if
+   * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family (a warpgroup MMA of
+     fewer than 64 columns capped by :func:`narrow_mma_rate`; a dot whose warps wait for its result in the
+     same iteration, attention's, at :func:`waited_mma_rate`); SMEM = ``smem_bytes`` if
      the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory
      (and at least the load/store-unit issue time of those bytes when the action's ``vector_bytes`` says the
      warps load them into registers themselves, as warp-level ``mma`` does with ``ldmatrix``),
@@ -395,6 +397,21 @@ def narrow_mma_rate(hw: HardwareProfile, dtype: str, n: int) -> float:
     return eff * rate
 
 
+def waited_mma_rate(hw: HardwareProfile, dtype: str, n: int | None) -> float:
+    """Chip FLOP/s of a warpgroup MMA whose issuing warps wait for its result in the same loop iteration
+    (attention's ``S = Q K^T`` and ``P V``: :func:`tilesight.model.tile.waits_on_dot`): the dot-chain rate
+    (``wgmma_chain_flops_per_s``, fp16; other dtypes in proportion to their calibrated rates) times the
+    profile's ``[wgmma_n_efficiency]`` at ``n``, not the calibrated GEMM rate. The calibrated rate is cuBLAS
+    back to back, whose tensor cores never idle: the clock it holds is the throttled one (the clock-rates
+    probe: 652 TFLOP/s at 1455 MHz sustained, 755 on a rested GPU; benchmarks/data/clocks/). A loop that
+    leaves the tensor cores idle while its warps run the softmax holds 1.82-1.98 GHz (the clocks probe), the
+    clock the dot-chain probes ran at. Without the chain rate, :func:`narrow_mma_rate`."""
+    if not hw.wgmma_chain_flops_per_s or "float16" not in hw.tc_flops_per_s:
+        return narrow_mma_rate(hw, dtype, n) if n else hw.tc_rate(dtype, "wgmma")
+    rate = hw.wgmma_chain_flops_per_s * hw.tc_rate(dtype, "wgmma") / hw.tc_rate("float16")
+    return rate * min(1.0, hw.mma_n_efficiency(n)) if n else rate
+
+
 def waited_load_latency(hw: HardwareProfile, demand: ActionDemand, tile_bytes: float) -> float:
     """Latency of a synchronous tile load (:data:`~tilesight.plan.SYNC_LOAD`) in a loop that is not
     software-pipelined: the block's threads issue its lines together and wait at the block's barrier for the
@@ -470,11 +487,13 @@ def action_demand(
     tensors: Mapping[str, TensorAccess] | None = None,
     rates: tuple[float, ...] | None = None,
     resident: int = 1,
+    waited: bool = False,
 ) -> ActionDemand:
     """The demand of one occurrence of ``action`` (see the module docstring for each kind's rule).
 
     ``tensors`` (name -> access) and ``rates`` (:func:`full_share_rates`) may be passed in precomputed when
     evaluating many actions of one plan. ``resident``: blocks per SM (the footprint of spilled frames).
+    ``waited``: a DOT whose warps wait for its result in the same loop iteration (:func:`waited_mma_rate`).
     """
     amounts = [0.0] * NPIPES
     kind = action.kind
@@ -596,7 +615,9 @@ def action_demand(
         if a:
             if r == TC:
                 rate = hw.tc_rate(action.dtype or "", action.variant) / hw.sm_count
-                if kind is ActionKind.DOT and action.variant == "wgmma" and action.mma_n:
+                if kind is ActionKind.DOT and action.variant == "wgmma" and waited:
+                    rate = waited_mma_rate(hw, action.dtype or "", action.mma_n) / hw.sm_count
+                elif kind is ActionKind.DOT and action.variant == "wgmma" and action.mma_n:
                     rate = min(rate, narrow_mma_rate(hw, action.dtype or "", action.mma_n) / hw.sm_count)
             else:
                 rate = rates[r]

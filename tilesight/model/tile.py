@@ -31,6 +31,13 @@ steps with two consumer warpgroups take ``a + b x block_N`` with ``a`` about 300
 chain give only the slope. (One consumer warpgroup per block keeps its whole chain, already longer than
 that set's 128-row one-warpgroup step.)
 
+A loop whose own warps load its tiles and wait for their dots (:func:`waits_on_dot`: Triton's attention) runs
+its softmax between them: where the profile says ``sfu_tc_serialised``, the tensor cores are held for the
+longer of the softmax's SFU and CUDA-core time (:func:`softmax_busy`; the exponentials alone are added action
+by action in :mod:`.resources`), and its dots run at the dot-chain rate
+(:func:`~tilesight.model.resources.waited_mma_rate`). A producer warpgroup's consumers keep the profile's
+rates and their own step latency, which the ``fa_steps`` set was read against.
+
 A body's ``L_fill`` is when its first compute starts; when that node is a loop, its first iteration's own
 fill is added (the loads in flight before the loop's first compute).
 
@@ -48,7 +55,7 @@ from typing import Any, NamedTuple
 
 from ..plan import ActionKind, Loop, Node, TileAction
 from .envelope import Envelope, envelope
-from .resources import DDR, L2, NPIPES, TC, ActionDemand
+from .resources import CUDA, DDR, L2, NPIPES, SFU, TC, ActionDemand
 from .schedule import BodySchedule, best_schedule
 
 
@@ -156,6 +163,23 @@ def loop_busy_s(busy: tuple[float, ...], exposed: float) -> float:
     return top
 
 
+def softmax_busy(busy: tuple[float, ...]) -> tuple[float, ...]:
+    """One iteration's pipeline busy times in a loop whose warps wait for their dots (:func:`waits_on_dot`),
+    with the tensor cores held for the softmax between the dots: the longer of its SFU time (which the
+    profile's ``sfu_tc_serialised`` already adds to the TC entry, action by action) and its CUDA-core time.
+
+    A block's warps run the score dot, then the softmax on the CUDA cores and the SFU side by side, then the
+    ``P V`` dot; the exponentials alone were what the ``softmax_dot`` probe timed (an on-chip attention loop
+    takes its dots' time plus its exponentials', its few CUDA-core operations hidden). Where the CUDA-core
+    work outlasts the exponentials (masks, selects and rescales: the one-loop kernel's causal configs, ALU
+    pipe 51-54% busy in benchmarks/data/ncu_attn_issue/), the excess holds the tensor cores too: those configs
+    ran 24-28% slower than a model that hid it, at the full clock (benchmarks/data/clocks/)."""
+    extra = busy[CUDA] - busy[SFU]
+    if extra <= 0.0:
+        return busy
+    return tuple(x + extra if r == TC else x for r, x in enumerate(busy))
+
+
 # Dot instruction families the issuing warps do not wait for where they issue them: a warpgroup ``wgmma`` runs
 # on while the warps go on (Triton's ``warp_group_dot`` with ``isAsync``, waited for in a later iteration);
 # a warp-level ``mma`` returns its result in the issuing warps' registers.
@@ -220,6 +244,7 @@ def eval_body(
     alone: bool = False,
     step_latency: float = 0.0,
     port: tuple[float, float] | None = None,
+    softmax_serial: bool = False,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
@@ -228,7 +253,9 @@ def eval_body(
     profile's ``waited_step_latency_s``, which each consumer warpgroup's step of a producer-loads loop that
     waits for its dots takes on top of its share of the chain (see the module docstring); ``port``: the
     profile's ``(l2_latency_s, l2_bw_per_sm_bytes_per_s)``, for the refill bound of pipelined loops
-    (:func:`refill_span_s`; None leaves it out)."""
+    (:func:`refill_span_s`; None leaves it out); ``softmax_serial``: the profile's ``sfu_tc_serialised``,
+    under which a loop that waits for its dots also holds the tensor cores for its CUDA-core work beyond its
+    SFU work (:func:`softmax_busy`)."""
     vecs: list[tuple[float, ...]] = []
     svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
     bursts = False
@@ -259,8 +286,9 @@ def eval_body(
             mems.append(d.memory)
         else:
             sub = eval_body(
-                node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency, port
-            )
+                node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency, port,
+                softmax_serial,
+            )  # fmt: skip
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             waits = waits_on_dot(node.body)
@@ -282,9 +310,11 @@ def eval_body(
             # the exposed share of L2 (loop_busy_s) shows only where the loop's own warps issue its loads
             # and wait for a dot's result; a producer warpgroup's loads hide under the consumers'
             # tensor-core work, and a GEMM loop's chained dots hide their own
-            busy = loop_busy_s(sub.busy_s, exposed if waits and not node.producer_loads else 0.0)
+            own_wait = waits and softmax_serial and not node.producer_loads
+            sub_busy = softmax_busy(sub.busy_s) if own_wait else sub.busy_s
+            busy = loop_busy_s(sub_busy, exposed if waits and not node.producer_loads else 0.0)
             env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
-            vecs.append(tuple(u * trips for u in sub.busy_s))
+            vecs.append(tuple(u * trips for u in sub_busy))
             svecs.append(vecs[-1])
             durs.append(env.total_s)
             mems.append(False)
