@@ -1295,6 +1295,16 @@ def validation23_cases() -> list[Case]:
     return _all_held_out(cases, "validation23")
 
 
+# A twenty-fourth validation set (stop 32): the attention rules of stop 32 (dots a loop waits for at the
+# dot-chain rate, the softmax's CUDA-core work holding the tensor cores) blind, at a shape no other set times.
+VALIDATION24_ATTENTION_SHAPE = (7, 12, 2816)  # batch, heads, n_ctx
+
+
+def validation24_cases() -> list[Case]:
+    """288 attention launches (:func:`attention_space_cases` at VALIDATION24_ATTENTION_SHAPE)."""
+    return _all_held_out(attention_space_cases(*VALIDATION24_ATTENTION_SHAPE), "validation24")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
