@@ -16,7 +16,8 @@ space on sixteen more problems; seven GEMM tiles at 2, 3 and 4 stages on two sha
 ``validation19/triton_{attention,gemm}.jsonl`` (the same again on sixteen problems and two GEMM shapes),
 ``validation20/triton_attention.jsonl`` (and on eight more), ``validation21/triton_{attention,gemm}.jsonl``
 (eight more, and the GEMM's autotune-style config list on two shapes), ``validation22/triton_attention.jsonl``
-(eight more), ``validation23/triton_attention.jsonl`` (eight more, in bf16) and
+(eight more), ``validation23/triton_attention.jsonl`` (eight more, in bf16),
+``validation24/triton_attention.jsonl`` (eight more) and
 ``tilelang_h200.jsonl`` (TileLang GEMM: every config on every shape and dtype). Each config is predicted here.
 
 Per problem (one shape, dtype and kernel variant):
@@ -312,6 +313,7 @@ def main() -> int:
         # in bf16 at one more shape, blind for stop 31's whole model (its bf16 GEMM list is not scored: the
         # GEMM problems are the fp16 grouped kernel's, as in triton_problems)
         "validation23/triton_attention.jsonl": triton_problems,
+        "validation24/triton_attention.jsonl": triton_problems,  # one more, blind for stop 32's rules
         "tilelang_h200.jsonl": tilelang_problems,
     }
     start, cpu_start = time.perf_counter(), time.process_time()
