@@ -59,7 +59,7 @@ from .resources import (
     region_scale,
     waited_load_latency,
 )
-from .tile import BodyCost, eval_body, loop_busy_s, waits_on_dot
+from .tile import BodyCost, eval_body, loop_busy_s, waits_on_dot, waits_on_own_loads
 
 # Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
 # the same shapes while a frontend sweeps configurations.
@@ -368,12 +368,7 @@ def _core(
     for act, loops in plan.actions():
         # a dot its own-loads loop waits for (attention's; a producer warpgroup's consumers keep the profile's
         # rates, which the fa_steps set's step latency was read against)
-        waited = (
-            act.kind is ActionKind.DOT
-            and bool(loops)
-            and not loops[-1].producer_loads
-            and waits_on_dot(loops[-1].body)
-        )
+        waited = act.kind is ActionKind.DOT and bool(loops) and waits_on_own_loads(loops[-1])
         demand = action_demand(
             act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p, waited=waited
         )

@@ -392,9 +392,16 @@ def narrow_mma_rate(hw: HardwareProfile, dtype: str, n: int) -> float:
     eff = hw.mma_n_efficiency(n)
     if eff >= 1.0:
         return rate
-    if hw.wgmma_chain_flops_per_s and "float16" in hw.tc_flops_per_s:
-        return eff * hw.wgmma_chain_flops_per_s * rate / hw.tc_rate("float16")
-    return eff * rate
+    chain = chain_mma_rate(hw, dtype)
+    return eff * (chain if chain is not None else rate)
+
+
+def chain_mma_rate(hw: HardwareProfile, dtype: str) -> float | None:
+    """Chip FLOP/s of a chain of wide warpgroup MMAs of ``dtype``: the profile's ``wgmma_chain_flops_per_s``
+    (fp16), other dtypes in proportion to their calibrated rates; None where the profile has no chain rate."""
+    if not hw.wgmma_chain_flops_per_s or "float16" not in hw.tc_flops_per_s:
+        return None
+    return hw.wgmma_chain_flops_per_s * hw.tc_rate(dtype, "wgmma") / hw.tc_rate("float16")
 
 
 def waited_mma_rate(hw: HardwareProfile, dtype: str, n: int | None) -> float:
@@ -406,9 +413,9 @@ def waited_mma_rate(hw: HardwareProfile, dtype: str, n: int | None) -> float:
     probe: 652 TFLOP/s at 1455 MHz sustained, 755 on a rested GPU; benchmarks/data/clocks/). A loop that
     leaves the tensor cores idle while its warps run the softmax holds 1.82-1.98 GHz (the clocks probe), the
     clock the dot-chain probes ran at. Without the chain rate, :func:`narrow_mma_rate`."""
-    if not hw.wgmma_chain_flops_per_s or "float16" not in hw.tc_flops_per_s:
+    rate = chain_mma_rate(hw, dtype)
+    if rate is None:
         return narrow_mma_rate(hw, dtype, n) if n else hw.tc_rate(dtype, "wgmma")
-    rate = hw.wgmma_chain_flops_per_s * hw.tc_rate(dtype, "wgmma") / hw.tc_rate("float16")
     return rate * min(1.0, hw.mma_n_efficiency(n)) if n else rate
 
 

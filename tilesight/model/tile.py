@@ -138,6 +138,13 @@ def waits_on_dot(body: tuple[Node, ...]) -> bool:
     return _per_body(body, "waits", _waits)
 
 
+def waits_on_own_loads(loop: Loop) -> bool:
+    """Whether ``loop``'s own warps load its tiles and wait for its dots (:func:`waits_on_dot`, no producer
+    warpgroup): Triton's attention, whose dots run at the dot-chain rate and whose softmax holds the tensor
+    cores (:func:`softmax_busy`)."""
+    return not loop.producer_loads and waits_on_dot(loop.body)
+
+
 def _waits(body: tuple[Node, ...]) -> bool:
     dots = {n.name for n in body if isinstance(n, TileAction) and n.kind is ActionKind.DOT}
     return bool(dots) and any(
@@ -310,8 +317,7 @@ def eval_body(
             # the exposed share of L2 (loop_busy_s) shows only where the loop's own warps issue its loads
             # and wait for a dot's result; a producer warpgroup's loads hide under the consumers'
             # tensor-core work, and a GEMM loop's chained dots hide their own
-            own_wait = waits and softmax_serial and not node.producer_loads
-            sub_busy = softmax_busy(sub.busy_s) if own_wait else sub.busy_s
+            sub_busy = softmax_busy(sub.busy_s) if softmax_serial and waits_on_own_loads(node) else sub.busy_s
             busy = loop_busy_s(sub_busy, exposed if waits and not node.producer_loads else 0.0)
             env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub_busy))
