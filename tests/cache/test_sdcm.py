@@ -47,6 +47,14 @@ def test_zelen_severo_matches_normal_cdf():
     assert zelen_severo_cdf(0.0) == pytest.approx(0.5, abs=ZELEN_SEVERO_MAX_ERROR)
 
 
+def test_zelen_severo_far_tails_are_exact_and_raise_nothing():
+    # exp(-x^2 / 2) underflows past |x| ~ 38.6: the tails come out exactly 0 and 1 even when the caller has
+    # numpy raise on underflow
+    with np.errstate(all="raise"):
+        out = zelen_severo_cdf(np.array([-1e9, -40.0, 40.0, 1e9, -np.inf, np.inf]))
+    assert out.tolist() == [0.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+
+
 def test_gaussian_near_capacity():
     # B = 3200 blocks, A = 16: mean = D / 200; at D = 3000 the mean is 15, sigma = sqrt(15 * 0.995) = 3.86,
     # z = (15.5 - 15) / 3.86 = 0.129 -> Phi = 0.551; the exact binomial CDF is 0.568
