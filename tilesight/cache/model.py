@@ -535,7 +535,9 @@ def _hit_matrices(
                 dest[where] = p
     for g, c in enumerate(splits):
         lo = int(offset[g])
-        rows = uniq.reshape(nwaves, ngroups, len(streams))[:, lo : lo + width[g], :].reshape(-1, len(streams))
+        # the split's own cells, numbered as its own walk numbers them
+        rows = uniq.reshape(nwaves, ngroups, len(streams))[:, lo : lo + width[g]]
+        rows = rows.reshape(nwaves * width[g], len(streams))
         own = cell[g * tiles : (g + 1) * tiles]
         own = own // ngroups * width[g] + own % ngroups - lo
         _in_tile_rereads(streams, outs[g], rows, own, c.capacity_bytes, associativity, form)
