@@ -303,13 +303,17 @@ def _window_at(
     n = at.astype(np.float64)
     per_group = n / ngroups
     # every stream at once: row r of ``counts`` is stream r's histogram; c0 and c1 are exclusive prefix
-    # sums (gaps below n, not up to n), read at the distances asked for
-    counts = np.asarray(hists, dtype=np.int64).reshape(len(streams), tiles + 1)
-    zero = np.zeros((len(streams), 1), dtype=np.int64)
-    c0 = np.concatenate((zero, np.cumsum(counts, axis=1)), axis=1)[:, at].astype(np.float64)
-    c1 = np.concatenate((zero, np.cumsum(counts * np.arange(tiles + 1), axis=1)), axis=1)[:, at]
+    # sums (gaps below n, not up to n), both taken in one cumulative sum and read at n - 1
+    nstreams = len(streams)
+    counts = np.asarray(hists, dtype=np.int64).reshape(nstreams, tiles + 1)
+    sums = np.cumsum(np.concatenate((counts, counts * np.arange(tiles + 1))), axis=1)[:, at - 1]
+    if at.size and at[0] == 0:
+        sums[:, 0] = 0  # no gap lies below a distance of 0
+    c0, c1 = sums[:nstreams].astype(np.float64), sums[nstreams:].astype(np.float64)
     keys = np.array([[float(s.nkeys)] for s in streams])
-    distinct = np.clip(per_group - (n * c0 - c1.astype(np.float64)) / max(tiles, 1), 0.0, keys)
+    distinct = per_group - (n * c0 - c1) / max(tiles, 1)
+    np.maximum(distinct, 0.0, out=distinct)
+    np.minimum(distinct, keys, out=distinct)
     total = np.zeros(at.size)
     for s, row in zip(streams, distinct, strict=True):  # summed stream by stream, in stream order
         total += s.slots.size * s.block_bytes * row
