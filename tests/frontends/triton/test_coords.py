@@ -19,6 +19,19 @@ def test_distinct_counts_the_distinct_rows(rows, extents, seed):
     assert _distinct([_ranked(c) for c in cols]) == len(set(zip(*(c.tolist() for c in cols), strict=True)))
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    values=st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=60),
+    spread=st.sampled_from([1, 7, 5000, 2**40]),
+)
+def test_ranked_is_the_rank_among_distinct_values(values, spread):
+    # narrow ranges take the histogram, wide ones np.unique: both rank each value among the distinct ones
+    col = np.array(values, dtype=np.int64) % spread - spread // 2
+    ranks, count = _ranked(col)
+    distinct = sorted(set(col.tolist()))
+    assert count == len(distinct) and ranks.tolist() == [distinct.index(v) for v in col.tolist()]
+
+
 def test_distinct_of_wide_codes_takes_the_sort_path():
     # 524288 lanes of three columns whose joint radix (2^19 x 32 x 8) passes the histogram's limit
     lane = np.arange(1 << 19, dtype=np.int64)
