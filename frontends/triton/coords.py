@@ -9,6 +9,7 @@ candidates are not a function of the other dimensions; its reuse dims are the on
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -64,6 +65,16 @@ class Coordinates:
     sequence: np.ndarray  # (launches, ndim), launch order
     columns: dict[str, tuple[np.ndarray, int]]  # candidate or dim -> (ranks over valid lanes, distinct count)
 
+    @functools.cached_property
+    def without(self) -> dict[str, tuple[list[tuple[np.ndarray, int]], int]]:
+        """Per dim: the columns of the other dims, and how many distinct rows they have (what
+        :func:`reuse_dims` compares every tensor's address against)."""
+        out = {}
+        for d in self.dims:
+            others = [self.columns[o] for o in self.dims if o != d]
+            out[d] = (others, _distinct(others))
+        return out
+
 
 def _dim_name(cand: str, taken: set[str]) -> str:
     stem = re.sub(r"_\d+$", "", cand.lstrip("%")) or "d"
@@ -115,8 +126,7 @@ def reuse_dims(coords: Coordinates, address: set[str]) -> frozenset[str]:
     """Grid dims (names) along which ``address`` (its candidate names) stays the same."""
     key = [coords.columns[a] for a in sorted(address) if a in coords.columns]
     out = set()
-    for d in coords.dims:
-        others = [coords.columns[o] for o in coords.dims if o != d]
-        if _distinct([*others, *key]) <= _distinct(others):
+    for d, (others, count) in coords.without.items():
+        if _distinct([*others, *key]) <= count:
             out.add(d)
     return frozenset(out)
