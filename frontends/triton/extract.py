@@ -118,6 +118,9 @@ _TERMINATORS = frozenset({"scf.yield", "tt.return", "tt.reduce.return", "tt.scan
 # Block-wide barriers (``tl.debug_barrier()``): a synchronisation the tile program already implies between its
 # dependent actions; no work of their own.
 _BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
+# Facts the kernel states for the compiler (``tl.assume(pid_m >= 0)``, as the matrix-multiplication tutorial
+# writes): no work, and nothing for the walker to learn that the argument values do not already say.
+_HINTS = frozenset({"llvm.intr.assume"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
 # conversions of integer tensors to floating point: their integer inputs are values (Walker.value_work)
 _INT_TO_FLOAT = frozenset({"arith.uitofp", "arith.sitofp"})
@@ -428,7 +431,7 @@ class Walker:
 
     def step(self, op: Op, body: _Body) -> None:
         n = op.name
-        if n in _TERMINATORS or n in _BARRIERS:
+        if n in _TERMINATORS or n in _BARRIERS or n in _HINTS:
             return
         if n == "arith.constant":
             c = interp.constant(op.text)

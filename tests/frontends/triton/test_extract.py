@@ -12,6 +12,7 @@ from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
 import tilesight  # noqa: E402
 from tilesight import TensorSpec, load_profile  # noqa: E402
 from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
+from tilesight.model.evaluate import evaluate  # noqa: E402
 from tilesight.plan import ELEMENT_ASYNC_COPY, ActionKind, Loop  # noqa: E402
 
 HW = load_profile("h200")
@@ -34,6 +35,23 @@ def test_gemm_grid_tiles_and_reuse():
     assert t["a_ptr"].tile == (128, 64) and t["b_ptr"].tile == (64, 128) and t["c_ptr"].tile == (128, 128)
     m_dim, n_dim = plan.grid.dims
     assert t["a_ptr"].reuse_dims == {n_dim} and t["b_ptr"].reuse_dims == {m_dim} and not t["c_ptr"].reuse_dims
+
+
+def test_compiler_hints_change_nothing():
+    # tl.assume lowers to llvm.intr.assume: no work and no tile of its own, so the hinted GEMM (whose offsets
+    # also wrap modulo M and N) has the plain one's grid, tiles, reuse and time
+    a, b, c = (
+        TensorSpec((2048, 1024), "float16"),
+        TensorSpec((1024, 1536), "float16"),
+        TensorSpec((2048, 1536), "float16"),
+    )
+    args = ((16 * 12,), a, b, c, 2048, 1536, 1024, 1024, 1, 1536, 1, 1536, 1)
+    meta = dict(BM=128, BN=128, BK=64, GROUP_M=8, num_warps=8, num_stages=3)
+    plain, hinted = (FE.plan(fn, args, dict(meta), HW) for fn in (k.gemm, k.gemm_assumed))
+    assert hinted.grid.shape == plain.grid.shape == (12, 16)  # dims by distinct values: n (12), then m
+    assert hinted.grid.sequence.tolist() == plain.grid.sequence.tolist()
+    assert [(t.tile, t.reuse_dims) for t in hinted.tensors] == [(t.tile, t.reuse_dims) for t in plain.tensors]
+    assert evaluate(hinted, HW).latency_us == evaluate(plain, HW).latency_us
 
 
 def test_gemm_loop_dot_and_resources():

@@ -50,6 +50,60 @@ def gemm(
 
 
 @triton.jit
+def gemm_assumed(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
+    # ``gemm`` with the compiler hints current Triton GEMMs state (``tl.assume``), and row and column offsets
+    # wrapped modulo the extents instead of masked
+    pid = tl.program_id(0)
+    npm = tl.cdiv(M, BM)
+    npn = tl.cdiv(N, BN)
+    in_group = GROUP_M * npn
+    first_m = (pid // in_group) * GROUP_M
+    gsize = min(npm - first_m, GROUP_M)
+    pid_m = first_m + (pid % in_group) % gsize
+    pid_n = (pid % in_group) // gsize
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    tl.assume(sam > 0)
+    tl.assume(sbn > 0)
+    tl.assume(scm > 0)
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a = a_ptr + rm[:, None] * sam + rk[None, :] * sak
+    b = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(
+            tl.load(a, mask=rk[None, :] < K - k * BK, other=0.0),
+            tl.load(b, mask=rk[:, None] < K - k * BK, other=0.0),
+            acc,
+        )
+        a += BK * sak
+        b += BK * sbk
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    c = c_ptr + cm[:, None] * scm + cn[None, :] * scn
+    tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
 def softmax(x_ptr, y_ptr, n_cols, sx, sy, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
