@@ -58,14 +58,15 @@ def estimate(obj: Any, *args: Any, hw: str | HardwareProfile = "h200", **kwargs:
                 assert best.report is not None
                 return dataclasses.replace(best.report, extras={**best.report.extras, "config": best.config})
         if frontend.name == "triton" and args:
-            from tilesight.frontends.triton.frontend import unwrap
+            from tilesight.frontends.triton.frontend import autotuner_of
 
-            if len(unwrap(obj)[2]) > 1:
+            tuner = autotuner_of(obj)
+            if tuner is not None:
                 # an @triton.autotune kernel: as @tilesight.predict, the config predicted fastest, named in
                 # report.extras["config"] (the autotuner would time them all and keep the fastest)
-                from .integrations.triton_predict import _Predictor
+                from .integrations.triton_predict import best_config
 
-                return _Predictor(obj, profile).run(args[0], *args[1:], **kwargs)
+                return best_config(tuner, obj, args[0], tuple(args[1:]), dict(kwargs), profile)
         plan = frontend.plan(obj, args, kwargs, profile)
     from .model.evaluate import evaluate
 

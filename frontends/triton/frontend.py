@@ -46,6 +46,15 @@ def unwrap(obj: Any) -> tuple[Any, list[Any], list[dict[str, Any]]]:
     return obj, heuristics, configs
 
 
+def autotuner_of(obj: Any) -> Any:
+    """The ``triton.autotune`` wrapper around ``obj``'s kernel, or None."""
+    while type(obj).__name__ != "JITFunction":
+        if type(obj).__name__ == "Autotuner":
+            return obj
+        obj = obj.kernel if type(obj).__name__ == "PredictedKernel" else obj.fn
+    return None
+
+
 class TritonFrontend:
     name = "triton"
 

@@ -43,6 +43,10 @@ from tilesight.plan import KernelSequence, TilePlan
 from tilesight.report import Report
 
 ON_ERROR = ("raise", "refuse")
+# Errors with which Triton refuses a config, and its autotuner times the config as infinitely slow instead
+# of failing (``triton.runtime.autotuner``: out of resources, a ``tl.static_assert`` of the kernel, ptxas):
+# such a config is refused as one that cannot launch (matched by name: this module imports no Triton)
+TRITON_SKIPPED = frozenset({"OutOfResources", "CompileTimeAssertionFailure", "PTXASError"})
 # Where a Triton config's registers come from when the caller does not say (see the module docstring), and
 # where the settled head of the ranking takes them from
 RANK_REGISTERS = "estimate"
@@ -156,6 +160,23 @@ def config_kwargs(config: Any) -> dict[str, Any]:
     raise RankError(f"config {config!r}: expected a triton.Config or a dict of parameters")
 
 
+def run_pre_hook(config: Any, named_args: dict[str, Any], kwargs: dict[str, Any]) -> None:
+    """A ``triton.Config``'s ``pre_hook``, called as Triton's autotuner calls it before timing the config:
+    with the kernel's arguments by name, the launch's keywords and the config's. Tutorials set host-side
+    descriptors' block shapes in it (``desc.block_shape = [BLOCK_M, HEAD_DIM]``); nothing else of a hook
+    matters to a prediction."""
+    hook = getattr(config, "pre_hook", None)
+    if hook is not None:
+        hook({**named_args, **kwargs, **config_kwargs(config)})
+
+
+def unwrap_jit(kernel: Any) -> Any:
+    """The ``@triton.jit`` function under any wrapper."""
+    from tilesight.frontends.triton.frontend import unwrap
+
+    return unwrap(_inner_triton(kernel))[0]
+
+
 def _inner_triton(kernel: Any) -> Any:
     """The kernel under any autotuning / prediction wrapper (heuristics are kept: the frontend runs them)."""
     while type(kernel).__name__ in _WRAPPERS:
@@ -172,10 +193,9 @@ def _is_triton(kernel: Any) -> bool:
 def _registers_chosen(kernel: Any, kwargs: dict[str, Any]) -> bool:
     """Whether the caller chose a Triton kernel's register source (``registers=``, a kernel parameter of that
     name, or ``$TILESIGHT_REGISTERS``): then ``rank`` uses it for every config."""
-    from tilesight.frontends.triton.frontend import unwrap
     from tilesight.frontends.triton.ptxas import MODE_ENV
 
-    params = {p.name for p in unwrap(_inner_triton(kernel))[0].params}
+    params = {p.name for p in unwrap_jit(kernel).params}
     return "registers" in kwargs or "registers" in params or bool(os.environ.get(MODE_ENV))
 
 
@@ -197,7 +217,13 @@ def plan_builder(
             raise RankError("a Triton kernel needs its launch grid: rank(kernel, configs, grid, *args)")
         if not _registers_chosen(kernel, kwargs):
             kwargs = {**kwargs, "registers": registers}
-        return lambda cfg: frontend.plan(inner, (grid, *args), {**kwargs, **config_kwargs(cfg)}, hw)
+        names = [p.name for p in unwrap_jit(inner).params]
+
+        def build(cfg: Any) -> TilePlan:
+            run_pre_hook(cfg, dict(zip(names, args, strict=False)), kwargs)
+            return frontend.plan(inner, (grid, *args), {**kwargs, **config_kwargs(cfg)}, hw)
+
+        return build
     if grid is not None:
         raise RankError(
             f"rank got a grid but {type(kernel).__name__} is not a @triton.jit kernel (a TileLang program "
@@ -236,10 +262,21 @@ def _predict_one(
         return report, None, False, middle - start, time.perf_counter() - middle
     except LaunchError as exc:
         return None, str(exc), True, time.perf_counter() - start, 0.0
-    except TileSightError as exc:
-        if on_error == "raise":
-            raise RankError(f"config {describe(cfg)}: {exc}") from exc
-        return None, f"{type(exc).__name__}: {exc}", False, time.perf_counter() - start, 0.0
+    except Exception as exc:
+        if type(exc).__name__ not in TRITON_SKIPPED:
+            if isinstance(exc, TileSightError) and on_error == "refuse":
+                return None, f"{type(exc).__name__}: {exc}", False, time.perf_counter() - start, 0.0
+            if isinstance(exc, TileSightError):
+                raise RankError(f"config {describe(cfg)}: {exc}") from exc
+            raise
+        # what Triton's autotuner skips: the config cannot run, whatever the model says
+        return None, f"{type(exc).__name__}: {_last_line(exc)}", True, time.perf_counter() - start, 0.0
+
+
+def _last_line(exc: Exception) -> str:
+    """The last line of an error's message (a Triton compile error's own words, after the source excerpt)."""
+    text = str(exc).strip()
+    return text.splitlines()[-1] if text else type(exc).__name__
 
 
 # The job a forked worker runs: set in the parent just before the fork, inherited by the children, so that

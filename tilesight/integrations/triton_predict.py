@@ -30,21 +30,40 @@ class _Predictor:
         return lambda *args, **meta: self.run(grid, *args, **meta)
 
     def run(self, grid: Any, *args: Any, **meta: Any) -> Report:
-        from tilesight.frontends.triton.frontend import TritonFrontend, unwrap
+        from tilesight.frontends.triton.frontend import TritonFrontend, autotuner_of
         from tilesight.model.evaluate import evaluate
 
         profile = resolve_hw(meta.pop("hw", self._hw))
-        _, _, configs = unwrap(self._kernel)
-        best: Report | None = None
-        plans = TritonFrontend().plans(self._kernel, (grid, *args), meta, profile)
-        for i, plan in enumerate(plans):
-            report = evaluate(plan, profile)
-            if configs:
-                report = dataclasses.replace(report, extras={**report.extras, "config": configs[i]})
-            if best is None or report.latency_s < best.latency_s:
-                best = report
-        assert best is not None
-        return best
+        tuner = autotuner_of(self._kernel)
+        if tuner is None:
+            return evaluate(TritonFrontend().plan(self._kernel, (grid, *args), meta, profile), profile)
+        return best_config(tuner, self._kernel, grid, args, meta, profile)
+
+
+def best_config(
+    tuner: Any, kernel: Any, grid: Any, args: tuple[Any, ...], meta: dict[str, Any], profile: HardwareProfile
+) -> Report:
+    """What ``triton.autotune`` would settle on, predicted: its configs as its ``early_config_prune`` leaves
+    them, each after its ``pre_hook`` (:func:`~tilesight.integrations.rank.rank`), less those Triton itself
+    would skip (a config that cannot launch, or trips the kernel's ``tl.static_assert``); the report of the
+    one predicted fastest, with ``extras["config"]`` naming it and ``extras["refused"]`` the skipped ones and
+    why. (A ``perf_model`` and its ``top_k`` are not applied: the prediction is the model.)"""
+    from .rank import RankError, config_kwargs, describe, rank
+
+    configs = list(tuner.configs)
+    prune = getattr(tuner, "early_config_prune", None)
+    if prune is not None:
+        named = dict(zip(tuner.arg_names, args, strict=False))
+        configs = list(prune(configs, named, **{k: v for k, v in meta.items() if k != "registers"}))
+        if not configs:
+            raise RankError("the autotuner's early_config_prune kept no config")
+    ranking = rank(kernel, configs, grid, *args, hw=profile, **meta)
+    best = ranking.best  # RankError naming every config's refusal when none can run
+    assert best.report is not None
+    extras = {**best.report.extras, "config": config_kwargs(best.config)}
+    if ranking.refused:
+        extras["refused"] = {describe(r.config): r.refused for r in ranking.refused}
+    return dataclasses.replace(best.report, extras=extras)
 
 
 class PredictedKernel:
