@@ -135,6 +135,10 @@ GEMM_KERNELS = {
     "grouped": "kernels.triton.gemm:matmul_kernel",
     "persistent": "kernels.triton.persistent_gemm:matmul_persistent_kernel",
     "tma": "kernels.triton.tma_gemm:matmul_tma_kernel",
+    # the persistent-matmul tutorial's descriptor kernel, its tile loop kept apart from the K loop or
+    # flattened into it (the FLATTEN constexpr)
+    "tma_persistent": "kernels.triton.tma_persistent_gemm:matmul_tma_persistent_kernel",
+    "tma_persistent_flat": "kernels.triton.tma_persistent_gemm:matmul_tma_persistent_kernel",
 }
 WARPS = (2, 4, 8)
 STAGES = (2, 3, 4, 5)
@@ -200,7 +204,7 @@ def _aligned(*dims: int, elem_bytes: int) -> bool:
 
 
 def gemm_case(kind: str, shape: tuple[str, int, int, int], dtype: str, cfg: GemmConfig, **extra: Any) -> Case:
-    """One GEMM launch: ``kind`` is \"grouped\" (matmul_kernel), \"persistent\" or \"tma\"."""
+    """One GEMM launch: ``kind`` is a key of GEMM_KERNELS (\"grouped\" is matmul_kernel)."""
     name, M, N, K = shape
     out_dtype = dtype if DTYPE_BYTES[dtype] >= 2 else "float16"
     a = Tensor((M, K), dtype)
@@ -214,14 +218,15 @@ def gemm_case(kind: str, shape: tuple[str, int, int, int], dtype: str, cfg: Gemm
         "GROUP_M": cfg.group_m,
     }
     tiles = cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n)
-    if kind == "persistent":
-        kernel = GEMM_KERNELS[kind]
+    kernel = GEMM_KERNELS[kind]
+    if kind in ("persistent", "tma_persistent", "tma_persistent_flat"):
         constexprs["NUM_SMS"] = extra["num_sms"]
         grid: tuple[int, ...] = (min(extra["num_sms"], tiles),)
     else:
-        kernel = GEMM_KERNELS[kind]
         grid = (tiles,)
-    if kind == "tma":
+    if kind.startswith("tma_persistent"):
+        constexprs["FLATTEN"] = kind == "tma_persistent_flat"
+    if kind.startswith("tma"):
         args: tuple = (a, b, c, M, N, K, a.strides[0], b.strides[0], c.strides[0])
     else:
         args = (a, b, c, M, N, K, *a.strides, *b.strides, *c.strides)
@@ -384,6 +389,13 @@ ATTENTION_TOKENS = 16384  # batch = tokens / seq, so every sequence length does 
 ATTENTION_HEADS = 16
 
 
+ATTENTION_KERNELS = {
+    "one-loop": "kernels.triton.attention:attention_fwd_kernel",
+    "staged": "kernels.triton.attention_staged:attention_staged_kernel",
+    "tma": "kernels.triton.attention_tma:attention_tma_kernel",
+}
+
+
 def attention_case(
     batch: int,
     heads: int,
@@ -394,26 +406,30 @@ def attention_case(
     *,
     staged: bool = False,
     dtype: str = "float16",
+    tma: bool = False,
 ) -> Case:
     """One fused-attention launch: ``kernels.triton.attention`` (one loop, masked every iteration), or with
-    ``staged`` the tutorial-shaped ``kernels.triton.attention_staged`` (causal as two sibling loops)."""
+    ``staged`` the tutorial-shaped ``kernels.triton.attention_staged`` (causal as two sibling loops), or with
+    ``tma`` that kernel's tiles moved by tensor descriptors (``kernels.triton.attention_tma``)."""
     bm, bn, warps, stages = cfg
     shape = (batch, heads, n_ctx, head_dim)
     q, k, v = (Tensor(shape, dtype) for _ in range(3))
     o = Tensor(shape, dtype, init="empty")
-    kind = ("staged-" if staged else "") + ("causal" if causal else "full")
-    if staged:
-        kernel = "kernels.triton.attention_staged:attention_staged_kernel"
-        mode = {"STAGE": 3 if causal else 1}
-    else:
-        kernel = "kernels.triton.attention:attention_fwd_kernel"
-        mode = {"CAUSAL": causal}
+    variant = "tma" if tma else "staged" if staged else "one-loop"
+    kind = ("" if variant == "one-loop" else f"{variant}-") + ("causal" if causal else "full")
+    kernel = ATTENTION_KERNELS[variant]
+    mode = {"CAUSAL": causal} if variant == "one-loop" else {"STAGE": 3 if causal else 1}
+    args = (
+        (q, k, v, o, head_dim**-0.5, batch, heads, n_ctx)
+        if tma
+        else (q, k, v, o, head_dim**-0.5, *q.strides, heads, n_ctx)
+    )
     return Case(
         id=f"attention/{kind}/{dtype}/b{batch}h{heads}n{n_ctx}d{head_dim}/m{bm}n{bn}w{warps}s{stages}",
         family="attention",
         kernel=kernel,
         grid=(cdiv(n_ctx, bm), batch * heads),
-        args=(q, k, v, o, head_dim**-0.5, *q.strides, heads, n_ctx),
+        args=args,
         constexprs={"HEAD_DIM": head_dim, "BLOCK_M": bm, "BLOCK_N": bn, **mode},
         num_warps=warps,
         num_stages=stages,
@@ -436,10 +452,11 @@ def kernel_precondition(record: dict) -> str | None:
     tensor's end for the last block (validation 17: an illegal memory access at 3072 tokens, after which the
     process's CUDA context failed every launch)."""
     meta = record.get("constexprs", {})
-    if record.get("kernel", "").endswith(":attention_staged_kernel") and meta.get("STAGE") == 3:
+    kernel = record.get("kernel", "").rsplit(":", 1)[-1]
+    if kernel in ("attention_staged_kernel", "attention_tma_kernel") and meta.get("STAGE") == 3:
         if meta["BLOCK_M"] % meta["BLOCK_N"]:
             return (
-                f"attention_staged_kernel's causal loops need BLOCK_M a multiple of BLOCK_N "
+                f"{kernel}'s causal loops need BLOCK_M a multiple of BLOCK_N "
                 f"(BLOCK_M={meta['BLOCK_M']}, BLOCK_N={meta['BLOCK_N']})"
             )
     return None
@@ -1303,6 +1320,47 @@ VALIDATION24_ATTENTION_SHAPE = (7, 12, 2816)  # batch, heads, n_ctx
 def validation24_cases() -> list[Case]:
     """288 attention launches (:func:`attention_space_cases` at VALIDATION24_ATTENTION_SHAPE)."""
     return _all_held_out(attention_space_cases(*VALIDATION24_ATTENTION_SHAPE), "validation24")
+
+
+# A twenty-fifth validation set (stop 33): kernels written the way Triton's tutorials write them for Hopper,
+# which no other set times: the staged attention with every tile moved by a tensor descriptor (the
+# fused-attention tutorial's Hopper path) over the tutorial's config space, and the persistent GEMM over
+# descriptors with its tile loop kept apart from or flattened into the K loop (the persistent-matmul
+# tutorial's descriptor kernel). Predictions recorded before it was measured.
+VALIDATION25_ATTENTION_SHAPE = (2, 24, 3072)  # batch, heads, n_ctx
+VALIDATION25_GEMM_SHAPES = (
+    ("sq4096", 4096, 4096, 4096),
+    ("v25_b", 8192, 3072, 4096),
+    ("v25_c", 2048, 14336, 4096),
+)
+VALIDATION25_GEMM_TILES = (  # (block_m, block_n, block_k, num_warps, num_stages), GROUP_M 8
+    (128, 128, 64, 4, 3),
+    (128, 128, 64, 4, 4),
+    (128, 128, 64, 8, 3),
+    (128, 256, 64, 8, 3),
+    (128, 64, 64, 4, 4),
+    (64, 128, 64, 4, 4),
+    (256, 128, 64, 8, 3),
+)
+
+
+def validation25_cases() -> list[Case]:
+    """144 descriptor attention launches (VALIDATION15_CONFIGS x full / causal x head dim 64 / 128 at
+    VALIDATION25_ATTENTION_SHAPE) and 42 descriptor persistent GEMMs (VALIDATION25_GEMM_TILES x tile loop
+    apart / flattened x VALIDATION25_GEMM_SHAPES, fp16)."""
+    attention = [
+        attention_case(*VALIDATION25_ATTENTION_SHAPE, head_dim, causal, cfg, tma=True)
+        for head_dim in (64, 128)
+        for causal in (False, True)
+        for cfg in VALIDATION15_CONFIGS
+    ]
+    gemms = [
+        gemm_case(kind, shape, "float16", GemmConfig(bm, bn, bk, warps, stages, 8), num_sms=H200_SM_COUNT)
+        for shape in VALIDATION25_GEMM_SHAPES
+        for kind in ("tma_persistent", "tma_persistent_flat")
+        for bm, bn, bk, warps, stages in VALIDATION25_GEMM_TILES
+    ]
+    return _all_held_out(attention + gemms, "validation25")
 
 
 def all_cases() -> list[Case]:

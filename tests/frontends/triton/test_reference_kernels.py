@@ -129,6 +129,59 @@ def test_tma_gemm_descriptor_loads():
     assert plan.resources.smem_bytes >= 98304  # the two 3-stage buffers, plus barriers
 
 
+@pytest.mark.parametrize("flatten", [False, True])
+def test_tma_persistent_gemm(flatten):
+    from tilesight.kernels.triton.tma_persistent_gemm import matmul_tma_persistent_kernel
+
+    # 64 tiles of 128 x 128 over 24 programs, each tile's loads and store through descriptors; the tile loop
+    # flattened into the K loop by the compiler or not, the plan is the same launch sequence and K loop
+    M = N = K = 1024
+    args = ((24,), f16(M, K), f16(K, N), f16(M, N), M, N, K, K, N, N)
+    meta = dict(GEMM_META, GROUP_M=8, NUM_SMS=24, FLATTEN=flatten)
+    plan = FE.plan(matmul_tma_persistent_kernel, args, meta, HW)
+    assert plan.grid.persistent and plan.grid.programs == 24
+    # dims are (col0, row0): the GROUP_M order with its columns swapped
+    assert plan.grid.sequence[:, ::-1].tolist() == _group_order(8, 8, 8)
+    (loop,) = _loops(plan.body)
+    assert loop.trips == 16 and loop.reduction
+    loads = list(_all(plan.body, ActionKind.LOAD))
+    assert {x.tensor for x in loads} == {"a_ptr", "b_ptr"} and all(x.dst is MemLevel.SMEM for x in loads)
+    (store,) = _all(plan.body, ActionKind.STORE)
+    assert store.src is MemLevel.SMEM
+    t = _tensors(plan)
+    assert (t["a_ptr"].tile, t["b_ptr"].tile, t["c_ptr"].tile) == ((128, 64), (64, 128), (128, 128))
+    n, m = plan.grid.dims
+    assert t["a_ptr"].reuse_dims == {n} and t["b_ptr"].reuse_dims == {m}
+
+
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_tma_reads_every_tile_through_descriptors(stage):
+    from tilesight.kernels.triton.attention_staged import attention_staged_kernel
+    from tilesight.kernels.triton.attention_tma import attention_tma_kernel
+
+    # the staged kernel's loops (batch 2, heads 16, n_ctx 1024, head_dim 128, 128 x 64 blocks), every tile
+    # moved by TMA into shared memory: Q once, K and V per key block (K's 64 x 128 rows transposed for Q K^T)
+    q = f16(2, 16, 1024, 128)
+    meta = dict(HEAD_DIM=128, BLOCK_M=128, BLOCK_N=64, STAGE=stage, num_warps=8, num_stages=3)
+    plan = FE.plan(attention_tma_kernel, ((8, 32), q, q, q, q, 0.088, 2, 16, 1024), meta, HW)
+    pointer_args = ((8, 32), q, q, q, q, 0.088, 16 * 1024 * 128, 1024 * 128, 128, 1, 16, 1024)
+    staged = FE.plan(attention_staged_kernel, pointer_args, meta, HW)
+    loops = _loops(plan.body)
+    assert [(lp.trips, lp.mean_trips) for lp in loops] == [
+        (lp.trips, lp.mean_trips) for lp in _loops(staged.body)
+    ]
+    for lp in loops:
+        qk, pv = _all(lp.body, ActionKind.DOT)
+        assert qk.shape == (128, 64, 128) and pv.shape == (128, 128, 64)
+        kv = list(_all(lp.body, ActionKind.LOAD))
+        assert {x.tensor for x in kv} == {"k_ptr", "v_ptr"} and all(x.dst is MemLevel.SMEM for x in kv)
+    t = _tensors(plan)
+    # the descriptors see (batch x heads x n_ctx, head_dim) matrices: their tiles are rows of one head
+    assert t["q_ptr"].tile == t["o_ptr"].tile == (1, 1, 128, 128) and t["k_ptr"].tile == (1, 1, 64, 128)
+    (q_dim,) = [d for d, n in zip(plan.grid.dims, plan.grid.shape, strict=True) if n == 8]
+    assert q_dim in t["k_ptr"].reuse_dims and q_dim in t["v_ptr"].reuse_dims
+
+
 def test_softmax():
     from tilesight.kernels.triton.softmax import softmax_kernel
 
