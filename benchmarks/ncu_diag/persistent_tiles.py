@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Probe: what one tile costs a persistent GEMM program, against the same tiles launched one per block.
 
-Validation 25 measured every descriptor persistent GEMM 5-14% faster than the model (and the pointer persistent
-GEMM of the main set 12% by median), where non-persistent GEMMs with one block per SM are near the model. The
+Validation 25 measured every descriptor persistent GEMM 5-14% faster than the model (the pointer persistent
+GEMM of the main set 12% by median) where non-persistent GEMMs with one block per SM are near the model. The
 model times a persistent program's tiles one after another, each with its K loop's fill, its steady
 iterations and its convert-and-store. This probe separates the per-tile and per-iteration costs: 132 programs
 (one per SM) each run exactly ``T`` tiles (M = BLOCK_M x 11 x T, N = BLOCK_N x 12) for T = 1, 2, 4, 8 at two
