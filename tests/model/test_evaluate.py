@@ -186,6 +186,22 @@ def test_persistent_programs_run_their_tiles_back_to_back(round_hw):
     assert r.latency_s == pytest.approx(12 * US)
 
 
+def test_a_persistent_program_pays_a_tiles_fill_and_drain_once(round_hw):
+    # 8 tiles on 4 programs, 2 each, one after the other. A tile is the two-stage loop of the first test:
+    # L = 14 us (fill 2, steady 3 x 3, drain 3) of which its 4 iterations at the steady rate are 12 us. Its own
+    # warps issue the loads, so a program runs a tile's fill and drain under its other tile:
+    # units of 12 us at d = 0 -> fill 2 + 12 + epilogue 10 = 24 us, + the 2 us paid once = 26, + 2 launch.
+    from dataclasses import replace
+
+    plan = stream_plan(tiles=8, trips=4, stages=2)
+    plan = replace(plan, grid=replace(plan.grid, programs=4))
+    assert evaluate(plan, round_hw).latency_s == pytest.approx(28 * US)
+    # a loop whose loads a producer warpgroup issues keeps each tile whole: 2 x 14 + 2
+    (loop,) = plan.body
+    fed = replace(plan, body=(replace(loop, producer_loads=True),))
+    assert evaluate(fed, round_hw).latency_s == pytest.approx(30 * US)
+
+
 def test_nested_loops_apply_the_envelope_recursively(round_hw):
     # inner loop: 4 trips, 2 stages of (load 2 us incl. latency -> compute 3 us): T_inner = 14 us (as above),
     # usage 4 x 3 = 12 us CUDA. outer loop: 2 trips, 1 stage: L = 14, T_steady = max(12, 14) = 14 -> 28 us.
