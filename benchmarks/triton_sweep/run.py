@@ -70,6 +70,7 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
 
 # Validation sets a flag measures instead of the main sweep, latest first: of several flags, the latest wins.
 VALIDATION_SETS = {
+    "validation26": "the twenty-sixth validation set (persistent GEMMs: the overlap rule blind)",
     "validation25": "the twenty-fifth validation set (descriptor attention and persistent GEMMs)",
     "validation24": "the twenty-fourth validation set (attention at a new shape: stop 32's attention rules)",
     "validation23": "the twenty-third validation set (bf16 attention and GEMM configs, rows: stop 31 blind)",

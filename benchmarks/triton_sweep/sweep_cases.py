@@ -1363,6 +1363,36 @@ def validation25_cases() -> list[Case]:
     return _all_held_out(attention + gemms, "validation25")
 
 
+# A twenty-sixth validation set (stop 33): the persistent overlap rule (tilesight.model.evaluate.
+# persistent_overlap_s) blind, on persistent GEMMs at shapes and tiles validation 25 and the probe do not have:
+# the descriptor kernel (tile loop apart and flattened) and the pointer kernel. Predictions recorded before it
+# was measured.
+VALIDATION26_GEMM_SHAPES = (
+    ("v26_a", 3072, 3072, 6144),
+    ("v26_b", 6144, 2048, 8192),
+    ("v26_c", 12288, 1024, 2048),
+)
+VALIDATION26_GEMM_TILES = (  # (block_m, block_n, block_k, num_warps, num_stages), GROUP_M 8
+    (128, 128, 64, 8, 4),
+    (128, 256, 64, 8, 3),
+    (64, 128, 64, 4, 3),
+    (128, 128, 32, 4, 4),
+    (64, 64, 64, 4, 4),
+)
+
+
+def validation26_cases() -> list[Case]:
+    """45 persistent fp16 GEMMs: VALIDATION26_GEMM_TILES x (descriptor, descriptor flattened, pointer) x
+    VALIDATION26_GEMM_SHAPES."""
+    cases = [
+        gemm_case(kind, shape, "float16", GemmConfig(bm, bn, bk, warps, stages, 8), num_sms=H200_SM_COUNT)
+        for shape in VALIDATION26_GEMM_SHAPES
+        for kind in ("tma_persistent", "tma_persistent_flat", "persistent")
+        for bm, bn, bk, warps, stages in VALIDATION26_GEMM_TILES
+    ]
+    return _all_held_out(cases, "validation26")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
