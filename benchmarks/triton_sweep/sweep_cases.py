@@ -1364,9 +1364,9 @@ def validation25_cases() -> list[Case]:
 
 
 # A twenty-sixth validation set (stop 33): the persistent overlap rule (tilesight.model.evaluate.
-# persistent_overlap_s) blind, on persistent GEMMs at shapes and tiles validation 25 and the probe do not have:
-# the descriptor kernel (tile loop apart and flattened) and the pointer kernel. Predictions recorded before it
-# was measured.
+# persistent_overlap_s) blind, on persistent GEMMs at shapes and tiles that validation 25 and the probe lack:
+# the descriptor kernel (tile loop apart and flattened) and the pointer kernel. Predictions recorded before
+# it was measured.
 VALIDATION26_GEMM_SHAPES = (
     ("v26_a", 3072, 3072, 6144),
     ("v26_b", 6144, 2048, 8192),
