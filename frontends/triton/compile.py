@@ -98,11 +98,21 @@ def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR
     module_map = backend.get_module_map() if hasattr(backend, "get_module_map") else {}
     module = src.make_ir(target, options, codegen, module_map, context)
     metadata: dict[str, Any] = {}
-    ttir_mod = stages["ttir"](module, metadata)
-    ttir = str(ttir_mod)
-    ttgir_mod = stages["ttgir"](ttir_mod, metadata)
-    ttgir = str(ttgir_mod)
-    smem = _shared_bytes(ttgir_mod, options, int(target.arch))
+    try:
+        ttir_mod = stages["ttir"](module, metadata)
+        ttir = str(ttir_mod)
+        ttgir_mod = stages["ttgir"](ttir_mod, metadata)
+        ttgir = str(ttgir_mod)
+        smem = _shared_bytes(ttgir_mod, options, int(target.arch))
+    except RuntimeError as e:  # an MLIR pass of Triton's own pipeline failed (its diagnostics went to stderr)
+        import triton
+
+        raise FrontendError(
+            f"Triton {triton.__version__} could not compile kernel {binding.fn_name!r} for "
+            f"{target.backend} sm_{target.arch} with this config ({e}); Triton's own compiler output above "
+            "names the pass",
+            construct="triton compile",
+        ) from e
     mma = _MMA_RE.search(ttgir)
     compiled = CompiledIR(
         name=binding.fn_name,

@@ -123,4 +123,3 @@ def attention_tma(q, k, v, *, causal, sm_scale=None, block_m=128, block_n=64, nu
         STAGE=3 if causal else 1, num_warps=num_warps, num_stages=num_stages,
     )  # fmt: skip
     return o
-

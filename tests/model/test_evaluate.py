@@ -188,8 +188,8 @@ def test_persistent_programs_run_their_tiles_back_to_back(round_hw):
 
 def test_a_persistent_program_pays_a_tiles_fill_and_drain_once(round_hw):
     # 8 tiles on 4 programs, 2 each, one after the other. A tile is the two-stage loop of the first test:
-    # L = 14 us (fill 2, steady 3 x 3, drain 3) of which its 4 iterations at the steady rate are 12 us. Its own
-    # warps issue the loads, so a program runs a tile's fill and drain under its other tile:
+    # L = 14 us (fill 2, steady 3 x 3, drain 3) of which its 4 iterations at the steady rate are 12 us. Its
+    # own warps issue the loads, so a program runs a tile's fill and drain under its other tile:
     # units of 12 us at d = 0 -> fill 2 + 12 + epilogue 10 = 24 us, + the 2 us paid once = 26, + 2 launch.
     from dataclasses import replace
 

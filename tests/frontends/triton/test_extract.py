@@ -271,6 +271,38 @@ def test_scalar_for_a_pointer_is_tritons_compile_error():
         FE.plan(k.softmax, ((64,), 1.5, x, 1000, 1000, 1000), dict(BLOCK=1024), HW)
 
 
+def test_a_failing_triton_pass_is_a_frontend_error_naming_the_kernel(monkeypatch):
+    # a pass of Triton's own pipeline that fails for the target (Triton 3.9's warp specialisation on sm_90 for
+    # the fused-attention tutorial's causal head-dim-64 config) raises a bare RuntimeError inside Triton
+    from tilesight.frontends.triton import compile as comp
+
+    from tilesight.errors import FrontendError
+
+    real = comp.backend_for
+
+    class FailingTTGIR:
+        def __init__(self, backend):
+            self.backend = backend
+
+        def __getattr__(self, name):
+            return getattr(self.backend, name)
+
+        def add_stages(self, stages, options, language):
+            self.backend.add_stages(stages, options, language)
+
+            def ttgir(mod, metadata):
+                raise RuntimeError("PassManager::run failed")
+
+            stages["ttgir"] = ttgir
+
+    monkeypatch.setattr(comp, "backend_for", lambda *a: FailingTTGIR(real(*a)))
+    x = TensorSpec((64, 1000), "float32")
+    with pytest.raises(
+        FrontendError, match=r"could not compile kernel 'softmax' for cuda sm_90 .*PassManager"
+    ):
+        FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000), dict(BLOCK=1024, num_warps=2), HW)
+
+
 def test_unknown_launch_option_is_tritons_error():
     x = TensorSpec((64, 1000), "float32")
     with pytest.raises(KeyError, match="num_wraps was specified but unrecognised"):
