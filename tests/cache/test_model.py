@@ -381,43 +381,6 @@ def test_window_at_matches_full_window(keys, ngroups):
     assert model_mod._window_at([s], [hist], k.size, ngroups, at).tolist() == full.tolist()
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=48),
-    st.integers(1, 4),
-    st.booleans(),
-)
-def test_one_walk_of_several_splits_gives_each_split_its_own_walk(rows, per_wave, chunked):
-    import numpy as np
-
-    # random launch sequences (a read key, a second read key, a partition per launch index; waves of
-    # ``per_wave`` tiles) walked as the whole cache and as partitions, together and one split at a time
-    a, b, part = (np.array(c) for c in zip(*rows, strict=True))
-    wave = np.arange(a.size) // per_wave
-    streams = [
-        model_mod._Stream("load_a", "a", False, np.array([0, 2, 4]), 4096.0, a, 5),
-        model_mod._Stream("load_b", "b", False, np.array([1, 3, 5]), 2048.0, b, 7),
-        model_mod._Stream("store_c", "c", True, np.array([6]), 8192.0, np.arange(a.size), a.size),
-    ]
-    whole = model_mod._Split(np.zeros(a.size, dtype=np.int64), 64 * 1024.0)
-    near = model_mod._Split(part, 16 * 1024.0, reads_only=True)
-    chunk = 3 if chunked else model_mod.WALK_CHUNK
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(model_mod, "WALK_CHUNK", chunk)
-        both = model_mod._hit_matrices(streams, wave, [whole, near], 16, "gaussian", 2, 0.3)
-        alone = [
-            model_mod._hit_matrices(streams, wave, [c], 16, "gaussian", 2, 0.3)[0] for c in (whole, near)
-        ]
-        mp.setattr(model_mod, "FUSED_WALK_MAX_TILES", 0)  # a grid too large to join: one split at a time
-        apart = model_mod._hit_matrices(streams, wave, [whole, near], 16, "gaussian", 2, 0.3)
-    for joint in (both, apart):
-        for together, own in zip(joint, alone, strict=True):
-            assert together.keys() == own.keys()
-            for name in own:
-                for x, y in zip(together[name], own[name], strict=True):
-                    np.testing.assert_array_equal(x, y)
-
-
 def test_chunked_walk_equals_one_pass(monkeypatch):
     # the walk's chunk size is a speed knob only: 1-tile chunks give the same traffic as the default
     hw = load_profile("h200")

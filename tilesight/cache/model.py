@@ -326,13 +326,6 @@ def _window_at(
 WALK_CHUNK = 16384
 
 
-# Grids up to this many tiles walk their cache splits in one pass (:func:`_hit_matrices`), larger ones one
-# split at a time: a few hundred tiles' arrays cost mostly per-call work, which one pass pays once, while a
-# large grid's sorts grow faster than linearly in the joined length. Speed only: the result does not depend
-# on it.
-FUSED_WALK_MAX_TILES = WALK_CHUNK
-
-
 def _chunks(index: np.ndarray):
     """``index`` in consecutive slices of at most :data:`WALK_CHUNK` entries."""
     for lo in range(0, index.size, WALK_CHUNK):
@@ -345,60 +338,32 @@ def _scatter(hits: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
         row[index] = values[:, k]
 
 
-@dataclass(frozen=True)
-class _Split:
-    """One way of splitting the cache for a walk (:func:`_hit_matrices`): ``group`` is each launch index's
-    cache (0 for one shared cache, its L2 partition or L1.5 group otherwise), each of ``capacity_bytes``;
-    ``reads_only`` skips the written streams (their hit matrices stay 0)."""
-
-    group: np.ndarray
-    capacity_bytes: float
-    reads_only: bool = False
-
-
-def _hit_matrices(
+def _hit_matrix(
     streams: list[_Stream],
     wave: np.ndarray,
-    splits: list[_Split],
+    group: np.ndarray,
+    capacity_bytes: float,
     associativity: int,
     form: str,
     samples: int,
     skew: float = EXECUTION_SKEW,
+    reads_only: bool = False,
     sampled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
-) -> list[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-    """Per split of the cache (:class:`_Split`), the hit probability per (sampled occurrence, launch index) of
-    every read stream, the mask of its compulsory (first-touch) accesses and the mask of its concurrent reuses
-    (the previous access of the block lies in the same wave); a written stream's probability that each of its
-    last writes is still resident when the kernel ends, and the mask of those last writes.
-
-    The splits share one walk over the same launch order: their launch sequences are laid end to end (split
-    ``g``'s launch index ``q`` at ``g x tiles + q``) and their groups numbered apart, so every cell, key and
-    reuse of one split stays its own and each split gets the numbers a walk of it alone gives, while the
-    per-call work (what a few hundred tiles' arrays mostly cost) is paid once. Hit probabilities go through
-    each split's table in the parts a walk of it alone would make (:meth:`~.sdcm._HitTable.many` picks table
-    or form by a part's size).
-    """
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Hit probability per (sampled occurrence, launch index) for every read stream, in caches split by
+    ``group`` (one cache per group id); plus the mask of compulsory (first-touch) accesses and the mask of
+    concurrent reuses (the previous access of the block lies in the same wave)."""
     tiles = wave.size
-    if len(splits) > 1 and tiles > FUSED_WALK_MAX_TILES:
-        return [
-            _hit_matrices(streams, wave, [c], associativity, form, samples, skew, sampled)[0] for c in splits
-        ]
-    nsplit = len(splits)
-    width = [int(c.group.max()) + 1 if tiles else 1 for c in splits]
-    offset = np.cumsum([0, *width[:-1]])
-    ngroups = int(sum(width))
+    ngroups = int(group.max()) + 1 if tiles else 1
     nwaves = int(wave.max()) + 1 if tiles else 0
-    span = nsplit * tiles
-    group = np.concatenate([c.group + o for c, o in zip(splits, offset, strict=True)]) if tiles else wave
-    # one (wave, group) cell = the tiles one cache sees at once
-    cell = np.tile(wave, nsplit) * ngroups + group
+    cell = wave * ngroups + group  # one (wave, group) cell = the tiles one cache sees concurrently
     ncells = nwaves * ngroups
     cell_size = np.bincount(cell, minlength=ncells).astype(np.float64)
     # position of each tile within its cell, in time order
     order = np.argsort(cell, kind="stable")
     first = np.concatenate(([0], np.cumsum(cell_size)[:-1])).astype(np.int64)
-    pos = np.empty(span, dtype=np.int64)
-    pos[order] = np.arange(span) - first[cell[order]]
+    pos = np.empty(tiles, dtype=np.int64)
+    pos[order] = np.arange(tiles) - first[cell[order]]
 
     # distinct bytes per cell and stream per occurrence
     # previous access of the same block (same key, same cache group) in time order, per stream; a tile whose
@@ -406,8 +371,7 @@ def _hit_matrices(
     prevs = []
     uniq = np.zeros((ncells, len(streams)))
     for j, s in enumerate(streams):
-        keys = np.tile(s.keys, nsplit) if nsplit > 1 else s.keys
-        prev = _previous_same_key(group * s.nkeys + keys, s.nkeys * ngroups)
+        prev = _previous_same_key(group * s.nkeys + s.keys, s.nkeys * ngroups)
         prevs.append(prev)
         first = prev < 0
         first[~first] = cell[prev[~first]] != cell[~first]
@@ -423,84 +387,46 @@ def _hit_matrices(
 
     reuse = [np.flatnonzero(prev >= 0) for prev in prevs]  # launch indices re-reading a block
     gaps = [j - prev[j] for j, prev in zip(reuse, prevs, strict=True)]
-    # each reuse's split, and where its split's reuses start and end in each stream's list (launch indices
-    # are sorted, so a split's reuses are one run)
-    bounds = [np.searchsorted(rj, np.arange(nsplit + 1) * tiles) for rj in reuse]
     window = None
     if skew > 0:
         # the staggered window is needed only at the gaps of the reuses; looked up by gap in a full-size array
-        # per split (split g's at g x (tiles + 1))
-        window = np.zeros(nsplit * (tiles + 1))
-        for g in range(nsplit):
-            hists = np.array(
-                [
-                    np.bincount(gj[b[g] : b[g + 1]], minlength=tiles + 1)
-                    for gj, b in zip(gaps, bounds, strict=True)
-                ],
-                dtype=np.int64,
-            )
-            at = np.flatnonzero(hists.reshape(len(streams), tiles + 1).sum(axis=0))
-            window[g * (tiles + 1) + at] = _window_at(streams, hists, tiles, width[g], at)
+        hists = np.array([np.bincount(g, minlength=tiles + 1) for g in gaps], dtype=np.int64)
+        at = np.flatnonzero(hists.reshape(len(streams), tiles + 1).sum(axis=0))
+        window = np.zeros(tiles + 1)
+        window[at] = _window_at(streams, hists, tiles, ngroups, at)
 
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     frac = pos / cell_size[cell]  # position of each tile within its cell, as a share of the cell
     if sampled is None:
         sampled = _sampled_steps(streams, samples)
-    outs: list[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]] = [{} for _ in splits]
-    # hit probabilities still to evaluate, per table: [table, parts, (destination, launch indices) per part]
-    pending: dict[int, list] = {}
-    for s, prev, rj, gj, b, (idx, before, at) in zip(
-        streams, prevs, reuse, gaps, bounds, sampled, strict=True
-    ):
+    for s, prev, rj, gj, (idx, before, at) in zip(streams, prevs, reuse, gaps, sampled, strict=True):
         before_bytes = uniq @ before  # (cells, samples)
         step_bytes = uniq @ at
         has = prev >= 0
-        hits = np.zeros((nsplit, idx.size, tiles))  # per split, (samples, launch index)
-        concurrent = np.zeros((nsplit, tiles), dtype=bool)
-        live = [g for g, c in enumerate(splits) if s.block_bytes > 0 and not (s.write and c.reads_only)]
-        tables = {
-            g: hit_probability_table(splits[g].capacity_bytes / s.block_bytes, associativity, form)
-            for g in live
-        }
-        last = None
+        hits = np.zeros((idx.size, tiles))  # (samples, launch index): rows are written per sample
+        if s.block_bytes <= 0 or (s.write and reads_only):
+            out[s.action] = (hits, ~has, np.zeros(tiles, dtype=bool))
+            continue
+        hit_of = hit_probability_table(capacity_bytes / s.block_bytes, associativity, form)
         if s.write:
             # a written block's last write: the probability it is still resident (dirty) when the kernel ends
-            last = np.ones(span, dtype=bool)
+            last = np.ones(tiles, dtype=bool)
             last[prev[has]] = False
-            for g in live:
-                lo = g * tiles
-                for lj in _chunks(np.nonzero(last[lo : lo + tiles])[0]):
-                    c = cell[lj + lo]
-                    cum = prefix[c][:, None] + before_bytes[c] + frac[lj + lo][:, None] * step_bytes[c]
-                    dist = np.maximum(total[lj + lo][:, None] - cum - s.block_bytes, 0.0) / s.block_bytes
-                    _scatter(hits[g], lj, tables[g](dist))
-        for g in range(nsplit):
-            lo = g * tiles
-            mask = last[lo : lo + tiles] if last is not None and g in tables else ~has[lo : lo + tiles]
-            outs[g][s.action] = (hits[g], mask, concurrent[g])
-        if s.write or not live:
+            for lj in _chunks(np.nonzero(last)[0]):
+                c = cell[lj]
+                cum = prefix[c][:, None] + before_bytes[c] + frac[lj][:, None] * step_bytes[c]
+                dist = np.maximum(total[lj][:, None] - cum - s.block_bytes, 0.0) / s.block_bytes
+                _scatter(hits, lj, hit_of(dist))
+            out[s.action] = (hits, last, np.zeros(tiles, dtype=bool))
             continue
         # reuse inside one cell: the distance is the share of one step's bytes between the two tiles; when the
         # step's bytes do not vary over the samples it is the same for every sample (most reuses in a wave)
         step_const = np.all(step_bytes == step_bytes[:, :1], axis=1)
         start = prefix[:, None] + before_bytes  # bytes before each cell's sampled step, (cells, samples)
         start_t, step_t = np.ascontiguousarray(start.T), np.ascontiguousarray(step_bytes.T)
-        # the reuses in the pieces a walk of one split alone takes (WALK_CHUNK at a time), gathered into
-        # passes of at most WALK_CHUNK reuses
-        pieces = [
-            (g, lo, min(lo + WALK_CHUNK, b[g + 1])) for g in live for lo in range(b[g], b[g + 1], WALK_CHUNK)
-        ]
-        flat_concurrent = concurrent.reshape(-1)
-        while pieces:
-            batch = [pieces.pop(0)]
-            size = batch[0][2] - batch[0][1]
-            while pieces and size + pieces[0][2] - pieces[0][1] <= WALK_CHUNK:
-                batch.append(pieces.pop(0))
-                size += batch[-1][2] - batch[-1][1]
-            if len(batch) == 1:
-                j, gap = rj[batch[0][1] : batch[0][2]], gj[batch[0][1] : batch[0][2]]
-            else:
-                sel = np.concatenate([np.arange(lo, hi) for _, lo, hi in batch])
-                j, gap = rj[sel], gj[sel]
+        concurrent = np.zeros(tiles, dtype=bool)
+        for lo in range(0, rj.size, WALK_CHUNK):
+            j, gap = rj[lo : lo + WALK_CHUNK], gj[lo : lo + WALK_CHUNK]
             i = prev[j]
             cj, ci = cell[j], cell[i]
             frac_j, frac_i = frac[j], frac[i]
@@ -509,14 +435,13 @@ def _hit_matrices(
             ji, cin = j[inner], cj[inner]
             d_in = np.maximum((frac_j[inner] - frac_i[inner]) * step_bytes[cin, 0] - s.block_bytes, 0.0)
             if window is not None:
-                wgap = gap + j // tiles * (tiles + 1) if nsplit > 1 else gap  # this split's window
-                d_st = np.maximum(window[wgap[inner]] - s.block_bytes, 0.0)
+                d_st = np.maximum(window[gap[inner]] - s.block_bytes, 0.0)
                 d_in = (1.0 - skew) * d_in + skew * d_st
             o = ~inner
             jo, cjo, cio = j[o], cj[o], ci[o]
             fjo, fio = frac_j[o], frac_i[o]
             if window is not None:
-                skewed = skew * np.maximum(window[wgap[o]] - s.block_bytes, 0.0)
+                skewed = skew * np.maximum(window[gap[o]] - s.block_bytes, 0.0)
             # one sampled step at a time (rows of the transposed byte tables: plain 1-D gathers)
             dists = []
             for st_k, sb_k in zip(start_t, step_t, strict=True):
@@ -530,33 +455,16 @@ def _hit_matrices(
                     dist += skewed
                 dist *= 1.0 / s.block_bytes
                 dists.append(dist)
-            d_in /= s.block_bytes
-            # each piece's in-step and other reuses are runs of ji and jo (both in launch order): evaluated
-            # later, each as its own part, the in-step probability going to every sampled step
-            firsts = [rj[lo] for _, lo, _ in batch] + [span]
-            cut_in, cut_o = np.searchsorted(ji, firsts), np.searchsorted(jo, firsts)
-            for k, (g, _, _) in enumerate(batch):
-                a, z, ao, zo = cut_in[k], cut_in[k + 1], cut_o[k], cut_o[k + 1]
-                entry = pending.setdefault(id(tables[g]), [tables[g], [], []])
-                entry[1].extend([d_in[a:z], *(d[ao:zo] for d in dists)])
-                entry[2].append((hits[g], ji[a:z] - g * tiles))
-                entry[2].extend((row, jo[ao:zo] - g * tiles) for row in hits[g])
-            flat_concurrent[j[same]] = True
-    for hit_of, parts, sinks in pending.values():
-        for p, (dest, where) in zip(hit_of.many(parts), sinks, strict=True):
-            if dest.ndim == 2:  # an in-step reuse: the same distance at every sampled step
-                dest[:, where] = p
-            else:
-                dest[where] = p
-    for g, c in enumerate(splits):
-        lo = int(offset[g])
-        # the split's own cells, numbered as its own walk numbers them
-        rows = uniq.reshape(nwaves, ngroups, len(streams))[:, lo : lo + width[g]]
-        rows = rows.reshape(nwaves * width[g], len(streams))
-        own = cell[g * tiles : (g + 1) * tiles]
-        own = own // ngroups * width[g] + own % ngroups - lo
-        _in_tile_rereads(streams, outs[g], rows, own, c.capacity_bytes, associativity, form)
-    return outs
+            # the hit probabilities of the in-step reuses and of every sampled step's other reuses, in one
+            # evaluation (each keeps the call it had on its own: _HitTable.many)
+            p_in, *p_out = hit_of.many([d_in / s.block_bytes, *dists])
+            for row, p_k in zip(hits, p_out, strict=True):
+                row[ji] = p_in
+                row[jo] = p_k
+            concurrent[j[same]] = True
+        out[s.action] = (hits, ~has, concurrent)
+    _in_tile_rereads(streams, out, uniq, cell, capacity_bytes, associativity, form)
+    return out
 
 
 def _in_tile_rereads(
@@ -683,13 +591,16 @@ def _compute(
     split = partitions > 1 and not hw.has_l15
     part = _partition_of(eo.sm, hw, partitions) if split else zeros
     capacity = l2_capacity_bytes * (_replica_share(streams, part, partitions) if split else 1.0)
-    # the whole L2, and where it is split, each SM's own partition, which it looks a block up in first (see
-    # the module docstring): one walk of both
-    splits = [_Split(zeros, capacity)]
+    l2 = _hit_matrix(
+        streams, eo.wave, zeros, capacity, hw.l2_associativity, form, samples, skew, sampled=sampled
+    )
+    near = l2
     if split:
-        splits.append(_Split(part, capacity / partitions, reads_only=True))
-    l2, *rest = _hit_matrices(streams, eo.wave, splits, hw.l2_associativity, form, samples, skew, sampled)
-    near = rest[0] if split else l2
+        # each SM looks a block up in its own partition first (see the module docstring)
+        near = _hit_matrix(
+            streams, eo.wave, part, capacity / partitions, hw.l2_associativity, form, samples, skew,
+            reads_only=True, sampled=sampled,
+        )  # fmt: skip
     # lines homed in another partition than the reader's: looked up again across the fabric on a near miss
     far = (partitions - 1) / partitions if split else 0.0
     per_sm = math.ceil(eo.concurrency / hw.sm_count) if eo.concurrency else 1
@@ -699,10 +610,10 @@ def _compute(
     if hw.has_l15 and hw.l15_sms_per_group > 0:
         groups = eo.sm // hw.l15_sms_per_group
         # no L1.5 associativity field in the profile: the L1.5 tier is modelled with the L2's associativity
-        l15 = _hit_matrices(
-            streams, eo.wave, [_Split(groups, hw.l15_effective_bytes)], hw.l2_associativity, form, samples,
-            skew, sampled,
-        )[0]  # fmt: skip
+        l15 = _hit_matrix(
+            streams, eo.wave, groups, hw.l15_effective_bytes, hw.l2_associativity, form, samples, skew,
+            sampled=sampled,
+        )  # fmt: skip
 
     rows: list[AccessBreakdown] = []
     warm = dict(plan.l2_warm)  # tensors an earlier kernel left (partly) in L2
