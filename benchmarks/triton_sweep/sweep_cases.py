@@ -287,17 +287,19 @@ def row_case(
     *,
     variant: str = "",
     programs: int | None = None,
+    row_stages: int = 2,
 ) -> Case:
     """One row kernel: ``op`` softmax / layernorm / rmsnorm, one program per row and the row in one block;
     ``variant`` "rows" is the softmax whose ``programs`` stride over the rows, "chunked" the LayerNorm that
-    walks a wide row in ``block``-wide chunks (same arguments as the one-block LayerNorm)."""
+    walks a wide row in ``block``-wide chunks (same arguments as the one-block LayerNorm); ``row_stages``: the
+    "rows" softmax's rows in flight (``ROW_STAGES``, the fused-softmax tutorial's ``num_stages``)."""
     x = Tensor((rows, cols), dtype)
     y = Tensor((rows, cols), dtype, init="empty")
     pow2 = 1 << (cols - 1).bit_length()
     problem = {"op": op, "rows": rows, "cols": cols, "dtype": dtype}
     if op == "softmax" and variant == "rows":
         kernel = "kernels.triton.softmax:softmax_rows_kernel"
-        args, constexprs = (x, y, rows, cols, cols, cols), {"BLOCK": pow2, "ROW_STAGES": 2}
+        args, constexprs = (x, y, rows, cols, cols, cols), {"BLOCK": pow2, "ROW_STAGES": row_stages}
     elif op == "softmax" and not variant:
         kernel = "kernels.triton.softmax:softmax_kernel"
         args, constexprs = (x, y, cols, cols, cols), {"BLOCK": pow2}
@@ -313,6 +315,7 @@ def row_case(
     else:
         raise ValueError(f"row_case: unknown op {op!r} (variant {variant!r})")
     tag = (f"p{programs}" if programs else "") + f"b{constexprs['BLOCK']}w{warps}"
+    tag += f"s{row_stages}" if row_stages != 2 else ""
     return Case(
         id=f"memory/{op}{'_' + variant if variant else ''}/{dtype}/{rows}x{cols}/{tag}",
         family="memory",
@@ -1391,6 +1394,42 @@ def validation26_cases() -> list[Case]:
         for bm, bn, bk, warps, stages in VALIDATION26_GEMM_TILES
     ]
     return _all_held_out(cases, "validation26")
+
+
+# A twenty-seventh validation set (stop 33): the fused-softmax tutorial's shape, which two earlier launches
+# time: programs striding over the rows (``kernels.triton.softmax:softmax_rows_kernel``) with 2 and 4 rows in
+# flight, at grids of one to sixteen programs per SM, beside the one-program-per-row softmax on the same rows.
+# Predictions recorded before it was measured.
+VALIDATION27_ROWS = (
+    (4096, 8192, "float16"),
+    (8192, 4096, "float32"),
+    (16384, 2048, "float16"),
+    (2048, 16384, "float16"),
+)
+
+
+def validation27_cases() -> list[Case]:
+    """48 row-striding softmax launches (VALIDATION27_ROWS x 4 / 8 warps x 132 / 528 / 2112 programs x 2 / 4
+    rows in flight) and 8 one-program-per-row ones."""
+    cases = []
+    for rows, cols, dtype in VALIDATION27_ROWS:
+        for warps in (4, 8):
+            cases.append(row_case("softmax", rows, cols, dtype, warps))
+            for programs in (H200_SM_COUNT, 4 * H200_SM_COUNT, 16 * H200_SM_COUNT):
+                for stages in (2, 4):
+                    cases.append(
+                        row_case(
+                            "softmax",
+                            rows,
+                            cols,
+                            dtype,
+                            warps,
+                            variant="rows",
+                            programs=programs,
+                            row_stages=stages,
+                        )
+                    )
+    return _all_held_out(cases, "validation27")
 
 
 def all_cases() -> list[Case]:
