@@ -137,3 +137,9 @@ def test_loops_lists_every_loop_outer_first():
     other = Loop("other", 4, (TileAction("ew2", ActionKind.ELEMENTWISE, flops=1.0),))
     plan = TilePlan("p", TileGrid((4,)), (x,), (outer, other), BlockResources(128))
     assert [lp.name for lp in plan.loops()] == ["outer", "inner", "other"]
+
+
+def test_tiles_in_flight_must_be_a_positive_count():
+    assert TileGrid((8,), programs=4, tiles_in_flight=3).tiles_in_flight == 3
+    with pytest.raises(PlanError, match=r"grid.tiles_in_flight=0"):
+        TileGrid((8,), programs=4, tiles_in_flight=0)

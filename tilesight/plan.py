@@ -135,7 +135,9 @@ class TileGrid:
     """The tile grid: tiles per dimension, their names, and the launch order.
 
     ``programs`` is the number of blocks launched. When it is smaller than the tile count the kernel is
-    persistent: program ``p`` processes launch indices ``p, p + programs, p + 2 * programs, ...``.
+    persistent: program ``p`` processes launch indices ``p, p + programs, p + 2 * programs, ...``, and
+    ``tiles_in_flight`` of them at a time (a software-pipelined row loop loads the next rows while it computes
+    one; 1: one tile after another).
     """
 
     shape: tuple[int, ...]
@@ -144,6 +146,7 @@ class TileGrid:
     group_size: int = 1
     programs: int | None = None
     sequence: np.ndarray | None = field(default=None, compare=False, repr=False)
+    tiles_in_flight: int = 1
     sequence_digest: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
@@ -170,6 +173,7 @@ class TileGrid:
             )
         if self.programs is not None:
             _positive_int("grid.programs", self.programs)
+        _positive_int("grid.tiles_in_flight", self.tiles_in_flight)
         if self.order is LaunchOrder.EXPLICIT:
             if self.sequence is None:
                 raise PlanError("grid.sequence", None, "explicit launch order needs the tile sequence")

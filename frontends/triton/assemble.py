@@ -234,6 +234,7 @@ def build_plan(
         order=LaunchOrder.EXPLICIT,
         sequence=coords.sequence,
         programs=programs if persistent else None,
+        tiles_in_flight=walker.tiles_in_flight if persistent else 1,
     )
     threads = ir.num_warps * ir.threads_per_warp
     body = _nodes(

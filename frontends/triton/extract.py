@@ -47,12 +47,14 @@ from .banks import staged_store_bytes
 from .compile import CompiledIR
 from .ir import BLOCK_LABEL, Function, Op, at_op, depends_on, located, parse_module, tensor_type
 from .layouts import (
+    _walk,
     access_rows,
     access_widths,
     dot_instr_n,
     dot_replication,
     element_replication,
     fma_dots,
+    pipelined,
     reduce_warps,
     scattered_copies,
     warp_local_gathers,
@@ -110,6 +112,7 @@ SHUFFLE_ALU_OPS = 4
 # tl.histogram's counters: int32 bins (Walker.histogram)
 HISTOGRAM_BIN_BYTES = 4
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
+_NUM_STAGES = re.compile(r"tt\.num_stages = (\d+)")
 # Largest lane count (programs x iterations) over which a loop whose nested loop bounds use its counter is
 # walked per iteration; beyond it the counter stays unknown and the inner bound raises. 2**22 int64 lanes are
 # 32 MiB per live scalar.
@@ -234,6 +237,7 @@ class Walker:
         self.notes: list[str] = []
         self.names: set[str] = set()
         self.persistent = False
+        self.tiles_in_flight = 1  # tiles a persistent program keeps in flight (pipelined_tiles)
         # (first, end) top-level node indices of a persistent tile loop's work, and its location
         self.persistent_span: tuple[int, int, str | None] | None = None
         # a spin lock being held (see :meth:`spin_lock`), and the section of the lock once released
@@ -1087,6 +1091,7 @@ class Walker:
 
     def persistent_loop(self, op, body, lbv, stv, trips, iter_args, inits) -> None:
         self.persistent = True
+        self.tiles_in_flight = self.pipelined_tiles(op)
         # what the program does before and after its tile loop runs once per program, not once per tile:
         # keep it apart from the loop's work (no fusing across) and wrap it afterwards (:meth:`per_program`)
         top = body.nodes is self.top_nodes
@@ -1114,6 +1119,20 @@ class Walker:
             self.persistent_span = (start, len(body.nodes), op.loc)
         for r in op.results:
             self.env[r] = V()
+
+    def pipelined_tiles(self, op: Op) -> int:
+        """The tiles a persistent program keeps in flight: a tile loop with no loop inside (a row loop) is
+        software-pipelined like any innermost loop, at its ``tl.range(..., num_stages=s)`` (else the
+        kernel's ``num_stages``), its loads ``s - 1`` tiles ahead of the tile it computes, where the compiler
+        made them asynchronous copies; a tile loop holding the loop it pipelines (a K loop) runs its tiles
+        one at a time."""
+        if any(o.name in ("scf.for", "scf.while") for o in _walk(op.regions[0])) or not pipelined(
+            self.ir.ttgir
+        ):
+            return 1
+        m = _NUM_STAGES.search(op.attrs)
+        stages = int(m.group(1)) if m else self.ir.num_stages
+        return max(stages - 1, 1)
 
     def per_program(self, nodes: list[dict]) -> list[dict]:
         """A persistent kernel's top-level actions with the work before and after its tile loop (loading a

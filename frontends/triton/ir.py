@@ -38,6 +38,8 @@ class Op:
     # the tables' line key: ``loc``, or for an op of an inlined helper "helper.py:line@kernel.py:line"
     # (``loc`` is its call site, shared by all the helper's ops); ``where`` chains the same way, with columns
     line: str | None = None
+    # an op with regions: the attribute dictionary printed after them (``{tt.num_stages = 4 : i32}``)
+    attrs: str = ""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -213,6 +215,8 @@ def parse_module(text: str) -> Function:
                 if loc_text and owner.loc is None:  # an op with regions has its location after them
                     _place(owner, locs, loc_text)
                 tail = line.lstrip("})").strip()
+                if tail.startswith("{") and tail.endswith("}"):
+                    owner.attrs = tail
                 if tail.startswith(":") and not owner.rtype:
                     owner.rtype = _result_type(owner.name, tail)
                     owner.text += " " + tail

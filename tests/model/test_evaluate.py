@@ -186,6 +186,23 @@ def test_persistent_programs_run_their_tiles_back_to_back(round_hw):
     assert r.latency_s == pytest.approx(12 * US)
 
 
+def test_a_persistent_program_keeps_its_pipelined_tiles_in_flight(round_hw):
+    # the 4 programs of the test above, each keeping 2 of its tiles in flight (a pipelined row loop): 2 units
+    # of L = 5 us at d = 1. The two queue for the CUDA cores (U = 3 us, the rest 2 us): mean value analysis,
+    # 1 unit: R = 3, X = 1/5, Q = 0.6; 2 units: R = 3 x 1.6 = 4.8, X = 2 / 6.8 -> T_steady = 3.4 us;
+    # fill 2 + 3.4 + epilogue 3 = 8.4, + 2 launch (one tile at a time: 12 us)
+    from dataclasses import replace
+
+    plan = stream_plan(tiles=8, trips=1, stages=1)
+    plan = replace(plan, grid=replace(plan.grid, programs=4, tiles_in_flight=2))
+    assert evaluate(plan, round_hw).latency_s == pytest.approx(10.4 * US)
+    # a grid of one tile per block is not persistent: its blocks are its tiles in flight whatever it says
+    flat = stream_plan(tiles=8, trips=1, stages=1)
+    assert evaluate(
+        replace(flat, grid=replace(flat.grid, tiles_in_flight=2)), round_hw
+    ).latency_s == pytest.approx(evaluate(flat, round_hw).latency_s)
+
+
 def test_a_persistent_program_pays_a_tiles_fill_and_drain_once(round_hw):
     # 8 tiles on 4 programs, 2 each, one after the other. A tile is the two-stage loop of the first test:
     # L = 14 us (fill 2, steady 3 x 3, drain 3) of which its 4 iterations at the steady rate are 12 us. Its

@@ -285,12 +285,14 @@ class _Region:
         # neighbours' main loops: it pays them once (persistent_overlap_s)
         overlap = persistent_overlap_s(self.cost) if tiles_per_block > 1 else 0.0
         latency = self.cost.latency_s - overlap
+        # each resident program keeps tiles_in_flight of its tiles going (a pipelined row loop's rows)
+        in_flight = resident * (plan.grid.tiles_in_flight if tiles_per_block > 1 else 1)
         env = envelope(
             latency,
             min(self.cost.fill_s, latency),
             max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch),
             units,
-            resident - 1,
+            in_flight - 1,
             queued=True,
         )
         if overlap > 0.0:

@@ -364,6 +364,27 @@ def test_softmax_rows_programs_stride_over_rows():
     assert plan.grid.persistent and plan.grid.blocks == 132 and plan.grid.tiles == 4096
     assert {t.tile for t in plan.tensors} == {(1, 1000)}
     assert len(list(_all(plan.body, ActionKind.REDUCE))) == 2  # row max and row sum
+    # the row loop is software-pipelined at its num_stages: ROW_STAGES - 1 rows in flight ahead of the one
+    # a program computes, where its loads became asynchronous copies. Rows of 1000 fp16 (2000 bytes, not a
+    # multiple of 16) cannot be copied so: one row at a time, at any ROW_STAGES
+    deep = dict(BLOCK=1024, ROW_STAGES=4, num_warps=4)
+    assert (
+        plan.grid.tiles_in_flight == 1
+        and FE.plan(softmax_rows_kernel, args, deep, HW).grid.tiles_in_flight == 1
+    )
+    y = f16(4096, 1024)
+    aligned = ((132,), y, y, 4096, 1024, 1024, 1024)
+    assert FE.plan(softmax_rows_kernel, aligned, deep, HW).grid.tiles_in_flight == 3
+    assert FE.plan(softmax_rows_kernel, aligned, dict(deep, ROW_STAGES=2), HW).grid.tiles_in_flight == 1
+
+
+def test_a_persistent_tile_loop_around_a_k_loop_runs_one_tile_at_a_time():
+    from tilesight.kernels.triton.persistent_gemm import matmul_persistent_kernel
+
+    # the pipeliner pipelines the K loop inside; the tile loop around it keeps one tile in flight
+    meta = dict(GEMM_META, GROUP_M=8, NUM_SMS=24)
+    plan = FE.plan(matmul_persistent_kernel, ((24,), *_gemm_args(1024, 1024, 1024)), meta, HW)
+    assert plan.grid.persistent and plan.grid.tiles_in_flight == 1
 
 
 def test_layernorm_chunked_reads_its_row_in_three_passes():
