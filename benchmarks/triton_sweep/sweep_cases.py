@@ -1432,6 +1432,29 @@ def validation27_cases() -> list[Case]:
     return _all_held_out(cases, "validation27")
 
 
+# A twenty-eighth validation set (stop 33): the rows-in-flight rule (a pipelined row loop keeps num_stages - 1
+# rows going, TileGrid.tiles_in_flight) blind, on row-striding softmax launches at shapes, warps, grids and
+# stage counts validation 27 lacks. Predictions recorded before it was measured.
+VALIDATION28_ROWS = ((8192, 8192, "float16"), (32768, 1024, "float16"), (4096, 4096, "float32"))
+
+
+def validation28_cases() -> list[Case]:
+    """54 row-striding softmax launches (VALIDATION28_ROWS x 4 / 8 / 16 warps x 264 / 1056 programs x 3 / 4 /
+    5 rows in flight)."""
+    return _all_held_out(
+        [
+            row_case(
+                "softmax", rows, cols, dtype, warps, variant="rows", programs=programs, row_stages=stages
+            )
+            for rows, cols, dtype in VALIDATION28_ROWS
+            for warps in (4, 8, 16)
+            for programs in (2 * H200_SM_COUNT, 8 * H200_SM_COUNT)
+            for stages in (3, 4, 5)
+        ],
+        "validation28",
+    )
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
