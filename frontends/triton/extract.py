@@ -47,7 +47,6 @@ from .banks import staged_store_bytes
 from .compile import CompiledIR
 from .ir import BLOCK_LABEL, Function, Op, at_op, depends_on, located, parse_module, tensor_type
 from .layouts import (
-    _walk,
     access_rows,
     access_widths,
     dot_instr_n,
@@ -1126,9 +1125,7 @@ class Walker:
         kernel's ``num_stages``), its loads ``s - 1`` tiles ahead of the tile it computes, where the compiler
         made them asynchronous copies; a tile loop holding the loop it pipelines (a K loop) runs its tiles
         one at a time."""
-        if any(o.name in ("scf.for", "scf.while") for o in _walk(op.regions[0])) or not pipelined(
-            self.ir.ttgir
-        ):
+        if _has_loop(op.regions[0]) or not pipelined(self.ir.ttgir):
             return 1
         m = _NUM_STAGES.search(op.attrs)
         stages = int(m.group(1)) if m else self.ir.num_stages
@@ -1417,6 +1414,11 @@ def fused_adds(fn: Function) -> frozenset[int]:
 
     visit(fn.body)
     return frozenset(id(op) for op, muls in candidates if any(uses[id(m)] == 1 for m in muls))
+
+
+def _has_loop(ops: list[Op]) -> bool:
+    """Whether the ops (nested regions included) hold a loop."""
+    return any(op.name in ("scf.for", "scf.while") or any(_has_loop(r) for r in op.regions) for op in ops)
 
 
 def _has_store(ops: list[Op]) -> bool:
