@@ -139,3 +139,14 @@ def test_estimate_over_autotune_runs_pre_hooks_and_early_prune():
     r = tilesight.estimate(tuned, grid, d_in, d_out, hw="h200")
     assert kept == [[32, 128]] and r.extras["config"]["BM"] == 128 and "refused" not in r.extras
     assert d_in.block_shape == [128, 64]
+
+
+def test_a_pre_hook_that_needs_tensor_data_does_not_stop_the_estimate():
+    # split-K style: the hook zeroes the output before each timed launch; a TensorSpec has no data to zero
+    def zero_out(nargs):
+        nargs["out_ptr"].zero_()
+
+    configs = [triton.Config({"BLOCK": 1024}, num_warps=4, pre_hook=zero_out)]
+    tuned = triton.autotune(configs, key=["n"])(_add)
+    r = tilesight.estimate(tuned, _grid, X, X, X, N, hw="h200")
+    assert r.latency_us == pytest.approx(tilesight.estimate(_add, _grid, X, X, X, N, BLOCK=1024).latency_us)
