@@ -1455,6 +1455,20 @@ def validation28_cases() -> list[Case]:
     )
 
 
+def validation29_cases() -> list[Case]:
+    """The staged pointer attention (``kernels.triton.attention_staged``) at validation 25's shape and
+    configs: the descriptor kernel's twin, launch for launch (144 launches)."""
+    return _all_held_out(
+        [
+            attention_case(*VALIDATION25_ATTENTION_SHAPE, head_dim, causal, cfg, staged=True)
+            for head_dim in (64, 128)
+            for causal in (False, True)
+            for cfg in VALIDATION15_CONFIGS
+        ],
+        "validation29",
+    )
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
