@@ -17,7 +17,10 @@ space on sixteen more problems; seven GEMM tiles at 2, 3 and 4 stages on two sha
 ``validation20/triton_attention.jsonl`` (and on eight more), ``validation21/triton_{attention,gemm}.jsonl``
 (eight more, and the GEMM's autotune-style config list on two shapes), ``validation22/triton_attention.jsonl``
 (eight more), ``validation23/triton_attention.jsonl`` (eight more, in bf16),
-``validation24/triton_attention.jsonl`` (eight more) and
+``validation24/triton_attention.jsonl`` (eight more), ``validation25/triton_attention.jsonl`` and
+``validation29/triton_attention.jsonl`` (the descriptor attention and its pointer twin over the same 36 configs on
+four problems each), ``validation28/triton_memory.jsonl`` (the row-striding softmax over 18 configs: programs x
+rows in flight x warps, on three shapes) and
 ``tilelang_h200.jsonl`` (TileLang GEMM: every config on every shape and dtype). Each config is predicted here.
 
 Per problem (one shape, dtype and kernel variant):
@@ -314,6 +317,11 @@ def main() -> int:
         # GEMM problems are the fp16 grouped kernel's, as in triton_problems)
         "validation23/triton_attention.jsonl": triton_problems,
         "validation24/triton_attention.jsonl": triton_problems,  # one more, blind for stop 32's rules
+        # the descriptor attention (blind) and its pointer twin (blind) at one more shape; the row-striding
+        # softmax over programs x rows in flight x warps at three shapes (blind for stop 33's rows rule)
+        "validation25/triton_attention.jsonl": triton_problems,
+        "validation29/triton_attention.jsonl": triton_problems,
+        "validation28/triton_memory.jsonl": triton_problems,
         "tilelang_h200.jsonl": tilelang_problems,
     }
     start, cpu_start = time.perf_counter(), time.process_time()
