@@ -18,9 +18,9 @@ space on sixteen more problems; seven GEMM tiles at 2, 3 and 4 stages on two sha
 (eight more, and the GEMM's autotune-style config list on two shapes), ``validation22/triton_attention.jsonl``
 (eight more), ``validation23/triton_attention.jsonl`` (eight more, in bf16),
 ``validation24/triton_attention.jsonl`` (eight more), ``validation25/triton_attention.jsonl`` and
-``validation29/triton_attention.jsonl`` (the descriptor attention and its pointer twin over the same 36 configs on
-four problems each), ``validation28/triton_memory.jsonl`` (the row-striding softmax over 18 configs: programs x
-rows in flight x warps, on three shapes) and
+``validation29/triton_attention.jsonl`` (the descriptor attention and its pointer twin over the same 36
+configs on four problems each), ``validation28/triton_memory.jsonl`` (the row-striding softmax over 18
+configs: programs x rows in flight x warps, on three shapes) and
 ``tilelang_h200.jsonl`` (TileLang GEMM: every config on every shape and dtype). Each config is predicted here.
 
 Per problem (one shape, dtype and kernel variant):
