@@ -11,6 +11,7 @@
     python benchmarks/probe_report.py steps      # tilelang_fa_steps/: FlashAttention step time by block_N
     python benchmarks/probe_report.py attn_mix   # calibration_attn_mix.json: element-wise work between dots
     python benchmarks/probe_report.py stage_latency   # calibration_stage_latency*.json: stages x residency
+    python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -310,6 +311,48 @@ def _stage_latency(_: argparse.Namespace) -> None:
                 print(f"  {tile[0]}x{tile[1]} n{tile[2]} w{tile[3]} r{r}: " + "  ".join(cells))
 
 
+def slope(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares line through the points: (slope, intercept)."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    return b, my - b * mx
+
+
+def per_tile_costs(rows: list[dict]) -> list[dict]:
+    """Per kernel and tile config of the ``persistent_tiles`` probe: the time a tile adds at each K (the slope
+    of p50 over tiles per program), and from the two K the time an iteration of the K loop adds and what a
+    tile costs besides (the slope at the smaller K less its iterations at that rate)."""
+    keys = ("kernel", "block_m", "block_n", "block_k", "num_warps", "num_stages")
+    groups: dict[tuple, dict[int, list[tuple[int, float]]]] = collections.defaultdict(
+        lambda: collections.defaultdict(list)
+    )
+    for r in rows:
+        groups[tuple(r[k] for k in keys)][r["K"]].append((r["tiles_per_program"], r["p50_us"]))
+    out = []
+    for key, by_k in sorted(groups.items()):
+        tile_us = {k: slope([t for t, _ in pts], [us for _, us in pts])[0] for k, pts in sorted(by_k.items())}
+        ks = sorted(tile_us)
+        row = dict(zip(keys, key, strict=True), tile_us=tile_us)
+        if len(ks) >= 2:
+            iters = [k / row["block_k"] for k in (ks[0], ks[-1])]
+            per_iter = (tile_us[ks[-1]] - tile_us[ks[0]]) / (iters[1] - iters[0])
+            row.update(iter_ns=per_iter * 1e3, rest_us=tile_us[ks[0]] - iters[0] * per_iter)
+        out.append(row)
+    return out
+
+
+def _persistent_tiles(_: argparse.Namespace) -> None:
+    """persistent_tiles/persistent_tiles_h200.jsonl: per tile config, a tile's time at each K, an iteration's,
+    and the rest of a tile."""
+    rows = [json.loads(line) for line in (DATA / "persistent_tiles" / "persistent_tiles_h200.jsonl").open()]
+    print("kernel            tile           us a tile at each K       ns an iteration  us a tile besides")
+    for r in per_tile_costs(rows):
+        tile = f"{r['block_m']}x{r['block_n']}x{r['block_k']} w{r['num_warps']} s{r['num_stages']}"
+        at_k = "  ".join(f"K{k}: {us:6.2f}" for k, us in r["tile_us"].items())
+        extra = f"{r['iter_ns']:8.0f}  {r['rest_us']:8.2f}" if "iter_ns" in r else ""
+        print(f"{r['kernel']:<16}  {tile:<14} {at_k}  {extra}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -326,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             "steps",
             "attn_mix",
             "stage_latency",
+            "persistent_tiles",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -342,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps": _steps,
         "attn_mix": _attn_mix,
         "stage_latency": _stage_latency,
+        "persistent_tiles": _persistent_tiles,
     }[args.what](args)
     return 0
 

@@ -71,3 +71,17 @@ def test_steps_prints_the_profile_step_latency(report, capsys):
     out = capsys.readouterr().out
     assert f"waited_step_latency_s = {load_profile('h200').waited_step_latency_s:.4e}" in out
     assert "d64  128x32  s2 t256" in out
+
+
+def test_a_persistent_tile_splits_into_its_iterations_and_the_rest(report):
+    # a tile config at K = 1024 and 4096, BLOCK_K 64 (16 and 64 iterations): a tile adds 10 us at K 1024 and
+    # 34 us at 4096, so an iteration adds (34 - 10) / 48 = 0.5 us and a tile 10 - 16 x 0.5 = 2 us besides
+    rows = [
+        {"kernel": "k", "block_m": 128, "block_n": 128, "block_k": 64, "num_warps": 4, "num_stages": 3,
+         "K": k, "tiles_per_program": t, "p50_us": base + per * t}
+        for k, base, per in ((1024, 5.0, 10.0), (4096, 7.0, 34.0))
+        for t in (1, 2, 4, 8)
+    ]  # fmt: skip
+    (row,) = report.per_tile_costs(rows)
+    assert row["tile_us"] == pytest.approx({1024: 10.0, 4096: 34.0})
+    assert row["iter_ns"] == pytest.approx(500.0) and row["rest_us"] == pytest.approx(2.0)

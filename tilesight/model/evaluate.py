@@ -311,7 +311,7 @@ def persistent_overlap_s(cost: BodyCost) -> float:
     their steady rate (the loop's fill, the work before it, its drain and the convert and stores after it).
     The ``persistent_tiles`` probe (``benchmarks/data/persistent_tiles/``: Triton GEMMs, 132 programs of 1-8
     tiles each at two K, pointer and descriptor loads) measures a tile's time as its K loop's iterations at
-    the steady rate, the rest 0-0.7 us a tile, where the whole tile charged gave 2-4 us more a tile (a
+    the steady rate, the rest -1.3 to 0.7 us a tile, where the whole tile charged gave 2-4 us more a tile (a
     128x256 tile's 64 KB store alone, at its share of DRAM). A loop whose loads a producer warpgroup issues
     keeps them (0): TileLang's persistent GEMMs, whose producers feed one tile's ring at a time, ran 5-15%
     slower than the tiles charged whole (``benchmarks/data/tilelang_persistent``). 0 without a main loop."""
