@@ -29,30 +29,29 @@ def _is_triton(obj: Any) -> bool:
     return mod.startswith("triton.") and type(obj).__name__ in _KINDS
 
 
+def _layers(obj: Any) -> Iterator[Any]:
+    """``obj`` and every wrapper under it, outermost first, ending with the JITFunction."""
+    while type(obj).__name__ != "JITFunction":
+        yield obj
+        obj = obj.kernel if type(obj).__name__ == "PredictedKernel" else obj.fn
+    yield obj
+
+
 def unwrap(obj: Any) -> tuple[Any, list[Any], list[dict[str, Any]]]:
     """(the JITFunction, heuristics outermost first, autotune configs as kwargs dicts)."""
     heuristics: list[Any] = []
     configs: list[dict[str, Any]] = []
-    while type(obj).__name__ != "JITFunction":
-        if type(obj).__name__ == "PredictedKernel":
-            obj = obj.kernel
-            continue
-        if type(obj).__name__ == "Autotuner" and not configs:
-            for cfg in obj.configs:
-                configs.append(dict(cfg.all_kwargs()))
-        elif type(obj).__name__ == "Heuristics":
-            heuristics.append(obj)
-        obj = obj.fn
-    return obj, heuristics, configs
+    for layer in _layers(obj):
+        if type(layer).__name__ == "Autotuner" and not configs:
+            configs = [dict(cfg.all_kwargs()) for cfg in layer.configs]
+        elif type(layer).__name__ == "Heuristics":
+            heuristics.append(layer)
+    return layer, heuristics, configs
 
 
 def autotuner_of(obj: Any) -> Any:
     """The ``triton.autotune`` wrapper around ``obj``'s kernel, or None."""
-    while type(obj).__name__ != "JITFunction":
-        if type(obj).__name__ == "Autotuner":
-            return obj
-        obj = obj.kernel if type(obj).__name__ == "PredictedKernel" else obj.fn
-    return None
+    return next((layer for layer in _layers(obj) if type(layer).__name__ == "Autotuner"), None)
 
 
 class TritonFrontend:
