@@ -107,13 +107,9 @@ def test_persistent_gemm():
     assert any("persistent" in note for note in plan.notes)
 
 
-def test_tma_gemm_descriptor_loads():
-    from tilesight.kernels.triton.tma_gemm import matmul_tma_kernel
-
-    M = N = K = 1024
-    args = ((64,), f16(M, K), f16(K, N), f16(M, N), M, N, K, K, N, N)
-    plan = FE.plan(matmul_tma_kernel, args, dict(GEMM_META, GROUP_M=8), HW)
-    assert plan.grid.shape == (8, 8)
+def _assert_descriptor_gemm_1024(plan):
+    """A 1024^3 GEMM of 128 x 128 x 64 tiles through descriptors: its launch order, its TMA loads into and
+    store from shared memory, its tiles and their reuse."""
     # dims are (col0, row0): the GROUP_M order with its columns swapped
     assert plan.grid.sequence[:, ::-1].tolist() == _group_order(8, 8, 8)
     loads = list(_all(plan.body, ActionKind.LOAD))
@@ -124,6 +120,16 @@ def test_tma_gemm_descriptor_loads():
     assert (t["a_ptr"].tile, t["b_ptr"].tile, t["c_ptr"].tile) == ((128, 64), (64, 128), (128, 128))
     n, m = plan.grid.dims
     assert t["a_ptr"].reuse_dims == {n} and t["b_ptr"].reuse_dims == {m}
+
+
+def test_tma_gemm_descriptor_loads():
+    from tilesight.kernels.triton.tma_gemm import matmul_tma_kernel
+
+    M = N = K = 1024
+    args = ((64,), f16(M, K), f16(K, N), f16(M, N), M, N, K, K, N, N)
+    plan = FE.plan(matmul_tma_kernel, args, dict(GEMM_META, GROUP_M=8), HW)
+    assert plan.grid.shape == (8, 8)
+    _assert_descriptor_gemm_1024(plan)
     (loop,) = _loops(plan.body)
     assert loop.trips == 16
     assert plan.resources.smem_bytes >= 98304  # the two 3-stage buffers, plus barriers
@@ -140,18 +146,9 @@ def test_tma_persistent_gemm(flatten):
     meta = dict(GEMM_META, GROUP_M=8, NUM_SMS=24, FLATTEN=flatten)
     plan = FE.plan(matmul_tma_persistent_kernel, args, meta, HW)
     assert plan.grid.persistent and plan.grid.programs == 24
-    # dims are (col0, row0): the GROUP_M order with its columns swapped
-    assert plan.grid.sequence[:, ::-1].tolist() == _group_order(8, 8, 8)
     (loop,) = _loops(plan.body)
     assert loop.trips == 16 and loop.reduction
-    loads = list(_all(plan.body, ActionKind.LOAD))
-    assert {x.tensor for x in loads} == {"a_ptr", "b_ptr"} and all(x.dst is MemLevel.SMEM for x in loads)
-    (store,) = _all(plan.body, ActionKind.STORE)
-    assert store.src is MemLevel.SMEM
-    t = _tensors(plan)
-    assert (t["a_ptr"].tile, t["b_ptr"].tile, t["c_ptr"].tile) == ((128, 64), (64, 128), (128, 128))
-    n, m = plan.grid.dims
-    assert t["a_ptr"].reuse_dims == {n} and t["b_ptr"].reuse_dims == {m}
+    _assert_descriptor_gemm_1024(plan)
 
 
 @pytest.mark.parametrize("stage", [1, 3])
