@@ -283,10 +283,11 @@ class _Region:
         dispatch = hw.block_dispatch_s / tiles_per_block
         # A persistent program (several tiles per block) runs a tile's fill, drain and stores under its
         # neighbours' main loops: it pays them once (persistent_overlap_s)
-        overlap = persistent_overlap_s(self.cost) if tiles_per_block > 1 else 0.0
+        persistent = tiles_per_block > 1
+        overlap = persistent_overlap_s(self.cost) if persistent else 0.0
         latency = self.cost.latency_s - overlap
         # each resident program keeps tiles_in_flight of its tiles going (a pipelined row loop's rows)
-        in_flight = resident * (plan.grid.tiles_in_flight if tiles_per_block > 1 else 1)
+        in_flight = resident * (plan.grid.tiles_in_flight if persistent else 1)
         env = envelope(
             latency,
             min(self.cost.fill_s, latency),
