@@ -212,6 +212,9 @@ def test_a_real_autotuner_launch_is_pruned_and_logged():
     from pathlib import Path
 
     pytest.importorskip("torch")
+    triton = pytest.importorskip("triton")
+    if not hasattr(getattr(getattr(triton, "knobs", None), "autotuning", None), "listener"):
+        pytest.skip(f"triton {triton.__version__} has no autotuning listener (3.9 added it)")
     script = Path(__file__).with_name("interpreted_autotune.py")
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -14,7 +14,7 @@ INTERPRETED_TIMEOUT_S = 300  # a generous bound for a tiny interpreted run on a 
 
 
 @pytest.fixture
-def run_interpreted():
+def run_interpreted(check_interpreted):
     """Call with a kernel name from interpreted.CHECKS; on failure shows the subprocess's output."""
     pytest.importorskip("triton")
     pytest.importorskip("torch")
@@ -28,8 +28,6 @@ def run_interpreted():
             text=True,
             timeout=INTERPRETED_TIMEOUT_S,
         )
-        assert proc.returncode == 0, (
-            f"{name} failed under TRITON_INTERPRET=1:\n{proc.stdout}\n{proc.stderr[-4000:]}"
-        )
+        check_interpreted(proc, name)
 
     return run
