@@ -6,8 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilesight.cli.argspec import ArgsError, TensorArg, format_values, parse_args_text, parse_config_text
-from tilesight.cli.gridexpr import eval_grid
+from tilesight.cli.argspec import (
+    ArgsError,
+    TensorArg,
+    format_values,
+    parse_args_text,
+    parse_config_text,
+    referenced_names,
+)
+from tilesight.cli.gridexpr import eval_grid, grid_names
 from tilesight.cli.loader import Target, parse_target
 
 
@@ -29,6 +36,17 @@ def test_tensors_scalars_and_references() -> None:
     }
     assert list(got) == ["a", "b", "sa", "nb", "M", "N", "K", "e", "f", "z"]  # the order given
     assert str(got["b"]) == "bfloat16[16,32]@[1,16]"
+
+
+def test_aliases_and_the_names_other_entries_use() -> None:
+    text = "x=f32[R,C]@[S,1] n_cols=C m=n_cols R=8 C=3 S=4 sx=x.stride(0) q=7"
+    got = parse_args_text(text)
+    assert got["x"] == TensorArg("float32", (8, 3), (4, 1))
+    assert (got["n_cols"], got["m"], got["sx"]) == (3, 3, 4)  # an alias, an alias of an alias, a reference
+    # names used by a shape or strides, an alias or a reference; q is used by nothing
+    assert referenced_names(text) == {"R", "C", "S", "n_cols", "x"}
+    assert referenced_names('{"R": 8}') == set()
+    assert grid_names("cdiv(n, BLOCK), max(B, 1) * H") == {"n", "BLOCK", "B", "H"}
 
 
 def test_json_spelling_means_the_same() -> None:
@@ -54,6 +72,10 @@ def test_json_spelling_means_the_same() -> None:
         ("s=b.stride(0)", "'b' is not a tensor argument"),
         ("a=f16[4] s=a.stride(3)", "a has 1 dimensions"),
         ("x=fast", "is not a number"),
+        ("x=fast", "or the name of another integer argument"),
+        ("a=f16[4] n=a", "n=a: 'a' does not name an integer argument"),
+        ("a=b b=a", "a -> b -> a refer to each other in a loop"),
+        ("e=1.5 n=e", "'e' does not name an integer argument"),
         ("[1, 2]", "is not NAME=VALUE"),
         ('{"a": [1]}', "unsupported JSON value"),
         ('{"a": {"dtype": "f16", "shape": 4}}', "shape and strides must be JSON lists"),

@@ -34,6 +34,22 @@ def test_predict_text_and_json(scale_file: Path, capsys: pytest.CaptureFixture[s
     assert doc["report"]["occupancy"]["blocks"] == 1024
 
 
+def test_size_variables_the_kernel_does_not_take(
+    scale_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``L`` is no parameter of scale_kernel: the shapes, the alias ``n=L`` and the grid use it, and the
+    prediction is the one the kernel's own ``n`` gives."""
+    config = ["--config", "BLOCK=1024", "--json"]
+    rc, out, _ = run(capsys, "predict", *launch(scale_file, *config))
+    assert rc == 0
+    direct = json.loads(out)["report"]
+    argv = ["--args", "x_ptr=f32[L] y_ptr=f32[L] n=L L=1048576", "--grid", "cdiv(L, BLOCK)", *config]
+    rc, out, err = run(capsys, "predict", f"{scale_file}::scale_kernel", *argv)
+    assert rc == 0, err
+    sized = json.loads(out)["report"]
+    assert sized["latency_s"] == direct["latency_s"] and sized["occupancy"]["blocks"] == 1024
+
+
 def test_registers_option_reaches_the_frontend(scale_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # a 1024-element block on 4 warps is far from the register limit: "auto" leaves ptxas out, "ptxas" asks it
     notes = {}

@@ -40,7 +40,7 @@ def test_kernel_not_found_lists_found(scale_file: Path, capsys: pytest.CaptureFi
         ("x_ptr", "is not NAME=VALUE"),
         ('{"x_ptr": ', "invalid JSON"),
         ("x_ptr=f99[4]", "unknown element type"),
-        ("x_ptr=f32[4] y_ptr=f32[4] n=4 z=1", "'z' is not a parameter of scale_kernel"),
+        ("x_ptr=f32[4] y_ptr=f32[4] n=4 z=1", "'z' is not a parameter of scale_kernel, and no shape"),
         ("x_ptr=f32[4] n=4", "needs y_ptr"),
     ],
 )

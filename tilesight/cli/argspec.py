@@ -10,7 +10,10 @@ Two spellings, the same meaning:
   ``bf16``, ``fp8e4m3``, ``float32``, ...) and shape; ``@[s0,s1,...]`` gives its strides in elements (default:
   contiguous, row-major). A dimension or stride may name an integer argument (``M``). Scalars are integers,
   floats, ``true``/``false`` or ``none``; ``a.stride(0)`` and ``a.shape(1)`` take a stride or an extent of
-  the tensor argument ``a`` (handy for kernels that take strides: ``stride_am=a.stride(0)``).
+  the tensor argument ``a`` (handy for kernels that take strides: ``stride_am=a.stride(0)``), and a bare name
+  another integer argument's value (``n_cols=C``). A size name the kernel does not take (``R=8192
+  C=3000`` used only in shapes, the grid or such a name) is a *size variable*: the CLI passes it to the
+  kernel only where it is a parameter (:func:`referenced_names`).
   ``DTYPE{v0,v1,...}`` is a 1-d integer (or bool) tensor given by its contents, for the index tensors a
   kernel reads its control flow from (a variable-length batch's offsets: ``cu_seqlens=int32{0,100,356}``).
 * **JSON**, when the text starts with ``{``::
@@ -104,13 +107,16 @@ def parse_args_text(text: str, option: str = "--args") -> dict[str, Value]:
             raise ArgsError(f"{option}: {m['name']!r} is given twice")
         raw[m["name"]] = m["value"]
     refs = {name: value for name, value in raw.items() if _REF.match(value)}
+    aliases = {name: value for name, value in raw.items() if _is_alias(value, raw)}
     matched = {name: _CONTENTS.match(value) for name, value in raw.items()}
     contents = {name: _contents(m, name, option) for name, m in matched.items() if m}
     scalars = {
         name: _scalar(value, name, option)
         for name, value in raw.items()
-        if "[" not in value and name not in refs and name not in contents
+        if "[" not in value and name not in refs and name not in contents and name not in aliases
     }
+    for name in aliases:
+        scalars[name] = _alias(name, raw, option)
     out: dict[str, Value] = {}
     for name, value in raw.items():
         if name in refs:
@@ -122,6 +128,50 @@ def parse_args_text(text: str, option: str = "--args") -> dict[str, Value]:
     for name, value in refs.items():
         out[name] = _reference(value, name, option, out)
     return {name: out[name] for name in raw}
+
+
+def referenced_names(text: str) -> set[str]:
+    """The argument names the other ``--args`` entries of ``text`` use: in a tensor's shape or strides
+    (``a=f16[M,K]``), as an alias (``n_cols=C``) or through a reference (``stride_am=a.stride(0)``). Call it
+    on text :func:`parse_args_text` accepted."""
+    stripped = text.strip()
+    if not stripped or stripped.startswith("{"):
+        return set()
+    raw = dict(_ASSIGN.match(token).group("name", "value") for token in stripped.split())  # type: ignore[union-attr]
+    used: set[str] = set()
+    for value in raw.values():
+        m = _TENSOR.match(value)
+        if m:
+            for part in (m["shape"], m["strides"] or ""):
+                used.update(t.strip() for t in part.split(",") if re.fullmatch(_NAME, t.strip()))
+        elif _is_alias(value, raw):
+            used.add(value)
+        elif r := _REF.match(value):
+            used.add(r["tensor"])
+    return used
+
+
+def _is_alias(value: str, raw: Mapping[str, str]) -> bool:
+    """``value`` names another argument (not a literal such as ``true`` or ``none``)."""
+    return (
+        bool(re.fullmatch(_NAME, value)) and value.lower() not in ("true", "false", "none") and value in raw
+    )
+
+
+def _alias(name: str, raw: Mapping[str, str], option: str) -> int:
+    """The integer ``name=OTHER`` takes from the argument ``OTHER`` (following a chain of such names to an
+    integer literal)."""
+    seen = [name]
+    while _is_alias(raw[seen[-1]], raw):
+        target = raw[seen[-1]]
+        if target in seen:
+            raise ArgsError(f"{option}: {' -> '.join([*seen, target])} refer to each other in a loop")
+        seen.append(target)
+    text = raw[seen[-1]]
+    value = None if "[" in text or "{" in text or _REF.match(text) else _scalar(text, seen[-1], option)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgsError(f"{option}: {name}={raw[name]}: {raw[name]!r} does not name an integer argument")
+    return value
 
 
 def _reference(text: str, name: str, option: str, values: Mapping[str, Any]) -> int:
@@ -173,7 +223,8 @@ def _scalar(text: str, name: str, option: str) -> Scalar:
         return float(text)
     except ValueError:
         raise ArgsError(
-            f"{option}: {name}={text!r} is not a number, true/false, none or a tensor like f16[4096,4096]"
+            f"{option}: {name}={text!r} is not a number, true/false, none, a tensor like f16[4096,4096] "
+            "or the name of another integer argument"
         ) from None
 
 

@@ -26,7 +26,7 @@ from tilesight.check import (
 )
 from tilesight.hardware import load_profile
 
-from .argspec import format_values, parse_args_text, parse_config_text
+from .argspec import format_values, parse_args_text, parse_config_text, referenced_names
 from .common import Output, add_json
 from .loader import load, parse_target, resolve
 from .runner import Launch, predict
@@ -52,7 +52,8 @@ def measure(entry: WatchEntry, root: Path) -> Measure:
     load_profile(entry.hw)
     source = resolve(target)
     config = parse_config_text(entry.config, f"{entry.name}: config")
-    launch = Launch(parse_args_text(entry.args, f"{entry.name}: args"), config, entry.grid, entry.hw)
+    args = parse_args_text(entry.args, f"{entry.name}: args")
+    launch = Launch(args, config, entry.grid, entry.hw, sizes=referenced_names(entry.args))
     report = predict(load(source), launch).report
     return Measure(
         report.latency_s, report.bottleneck.value, report.l2_hit_rate, entry.target, format_values(config)

@@ -17,7 +17,7 @@ from tilesight.frontends.triton.ptxas import MODE_ENV as REGISTER_MODE_ENV
 from tilesight.frontends.triton.ptxas import MODES as REGISTER_MODES
 from tilesight.hardware import load_profile
 
-from .argspec import Scalar, parse_args_text, parse_config_text
+from .argspec import Scalar, parse_args_text, parse_config_text, referenced_names
 from .loader import LoadedKernel, load, parse_target, resolve
 from .runner import Launch
 
@@ -65,7 +65,8 @@ def prepare(ns: argparse.Namespace, config_text: str | None = None) -> Prepared:
     args = parse_args_text(ns.args)
     config = parse_config_text(ns.config if config_text is None else config_text)
     source = resolve(parse_target(ns.target))
-    launch = Launch(args, config, ns.grid, ns.hw, registers=getattr(ns, "registers", None))
+    registers = getattr(ns, "registers", None)
+    launch = Launch(args, config, ns.grid, ns.hw, registers=registers, sizes=referenced_names(ns.args))
     return Prepared(source, load(source), launch)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from rich.panel import Panel
 from rich.text import Text
@@ -11,7 +12,7 @@ from tilesight.diagnose import Diagnosis
 from tilesight.integrations.whatif import explore
 
 from .common import Output, add_launch_options, prepare
-from .runner import Launch, predict
+from .runner import predict
 
 US_PER_S = 1e6  # display unit
 
@@ -28,7 +29,7 @@ def run(ns: argparse.Namespace, out: Output) -> int:
     base = prep.launch
 
     def again(config: object) -> object:
-        launch = Launch(base.args, config, base.grid, base.hw, registers=base.registers)  # type: ignore[arg-type]
+        launch = dataclasses.replace(base, config=config)
         return predict(prep.kernel, launch).report
 
     with out.progress() as bar:

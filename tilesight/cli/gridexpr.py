@@ -54,6 +54,15 @@ def eval_grid(text: str, names: Mapping[str, Any], option: str = "--grid") -> tu
     return tuple(out)
 
 
+def grid_names(text: str) -> set[str]:
+    """The names ``text`` uses (an empty set where it does not parse: :func:`eval_grid` says why)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(_FUNCS)
+
+
 def _eval(node: ast.AST, names: Mapping[str, Any], option: str, text: str) -> Any:
     if (
         isinstance(node, ast.Constant)

@@ -7,6 +7,7 @@ Configs come from the kernel's ``@triton.autotune`` list, from ``--config`` (rep
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import os
 
@@ -17,7 +18,7 @@ from tilesight.integrations.rank import RANK_REGISTERS, REFINE_REGISTERS, settle
 
 from .argspec import ArgsError, Scalar, parse_config_text
 from .common import REGISTER_MODE_ENV, Output, add_launch_options, config_label, prepare
-from .runner import Launch, predict
+from .runner import predict
 
 DEFAULT_TOP = 20
 
@@ -59,7 +60,7 @@ def _settle_head(prep, rows: list, out: Output) -> list:
 
     def repredict(i: int) -> None:
         cfg = rows[i][0]
-        launch = Launch(prep.launch.args, cfg, prep.launch.grid, prep.launch.hw, registers=REFINE_REGISTERS)
+        launch = dataclasses.replace(prep.launch, config=cfg, registers=REFINE_REGISTERS)
         with out.progress() as bar:
             bar.add_task("settling the best with ptxas's registers", total=None)
             try:
@@ -95,7 +96,7 @@ def run(ns: argparse.Namespace, out: Output) -> int:
     with out.progress() as bar:
         task = bar.add_task(f"predicting {len(configs)} configs", total=len(configs))
         for cfg in configs:
-            launch = Launch(prep.launch.args, cfg, prep.launch.grid, prep.launch.hw, registers=registers)
+            launch = dataclasses.replace(prep.launch, config=cfg, registers=registers)
             try:
                 rows.append((cfg, predict(prep.kernel, launch).report, None))
             except TileSightError as exc:  # a config that cannot launch ranks last, with its reason

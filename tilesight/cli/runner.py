@@ -18,7 +18,7 @@ from tilesight.plan import KernelSequence, TilePlan
 from tilesight.report import Report
 
 from .argspec import ArgsError, Scalar, TensorArg, Value
-from .gridexpr import eval_grid
+from .gridexpr import eval_grid, grid_names
 from .loader import LoadedKernel
 
 # Launch options a Triton config may carry besides constexprs, with Triton's own defaults where it has one.
@@ -31,17 +31,20 @@ TRITON_DEFAULT_NUM_STAGES = 3  # triton.Config default on CUDA
 class Launch:
     """What to predict: argument values, one config, a grid expression (Triton) and the GPU profile name;
     ``registers`` a Triton kernel's register mode (``tilesight.estimate``'s ``registers=``; None: its
-    default)."""
+    default); ``sizes`` the ``--args`` names other entries refer to (:func:`~.argspec.referenced_names`),
+    which may be size variables the kernel does not take."""
 
     args: Mapping[str, Value]
     config: Mapping[str, Scalar]
     grid: str | None
     hw: str
     registers: str | None = None
+    sizes: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
         object.__setattr__(self, "config", MappingProxyType(dict(self.config)))
+        object.__setattr__(self, "sizes", frozenset(self.sizes))
 
 
 @dataclass(frozen=True)
@@ -81,10 +84,13 @@ def _predict_triton(kernel: LoadedKernel, launch: Launch) -> Outcome:
     src = kernel.source
     params = {p.name: p for p in src.params}
     constexprs = set(src.constexprs)
+    # a name the kernel does not take is a size variable where a shape, an alias or the grid uses it
+    sizes = launch.sizes | grid_names(launch.grid or "")
     for name in launch.args:
-        if name not in params:
+        if name not in params and name not in sizes:
             raise ArgsError(
-                f"--args: {name!r} is not a parameter of {src.qualname}; parameters: {', '.join(params)}"
+                f"--args: {name!r} is not a parameter of {src.qualname}, and no shape, other argument or "
+                f"the grid uses it; parameters: {', '.join(params)}"
             )
     for name in launch.config:
         if name not in constexprs and name not in TRITON_LAUNCH_OPTIONS:
