@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("triton")
+import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 import triton_fe_kernels as k  # noqa: E402
 from plan_walk import actions as _find  # noqa: E402
@@ -52,6 +53,35 @@ def test_compiler_hints_change_nothing():
     assert hinted.grid.sequence.tolist() == plain.grid.sequence.tolist()
     assert [(t.tile, t.reuse_dims) for t in hinted.tensors] == [(t.tile, t.reuse_dims) for t in plain.tensors]
     assert evaluate(hinted, HW).latency_us == evaluate(plain, HW).latency_us
+
+
+@pytest.mark.skipif(
+    tuple(int(x) for x in triton.__version__.split(".")[:2]) >= (3, 9),
+    reason="Triton 3.9 removed block pointers (tl.make_block_ptr raises NotImplementedError)",
+)
+def test_block_pointers_read_as_the_pointer_tiles_they_address():
+    # tl.make_block_ptr / tl.advance (Triton 3.8 and earlier): a GEMM over block pointers, edges
+    # bounds-checked, has the masked pointer GEMM's grid, launch order, tiles, reuse, K loop and dot, and its
+    # time within 2% (the two differ only in how edges are guarded). Run on 3.6.0, 3.7.1 and 3.8.0 in stop 34.
+    a, b, c = (
+        TensorSpec((1024, 1000), "float16"),
+        TensorSpec((1000, 1024), "float16"),
+        TensorSpec((1024, 1024), "float16"),
+    )
+    args = ((64,), a, b, c, 1024, 1024, 1000, 1000, 1, 1024, 1, 1024, 1)
+    meta = dict(BM=128, BN=128, BK=64, GROUP_M=4, num_warps=8, num_stages=3)
+    plain, blocked = (FE.plan(fn, args, dict(meta), HW) for fn in (k.gemm, k.gemm_block_ptr))
+    assert blocked.grid.shape == plain.grid.shape == (8, 8)
+    assert blocked.grid.sequence.tolist() == plain.grid.sequence.tolist()
+    t = {x.name: x for x in blocked.tensors}
+    assert t["a_ptr"].tile == (128, 64) and t["b_ptr"].tile == (64, 128) and t["c_ptr"].tile == (128, 128)
+    m_dim, n_dim = blocked.grid.dims
+    assert t["a_ptr"].reuse_dims == {n_dim} and t["b_ptr"].reuse_dims == {m_dim} and not t["c_ptr"].reuse_dims
+    (loop,) = [n for n in blocked.body if isinstance(n, Loop)]
+    assert (loop.trips, loop.stages) == (16, 3)  # ceil(1000 / 64)
+    (dot,) = _find(blocked.body, ActionKind.DOT)
+    assert dot.shape == (128, 128, 64) and dot.variant == "wgmma"
+    assert evaluate(blocked, HW).latency_us == pytest.approx(evaluate(plain, HW).latency_us, rel=0.02)
 
 
 def test_gemm_loop_dot_and_resources():

@@ -50,6 +50,46 @@ def gemm(
 
 
 @triton.jit
+def gemm_block_ptr(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
+    """``gemm`` over block pointers (``tl.make_block_ptr`` / ``tl.advance``, Triton 3.8 and earlier; 3.9
+    removed them), edges bounds-checked instead of masked."""
+    pid = tl.program_id(0)
+    npm = tl.cdiv(M, BM)
+    npn = tl.cdiv(N, BN)
+    in_group = GROUP_M * npn
+    first_m = (pid // in_group) * GROUP_M
+    gsize = min(npm - first_m, GROUP_M)
+    pid_m = first_m + (pid % in_group) % gsize
+    pid_n = (pid % in_group) // gsize
+    a = tl.make_block_ptr(a_ptr, (M, K), (sam, sak), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (K, N), (sbk, sbn), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)), acc)
+        a = tl.advance(a, (0, BK))
+        b = tl.advance(b, (BK, 0))
+    c = tl.make_block_ptr(c_ptr, (M, N), (scm, scn), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(c, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
+
+
+@triton.jit
 def gemm_assumed(
     a_ptr,
     b_ptr,
