@@ -166,6 +166,33 @@ def test_predict_mode_launches_the_predicted_best_once_per_key(monkeypatch):
     assert all(kw["BLOCK"] == 32 for _, _, kw in launches)  # configs[1] has BLOCK = 16 * 2
 
 
+def test_predict_mode_runs_the_chosen_configs_pre_hook_before_launching(monkeypatch):
+    # the launch runs on real tensors: the hook sees the arguments by name, the launch's keywords and the
+    # config's, and what it raises is not swallowed (a prediction over TensorSpecs passes data errors over)
+    seen = []
+    configs = [triton.Config({"BLOCK": 64}, num_warps=4, pre_hook=seen.append)]
+    monkeypatch.setattr(at, "rank", lambda *a, **k: fake_ranking({0: 1e-6}, configs))
+    launches = []
+
+    class FakeKernel:
+        arg_names = ["x_ptr", "y_ptr", "n", "BLOCK"]
+
+        def __getitem__(self, grid):
+            return lambda *args, **kw: launches.append((grid, args, kw))
+
+    kernel = at.autotune(configs, key=["n"], hw="h200", mode="predict")(FakeKernel())
+    kernel[(8,)]("x", "y", 4096)
+    assert len(seen) == 1 and launches
+    assert {"x_ptr": "x", "y_ptr": "y", "n": 4096, "BLOCK": 64, "num_warps": 4}.items() <= seen[0].items()
+
+    def broken(nargs):
+        raise TypeError("the hook failed")
+
+    configs[0].pre_hook = broken
+    with pytest.raises(TypeError, match="the hook failed"):
+        kernel[(8,)]("x", "y", 4096)
+
+
 def test_prune_mode_builds_a_triton_autotuner_with_our_hook():
     configs = make_configs(4)
     tuner = at.autotune(configs, key=["n"], hw="h200", top_k=2)(_copy)

@@ -34,7 +34,16 @@ from tilesight.errors import TileSightError
 from tilesight.hardware import HardwareProfile, profiles
 
 from .autotune_log import AutotuneLog
-from .rank import RankError, Ranking, config_kwargs, describe, rank, top_count
+from .rank import (
+    RankError,
+    Ranking,
+    config_kwargs,
+    describe,
+    rank,
+    run_pre_hook,
+    top_count,
+    unwrap_jit,
+)
 
 # Keyword arguments Triton's runtime adds to an autotuner's launch kwargs; they are not kernel arguments.
 LAUNCH_KWARGS = frozenset({"grid", "warmup"})
@@ -149,19 +158,13 @@ class Pruner:
         :attr:`prune_configs_by`."""
         if self._kernel is None:
             raise AutotuneError("no kernel bound: decorate the @triton.jit function with @pruner.kernel")
-        runtime = [p.name for p in _jit_fn(self._kernel).params if not p.is_constexpr]
+        runtime = [p.name for p in unwrap_jit(self._kernel).params if not p.is_constexpr]
         args = {k: launch.pop(k) for k in runtime if k in launch}
         launch_kwargs = {k: launch.pop(k) for k in list(launch) if k in LAUNCH_KWARGS}
         return self.ranking([launch], args, **launch_kwargs).best.latency_s * MS_PER_S
 
 
 MS_PER_S = 1e3  # Triton's perf_model and do_bench speak milliseconds
-
-
-def _jit_fn(kernel: Any) -> Any:
-    while not hasattr(kernel, "params") and hasattr(kernel, "fn"):
-        kernel = kernel.fn
-    return kernel
 
 
 def _fn_name(kernel: Any) -> str:
@@ -202,9 +205,7 @@ class PredictedAutotuner:
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> Any:
         config = self.choose(*args, grid=grid, **kwargs)
-        if getattr(config, "pre_hook", None) is not None:
-            named = dict(zip(self.arg_names, args, strict=False))
-            config.pre_hook({**named, **kwargs, **config.all_kwargs()})
+        run_pre_hook(config, dict(zip(self.arg_names, args, strict=False)), kwargs, launch=True)
         return self.fn[grid](*args, **kwargs, **config_kwargs(config))
 
 

@@ -160,19 +160,26 @@ def config_kwargs(config: Any) -> dict[str, Any]:
     raise RankError(f"config {config!r}: expected a triton.Config or a dict of parameters")
 
 
-def run_pre_hook(config: Any, named_args: dict[str, Any], kwargs: dict[str, Any]) -> None:
+def run_pre_hook(
+    config: Any, named_args: dict[str, Any], kwargs: dict[str, Any], *, launch: bool = False
+) -> None:
     """A ``triton.Config``'s ``pre_hook``, called as Triton's autotuner calls it before timing the config:
     with the kernel's arguments by name, the launch's keywords and the config's. Tutorials set host-side
     descriptors' block shapes in it (``desc.block_shape = [BLOCK_M, HEAD_DIM]``); nothing else of a hook
-    matters to a prediction."""
+    matters to a prediction. ``launch``: the config is about to run on real tensors, so whatever the hook
+    raises propagates."""
     hook = getattr(config, "pre_hook", None)
-    if hook is not None:
-        try:
-            hook({**named_args, **kwargs, **config_kwargs(config)})
-        except (AttributeError, TypeError):
-            # a hook that works on the tensors' data (``nargs["c"].zero_()`` before a split-K launch) meets a
-            # TensorSpec, which has none; what it does to the data does not change the prediction
-            pass
+    if hook is None:
+        return
+    if launch:
+        hook({**named_args, **kwargs, **config_kwargs(config)})
+        return
+    try:
+        hook({**named_args, **kwargs, **config_kwargs(config)})
+    except (AttributeError, TypeError):
+        # a hook that works on the tensors' data (``nargs["c"].zero_()`` before a split-K launch) meets a
+        # TensorSpec, which has none; what it does to the data does not change the prediction
+        pass
 
 
 def unwrap_jit(kernel: Any) -> Any:
