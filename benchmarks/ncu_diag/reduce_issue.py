@@ -10,11 +10,11 @@ trip through shared memory, which every thread of the block runs. This probe tim
 occupancy, where issue throughput, not one chain's latency, sets the time.
 
 Each program loads one row of ``BLOCK`` fp32 values into registers, then runs ``R`` dependent steps
-``x = x * a - max(x) * b`` (``reduce``) or ``x = x * a - b`` (``control``: the same element work without the
-reduction) and stores the row. Grids hold 132 x as many programs as fit on an SM (2048 threads, 32
-blocks), so the SM interleaves many programs and the time per step and SM measures issue throughput. Per
-warps in 1, 2, 4, 8, 16 and elements a thread in 1, 2, 4, 8, 16, 32: SM time per reduction = (reduce -
-control) / (R x programs per SM).
+``x = x * a - max(x) * b`` (``max``), ``x = x * a - sum(x) * b`` (``sum``) or ``x = x * a - b`` (``control``:
+the same element work without the reduction) and stores the row. Grids hold 132 x as many programs as fit
+on an SM (2048 threads, 32 blocks), so the SM interleaves many programs and the time per step and SM
+measures issue throughput. Per warps in 1, 2, 4, 8, 16 and elements a thread in 1, 2, 4, 8, 16, 32: SM
+time per reduction = (max or sum - control) / (R x programs per SM).
 
     python3 benchmarks/ncu_diag/reduce_issue.py > reduce_issue.jsonl   # one row per launch
 """
@@ -41,8 +41,10 @@ def reduce_steps(x_ptr, y_ptr, a, b, STEPS: tl.constexpr, BLOCK: tl.constexpr, R
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     for _ in range(STEPS):
-        if REDUCE:
+        if REDUCE == 1:
             x = x * a - tl.max(x, axis=0) * b
+        elif REDUCE == 2:
+            x = x * a - tl.sum(x, axis=0) * b
         else:
             x = x * a - b
     tl.store(y_ptr + offs, x)
@@ -61,7 +63,7 @@ def main() -> int:
             x = torch.randn(grid[0] * block, device="cuda", dtype=torch.float32)
             y = torch.empty_like(x)
             row = {"warps": warps, "per_thread": per_thread, "block": block, "programs": grid[0]}
-            for reduce in (True, False):
+            for reduce in (1, 2, 0):
                 meta = dict(STEPS=STEPS, BLOCK=block, REDUCE=reduce, num_warps=warps)
 
                 def fn(grid=grid, x=x, y=y, meta=meta):
@@ -71,14 +73,15 @@ def main() -> int:
                 torch.cuda.synchronize()
                 p50, p20, p80 = triton.testing.do_bench(fn, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
                 kernel = reduce_steps.warmup(x, y, 0.999, 0.001, grid=grid, **meta)
-                key = "reduce" if reduce else "control"
+                key = ("control", "max", "sum")[reduce]
                 row[f"{key}_us"] = p50 * 1e3
                 row[f"{key}_p20_us"] = p20 * 1e3
                 row[f"{key}_p80_us"] = p80 * 1e3
                 row[f"{key}_regs"] = kernel.n_regs
                 row[f"{key}_spills"] = kernel.n_spills
             steps_per_sm = STEPS * programs_per_sm
-            row["sm_ns_per_reduction"] = (row["reduce_us"] - row["control_us"]) * 1e3 / steps_per_sm
+            for op in ("max", "sum"):
+                row[f"sm_ns_per_{op}"] = (row[f"{op}_us"] - row["control_us"]) * 1e3 / steps_per_sm
             out.write(json.dumps(row) + "\n")
             out.flush()
     meta = {
