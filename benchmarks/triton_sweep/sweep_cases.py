@@ -1455,6 +1455,35 @@ def validation28_cases() -> list[Case]:
     )
 
 
+# A thirtieth validation set (stop 34): row kernels at shapes no set has timed, on 4, 8 and 16 warps, where a
+# reduction's shuffle rounds (layouts.reduce_lane_ops) weigh most: short rows over many warps. The
+# row-striding softmax at 2 and 8 programs an SM with 3 rows in flight, and the one-program-a-row softmax,
+# LayerNorm and RMSNorm (1024-wide blocks for the RMSNorm's chunks). Predictions recorded before it was
+# measured.
+VALIDATION30_ROWS = (
+    (65536, 512, "float16"),
+    (24576, 1536, "float16"),
+    (12288, 3072, "bfloat16"),
+)
+
+
+def validation30_cases() -> list[Case]:
+    """VALIDATION30_ROWS x 4 / 8 / 16 warps x (row-striding softmax at 264 and 1056 programs, softmax,
+    LayerNorm, RMSNorm): 45 launches."""
+    cases = []
+    for rows, cols, dtype in VALIDATION30_ROWS:
+        for warps in (4, 8, 16):
+            for programs in (2 * H200_SM_COUNT, 8 * H200_SM_COUNT):
+                rows_case = row_case(
+                    "softmax", rows, cols, dtype, warps, variant="rows", programs=programs, row_stages=3
+                )
+                cases.append(rows_case)
+            cases.append(row_case("softmax", rows, cols, dtype, warps))
+            cases.append(row_case("layernorm", rows, cols, dtype, warps))
+            cases.append(row_case("rmsnorm", rows, cols, dtype, warps, 1024))
+    return _all_held_out(cases, "validation30")
+
+
 def validation29_cases() -> list[Case]:
     """The staged pointer attention (``kernels.triton.attention_staged``) at validation 25's shape and
     configs: the descriptor kernel's twin, launch for launch (144 launches)."""
