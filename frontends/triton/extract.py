@@ -47,7 +47,6 @@ from .banks import staged_store_bytes
 from .compile import CompiledIR
 from .ir import BLOCK_LABEL, Function, Op, at_op, depends_on, located, parse_module, tensor_type
 from .layouts import (
-    SHUFFLE_ALU_OPS,
     access_rows,
     access_widths,
     dot_instr_n,
@@ -55,7 +54,6 @@ from .layouts import (
     element_replication,
     fma_dots,
     pipelined,
-    reduce_lane_ops,
     reduce_warps,
     scattered_copies,
     warp_local_gathers,
@@ -107,6 +105,9 @@ _LAYOUT = frozenset(
         "ub.poison",
     }
 )
+# A warp shuffle in CUDA-core operations: 32 results a clock per SM against 128 for an add or compare on
+# compute capability 9.0 (CUDA C++ Programming Guide, arithmetic instruction throughput).
+SHUFFLE_ALU_OPS = 4
 # tl.histogram's counters: int32 bins (Walker.histogram)
 HISTOGRAM_BIN_BYTES = 4
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
@@ -209,7 +210,6 @@ class Walker:
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
         self.reduce_warps = reduce_warps(ir.ttgir)
-        self.reduce_ops = reduce_lane_ops(ir.ttgir)
         self.warp_local_gathers = warp_local_gathers(ir.ttgir)
         self.fn, self.fused = _module(ir.ttir)
         self.kernel = self.fn.name
@@ -512,10 +512,7 @@ class Walker:
             return
         if n in ("tt.reduce", "tt.scan"):
             src = tensor_type(self._operand_type(op)) or ((1,), "f32")
-            # a reduction's element operations as Triton lowers it, its threads' folds and shuffle rounds
-            # (layouts.reduce_lane_ops); else (a scan, a reduction on an MMA layout) one a source element
-            ops = at_op(self.reduce_ops, op) if n == "tt.reduce" else None
-            self.compute(op, body, vin, ActionKind.REDUCE, ops or math.prod(src[0]))
+            self.compute(op, body, vin, ActionKind.REDUCE, math.prod(src[0]))
             warps = at_op(self.reduce_warps, op) if n == "tt.reduce" else None
             if warps is not None:
                 body.nodes[-1]["warps"] = warps

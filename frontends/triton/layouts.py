@@ -28,7 +28,6 @@
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -394,54 +393,6 @@ def reduce_warps(ttgir: str) -> Mapping[str, int]:
         if k < len(per_axis):
             for key in op.keys:
                 out[key] = max(per_axis[k], out.get(key, 1))
-    return MappingProxyType(out)
-
-
-# A warp shuffle's issue cost in CUDA-core element operations: 32 results a clock per SM against 128 for an
-# add or compare on compute capability 9.0 (CUDA C++ Programming Guide, arithmetic instruction throughput).
-SHUFFLE_ALU_OPS = 4
-
-
-@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
-def reduce_lane_ops(ttgir: str) -> Mapping[str, float]:
-    """Source location -> the element operations, over all the block's threads, of each ``tt.reduce`` on a
-    blocked layout as Triton lowers it (ReduceOpToLLVM): every thread folds its own elements along the axis
-    (``e - 1`` combines for each output it holds), then a butterfly of shuffles across the lanes that hold the
-    axis (``log2`` of them rounds, a shuffle and a combine each) and, where warps split the axis, the same
-    across their partials after a trip through shared memory (``log2(warps)`` rounds). Every thread of the
-    block runs every step, so a short axis spread over many warps costs far more than its elements: a
-    1024-wide row on 16 warps is 46 operations a thread, 23,552 over the block, not 1,024. A shuffle counts
-    :data:`SHUFFLE_ALU_OPS` operations. The ``reduce_issue`` probe (``benchmarks/data/reduce_issue/``: SM
-    time per ``tl.max`` / ``tl.sum`` at full occupancy, 1-16 warps, 1-32 elements a thread) reads 111 ns an
-    SM for the 16-warp row above (this count at the profile's CUDA-core rate: 139), 55 for 8 warps of 4
-    (65), 28 for 4 of 4 (29), 11 for one warp of 32 (11). Layouts other than blocked ones (MMA results,
-    whose rows a few lanes of one warp hold) are absent: their reductions stay priced by their elements.
-    Keyed as :func:`reduce_warps`."""
-    layouts = _blocked(ttgir)
-    out: dict[str, float] = {}
-    for op in _walk(parse_module(ttgir).body):
-        if op.name != "tt.reduce" or op.loc is None:
-            continue
-        layout, axis = _REDUCE_OPERAND.search(op.text), _AXIS.search(op.text)
-        if layout is None or axis is None or layout.group(1) not in layouts:
-            continue
-        shape = tensor_type(layout.group(0)[1:])
-        fields = layouts[layout.group(1)]
-        spt, tpw, wpc = (fields.get(f) for f in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
-        if shape is None or spt is None or tpw is None or wpc is None:
-            continue
-        dims, k = shape[0], int(axis.group(1))
-        if not len(dims) == len(spt) == len(tpw) == len(wpc) > k:
-            continue
-        threads = math.prod(tpw) * math.prod(wpc)
-        per_thread = [max(1, d // (t * w)) for d, t, w in zip(dims, tpw, wpc, strict=True)]
-        lanes = min(tpw[k], max(1, dims[k] // spt[k]))
-        warps = min(wpc[k], max(1, dims[k] // (spt[k] * tpw[k])))
-        outputs = math.prod(per_thread) // per_thread[k]
-        rounds = math.log2(lanes) + math.log2(warps)
-        ops = threads * outputs * ((per_thread[k] - 1) + rounds * (SHUFFLE_ALU_OPS + 1))
-        for key in op.keys:
-            out[key] = max(float(ops), out.get(key, 0.0))
     return MappingProxyType(out)
 
 

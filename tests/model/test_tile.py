@@ -475,20 +475,3 @@ def test_a_loop_unroll_must_be_positive():
 
     with pytest.raises(PlanError, match="unroll"):
         Loop("loop", 4, (TileAction("ld", ActionKind.LOAD, tensor="t"),), unroll=0)
-
-
-def test_a_cross_warp_reduction_lasts_the_longer_of_its_issue_and_its_latency():
-    """The profile's cross-warp reduction latency was timed on one block alone, so it already holds the
-    issue time of that reduction's own shuffles: a REDUCE lasts the longer of the two, not their sum; other
-    actions still add their latency to their busy time."""
-    from tilesight.model.resources import CUDA, NPIPES
-    from tilesight.model.tile import eval_body
-
-    scale = (1.0,) * NPIPES
-    for busy, expected in ((3.0, 5.0), (7.0, 7.0)):
-        body = (TileAction("r", ActionKind.REDUCE, flops=1.0, warps=8),)
-        cost = eval_body(body, {"r": _demand("r", ActionKind.REDUCE, CUDA, busy, latency=5.0)}, scale)
-        assert cost.latency_s == expected
-    body = (TileAction("e", ActionKind.ELEMENTWISE, flops=1.0),)
-    cost = eval_body(body, {"e": _demand("e", ActionKind.ELEMENTWISE, CUDA, 3.0, latency=5.0)}, scale)
-    assert cost.latency_s == 8.0

@@ -287,11 +287,6 @@ def eval_body(
                 svecs.append(tuple(port if r == L2 else 0.0 if r == DDR else x for r, x in enumerate(v)))
                 top = max(x for r, x in enumerate(v) if r not in (L2, DDR))
                 durs.append(max(top, port, d.floor_s) + d.latency_s)
-            elif d.kind is ActionKind.REDUCE:
-                # a cross-warp reduction's latency (the profile's, timed on one block alone) already holds
-                # the issue time of its own shuffles: the longer of the two, not their sum
-                svecs.append(v)
-                durs.append(max(max(v), d.floor_s, d.latency_s))
             else:
                 svecs.append(v)
                 durs.append(max(max(v), d.floor_s) + d.latency_s)
