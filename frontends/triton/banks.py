@@ -32,8 +32,8 @@ import numpy as np
 
 from tilesight.model.banks import MAX_VECTOR_BYTES, WAVEFRONT_BYTES, wavefronts, wavefronts_many
 
-from .ir import parse_module, tensor_type
-from .layouts import _blocked, _walk, shared_layouts
+from .ir import parse_module, tensor_type, walk_ops
+from .layouts import _blocked, shared_layouts
 
 _LINEAR = re.compile(r"^(#linear\d*) = #ttg\.linear<\{(.*)\}>", re.M)
 _BASES = re.compile(r"(register|lane|warp) = \[((?:\[[\d, ]*\](?:, )?)*)\]")
@@ -212,7 +212,7 @@ def staged_store_bytes(ttgir: str) -> Mapping[str, float]:
         }
     shared = shared_layouts(ttgir)
     out: dict[str, float] = {}
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if op.name not in ("ttg.local_alloc", "ttg.local_store") or not op.operands or op.loc is None:
             continue
         src, dst = _SRC.search(op.text + " " + op.rtype), _DST.search(op.text + " " + op.rtype)

@@ -45,7 +45,17 @@ from tilesight.tensorspec import TensorSpec
 from . import interp, strides
 from .banks import staged_store_bytes
 from .compile import CompiledIR
-from .ir import BLOCK_LABEL, Function, Op, at_op, depends_on, located, parse_module, tensor_type
+from .ir import (
+    BLOCK_LABEL,
+    Function,
+    Op,
+    at_op,
+    depends_on,
+    located,
+    parse_module,
+    tensor_type,
+    walk_ops,
+)
 from .layouts import (
     access_rows,
     access_widths,
@@ -1418,15 +1428,10 @@ def fused_adds(fn: Function) -> frozenset[int]:
 
 def _has_loop(ops: list[Op]) -> bool:
     """Whether the ops (nested regions included) hold a loop."""
-    return any(op.name in ("scf.for", "scf.while") or any(_has_loop(r) for r in op.regions) for op in ops)
+    return any(op.name in ("scf.for", "scf.while") for op in walk_ops(ops))
 
 
 def _has_store(ops: list[Op]) -> bool:
     """Whether the ops (nested regions included) write global memory: a persistent kernel's tile loop stores
     each tile it computes; a split-K loop starting at a program-dependent K offset stores after the loop."""
-    for op in ops:
-        if op.name in _STORES:
-            return True
-        if any(_has_store(r) for r in op.regions):
-            return True
-    return False
+    return any(op.name in _STORES for op in walk_ops(ops))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 _LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
@@ -52,6 +52,14 @@ class Function:
     name: str
     args: list[tuple[str, str]]  # (ssa name, type)
     body: list[Op]
+
+
+def walk_ops(ops: list[Op]) -> Iterator[Op]:
+    """Every op of ``ops`` and of their regions, depth first in program order."""
+    for op in ops:
+        yield op
+        for region in op.regions:
+            yield from walk_ops(region)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from .ir import Op, depends_on, parse_module, tensor_type
+from .ir import Op, depends_on, parse_module, tensor_type, walk_ops
 
 _BLOCKED = re.compile(r"^(#blocked\d*) = #ttg\.blocked<\{([^}]*)\}>", re.M)
 _LIST_FIELD = re.compile(r"(\w+) = \[([\d, ]+)\]")
@@ -107,13 +107,6 @@ def _copy_axes(ttgir: str) -> tuple[dict[str, int], dict[str, int]]:
     return _shared_contiguous(ttgir), fastest
 
 
-def _walk(ops: list[Op]):
-    for op in ops:
-        yield op
-        for region in op.regions:
-            yield from _walk(region)
-
-
 def unaligned_int_args(ttgir: str) -> frozenset[str]:
     """SSA names of the kernel's integer arguments Triton did not specialise as divisible by 16."""
     m = _FUNC_LINE.search(ttgir)
@@ -149,7 +142,7 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
     """Source location -> the narrowest vector, in bytes, of the global loads / stores there: keyed both by
     "file:line:col" (one op) and by "file:line" (the narrowest of the line's ops). Cached, read-only."""
     vectors = _vectors(ttgir)
-    ops = list(_walk(parse_module(ttgir).body))
+    ops = list(walk_ops(parse_module(ttgir).body))
     defs = {r: op for op in ops for r in op.results}
     unaligned = unaligned_int_args(ttgir)
     shared, fastest = _copy_axes(ttgir)
@@ -192,7 +185,7 @@ def scattered_copies(ttgir: str) -> frozenset[str]:
     along another axis than the global one (see the module docstring): one element per ``cp.async``."""
     shared, fastest = _copy_axes(ttgir)
     found: set[str] = set()
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         m = _TYPED.search(op.text + " " + op.rtype)
         if op.loc is not None and m is not None and _scattered(op, m.group(2), shared, fastest):
             found |= op.keys
@@ -205,7 +198,7 @@ def fma_dots(ttgir: str) -> frozenset[str]:
     cores: their result keeps a blocked layout (an fp32 dot with ``input_precision="ieee"``), where a
     tensor-core dot's is an ``nvidia_mma`` layout (``ttng.warp_group_dot`` on Hopper)."""
     found: set[str] = set()
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if (
             op.name == "tt.dot"
             and op.loc is not None
@@ -244,7 +237,7 @@ def _mma_dots(ttgir: str):
     """``(op, result dims, layout version, warpsPerCTA, instrShape)`` of every ``tt.dot`` /
     ``ttng.warp_group_dot`` whose result has an ``nvidia_mma`` layout with both list fields."""
     layouts = _mma_layouts(ttgir)
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if op.name not in ("ttng.warp_group_dot", "tt.dot"):
             continue
         m = _DOT_RESULT.search(op.text + " " + op.rtype)
@@ -292,7 +285,7 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
     listed. Cached, read-only."""
     layouts = _mma_layouts(ttgir)
     pairs = []
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if op.name in ("ttng.warp_group_dot", "tt.dot") or op.name.startswith("ttg.") or op.loc is None:
             continue
         text = op.text if op.name == "tt.reduce" else op.rtype
@@ -349,7 +342,7 @@ def access_rows(ttgir: str) -> Mapping[str, int]:
         if {"threadsPerWarp", "warpsPerCTA", "order"} <= f.keys()
     }
     rows: dict[str, int] = {}
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if op.name != "tt.load" or op.loc is None:
             continue
         m = _TYPED.search(op.text + " " + op.rtype)
@@ -382,7 +375,7 @@ def reduce_warps(ttgir: str) -> Mapping[str, int]:
     "file:line:col" and by "file:line", as :func:`access_widths`). Cached by text, read-only."""
     warps = {alias: [int(x) for x in w.split(",")] for alias, w in _LAYOUT_WARPS.findall(ttgir)}
     out: dict[str, int] = {}
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if op.name != "tt.reduce" or op.loc is None:
             continue
         layout, axis = _REDUCE_OPERAND.search(op.text), _AXIS.search(op.text)
@@ -413,7 +406,7 @@ def refills_after_compute(ttgir: str) -> bool:
     copy, so the dots and CUDA-core work between them run before the refill
     (:attr:`~tilesight.plan.Loop.refill_after_compute`). Triton's software pipeliner lays every loop out so
     (the copies ``num_stages - 1`` iterations ahead at the end of the body)."""
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if op.name != "scf.for" or not op.regions:
             continue
         names = [o.name for o in op.regions[0]]
@@ -431,7 +424,7 @@ def warp_local_gathers(ttgir: str) -> Mapping[str, int]:
     gathers lowered through shared memory are absent. Keyed as :func:`reduce_warps`."""
     blocked = _blocked(ttgir)
     pairs = []
-    for op in _walk(parse_module(ttgir).body):
+    for op in walk_ops(parse_module(ttgir).body):
         if op.name != "tt.gather" or "efficient_layout" not in op.text:
             continue
         layout, axis = _REDUCE_OPERAND.search(op.text), _AXIS.search(op.text)
