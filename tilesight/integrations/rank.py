@@ -171,15 +171,14 @@ def run_pre_hook(
     hook = getattr(config, "pre_hook", None)
     if hook is None:
         return
-    if launch:
-        hook({**named_args, **kwargs, **config_kwargs(config)})
-        return
+    nargs = {**named_args, **kwargs, **config_kwargs(config)}
     try:
-        hook({**named_args, **kwargs, **config_kwargs(config)})
+        hook(nargs)
     except (AttributeError, TypeError):
         # a hook that works on the tensors' data (``nargs["c"].zero_()`` before a split-K launch) meets a
         # TensorSpec, which has none; what it does to the data does not change the prediction
-        pass
+        if launch:
+            raise
 
 
 def unwrap_jit(kernel: Any) -> Any:
