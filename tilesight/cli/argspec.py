@@ -98,14 +98,7 @@ def parse_args_text(text: str, option: str = "--args") -> dict[str, Value]:
         return {}
     if stripped.startswith("{"):
         return _from_json(stripped, option)
-    raw: dict[str, str] = {}
-    for token in stripped.split():
-        m = _ASSIGN.match(token)
-        if not m:
-            raise ArgsError(f"{option}: {token!r} is not NAME=VALUE (e.g. 'a=f16[4096,4096] M=4096')")
-        if m["name"] in raw:
-            raise ArgsError(f"{option}: {m['name']!r} is given twice")
-        raw[m["name"]] = m["value"]
+    raw = _assignments(stripped, option)
     refs = {name: value for name, value in raw.items() if _REF.match(value)}
     aliases = {name: value for name, value in raw.items() if _is_alias(value, raw)}
     matched = {name: _CONTENTS.match(value) for name, value in raw.items()}
@@ -130,14 +123,26 @@ def parse_args_text(text: str, option: str = "--args") -> dict[str, Value]:
     return {name: out[name] for name in raw}
 
 
-def referenced_names(text: str) -> set[str]:
+def _assignments(stripped: str, option: str) -> dict[str, str]:
+    """The ``NAME=VALUE`` tokens of the mini-syntax, name -> value text, in the order given."""
+    raw: dict[str, str] = {}
+    for token in stripped.split():
+        m = _ASSIGN.match(token)
+        if not m:
+            raise ArgsError(f"{option}: {token!r} is not NAME=VALUE (e.g. 'a=f16[4096,4096] M=4096')")
+        if m["name"] in raw:
+            raise ArgsError(f"{option}: {m['name']!r} is given twice")
+        raw[m["name"]] = m["value"]
+    return raw
+
+
+def referenced_names(text: str, option: str = "--args") -> set[str]:
     """The argument names the other ``--args`` entries of ``text`` use: in a tensor's shape or strides
-    (``a=f16[M,K]``), as an alias (``n_cols=C``) or through a reference (``stride_am=a.stride(0)``). Call it
-    on text :func:`parse_args_text` accepted."""
+    (``a=f16[M,K]``), as an alias (``n_cols=C``) or through a reference (``stride_am=a.stride(0)``)."""
     stripped = text.strip()
     if not stripped or stripped.startswith("{"):
         return set()
-    raw = dict(_ASSIGN.match(token).group("name", "value") for token in stripped.split())  # type: ignore[union-attr]
+    raw = _assignments(stripped, option)
     used: set[str] = set()
     for value in raw.values():
         m = _TENSOR.match(value)
