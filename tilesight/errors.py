@@ -65,6 +65,40 @@ class UnsupportedOpError(FrontendError):
         )
 
 
+class KernelCompileError(FrontendError):
+    """The kernel's own compiler refused it with these arguments and this config (a type or shape mismatch,
+    a failed ``tl.static_assert``): names the kernel, the source line and the compiler's own words.
+
+    One line, like every error the command line prints: the failing statement is quoted after the reason.
+    ``compiler_error`` is the compiler's exception class (``CompileTimeAssertionFailure`` for a
+    ``tl.static_assert``: a config Triton's autotuner skips rather than fails on), ``reason`` its message
+    without the source excerpt, ``excerpt`` the excerpt (the source up to the failing line, a caret under it).
+    """
+
+    def __init__(
+        self,
+        kernel: str,
+        reason: str,
+        *,
+        compiler: str,
+        compiler_error: str,
+        location: str | None = None,
+        excerpt: str = "",
+    ) -> None:
+        self.kernel = kernel
+        self.reason = reason
+        self.compiler_error = compiler_error
+        self.excerpt = excerpt
+        where = f" at {location}" if location else ""
+        text = f"{compiler} could not compile kernel {kernel!r}{where} with these arguments and config: "
+        text += reason
+        code = [line.strip() for line in excerpt.splitlines() if line.strip() and set(line.strip()) != {"^"}]
+        if code:
+            text += f" (in `{code[-1]}`)"
+        super().__init__(text, construct=compiler_error)
+        self.location = location
+
+
 class VersionError(FrontendError):
     """An installed frontend library outside the supported version range."""
 

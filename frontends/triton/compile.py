@@ -9,14 +9,16 @@ specialisation) costs a dictionary lookup.
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from triton._C.libtriton import ir, nvidia, passes
 from triton.compiler.compiler import ASTSource
+from triton.compiler.errors import CompilationError
 
-from tilesight.errors import FrontendError
+from tilesight.errors import FrontendError, KernelCompileError
 from tilesight.hardware import HardwareProfile
 
 from .binding import Binding, backend_for, target_of
@@ -76,6 +78,43 @@ def _shared_bytes(module: Any, options: Any, arch: int) -> int:
     return int(shared)
 
 
+def compile_error(exc: CompilationError, jit_fn: Any, kernel: str) -> KernelCompileError:
+    """The typed error for a Triton :class:`CompilationError` raised while generating ``jit_fn``'s IR: the
+    kernel, the failing statement's ``file:line`` (Triton counts lines from the ``def``; an error inside an
+    inlined ``@triton.jit`` helper is reported at the kernel's call of it, its message naming the helper's
+    line) and Triton's own words."""
+    import triton
+
+    node = getattr(exc, "node", None)
+    lineno = getattr(node, "lineno", None)
+    location = None
+    fn = getattr(jit_fn, "fn", None)
+    path = getattr(getattr(fn, "__code__", None), "co_filename", None)
+    if path and isinstance(lineno, int):
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError):  # no source file (a kernel built from a string): Triton's line alone
+            location = f"{path.rsplit('/', 1)[-1]}, line {lineno} of {kernel}"
+        else:
+            start = next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
+            location = f"{path.rsplit('/', 1)[-1]}:{first + start + lineno - 1}"
+    message = getattr(exc, "error_message", None) or ""
+    excerpt = str(exc)
+    if message and excerpt.endswith(message):
+        excerpt = excerpt[: -len(message)].rstrip("\n")
+    # the excerpt's first line is Triton's own "at LINE:COL:" (lines from the def): the location says it
+    excerpt = excerpt.split("\n", 1)[1] if excerpt.startswith("at ") and "\n" in excerpt else excerpt
+    reason = message.strip().splitlines()[-1] if message.strip() else type(exc).__name__
+    return KernelCompileError(
+        kernel,
+        reason,
+        compiler=f"Triton {triton.__version__}",
+        compiler_error=type(exc).__name__,
+        location=location,
+        excerpt=excerpt,
+    )
+
+
 def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR:
     """TTIR and TTGIR of ``jit_fn`` specialised as ``binding`` says, for ``hw``'s target (cached)."""
     cached = _CACHE.lookup(binding.key)
@@ -96,7 +135,10 @@ def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR
     backend.load_dialects(context)
     codegen = backend.get_codegen_implementation(options)
     module_map = backend.get_module_map() if hasattr(backend, "get_module_map") else {}
-    module = src.make_ir(target, options, codegen, module_map, context)
+    try:
+        module = src.make_ir(target, options, codegen, module_map, context)
+    except CompilationError as e:  # Triton's code generator refused the kernel with these arguments
+        raise compile_error(e, jit_fn, binding.fn_name) from e
     metadata: dict[str, Any] = {}
     try:
         ttir_mod = stages["ttir"](module, metadata)

@@ -80,3 +80,15 @@ def test_missing_file_and_usage(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "expected FILE.py::KERNEL" in fails(capsys, "predict", "notpython::k")
     assert "invalid choice" in fails(capsys, "frobnicate")
     assert "required" in fails(capsys)
+
+
+def test_kernel_triton_cannot_compile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "mismatch.py"
+    src.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + tl.arange(0, 2 * BLOCK))\n"
+    )
+    err = fails(capsys, "predict", f"{src}::k", "--args", "x_ptr=f32[256] BLOCK=128", "--grid", "1")
+    assert "could not compile kernel 'k' at mismatch.py:8 with these arguments and config" in err
+    assert "128 and 256" in err and "tl.arange(0, 2 * BLOCK)" in err

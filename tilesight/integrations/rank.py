@@ -274,14 +274,17 @@ def _predict_one(
     except LaunchError as exc:
         return None, str(exc), True, time.perf_counter() - start, 0.0
     except Exception as exc:
-        if type(exc).__name__ not in TRITON_SKIPPED:
+        # a Triton error the frontend wrapped (KernelCompileError) is matched by the class it wraps
+        name = getattr(exc, "compiler_error", None) or type(exc).__name__
+        if name not in TRITON_SKIPPED:
             if isinstance(exc, TileSightError) and on_error == "refuse":
                 return None, f"{type(exc).__name__}: {exc}", False, time.perf_counter() - start, 0.0
             if isinstance(exc, TileSightError):
                 raise RankError(f"config {describe(cfg)}: {exc}") from exc
             raise
         # what Triton's autotuner skips: the config cannot run, whatever the model says
-        return None, f"{type(exc).__name__}: {_last_line(exc)}", True, time.perf_counter() - start, 0.0
+        reason = getattr(exc, "reason", None) or _last_line(exc)
+        return None, f"{name}: {reason}", True, time.perf_counter() - start, 0.0
 
 
 def _last_line(exc: Exception) -> str:

@@ -420,3 +420,18 @@ def axpb(x_ptr, y_ptr, z_ptr, a, b, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, x * a + b)
     p = x * b
     tl.store(z_ptr + offs, p - p * a)
+
+
+@triton.jit
+def shape_mismatch(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    """Does not compile: adds a BLOCK-long tile to a 2 BLOCK-long one (Triton's code generator refuses it)."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, x + tl.arange(0, 2 * BLOCK))
+
+
+@triton.jit
+def bounded_block(x_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK <= 64, "BLOCK must be at most 64")
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2.0)
