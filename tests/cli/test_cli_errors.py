@@ -92,3 +92,33 @@ def test_kernel_triton_cannot_compile(tmp_path: Path, capsys: pytest.CaptureFixt
     err = fails(capsys, "predict", f"{src}::k", "--args", "x_ptr=f32[256] BLOCK=128", "--grid", "1")
     assert "could not compile kernel 'k' at mismatch.py:8 with these arguments and config" in err
     assert "128 and 256" in err and "tl.arange(0, 2 * BLOCK)" in err
+
+
+TILELANG_BAD_FACTORY = """import tilelang.language as T
+
+
+def gemm_bad(M=256, N=256, K=256, block_M=128, block_N=128, block_K=32):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_s = T.alloc_shared((block_M, block_K), "float16")
+            B_s = T.alloc_shared((block_N, block_K), "float16")
+            C_l = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                T.copy(A[by * block_M, k * block_K], A_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * block_M, bx * block_N])
+
+    return main
+"""
+
+
+def test_tilelang_factory_that_tilelang_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tilelang")
+    src = tmp_path / "bad_gemm.py"
+    src.write_text(TILELANG_BAD_FACTORY)
+    err = fails(capsys, "predict", f"{src}::gemm_bad", "--hw", "h200")
+    # TileLang's own shape check, at the T.gemm line (14) of the factory, in one line
+    assert "TileLang " in err and "could not compile kernel 'gemm_bad' at bad_gemm.py:14" in err
+    assert "AssertionError: T.gemm K shape check failed" in err and "(in `T.gemm(A_s, B_s, C_l)`)" in err

@@ -8,12 +8,16 @@ since the diagnosis reads the plan (indirect accesses, spills) as well as the re
 
 from __future__ import annotations
 
+import linecache
+import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from tilesight.frontends.source import KernelKind
+from tilesight.errors import KernelCompileError, TileSightError
+from tilesight.frontends.source import KernelKind, KernelSource
 from tilesight.plan import KernelSequence, TilePlan
 from tilesight.report import Report
 
@@ -163,8 +167,44 @@ def _predict_tilelang(kernel: LoadedKernel, launch: Launch) -> Outcome:
     )  # @tilelang.jit factories expose get_tir; plain ones are called
     # what the factory does not take binds the built program's open sizes
     own, sizes = split_builder_kwargs(getattr(obj, "func", build), values)
+    # TileLang logs the whole generated builder source when a factory's program fails to build; the error
+    # below names the kernel's own line instead
+    builder_log = logging.getLogger("tilelang.language.eager.builder")
+    quiet, builder_log.disabled = builder_log.disabled, True
     try:
         prim = build(**own)
     except TypeError as exc:
         raise ArgsError(f"{src.location}: calling factory {src.parent or src.name}: {exc}") from None
+    except TileSightError:
+        raise
+    except Exception as exc:  # TileLang's checks (or the factory's) refused the program these arguments build
+        raise _factory_error(src, exc) from exc
+    finally:
+        builder_log.disabled = quiet
     return evaluate_call(prim, (), sizes, launch.hw)
+
+
+def _factory_error(src: KernelSource, exc: Exception) -> KernelCompileError:
+    """A TileLang factory that raised while building its program: the error at the deepest line of the
+    kernel's own file the traceback passes through (the statement TileLang refused), with TileLang's words."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(src.file):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    try:
+        from tilesight.frontends.tilelang.version import installed_version
+
+        compiler = f"TileLang {installed_version()}"
+    except ImportError:  # pragma: no cover - a TileLang kernel was loaded, so TileLang imports
+        compiler = "TileLang"
+    statement = linecache.getline(src.file, line).strip() if line else ""
+    return KernelCompileError(
+        src.parent or src.name,
+        f"{type(exc).__name__}: {exc}".strip().splitlines()[0],
+        compiler=compiler,
+        compiler_error=type(exc).__name__,
+        location=f"{os.path.basename(src.file)}:{line or src.line}",
+        excerpt=statement,
+    )
