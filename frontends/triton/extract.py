@@ -1078,9 +1078,7 @@ class Walker:
         validity and the values defined before the loop are restored afterwards; coordinate candidates
         recorded inside keep their first iteration (the counter is not a tile coordinate)."""
         old, old_valid, t_max = self.lanes, self.valid, int(trips.max())
-        saved = [(v, v.val) for v in self.env.values() if v.val is not None and v.val.shape == (old,)]
-        for v, val in saved:
-            v.val = np.tile(val, t_max)
+        saved = self._tile_lanes(old, t_max)
         before = set(self.cands)
         it = np.repeat(np.arange(t_max, dtype=np.int64), old)
         self.lanes = old * t_max
@@ -1090,13 +1088,30 @@ class Walker:
             self.walk(ops, inner)
         finally:
             self.lanes, self.valid = old, old_valid
-            for v, val in saved:
-                v.val = val
+            for v, val, off in saved:
+                v.val, v.off = val, off
             for k in set(self.cands) - before:
                 if self.cands[k].shape[0] == old * t_max:
                     self.cands[k] = self.cands[k][:old]
                     self.cand_valid[k] = self.cand_valid[k][:old]
             self.env[iv] = V(pid=False)
+
+    def _tile_lanes(self, old: int, t_max: int) -> list[tuple[V, np.ndarray | None, np.ndarray | None]]:
+        """Repeat every per-lane array of the values defined so far (a scalar's ``val``, a scalar pointer's
+        ``off``) from ``old`` lanes to ``old x t_max`` (one lane per program and iteration); returns each
+        changed value with its arrays before, to restore."""
+        saved = []
+        for v in self.env.values():
+            val = v.val if v.val is not None and v.val.shape == (old,) else None
+            off = v.off if v.off is not None and v.off.shape == (old,) else None
+            if val is None and off is None:
+                continue
+            saved.append((v, v.val, v.off))
+            if val is not None:
+                v.val = np.tile(val, t_max)
+            if off is not None:
+                v.off = np.tile(off, t_max)
+        return saved
 
     def persistent_loop(self, op, body, lbv, stv, trips, iter_args, inits) -> None:
         self.persistent = True
@@ -1112,9 +1127,7 @@ class Walker:
         old = self.lanes
         self.lanes = old * t_max
         it = np.repeat(np.arange(t_max, dtype=np.int64), old)
-        for v in self.env.values():
-            if v.val is not None and v.val.shape == (old,):
-                v.val = np.tile(v.val, t_max)
+        self._tile_lanes(old, t_max)
         self.valid = np.tile(self.valid, t_max) & (it < np.tile(trips, t_max))
         iv = op.block_args[0][0]
         self.env[iv] = V(val=np.tile(lbv, t_max) + it * np.tile(stv, t_max), pid=True)
@@ -1162,8 +1175,13 @@ class Walker:
             name = self.fresh(f"per_program_{stem}_loop")
             inner = {n["name"] for n in part}
             outside = set().union(*(n["deps"] - inner for n in part))
+            # a cross-warp reduction outside the wrapped part that a wrapped action waits behind (its block
+            # barrier): the wrapper waits for it instead
+            outside |= {n["barrier"] for n in part if n.get("barrier") and n["barrier"] not in inner}
             for n in part:
                 n["deps"] = n["deps"] & inner
+                if n.get("barrier") and n["barrier"] not in inner:
+                    n["barrier"] = None
             wrapped[stem] = [_share_loop(name, part, share, outside, loc)]
             moved.update(dict.fromkeys(inner, name))
         out = wrapped["before"] + middle + wrapped["after"]

@@ -184,6 +184,27 @@ def test_persistent_programs_run_their_work_around_the_tile_loop_once():
     assert any("runs once per program, 0.0156 of a program per tile" in n for n in plan.notes)
 
 
+def test_a_program_dependent_channel_loop_then_a_second_pass():
+    # 32 rows x 32 groups of 8 channels, a channel 1024 fp32 elements: the first channel loop starts where the
+    # program's group does and stores (atomically): it is the tile loop (32 x 32 x 8 = 8192 tiles of one
+    # channel), its scalar weight load at a per-program, per-iteration offset; the second pass over the
+    # group's channels, after the cross-warp sum, runs once per program, 1024 / 8192 = 1/8 of one per tile
+    x, y = TensorSpec((32, 256, 1024), "float32"), TensorSpec((32, 256, 1024), "float32")
+    w, dw = TensorSpec((256,), "float32"), TensorSpec((256,), "float32")
+    plan = FE.plan(k.channel_groups, ((32, 32), x, w, dw, y), dict(C=256, CPG=8, BLOCK=1024), HW)
+    assert plan.grid.persistent and plan.grid.programs == 1024 and plan.grid.tiles == 8192
+    *tile_loop, after = plan.body
+    assert isinstance(after, Loop) and after.trips == 1 and after.mean_trips == 1 / 8
+    assert "reduce" in after.deps  # it waits behind the cross-warp sum's barrier, as its loop did
+    stores = {a.tensor: a for a in _find(tile_loop, ActionKind.STORE)}
+    assert set(stores) == {"dw_ptr"}
+    report = evaluate(plan, HW)
+    by_name = {a.name: a for a in report.actions}
+    # bytes: x 32 x 256 x 1024 x 4 = 33.55 MB a pass, y the same, one fp32 weight read and atomic a tile
+    assert by_name["load_x_ptr"].bytes == by_name["store_y_ptr"].bytes == 32 * 256 * 1024 * 4
+    assert by_name["load_w_ptr"].bytes == by_name["store_dw_ptr"].bytes == 8192 * 4
+
+
 def test_a_gather_inside_a_tile_is_a_shared_memory_round_trip():
     x, y = TensorSpec((64, 1024), "float16"), TensorSpec((64, 1024), "float16")
     idx = TensorSpec((1024,), "int32")

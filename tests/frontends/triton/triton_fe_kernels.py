@@ -435,3 +435,22 @@ def bounded_block(x_ptr, BLOCK: tl.constexpr):
     tl.static_assert(BLOCK <= 64, "BLOCK must be at most 64")
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2.0)
+
+
+@triton.jit
+def channel_groups(x_ptr, w_ptr, dw_ptr, y_ptr, C: tl.constexpr, CPG: tl.constexpr, BLOCK: tl.constexpr):
+    """Program (row, group) walks its group's CPG channels twice: a first loop (from a program-dependent
+    start, with an atomic store: the walker distributes it like a tile loop) reads each channel's weight
+    through a scalar pointer and sums the channel, a second one rescales the channels by the group total."""
+    row, group = tl.program_id(0), tl.program_id(1)
+    x_ptr += row * C * BLOCK
+    y_ptr += row * C * BLOCK
+    total = 0.0
+    for c in range(group * CPG, (group + 1) * CPG):
+        w = tl.load(w_ptr + c)
+        s = tl.sum(tl.load(x_ptr + c * BLOCK + tl.arange(0, BLOCK)) * w)
+        total += s
+        tl.atomic_add(dw_ptr + c, s)
+    for c in range(group * CPG, (group + 1) * CPG):
+        x = tl.load(x_ptr + c * BLOCK + tl.arange(0, BLOCK))
+        tl.store(y_ptr + c * BLOCK + tl.arange(0, BLOCK), x - total)
