@@ -171,6 +171,26 @@ class V:
     off: np.ndarray | None = None
 
 
+# Ops whose result's constant term (Walker.const_part) is their first operand's
+_CONST_PASSTHROUGH = frozenset(
+    {
+        "tt.splat",
+        "tt.broadcast",
+        "tt.expand_dims",
+        "tt.reshape",
+        "ttg.convert_layout",
+        "arith.extsi",
+        "arith.extui",
+        "arith.trunci",
+        "arith.index_cast",
+        "arith.index_castui",
+    }
+)
+
+# The key suffix of a one-element access of an argument that also has wider accesses (see Walker.memory)
+ELEMENT_ACCESS_SUFFIX = "[element]"
+
+
 @dataclass
 class _Body:
     nodes: list[dict] = field(default_factory=list)
@@ -222,6 +242,7 @@ class Walker:
         self.reduce_warps = reduce_warps(ir.ttgir)
         self.warp_local_gathers = warp_local_gathers(ir.ttgir)
         self.fn, self.fused = _module(ir.ttir)
+        self.arg_types = dict(self.fn.args)  # kernel argument SSA name -> type
         self.kernel = self.fn.name
         self.scalars = scalars
         self.tensors = tensors
@@ -234,6 +255,7 @@ class Walker:
         self.env: dict[str, V] = {}
         self.defs: dict[str, Op] = {}
         self.ivs: list[str] = []  # induction variables of the loops being walked, innermost last
+        self._const_memo: dict[str, int | None] = {}  # Walker.const_part, by SSA value
         self.cands: dict[str, np.ndarray] = {}
         # coordinates a loop counter took from a program-dependent start (see loop())
         self.start_cands: set[str] = set()
@@ -345,7 +367,28 @@ class Walker:
         for acc in self.accesses.values():
             if acc.pop("shared_loop", False):
                 acc["cands"] -= self.start_cands
+        self._merge_element_accesses(nodes)
         return nodes, self.accesses
+
+    def _merge_element_accesses(self, nodes: list[dict]) -> None:
+        """Give a one-element access back its argument's name where the argument has no wider access (a
+        label vector read one element a program stays ``labels``); where it has one, the element access keeps
+        its own entry and the note says so."""
+        renamed = {}
+        for key in [k for k in self.accesses if k.endswith(ELEMENT_ACCESS_SUFFIX)]:
+            main = key[: -len(ELEMENT_ACCESS_SUFFIX)]
+            if main in self.accesses:
+                self.notes.append(
+                    f"{main}: its one-element accesses move one element each, apart from its "
+                    f"{'x'.join(map(str, self.accesses[main]['tile']))} tiles"
+                )
+                continue
+            self.accesses[main] = self.accesses.pop(key)
+            renamed[key] = main
+        if renamed:
+            for node in _walk_nodes(nodes):
+                if node.get("tensor") in renamed:
+                    node["tensor"] = renamed[node["tensor"]]
 
     def walk(self, ops: list[Op], body: _Body) -> None:
         for i, op in enumerate(ops):
@@ -672,6 +715,98 @@ class Walker:
                     todo.extend(d.operands)
         return total
 
+    def address_shift(self, pointer: str, ptr: V) -> int | None:
+        """Elements the addresses of ``pointer`` sit from their argument beyond the tile's coordinates: the
+        additive constant of the address expression (:meth:`const_part`), where it can be read; else the
+        shift the scalar ``tt.addptr`` chain carried (:attr:`V.shift`)."""
+        part = self.const_part(pointer)
+        return ptr.shift if part is None else part
+
+    def const_part(self, value: str, depth: int = 0) -> int | None:
+        """The constant term of an integer or pointer value's expression (elements, for a pointer counted
+        from its argument): what is left with the program ids and the counters of the loops being walked set
+        to zero. ``offs + HALF`` has ``HALF``, ``k0 + tl.arange(0, BK)`` at an unrolled step ``k0``,
+        ``pid * BLOCK + tl.arange(0, BLOCK)`` none (0). Sums, differences, products with a known uniform
+        value, splats, broadcasts, casts and ``tl.arange`` are followed; anything else (a remainder, a select,
+        a loaded value, a loop-carried value) gives None: not known."""
+        if depth > 64:
+            return None
+        memo = self._const_memo
+        if value in memo:
+            return memo[value]
+        part = self._const_part(value, depth)
+        memo[value] = part
+        return part
+
+    def _uniform(self, value: str) -> int | None:
+        """``value``'s integer value where it is the same for every program, lane and loop iteration."""
+        v = self.get(value)
+        if v.pid or v.loaded or v.val is None or value in self.ivs:
+            return None
+        if self.ivs and depends_on(value, frozenset(self.ivs), self.defs):
+            return None
+        flat = np.asarray(v.val).ravel()
+        if not flat.size or not np.all(flat == flat[0]) or not float(flat[0]).is_integer():
+            return None
+        return int(flat[0])
+
+    def _const_part(self, value: str, depth: int) -> int | None:
+        op = self.defs.get(value)
+        v = self.get(value)
+        if op is None:  # a block argument: a kernel argument or a loop's counter or carried value
+            if value in self.ivs or v.pid:
+                return 0
+            if v.base is not None and value in self.arg_types:  # a pointer argument itself
+                return 0
+            return self._uniform(value)
+        n = op.name
+        if n in ("tt.get_program_id",):
+            return 0
+        if n == "arith.constant":
+            m = _DENSE_INT.match(op.text)
+            return int(m.group(1)) if m else self._uniform(value)
+        if n == "tt.make_range":
+            m = re.search(r"start = (-?\d+)", op.text)
+            return int(m.group(1)) if m else None
+        if n in _CONST_PASSTHROUGH:
+            return self.const_part(op.operands[0], depth + 1) if op.operands else None
+        if n in ("arith.addi", "arith.subi", "tt.addptr") and len(op.operands) == 2:
+            a, b = (self.const_part(o, depth + 1) for o in op.operands)
+            if a is None or b is None:
+                return None
+            return a - b if n == "arith.subi" else a + b
+        if n == "arith.muli" and len(op.operands) == 2:
+            for this, other in (op.operands, op.operands[::-1]):
+                c = self._uniform(other) if tensor_type(self._type_of(other)) is None else None
+                if c is None:
+                    c = self._splat_uniform(other)
+                if c is not None:
+                    part = self.const_part(this, depth + 1)
+                    return None if part is None else part * c
+            return None
+        return self._uniform(value) if tensor_type(op.rtype) is None else None
+
+    def _splat_uniform(self, value: str) -> int | None:
+        """The uniform value a tensor ``value`` holds in every element (a splat of a uniform scalar, a dense
+        constant), or None."""
+        op = self.defs.get(value)
+        if op is None:
+            return None
+        if op.name == "arith.constant":
+            m = _DENSE_INT.match(op.text)
+            return int(m.group(1)) if m else None
+        if op.name in ("tt.splat", "tt.broadcast", "tt.expand_dims") and op.operands:
+            inner = op.operands[0]
+            inner_op = self.defs.get(inner)
+            if inner_op is not None and tensor_type(inner_op.rtype) is not None:
+                return self._splat_uniform(inner)
+            return self._uniform(inner)
+        return None
+
+    def _type_of(self, value: str) -> str:
+        op = self.defs.get(value)
+        return op.rtype if op is not None else self.arg_types.get(value, "")
+
     def scalar_shift(self, op: Op) -> int | None:
         """The pointer's :attr:`V.shift` after a scalar ``tt.addptr``: the base's plus an offset known to be
         the same for every program, lane and loop iteration. An offset that depends on the program or a loop
@@ -762,13 +897,20 @@ class Walker:
             if store
             else AccessMode.READ
         )
-        # a second region of the same argument (``x_ptr + n``) is its own tensor access: no reuse between them
-        key = base if not ptr.shift else f"{base}+{ptr.shift}"
+        # a second region of the same argument (``x_ptr + n``, ``x_ptr + offs + HALF``, one unrolled step of a
+        # ``tl.static_range`` loop) is its own tensor access: no reuse between them
+        shift = self.address_shift(op.operands[0], ptr)
+        key = base if not shift else f"{base}+{shift}"
+        if math.prod(tile) == 1:
+            # a one-element access (a row's logit at its label, a per-channel weight) moves one element, not
+            # the tile another access of the argument moves: its own access, merged back into the argument's
+            # where no wider access of it exists (:meth:`_merge_element_accesses`)
+            key += ELEMENT_ACCESS_SUFFIX
         acc = self.accesses.setdefault(
             key,
             {
                 "arg": base,
-                "shift": ptr.shift or 0,
+                "shift": shift or 0,
                 "tile": tile,
                 "elem": elem,
                 "modes": set(),
@@ -1330,6 +1472,14 @@ class Walker:
         deps = set(self.deps_in(body, self.merged(list(op.operands))))
         body.add(_share_loop(name, inner.nodes, share, deps, op.loc, by_program))
         return name
+
+
+def _walk_nodes(nodes: list[dict]):
+    """Every raw node of ``nodes`` and of the loop bodies inside them."""
+    for node in nodes:
+        yield node
+        if "body" in node:
+            yield from _walk_nodes(node["body"])
 
 
 def _share_loop(

@@ -205,6 +205,54 @@ def test_a_program_dependent_channel_loop_then_a_second_pass():
     assert by_name["load_w_ptr"].bytes == by_name["store_dw_ptr"].bytes == 8192 * 4
 
 
+def test_a_one_element_read_at_a_label_moves_one_element():
+    # 512 rows of 4096 bf16 in 1024-wide tiles, then one element of the row at its label: that read is its
+    # own access of one element (2 B a row, 1 KB in all), not a fifth 1024-wide tile of the row (1 MB)
+    x, labels, out = (
+        TensorSpec((512, 4096), "bfloat16"),
+        TensorSpec((512,), "int64"),
+        TensorSpec((512,), "float32"),
+    )
+    plan = FE.plan(k.row_sum_minus_label, ((512,), x, labels, out, 4096), dict(BLOCK=1024), HW)
+    t = {a.name: a for a in plan.tensors}
+    assert t["x_ptr"].tile == (1, 1024) and t["x_ptr[element]"].tile == (1, 1)
+    assert t["x_ptr[element]"].indirect and not t["x_ptr"].indirect
+    assert t["label_ptr"].tile == (1,)  # read only one element at a time: keeps its argument's name
+    report = evaluate(plan, HW)
+    by_name = {a.name: a for a in report.actions}
+    assert by_name["load_x_ptr"].bytes == 512 * 4096 * 2
+    assert by_name["load_x_ptr_2"].bytes == 512 * 2 and by_name["load_label_ptr"].bytes == 512 * 8
+    assert any("x_ptr: its one-element accesses move one element each" in n for n in plan.notes)
+
+
+def test_unrolled_steps_read_regions_of_their_own():
+    # 4096 x 1024 fp32 in 32-row programs; tl.static_range unrolls the K loop into four loads whose columns
+    # start at 0, 256, 512 and 768: four regions of x (no step re-reads another's), and x once from DRAM
+    x, out = TensorSpec((4096, 1024), "float32"), TensorSpec((4096,), "float32")
+    plan = FE.plan(k.unrolled_row_sums, ((128,), x, out), dict(K=1024, BN=32, BK=256), HW)
+    regions = sorted(t.name for t in plan.tensors if t.name.startswith("x_ptr"))
+    assert regions == ["x_ptr", "x_ptr+256", "x_ptr+512", "x_ptr+768"]
+    assert all(t.tile == (32, 256) for t in plan.tensors if t.name.startswith("x_ptr"))
+    report = evaluate(plan, HW)
+    assert report.dram_bytes == pytest.approx(4096 * 1024 * 4, rel=0.02)
+
+
+def test_a_constant_added_to_the_offsets_is_a_second_region():
+    # 1024 programs of 16 rows x 128: the second half's offsets are the first's + 64, a region of its own
+    # (side by side with the first: together the 16 whole rows are one 8 KB run), read once from DRAM too
+    x, y = TensorSpec((1024 * 16, 128), "float32"), TensorSpec((1024 * 16, 128), "float32")
+    plan = FE.plan(k.rotate_halves, ((1024,), x, y), dict(H=16, D=128), HW)
+    t = {a.name: a for a in plan.tensors}
+    assert set(t) == {"x_ptr", "x_ptr+64", "y_ptr", "y_ptr+64"}
+    assert t["x_ptr"].tile == t["x_ptr+64"].tile == (16, 64)
+    assert t["x_ptr"].run_bytes == t["x_ptr+64"].run_bytes == 16 * 128 * 4
+    report = evaluate(plan, HW)
+    by_name = {a.name: a for a in report.actions}
+    assert by_name["load_x_ptr_2"].l2_hit_rate == pytest.approx(0.0, abs=0.02)
+    # x read once (8 MB); y's 8 MB of writes stay in the 50 MB L2 when the kernel ends (what NCU counts)
+    assert report.dram_bytes == pytest.approx(1024 * 16 * 128 * 4, rel=0.02)
+
+
 def test_a_gather_inside_a_tile_is_a_shared_memory_round_trip():
     x, y = TensorSpec((64, 1024), "float16"), TensorSpec((64, 1024), "float16")
     idx = TensorSpec((1024,), "int32")

@@ -454,3 +454,43 @@ def channel_groups(x_ptr, w_ptr, dw_ptr, y_ptr, C: tl.constexpr, CPG: tl.constex
     for c in range(group * CPG, (group + 1) * CPG):
         x = tl.load(x_ptr + c * BLOCK + tl.arange(0, BLOCK))
         tl.store(y_ptr + c * BLOCK + tl.arange(0, BLOCK), x - total)
+
+
+@triton.jit
+def row_sum_minus_label(x_ptr, label_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    """Per row: the sum of the row (BLOCK-wide tiles) less the row's element at its label (one element read
+    through a loaded index, as a cross-entropy loss reads the target logit)."""
+    row = tl.program_id(0).to(tl.int64)
+    x_ptr += row * n_cols
+    acc = 0.0
+    for i in range(0, n_cols, BLOCK):
+        offs = i + tl.arange(0, BLOCK)
+        acc += tl.sum(tl.load(x_ptr + offs, mask=offs < n_cols, other=0.0).to(tl.float32))
+    label = tl.load(label_ptr + row)
+    acc -= tl.load(x_ptr + label).to(tl.float32)
+    tl.store(out_ptr + row, acc)
+
+
+@triton.jit
+def unrolled_row_sums(x_ptr, out_ptr, K: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Row sums over a K loop unrolled by ``tl.static_range``: step ``k0`` reads the columns from k0."""
+    rows = tl.program_id(0) * BN + tl.arange(0, BN)
+    s = tl.zeros((BN,), tl.float32)
+    for k0 in tl.static_range(0, K, BK):
+        cols = k0 + tl.arange(0, BK)
+        s += tl.sum(tl.load(x_ptr + rows[:, None] * K + cols[None, :]).to(tl.float32), axis=1)
+    tl.store(out_ptr + rows, s)
+
+
+@triton.jit
+def rotate_halves(x_ptr, y_ptr, H: tl.constexpr, D: tl.constexpr):
+    """A rotary-style kernel: the first and second halves of each of H rows of D, the second half's offsets
+    the first's plus D // 2 (added to the index tensor, not to the pointer)."""
+    x_ptr += tl.program_id(0) * H * D
+    y_ptr += tl.program_id(0) * H * D
+    first = tl.arange(0, H)[:, None] * D + tl.arange(0, D // 2)[None, :]
+    second = first + D // 2
+    a = tl.load(x_ptr + first)
+    b = tl.load(x_ptr + second)
+    tl.store(y_ptr + first, a - b)
+    tl.store(y_ptr + second, a + b)
