@@ -138,6 +138,9 @@ class _Stream:
     keys: np.ndarray  # reuse key per launch index (time order)
     nkeys: int
     reverse: bool = False  # the loop visits the blocks last first (TileAction.reverse)
+    # share of the walked occurrences the mean program runs: the product over the enclosing loops of their
+    # mean over their walked trip counts (a guarded block some programs take is walked once, run by a share)
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
     _timeline(plan.body, 0, slots)
     tiles = coords.shape[0]
     streams = []
-    for act, _loops in plan.actions():
+    for act, loops in plan.actions():
         if act.kind not in (ActionKind.LOAD, ActionKind.STORE) or act.tensor is None:
             continue
         t = plan.tensor(act.tensor)
@@ -204,8 +207,12 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
         # masked edge blocks move fewer bytes: spread the tensor's bytes over the blocks that cover it
         block_bytes = t.tile_bytes * min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
         write = act.kind is ActionKind.STORE or t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
+        walked = math.prod(loop.trips for loop in loops)
+        weight = math.prod(loop.work_trips for loop in loops) / walked if walked > 0 else 1.0
         if tiles:
-            streams.append(_Stream(act.name, t.name, write, occ, block_bytes, keys, nkeys, act.reverse))
+            streams.append(
+                _Stream(act.name, t.name, write, occ, block_bytes, keys, nkeys, act.reverse, weight)
+            )
     return streams
 
 
@@ -707,21 +714,33 @@ def _compute(
         for r in reads
         if readers[r.tensor] > 1 and r.requested_bytes > 0
     }
-    at_l2 = sum(r.requested_bytes * (r.l2_lookups - r.l15_hit) for r in reads) + sum(
-        r.requested_bytes for r in writes
+    # the report's rates and DRAM bytes are the mean program's: each action's walked traffic times the share
+    # of its walked occurrences that run (_Stream.weight)
+    weight = {s.action: s.weight for s in streams}
+    at_l2 = sum(r.requested_bytes * weight[r.action] * (r.l2_lookups - r.l15_hit) for r in reads) + sum(
+        r.requested_bytes * weight[r.action] for r in writes
     )
-    l2_hits = sum(r.requested_bytes * (r.l2_hit if r.l2_sector_hit < 0 else r.l2_sector_hit) for r in rows)
+    l2_hits = sum(
+        r.requested_bytes * weight[r.action] * (r.l2_hit if r.l2_sector_hit < 0 else r.l2_sector_hit)
+        for r in rows
+    )
     l2_rate = l2_hits / at_l2 if at_l2 > 0 else 0.0
-    req_reads = sum(r.requested_bytes for r in reads)
+    req_reads = sum(r.requested_bytes * weight[r.action] for r in reads)
     l15_rate = (
-        (sum(r.requested_bytes * r.l15_hit for r in reads) / req_reads if req_reads else 0.0) if l15 else None
+        (
+            sum(r.requested_bytes * weight[r.action] * r.l15_hit for r in reads) / req_reads
+            if req_reads
+            else 0.0
+        )
+        if l15
+        else None
     )
     traffic = CacheTraffic(
         tensors=tensors,
         l2_hit_rate=l2_rate,
         l15_hit_rate=l15_rate,
-        dram_read_bytes=sum(r.ddr_bytes for r in reads),
-        dram_write_bytes=sum(r.ddr_bytes for r in writes),
+        dram_read_bytes=sum(r.ddr_bytes * weight[r.action] for r in reads),
+        dram_write_bytes=sum(r.ddr_bytes * weight[r.action] for r in writes),
         model="sdcm",
         reads=per_read,
     )

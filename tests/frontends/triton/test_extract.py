@@ -253,6 +253,26 @@ def test_a_constant_added_to_the_offsets_is_a_second_region():
     assert report.dram_bytes == pytest.approx(1024 * 16 * 128 * 4, rel=0.02)
 
 
+def test_dram_bytes_of_a_data_dependent_return_are_the_mean_programs():
+    # 8192 rows of 32768 bf16 (64 KB a row, 512 MB in all), a quarter of them labelled -100: those are zeroed
+    # (a write of the row), the rest read and written. The mean program reads 3/4 of a row from DRAM (the
+    # rows do not fit in L2); each branch's traffic counts in the share of programs that take it
+    labels = np.zeros(8192, dtype=np.int64)
+    labels[::4] = -100
+    x = TensorSpec((8192, 32768), "bfloat16")
+    report = tilesight.estimate(
+        k.double_or_zero, (8192,), x, TensorSpec((8192,), "int64", values=labels), 32768,
+        hw="h200", BLOCK=4096, num_warps=8,
+    )  # fmt: skip
+    row_bytes = 32768 * 2
+    by_name = {a.name: a for a in report.actions}
+    reads = sum(a.bytes for a in report.actions if a.kind == "load" and a.name.startswith("load_x"))
+    assert reads == pytest.approx(0.75 * 8192 * row_bytes)
+    assert by_name["load_label_ptr"].bytes == 8192 * 8
+    # DRAM: the 384 MB read, and at most every written byte (512 MB), never both branches in full (1.5 GB)
+    assert 0.75 * 8192 * row_bytes <= report.dram_bytes <= 1.02 * (0.75 + 1.0) * 8192 * row_bytes
+
+
 def test_a_gather_inside_a_tile_is_a_shared_memory_round_trip():
     x, y = TensorSpec((64, 1024), "float16"), TensorSpec((64, 1024), "float16")
     idx = TensorSpec((1024,), "int32")

@@ -494,3 +494,18 @@ def rotate_halves(x_ptr, y_ptr, H: tl.constexpr, D: tl.constexpr):
     b = tl.load(x_ptr + second)
     tl.store(y_ptr + first, a - b)
     tl.store(y_ptr + second, a + b)
+
+
+@triton.jit
+def double_or_zero(x_ptr, label_ptr, n_cols, BLOCK: tl.constexpr):
+    """Rows whose label is -100 are zeroed and the program returns; the others are doubled in place."""
+    row = tl.program_id(0).to(tl.int64)
+    x_ptr += row * n_cols
+    if tl.load(label_ptr + row) == -100:
+        for i in range(0, n_cols, BLOCK):
+            offs = i + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, 0.0, mask=offs < n_cols)
+        return
+    for i in range(0, n_cols, BLOCK):
+        offs = i + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n_cols) * 2, mask=offs < n_cols)
