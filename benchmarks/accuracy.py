@@ -43,7 +43,9 @@ SPLITS = ("main", "holdout")
 TARGET_MAPE_PCT = {"gemm": 10.0, "memory": 8.0, "attention": 12.0}
 TARGET_HOLDOUT_RATIO = 1.5
 # The harness names kernels by their path from the repository root; installed, they live under tilesight.
+# Kernels of other packages (a library's own kernels, validation 31's Liger-Kernel ops) keep their names.
 KERNEL_PACKAGE_PREFIX = "tilesight."
+IN_REPO_KERNEL_PACKAGES = ("kernels",)
 
 
 class DataError(TileSightError, ValueError):
@@ -100,8 +102,10 @@ def rebuild(record: dict, where: str) -> Launch:
     from tilesight import TensorSpec
 
     module_name, _, fn_name = record["kernel"].partition(":")
+    if module_name.split(".", 1)[0] in IN_REPO_KERNEL_PACKAGES:
+        module_name = KERNEL_PACKAGE_PREFIX + module_name
     try:
-        fn = getattr(importlib.import_module(KERNEL_PACKAGE_PREFIX + module_name), fn_name)
+        fn = getattr(importlib.import_module(module_name), fn_name)
     except (ImportError, AttributeError) as e:
         problem = f"kernel {record['kernel']!r} not importable: {e}"
         raise DataError(f"{where}: case {record['id']!r}: {problem}") from e

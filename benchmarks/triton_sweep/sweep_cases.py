@@ -78,7 +78,9 @@ class Case:
     family: str
     kernel: str  # "module:function", importable from the repository root
     grid: tuple[int, ...]
-    args: tuple[Tensor | int | float, ...]  # the kernel's non-constexpr parameters, in order
+    # the kernel's non-constexpr parameters, in order (None: an optional pointer left out, as a library's
+    # wrapper passes it)
+    args: tuple[Tensor | int | float | None, ...]
     constexprs: dict[str, Any]
     num_warps: int
     num_stages: int
@@ -1496,6 +1498,13 @@ def validation29_cases() -> list[Case]:
         ],
         "validation29",
     )
+
+
+def validation31_cases() -> list[Case]:
+    """Liger-Kernel's own kernels (``liger_cases.py``; they import from ``external/liger``, see there)."""
+    from liger_cases import validation31_cases as liger
+
+    return liger()
 
 
 def all_cases() -> list[Case]:

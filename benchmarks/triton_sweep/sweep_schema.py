@@ -3,7 +3,8 @@
 One line per launch, self-describing::
 
     {"id", "family", "kernel": "kernels.triton.gemm:matmul_kernel", "grid": [..],
-     "args": [{"tensor": {"shape", "dtype", "strides", "init"}} | {"scalar": value}], "constexprs": {..},
+     "args": [{"tensor": {"shape", "dtype", "strides", "init"}} | {"scalar": value or null}],
+     "constexprs": {..},
      "num_warps", "num_stages", "problem": {..}, "split": "main" | "holdout",
      "status": "ok" | "skipped" | "wrong", "reason": str,
      "measured_us": {"p50", "p20", "p80"} | null, "n_regs", "n_spills", "shared_bytes", "max_rel_err"}
@@ -83,8 +84,8 @@ def validate_record(rec: Any, where: str) -> dict:
             raise SchemaError(where, f"args[{i}]", f"{arg!r} is not {{'tensor': ...}} or {{'scalar': ...}}")
         if "tensor" in arg:
             _check_tensor(arg["tensor"], f"args[{i}].tensor", where)
-        elif not isinstance(arg["scalar"], int | float):
-            raise SchemaError(where, f"args[{i}].scalar", f"{arg['scalar']!r} is not a number")
+        elif arg["scalar"] is not None and not isinstance(arg["scalar"], int | float):
+            raise SchemaError(where, f"args[{i}].scalar", f"{arg['scalar']!r} is not a number or null")
     _need(rec, "constexprs", dict, where)
     for key in ("num_warps", "num_stages"):
         if _need(rec, key, int, where) < 1:
