@@ -99,6 +99,20 @@ class KernelCompileError(FrontendError):
         self.location = location
 
 
+class KernelArgumentError(FrontendError, TypeError):
+    """The arguments do not bind to the kernel's parameters as Triton's launcher binds them (one missing, one
+    given twice, too many): Triton's own words, naming the kernel and its parameters. A TypeError, as the
+    same call raises at a real launch."""
+
+
+class UnknownLaunchOptionError(FrontendError, KeyError):
+    """A keyword that is neither a parameter of the kernel nor a launch option (``num_wraps``); a KeyError,
+    as Triton raises it at a real launch."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return self.args[0]
+
+
 class VersionError(FrontendError):
     """An installed frontend library outside the supported version range."""
 

@@ -18,6 +18,7 @@ from triton.compiler.compiler import make_backend
 from triton.runtime.jit import create_function_from_signature
 
 from tilesight.dtypes import dtype_bytes, is_float
+from tilesight.errors import KernelArgumentError, UnknownLaunchOptionError
 from tilesight.hardware import HardwareProfile
 from tilesight.tensorspec import TensorSpec, as_tensor_spec, is_tensor_like
 
@@ -184,11 +185,22 @@ def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: Hardwar
             descriptors[k] = base
     target_key = f"{target.backend}:{target.arch}:{target.warp_size}"
     binder = _binder(jit_fn, backend, target_key)
-    bound_args, specialization, launch_opts = binder(*wrapped_args, **wrapped_kwargs)
+    try:
+        bound_args, specialization, launch_opts = binder(*wrapped_args, **wrapped_kwargs)
+    except TypeError as e:  # Triton's launcher's own binding error, its function named dynamic_func
+        why = str(e).replace("dynamic_func()", f"{jit_fn.__name__}()")
+        raise KernelArgumentError(
+            f"kernel {jit_fn.__name__!r}: {why}; its parameters: {', '.join(names)}", construct="arguments"
+        ) from e
     options = _options(backend, target_key, launch_opts)
     for k in launch_opts:
         if k not in options.__dict__ and k not in names:
-            raise KeyError(f"Keyword argument {k} was specified but unrecognised")  # Triton's message
+            # Triton's message, with the kernel named
+            raise UnknownLaunchOptionError(
+                f"Keyword argument {k} was specified but unrecognised: it is neither a parameter of kernel "
+                f"{jit_fn.__name__!r} nor a launch option",
+                construct=k,
+            )
     sigvals = [s[0] for s in specialization]
     signature = dict(zip(names, sigvals, strict=True))
     constexprs: dict[tuple[int, ...], Any] = {}

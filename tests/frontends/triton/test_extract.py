@@ -335,9 +335,17 @@ def test_a_histogram_is_priced_as_tritons_ballot_lowering():
 
 
 def test_wrong_argument_count_is_tritons_error():
+    from tilesight.errors import KernelArgumentError
+
     x = TensorSpec((128,), "float32")
-    with pytest.raises(TypeError, match="missing"):
+    # Triton's TypeError, typed: the kernel (not Triton's generated binder) named, with its parameters
+    with pytest.raises(
+        KernelArgumentError, match=r"kernel 'softmax': softmax\(\) missing .*its parameters: "
+    ) as e:
         FE.plan(k.softmax, ((1,), x, x, 128), dict(BLOCK=128), HW)
+    assert isinstance(e.value, TypeError)
+    with pytest.raises(KernelArgumentError, match="got multiple values for argument 'BLOCK'"):
+        FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000, 128), dict(BLOCK=1024), HW)
 
 
 def test_torch_meta_and_numpy_tensors_accepted():
@@ -426,8 +434,9 @@ def test_a_failing_triton_pass_is_a_frontend_error_naming_the_kernel(monkeypatch
 
 def test_unknown_launch_option_is_tritons_error():
     x = TensorSpec((64, 1000), "float32")
-    with pytest.raises(KeyError, match="num_wraps was specified but unrecognised"):
+    with pytest.raises(KeyError, match="num_wraps was specified but unrecognised: .* kernel 'softmax'") as e:
         FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000), dict(BLOCK=1024, num_wraps=4), HW)
+    assert isinstance(e.value, tilesight.errors.FrontendError)
 
 
 def test_three_d_grid():
