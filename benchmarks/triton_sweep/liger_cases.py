@@ -144,8 +144,10 @@ def cross_entropy(rows: int, vocab: int) -> Case:
     block = min(32768, next_power_of_2(vocab))
     args = (_rows(rows, vocab), vocab, Tensor((rows,), I64, init=f"randint:{vocab}"), 1, None,
             Tensor((rows,), F32, init="empty"), None, 1, None, 0, None, 0, vocab, rows, float(rows), 0.0,
-            -100, None)  # fmt: skip
-    consts = {"lse_square_scale": 0.0, "label_smoothing": 0.0, "reduction": "mean", "RETURN_Z_LOSS": False,
+            -100)  # fmt: skip
+    # softcap (a runtime parameter after the constexprs) goes by keyword with them
+    consts = {"lse_square_scale": 0.0, "label_smoothing": 0.0, "reduction": "mean", "softcap": None,
+              "RETURN_Z_LOSS": False,
               "RETURN_TOKEN_ACCURACY": False, "RETURN_PREDICTED_TOKENS": False, "BLOCK_SIZE": block,
               "HAS_WEIGHT": False, "HAS_SOFTCAPPING": False, "HAS_GRADIENTS": True}  # fmt: skip
     kernel = "cross_entropy:liger_cross_entropy_kernel"
@@ -191,8 +193,10 @@ def jsd(rows: int, vocab: int) -> Case:
     """Generalised Jensen-Shannon divergence (beta 0.5) with its gradient, no labels, Liger's 4 warps."""
     block = min(65536 // 2, next_power_of_2(vocab))
     args = (_rows(rows, vocab), vocab, _rows(rows, vocab), vocab, _rows(rows, vocab, F32, "empty"), vocab,
-            _rows(rows, vocab, init="empty"), vocab, Tensor((1,), F32), rows, vocab)  # fmt: skip
-    consts = {"beta": 0.5, "ignore_index": -100, "BLOCK_SIZE": block, "HAS_LABEL": False}
+            _rows(rows, vocab, init="empty"), vocab, Tensor((1,), F32))  # fmt: skip
+    # n_non_ignore and n_cols (runtime parameters between the constexprs) go by keyword with them
+    consts = {"beta": 0.5, "n_non_ignore": rows, "ignore_index": -100, "n_cols": vocab, "BLOCK_SIZE": block,
+              "HAS_LABEL": False}  # fmt: skip
     return _case("jsd", f"{rows}x{vocab}", "jsd:_jsd_kernel", (rows,), args, consts, 4)
 
 
@@ -201,8 +205,10 @@ def tvd(rows: int, vocab: int) -> Case:
     block = min(16384, next_power_of_2(vocab))
     loss = Tensor((rows,), F32, init="empty")
     args = (_rows(rows, vocab, F32), vocab, _rows(rows, vocab, F32), vocab, loss, 1,
-            _rows(rows, vocab, F32, "empty"), vocab, Tensor((1,), F32), vocab, 1.0 / rows)  # fmt: skip
-    consts = {"ignore_index": -100, "BLOCK_SIZE": block, "HAS_LABEL": False, "reduction": 3}
+            _rows(rows, vocab, F32, "empty"), vocab, Tensor((1,), F32))  # fmt: skip
+    # n_cols and scale (runtime parameters after the constexpr ignore_index) go by keyword with the constexprs
+    consts = {"ignore_index": -100, "n_cols": vocab, "scale": 1.0 / rows, "BLOCK_SIZE": block,
+              "HAS_LABEL": False, "reduction": 3}  # fmt: skip
     return _case("tvd", f"{rows}x{vocab}", "tvd:_tv_distance_kernel", (rows,), args, consts, 16)
 
 
