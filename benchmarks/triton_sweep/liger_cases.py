@@ -277,3 +277,24 @@ def validation31_cases() -> list[Case]:
         group_norm(32, 256, 32, 1024), group_norm(16, 512, 32, 4096),
     ]  # fmt: skip
     return _all_held_out(cases, "validation31")
+
+
+def validation32_cases() -> list[Case]:
+    """The blind check of the rules validation 31 led to (a lone block's stores leave it at the SM's L2
+    port; a spilling kernel without dots reloads its frame once a pass): Liger-Kernel's kernels at sizes and
+    vocabularies validation 31 did not time, one-block-per-SM launches and spilling ones among them
+    (22 launches, all held out)."""
+    cases = [
+        rms_norm(8192, 16384), fused_add_rms_norm(4096, 8192),
+        layer_norm(16384, 8192), layer_norm_backward(16384, 2048),
+        gated("swiglu", 4096, 11008, False), gated("swiglu", 8192, 14336, True),
+        gated("geglu", 4096, 11008, False), gated("geglu", 16384, 4096, False),
+        softmax(8192, 16384), softmax(16384, 8192, backward=True),
+        rope(1, 8192, 32, 8, 128), llama4_rope(4, 1024, 40, 8, 128),
+        cross_entropy(8192, 50257), cross_entropy(2048, 151936), element_mul(8192, 32000),
+        relu_squared(4096, 11008),
+        kl_div(8192, 50257), tvd(8192, 32000), jsd(2048, 50257),
+        poly_norm(4096, 8192, backward=True),
+        group_norm(8, 512, 32, 4096), group_norm(64, 128, 32, 1024),
+    ]  # fmt: skip
+    return _all_held_out(cases, "validation32")

@@ -1507,6 +1507,13 @@ def validation31_cases() -> list[Case]:
     return liger()
 
 
+def validation32_cases() -> list[Case]:
+    """More of Liger-Kernel's kernels: the blind check of validation 31's rules (``liger_cases.py``)."""
+    from liger_cases import validation32_cases as liger
+
+    return liger()
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left

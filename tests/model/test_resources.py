@@ -9,7 +9,17 @@ from hypothesis import strategies as st
 from tilesight.cache.base import CacheTraffic, TensorTraffic
 from tilesight.errors import PlanError
 from tilesight.model.resources import CUDA, DDR, L2, SFU, SMEM, TC, TMEM, action_demand, region_scale
-from tilesight.plan import ActionKind, BlockResources, MemLevel, TensorAccess, TileAction, TileGrid, TilePlan
+from tilesight.plan import (
+    AccessMode,
+    ActionKind,
+    BlockResources,
+    Loop,
+    MemLevel,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+)
 
 US = 1e-6
 
@@ -728,3 +738,47 @@ def test_pipelined_load_waits_for_its_slowest_line_by_hand(round_hw):
     # never below the mean: nothing waits for DRAM
     assert pipelined_load_latency(hw, d, dataclasses.replace(tt, ddr_wait=0.0)) == pytest.approx(0.525 * US)
     assert pipelined_load_latency(hw, d, None) == d.latency_s
+
+
+def test_a_lone_blocks_store_leaves_at_the_sm_port(round_hw):
+    import dataclasses
+
+    # a 100,000-byte store (the round GPU's port: 2e11 B/s per SM): at one resident block of a grid it holds
+    # the block for its port time, its DRAM share stays in the busy sums; at two blocks, or in a persistent
+    # program, or for an atomic store, no burst (their time is already covered elsewhere)
+    st = TileAction("st", ActionKind.STORE, tensor="a", src=MemLevel.REG)
+    plan = _plan(st)
+    alone = action_demand(st, plan, round_hw, _traffic(1.0, 0.0), resident=1)
+    shared = action_demand(st, plan, round_hw, _traffic(1.0, 0.0), resident=2)
+    assert alone.burst_bytes_per_s == round_hw.l2_bw_per_sm_bytes_per_s == 2e11
+    assert alone.bytes / alone.burst_bytes_per_s == pytest.approx(0.5 * US)
+    assert alone.busy_s == shared.busy_s and alone.busy_s[DDR] > 0  # STORES_DRAIN_TO_DRAM: all bytes
+    assert shared.burst_bytes_per_s == 0.0
+    persistent = dataclasses.replace(plan, grid=TileGrid((4,), programs=2))
+    assert action_demand(st, persistent, round_hw, _traffic(1.0, 0.0), resident=1).burst_bytes_per_s == 0.0
+    atomic = dataclasses.replace(
+        plan, tensors=(dataclasses.replace(plan.tensors[0], mode=AccessMode.ATOMIC),)
+    )
+    assert action_demand(st, atomic, round_hw, _traffic(1.0, 0.0), resident=1).burst_bytes_per_s == 0.0
+    # a tile program with dots keeps its store's DRAM share in the chain (the rule is not applied there)
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), variant="mma")
+    with_dot = dataclasses.replace(plan, body=(dot, st))
+    assert action_demand(st, with_dot, round_hw, _traffic(1.0, 0.0), resident=1).burst_bytes_per_s == 0.0
+
+
+def test_a_spilling_kernel_without_dots_reloads_its_frame_once_a_pass(round_hw):
+    import dataclasses
+
+    hw = dataclasses.replace(round_hw, **LOCAL)
+    # two passes: the top level (ew1 opens it, ew2 follows) and a loop's body (ew3): the openers each move a
+    # reload of the 400 B frame and a store of its 240 B beyond the loop-invariant state, (400 + 240) x 128
+    # threads = 81,920 B at the L2 rate of the spill test above (8e9 B/s); ew2 moves none
+    ew1, ew2, ew3 = (TileAction(n, ActionKind.ELEMENTWISE, flops=1e3) for n in ("ew1", "ew2", "ew3"))
+    plan = TilePlan("p", TileGrid((4,)), (), (ew1, ew2, Loop("l", 3, (ew3,))), BlockResources(128))
+    plan = dataclasses.replace(
+        plan, resources=dataclasses.replace(plan.resources, regs_per_thread=255, spill_bytes_per_thread=400)
+    )
+    base = action_demand(ew2, plan, hw, _traffic(0.0, 1.0)).busy_s[SMEM]
+    for opener in (ew1, ew3):
+        extra = action_demand(opener, plan, hw, _traffic(0.0, 1.0)).busy_s[SMEM] - base
+        assert extra == pytest.approx(81_920 / 8e9, rel=1e-6)

@@ -748,9 +748,10 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
             )
     res = plan.resources
     if res.spill_bytes_per_thread:
+        around = "each dot" if plan.has_dots else "each pass over the tile (the program, a loop's iteration)"
         notes.append(
             f"register spills: {res.spill_bytes_per_thread} bytes per thread go to local memory "
-            "(each dot reloads them and stores back what the loop changes, on the SM's load/store path, "
+            f"({around} reloads them and stores back what it changes, on the SM's load/store path, "
             "from L1, L2 or DRAM as the resident frames fit)"
         )
     if "registers" not in limits:
