@@ -298,3 +298,27 @@ def validation32_cases() -> list[Case]:
         group_norm(8, 512, 32, 4096), group_norm(64, 128, 32, 1024),
     ]  # fmt: skip
     return _all_held_out(cases, "validation32")
+
+
+def validation33_cases() -> list[Case]:
+    """The blind check of the store rule at every residency (b1b6e6d applied it to lone blocks; validation 32,
+    once measured, led to every residency): Liger-Kernel's kernels at sizes neither earlier set timed, and
+    the repository's own softmax, LayerNorm and RMSNorm at new shapes and warps (27 launches, held out)."""
+    from sweep_cases import row_case
+
+    cases = [
+        rms_norm(32768, 1024), rms_norm(2048, 16384), fused_add_rms_norm(16384, 2048),
+        layer_norm(8192, 1536), layer_norm_backward(4096, 8192), poly_norm(16384, 2048),
+        softmax(16384, 2048), softmax(4096, 16384), softmax(8192, 8192, backward=True),
+        gated("swiglu", 16384, 4096, False), gated("geglu", 8192, 8192, True),
+        relu_squared(16384, 8192), relu_squared(8192, 4096, backward=True),
+        kl_div(4096, 65536), tvd(4096, 50257), element_mul(4096, 65536), cross_entropy(16384, 32000),
+        rope(8, 1024, 16, 16, 64), llama4_rope(2, 2048, 16, 4, 128),
+        group_norm(32, 64, 16, 4096),
+        row_case("softmax", 6144, 6144, "float16", 8), row_case("softmax", 10240, 1280, "bfloat16", 4),
+        row_case("layernorm", 3072, 12288, "float16", 16), row_case("layernorm", 20480, 2560, "bfloat16", 8),
+        row_case("rmsnorm", 20480, 2560, "float16", 8, 1024),
+        row_case("rmsnorm", 5120, 10240, "bfloat16", 16, 2048),
+        row_case("softmax", 2560, 20480, "float16", 16),
+    ]  # fmt: skip
+    return _all_held_out(cases, "validation33")

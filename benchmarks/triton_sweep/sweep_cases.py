@@ -1514,6 +1514,13 @@ def validation32_cases() -> list[Case]:
     return liger()
 
 
+def validation33_cases() -> list[Case]:
+    """Liger-Kernel's kernels and the repository's row kernels at new sizes (``liger_cases.py``)."""
+    from liger_cases import validation33_cases as liger
+
+    return liger()
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
