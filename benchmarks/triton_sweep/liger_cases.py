@@ -1,8 +1,11 @@
 """Validation 31: another library's kernels. Liger-Kernel's own Triton ops (normalisations, activations,
 softmax, rotary embeddings, losses), launched with the arguments, block sizes and warps its Python wrappers
-pick, at LLM sizes. TileSight's frontend had never read these kernels before the set's predictions were
-recorded; they are the same kinds as the sweep's memory family (row kernels, elementwise, reductions over a
-vocabulary) written by other hands.
+pick, at LLM sizes. One difference: Liger leaves ``num_stages`` to Triton's default (3) where it does not
+set it; these sets launch with 1 unless Liger sets it (2 for fused add + RMSNorm and Llama 4's RoPE), which
+matters only for the kernels with a loop over the row (the losses, the row-partitioned backward kernels);
+prediction and measurement use the same value. TileSight's frontend had never read these kernels before the
+set's predictions were recorded; they are the same kinds as the sweep's memory family (row kernels,
+elementwise, reductions over a vocabulary) written by other hands.
 
 The kernels are not part of this repository (nothing of them is copied here): the harness imports them as
 ``liger_kernel.ops.*`` from Liger-Kernel's ``src`` folder at :data:`LIGER_COMMIT`. Put that folder at
