@@ -353,6 +353,27 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     return instr * (l2_hit / hw.lsu_l2_warp_instr_per_s_per_sm + (1.0 - l2_hit) / base)
 
 
+def frame_pass(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[float, float]:
+    """(seconds, bytes) of one pass over a block's spilled frame (``spill_bytes_per_thread`` of the plan's
+    resources): every thread reloads the whole frame and stores back what of it is not loop-invariant state
+    (all but :data:`SPILLABLE_STATE_BYTES`), at :func:`spill_seconds`' rate for where the resident frames
+    live."""
+    res = plan.resources
+    spill, threads = res.spill_bytes_per_thread, res.threads
+    active = min(plan.grid.blocks, hw.sm_count)
+    moved = (spill + max(spill - SPILLABLE_STATE_BYTES, 0)) * threads
+    seconds = spill_seconds(
+        hw,
+        moved,
+        warps_per_sm=resident * -(-threads // hw.warp_size),
+        frame_per_sm=spill * threads * resident,
+        frame_chip=spill * threads * resident * active,
+        smem_per_sm=res.smem_bytes * resident,
+        active_sms=active,
+    )
+    return seconds, float(moved)
+
+
 def _pass_openers(plan: TilePlan) -> frozenset[str]:
     """The first compute action (element-wise, reduction, SFU) of each body of ``plan`` that has one: the
     tile program's top level and every loop's body, each a pass over the tile's live state."""
@@ -603,24 +624,11 @@ def action_demand(
             amounts[SMEM] = float(action.smem_bytes)
         elif action.src is MemLevel.SMEM:
             amounts[SMEM] = (m * k + k * n) * dtype_bytes(action.dtype)
-        spill = plan.resources.spill_bytes_per_thread
-        if spill:
+        if plan.resources.spill_bytes_per_thread:
             # A tensor-core instruction needs its operands and accumulator in registers: around every dot the
             # issuing warps reload the whole spilled frame from local memory and store back what of it the
             # loop changes (all but SPILLABLE_STATE_BYTES of loop-invariant state).
-            res = plan.resources
-            threads = res.threads
-            active = min(plan.grid.blocks, hw.sm_count)
-            moved = (spill + max(spill - SPILLABLE_STATE_BYTES, 0)) * threads
-            spill_s = spill_seconds(
-                hw,
-                moved,
-                warps_per_sm=resident * -(-threads // hw.warp_size),
-                frame_per_sm=spill * threads * resident,
-                frame_chip=spill * threads * resident * active,
-                smem_per_sm=res.smem_bytes * resident,
-                active_sms=active,
-            )
+            spill_s, moved = frame_pass(plan, hw, resident)
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
         if kind is ActionKind.REDUCE and action.warps:
@@ -634,24 +642,11 @@ def action_demand(
             amounts[SMEM] = float(action.smem_bytes)
         if action.chain is not None:
             floor = serial_chain_s(action.chain, hw)
-        spill = plan.resources.spill_bytes_per_thread
-        if spill and not plan.has_dots and action.name in _pass_openers(plan):
+        if plan.resources.spill_bytes_per_thread and not plan.has_dots and action.name in _pass_openers(plan):
             # no dot to reload the frame around: each pass of the program over its tile (the tile program,
             # or each iteration of a loop holding compute) reloads the spilled frame and stores back what of
             # it the pass changes, charged to the pass's first compute action
-            res = plan.resources
-            threads = res.threads
-            active = min(plan.grid.blocks, hw.sm_count)
-            moved = (spill + max(spill - SPILLABLE_STATE_BYTES, 0)) * threads
-            spill_s = spill_seconds(
-                hw,
-                moved,
-                warps_per_sm=resident * -(-threads // hw.warp_size),
-                frame_per_sm=spill * threads * resident,
-                frame_chip=spill * threads * resident * active,
-                smem_per_sm=res.smem_bytes * resident,
-                active_sms=active,
-            )
+            spill_s, moved = frame_pass(plan, hw, resident)
     else:  # pragma: no cover - ActionKind is closed
         raise PlanError(f"{where}.kind", kind, "no resource rule for this kind")
 
