@@ -391,9 +391,13 @@ class Walker:
                     node["tensor"] = renamed[node["tensor"]]
 
     def walk(self, ops: list[Op], body: _Body) -> None:
+        memo = self._const_memo
         for i, op in enumerate(ops):
             for r in op.results:
                 self.defs[r] = op
+                # the printed IR reuses a name in sibling regions (one per unrolled step's ``if``): a value's
+                # constant term is the one of its latest definition
+                memo.pop(r, None)
             if op.name == "cf.cond_br":
                 self.early_exit(op, ops[i + 1 :], body)
                 return

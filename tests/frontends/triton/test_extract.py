@@ -237,6 +237,17 @@ def test_unrolled_steps_read_regions_of_their_own():
     assert report.dram_bytes == pytest.approx(4096 * 1024 * 4, rel=0.02)
 
 
+def test_unrolled_steps_under_an_if_read_regions_of_their_own():
+    # 4 slabs of 1024 tokens x 512 fp32 (2 MB each), one program a token: step i reads slab i at
+    # i * 1024 * 512 elements; each step under its `if` is its own region, and every slab comes from DRAM once
+    v, out = TensorSpec((4, 1024, 512), "float32"), TensorSpec((1024,), "float32")
+    plan = FE.plan(k.guarded_unrolled_max, ((1024,), v, out, 4, 1024, 512), dict(NB=4, BD=512), HW)
+    regions = sorted(t.name for t in plan.tensors if t.name.startswith("v_ptr"))
+    assert regions == ["v_ptr", "v_ptr+1048576", "v_ptr+1572864", "v_ptr+524288"]
+    report = evaluate(plan, HW)
+    assert report.dram_bytes == pytest.approx(4 * 1024 * 512 * 4, rel=0.02)
+
+
 def test_a_constant_added_to_the_offsets_is_a_second_region():
     # 1024 programs of 16 rows x 128: the second half's offsets are the first's + 64, a region of its own
     # (side by side with the first: together the 16 whole rows are one 8 KB run), read once from DRAM too

@@ -509,3 +509,17 @@ def double_or_zero(x_ptr, label_ptr, n_cols, BLOCK: tl.constexpr):
     for i in range(0, n_cols, BLOCK):
         offs = i + tl.arange(0, BLOCK)
         tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n_cols) * 2, mask=offs < n_cols)
+
+
+@triton.jit
+def guarded_unrolled_max(v_ptr, out_ptr, n_blocks, n_tokens, D, NB: tl.constexpr, BD: tl.constexpr):
+    """The max over up to NB stacked [n_tokens, D] slabs of a token's row, a ``tl.static_range`` step a slab,
+    each under ``if i < n_blocks`` (the printed IR names each step's values alike in its own region)."""
+    tok = tl.program_id(0)
+    cols = tl.arange(0, BD)
+    m = tl.full((), float("-inf"), dtype=tl.float32)
+    for i in tl.static_range(0, NB):
+        if i < n_blocks:
+            off = i * n_tokens * D + tok * D
+            m = tl.maximum(m, tl.max(tl.load(v_ptr + off + cols).to(tl.float32)))
+    tl.store(out_ptr + tok, m)
