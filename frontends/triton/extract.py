@@ -184,6 +184,7 @@ _CONST_PASSTHROUGH = frozenset(
         "arith.trunci",
         "arith.index_cast",
         "arith.index_castui",
+        "tt.bitcast",
     }
 )
 
@@ -764,7 +765,9 @@ class Walker:
                 return 0
             return self._uniform(value)
         n = op.name
-        if n in ("tt.get_program_id",):
+        if n in ("tt.get_program_id", "tt.load"):
+            # a program id, or an index read from memory (a gather's row): what varies between the accesses,
+            # like a coordinate, with no constant term of its own
             return 0
         if n == "arith.constant":
             m = _DENSE_INT.match(op.text)

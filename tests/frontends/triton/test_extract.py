@@ -248,6 +248,21 @@ def test_unrolled_steps_under_an_if_read_regions_of_their_own():
     assert report.dram_bytes == pytest.approx(4 * 1024 * 512 * 4, rel=0.02)
 
 
+def test_unrolled_steps_of_a_gather_read_regions_of_their_own():
+    # 4096 tokens each gather 8 rows of y (32768 x 1024 bf16, 64 MB; the index lists a permutation, so every
+    # row is read once), 256 columns a step: the four steps are four regions, y comes from DRAM once
+    idx = np.random.default_rng(0).permutation(32768).astype(np.int32)
+    y, out = TensorSpec((32768, 1024), "bfloat16"), TensorSpec((4096, 1024), "bfloat16")
+    ids = TensorSpec((32768,), "int32", values=idx)
+    plan = FE.plan(k.gather_sum_tiles, ((4096,), y, ids, out), dict(H=1024, K=8, BLOCK_H=256), HW)
+    regions = sorted(t.name for t in plan.tensors if t.name.startswith("y_ptr"))
+    assert regions == ["y_ptr", "y_ptr+256", "y_ptr+512", "y_ptr+768"]
+    assert all(t.indirect for t in plan.tensors if t.name.startswith("y_ptr"))
+    report = evaluate(plan, HW)
+    reads = 32768 * 1024 * 2
+    assert reads <= report.dram_bytes <= 1.02 * (reads + 4096 * 1024 * 2)
+
+
 def test_a_constant_added_to_the_offsets_is_a_second_region():
     # 1024 programs of 16 rows x 128: the second half's offsets are the first's + 64, a region of its own
     # (side by side with the first: together the 16 whole rows are one 8 KB run), read once from DRAM too

@@ -523,3 +523,15 @@ def guarded_unrolled_max(v_ptr, out_ptr, n_blocks, n_tokens, D, NB: tl.constexpr
             off = i * n_tokens * D + tok * D
             m = tl.maximum(m, tl.max(tl.load(v_ptr + off + cols).to(tl.float32)))
     tl.store(out_ptr + tok, m)
+
+
+@triton.jit
+def gather_sum_tiles(y_ptr, idx_ptr, out_ptr, H: tl.constexpr, K: tl.constexpr, BLOCK_H: tl.constexpr):
+    """Token t sums the K rows of y its index list names, BLOCK_H columns at a time over a static_range loop
+    (a mixture-of-experts' gather and weighted sum, unweighted)."""
+    t = tl.program_id(0)
+    rows = tl.load(idx_ptr + t * K + tl.arange(0, K)).to(tl.int64)
+    for h in tl.static_range(H // BLOCK_H):
+        cols = h * BLOCK_H + tl.arange(0, BLOCK_H)
+        acc = tl.sum(tl.load(y_ptr + rows[:, None] * H + cols[None, :]).to(tl.float32), axis=0)
+        tl.store(out_ptr + t * H + cols, acc)
