@@ -325,3 +325,18 @@ def validation33_cases() -> list[Case]:
         row_case("softmax", 2560, 20480, "float16", 16),
     ]  # fmt: skip
     return _all_held_out(cases, "validation33")
+
+
+def validation34_cases() -> list[Case]:
+    """Liger's kernels with a loop over the row at three stages, Triton's default, which Liger's wrappers
+    leave (validations 31-33 launched them at one): the losses, the row-partitioned backward kernels and the
+    element-wise backward at sizes those sets timed (12 launches, held out)."""
+    looped = [
+        cross_entropy(8192, 32000), cross_entropy(4096, 128256), cross_entropy(8192, 50257),
+        element_mul(4096, 128256), kl_div(4096, 32000), kl_div(2048, 128256, backward=True),
+        jsd(4096, 32000), tvd(4096, 32000), tvd(8192, 32000),
+        layer_norm_backward(8192, 4096), layer_norm_backward(16384, 2048),
+        poly_norm(8192, 4096, backward=True),
+    ]  # fmt: skip
+    cases = [Case(**{**c.__dict__, "id": f"{c.id}/s3", "num_stages": 3}) for c in looped]
+    return _all_held_out(cases, "validation34")

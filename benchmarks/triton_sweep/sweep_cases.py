@@ -1521,6 +1521,13 @@ def validation33_cases() -> list[Case]:
     return liger()
 
 
+def validation34_cases() -> list[Case]:
+    """Liger-Kernel's looped kernels at Triton's default three stages (``liger_cases.py``)."""
+    from liger_cases import validation34_cases as liger
+
+    return liger()
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
