@@ -340,3 +340,60 @@ def validation34_cases() -> list[Case]:
     ]  # fmt: skip
     cases = [Case(**{**c.__dict__, "id": f"{c.id}/s3", "num_stages": 3}) for c in looped]
     return _all_held_out(cases, "validation34")
+
+
+def block_rms_norm(rows: int, cols: int, block_row: int = 16) -> Case:
+    """RMSNorm over many short rows (a q/k norm over heads: rows = tokens x heads), BLOCK_ROW rows a
+    program."""
+    block, warps = calculate_settings(cols)
+    args = (_rows(rows, cols, init="empty"), cols, _rows(rows, cols), cols, Tensor((cols,), BF16), 1,
+            Tensor((rows,), F32, init="empty"), 1, rows, cols, 1e-6, 0.0)  # fmt: skip
+    consts = {"casting_mode": 0, "elementwise_affine": True, "BLOCK_SIZE": block, "BLOCK_ROW": block_row}
+    kernel = "rms_norm:_block_rms_norm_forward_kernel"
+    grid = (-(-rows // block_row),)
+    return _case("block_rms_norm", f"{rows}x{cols}r{block_row}", kernel, grid, args, consts, warps)
+
+
+def attn_res(blocks: int, tokens: int, dim: int, backward: bool = False) -> Case:
+    """Attention residuals over ``blocks`` stacked [tokens, dim] values, one program a token: the forward's
+    two passes over the slabs (scores, then the weighted sum), or the backward with its atomic weight
+    gradients."""
+    v = Tensor((blocks, tokens, dim), BF16)
+    stats = (Tensor((tokens, blocks), F32), Tensor((tokens, blocks), F32))
+    if backward:
+        args = (_rows(tokens, dim), v, Tensor((dim,), BF16), Tensor((dim,), BF16), *stats,
+                Tensor((blocks, tokens, dim), BF16, init="empty"), Tensor((dim,), F32, init="zeros"),
+                Tensor((dim,), F32, init="zeros"), blocks, tokens, dim, 1e-6)  # fmt: skip
+        kernel, op = "attn_res:_attn_res_bwd_kernel", "attn_res_backward"
+        consts = {"BLOCK_D": next_power_of_2(dim), "MAX_BLOCKS": next_power_of_2(blocks)}
+    else:
+        out = (_rows(tokens, dim, init="empty"), Tensor((tokens, blocks), F32, init="empty"),
+               Tensor((tokens, blocks), F32, init="empty"))  # fmt: skip
+        args = (v, Tensor((dim,), BF16), Tensor((dim,), BF16), *out, blocks, tokens, dim)
+        kernel, op = "attn_res:_attn_res_fwd_kernel", "attn_res"
+        consts = {"eps": 1e-6, "BLOCK_D": next_power_of_2(dim), "MAX_BLOCKS": next_power_of_2(blocks)}
+    return _case(op, f"{blocks}x{tokens}x{dim}", kernel, (tokens,), args, consts, 8)
+
+
+def modulated_rms_norm(rows: int, cols: int, modulations: int) -> Case:
+    """RMSNorm with a per-sample scale and shift (adaptive norm), ``rows // modulations`` rows a sample."""
+    block, warps = calculate_settings(cols)
+    rstd = Tensor((rows,), F32, init="empty")
+    scale, shift = _rows(modulations, cols), _rows(modulations, cols)
+    args = (_rows(rows, cols, init="empty"), cols, _rows(rows, cols), cols, Tensor((cols,), BF16), 1,
+            scale, cols, shift, cols, rstd, 1, cols, 1e-6, 0.0)  # fmt: skip
+    consts = {"casting_mode": 0, "elementwise_affine": True, "has_shift": True,
+              "rows_per_modulation": rows // modulations, "BLOCK_SIZE": block}  # fmt: skip
+    kernel = "modulated_rms_norm:_modulated_rms_norm_forward_kernel"
+    return _case("modulated_rms_norm", f"{rows}x{cols}m{modulations}", kernel, (rows,), args, consts, warps)
+
+
+def validation35_cases() -> list[Case]:
+    """Liger kernels the survey flagged as predicted latency-bound far above their DRAM floor (attention
+    residuals, the many-short-rows RMSNorm) or not timed yet (the modulated RMSNorm): 7 launches, held out."""
+    cases = [
+        attn_res(8, 8192, 4096), attn_res(4, 16384, 2048), attn_res(8, 8192, 4096, backward=True),
+        block_rms_norm(262144, 128), block_rms_norm(131072, 64, 32),
+        modulated_rms_norm(8192, 4096, 4), modulated_rms_norm(16384, 2048, 8),
+    ]  # fmt: skip
+    return _all_held_out(cases, "validation35")

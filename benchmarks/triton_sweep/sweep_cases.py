@@ -1528,6 +1528,13 @@ def validation34_cases() -> list[Case]:
     return liger()
 
 
+def validation35_cases() -> list[Case]:
+    """Liger kernels the CPU survey flagged, and one it had not timed (``liger_cases.py``)."""
+    from liger_cases import validation35_cases as liger
+
+    return liger()
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
