@@ -784,9 +784,8 @@ class Walker:
             return a - b if n == "arith.subi" else a + b
         if n == "arith.muli" and len(op.operands) == 2:
             for this, other in (op.operands, op.operands[::-1]):
-                c = self._uniform(other) if tensor_type(self._type_of(other)) is None else None
-                if c is None:
-                    c = self._splat_uniform(other)
+                scalar = tensor_type(self._type_of(other)) is None
+                c = self._uniform(other) if scalar else self._splat_uniform(other)
                 if c is not None:
                     part = self.const_part(this, depth + 1)
                     return None if part is None else part * c
@@ -825,12 +824,8 @@ class Walker:
             return None
         if v.pid or (self.ivs and depends_on(off, frozenset(self.ivs), self.defs)):
             return ptr.shift
-        if v.val is None:
-            return None
-        flat = np.asarray(v.val).ravel()
-        if not flat.size or not np.all(flat == flat[0]) or not float(flat[0]).is_integer():
-            return None
-        return ptr.shift + int(flat[0])
+        step = self._uniform(off)
+        return None if step is None else ptr.shift + step
 
     def strides(self, op: Op, shape: tuple | None, vin: V) -> None:
         """Per-axis address strides of a tensor result (see :mod:`.strides`)."""
