@@ -143,6 +143,18 @@ def test_match_profile_by_device_name():
         at.match_profile("NVIDIA GeForce RTX 4090")
 
 
+class _RecordingKernel:
+    """A stand-in for a JIT kernel that records every launch (grid, arguments, keywords) in ``launches``."""
+
+    arg_names = ["x_ptr", "y_ptr", "n", "BLOCK"]
+
+    def __init__(self, launches: list) -> None:
+        self.launches = launches
+
+    def __getitem__(self, grid):
+        return lambda *args, **kw: self.launches.append((grid, args, kw))
+
+
 def test_predict_mode_launches_the_predicted_best_once_per_key(monkeypatch):
     configs = make_configs(3)
     ranked = []
@@ -150,14 +162,7 @@ def test_predict_mode_launches_the_predicted_best_once_per_key(monkeypatch):
         at, "rank", lambda *a, **k: ranked.append(1) or fake_ranking({0: 3e-6, 1: 1e-6, 2: 2e-6}, configs)
     )
     launches = []
-
-    class FakeKernel:
-        arg_names = ["x_ptr", "y_ptr", "n", "BLOCK"]
-
-        def __getitem__(self, grid):
-            return lambda *args, **kw: launches.append((grid, args, kw))
-
-    kernel = at.autotune(configs, key=["n"], hw="h200", mode="predict")(FakeKernel())
+    kernel = at.autotune(configs, key=["n"], hw="h200", mode="predict")(_RecordingKernel(launches))
     kernel[(8,)](None, None, 4096)
     kernel[(8,)](None, None, 4096)
     kernel[(8,)](None, None, 8192)
@@ -173,14 +178,7 @@ def test_predict_mode_runs_the_chosen_configs_pre_hook_before_launching(monkeypa
     configs = [triton.Config({"BLOCK": 64}, num_warps=4, pre_hook=seen.append)]
     monkeypatch.setattr(at, "rank", lambda *a, **k: fake_ranking({0: 1e-6}, configs))
     launches = []
-
-    class FakeKernel:
-        arg_names = ["x_ptr", "y_ptr", "n", "BLOCK"]
-
-        def __getitem__(self, grid):
-            return lambda *args, **kw: launches.append((grid, args, kw))
-
-    kernel = at.autotune(configs, key=["n"], hw="h200", mode="predict")(FakeKernel())
+    kernel = at.autotune(configs, key=["n"], hw="h200", mode="predict")(_RecordingKernel(launches))
     kernel[(8,)]("x", "y", 4096)
     assert len(seen) == 1 and launches
     assert {"x_ptr": "x", "y_ptr": "y", "n": 4096, "BLOCK": 64, "num_warps": 4}.items() <= seen[0].items()
