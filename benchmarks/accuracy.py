@@ -288,7 +288,13 @@ def plot(cases: list[Scored], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=HERE / "data")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        nargs="+",
+        default=[HERE / "data"],
+        help="measured-data folders, scored together (e.g. benchmarks/data/validation* for a pooled figure)",
+    )
     ap.add_argument("--hw", default="h200")
     ap.add_argument("--plot", type=Path, help="PNG path for the predicted-vs-measured scatter")
     ap.add_argument("--json", type=Path, help="write rows and cases as JSON here")
@@ -305,14 +311,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.tilelang:
         return _score_tilelang(args)
 
-    recorded = recorded_predictions(args.data) if args.recorded else None
     jobs = []
-    for rec, where in load(args.data, args.only):
-        if recorded is not None and rec["id"] not in recorded:
-            raise DataError(f"{where}: case {rec['id']!r} has no prediction in {args.data / RECORDED_FILE}")
-        jobs.append((rec, where, args.hw, recorded[rec["id"]] if recorded is not None else None))
+    for folder in args.data:
+        recorded = recorded_predictions(folder) if args.recorded else None
+        for rec, where in load(folder, args.only):
+            if recorded is not None and rec["id"] not in recorded:
+                raise DataError(f"{where}: case {rec['id']!r} has no prediction in {folder / RECORDED_FILE}")
+            jobs.append((rec, where, args.hw, recorded[rec["id"]] if recorded is not None else None))
     if not jobs:
-        raise DataError(f"no measured cases in {args.data} match {args.only!r}")
+        folders = ", ".join(str(f) for f in args.data)
+        raise DataError(f"no measured cases in {folders} match {args.only!r}")
     if args.jobs > 1:
         with cf.ProcessPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(_score_job, jobs, chunksize=8))
@@ -347,7 +355,9 @@ def _score_tilelang(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(HERE / "tilelang_sweep"))
     import score as tilelang_score
 
-    forwarded = ["--data", str(args.data), "--hw", args.hw, "--only", args.only]
+    if len(args.data) > 1:
+        raise DataError("--tilelang scores one --data folder at a time")
+    forwarded = ["--data", str(args.data[0]), "--hw", args.hw, "--only", args.only]
     if args.json:
         forwarded += ["--json", str(args.json)]
     if args.allow_errors:

@@ -187,3 +187,20 @@ def test_recorded_predictions_are_scored_instead_of_predicting(tmp_path, monkeyp
     out = tmp_path / "acc.json"
     acc.main(["--data", str(tmp_path), "--recorded", "--json", str(out)])
     assert json.loads(out.read_text())["rows"][0]["mape_pct"] == pytest.approx(10.0)
+
+
+def test_several_folders_are_scored_together(tmp_path):
+    # two measured sets, each with its own recorded predictions: 220 us against 200 (10%) and 130 against
+    # 100 (30%); pooled, the GEMM row's MAPE is their mean, 20%
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, measured_us, predicted in ((a, 200.0, 220.0), (b, 100.0, 130.0)):
+        folder.mkdir()
+        _write_data(folder, [measured(GEMM, measured_us)])
+        (folder / acc.RECORDED_FILE).write_text(json.dumps({"predicted_us": {GEMM.id: predicted}}))
+    out = tmp_path / "acc.json"
+    acc.main(["--data", str(a), str(b), "--recorded", "--json", str(out)])
+    result = json.loads(out.read_text())
+    assert len(result["cases"]) == 2
+    assert result["rows"][0]["mape_pct"] == pytest.approx(20.0)
+    with pytest.raises(acc.DataError, match="one --data folder"):
+        acc.main(["--data", str(a), str(b), "--tilelang"])
