@@ -22,10 +22,11 @@ pp apart on average) is scored beside it, split into thirds by the same hash.
 
 ``--sweep`` reports which values of the model's global knobs fit the calibration thirds best: the execution
 skew of compute-paced and memory-paced tiles (``tilesight.cache.model.EXECUTION_SKEW_COMPUTE`` and
-``EXECUTION_SKEW_MEMORY``, over the calibration thirds of both studies) and ``LRC_MERGE_SPREAD`` (over the
-main study's, at the committed skews); the committed constants were set from it; the held-out thirds are
-never used for it. The L2 capacity is not swept: it is the profile's
-``l2_effective_bytes``, calibrated from the read-bandwidth sweep.
+``EXECUTION_SKEW_MEMORY``, over the calibration thirds of both studies) and ``LRC_MERGE_SPREAD`` and the
+coalescer's merge window ``LRC_WINDOW_BLOCK_LAG`` / ``LRC_WINDOW_POSITION_LAG`` (over the main study's, at
+the committed skews); the committed constants were set from it; the held-out thirds are never used for it.
+The L2 capacity is not swept: it is the profile's ``l2_effective_bytes``, calibrated from the read-bandwidth
+sweep.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ TARGET_DRAM_REL = 0.10
 SWEEP_SKEW_COMPUTE = np.array([0.05, 0.1, 0.15, 0.2, 0.25])
 SWEEP_SKEW_MEMORY = np.array([0.25, 0.3, 0.35, 0.4, 0.45, 0.5])
 SWEEP_SPREAD = np.array([1.0, 1.5, 2.0, 2.5, 3.0, 4.0])
+SWEEP_WINDOW_BLOCK = np.array([0.2, 0.25, 0.3, 0.35, 0.4])
+SWEEP_WINDOW_POSITION = np.array([0.08, 0.1, 0.12, 0.14])
 
 
 def mean_cases(docs: list[dict]) -> list[dict]:
@@ -208,6 +211,27 @@ def sweep_spread(cases: list[dict], hw, spreads: np.ndarray) -> list[tuple[float
     return [(float(ch), _mae(predict(cal, hw, SdcmCacheModel(merge_spread=float(ch))))) for ch in spreads]
 
 
+def sweep_window(
+    cases: list[dict], hw, block: np.ndarray, position: np.ndarray
+) -> list[tuple[float, float, float]]:
+    """(LRC_WINDOW_BLOCK_LAG, LRC_WINDOW_POSITION_LAG, calibration-third MAE) at the committed skews; the
+    committed pair is the best of those whose merged share fits run 3's coalescer counters on the calibration
+    third at least as well as the residency rule 1 / (1 + 1.5 x blocks per SM) (MAE 0.088)."""
+    cal = _calibration(cases)
+    saved = model_mod.LRC_WINDOW_BLOCK_LAG, model_mod.LRC_WINDOW_POSITION_LAG
+    out = []
+    try:
+        for b in block:
+            for p in position:
+                model_mod.LRC_WINDOW_BLOCK_LAG, model_mod.LRC_WINDOW_POSITION_LAG = float(b), float(p)
+                model_mod.clear_memo()
+                out.append((float(b), float(p), _mae(predict(cal, hw, SdcmCacheModel()))))
+    finally:
+        model_mod.LRC_WINDOW_BLOCK_LAG, model_mod.LRC_WINDOW_POSITION_LAG = saved
+        model_mod.clear_memo()
+    return out
+
+
 def _load(paths: list[Path]) -> tuple[list[dict], list[dict]]:
     docs = [json.loads(p.read_text()) for p in paths]
     return docs, mean_cases(docs)
@@ -287,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         print("main study's calibration third, request coalescer spread:")
         for ch, mae in sorted(sweep_spread(cases, hw, SWEEP_SPREAD), key=lambda g: g[1])[:4]:
             print(f"    merge spread {ch:.2f}: calibration MAE {mae:.2f} pp")
+        print("main study's calibration third, request coalescer merge window (block lag, position lag):")
+        grid = sweep_window(cases, hw, SWEEP_WINDOW_BLOCK, SWEEP_WINDOW_POSITION)
+        for b, p, mae in sorted(grid, key=lambda g: g[2])[:4]:
+            print(f"    {b:.2f}, {p:.2f}: calibration MAE {mae:.2f} pp")
     if args.json:
         given = argv if argv is not None else sys.argv[1:]
         doc_out = {
@@ -299,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
                 "EXECUTION_SKEW_COMPUTE": model_mod.EXECUTION_SKEW_COMPUTE,
                 "EXECUTION_SKEW_MEMORY": model_mod.EXECUTION_SKEW_MEMORY,
                 "LRC_MERGE_SPREAD": model_mod.LRC_MERGE_SPREAD,
+                "LRC_WINDOW_BLOCK_LAG": model_mod.LRC_WINDOW_BLOCK_LAG,
+                "LRC_WINDOW_POSITION_LAG": model_mod.LRC_WINDOW_POSITION_LAG,
                 "L2_PARTITIONS": model_mod.L2_PARTITIONS,
                 "l2_effective_bytes": hw.l2_effective_bytes,
             },

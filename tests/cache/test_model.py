@@ -154,21 +154,58 @@ def test_memoised_per_plan_and_profile():
     assert SdcmCacheModel().traffic(plan, H200) is SdcmCacheModel().traffic(plan, H200)
 
 
-def test_coalesced_requests_are_neither_hits_nor_lookups():
-    # the tiny GEMM's read hits are all same-step reuses inside its one wave (half of the reads). With every
-    # one merged (spread 0): read hits 0, lookups 1/2 of 512 KiB; C writes 128 KiB hit -> 128 / 384
+@pytest.mark.parametrize("dense_max", [1 << 26, 0])
+def test_leader_positions_is_each_cells_first_position(monkeypatch, dense_max):
+    # cells 7, 3, 7, 3, 5 at positions 4, 2, 9, 6, 1: leaders 4, 2, 4, 2, 1 (by dense table and by sort alike)
+    import numpy as np
+
+    monkeypatch.setattr(model_mod, "_DENSE_DISTINCT_MAX", dense_max)
+    cell = np.array([7, 3, 7, 3, 5])
+    pos = np.array([4, 2, 9, 6, 1])
+    assert model_mod._leader_positions(cell, pos, 8).tolist() == [4, 2, 4, 2, 1]
+
+
+def test_merge_window_lag_grows_with_positions_behind_the_leader(monkeypatch):
+    # the tiny GEMM's 2 x 2 tiles launch row-major in one wave, (0,0) (0,1) (1,0) (1,1). A row block's second
+    # reader is one position behind the first (the leader, which goes to L2), a B column block's two: with
+    # only the position lag, at 1 per position, P(merge) = 1/2 for A's reuses and 1/3 for B's; half the reads
+    # are reuses, so the merged shares are 1/4 and 1/6 and the lookups 3/4 and 5/6 of the requested bytes
+    monkeypatch.setattr(model_mod, "LRC_WINDOW_BLOCK_LAG", 0.0)
+    monkeypatch.setattr(model_mod, "LRC_WINDOW_POSITION_LAG", 1.0)
+    model_mod.clear_memo()
+    _, rows = sdcm_breakdown(gemm_plan(256, 256, 256, 128, 128, 64), H200, **dict(BARE, merge_spread=1.0))
+    model_mod.clear_memo()
+    by = {r.tensor: r for r in rows}
+    assert by["a"].l2_merged == pytest.approx(1 / 4)
+    assert by["b"].l2_merged == pytest.approx(1 / 6)
+    assert by["a"].l2_lookups == pytest.approx(3 / 4)
+    assert by["b"].l2_lookups == pytest.approx(5 / 6)
+    assert by["c"].l2_merged == 0.0  # writes are not merged
+
+
+def test_coalesced_requests_are_neither_hits_nor_lookups(monkeypatch):
+    # the tiny GEMM's read hits are all same-step reuses inside its one wave (half of the reads). With no lag
+    # behind the leader every one is merged: read hits 0, lookups 1/2 of 512 KiB; C writes 128 KiB hit ->
+    # 128 / 384
     tiny = gemm_plan(256, 256, 256, 128, 128, 64)
+    monkeypatch.setattr(model_mod, "LRC_WINDOW_BLOCK_LAG", 0.0)
+    monkeypatch.setattr(model_mod, "LRC_WINDOW_POSITION_LAG", 0.0)
+    model_mod.clear_memo()
     merged = SdcmCacheModel(**dict(BARE, merge_spread=0.0)).traffic(tiny, H200)
     assert merged.l2_hit_rate == pytest.approx(1 / 3)
-    # spread 1 at one block per SM merges half of them: hits 0.25 x 512 + 128 = 256 of 0.75 x 512 + 128 = 512
+    # a lag of one leader lifetime per resident block, at one block per SM, merges half of them: hits
+    # 0.25 x 512 + 128 = 256 of 0.75 x 512 + 128 = 512
+    monkeypatch.setattr(model_mod, "LRC_WINDOW_BLOCK_LAG", 1.0)
+    model_mod.clear_memo()
     traffic = SdcmCacheModel(**dict(BARE, merge_spread=1.0)).traffic(tiny, H200)
+    model_mod.clear_memo()
     assert traffic.l2_hit_rate == pytest.approx(0.5)
     # merged requests are still served without DRAM: A and B are read once (2 x 128 KiB), L2 service 1/2
     assert traffic.dram_read_bytes == pytest.approx(2 * 131072)
     assert traffic.tensors["a"].l2_hit == pytest.approx(0.5)
-    # the engine's L2 work per byte takes the merges at LRC_TIMING_BLOCKS_PER_SM = 2 blocks per SM, not the
-    # kernel's one: 1 / (1 + 1 x 2) = 1/3 of the same-step reuses (half the reads) merged, 1 - 1/6 = 5/6 for A
-    # and B; 1 for the written C; with spread 0 every reuse merges at any residency: 1/2
+    # the engine's L2 work per byte takes the merges of LRC_MERGE_SPREAD's rule at LRC_TIMING_BLOCKS_PER_SM =
+    # 2 blocks per SM: 1 / (1 + 1 x 2) = 1/3 of the same-step reuses (half the reads) merged, 1 - 1/6 = 5/6
+    # for A and B; 1 for the written C; with spread 0 every reuse merges at any residency: 1/2
     assert traffic.tensors["a"].l2_lookups == pytest.approx(5 / 6)
     assert traffic.tensors["a"].l2_merged == pytest.approx(1 / 6)
     assert traffic.tensors["c"].l2_lookups == 1.0

@@ -56,7 +56,7 @@ from ..errors import TileSightError
 from ..hardware import HardwareProfile
 from ..plan import AccessMode, ActionKind, Loop, MemLevel, Node, TilePlan
 from .base import CacheTraffic, TensorTraffic
-from .order import execution_order
+from .order import ExecutionOrder, execution_order
 from .reuse import reuse_keys
 from .sdcm import FORMS, hit_probability_table
 
@@ -89,6 +89,18 @@ LRC_MERGE_SPREAD = 1.5
 # merges`` and ``residency``). A modelling choice read from measured timings' residuals by residency, one
 # value for every kernel, never per case; NCU's hit rates keep the residency rule.
 LRC_TIMING_BLOCKS_PER_SM = 2
+# NCU's hit rates take the coalescer's merges from a merge window (:func:`_merge_window`): a same-wave reuse
+# is merged when its request reaches the coalescer while the block's first request in the wave and partition
+# (the leader, which goes to L2) is still in flight. Its lag behind the leader, in leader lifetimes, is
+# ``LRC_WINDOW_BLOCK_LAG`` per block resident on its SM (an SM interleaving more blocks issues one block's
+# requests later in its round) plus ``LRC_WINDOW_POSITION_LAG`` per wave position it is dispatched behind the
+# leader (tiles run in dispatch order, a later tile's step later); with an exponentially spread window the
+# merge probability is ``1 / (1 + lag)``. Both global, set on the NCU study's calibration third (run 3's
+# lrc__request_sectors_op_read_coalescing_achieved_type_hardware): the calibration hit-rate MAE, among the
+# values whose merged share fits the counters at least as well as the residency rule (benchmarks/score_l2.py
+# --sweep), never per case. ``LRC_MERGE_SPREAD`` stays the rule of the L2 pipeline's work (timing).
+LRC_WINDOW_BLOCK_LAG = 0.2
+LRC_WINDOW_POSITION_LAG = 0.12
 
 # Inter-SM execution skew (paper 3.5.3): tiles of one wave do not run their loops in exact lockstep. A tile
 # dispatched ``f`` of a wave after another (``f`` = difference of their positions over the wave's size) lags
@@ -547,6 +559,45 @@ def execution_skew(plan: TilePlan, hw: HardwareProfile) -> float:
     return EXECUTION_SKEW_COMPUTE + (EXECUTION_SKEW_MEMORY - EXECUTION_SKEW_COMPUTE) * shortfall
 
 
+def _leader_positions(cell: np.ndarray, pos: np.ndarray, ncells: int) -> np.ndarray:
+    """Per launch index, the smallest ``pos`` among the indices of its ``cell``: a dense table where the cells
+    fit (:data:`_DENSE_DISTINCT_MAX`), else one sort."""
+    if ncells <= _DENSE_DISTINCT_MAX:
+        lead = np.full(ncells, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(lead, cell, pos)
+        return lead[cell]
+    _, inverse = np.unique(cell, return_inverse=True)
+    lead = np.full(int(inverse.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(lead, inverse, pos)
+    return lead[inverse]
+
+
+def _merge_window(
+    streams: list[_Stream],
+    near: dict[str, tuple[np.ndarray, ...]],
+    eo: ExecutionOrder,
+    part: np.ndarray,
+    per_sm: int,
+) -> dict[str, np.ndarray]:
+    """Per read stream and launch index, the probability that the coalescer merges the read (see
+    :data:`LRC_WINDOW_POSITION_LAG`): 0 unless it is a same-wave reuse in its partition (``concurrent`` of the
+    near walk), else ``1 / (1 + LRC_WINDOW_BLOCK_LAG x blocks per SM + LRC_WINDOW_POSITION_LAG x positions
+    behind the block's first request in its (wave, partition) cell)``."""
+    groups = int(part.max()) + 1 if part.size else 1
+    waves = int(eo.wave.max()) + 1 if eo.wave.size else 0
+    wave_part = eo.wave.astype(np.int64) * groups + part
+    pos = eo.pos.astype(np.int64)
+    out = {}
+    for s in streams:
+        if s.write or s.action not in near:
+            continue
+        cell = wave_part * s.nkeys + s.keys
+        behind = (pos - _leader_positions(cell, pos, waves * groups * s.nkeys)).astype(np.float64)
+        lag = LRC_WINDOW_BLOCK_LAG * per_sm + LRC_WINDOW_POSITION_LAG * behind
+        out[s.action] = near[s.action][2] / (1.0 + lag)
+    return out
+
+
 def _partition_of(sm: np.ndarray, hw: HardwareProfile, partitions: int) -> np.ndarray:
     """L2 partition of each SM: the profile's measured map where it has ``partitions`` parts, else SMs split
     evenly in SM order."""
@@ -611,7 +662,7 @@ def _compute(
     # lines homed in another partition than the reader's: looked up again across the fabric on a near miss
     far = (partitions - 1) / partitions if split else 0.0
     per_sm = math.ceil(eo.concurrency / hw.sm_count) if eo.concurrency else 1
-    merge = 0.0 if merge_spread is None else 1.0 / (1.0 + merge_spread * per_sm)
+    merge_window = None if merge_spread is None else _merge_window(streams, near, eo, part, per_sm)
     merge_work = 0.0 if merge_spread is None else 1.0 / (1.0 + merge_spread * LRC_TIMING_BLOCKS_PER_SM)
     l15 = None
     if hw.has_l15 and hw.l15_sms_per_group > 0:
@@ -655,11 +706,12 @@ def _compute(
             work, work_merged = lookups, merged_share
         else:
             h15, h2 = 0.0, float(p2.mean())
-            merged = merge * concurrent[None, :]  # requests the coalescer answers without an L2 lookup
+            mprob = merge_window[s.action] if merge_window is not None else np.zeros(tiles)
+            merged = mprob[None, :]  # requests the coalescer answers without an L2 lookup
             hits = (1.0 - far) * p2 + far * np.maximum(p2, p_near) - merged
             h2_sector = float(np.maximum(hits, 0.0).mean())
             reuses = float(concurrent.mean())  # share of the reads that are same-wave reuses
-            merged_share, work_merged = merge * reuses, merge_work * reuses
+            merged_share, work_merged = float(mprob.mean()), merge_work * reuses
             fabric = far * (1.0 - float(p_near.mean()))
             lookups = 1.0 - merged_share + fabric
             work = 1.0 - work_merged + fabric
