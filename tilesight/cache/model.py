@@ -31,12 +31,14 @@ home), so the walks run at the capacity left after those copies (:func:`_replica
 NCU's ``lts__t_sector_hit_rate`` counts the lookups that reach the L2 slices: the near lookups, less the
 requests the L2 request coalescer (LRC) merged with an identical request already in flight, plus the fabric
 lookups. Merging is modelled for same-wave reuses (the block's previous request lies in the same wave and
-partition) with probability ``1 / (1 + LRC_MERGE_SPREAD x blocks per SM)`` (:data:`LRC_MERGE_SPREAD`);
-merged requests are served without an L2 lookup, so they count neither as hits nor as lookups. The same
-lookups per requested byte, with the merges taken at ``LRC_TIMING_BLOCKS_PER_SM`` blocks per SM instead of the
-kernel's own residency (:data:`LRC_TIMING_BLOCKS_PER_SM` says why), are the L2 pipeline's work
-(``TensorTraffic.l2_lookups``): the calibrated L2 rate is that of a private-line re-read, one lookup per byte,
-and the ``l2_shared`` probe reads lines that several SMs request in step at 14.5 TB/s against 8.3.
+partition) by a merge window (:func:`_merge_window`): a reuse merges with probability ``1 / (1 + lag)``, its
+lag behind the block's first request in the wave and partition growing with the blocks per SM and the wave
+positions between them (:data:`LRC_WINDOW_POSITION_LAG`); merged requests are served without an L2 lookup, so
+they count neither as hits nor as lookups. The L2 pipeline's work (``TensorTraffic.l2_lookups``) takes the
+merges by the older one-knob rule, ``1 / (1 + LRC_MERGE_SPREAD x r)`` at ``r = LRC_TIMING_BLOCKS_PER_SM``
+blocks per SM whatever the kernel's residency (:data:`LRC_TIMING_BLOCKS_PER_SM` says why): the calibrated
+L2 rate is that of a private-line re-read, one lookup per byte, and the ``l2_shared`` probe reads lines that
+several SMs request in step at 14.5 TB/s against 8.3.
 
 On GPUs with an L1.5 tier the same walk runs per SM group with the L1.5 capacity; per access the L1.5 serves
 ``P15``, L2 ``max(P2 - P15, 0)`` (an LRU stack property: what hits the small cache hits the large one), and
@@ -71,12 +73,13 @@ REDUCTION_SAMPLES = 2
 
 # Request coalescing in front of the L2 (Hopper's L2 request coalescer, NCU's ``lrc__`` metrics): a same-wave
 # reuse (the block's previous request came from a tile of the same wave and partition, at the same loop step)
-# is merged with that request, and never looked up in L2, with probability ``1 / (1 + LRC_MERGE_SPREAD x r)``,
-# ``r`` the blocks resident per SM: an SM that interleaves more blocks spreads one block's identical requests
-# over a longer time, past the window in which the first is still in flight. Merging changes only the reported
-# hit rate (merged requests are neither hits nor lookups), never the DRAM bytes or the L2 service fraction.
-# One global value, set from the NCU study's calibration third (benchmarks/score_l2.py --sweep; NCU's
-# lrc__request_sectors_op_read_coalescing_achieved_type_hardware is the measured counterpart), never per case.
+# is merged with that request, and never looked up in L2. The timing's rule (the L2 pipeline's work): with
+# probability ``1 / (1 + LRC_MERGE_SPREAD x r)``, ``r`` the blocks resident per SM: an SM that interleaves
+# more blocks spreads one block's identical requests over a longer time, past the window in which the first
+# is still in flight. Merging never changes the DRAM bytes or the L2 service fraction. One global value, set
+# from the NCU study's calibration third (benchmarks/score_l2.py --sweep; NCU's
+# lrc__request_sectors_op_read_coalescing_achieved_type_hardware is the measured counterpart), never per case;
+# the reported hit rate takes the merge window below instead (stop 36).
 LRC_MERGE_SPREAD = 1.5
 # The L2 pipeline's work (TensorTraffic.l2_lookups, what the timing charges) takes the coalescer's merges
 # at this many blocks per SM, whatever the kernel's residency. NCU's merge counts do fall with residency (run
