@@ -637,8 +637,7 @@ class Walker:
                 work = self.mask_work(op.operands[0])
                 numel, alu = numel + work, alu + work
             if n in _INT_TO_FLOAT and op.operands:
-                work = self.value_work(op.operands[0])
-                numel, alu = numel + work, alu + work
+                numel += self.value_work(op.operands[0])  # at the FMA rate, not as ALU ops: see value_work
             if id(op) in self.fused:
                 numel = alu = 0  # issued with its multiply, as one fused multiply-add
             self.group(op, body, vin, kind, numel, alu)
@@ -674,7 +673,18 @@ class Walker:
         integer tensor ops on the def chain of an int -> float conversion (a counter-based random number
         generator's rounds of multiplies, high multiplies and xors under ``tl.rand``), each at its result's
         element count and once. Integer tensor math is otherwise taken for address and mask generation, which
-        costs no tile work (see :meth:`step`)."""
+        costs no tile work (see :meth:`step`).
+
+        They are priced as element operations at the calibrated FMA rate, not as ALU ops at the profile's
+        ``alu_op_cost``: such rounds are independent across a thread's elements, so they issue at the ALU and
+        integer-multiply pipes' full rate (64 an SM a clock, the CUDA guide's throughput table for compute
+        capability 9.0), which is 1.34x the calibrated FMA-chain rate's per-element time (44.7 of a 66.9
+        TFLOP/s FP32 peak), and ptxas issues 0.72 instructions for each op counted here (three-input
+        ``LOP3`` xors, ``IMAD`` taking adds and the high and low halves of a product: the survey's
+        ``dropout_rand``, 49 ``IMAD`` + ``LOP3`` per element in its SASS against 68 ops); 1.34 x 0.72 is
+        about one FMA slot an op. At ``alu_op_cost`` (calibrated on attention masks' dependent compares and
+        selects) the survey's two dropout kernels were predicted 1.95x their measured time; at one slot,
+        1.07x (``benchmarks/survey_triton/score.py --now``)."""
         total, todo = 0, [name]
         while todo:
             n = todo.pop()

@@ -238,6 +238,9 @@ def test_integer_math_that_becomes_a_value_is_element_work():
     plan = _plan(_hash_to_float, (8,), out, 7, BLOCK=1024)
     work = [a for a in plan.body if getattr(a, "kind", None) is ActionKind.ELEMENTWISE]
     assert sum(a.flops for a in work) == 4 * 1024
+    # ... priced at the FMA rate, not as ALU ops: the three integer ops are independent across a thread's
+    # elements (extract.Walker.value_work says why one FMA slot each)
+    assert sum(a.alu_ops for a in work) == 0
 
 
 @triton.jit
