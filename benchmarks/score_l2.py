@@ -22,7 +22,8 @@ pp apart on average) is scored beside it, split into thirds by the same hash.
 
 ``--sweep`` reports which values of the model's global knobs fit the calibration thirds best: the execution
 skew of compute-paced and memory-paced tiles (``tilesight.cache.model.EXECUTION_SKEW_COMPUTE`` and
-``EXECUTION_SKEW_MEMORY``, over the calibration thirds of both studies) and ``LRC_MERGE_SPREAD`` and the
+``EXECUTION_SKEW_MEMORY``) and the waves over which it builds up (``EXECUTION_SKEW_RAMP_WAVES``), over the
+calibration thirds of both studies, and ``LRC_MERGE_SPREAD`` and the
 coalescer's merge window ``LRC_WINDOW_BLOCK_LAG`` / ``LRC_WINDOW_POSITION_LAG`` (over the main study's, at
 the committed skews); the committed constants were set from it; the held-out thirds are never used for it.
 The L2 capacity is not swept: it is the profile's ``l2_effective_bytes``, calibrated from the read-bandwidth
@@ -54,8 +55,10 @@ SWIZZLE_THRESHOLD_PP = 5.0
 TARGET_MAE_PP = 2.0
 TARGET_DRAM_REL = 0.10
 # Grid of the --sweep over the model's global knobs (calibration thirds only).
-SWEEP_SKEW_COMPUTE = np.array([0.05, 0.1, 0.15, 0.2, 0.25])
-SWEEP_SKEW_MEMORY = np.array([0.25, 0.3, 0.35, 0.4, 0.45, 0.5])
+SWEEP_SKEW_COMPUTE = np.array([0.15, 0.2, 0.25])
+SWEEP_SKEW_MEMORY = np.array([0.4, 0.45, 0.5])
+# EXECUTION_SKEW_RAMP_WAVES; 0: the full skew from the first wave on
+SWEEP_SKEW_RAMP = np.array([0, 3, 4, 5])
 SWEEP_SPREAD = np.array([1.0, 1.5, 2.0, 2.5, 3.0, 4.0])
 SWEEP_WINDOW_BLOCK = np.array([0.2, 0.25, 0.3, 0.35, 0.4])
 SWEEP_WINDOW_POSITION = np.array([0.08, 0.1, 0.12, 0.14])
@@ -184,23 +187,29 @@ def _calibration(cases: list[dict]) -> list[dict]:
 
 
 def sweep_skew(
-    studies: list[list[dict]], hw, compute: np.ndarray, memory: np.ndarray
-) -> list[tuple[float, float, float]]:
-    """(compute skew, memory skew, MAE) over the calibration thirds of ``studies`` pooled (case-weighted),
-    for every pair of the grid with compute <= memory. The held-out thirds are never used."""
+    studies: list[list[dict]], hw, compute: np.ndarray, memory: np.ndarray, ramp: np.ndarray
+) -> list[tuple[float, float, float, float]]:
+    """(compute skew, memory skew, ramp waves, MAE) over the calibration thirds of ``studies`` pooled
+    (case-weighted), for every point of the grid with compute <= memory. The held-out thirds are never
+    used."""
     cal = [c for cases in studies for c in _calibration(cases)]
-    saved = model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY
+    names = ("EXECUTION_SKEW_COMPUTE", "EXECUTION_SKEW_MEMORY", "EXECUTION_SKEW_RAMP_WAVES")
+    saved = tuple(getattr(model_mod, n) for n in names)
     out = []
     try:
         for lo in compute:
             for hi in memory:
                 if hi < lo:
                     continue
-                model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY = float(lo), float(hi)
-                model_mod.clear_memo()
-                out.append((float(lo), float(hi), _mae(predict(cal, hw, SdcmCacheModel()))))
+                for waves in ramp:
+                    for n, v in zip(names, (float(lo), float(hi), int(waves)), strict=True):
+                        setattr(model_mod, n, v)
+                    model_mod.clear_memo()
+                    mae = _mae(predict(cal, hw, SdcmCacheModel()))
+                    out.append((float(lo), float(hi), float(waves), mae))
     finally:
-        model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY = saved
+        for n, v in zip(names, saved, strict=True):
+            setattr(model_mod, n, v)
         model_mod.clear_memo()
     return out
 
@@ -304,10 +313,13 @@ def main(argv: list[str] | None = None) -> int:
             f"swizzle direction {n['swizzle_agree']}/{n['swizzle_total']}"
         )
     if args.sweep:
-        grid = sweep_skew([cases, narrow], hw, SWEEP_SKEW_COMPUTE, SWEEP_SKEW_MEMORY)
-        print("calibration thirds of both studies, best execution skews:")
-        for lo, hi, mae in sorted(grid, key=lambda g: g[2])[:10]:
-            print(f"    compute-paced {lo:.2f}, memory-paced {hi:.2f}: calibration MAE {mae:.2f} pp")
+        grid = sweep_skew([cases, narrow], hw, SWEEP_SKEW_COMPUTE, SWEEP_SKEW_MEMORY, SWEEP_SKEW_RAMP)
+        print("calibration thirds of both studies, best execution skews (and waves of their ramp):")
+        for lo, hi, waves, mae in sorted(grid, key=lambda g: g[3])[:10]:
+            print(
+                f"    compute-paced {lo:.2f}, memory-paced {hi:.2f}, ramp {waves:.0f} waves: "
+                f"calibration MAE {mae:.2f} pp"
+            )
         print("main study's calibration third, request coalescer spread:")
         for ch, mae in sorted(sweep_spread(cases, hw, SWEEP_SPREAD), key=lambda g: g[1])[:4]:
             print(f"    merge spread {ch:.2f}: calibration MAE {mae:.2f} pp")
@@ -326,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
             "knobs": {
                 "EXECUTION_SKEW_COMPUTE": model_mod.EXECUTION_SKEW_COMPUTE,
                 "EXECUTION_SKEW_MEMORY": model_mod.EXECUTION_SKEW_MEMORY,
+                "EXECUTION_SKEW_RAMP_WAVES": model_mod.EXECUTION_SKEW_RAMP_WAVES,
                 "LRC_MERGE_SPREAD": model_mod.LRC_MERGE_SPREAD,
                 "LRC_WINDOW_BLOCK_LAG": model_mod.LRC_WINDOW_BLOCK_LAG,
                 "LRC_WINDOW_POSITION_LAG": model_mod.LRC_WINDOW_POSITION_LAG,

@@ -594,3 +594,12 @@ def test_ddr_wait_is_a_share_at_least_the_misses_and_grows_with_them(miss, more,
     assert 0.0 <= w <= 1.0
     assert w >= miss - 1e-12
     assert _ddr_wait(min(1.0, miss + more), concurrent) >= w - 1e-12
+
+
+def test_execution_skew_builds_up_over_waves():
+    # the first wave runs in lockstep whatever the skew: a one-wave grid does not see it, a many-wave one does
+    one = gemm_plan(1024, 2048, 8192, 128, 128, 32)  # 128 tiles: one wave on H200
+    skewed, lockstep = SdcmCacheModel(**dict(BARE, skew=1.0)), SdcmCacheModel(**BARE)
+    assert skewed.traffic(one, H200) == lockstep.traffic(one, H200)
+    many = gemm_plan(8192, 8192, 8192, 128, 128, 32)
+    assert skewed.traffic(many, H200).l2_hit_rate < lockstep.traffic(many, H200).l2_hit_rate

@@ -122,8 +122,18 @@ LRC_WINDOW_POSITION_LAG = 0.12
 # wave would give 55-80% (``benchmarks/data/ncu_l2_narrow_h200.json``), while 128x128 and 128x256 tiles on
 # the same shapes keep it. Two global values, set on the calibration thirds of both NCU studies
 # (``benchmarks/score_l2.py --sweep``), never per case; an explicit ``skew`` overrides the rule.
-EXECUTION_SKEW_COMPUTE = 0.15
-EXECUTION_SKEW_MEMORY = 0.4
+#
+# The drift builds up wave by wave (:data:`EXECUTION_SKEW_RAMP_WAVES`): the first wave's blocks are dispatched
+# together and start their loops in step, so its tiles share blocks in lockstep; each later wave is dispatched
+# as the previous one's tiles finish, inheriting (and adding to) their spread of finish times, a random walk
+# over refills. Wave ``w`` runs at ``skew x sqrt(min(1, w / EXECUTION_SKEW_RAMP_WAVES))``: lockstep in the
+# first wave, the pacing rule's full skew from wave ``EXECUTION_SKEW_RAMP_WAVES`` on. Seen in NCU: GROUP_M=1
+# GEMMs of a few waves (M=1024, N=16384, K=8192: 4-6 waves) keep more of their same-wave B reuse than the
+# full skew gives them, those of 10-20 waves lose more. The ramp and the pacing skews were set together on
+# the calibration thirds of both NCU studies (``benchmarks/score_l2.py --sweep``), never per case.
+EXECUTION_SKEW_COMPUTE = 0.2
+EXECUTION_SKEW_MEMORY = 0.45
+EXECUTION_SKEW_RAMP_WAVES = 4
 # The single value the model used before the pacing rule (kept for callers that pass one skew).
 EXECUTION_SKEW = 0.2
 
@@ -410,12 +420,18 @@ def _hit_matrix(
     reuse = [np.flatnonzero(prev >= 0) for prev in prevs]  # launch indices re-reading a block
     gaps = [j - prev[j] for j, prev in zip(reuse, prevs, strict=True)]
     window = None
+    ramp_end = 0
     if skew > 0:
         # the staggered window is needed only at the gaps of the reuses; looked up by gap in a full-size array
         hists = np.array([np.bincount(g, minlength=tiles + 1) for g in gaps], dtype=np.int64)
         at = np.flatnonzero(hists.reshape(len(streams), tiles + 1).sum(axis=0))
         window = np.zeros(tiles + 1)
         window[at] = _window_at(streams, hists, tiles, ngroups, at)
+        # the skew each wave has built up (EXECUTION_SKEW_RAMP_WAVES); waves from the ramp's end on run at
+        # ``skew`` itself, so a chunk of reuses past it (waves never decrease in time order) keeps the scalar
+        ramp = min(max(math.ceil(EXECUTION_SKEW_RAMP_WAVES), 0), nwaves)
+        wave_skew = skew * np.sqrt(np.arange(ramp) / max(EXECUTION_SKEW_RAMP_WAVES, 1.0))
+        ramp_end = int(np.searchsorted(wave, ramp))  # first launch index past the ramp
 
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     frac = pos / cell_size[cell]  # position of each tile within its cell, as a share of the cell
@@ -447,8 +463,11 @@ def _hit_matrix(
         start = prefix[:, None] + before_bytes  # bytes before each cell's sampled step, (cells, samples)
         start_t, step_t = np.ascontiguousarray(start.T), np.ascontiguousarray(step_bytes.T)
         concurrent = np.zeros(tiles, dtype=bool)
-        for lo in range(0, rj.size, WALK_CHUNK):
-            j, gap = rj[lo : lo + WALK_CHUNK], gj[lo : lo + WALK_CHUNK]
+        # the reuses in the skew's ramp (the first waves, the first launch indices) in chunks of their own
+        split = int(np.searchsorted(rj, ramp_end)) if ramp_end else 0
+        bounds = [*range(0, split, WALK_CHUNK), *range(split, rj.size, WALK_CHUNK)]
+        for lo, hi in zip(bounds, [*bounds[1:], rj.size][: len(bounds)], strict=True):
+            j, gap = rj[lo:hi], gj[lo:hi]
             i = prev[j]
             cj, ci = cell[j], cell[i]
             frac_j, frac_i = frac[j], frac[i]
@@ -456,14 +475,18 @@ def _hit_matrix(
             inner = same & step_const[cj]
             ji, cin = j[inner], cj[inner]
             d_in = np.maximum((frac_j[inner] - frac_i[inner]) * step_bytes[cin, 0] - s.block_bytes, 0.0)
+            o = ~inner
+            sk_in = sk_o = skew
+            if lo < split:
+                sk_j = wave_skew[wave[j]]
+                sk_in, sk_o = sk_j[inner], sk_j[o]
             if window is not None:
                 d_st = np.maximum(window[gap[inner]] - s.block_bytes, 0.0)
-                d_in = (1.0 - skew) * d_in + skew * d_st
-            o = ~inner
+                d_in = (1.0 - sk_in) * d_in + sk_in * d_st
             jo, cjo, cio = j[o], cj[o], ci[o]
             fjo, fio = frac_j[o], frac_i[o]
             if window is not None:
-                skewed = skew * np.maximum(window[gap[o]] - s.block_bytes, 0.0)
+                skewed = sk_o * np.maximum(window[gap[o]] - s.block_bytes, 0.0)
             # one sampled step at a time (rows of the transposed byte tables: plain 1-D gathers)
             dists = []
             for st_k, sb_k in zip(start_t, step_t, strict=True):
@@ -473,7 +496,7 @@ def _hit_matrix(
                 dist -= s.block_bytes
                 np.maximum(dist, 0.0, out=dist)
                 if window is not None:
-                    dist *= 1.0 - skew
+                    dist *= 1.0 - sk_o
                     dist += skewed
                 dist *= 1.0 / s.block_bytes
                 dists.append(dist)
