@@ -78,7 +78,23 @@ NARROW_CONFIGS = [
     (32, 128, 64, 3, 4),
 ]
 NARROW_GROUP_MS = (1, 8)
-SETS = ("main", "narrow")
+
+# The "blind36" set (``--set blind36``, stop 36): shapes and shape x config pairs neither study has,
+# predicted with the committed cache model (benchmarks/ncu_l2/blind.py --predict) before they were measured,
+# to check the merge window and the skew ramp that stop 36 set on the two studies' calibration thirds. Every
+# case is scored.
+BLIND_SHAPES = [
+    (3072, 3072, 3072),
+    (2048, 8192, 2048),
+    (8192, 2048, 4096),
+    (5120, 5120, 2560),
+    (1536, 12288, 4096),
+    (10240, 4096, 2048),
+]
+BLIND_CONFIGS_PER_SHAPE = 3
+BLIND_PERSISTENT_SHAPES = [(5120, 5120, 2560), (3072, 12288, 2048)]
+BLIND_PERSISTENT_PROGRAMS = (132, 264)
+SETS = ("main", "narrow", "blind36")
 
 
 def smem_bytes(block_m: int, block_n: int, block_k: int, num_stages: int) -> int:
@@ -129,11 +145,27 @@ def build_narrow_cases() -> list[dict]:
     ]
 
 
+def build_blind_cases() -> list[dict]:
+    """The ``blind36`` set (see :data:`BLIND_SHAPES`): grouped GEMMs at GROUP_M 1, 4 and 8 over a rotating
+    window of :data:`CONFIGS` that starts where the main study's does not, and persistent GEMMs."""
+    cases = []
+    for i, shape in enumerate(BLIND_SHAPES):
+        configs = [CONFIGS[(2 * i + 1 + j) % len(CONFIGS)] for j in range(BLIND_CONFIGS_PER_SHAPE)]
+        for cfg, g in itertools.product(configs, GROUP_MS):
+            if smem_bytes(*cfg[:4]) <= SMEM_PER_BLOCK_MAX_BYTES:
+                cases.append(_case("grouped", shape, cfg, g))
+    for shape in BLIND_PERSISTENT_SHAPES:
+        grid = itertools.product(PERSISTENT_CONFIGS, PERSISTENT_GROUP_MS, BLIND_PERSISTENT_PROGRAMS)
+        for cfg, g, p in grid:
+            cases.append(_case("persistent", shape, cfg, g, p))
+    return cases
+
+
 def cases_of(name: str) -> list[dict]:
-    """The cases of a named set: ``main`` (the calibration study) or ``narrow``."""
+    """The cases of a named set: ``main`` (the calibration study), ``narrow`` or ``blind36``."""
     if name not in SETS:
         raise ValueError(f"unknown NCU case set {name!r}: one of {SETS}")
-    return build_cases() if name == "main" else build_narrow_cases()
+    return {"main": build_cases, "narrow": build_narrow_cases, "blind36": build_blind_cases}[name]()
 
 
 def is_held_out(cid: str) -> bool:
