@@ -2,12 +2,13 @@
 
     python benchmarks/ncu_l2/blind.py --predict benchmarks/data/ncu_l2_blind36_predicted_before_measuring.json
     NCU_L2_SET=blind36 NCU_L2_EXTRA=<lrc counters> OUT=$OUT bash benchmarks/ncu_l2/run.sh     # on the H200
-    python benchmarks/ncu_l2/blind.py --score benchmarks/data/ncu_l2_blind36_h200.json [--now]
+    python benchmarks/ncu_l2/blind.py --score benchmarks/data/ncu_l2_blind36_h200{,_run2}.json [--now]
 
 The set (:func:`ncu_cases.build_blind_cases`) holds shapes and shape x config pairs that neither the main nor
 the narrow study has. Its predictions are made with registers and shared memory estimated (nothing measured
 yet), as the narrow study's were. ``--score`` compares the recorded predictions (or, with ``--now``, the
-current model's, with the measured registers and shared memory) against NCU: L2 hit-rate MAE over every case,
+current model's, with the measured registers and shared memory) against NCU, the mean of the runs given
+(``score_l2.mean_cases``; the coalescer counters are the first run's): L2 hit-rate MAE over every case,
 DRAM bytes' mean relative error, the GROUP_M direction check of ``score_l2.py``, and, where the run read the
 L2 request coalescer's counters, the merged share of the read requests against the model's.
 """
@@ -77,8 +78,8 @@ def predict(out: Path) -> int:
     return 0
 
 
-def score(measured: Path, recorded: Path, now: bool) -> int:
-    cases = json.loads(measured.read_text())["cases"]
+def score(measured: list[Path], recorded: Path, now: bool) -> int:
+    cases = score_l2.mean_cases([json.loads(p.read_text()) for p in measured])
     if now:
         hw, model = load_profile("h200"), SdcmCacheModel()
         pred = {c["case_id"]: _prediction(c, hw, model) for c in cases}
@@ -103,7 +104,8 @@ def score(measured: Path, recorded: Path, now: bool) -> int:
     agree, total, failures = score_l2.swizzle_check(cases, rows)
     errors = np.array([r["pred_hit_pct"] - r["meas_hit_pct"] for r in rows])
     print(
-        f"{SET} ({'current model' if now else 'recorded before measuring'}), {len(rows)} cases: L2 hit MAE "
+        f"{SET} ({'current model' if now else 'recorded before measuring'}), {len(rows)} cases, "
+        f"{len(measured)} NCU run(s): L2 hit MAE "
         f"{np.mean(np.abs(errors)):.2f} pp (mean error {np.mean(errors):+.2f} pp); DRAM bytes mean rel. err. "
         f"{100 * score_l2._dram_rel(rows):.1f}%; GROUP_M direction {agree}/{total}"
     )
@@ -133,7 +135,7 @@ def score(measured: Path, recorded: Path, now: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--predict", type=Path, help="write the current model's predictions here")
-    ap.add_argument("--score", type=Path, help="an NCU run of the set (ncu_parse.py's JSON)")
+    ap.add_argument("--score", type=Path, nargs="+", help="NCU runs of the set (ncu_parse.py's JSON)")
     ap.add_argument(
         "--recorded",
         type=Path,
