@@ -87,23 +87,37 @@ def _split():
     return mod.is_held_out
 
 
-def plan_for(case: dict):
-    """The GEMM plan of one measured case, with the compiled kernel's shared memory and registers."""
+def plan_for(case: dict, hw=None):
+    """The GEMM plan of one case, with the compiled kernel's shared memory and registers where the case
+    records them (measured), else with the registers the Triton frontend estimates when ptxas is not run
+    (``frontends/triton/registers.py``: the fp32 accumulator spread over the threads, plus its overhead),
+    capped at ``hw``'s per-thread limit (the H200's by default): ``gemm_plan`` alone would ignore the register
+    limit."""
     shared = case.get("shared_bytes", -1)
     regs = case.get("n_regs", -1)
-    return gemm_plan(
-        case["M"], case["N"], case["K"], case["block_m"], case["block_n"], case["block_k"],
-        group_m=case["group_m"], num_stages=case["num_stages"], num_warps=case["num_warps"],
-        dtype=case.get("dtype", "float16"), programs=case.get("programs") or None,
-        smem_bytes=shared if shared is not None and shared >= 0 else None,
-        regs_per_thread=regs if regs is not None and regs > 0 else None,
-    )  # fmt: skip
+
+    def plan(regs_per_thread: int | None):
+        return gemm_plan(
+            case["M"], case["N"], case["K"], case["block_m"], case["block_n"], case["block_k"],
+            group_m=case["group_m"], num_stages=case["num_stages"], num_warps=case["num_warps"],
+            dtype=case.get("dtype", "float16"), programs=case.get("programs") or None,
+            smem_bytes=shared if shared is not None and shared >= 0 else None,
+            regs_per_thread=regs_per_thread,
+        )  # fmt: skip
+
+    if regs is not None and regs > 0:
+        return plan(regs)
+    from tilesight.frontends.triton.registers import estimate_registers
+
+    bare = plan(None)
+    limit = (hw or load_profile("h200")).regs_per_thread_max
+    return plan(min(estimate_registers(bare.body, bare.resources.threads), limit))
 
 
 def predict(cases: list[dict], hw, model) -> list[dict]:
     rows = []
     for c in cases:
-        t = model.traffic(plan_for(c), hw)
+        t = model.traffic(plan_for(c, hw), hw)
         rows.append(
             {
                 "case_id": c["case_id"],

@@ -5,10 +5,12 @@
     python benchmarks/ncu_l2/blind.py --score benchmarks/data/ncu_l2_blind36_h200{,_run2}.json [--now]
 
 The set (:func:`ncu_cases.build_blind_cases`) holds shapes and shape x config pairs that neither the main nor
-the narrow study has. Its predictions are made with registers and shared memory estimated (nothing measured
-yet), as the narrow study's were. ``--score`` compares the recorded predictions (or, with ``--now``, the
-current model's, with the measured registers and shared memory) against NCU, the mean of the runs given
-(``score_l2.mean_cases``; the coalescer counters are the first run's): L2 hit-rate MAE over every case,
+the narrow study has. Its recorded predictions were made before anything was measured, with shared memory
+estimated and, as the narrow study's were, no register limit; ``score_l2.plan_for`` has estimated the
+registers since (the Triton frontend's estimate), so ``--predict`` now writes predictions with them.
+``--score`` compares the recorded predictions (or, with ``--now``, the current model's, with the measured
+registers and shared memory) against NCU, the mean of the runs given (``score_l2.mean_cases``; the coalescer
+counters are the first run's): L2 hit-rate MAE over every case,
 DRAM bytes' mean relative error, the GROUP_M direction check of ``score_l2.py``, and, where the run read the
 L2 request coalescer's counters, the merged share of the read requests against the model's.
 """
@@ -48,7 +50,7 @@ def _commit() -> str:
 
 
 def _prediction(case: dict, hw, model) -> dict:
-    plan = score_l2.plan_for(case)
+    plan = score_l2.plan_for(case, hw)
     traffic = model.traffic(plan, hw)
     _, rows = model.breakdown(plan, hw)
     reads = [r for r in rows if not r.write]

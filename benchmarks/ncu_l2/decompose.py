@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     for c in cases:
         if not any(p in c["case_id"] for p in patterns):
             continue
-        _, rows = model.breakdown(score_l2.plan_for(c), hw)
+        _, rows = model.breakdown(score_l2.plan_for(c, hw), hw)
         reads = [r for r in rows if not r.write]
         req = sum(r.requested_bytes for r in reads)
 

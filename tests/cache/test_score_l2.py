@@ -112,3 +112,15 @@ def test_sweep_uses_calibration_third_only():
     assert (m.EXECUTION_SKEW_COMPUTE, m.EXECUTION_SKEW_MEMORY, m.EXECUTION_SKEW_RAMP_WAVES) == (lo, hi, ramp)
     # a pair with the compute-paced skew above the memory-paced one is not a candidate
     assert score_l2.sweep_skew([cases], H200, [0.5], [0.2], [ramp]) == []
+
+
+def test_plan_for_estimates_registers_where_none_were_measured():
+    # a 256x128 tile on 8 warps: its fp32 accumulator is 256 x 128 / 256 threads = 128 registers a thread,
+    # plus the frontend's overhead of 40: 168 (ptxas gave 202 on the GPU), so one block per SM, where
+    # gemm_plan alone would ignore registers; a measured count is taken as it is
+    case = next(c for c in ncu_cases.cases_of("blind36") if (c["block_m"], c["block_n"]) == (256, 128))
+    assert score_l2.plan_for(case, H200).resources.regs_per_thread == 168
+    assert score_l2.plan_for(dict(case, n_regs=202), H200).resources.regs_per_thread == 202
+    # a 16x16 tile's accumulator is one register a thread: 41 with the overhead
+    small = dict(case, block_m=16, block_n=16, num_warps=8)
+    assert score_l2.plan_for(small, H200).resources.regs_per_thread == 41
