@@ -33,7 +33,9 @@ sweep.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import itertools
 import json
 import sys
 from collections import defaultdict
@@ -200,6 +202,21 @@ def _calibration(cases: list[dict]) -> list[dict]:
     return [c for c in cases if not held_out(c["case_id"])]
 
 
+@contextlib.contextmanager
+def _knobs(**values):
+    """The cache model's module-level knobs set to ``values`` (memo cleared) for the block, then put back."""
+    saved = {name: getattr(model_mod, name) for name in values}
+    try:
+        for name, v in values.items():
+            setattr(model_mod, name, v)
+        model_mod.clear_memo()
+        yield
+    finally:
+        for name, v in saved.items():
+            setattr(model_mod, name, v)
+        model_mod.clear_memo()
+
+
 def sweep_skew(
     studies: list[list[dict]], hw, compute: np.ndarray, memory: np.ndarray, ramp: np.ndarray
 ) -> list[tuple[float, float, float, float]]:
@@ -207,24 +224,13 @@ def sweep_skew(
     (case-weighted), for every point of the grid with compute <= memory. The held-out thirds are never
     used."""
     cal = [c for cases in studies for c in _calibration(cases)]
-    names = ("EXECUTION_SKEW_COMPUTE", "EXECUTION_SKEW_MEMORY", "EXECUTION_SKEW_RAMP_WAVES")
-    saved = tuple(getattr(model_mod, n) for n in names)
     out = []
-    try:
-        for lo in compute:
-            for hi in memory:
-                if hi < lo:
-                    continue
-                for waves in ramp:
-                    for n, v in zip(names, (float(lo), float(hi), int(waves)), strict=True):
-                        setattr(model_mod, n, v)
-                    model_mod.clear_memo()
-                    mae = _mae(predict(cal, hw, SdcmCacheModel()))
-                    out.append((float(lo), float(hi), float(waves), mae))
-    finally:
-        for n, v in zip(names, saved, strict=True):
-            setattr(model_mod, n, v)
-        model_mod.clear_memo()
+    for lo, hi, waves in itertools.product(compute, memory, ramp):
+        if hi < lo:
+            continue
+        knobs = dict(EXECUTION_SKEW_COMPUTE=float(lo), EXECUTION_SKEW_MEMORY=float(hi))
+        with _knobs(**knobs, EXECUTION_SKEW_RAMP_WAVES=int(waves)):
+            out.append((float(lo), float(hi), float(waves), _mae(predict(cal, hw, SdcmCacheModel()))))
     return out
 
 
@@ -241,17 +247,10 @@ def sweep_window(
     committed pair is the best of those whose merged share fits run 3's coalescer counters on the calibration
     third at least as well as the residency rule 1 / (1 + 1.5 x blocks per SM) (MAE 0.088)."""
     cal = _calibration(cases)
-    saved = model_mod.LRC_WINDOW_BLOCK_LAG, model_mod.LRC_WINDOW_POSITION_LAG
     out = []
-    try:
-        for b in block:
-            for p in position:
-                model_mod.LRC_WINDOW_BLOCK_LAG, model_mod.LRC_WINDOW_POSITION_LAG = float(b), float(p)
-                model_mod.clear_memo()
-                out.append((float(b), float(p), _mae(predict(cal, hw, SdcmCacheModel()))))
-    finally:
-        model_mod.LRC_WINDOW_BLOCK_LAG, model_mod.LRC_WINDOW_POSITION_LAG = saved
-        model_mod.clear_memo()
+    for b, p in itertools.product(block, position):
+        with _knobs(LRC_WINDOW_BLOCK_LAG=float(b), LRC_WINDOW_POSITION_LAG=float(p)):
+            out.append((float(b), float(p), _mae(predict(cal, hw, SdcmCacheModel()))))
     return out
 
 

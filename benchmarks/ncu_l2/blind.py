@@ -50,9 +50,7 @@ def _commit() -> str:
 
 
 def _prediction(case: dict, hw, model) -> dict:
-    plan = score_l2.plan_for(case, hw)
-    traffic = model.traffic(plan, hw)
-    _, rows = model.breakdown(plan, hw)
+    traffic, rows = model.breakdown(score_l2.plan_for(case, hw), hw)
     reads = [r for r in rows if not r.write]
     requested = sum(r.requested_bytes for r in reads)
     merged = sum(r.l2_merged * r.requested_bytes for r in reads) / requested if requested else 0.0

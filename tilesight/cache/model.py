@@ -48,6 +48,7 @@ DRAM the rest.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -464,9 +465,9 @@ def _hit_matrix(
         start_t, step_t = np.ascontiguousarray(start.T), np.ascontiguousarray(step_bytes.T)
         concurrent = np.zeros(tiles, dtype=bool)
         # the reuses in the skew's ramp (the first waves, the first launch indices) in chunks of their own
-        split = int(np.searchsorted(rj, ramp_end)) if ramp_end else 0
-        bounds = [*range(0, split, WALK_CHUNK), *range(split, rj.size, WALK_CHUNK)]
-        for lo, hi in zip(bounds, [*bounds[1:], rj.size][: len(bounds)], strict=True):
+        split = int(np.searchsorted(rj, ramp_end))
+        bounds = [*range(0, split, WALK_CHUNK), *range(split, rj.size, WALK_CHUNK), rj.size]
+        for lo, hi in itertools.pairwise(bounds):
             j, gap = rj[lo:hi], gj[lo:hi]
             i = prev[j]
             cj, ci = cell[j], cell[i]
@@ -588,14 +589,12 @@ def execution_skew(plan: TilePlan, hw: HardwareProfile) -> float:
 def _leader_positions(cell: np.ndarray, pos: np.ndarray, ncells: int) -> np.ndarray:
     """Per launch index, the smallest ``pos`` among the indices of its ``cell``: a dense table where the cells
     fit (:data:`_DENSE_DISTINCT_MAX`), else one sort."""
-    if ncells <= _DENSE_DISTINCT_MAX:
-        lead = np.full(ncells, np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(lead, cell, pos)
-        return lead[cell]
-    _, inverse = np.unique(cell, return_inverse=True)
-    lead = np.full(int(inverse.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(lead, inverse, pos)
-    return lead[inverse]
+    if ncells > _DENSE_DISTINCT_MAX:
+        _, cell = np.unique(cell, return_inverse=True)
+        ncells = int(cell.max()) + 1
+    lead = np.full(ncells, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(lead, cell, pos)
+    return lead[cell]
 
 
 def _merge_window(
