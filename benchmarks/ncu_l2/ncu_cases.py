@@ -119,18 +119,30 @@ def _case(kernel, shape, cfg, group_m, programs=None) -> dict:
     return c
 
 
-def build_cases() -> list[dict]:
-    """Every case, in a fixed order grouped by shape (so the driver reuses its input matrices)."""
+def _grouped_cases(shapes: list, step: int, first: int, per_shape: int) -> list[dict]:
+    """Grouped GEMMs at every GROUP_M of :data:`GROUP_MS` over a rotating window of :data:`CONFIGS`: shape
+    ``i`` takes ``per_shape`` configs from ``step x i + first`` on, so each shape sees different tiles and
+    every config appears on many shapes; configs whose operand buffers exceed a block's shared memory are
+    dropped."""
     cases = []
-    for i, shape in enumerate(SHAPES):
-        # a rotating window over CONFIGS: each shape sees different tiles, every config appears on many shapes
-        configs = [CONFIGS[(i + j) % len(CONFIGS)] for j in range(CONFIGS_PER_SHAPE)]
+    for i, shape in enumerate(shapes):
+        configs = [CONFIGS[(step * i + first + j) % len(CONFIGS)] for j in range(per_shape)]
         for cfg, g in itertools.product(configs, GROUP_MS):
             if smem_bytes(*cfg[:4]) <= SMEM_PER_BLOCK_MAX_BYTES:
                 cases.append(_case("grouped", shape, cfg, g))
-    for shape in PERSISTENT_SHAPES:
-        for cfg, g, p in itertools.product(PERSISTENT_CONFIGS, PERSISTENT_GROUP_MS, PERSISTENT_PROGRAMS):
-            cases.append(_case("persistent", shape, cfg, g, p))
+    return cases
+
+
+def _persistent_cases(shapes: list, programs: tuple[int, ...]) -> list[dict]:
+    """Persistent GEMMs of :data:`PERSISTENT_CONFIGS` at each GROUP_M and program count."""
+    grid = list(itertools.product(PERSISTENT_CONFIGS, PERSISTENT_GROUP_MS, programs))
+    return [_case("persistent", shape, cfg, g, p) for shape in shapes for cfg, g, p in grid]
+
+
+def build_cases() -> list[dict]:
+    """Every case, in a fixed order grouped by shape (so the driver reuses its input matrices)."""
+    cases = _grouped_cases(SHAPES, 1, 0, CONFIGS_PER_SHAPE)
+    cases += _persistent_cases(PERSISTENT_SHAPES, PERSISTENT_PROGRAMS)
     ids = [c["case_id"] for c in cases]
     assert len(set(ids)) == len(ids), "case ids must be unique"
     return cases
@@ -148,17 +160,8 @@ def build_narrow_cases() -> list[dict]:
 def build_blind_cases() -> list[dict]:
     """The ``blind36`` set (see :data:`BLIND_SHAPES`): grouped GEMMs at GROUP_M 1, 4 and 8 over a rotating
     window of :data:`CONFIGS` that starts where the main study's does not, and persistent GEMMs."""
-    cases = []
-    for i, shape in enumerate(BLIND_SHAPES):
-        configs = [CONFIGS[(2 * i + 1 + j) % len(CONFIGS)] for j in range(BLIND_CONFIGS_PER_SHAPE)]
-        for cfg, g in itertools.product(configs, GROUP_MS):
-            if smem_bytes(*cfg[:4]) <= SMEM_PER_BLOCK_MAX_BYTES:
-                cases.append(_case("grouped", shape, cfg, g))
-    for shape in BLIND_PERSISTENT_SHAPES:
-        grid = itertools.product(PERSISTENT_CONFIGS, PERSISTENT_GROUP_MS, BLIND_PERSISTENT_PROGRAMS)
-        for cfg, g, p in grid:
-            cases.append(_case("persistent", shape, cfg, g, p))
-    return cases
+    cases = _grouped_cases(BLIND_SHAPES, 2, 1, BLIND_CONFIGS_PER_SHAPE)
+    return cases + _persistent_cases(BLIND_PERSISTENT_SHAPES, BLIND_PERSISTENT_PROGRAMS)
 
 
 def cases_of(name: str) -> list[dict]:
