@@ -63,14 +63,20 @@ UNROLLED_LOAD_LOOP = 4
 
 
 def _loads_only(body: list[dict]) -> bool:
-    """Whether an unpipelined loop's ``body`` (the walker's raw nodes) reads memory but writes none and holds
-    no inner loop: ptxas unrolls such a loop and moves the unrolled iterations' loads to the top, so
-    :data:`UNROLLED_LOAD_LOOP` iterations' loads are in flight together (an RMSNorm's or a chunked
-    LayerNorm's pass that sums a row). A store in the body keeps every later load behind it (the two may
-    alias), so a pass that writes waits for each iteration's loads in turn. Where the body is large the
+    """Whether an unpipelined loop's ``body`` (the walker's raw nodes) reads memory but writes none, holds
+    no inner loop and no block barrier: ptxas unrolls such a loop and moves the unrolled iterations' loads to
+    the top, so :data:`UNROLLED_LOAD_LOOP` iterations' loads are in flight together (an RMSNorm's or a
+    chunked LayerNorm's pass that sums a row). A store in the body keeps every later load behind it (the two
+    may alias), so a pass that writes waits for each iteration's loads in turn. So does a reduction whose
+    axis spans several warps (``warps > 1``): its partials meet in shared memory behind ``bar.sync``, which
+    no later load is hoisted above, so the next iteration's loads issue only once every warp has reached it
+    (a varlen row sum's ``acc += tl.sum(x, axis=0)`` over a tile whose rows span the warps: its SASS loop is
+    not unrolled, its loads issue after the previous iteration's barriers). Where the body is large the
     unrolling does not happen, but then one iteration's loads alone keep enough bytes in flight that the
     overlap changes little."""
     kinds = {n["kind"] for n in body}
+    if any(n["kind"] is ActionKind.REDUCE and n.get("warps", 1) > 1 for n in body):
+        return False
     return ActionKind.LOAD in kinds and ActionKind.STORE not in kinds and "loop" not in kinds
 
 

@@ -721,3 +721,18 @@ def test_multiply_add_pairs_count_as_one_fused_op():
     x = TensorSpec((256,), "float32")
     plan = FE.plan(k.axpb, ((1,), x, x, x, 2.0, 0.5), dict(BLOCK=256), HW)
     assert sum(a.flops for a in _find(plan.body, ActionKind.ELEMENTWISE)) == 256 * (1 + 2)
+
+
+@pytest.mark.parametrize(("warps", "unroll"), [(4, 1), (1, 4)])
+def test_a_loop_reducing_across_warps_is_not_unrolled(warps, unroll):
+    # each 64 x 128 chunk is summed over its rows inside the loop. On 4 warps the rows span the warps, so
+    # the partials meet in shared memory behind bar.sync every iteration, and ptxas hoists no later load
+    # above it (the SASS loop of this shape holds one iteration: 8 LDG.E.128 a thread, then the barriers):
+    # one iteration's loads in flight. On one warp the sum is shuffles alone: a load-only loop, unrolled.
+    x = TensorSpec((4096, 128), "float16")
+    args = ((1,), x, TensorSpec((128,), "float32"), 4096)
+    plan = FE.plan(k.chunk_column_sums, args, dict(D=128, BLOCK=64, num_warps=warps), HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    (reduce,) = _find(loop.body, ActionKind.REDUCE)
+    assert reduce.warps == warps
+    assert loop.trips == 64 and loop.stages == 1 and loop.unroll == unroll

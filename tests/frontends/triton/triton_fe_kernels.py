@@ -535,3 +535,15 @@ def gather_sum_tiles(y_ptr, idx_ptr, out_ptr, H: tl.constexpr, K: tl.constexpr, 
         cols = h * BLOCK_H + tl.arange(0, BLOCK_H)
         acc = tl.sum(tl.load(y_ptr + rows[:, None] * H + cols[None, :]).to(tl.float32), axis=0)
         tl.store(out_ptr + t * H + cols, acc)
+
+
+@triton.jit
+def chunk_column_sums(x_ptr, out_ptr, n, D: tl.constexpr, BLOCK: tl.constexpr):
+    """Column sums of an ``n x D`` matrix, one ``BLOCK``-row chunk an iteration, each chunk reduced over its
+    rows inside the loop (a varlen row-sum kernel's ``acc += tl.sum(x, axis=0)``)."""
+    acc = tl.zeros((D,), tl.float32)
+    for i in range(0, n, BLOCK):
+        rows = i + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + rows[:, None] * D + tl.arange(0, D)[None, :], mask=rows[:, None] < n, other=0.0)
+        acc += tl.sum(x.to(tl.float32), axis=0)
+    tl.store(out_ptr + tl.arange(0, D), acc)
