@@ -765,6 +765,31 @@ def test_a_store_leaves_its_block_at_the_sm_port(round_hw):
     assert action_demand(st, with_dot, round_hw, _traffic(1.0, 0.0), resident=1).burst_bytes_per_s == 0.0
 
 
+def test_a_lone_blocks_waited_load_bursts_at_the_sm_port(round_hw):
+    import dataclasses
+
+    from tilesight.model.resources import lone_load_burst
+
+    # a load the block waits for (top level, or in an unpipelined loop) of a block alone on its SM: the SM's
+    # port rate (2e11 B/s on the round GPU); none with two resident blocks, ahead of a pipelined loop or by a
+    # producer warpgroup, in a program with dots, in a persistent program, or for a store
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.REG)
+    plan = _plan(ld)
+    port = round_hw.l2_bw_per_sm_bytes_per_s
+    assert lone_load_burst(ld, (), plan, round_hw, 1) == port == 2e11
+    assert lone_load_burst(ld, (Loop("l", 4, (ld,), stages=1),), plan, round_hw, 1) == port
+    assert lone_load_burst(ld, (), plan, round_hw, 2) == 0.0
+    assert lone_load_burst(ld, (Loop("l", 4, (ld,), stages=3),), plan, round_hw, 1) == 0.0
+    producer = Loop("l", 4, (ld,), stages=1, producer_loads=True)
+    assert lone_load_burst(ld, (producer,), plan, round_hw, 1) == 0.0
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), variant="mma")
+    assert lone_load_burst(ld, (), dataclasses.replace(plan, body=(ld, dot)), round_hw, 1) == 0.0
+    persistent = dataclasses.replace(plan, grid=TileGrid((4,), programs=2))
+    assert lone_load_burst(ld, (), persistent, round_hw, 1) == 0.0
+    st = TileAction("st", ActionKind.STORE, tensor="a", src=MemLevel.REG)
+    assert lone_load_burst(st, (), _plan(st), round_hw, 1) == 0.0
+
+
 def test_a_spilling_kernel_without_dots_reloads_its_frame_once_a_pass(round_hw):
     import dataclasses
 

@@ -54,6 +54,7 @@ from .resources import (
     ActionDemand,
     action_demand,
     full_share_rates,
+    lone_load_burst,
     pipelined_load_latency,
     producer_load_demand,
     region_scale,
@@ -418,6 +419,9 @@ def _core(
         elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
             tt = traffic.of(act.name, act.tensor or "")
             demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt))
+        burst = lone_load_burst(act, loops, plan, hw, p)
+        if burst:
+            demand = demand._replace(burst_bytes_per_s=burst)
         demands[act.name] = demand
         occurrences[act.name] = math.prod(lp.work_trips for lp in loops)
     c.demands, c.occurrences = demands, occurrences

@@ -75,6 +75,7 @@ from ..plan import (
     VECTOR_REDUCTION,
     AccessMode,
     ActionKind,
+    Loop,
     MemLevel,
     SerialChain,
     TensorAccess,
@@ -108,6 +109,19 @@ STORES_RETIRE_AT_ISSUE = True
 # at every residency, as it now stands, it gives 11.6% there (seen); the 430 measured memory launches of the
 # main set and validations 1-30 go from 8.1 to 8.0% with the two rules of stop 35.
 STORES_LEAVE_AT_L2_PORT = True
+# Whether a block alone on its SM (one resident block) is held by a load it waits for (not one a pipelined
+# loop issues stages ahead, nor a producer warpgroup's) only for the load's latency and its transfer at the
+# SM's L2 port rate (ActionDemand.burst_bytes_per_s), not for its share of the chip's DRAM. Such a block
+# alternates between loading and computing, and the SMs drift out of phase, so while one computes the
+# others' loads have more than the fair share of DRAM; the DRAM time of every load still counts in the
+# pipelines' sums (the throughput bound), which caps the kernel once the SMs load at once. The load-side
+# twin of STORES_LEAVE_AT_L2_PORT, under the same conditions (no dots, not persistent). Seen on row kernels
+# whose register use leaves one 1024-thread block per SM: Liger's cross-entropy over 128k-152k vocabularies
+# (each loop trip loads 64 KB and then reduces it; measured 752 and 478 us where the DRAM-share chain gave
+# 1029 and 648; its DRAM busy time is 641 us), Liger's softmax and Triton's 16-warp LayerNorms: the 521
+# measured memory launches of the main set and every validation set go from 8.73 to 8.39%, held-out 8.95 to
+# 8.58% (README, stop 37). The TileLang set `regs`'s 512-thread LayerNorm, already 9% fast, becomes 27% fast.
+LOADS_LEAVE_AT_L2_PORT_ALONE = True
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
 # Passes of a synchronous loop load counted against the calibrated (global) instruction rate: its loads.
@@ -521,6 +535,25 @@ def producer_load_demand(hw: HardwareProfile, demand: ActionDemand, tt: TensorTr
     served = 1.0 - tt.ddr_wait
     latency = slowest_line_latency(hw, served, demand.bytes, hw.tma_l2_latency_s, hw.tma_ddr_latency_s)
     return demand._replace(latency_s=latency, burst_bytes_per_s=hw.l2_bw_per_sm_bytes_per_s)
+
+
+def lone_load_burst(
+    act: TileAction, loops: tuple[Loop, ...], plan: TilePlan, hw: HardwareProfile, resident: int
+) -> float:
+    """The SM port rate at which a load of a block alone on its SM transfers (see
+    :data:`LOADS_LEAVE_AT_L2_PORT_ALONE`; ``loops``: the loops enclosing ``act``, outermost first), or 0 where
+    the load holds its DRAM share: more than one resident block, a load a pipelined loop or a producer
+    warpgroup issues ahead, a tile program with dots, or a persistent one."""
+    if (
+        not LOADS_LEAVE_AT_L2_PORT_ALONE
+        or act.kind is not ActionKind.LOAD
+        or resident != 1
+        or plan.has_dots
+        or plan.grid.persistent
+        or (loops and (loops[-1].stages > 1 or loops[-1].producer_loads))
+    ):
+        return 0.0
+    return hw.l2_bw_per_sm_bytes_per_s
 
 
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
