@@ -342,6 +342,27 @@ def validation34_cases() -> list[Case]:
     return _all_held_out(cases, "validation34")
 
 
+def validation36_cases() -> list[Case]:
+    """The blind check of stop 37's lone-block load rule (a load that a block alone on its SM waits for
+    transfers at the SM's port, not at its DRAM share): Liger's cross-entropy, softmax, TVD and LayerNorm and
+    the repository's 16-warp LayerNorm and softmax at sizes no set timed, where one block fits an SM (the rule
+    applies), beside controls of the same kernels at two or more blocks an SM, where it does not (18
+    launches, held out)."""
+    from sweep_cases import row_case
+
+    cases = [
+        cross_entropy(2048, 100352), cross_entropy(4096, 65536), cross_entropy(1024, 256000),
+        softmax(2048, 65536), softmax(4096, 50257), tvd(4096, 65536), layer_norm(4096, 16384),
+        row_case("layernorm", 4096, 16384, "float16", 16), row_case("layernorm", 1536, 24576, "bfloat16", 16),
+        row_case("softmax", 3072, 24576, "float16", 16), row_case("softmax", 2048, 32768, "float16", 16),
+        # controls: two or more blocks an SM
+        cross_entropy(16384, 16384), softmax(16384, 16384), kl_div(8192, 32000), kl_div(2048, 100352),
+        rms_norm(4096, 16384), element_mul(2048, 151936),
+        row_case("rmsnorm", 4096, 16384, "bfloat16", 16, 4096),
+    ]  # fmt: skip
+    return _all_held_out(cases, "validation36")
+
+
 def block_rms_norm(rows: int, cols: int, block_row: int = 16) -> Case:
     """RMSNorm over many short rows (a q/k norm over heads: rows = tokens x heads), BLOCK_ROW rows a
     program."""

@@ -70,6 +70,7 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
 
 # Validation sets a flag measures instead of the main sweep, latest first: of several flags, the latest wins.
 VALIDATION_SETS = {
+    "validation36": "the thirty-sixth validation set (row kernels at one block an SM: the load rule blind)",
     "validation35": "the thirty-fifth validation set (Liger kernels the survey flagged)",
     "validation34": "the thirty-fourth validation set (Liger's looped kernels at three stages)",
     "validation33": "the thirty-third validation set (Liger and row kernels: the store rule, any residency)",

@@ -1535,6 +1535,13 @@ def validation35_cases() -> list[Case]:
     return liger()
 
 
+def validation36_cases() -> list[Case]:
+    """Liger's and the repository's row kernels at one block an SM, and controls (``liger_cases.py``)."""
+    from liger_cases import validation36_cases as liger
+
+    return liger()
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
