@@ -71,11 +71,15 @@ def _loads_only(body: list[dict]) -> bool:
     axis spans several warps (``warps > 1``): its partials meet in shared memory behind ``bar.sync``, which
     no later load is hoisted above, so the next iteration's loads issue only once every warp has reached it
     (a varlen row sum's ``acc += tl.sum(x, axis=0)`` over a tile whose rows span the warps: its SASS loop is
-    not unrolled, its loads issue after the previous iteration's barriers). Where the body is large the
-    unrolling does not happen, but then one iteration's loads alone keep enough bytes in flight that the
-    overlap changes little."""
+    not unrolled, its loads issue after the previous iteration's barriers). Nor is a body with
+    special-function work (``exp``, ``rsqrt``: SFU actions): an online softmax's max-and-sum pass keeps one
+    ``LDG`` a loop trip beside its ``MUFU.EX2``s in the SASS compiled here, as nvcc leaves TileLang's such
+    loops. Where the body is large the unrolling does not happen, but then one iteration's loads alone keep
+    enough bytes in flight that the overlap changes little."""
     kinds = {n["kind"] for n in body}
     if any(n["kind"] is ActionKind.REDUCE and n.get("warps", 1) > 1 for n in body):
+        return False
+    if any(n["kind"] is ActionKind.SFU for n in body):
         return False
     return ActionKind.LOAD in kinds and ActionKind.STORE not in kinds and "loop" not in kinds
 

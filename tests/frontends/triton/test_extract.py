@@ -736,3 +736,16 @@ def test_a_loop_reducing_across_warps_is_not_unrolled(warps, unroll):
     (reduce,) = _find(loop.body, ActionKind.REDUCE)
     assert reduce.warps == warps
     assert loop.trips == 64 and loop.stages == 1 and loop.unroll == unroll
+
+
+@pytest.mark.parametrize(("kernel", "unroll"), [("row_sum_of_squares", 4), ("online_softmax_stats", 1)])
+def test_a_load_only_loop_with_special_function_work_is_not_unrolled(kernel, unroll):
+    # the SASS compiled here unrolls the sum-of-squares pass four times (four LDG.E.128 a loop trip) but keeps
+    # the online softmax's pass at one LDG a trip beside its MUFU.EX2s: only the first has four iterations'
+    # loads in flight
+    x = TensorSpec((64, 8192), "float16")
+    out = TensorSpec((64,), "float32")
+    args = ((64,), x, out, out, 8192) if kernel == "online_softmax_stats" else ((64,), x, out, 8192)
+    plan = FE.plan(getattr(k, kernel), args, dict(BLOCK=1024, num_warps=4), HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.trips == 8 and loop.stages == 1 and loop.unroll == unroll

@@ -547,3 +547,32 @@ def chunk_column_sums(x_ptr, out_ptr, n, D: tl.constexpr, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + rows[:, None] * D + tl.arange(0, D)[None, :], mask=rows[:, None] < n, other=0.0)
         acc += tl.sum(x.to(tl.float32), axis=0)
     tl.store(out_ptr + tl.arange(0, D), acc)
+
+
+@triton.jit
+def online_softmax_stats(x_ptr, m_ptr, s_ptr, n, BLOCK: tl.constexpr):
+    """The max-and-sum pass of an online softmax over one row of ``n``: an ``exp`` in every loop trip."""
+    row = tl.program_id(0)
+    m = tl.full((BLOCK,), -float("inf"), tl.float32)
+    s = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
+        m_new = tl.maximum(m, x)
+        s = s * tl.exp(m - m_new) + tl.exp(x - m_new)
+        m = m_new
+    mx = tl.max(m, axis=0)
+    tl.store(m_ptr + row, mx)
+    tl.store(s_ptr + row, tl.sum(s * tl.exp(m - mx), axis=0))
+
+
+@triton.jit
+def row_sum_of_squares(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """An RMSNorm's first pass: the sum of squares over one row of ``n``, loads and FMAs only."""
+    row = tl.program_id(0)
+    sq = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0).to(tl.float32)
+        sq += x * x
+    tl.store(out_ptr + row, tl.sum(sq, axis=0))
