@@ -122,11 +122,15 @@ def test_resident_blocks_interleave(round_hw):
     #   load DDR 1 us + 1 latency = 2; compute 3 us -> L_tile = 5 us, fill 2; U_tile = 3 us CUDA.
     # outer envelope N = 2, d = 1: the asymptotes max(3, 5/2) = 3 (the CUDA pipe, now that the two tiles
     # interleave their load and compute phases); the two queue for it (mean value analysis, service 3, the
-    # other 2 elsewhere): n=1: R=3, X=1/5, Q=0.6; n=2: R=3 x 1.6=4.8, X=2/6.8 -> T_steady 3.4;
-    # T = 5 + 3.4 = 8.4 us (+2 launch).
+    # other 2 elsewhere): n=1: R=3, X=1/5, Q=0.6; n=2: R=3 x 1.6=4.8, X=2/6.8 -> T_steady 3.4: the
+    # staggered stream would end at 5 + 3.4 = 8.4 us. But the grid is one whole wave, so the SM's two blocks
+    # start together (started_together_s): 3.4 sooner, no sooner than the CUDA-paced stream 5 + 1 x 3 = 8 us
+    # (both loads at 0, the first block computes 2..5, the second 5..8). T = 8 us (+2 launch).
     r = evaluate(stream_plan(tiles=8, trips=1, stages=1), round_hw)
     assert r.occupancy.resident_blocks == 2
-    assert r.latency_s == pytest.approx(10.4 * US)
+    assert r.latency_s == pytest.approx(10.0 * US)
+    ph = {p.phase: p.time_s for p in r.phases}
+    assert ph["prologue"] + ph["steady"] + ph["epilogue"] + ph["tail"] == pytest.approx(8.0 * US)
 
 
 def test_launch_errors_name_the_field(round_hw):

@@ -224,6 +224,27 @@ def tail_overlap(full_env: Envelope, resident: int) -> float:
     return min((resident - 1) * full_env.steady_s, full_env.total_s)
 
 
+def started_together_s(region: _Region) -> float:
+    """How much sooner a region ends because the blocks an SM starts with start together.
+
+    The region's envelope (``L + (n - 1) T_steady`` over its ``n`` tiles an SM) staggers every tile one
+    steady interval after the last, the first ``k = min(n, resident)`` too; but a launch dispatches its first
+    wave at once, so those ``k`` blocks start together and the region ends ``(k - 1) T_steady`` sooner. What
+    they share still bounds it: no sooner than ``L + (n - 1) U`` (``L`` the tile's latency, ``U`` what paces
+    the stream of tiles: its busiest pipeline with the exposed L2 share, or the block dispatch). A grid with
+    full waves and a tail already has this: the tail starts :func:`tail_overlap` ``= (p - 1) T_steady``
+    before the full waves end, the same stagger given back; so this applies where the region is the
+    launch's only one (whole waves, or a single partial wave). README, stop 37, has what it does to the
+    measured launches.
+    """
+    k = min(region.units, region.resident)
+    if k <= 1:
+        return 0.0
+    env = region.env
+    floor = env.latency_s + (region.units - 1) * region.pace_s
+    return max(min((k - 1) * env.steady_s, env.total_s - floor), 0.0)
+
+
 def _scaled(v: tuple[float, ...], k: float) -> tuple[float, ...]:
     return tuple([x * k for x in v])
 
@@ -235,7 +256,7 @@ def _sub(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
 class _Region:
     """One region of the tile stream (full waves or tail): its unit cost and envelope."""
 
-    __slots__ = ("active", "resident", "units", "scale", "cost", "unit_busy", "env")
+    __slots__ = ("active", "resident", "units", "scale", "cost", "unit_busy", "pace_s", "env")
 
     def __init__(
         self,
@@ -289,10 +310,12 @@ class _Region:
         latency = self.cost.latency_s - overlap
         # each resident program keeps tiles_in_flight of its tiles going (a pipelined row loop's rows)
         in_flight = resident * (plan.grid.tiles_in_flight if persistent else 1)
+        # what paces the stream of tiles: the busiest pipeline (with its exposed L2 share) or the dispatch
+        self.pace_s = max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch)
         env = envelope(
             latency,
             min(self.cost.fill_s, latency),
-            max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch),
+            self.pace_s,
             units,
             in_flight - 1,
             queued=True,
@@ -372,7 +395,7 @@ class _Core:
 
     __slots__ = (
         "occ", "wv", "per_program", "traffic", "demands", "occurrences", "full", "tail", "main", "t_tail",
-        "latency", "lock_hold_s", "lock_s",
+        "latency", "lock_hold_s", "lock_s", "together",
     )  # fmt: skip
 
 
@@ -451,7 +474,10 @@ def _core(
         )
         t_tail = max(t_tail, busiest - full.env.total_s)
     c.full, c.tail, c.main, c.t_tail = full, tail, main, t_tail
-    c.latency = main.env.total_s + t_tail + hw.launch_overhead_s + unequal_blocks_s(plan, main, hw.sm_count)
+    # the launch's only region: the blocks an SM starts with start together (with a tail, tail_overlap has it)
+    c.together = started_together_s(main) if full is None or tail is None else 0.0
+    unequal = unequal_blocks_s(plan, main, hw.sm_count)
+    c.latency = main.env.total_s - c.together + t_tail + hw.launch_overhead_s + unequal
     # a lock's programs hold it one after another: the kernel lasts at least ``holders`` holds (other locks'
     # programs run meanwhile, and the work outside the section overlaps); lock_s is the time this adds
     resident = min(blocks, hw.sm_count * p)
@@ -601,7 +627,7 @@ def _evaluate(
             per_tile_amount[r] += d.amounts[r] * k
     amounts = tuple(per_tile_amount)
 
-    phases = _phases(main, tail if full is not None else None, t_tail, amounts, wv)
+    phases = _phases(main, tail if full is not None else None, t_tail, amounts, wv, c.together)
     if c.lock_s > 0 and plan.lock is not None:
         # the handoffs are L2 atomics: the next holder's compare-and-swap sees the release there
         reason = (
@@ -688,11 +714,14 @@ def _latency_why(region: _Region) -> str:
     return f"too few tiles in flight (d={region.resident - 1}, {region.resident} resident block(s) per SM)"
 
 
-def _phases(main: _Region, tail: _Region | None, t_tail: float, amounts, wv) -> tuple[PhaseCost, ...]:
+def _phases(
+    main: _Region, tail: _Region | None, t_tail: float, amounts, wv, together: float = 0.0
+) -> tuple[PhaseCost, ...]:
     cost = main.cost
     unit_tile = main.unit_busy
     pro_t, epi_t = cost.prologue_s, cost.epilogue_s
-    steady_t = max(main.env.total_s - pro_t - epi_t, 0.0)
+    # the first blocks' stagger the region does not have (started_together_s) comes out of the steady state
+    steady_t = max(main.env.total_s - pro_t - epi_t - together, 0.0)
     busy_total = _scaled(main.unit_busy, main.units)
     pro_b, epi_b = cost.busy_pro_s, cost.busy_epi_s
     steady_b = _sub(_sub(busy_total, pro_b), epi_b)
