@@ -1542,6 +1542,36 @@ def validation36_cases() -> list[Case]:
     return liger()
 
 
+def validation37_cases() -> list[Case]:
+    """The blind check of stop 37's blocks-start-together rule (``evaluate.started_together_s``): decode-
+    shaped and small GEMMs whose grid is one partial wave of two or three blocks an SM, with 32-deep K steps
+    (their tiles latency-bound, where the rule moves them 4-11%), beside four controls of one block an SM or
+    of many, where it moves nothing; shapes no set timed (17 launches, held out)."""
+    moved = [
+        (("dec16x", 16, 12288, 6144), GemmConfig(16, 64, 32, 4, 4, 1)),
+        (("dec16x", 16, 12288, 6144), GemmConfig(32, 64, 32, 4, 4, 1)),
+        (("dec16x", 16, 12288, 6144), GemmConfig(32, 32, 32, 4, 5, 8)),
+        (("dec16x", 16, 12288, 6144), GemmConfig(32, 64, 64, 8, 3, 8)),
+        (("dec32x", 32, 8192, 8192), GemmConfig(16, 64, 32, 4, 4, 1)),
+        (("dec32x", 32, 8192, 8192), GemmConfig(32, 32, 32, 4, 5, 8)),
+        (("dec32x", 32, 8192, 8192), GemmConfig(64, 32, 32, 2, 5, 1)),
+        (("dec64x", 64, 8192, 4096), GemmConfig(32, 64, 32, 4, 4, 1)),
+        (("dec64x", 64, 8192, 4096), GemmConfig(64, 32, 32, 2, 5, 1)),
+        (("dec64x", 64, 8192, 4096), GemmConfig(32, 64, 64, 8, 3, 8)),
+        (("dec64x", 64, 8192, 4096), GemmConfig(16, 128, 32, 2, 4, 8)),
+        (("sq1152", 1152, 1152, 3072), GemmConfig(64, 64, 32, 4, 3, 8)),
+        (("sq1152", 1152, 1152, 3072), GemmConfig(64, 64, 32, 2, 3, 8)),
+    ]
+    controls = [
+        (("dec32x", 32, 8192, 8192), GemmConfig(32, 64, 32, 4, 4, 1)),
+        (("dec64x", 64, 8192, 4096), GemmConfig(64, 64, 32, 4, 3, 8)),
+        (("sq1152", 1152, 1152, 3072), GemmConfig(16, 64, 32, 4, 4, 1)),
+        (("sq896", 896, 2048, 4096), GemmConfig(32, 64, 64, 8, 3, 8)),
+    ]
+    cases = [gemm_case("grouped", shape, "float16", cfg) for shape, cfg in moved + controls]
+    return _all_held_out(cases, "validation37")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
