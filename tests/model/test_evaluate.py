@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tilesight as ts
 from tilesight.errors import LaunchError
@@ -580,3 +582,22 @@ def test_a_lone_blocks_waited_load_transfers_at_its_sm_port(round_hw, monkeypatc
     clear_caches()
     assert evaluate(stream_plan(tiles=4, trips=4, stages=1), round_hw).latency_s == pytest.approx(22 * US)
     clear_caches()
+
+
+@given(
+    tiles=st.integers(1, 40),
+    trips=st.integers(1, 6),
+    stages=st.integers(1, 3),
+    flops=st.floats(1e4, 1e7),
+    smem=st.sampled_from([0, 20_000, 60_000]),
+)
+@settings(max_examples=60, deadline=None)
+def test_latency_covers_every_pipeline_and_the_phases_add_up(round_hw, tiles, trips, stages, flops, smem):
+    # whatever the grid (one partial wave, whole waves, waves and a tail: the blocks-start-together rule
+    # applies to the first two), no pipeline of the busiest SM is busy longer than the kernel runs, and the
+    # phases add up to the kernel's time less its launch
+    r = evaluate(stream_plan(tiles=tiles, trips=trips, stages=stages, flops=flops, smem=smem), round_hw)
+    run = r.latency_s - r.launch_overhead_s
+    for pipe, busy in r.busy_s.items():
+        assert busy <= run * (1 + 1e-9), pipe
+    assert sum(p.time_s for p in r.phases) == pytest.approx(run)

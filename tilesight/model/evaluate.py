@@ -650,6 +650,7 @@ def _evaluate(
         "tiles_per_program": per_program,
         "full_region_s": full.env.total_s if full is not None else 0.0,
         "tail_region_s": t_tail,
+        "started_together_s": c.together,
         "steady_per_unit_s": main.env.steady_s,
         "best_orders": main.cost.orders(),
         "order_search_exact": main.cost.exact(),
