@@ -134,7 +134,8 @@ _BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
 # writes): no work, and nothing for the walker to learn that the argument values do not already say.
 _HINTS = frozenset({"llvm.intr.assume"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
-# conversions of integer tensors to floating point: their integer inputs are values (Walker.value_work)
+# conversions of integer tensors to floating point: their integer inputs are values (Walker.value_work), and
+# the conversion itself is SFU-pipe work (see Walker.step)
 _INT_TO_FLOAT = frozenset({"arith.uitofp", "arith.sitofp"})
 # Floating-point element ops that issue on the SM's ALU (compares, selects, minimum / maximum), not its FMA
 # units: TileAction.alu_ops, priced at the profile's alu_op_cost. Integer element ops the walker counts (on
@@ -637,7 +638,17 @@ class Walker:
                 work = self.mask_work(op.operands[0])
                 numel, alu = numel + work, alu + work
             if n in _INT_TO_FLOAT and op.operands:
-                numel += self.value_work(op.operands[0])  # at the FMA rate, not as ALU ops: see value_work
+                # the integer rounds whose result it converts (value_work) at the FMA rate, then the
+                # conversion itself on the SFU pipe: an I2F issues on the unit that runs the MUFU
+                # instructions, 16 a clock an SM on compute capability 9.0 (the CUDA guide's throughput
+                # table), an eighth of the FMA rate, as the TileLang frontend prices its conversions
+                # (resources.CVT_OVER_SFU_ISSUE_RATE)
+                work = self.value_work(op.operands[0])
+                if work:
+                    self.group(op, body, vin, ActionKind.ELEMENTWISE, work, 0)
+                    vin = self.get(op.results[0])
+                self.group(op, body, vin, ActionKind.SFU, numel, 0)
+                return
             if id(op) in self.fused:
                 numel = alu = 0  # issued with its multiply, as one fused multiply-add
             self.group(op, body, vin, kind, numel, alu)
