@@ -100,6 +100,13 @@ def gathers_cases() -> list[Case]:
     return k_gathers.gathers_cases()
 
 
+def dequant_cases() -> list[Case]:
+    """Weight-only quantised GEMMs at new shapes: the conversion rule blind (k_staged)."""
+    import k_staged
+
+    return k_staged.dequant_cases()
+
+
 SETS = {
     "survey": (all_cases, ""),
     "recheck": (recheck_cases, "recheck_"),
@@ -107,6 +114,7 @@ SETS = {
     "lock": (lock_cases, "lock_"),
     "lock2": (lock2_cases, "lock2_"),
     "gathers": (gathers_cases, "gathers_"),
+    "dequant": (dequant_cases, "dequant_"),
 }
 
 

@@ -126,3 +126,48 @@ def staged_cases():
             )
         )
     return out
+
+
+def dequant_cases():
+    """The blind check of stop 37's conversion rule (an int-to-float conversion is SFU-pipe work): the
+    weight-only quantised GEMMs of :func:`staged_cases` at shapes and configs that set did not time (LLM
+    projection and decode-sized M, 4 and 8 warps, K steps of 64 and 128)."""
+    f16, i8 = "float16", "int8"
+    out = []
+    for name, (M, N, K), (bm, bn, bk, warps) in (
+        ("w8a16_2k4k8k_128x128x64w4_q", (2048, 4096, 8192), (128, 128, 64, 4)),
+        ("w8a16_4k11k4k_128x128x64w8_q", (4096, 11008, 4096), (128, 128, 64, 8)),
+        ("w8a16_512x8k8k_64x128x64w4_q", (512, 8192, 8192), (64, 128, 64, 4)),
+        ("w8a16_8k4k2k_128x64x64w4_q", (8192, 4096, 2048), (128, 64, 64, 4)),
+        ("w8a16_4k4k4k_128x128x128w8_q", (4096, 4096, 4096), (128, 128, 128, 8)),
+    ):
+        out.append(
+            Case(
+                name,
+                "int8 weights converted to fp16 in registers, per-column scale (new shape / config)",
+                w8a16_gemm,
+                (_cd(M, bm), _cd(N, bn)),
+                (T((M, K), f16), T((K, N), i8), T((N,), f16), T((M, N), f16), M, N, K),
+                dict(BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
+                M * K * 2 + K * N + M * N * 2,
+                2.0 * M * N * K,
+            )
+        )
+    for name, (M, N, K), (bm, bn, bk, warps) in (
+        ("w4a16_4k4k8k_128x128x128w8_q", (4096, 4096, 8192), (128, 128, 128, 8)),
+        ("w4a16_1k14k4k_64x128x64w4_q", (1024, 14336, 4096), (64, 128, 64, 4)),
+        ("w4a16_4k8k4k_128x128x64w4_q", (4096, 8192, 4096), (128, 128, 64, 4)),
+    ):
+        out.append(
+            Case(
+                name,
+                "int4 unpack, tl.join + permute + reshape, group scales (new shape / config)",
+                w4a16_gemm,
+                (_cd(M, bm), _cd(N, bn)),
+                (T((M, K), f16), T((K // 2, N), "uint8"), T((K // 128, N), f16), T((M, N), f16), M, N, K),
+                dict(GROUP_SIZE=128, BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
+                M * K * 2 + K * N // 2 + M * N * 2,
+                2.0 * M * N * K,
+            )
+        )
+    return out
