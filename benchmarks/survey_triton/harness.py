@@ -100,6 +100,13 @@ def gathers_cases() -> list[Case]:
     return k_gathers.gathers_cases()
 
 
+def intdiv_cases() -> list[Case]:
+    """Element-wise kernels indexing through integer division and remainder (k_intdiv)."""
+    import k_intdiv
+
+    return k_intdiv.intdiv_cases()
+
+
 def dequant_cases() -> list[Case]:
     """Weight-only quantised GEMMs at new shapes: the conversion rule blind (k_staged)."""
     import k_staged
@@ -115,6 +122,7 @@ SETS = {
     "lock2": (lock2_cases, "lock2_"),
     "gathers": (gathers_cases, "gathers_"),
     "dequant": (dequant_cases, "dequant_"),
+    "intdiv": (intdiv_cases, "intdiv_"),
 }
 
 
