@@ -1572,6 +1572,34 @@ def validation37_cases() -> list[Case]:
     return _all_held_out(cases, "validation37")
 
 
+def validation38_cases() -> list[Case]:
+    """A fresh blind sample of the main kinds after stop 37's rules, none of them chosen to exercise a rule:
+    the fp16 grouped GEMM at two shapes no set timed over every tenth config of the sweep's fitting list,
+    the one-loop and the staged attention at one new shape over the sweep's four configs, causal and not,
+    and the repository's row kernels at six new shapes (36 launches, held out)."""
+    sweep = gemm_configs()[:CONFIGS_FITTING][::10]
+    cases = [
+        gemm_case("grouped", shape, "float16", cfg)
+        for shape in (("v38_a", 3584, 7168, 2048), ("v38_b", 1536, 12288, 4096))
+        for cfg in sweep
+    ]
+    cases += [
+        attention_case(3, 20, 3072, 128, causal, cfg, staged=staged)
+        for staged in (False, True)
+        for causal in (False, True)
+        for cfg in ATTENTION_CONFIGS[:3]
+    ]
+    cases += [
+        row_case("softmax", 12288, 5120, "float16", 8),
+        row_case("softmax", 3072, 20000, "bfloat16", 16),
+        row_case("layernorm", 6144, 7168, "bfloat16", 8),
+        row_case("layernorm", 24576, 1792, "float16", 4),
+        row_case("rmsnorm", 8192, 6144, "bfloat16", 8, 2048),
+        row_case("rmsnorm", 2048, 24576, "float16", 16, 4096),
+    ]
+    return _all_held_out(cases, "validation38")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
