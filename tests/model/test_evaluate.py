@@ -601,3 +601,20 @@ def test_latency_covers_every_pipeline_and_the_phases_add_up(round_hw, tiles, tr
     for pipe, busy in r.busy_s.items():
         assert busy <= run * (1 + 1e-9), pipe
     assert sum(p.time_s for p in r.phases) == pytest.approx(run)
+
+
+def test_an_uneven_tail_shares_bandwidth_by_the_blocks_each_sm_runs(round_hw):
+    # 6 tiles on 4 SMs, two resident (grid limit): one partial wave, two SMs run two blocks and two run one.
+    # The busiest SM asks for 2 of the 6 blocks' bandwidth (tail_sharing_sms: 6 / 2 = 3 SMs' worth, not 4):
+    # DDR 4e11 / 3 B/s -> its 1e5-byte load 0.75 us (L2 min(8e11 / 3, 2e11) -> 0.5 us), + 1 us latency;
+    # compute 3 us: L = 4.75 us. Its two blocks start together and share the CUDA cores (started_together_s):
+    # 4.75 + 3 = 7.75 us, + 2 us launch. The DRAM the busiest SM uses: 2 x 0.75 us.
+    from tilesight.model.evaluate import tail_sharing_sms
+    from tilesight.model.occupancy import waves
+
+    assert tail_sharing_sms(waves(6, 4, 2)) == 3.0
+    assert tail_sharing_sms(waves(4, 4, 2)) == 4.0  # every active SM holds as many: the active SMs, as before
+    r = evaluate(stream_plan(tiles=6, trips=1, stages=1), round_hw)
+    assert (r.occupancy.resident_blocks, r.occupancy.tail_blocks, r.occupancy.tail_active_sms) == (2, 6, 4)
+    assert r.latency_s == pytest.approx(9.75 * US)
+    assert r.busy_s[Pipeline.DDR] == pytest.approx(1.5 * US)
