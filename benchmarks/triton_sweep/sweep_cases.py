@@ -1600,6 +1600,36 @@ def validation38_cases() -> list[Case]:
     return _all_held_out(cases, "validation38")
 
 
+def validation39_cases() -> list[Case]:
+    """The blind check of stop 37's tail bandwidth rule (``evaluate.tail_sharing_sms``): fp16 grouped GEMMs
+    at shapes no set timed whose tail spreads unevenly over the SMs (148-288 blocks where the SMs hold two or
+    four), where the rule moves the prediction 4-17%, beside controls it does not move (17 launches, held
+    out)."""
+    moved = [
+        (("t1", 2560, 4608, 4096), GemmConfig(128, 128, 64, 8, 3, 8)),
+        (("t1", 2560, 4608, 4096), GemmConfig(128, 128, 32, 4, 4, 1)),
+        (("t2", 1792, 6400, 2048), GemmConfig(128, 128, 64, 8, 3, 8)),
+        (("t2", 1792, 6400, 2048), GemmConfig(128, 128, 32, 4, 4, 1)),
+        (("t2", 1792, 6400, 2048), GemmConfig(64, 128, 64, 4, 3, 8)),
+        (("t2", 1792, 6400, 2048), GemmConfig(64, 64, 64, 4, 3, 8)),
+        (("t3", 3328, 3328, 3072), GemmConfig(128, 128, 64, 8, 3, 8)),
+        (("t3", 3328, 3328, 3072), GemmConfig(128, 128, 32, 4, 4, 1)),
+        (("t3", 3328, 3328, 3072), GemmConfig(64, 128, 64, 4, 3, 8)),
+        (("t4", 640, 15360, 4096), GemmConfig(128, 64, 64, 4, 4, 8)),
+        (("t4", 640, 15360, 4096), GemmConfig(64, 64, 64, 4, 3, 8)),
+        (("t5", 5120, 1408, 8192), GemmConfig(128, 128, 64, 8, 3, 8)),
+        (("t5", 5120, 1408, 8192), GemmConfig(128, 128, 32, 4, 4, 1)),
+        (("t5", 5120, 1408, 8192), GemmConfig(64, 64, 64, 4, 3, 8)),
+    ]
+    controls = [
+        (("t1", 2560, 4608, 4096), GemmConfig(128, 256, 64, 8, 3, 8)),
+        (("t4", 640, 15360, 4096), GemmConfig(128, 128, 64, 8, 3, 8)),
+        (("t5", 5120, 1408, 8192), GemmConfig(256, 128, 64, 8, 3, 8)),
+    ]
+    cases = [gemm_case("grouped", shape, "float16", cfg) for shape, cfg in moved + controls]
+    return _all_held_out(cases, "validation39")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
