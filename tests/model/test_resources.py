@@ -788,6 +788,9 @@ def test_a_lone_blocks_waited_load_bursts_at_the_sm_port(round_hw):
     assert lone_load_burst(ld, (), persistent, round_hw, 1) == 0.0
     st = TileAction("st", ActionKind.STORE, tensor="a", src=MemLevel.REG)
     assert lone_load_burst(st, (), _plan(st), round_hw, 1) == 0.0
+    # nor for a load from shared memory, which does not come through the L2 port
+    staged = dataclasses.replace(plan, tensors=(dataclasses.replace(plan.tensors[0], level=MemLevel.SMEM),))
+    assert lone_load_burst(ld, (), staged, round_hw, 1) == 0.0
 
 
 def test_a_spilling_kernel_without_dots_reloads_its_frame_once_a_pass(round_hw):

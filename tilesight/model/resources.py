@@ -543,10 +543,13 @@ def lone_load_burst(
     """The SM port rate at which a load of a block alone on its SM transfers (see
     :data:`LOADS_LEAVE_AT_L2_PORT_ALONE`; ``loops``: the loops enclosing ``act``, outermost first), or 0 where
     the load holds its DRAM share: more than one resident block, a load a pipelined loop or a producer
-    warpgroup issues ahead, a tile program with dots, or a persistent one."""
+    warpgroup issues ahead, a tile program with dots, or a persistent one; and 0 for a load that does not
+    come through the L2 (from shared memory or registers)."""
     if (
         not LOADS_LEAVE_AT_L2_PORT_ALONE
         or act.kind is not ActionKind.LOAD
+        or act.tensor is None
+        or plan.tensor(act.tensor).level not in _GLOBAL_LEVELS
         or resident != 1
         or plan.has_dots
         or plan.grid.persistent
