@@ -233,10 +233,11 @@ def tail_sharing_sms(wv: Waves) -> float:
     tail_blocks`` of it (two of 192: a 96th), not a 132nd. Where every active SM holds as many blocks,
     this is the active SM count, as before.
 
-    Effect over the pooled launches (README, stop 37): GEMM 9.21 -> 8.93% over 1,136, attention 6.57 ->
-    6.51%, memory 8.51% unchanged. The main set's decode-shaped GEMMs (7.7 -> 11.4%) and its row kernels with
-    tails (memory 6.58 -> 6.80%) come out faster than measured; they were already fast."""
-    return wv.tail_blocks / wv.tail_per_sm if wv.tail_per_sm else float(wv.tail_active_sms)
+    Effect over the pooled launches (README, stop 37): GEMM 9.22 -> 8.94% over 1,152, attention 6.57 ->
+    6.51%, memory 8.47% unchanged; blind on validation 39, 13.0 -> 8.6%. The main set's decode-shaped GEMMs
+    (7.7 -> 11.4%) and its row kernels with tails (memory 6.58 -> 6.83%) come out faster than measured; they
+    were already fast. Called for a tail only (``tail_blocks`` > 0, so ``tail_per_sm`` >= 1)."""
+    return wv.tail_blocks / wv.tail_per_sm
 
 
 def started_together_s(region: _Region) -> float:
