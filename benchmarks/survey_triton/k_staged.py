@@ -81,8 +81,42 @@ def _gemm_8bit(name, dtype, M, N, K, bm, bn, bk, warps, stages, k_major=False):
     )
 
 
+def _w4a16(name, M, N, K, bm, bn, bk, warps, constructs):
+    """A w4a16 GEMM (``w4a16_gemm``: int4 weights in uint8 pairs, a scale per 128-row group) at 3 stages."""
+    f16 = "float16"
+    return Case(
+        name,
+        constructs,
+        w4a16_gemm,
+        (_cd(M, bm), _cd(N, bn)),
+        (T((M, K), f16), T((K // 2, N), "uint8"), T((K // 128, N), f16), T((M, N), f16), M, N, K),
+        dict(GROUP_SIZE=128, BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
+        M * K * 2 + K * N // 2 + M * N * 2,
+        2.0 * M * N * K,
+    )
+
+
+def _w8a16(name, M, N, K, bm, bn, bk, warps, constructs):
+    """A w8a16 GEMM (``w8a16_gemm``: int8 weights, a scale per output column) at 3 stages."""
+    f16 = "float16"
+    return Case(
+        name,
+        constructs,
+        w8a16_gemm,
+        (_cd(M, bm), _cd(N, bn)),
+        (T((M, K), f16), T((K, N), "int8"), T((N,), f16), T((M, N), f16), M, N, K),
+        dict(BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
+        M * K * 2 + K * N + M * N * 2,
+        2.0 * M * N * K,
+    )
+
+
+W4A16_NOTE = "int4 unpack, tl.join + permute + reshape, group scales (new shape / config)"
+W8A16_NOTE = "int8 weights converted to fp16 in registers, per-column scale"
+
+
 def staged_cases():
-    f16, i8, f8 = "float16", "int8", "float8_e4m3fn"
+    i8, f8 = "int8", "float8_e4m3fn"
     out = [
         _gemm_8bit("gemm_int8_rowB_128x128x64w4_s", i8, 4096, 4096, 4096, 128, 128, 64, 4, 3),
         _gemm_8bit("gemm_int8_rowB_128x256x128w8_s", i8, 4096, 4096, 4096, 128, 256, 128, 8, 3),
@@ -93,38 +127,12 @@ def staged_cases():
         _gemm_8bit("gemm_fp8_rowB_128x256x64w8_s", f8, 4096, 8192, 4096, 128, 256, 64, 8, 3),
         _gemm_8bit("gemm_fp8_kmajorB_control_s", f8, 4096, 4096, 4096, 128, 128, 128, 8, 3, k_major=True),
     ]
-    for name, (M, N, K), (bm, bn, bk, warps) in (
-        ("w4a16_64x128x64w4_s", (4096, 4096, 4096), (64, 128, 64, 4)),
-        ("w4a16_2k8k4k_128x128x128w8_s", (2048, 8192, 4096), (128, 128, 128, 8)),
-    ):
-        out.append(
-            Case(
-                name,
-                "int4 unpack, tl.join + permute + reshape, group scales (new shape / config)",
-                w4a16_gemm,
-                (_cd(M, bm), _cd(N, bn)),
-                (T((M, K), f16), T((K // 2, N), "uint8"), T((K // 128, N), f16), T((M, N), f16), M, N, K),
-                dict(GROUP_SIZE=128, BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
-                M * K * 2 + K * N // 2 + M * N * 2,
-                2.0 * M * N * K,
-            )
-        )
-    for name, (M, N, K), (bm, bn, bk, warps) in (
-        ("w8a16_128x128x64w4_s", (4096, 4096, 4096), (128, 128, 64, 4)),
-        ("w8a16_1k8k8k_128x128x64w8_s", (1024, 8192, 8192), (128, 128, 64, 8)),
-    ):
-        out.append(
-            Case(
-                name,
-                "int8 weights converted to fp16 in registers, per-column scale",
-                w8a16_gemm,
-                (_cd(M, bm), _cd(N, bn)),
-                (T((M, K), f16), T((K, N), i8), T((N,), f16), T((M, N), f16), M, N, K),
-                dict(BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
-                M * K * 2 + K * N + M * N * 2,
-                2.0 * M * N * K,
-            )
-        )
+    out += [
+        _w4a16("w4a16_64x128x64w4_s", 4096, 4096, 4096, 64, 128, 64, 4, W4A16_NOTE),
+        _w4a16("w4a16_2k8k4k_128x128x128w8_s", 2048, 8192, 4096, 128, 128, 128, 8, W4A16_NOTE),
+        _w8a16("w8a16_128x128x64w4_s", 4096, 4096, 4096, 128, 128, 64, 4, W8A16_NOTE),
+        _w8a16("w8a16_1k8k8k_128x128x64w8_s", 1024, 8192, 8192, 128, 128, 64, 8, W8A16_NOTE),
+    ]
     return out
 
 
@@ -132,42 +140,14 @@ def dequant_cases():
     """The blind check of stop 37's conversion rule (an int-to-float conversion is SFU-pipe work): the
     weight-only quantised GEMMs of :func:`staged_cases` at shapes and configs that set did not time (LLM
     projection and decode-sized M, 4 and 8 warps, K steps of 64 and 128)."""
-    f16, i8 = "float16", "int8"
-    out = []
-    for name, (M, N, K), (bm, bn, bk, warps) in (
-        ("w8a16_2k4k8k_128x128x64w4_q", (2048, 4096, 8192), (128, 128, 64, 4)),
-        ("w8a16_4k11k4k_128x128x64w8_q", (4096, 11008, 4096), (128, 128, 64, 8)),
-        ("w8a16_512x8k8k_64x128x64w4_q", (512, 8192, 8192), (64, 128, 64, 4)),
-        ("w8a16_8k4k2k_128x64x64w4_q", (8192, 4096, 2048), (128, 64, 64, 4)),
-        ("w8a16_4k4k4k_128x128x128w8_q", (4096, 4096, 4096), (128, 128, 128, 8)),
-    ):
-        out.append(
-            Case(
-                name,
-                "int8 weights converted to fp16 in registers, per-column scale (new shape / config)",
-                w8a16_gemm,
-                (_cd(M, bm), _cd(N, bn)),
-                (T((M, K), f16), T((K, N), i8), T((N,), f16), T((M, N), f16), M, N, K),
-                dict(BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
-                M * K * 2 + K * N + M * N * 2,
-                2.0 * M * N * K,
-            )
-        )
-    for name, (M, N, K), (bm, bn, bk, warps) in (
-        ("w4a16_4k4k8k_128x128x128w8_q", (4096, 4096, 8192), (128, 128, 128, 8)),
-        ("w4a16_1k14k4k_64x128x64w4_q", (1024, 14336, 4096), (64, 128, 64, 4)),
-        ("w4a16_4k8k4k_128x128x64w4_q", (4096, 8192, 4096), (128, 128, 64, 4)),
-    ):
-        out.append(
-            Case(
-                name,
-                "int4 unpack, tl.join + permute + reshape, group scales (new shape / config)",
-                w4a16_gemm,
-                (_cd(M, bm), _cd(N, bn)),
-                (T((M, K), f16), T((K // 2, N), "uint8"), T((K // 128, N), f16), T((M, N), f16), M, N, K),
-                dict(GROUP_SIZE=128, BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=3),
-                M * K * 2 + K * N // 2 + M * N * 2,
-                2.0 * M * N * K,
-            )
-        )
-    return out
+    w8 = W8A16_NOTE + " (new shape / config)"
+    return [
+        _w8a16("w8a16_2k4k8k_128x128x64w4_q", 2048, 4096, 8192, 128, 128, 64, 4, w8),
+        _w8a16("w8a16_4k11k4k_128x128x64w8_q", 4096, 11008, 4096, 128, 128, 64, 8, w8),
+        _w8a16("w8a16_512x8k8k_64x128x64w4_q", 512, 8192, 8192, 64, 128, 64, 4, w8),
+        _w8a16("w8a16_8k4k2k_128x64x64w4_q", 8192, 4096, 2048, 128, 64, 64, 4, w8),
+        _w8a16("w8a16_4k4k4k_128x128x128w8_q", 4096, 4096, 4096, 128, 128, 128, 8, w8),
+        _w4a16("w4a16_4k4k8k_128x128x128w8_q", 4096, 4096, 8192, 128, 128, 128, 8, W4A16_NOTE),
+        _w4a16("w4a16_1k14k4k_64x128x64w4_q", 1024, 14336, 4096, 64, 128, 64, 4, W4A16_NOTE),
+        _w4a16("w4a16_4k8k4k_128x128x64w4_q", 4096, 8192, 4096, 128, 128, 64, 4, W4A16_NOTE),
+    ]
