@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tilesight as ts
@@ -28,6 +29,19 @@ def test_tile_larger_than_tensor_without_mask():
     with pytest.raises(PlanError, match=r"tensor\[x\].tile\[0\]=128"):
         TensorAccess("x", "float16", (64, 64), (128, 32))
     assert TensorAccess("x", "float16", (64, 64), (128, 32), masked=True).tile == (128, 32)
+
+
+def test_block_keys_are_integers_compared_by_their_equalities():
+    with pytest.raises(PlanError, match=r"tensor\[x\].block_keys"):
+        _tensor(block_keys=np.array([0, -1]))
+    with pytest.raises(PlanError, match="one non-negative integer key per tile"):
+        _tensor(block_keys=np.array([0.5, 1.0]))
+    a = _tensor(block_keys=np.array([30, 10, 30, 20]))
+    np.testing.assert_array_equal(a.block_keys, [2, 0, 2, 1])  # ranks: the same equalities
+    assert a == _tensor(block_keys=np.array([3, 1, 3, 2])) and hash(a) == hash(
+        _tensor(block_keys=[5, 0, 5, 1])
+    )
+    assert a != _tensor(block_keys=np.array([0, 0, 1, 1])) and a != _tensor()
 
 
 def test_negative_trip_count():

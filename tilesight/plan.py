@@ -251,6 +251,11 @@ class TensorAccess:
     (:meth:`TilePlan.access_count`). ``run_bytes``: the contiguous bytes an access's rows span in memory where
     the frontend knows better than the tile's own extents (regions of one tensor the tile reads side by side,
     as a rotary embedding's two halves: together they are whole lines); None to derive them from the tile.
+
+    ``block_keys``: where the block a tile touches is chosen by data the kernel reads (a MoE block's expert
+    id, known from the caller's index tensor), the key of that block for every tile of the grid, row-major
+    over ``grid.shape``: tiles with equal keys touch the same block (the cache model's reuse key, in place of
+    the projection on the dims outside ``reuse_dims``). None: the key follows ``reuse_dims``.
     """
 
     name: str
@@ -263,10 +268,27 @@ class TensorAccess:
     masked: bool = False
     indirect: bool = False
     run_bytes: int | None = None
+    block_keys: np.ndarray | None = field(default=None, compare=False, repr=False)
+    block_keys_digest: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
         if not self.name:
             raise PlanError("tensor.name", self.name, "must be a non-empty string")
+        if self.block_keys is not None:
+            keys = np.ascontiguousarray(np.asarray(self.block_keys))
+            if keys.ndim != 1 or keys.dtype.kind not in "iu" or (keys.size and keys.min() < 0):
+                raise PlanError(
+                    f"tensor[{self.name}].block_keys",
+                    f"{keys.dtype}{list(keys.shape)}",
+                    "must be one non-negative integer key per tile of the grid",
+                )
+            # ranks of the distinct keys: the same equalities, in a table as small as their count
+            keys = np.unique(keys, return_inverse=True)[1].astype(np.int64).reshape(-1)
+            keys.setflags(write=False)
+            object.__setattr__(self, "block_keys", keys)
+            object.__setattr__(
+                self, "block_keys_digest", hashlib.blake2b(keys.tobytes(), digest_size=12).hexdigest()
+            )
         if self.run_bytes is not None:
             _positive_int(f"tensor[{self.name}].run_bytes", self.run_bytes)
         object.__setattr__(self, "dtype", canonical_dtype(self.dtype))

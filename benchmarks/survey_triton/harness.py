@@ -91,6 +91,13 @@ def lock2_cases() -> list[Case]:
     return k_lock.lock2_cases()
 
 
+def moe_cases() -> list[Case]:
+    """Fused mixture-of-experts GEMMs whose B block an index tensor chooses (k_moe)."""
+    import k_moe
+
+    return k_moe.moe_cases()
+
+
 # Case sets by name: (cases, prefix of the set's files in benchmarks/data/survey_triton). The survey's own
 # files have none: predicted_before_measuring.json and survey_triton_h200.jsonl.
 def gathers_cases() -> list[Case]:
@@ -123,6 +130,7 @@ SETS = {
     "gathers": (gathers_cases, "gathers_"),
     "dequant": (dequant_cases, "dequant_"),
     "intdiv": (intdiv_cases, "intdiv_"),
+    "moe": (moe_cases, "moe_"),
 }
 
 

@@ -26,7 +26,7 @@ from tilesight.tensorspec import TensorSpec
 
 from .binding import Binding
 from .compile import CompiledIR
-from .coords import reuse_dims, tile_coordinates
+from .coords import block_keys, reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker
 from .layouts import pipelined, refills_after_compute, warpgroup_shares
 from .ptxas import AUTO_BAND, PtxasUsage
@@ -195,7 +195,8 @@ def build_plan(
     raw, accesses = walker.run()
     if not raw:
         raise FrontendError(f"kernel {walker.kernel!r} has no tile actions (no loads, stores or compute)")
-    coords = tile_coordinates(walker.cands, walker.valid, frozenset(walker.data_cands))
+    data = frozenset(walker.data_cands)
+    coords = tile_coordinates(walker.cands, walker.valid, data)
     specs = {**binding.tensors, **binding.descriptors}
     tensors = []
     for name, acc in accesses.items():
@@ -231,6 +232,7 @@ def build_plan(
                 reuse_dims=reuse_dims(coords, acc["cands"]),
                 masked=masked,
                 indirect=acc["indirect"],
+                block_keys=block_keys(coords, acc.get("direct", acc["cands"]), data),
             )
         )
         if _ELEM.get(acc["elem"], spec.dtype) != spec.dtype:

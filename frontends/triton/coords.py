@@ -5,6 +5,8 @@ lanes. Candidates are taken in increasing order of distinct values; one becomes 
 is a function of the dimensions already chosen. A dimension's tile coordinate is the rank of the
 candidate's value among its distinct values. A tensor depends on dimension ``d`` when its address
 candidates are not a function of the other dimensions; its reuse dims are the ones it does not depend on.
+Where an address depends on data the kernel reads whose values the caller gave (a MoE block's expert id),
+:func:`block_keys` gives every tile the key of the block it touches from those values instead.
 """
 
 from __future__ import annotations
@@ -130,3 +132,29 @@ def reuse_dims(coords: Coordinates, address: set[str]) -> frozenset[str]:
         if _distinct([*others, *key]) <= count:
             out.add(d)
     return frozenset(out)
+
+
+def block_keys(coords: Coordinates, address: set[str], data: frozenset[str]) -> np.ndarray | None:
+    """Per tile of the grid (row-major over ``coords.shape``), the key of the block an access touches, where
+    its ``address`` candidates (those that reach it other than through loaded data) include a candidate read
+    from memory (``data``) whose values the walker knows: tiles with equal address candidates touch the same
+    block. A grid dimension that reaches the address only through such data (``pid_m`` of a MoE block, which
+    selects the expert) does not separate tiles; the expert does. None where no such candidate is known."""
+    known = sorted(a for a in address if a in coords.columns)
+    if not any(a in data for a in known):
+        return None
+    code = np.zeros(coords.sequence.shape[0], dtype=np.int64)
+    radix = 1
+    for a in known:
+        inv, n = coords.columns[a]
+        if radix * n > _CODE_LIMIT:  # rare: re-rank the partial code so the joint one stays exact
+            code = np.unique(code, return_inverse=True)[1].astype(np.int64).reshape(-1)
+            radix = int(code.max()) + 1 if code.size else 1
+        code = code + inv * radix
+        radix *= n
+    code = np.unique(code, return_inverse=True)[1].astype(np.int64).reshape(-1)
+    tiles = int(np.prod(coords.shape))
+    # a tile no program runs keeps a key of its own (the cache model never walks it)
+    table = np.arange(tiles, dtype=np.int64) + (int(code.max()) + 1 if code.size else 0)
+    table[np.ravel_multi_index(tuple(coords.sequence.T), coords.shape)] = code
+    return table

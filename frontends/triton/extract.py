@@ -170,6 +170,10 @@ class V:
     # scalar pointer: per-lane elements added to the base argument (None where not known); a scalar load
     # through it reads the argument's values where the caller gave them (TensorSpec.values)
     off: np.ndarray | None = None
+    # the candidates among ``cands`` that reach the value only through data read from memory (a MoE block's
+    # expert id read at ``pid_m``): where that data's values are known, the block an address selects follows
+    # them, not these coordinates (``Walker.memory``'s direct candidates)
+    via: frozenset[str] = frozenset()
 
 
 # Ops whose result's constant term (Walker.const_part) is their first operand's
@@ -308,10 +312,19 @@ class Walker:
             return V()
         if len(vs) == 1:
             v = vs[0]
-            return V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=v.prods, shift=v.shift)
+            return V(
+                pid=v.pid,
+                cands=v.cands,
+                base=v.base,
+                loaded=v.loaded,
+                prods=v.prods,
+                shift=v.shift,
+                via=v.via,
+            )
         # one pass (this runs for every op of the walk): the first operand with a base gives base and shift
         pid = loaded = False
         cands: frozenset[str] = frozenset()
+        direct: frozenset[str] = frozenset()  # candidates some operand carries other than through data
         prods: frozenset[str] = frozenset()
         base, shift = None, 0
         for v in vs:
@@ -319,11 +332,12 @@ class Walker:
             loaded = loaded or v.loaded
             if v.cands:
                 cands = cands | v.cands
+                direct = direct | (v.cands - v.via if v.via else v.cands)
             if v.prods:
                 prods = prods | v.prods
             if base is None and v.base:
                 base, shift = v.base, v.shift
-        return V(pid=pid, cands=cands, base=base, shift=shift, loaded=loaded, prods=prods)
+        return V(pid=pid, cands=cands, base=base, shift=shift, loaded=loaded, prods=prods, via=cands - direct)
 
     def candidate(self, name: str) -> frozenset[str]:
         """Follow a pid-dependent scalar back through affine ops; record the coordinate it carries."""
@@ -953,6 +967,7 @@ class Walker:
         if acc["axes"] is None and not op.name.startswith("tt.descriptor"):
             acc["axes"] = ptr.axes
         acc["cands"] |= cands
+        acc.setdefault("direct", set()).update(cands - ptr.via)
         if self.ivs and not cands & self.start_cands:
             # read in a loop whose counter starts at the same place in every program: the slices of such a
             # tensor are shared between programs (the off-diagonal loop of a causal attention), so a
@@ -988,7 +1003,9 @@ class Walker:
         if rows is not None:
             self.pointer_rows[name] = rows
         # loaded data depends on its address: an index loaded here carries this tile's coordinates onward
-        out = V(loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands))
+        out = V(
+            loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands), via=frozenset(cands)
+        )
         if not store and tt is None:
             out.val = self.given_values(base, ptr.off)  # off counts from the argument itself
         self.set_results(op, out)
@@ -1070,7 +1087,9 @@ class Walker:
         }
         self.stage(op, node)
         body.add(node)
-        self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
+        self.set_results(
+            op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base, via=vin.via)
+        )
 
     def gather(self, op: Op, body: _Body, vin: V, shape: tuple) -> None:
         """``tl.gather(src, index, axis)``: a gather inside a tile (not a memory access), priced as Triton
@@ -1135,7 +1154,8 @@ class Walker:
                 node["deps"] |= others
                 self.stage(op, node)
                 self.set_results(
-                    op, V(loaded=vin.loaded, prods=frozenset({g}), cands=vin.cands, base=vin.base)
+                    op,
+                    V(loaded=vin.loaded, prods=frozenset({g}), cands=vin.cands, base=vin.base, via=vin.via),
                 )
                 return
         name = self.fresh(kind.value)
@@ -1150,7 +1170,9 @@ class Walker:
         }
         self.stage(op, node)
         body.add(node)
-        self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base))
+        self.set_results(
+            op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base, via=vin.via)
+        )
 
     # -- control flow --------------------------------------------------------------------------------------
     def loop(self, op: Op, body: _Body) -> None:
@@ -1197,7 +1219,7 @@ class Walker:
         self.env[iv] = V(pid=False, cands=started)
         for a, init in zip(iter_args, inits, strict=True):
             v = self.get(init)
-            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
+            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes, via=v.via)
         inner = _Body()
         t_max = int(trips.max()) if trips.size else 0
         self.ivs.append(iv)
@@ -1233,7 +1255,12 @@ class Walker:
         for r, y in zip(op.results, yielded, strict=False):
             yv = self.get(y)
             self.env[r] = V(
-                pid=yv.pid, cands=yv.cands, base=yv.base, loaded=yv.loaded, prods=frozenset({name})
+                pid=yv.pid,
+                cands=yv.cands,
+                base=yv.base,
+                loaded=yv.loaded,
+                prods=frozenset({name}),
+                via=yv.via,
             )
 
     def walk_iterations(self, ops: list[Op], inner: _Body, iv: str, lbv, stv, trips) -> None:
@@ -1298,7 +1325,7 @@ class Walker:
         self.env[iv] = V(val=np.tile(lbv, t_max) + it * np.tile(stv, t_max), pid=True)
         for a, init in zip(iter_args, inits, strict=True):
             v = self.get(init)
-            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes)
+            self.env[a] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, axes=v.axes, via=v.via)
         self.walk(op.regions[0], body)
         for n in body.nodes[start:]:
             n.pop("fusable", None)
@@ -1451,7 +1478,9 @@ class Walker:
                 for r, y in zip(op.results, yielded, strict=False):
                     v = self.get(y)
                     prods = frozenset({name}) if name else v.prods
-                    self.env[r] = V(pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=prods)
+                    self.env[r] = V(
+                        pid=v.pid, cands=v.cands, base=v.base, loaded=v.loaded, prods=prods, via=v.via
+                    )
                 return
             take_then = share >= 0.5 if live.size else True  # the branch most programs take
         region = op.regions[0] if take_then or len(op.regions) < 2 else op.regions[1]

@@ -45,3 +45,26 @@ def test_unknown_reuse_dim_names_tensor():
     t = TensorAccess("w", "fp16", (16,), (16,), reuse_dims=frozenset({"k"}))
     with pytest.raises(PlanError, match=r"tensor\[w\]\.reuse_dims"):
         reuse_keys(grid, t, grid.coordinates())
+
+
+def test_block_keys_chosen_by_data_replace_the_projection():
+    # 4 x 2 tiles (m, n); the data gives row blocks 0, 1 one expert and 2, 3 another: B's key is (expert, n),
+    # where the projection would give every tile a key of its own
+    grid = TileGrid(shape=(4, 2), dims=("m", "n"))
+    expert = np.array([7, 7, 3, 3])
+    table = (expert[:, None] * 10 + np.arange(2)[None, :]).ravel()  # any integers: only equality counts
+    b = TensorAccess("b", "fp16", (8, 128, 256), (1, 64, 128), block_keys=table)
+    keys, n = reuse_keys(grid, b, grid.coordinates())
+    np.testing.assert_array_equal(keys, [2, 3, 2, 3, 0, 1, 0, 1])
+    assert n == 4
+    # looked up by coordinate, whatever the launch order
+    col = TileGrid(shape=(4, 2), dims=("m", "n"), order="column_major")
+    keys, _ = reuse_keys(col, b, col.coordinates())
+    np.testing.assert_array_equal(keys, [2, 2, 0, 0, 3, 3, 1, 1])
+
+
+def test_block_keys_must_cover_the_grid():
+    grid = TileGrid(shape=(4, 2), dims=("m", "n"))
+    b = TensorAccess("b", "fp16", (8, 128, 256), (1, 64, 128), block_keys=np.zeros(6, dtype=np.int64))
+    with pytest.raises(PlanError, match="one key per tile of the grid"):
+        reuse_keys(grid, b, grid.coordinates())

@@ -749,3 +749,34 @@ def test_a_load_only_loop_with_special_function_work_is_not_unrolled(kernel, unr
     plan = FE.plan(getattr(k, kernel), args, dict(BLOCK=1024, num_warps=4), HW)
     (loop,) = [n for n in plan.body if isinstance(n, Loop)]
     assert loop.trips == 8 and loop.stages == 1 and loop.unroll == unroll
+
+
+def _expert_plan(values: bool):
+    # 64 row blocks of 4 experts (16 each, sorted as a MoE's), 8 column blocks of 128: each program reads a
+    # 64 x 128 fp16 block (16 KB) of its expert's 64 x 1024 weight (128 KB)
+    experts = np.repeat(np.arange(4, dtype=np.int32), 16)
+    w, out = TensorSpec((4, 64, 1024), "float16"), TensorSpec((64 * 64, 1024), "float16")
+    ids = TensorSpec((64,), "int32", values=experts if values else None)
+    return FE.plan(k.expert_weight_blocks, ((64, 8), w, ids, out, 1024), dict(K=64, BN=128), HW)
+
+
+def test_blocks_chosen_through_an_index_tensor_follow_its_values():
+    plan = _expert_plan(values=True)
+    w = plan.tensor("w_ptr")
+    assert w.indirect and w.block_keys is not None
+    # one key per (expert, column block): 4 x 8, the same for the 16 row blocks of an expert
+    assert plan.grid.dims == ("pid_n", "pid_m") and plan.grid.shape == (8, 64)
+    keys = w.block_keys.reshape(8, 64)
+    assert len(np.unique(keys)) == 32
+    assert all(len(np.unique(keys[n, 16 * e : 16 * (e + 1)])) == 1 for n in range(8) for e in range(4))
+    # the output's blocks are not chosen by data: its key follows the grid
+    assert plan.tensor("out_ptr").block_keys is None
+    # 512 reads of 16 KB blocks, 32 of them distinct, the 512 KB of weights fit in L2: all but the first
+    # touch of each block hit, 1 - 32 / 512
+    by_name = {a.name: a for a in evaluate(plan, HW).actions}
+    assert by_name["load_w_ptr"].l2_hit_rate == pytest.approx(1 - 32 / 512, abs=0.01)
+
+
+def test_blocks_chosen_through_an_index_tensor_of_unknown_values_follow_the_grid():
+    plan = _expert_plan(values=False)
+    assert plan.tensor("w_ptr").indirect and plan.tensor("w_ptr").block_keys is None

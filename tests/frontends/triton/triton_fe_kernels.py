@@ -576,3 +576,16 @@ def row_sum_of_squares(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0).to(tl.float32)
         sq += x * x
     tl.store(out_ptr + row, tl.sum(sq, axis=0))
+
+
+@triton.jit
+def expert_weight_blocks(w_ptr, expert_ptr, out_ptr, N, K: tl.constexpr, BN: tl.constexpr):
+    """Program (m, n) copies column block ``n`` of the ``K x N`` weight of expert ``expert[m]`` (a MoE block
+    reading its expert's weights: the block is chosen by the index tensor, not by ``m`` itself)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    e = tl.load(expert_ptr + pid_m).to(tl.int64)
+    rows = tl.arange(0, K)
+    cols = pid_n * BN + tl.arange(0, BN)
+    w = tl.load(w_ptr + e * K * N + rows[:, None] * N + cols[None, :])
+    tl.store(out_ptr + (pid_m * K + rows[:, None]) * N + cols[None, :], w)
