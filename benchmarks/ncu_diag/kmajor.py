@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Probe: one GEMM with B row-major and with B K-major (``x @ w.T`` with a ``torch.nn.Linear`` weight).
+
+The survey's plain GEMM ran 16% slower with a column-major B than with a row-major one (265.6 against 232.4
+us at 4096^3), with the same SASS loop apart from the shared layout of B (Triton's ``nvmma_shared``
+``transposed = true``), which the model prices alike. This probe times both layouts at validation 40's first
+shape and, under ncu, reads the SM clock, DRAM bytes, the L2 hit rate and sectors, shared-memory wavefronts
+and bank conflicts, the tensor pipe and the warps' stalls, to tell a memory-system effect from a clock one.
+
+    python3 benchmarks/ncu_diag/kmajor.py --time > kmajor_timing.jsonl   # do_bench, p50/p20/p80
+    ncu ... --metrics ... python3 benchmarks/ncu_diag/kmajor.py           # one launch per case, a marker each
+
+(``run_kmajor.sh`` runs both and writes ``$OUT``.)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+M, N, K = 4096, 6144, 4096
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, GROUP_M)
+CASES = (
+    (128, 128, 64, 8, 3, 8),
+    (128, 128, 32, 4, 4, 8),
+    (128, 256, 64, 8, 3, 8),
+    (64, 128, 64, 4, 3, 8),
+)
+
+
+def name(c: tuple[int, ...], k_major: bool) -> str:
+    return "m{}n{}k{}w{}s{}g{}".format(*c) + ("_kB" if k_major else "_rB")
+
+
+def main() -> int:
+    import torch
+    import triton
+
+    from kernels.triton.gemm import matmul
+
+    timing = "--time" in sys.argv
+    torch.manual_seed(0)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b_row = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    b_kmajor = torch.randn(N, K, device="cuda", dtype=torch.float16).t()  # (K, N), strides (1, K)
+    for c in CASES:
+        bm, bn, bk, w, s, g = c
+        cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_m=g, num_warps=w, num_stages=s)
+        for k_major, b in ((False, b_row), (True, b_kmajor)):
+            if timing:
+                matmul(a, b, **cfg)
+                torch.cuda.synchronize()
+                p50, p20, p80 = triton.testing.do_bench(
+                    lambda cfg=cfg, b=b: matmul(a, b, **cfg), warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]
+                )
+                row = {"case": name(c, k_major), "shape": [M, N, K]}
+                row |= {"p50_us": p50 * 1e3, "p20_us": p20 * 1e3, "p80_us": p80 * 1e3}
+                print(json.dumps(row), flush=True)
+            else:
+                print(f"NCU_DIAG_CASE {name(c, k_major)}", flush=True)
+                for _ in range(2):  # the parser keeps the second launch (warm instruction cache, compiled)
+                    matmul(a, b, **cfg)
+                torch.cuda.synchronize()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
