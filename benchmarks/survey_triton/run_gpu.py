@@ -8,7 +8,8 @@ given; floating-point inputs ``randn`` (fp8 scaled by 0.5); 8-bit integers unifo
 integer tensors without contents zeros (recorded per case). Each case is launched once (a compile or launch
 error is recorded, not fatal), then timed with ``triton.testing.do_bench(warmup=25, rep=100,
 quantiles=[0.5, 0.2, 0.8])`` (cold L2). Nothing is checked against a reference: the timings are of the
-kernels as written.
+kernels as written. ``--ir-tar FILE.tar.gz`` also keeps each case's TTGIR as the GPU machine's Triton
+compiled it (its version may differ from the CPU machine's).
 """
 
 from __future__ import annotations
@@ -70,8 +71,15 @@ def main() -> int:
     ap.add_argument(
         "--set", choices=tuple(harness.SETS), default="survey", help="which case set (harness.SETS)"
     )
+    ap.add_argument(
+        "--ir-tar",
+        type=Path,
+        default=None,
+        help="also write each case's TTGIR, as this machine's Triton compiled it, into this .tar.gz",
+    )
     args = ap.parse_args()
     wanted = set(filter(None, args.only.split(",")))
+    irs: dict[str, str] = {}
     install_allocator()
     every = harness.cases_of(args.set)
     cases = [c for c in every if not wanted or c.name in wanted]
@@ -92,6 +100,9 @@ def main() -> int:
                 torch.cuda.synchronize()
                 if compiled is not None and hasattr(compiled, "n_regs"):
                     rec["n_regs"], rec["n_spills"] = int(compiled.n_regs), int(compiled.n_spills)
+                asm = getattr(compiled, "asm", None) or {}
+                if args.ir_tar is not None and "ttgir" in asm:
+                    irs[c.name] = asm["ttgir"]
                 ms = triton.testing.do_bench(
                     lambda k=kernel, a=launch_args, kw=c.kw: k(*a, **kw),
                     warmup=25,
@@ -106,6 +117,16 @@ def main() -> int:
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             print(f"[survey] {c.name}: {rec.get('p50_us', float('nan')):.2f} us {rec.get('error', '')[:120]}")
+    if args.ir_tar is not None:
+        import io
+        import tarfile
+
+        with tarfile.open(args.ir_tar, "w:gz") as tar:
+            for name, text in irs.items():
+                data = text.encode()
+                info = tarfile.TarInfo(f"{name}.ttgir")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
     meta = {
         "command": " ".join([sys.executable, *sys.argv]),
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
