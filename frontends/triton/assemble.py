@@ -31,7 +31,7 @@ from .extract import _ELEM, Walker
 from .layouts import pipelined, refills_after_compute, warpgroup_shares
 from .ptxas import AUTO_BAND, PtxasUsage
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
-from .strides import tile_extents
+from .strides import memory_run_bytes, tile_extents
 
 # Registers a thread is given in steps of (a warp's allocation unit of 256 registers over 32 threads).
 REGISTER_GRANULE = 8
@@ -233,6 +233,7 @@ def build_plan(
                 masked=masked,
                 indirect=acc["indirect"],
                 block_keys=block_keys(coords, acc.get("direct", acc["cands"]), data),
+                run_bytes=memory_run_bytes(tile, spec, int(dtype_bytes(spec.dtype))),
             )
         )
         if _ELEM.get(acc["elem"], spec.dtype) != spec.dtype:

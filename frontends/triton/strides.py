@@ -88,3 +88,28 @@ def tile_extents(tile: tuple[int, ...], axes: Axes, spec: TensorSpec) -> tuple[i
         used.add(d)
         out[d] = extent
     return tuple(out)
+
+
+def memory_run_bytes(tile: tuple[int, ...], spec: TensorSpec, elem_bytes: int) -> int | None:
+    """Contiguous bytes of one tile access of a tensor whose unit-stride dimension is not its last (a
+    column-major B, ``w.T`` of a ``torch.nn.Linear`` weight): the tile's extent along the unit-stride
+    dimension, grown by the next dimension in stride order as long as the tile spans the whole inner one
+    and the two are packed. None for a tensor laid out in row-major order, whose runs the engine works out
+    from the tile itself (``tilesight.model.resources.contiguous_bytes``), or one with no unit-stride
+    dimension."""
+    shape = spec.shape or (1,)
+    strides = spec.strides or (1,)
+    live = [d for d in range(len(shape)) if shape[d] > 1]
+    unit = [d for d in live if strides[d] == 1]
+    if not unit or unit[-1] == live[-1]:
+        return None
+    order = sorted(live, key=lambda d: strides[d])
+    run, span = elem_bytes, 1
+    for d in order:
+        if strides[d] != span:
+            break
+        run *= tile[d]
+        if tile[d] < shape[d]:
+            break
+        span *= shape[d]
+    return run
