@@ -8,6 +8,7 @@ shape and, under ncu, reads the SM clock, DRAM bytes, the L2 hit rate and sector
 and bank conflicts, the tensor pipe and the warps' stalls, to tell a memory-system effect from a clock one.
 
     python3 benchmarks/ncu_diag/kmajor.py --time > kmajor_timing.jsonl   # do_bench, p50/p20/p80
+    KMAJOR_SET=where python3 benchmarks/ncu_diag/kmajor.py --time        # B in L2, B from DRAM, GROUP_M 1
     ncu ... --metrics ... python3 benchmarks/ncu_diag/kmajor.py           # one launch per case, a marker each
 
 (``run_kmajor.sh`` runs both and writes ``$OUT``.)
@@ -16,23 +17,36 @@ and bank conflicts, the tensor pipe and the warps' stalls, to tell a memory-syst
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-M, N, K = 4096, 6144, 4096
+SHAPE = (4096, 6144, 4096)
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, GROUP_M)
-CASES = (
+CONFIGS = (
     (128, 128, 64, 8, 3, 8),
     (128, 128, 32, 4, 4, 8),
     (128, 256, 64, 8, 3, 8),
     (64, 128, 64, 4, 3, 8),
 )
+# KMAJOR_SET=where: the two configs that lose most, at shapes that keep B in L2 (8192x1024x1024: 2 MB),
+# stream it from DRAM (1024x8192x8192: 128 MB, A 16 MB) and the first shape again, with GROUP_M 1 too
+WHERE_CONFIGS = ((128, 128, 64, 4, 4, 8), (128, 256, 64, 8, 3, 8), (128, 128, 64, 4, 4, 1))
+WHERE_SHAPES = ((4096, 6144, 4096), (8192, 1024, 1024), (1024, 8192, 8192))
 
 
-def name(c: tuple[int, ...], k_major: bool) -> str:
-    return "m{}n{}k{}w{}s{}g{}".format(*c) + ("_kB" if k_major else "_rB")
+def cases() -> list[tuple[tuple[int, int, int], tuple[int, ...]]]:
+    if os.environ.get("KMAJOR_SET", "") == "where":
+        return [(shape, c) for shape in WHERE_SHAPES for c in WHERE_CONFIGS]
+    return [(SHAPE, c) for c in CONFIGS]
+
+
+def name(shape: tuple[int, int, int], c: tuple[int, ...], k_major: bool) -> str:
+    plain = shape == SHAPE and os.environ.get("KMAJOR_SET", "") != "where"
+    prefix = "" if plain else "{}x{}x{}_".format(*shape)
+    return prefix + "m{}n{}k{}w{}s{}g{}".format(*c) + ("_kB" if k_major else "_rB")
 
 
 def main() -> int:
@@ -43,24 +57,29 @@ def main() -> int:
 
     timing = "--time" in sys.argv
     torch.manual_seed(0)
-    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-    b_row = torch.randn(K, N, device="cuda", dtype=torch.float16)
-    b_kmajor = torch.randn(N, K, device="cuda", dtype=torch.float16).t()  # (K, N), strides (1, K)
-    for c in CASES:
+    tensors: dict[tuple[int, int, int], tuple] = {}
+    for shape, c in cases():
+        M, N, K = shape
+        if shape not in tensors:
+            tensors.clear()  # one shape's tensors at a time
+            a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+            b_row = torch.randn(K, N, device="cuda", dtype=torch.float16)
+            b_kmajor = torch.randn(N, K, device="cuda", dtype=torch.float16).t()  # (K, N), strides (1, K)
+            tensors[shape] = (a, b_row, b_kmajor)
+        a, b_row, b_kmajor = tensors[shape]
         bm, bn, bk, w, s, g = c
         cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_m=g, num_warps=w, num_stages=s)
         for k_major, b in ((False, b_row), (True, b_kmajor)):
             if timing:
                 matmul(a, b, **cfg)
                 torch.cuda.synchronize()
-                p50, p20, p80 = triton.testing.do_bench(
-                    lambda cfg=cfg, b=b: matmul(a, b, **cfg), warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]
-                )
-                row = {"case": name(c, k_major), "shape": [M, N, K]}
+                run = lambda cfg=cfg, a=a, b=b: matmul(a, b, **cfg)  # noqa: E731
+                p50, p20, p80 = triton.testing.do_bench(run, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
+                row = {"case": name(shape, c, k_major), "shape": [M, N, K]}
                 row |= {"p50_us": p50 * 1e3, "p20_us": p20 * 1e3, "p80_us": p80 * 1e3}
                 print(json.dumps(row), flush=True)
             else:
-                print(f"NCU_DIAG_CASE {name(c, k_major)}", flush=True)
+                print(f"NCU_DIAG_CASE {name(shape, c, k_major)}", flush=True)
                 for _ in range(2):  # the parser keeps the second launch (warm instruction cache, compiled)
                     matmul(a, b, **cfg)
                 torch.cuda.synchronize()

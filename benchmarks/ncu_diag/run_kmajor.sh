@@ -3,6 +3,7 @@
 # pipe, stalls), retried with fewer metrics where this ncu does not know one.
 #
 #   OUT=/some/dir bash benchmarks/ncu_diag/run_kmajor.sh   # writes $OUT/kmajor_timing.jsonl, $OUT/kmajor_ncu.csv
+#   KMAJOR_SET=where OUT=... bash benchmarks/ncu_diag/run_kmajor.sh   # the second set (kmajor.py's docstring)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:?OUT must name the output folder}
