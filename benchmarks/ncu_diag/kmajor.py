@@ -9,6 +9,7 @@ and bank conflicts, the tensor pipe and the warps' stalls, to tell a memory-syst
 
     python3 benchmarks/ncu_diag/kmajor.py --time > kmajor_timing.jsonl   # do_bench, p50/p20/p80
     KMAJOR_SET=where python3 benchmarks/ncu_diag/kmajor.py --time        # B in L2, B from DRAM, GROUP_M 1
+    KMAJOR_SET=bk python3 benchmarks/ncu_diag/kmajor.py --time           # K steps of 128 beside 64
     ncu ... --metrics ... python3 benchmarks/ncu_diag/kmajor.py           # one launch per case, a marker each
 
 (``run_kmajor.sh`` runs both and writes ``$OUT``.)
@@ -37,14 +38,20 @@ WHERE_CONFIGS = ((128, 128, 64, 4, 4, 8), (128, 256, 64, 8, 3, 8), (128, 128, 64
 WHERE_SHAPES = ((4096, 6144, 4096), (8192, 1024, 1024), (1024, 8192, 8192))
 
 
+# KMAJOR_SET=bk: K steps of 128 (256-byte rows of a K-major B) beside 64 at the first shape
+BK_CONFIGS = ((128, 128, 128, 8, 3, 8), (128, 256, 128, 8, 2, 8), (128, 128, 64, 8, 4, 8), (128, 128, 128, 4, 3, 8))
+
+
 def cases() -> list[tuple[tuple[int, int, int], tuple[int, ...]]]:
     if os.environ.get("KMAJOR_SET", "") == "where":
         return [(shape, c) for shape in WHERE_SHAPES for c in WHERE_CONFIGS]
+    if os.environ.get("KMAJOR_SET", "") == "bk":
+        return [(SHAPE, c) for c in BK_CONFIGS]
     return [(SHAPE, c) for c in CONFIGS]
 
 
 def name(shape: tuple[int, int, int], c: tuple[int, ...], k_major: bool) -> str:
-    plain = shape == SHAPE and os.environ.get("KMAJOR_SET", "") != "where"
+    plain = shape == SHAPE and os.environ.get("KMAJOR_SET", "") not in ("where", "bk")
     prefix = "" if plain else "{}x{}x{}_".format(*shape)
     return prefix + "m{}n{}k{}w{}s{}g{}".format(*c) + ("_kB" if k_major else "_rB")
 
