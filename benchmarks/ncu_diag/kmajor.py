@@ -39,7 +39,12 @@ WHERE_SHAPES = ((4096, 6144, 4096), (8192, 1024, 1024), (1024, 8192, 8192))
 
 
 # KMAJOR_SET=bk: K steps of 128 (256-byte rows of a K-major B) beside 64 at the first shape
-BK_CONFIGS = ((128, 128, 128, 8, 3, 8), (128, 256, 128, 8, 2, 8), (128, 128, 64, 8, 4, 8), (128, 128, 128, 4, 3, 8))
+BK_CONFIGS = (
+    (128, 128, 128, 8, 3, 8),
+    (128, 256, 128, 8, 2, 8),
+    (128, 128, 64, 8, 4, 8),
+    (128, 128, 128, 4, 3, 8),
+)
 
 
 def cases() -> list[tuple[tuple[int, int, int], tuple[int, ...]]]:
