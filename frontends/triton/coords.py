@@ -42,18 +42,25 @@ def _ranked(col: np.ndarray) -> tuple[np.ndarray, int]:
     return inv.astype(np.int64), len(uniq)
 
 
-def _distinct(cols: list[tuple[np.ndarray, int]]) -> int:
-    """Distinct rows of ranked columns, through one mixed-radix code per row."""
-    if not cols:
-        return 1
+def _joint_code(cols: list[tuple[np.ndarray, int]]) -> tuple[np.ndarray, int]:
+    """One mixed-radix code per row of ranked columns (equal rows, equal codes), and the radix: codes are
+    below it."""
     code = np.zeros_like(cols[0][0])
     radix = 1
     for inv, n in cols:
         if radix * n > _CODE_LIMIT:  # rare: re-rank the partial code so the joint one stays exact
-            code = np.unique(code, return_inverse=True)[1].astype(np.int64)
+            code = np.unique(code, return_inverse=True)[1].astype(np.int64).reshape(-1)
             radix = int(code.max()) + 1 if code.size else 1
         code = code + inv * radix
         radix *= n
+    return code, radix
+
+
+def _distinct(cols: list[tuple[np.ndarray, int]]) -> int:
+    """Distinct rows of ranked columns, through one mixed-radix code per row."""
+    if not cols:
+        return 1
+    code, radix = _joint_code(cols)
     if radix <= _BINCOUNT_LIMIT:
         return int(np.count_nonzero(np.bincount(code, minlength=1)))
     ordered = np.sort(code)  # a sort: numpy 2's hash-based np.unique is ~50x slower on int64 codes
@@ -143,15 +150,7 @@ def block_keys(coords: Coordinates, address: set[str], data: frozenset[str]) -> 
     known = sorted(a for a in address if a in coords.columns)
     if not any(a in data for a in known):
         return None
-    code = np.zeros(coords.sequence.shape[0], dtype=np.int64)
-    radix = 1
-    for a in known:
-        inv, n = coords.columns[a]
-        if radix * n > _CODE_LIMIT:  # rare: re-rank the partial code so the joint one stays exact
-            code = np.unique(code, return_inverse=True)[1].astype(np.int64).reshape(-1)
-            radix = int(code.max()) + 1 if code.size else 1
-        code = code + inv * radix
-        radix *= n
+    code, _ = _joint_code([coords.columns[a] for a in known])
     code = np.unique(code, return_inverse=True)[1].astype(np.int64).reshape(-1)
     tiles = int(np.prod(coords.shape))
     # a tile no program runs keeps a key of its own (the cache model never walks it)
