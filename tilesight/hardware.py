@@ -120,6 +120,7 @@ _OPTIONAL = (
     "tma_ddr_latency_s",
     "tma_l2_latency_s",
     "waited_step_latency_s",
+    "warp_reduction_latency_s",
     "alu_op_cost",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
@@ -257,6 +258,10 @@ class HardwareProfile:
     # (FlashAttention with a producer warpgroup): the time a step takes whatever its width, beyond its
     # pipelines' work (the fa_steps set's intercept in block_N); 0 = not given
     waited_step_latency_s: float = 0.0
+    # A dependent reduction across one warp's 32 lanes (the reductions probe at one warp: log2(32) shuffle
+    # steps, each with the op combining its result): what a warp-wide shuffle tree's chain takes, a step
+    # being log2(warp_size)-th of it; 0 = not given (a shuffle step then costs nothing in a serial chain)
+    warp_reduction_latency_s: float = 0.0
     # Issue cost of a compare, select, minimum, maximum or integer op against a floating-point add, multiply
     # or fused multiply-add (TileAction.alu_ops); the CUDA C++ Programming Guide's throughput table gives
     # compute capability 9.0 128 FP32 FMA results per clock per SM and 64 compares / minimums / maximums;

@@ -334,7 +334,8 @@ class SerialChain:
     per instruction (fp8 pairs to half2, on the integer ALU); ``narrow_cvt``: they start from 8- or 16-bit
     integers, two instructions a lane. ``feeds_dot``: a tensor-core dot of the same loop step reads the
     buffer the chain writes, so the step also fences the memory proxies and synchronises the warps between
-    the two.
+    the two. ``shuffles``: dependent warp shuffle steps per iteration (a shuffle and the op that combines
+    its result; a warp scan's segment has log2(32) of them, and one to pass its carry on).
     """
 
     iterations: int
@@ -345,12 +346,14 @@ class SerialChain:
     feeds_dot: bool = False
     packed_cvt: bool = False
     narrow_cvt: bool = False
+    shuffles: int = 0
 
     def __post_init__(self) -> None:
         _positive_int("chain.iterations", self.iterations)
         _positive_int("chain.lanes", self.lanes)
         _positive_int("chain.alu", self.alu, allow_zero=True)
         _positive_int("chain.cvt", self.cvt, allow_zero=True)
+        _positive_int("chain.shuffles", self.shuffles, allow_zero=True)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ def _registry() -> dict:
     import kernels_guards  # noqa: F401
     import kernels_recheck  # noqa: F401
     import kernels_regs  # noqa: F401
+    import kernels_scan  # noqa: F401
     import kernels_serial  # noqa: F401
 
     return common.REGISTRY
@@ -50,8 +51,17 @@ def _registry() -> dict:
 # the kernels stop 20's fixes came from), "banks" (kernels_banks: transposes through shared memory, for the
 # bank-conflict count of stop 24), "regs" (kernels_regs: row kernels whose registers set their residency),
 # "guards" (kernels_guards: guarded operand copies and backward second passes), "serial" (kernels_serial:
-# serial loops of plain loads that nvcc unrolls, stop 25).
-SETS = {"survey": "", "recheck": "_r", "banks": "_b", "regs": "_g", "guards": "_u", "serial": "_n"}
+# serial loops of plain loads that nvcc unrolls, stop 25), "scan" (kernels_scan: T.cumsum / T.cummax,
+# stop 38).
+SETS = {
+    "survey": "",
+    "recheck": "_r",
+    "banks": "_b",
+    "regs": "_g",
+    "guards": "_u",
+    "serial": "_n",
+    "scan": "_c",
+}
 
 
 def set_of(name: str) -> str:

@@ -107,6 +107,13 @@ REG_PER_THREAD_GRANULE = 8
 # per reduce (TileLang 0.1.15's AllReduce lowering: ``reducing_threads > 32``; seen as 1 KiB ``workspace``
 # buffers for 256 threads in the lowered MLA decode kernel). Each partial is written once and read back.
 REDUCE_WORKSPACE_PASSES = 2
+# Bytes a warp shuffle moves per lane through the shared-memory crossbar (a 32-bit word; SHFL issues on the
+# same path as shared-memory accesses)
+SHUFFLE_WORD_BYTES = 4
+# Segments of a T.cumsum line nvcc interleaves: the SASS of TileLang 0.1.15's tl::CumSum2D compiled on CPU
+# (`nvcc -arch=sm_90a -O3`, the survey's cumsum_shared_reverse) loads four segments, runs their four
+# shuffle trees interleaved, then passes the carry through the four in turn (SHFL.IDX, add, STS)
+SCAN_SEGMENT_UNROLL = 4
 # A scalar T.atomic_add into shared memory is, per thread, a load of the element and a compare-and-swap of
 # it (cuobjdump -sass of TileLang 0.1.15's lowered GEMV for sm_90a: ``LDS`` then an ``ATOMS.CAST.SPIN`` loop
 # for a float add): two shared-memory accesses of the element.
@@ -361,6 +368,8 @@ class _Lowering:
             ]
         if node.op == "gemm":
             return [self.gemm(node)]
+        if node.op == "scan":
+            return [self.scan(node)]
         if node.op == "reduce":
             src, dst = node.reads[0], node.writes[0]
             smem = _bytes(src) if src.scope == SHARED else 0.0
@@ -606,6 +615,62 @@ class _Lowering:
             location=node.location,
             # one wgmma instruction covers the warpgroup's columns, in pieces of at most 256
             mma_n=min(g["n"] // part.n_warps, WGMMA_MAX_N) if variant == "wgmma" else None,
+        )
+
+    def scan(self, node: OpNode) -> TileAction:
+        """``T.cumsum`` / ``T.cummax`` of a shared buffer. TileLang 0.1.15 lowers it to ``tl::CumSum1D`` /
+        ``CumSum2D`` (``tl_templates/cuda/scan.h``): one warp a line (a row when scanning along dim 1, a
+        column along dim 0; a 1-D buffer's single line on the first warp), the lines dealt to the block's
+        warps in turn, each line in segments of one element a lane. A segment loads from shared memory,
+        runs a log2(32)-step shuffle tree (each step a shuffle, a combine and a select of the lanes it
+        applies to), combines the carry, stores, and passes the carry on by one more shuffle. nvcc takes
+        :data:`SCAN_SEGMENT_UNROLL` segments at a time: their loads and shuffle trees overlap, and the carry
+        then passes through them one after another, so a group's chain is the shared-memory round trip, one
+        tree's log2(32) shuffle steps and a shuffle and an add per segment; a thread runs its lines' groups
+        back to back (:class:`~tilesight.plan.SerialChain` with ``shuffles``). Each shuffle moves a 32-bit
+        word a lane through the shared-memory crossbar, as a shared-memory access does."""
+        src, dst = node.reads[0], node.writes[0]
+        if src.scope != SHARED or dst.scope != SHARED:
+            raise FrontendError(
+                f"a scan from {src.scope} into {dst.scope} (TileLang 0.1.15 lowers T.cumsum / T.cummax on "
+                "shared memory only)",
+                construct="T.cumsum",
+                location=node.location,
+            )
+        warp = self.hw.warp_size
+        warps = max(1, self.ir.threads // warp)
+        ext = tuple(int(e) for e in src.extents)
+        if len(ext) == 1:
+            lines, length, active = 1, ext[0], 1
+        elif len(ext) == 2:
+            lines, length = (ext[0], ext[1]) if node.dim == 1 else (ext[1], ext[0])
+            active = min(warps, lines)
+        else:
+            raise FrontendError(
+                f"a scan over a {len(ext)}-D region (TileLang 0.1.15 scans 1-D and 2-D buffers only)",
+                construct="T.cumsum",
+                location=node.location,
+            )
+        segments = -(-length // warp)
+        steps = int(math.log2(warp))
+        lanes = float(lines * segments * warp)  # a segment's lanes, padded with the identity past the end
+        item = dtype_bytes(canonical_dtype(src.dtype))
+        group = min(SCAN_SEGMENT_UNROLL, segments)
+        chain = SerialChain(
+            iterations=-(-lines // active) * -(-segments // group),
+            lanes=1,
+            alu=group,
+            cvt=0,
+            shuffles=steps + group,
+        )
+        return TileAction(
+            self._name(f"scan_{dst.buffer}"),
+            ActionKind.ELEMENTWISE,
+            flops=lanes * (steps + 1),  # the tree's combines and the carry's
+            alu_ops=lanes * steps,  # the selects of the lanes each step applies to
+            smem_bytes=lanes * (2 * item + SHUFFLE_WORD_BYTES * (steps + 1)),
+            location=node.location,
+            chain=chain,
         )
 
     def reduce_warps(self, node: OpNode) -> int:

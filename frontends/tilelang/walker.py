@@ -117,9 +117,9 @@ class Region:
 
 @dataclass(frozen=True)
 class OpNode:
-    """One tile operator: ``op`` is copy / fill / gemm / reduce / parallel / store / atomic_add (of a tile, or
-    element-wise over a T.Parallel nest) / atomic_elem (a scalar ``T.atomic_add`` every thread of the block
-    issues, ``elements`` of them)."""
+    """One tile operator: ``op`` is copy / fill / gemm / reduce / scan (T.cumsum, T.cummax) / parallel /
+    store / atomic_add (of a tile, or element-wise over a T.Parallel nest) / atomic_elem (a scalar
+    ``T.atomic_add`` every thread of the block issues, ``elements`` of them)."""
 
     op: str
     reads: tuple[Region, ...]
@@ -129,7 +129,7 @@ class OpNode:
     arith_ops: int = 0  # CUDA-core operations per element (parallel / store)
     sfu_ops: int = 0  # special-function operations per element (parallel)
     gemm: dict[str, Any] = field(default_factory=dict)
-    dim: int = -1  # reduce: the axis reduced over
+    dim: int = -1  # reduce: the axis reduced over; scan: the axis scanned along
     # parallel / store from shared memory into shared memory whose vector iterations the compiler keeps in
     # order (see :class:`Chain`); None otherwise
     chain: Chain | None = None
@@ -686,6 +686,11 @@ class _Walker:
             info = {"m": m, "n": n, "k": k, "trans_a": trans_a, "trans_b": trans_b, "policy": policy}
             reads = (a, b) if clear else (a, b, c)
             return [OpNode("gemm", reads, (c,), where, elements=m * n * k, gemm=info)]
+        if op in ("tl.tileop.cumsum", "tl.tileop.cummax"):
+            # T.cumsum / T.cummax (a fragment's is copied through shared memory by TileLang's own macro)
+            src, dst = self._region(call.args[0]), self._region(call.args[1])
+            dim = self._const(call.args[2], "scan dim")
+            return [OpNode("scan", (src,), (dst,), where, elements=src.elements, dim=dim)]
         if op == "tl.tileop.reduce":
             src, dst = self._region(call.args[0]), self._region(call.args[1])
             dim = self._const(call.args[3], "reduce dim")

@@ -421,6 +421,14 @@ def test_serial_chain_seconds_by_hand(round_hw):
     # feeding a dot adds the profile's per-step cost once (not per iteration)
     fed = dataclasses.replace(ints, feeds_dot=True)
     assert serial_chain_s(fed, dataclasses.replace(hw, smem_feed_step_s=100e-9)) == pytest.approx(460.48e-9)
+    # shuffle steps: a warp reduction of 100 ns is log2(32) = 5 steps of 20 ns; a scan group of four
+    # segments (5 tree steps and 4 carries: 9 shuffles, 4 adds, one lane): 20 + 9 x 20 + 4 x 2 = 208 ns,
+    # 3 times
+    scan = SerialChain(iterations=3, lanes=1, alu=4, cvt=0, shuffles=9)
+    shuffling = dataclasses.replace(hw, warp_reduction_latency_s=100e-9)
+    assert serial_chain_s(scan, shuffling) == pytest.approx(624e-9)
+    # a profile without the warp reduction's latency prices the shuffles at nothing
+    assert serial_chain_s(scan, hw) == pytest.approx(3 * 28e-9)
 
 
 def test_elementwise_chain_is_a_floor_not_busy_time(round_hw):

@@ -122,3 +122,49 @@ def test_copy_between_shared_buffers_of_different_sizes_is_a_chain():
     assert chain_of("int8") == SerialChain(iterations=8, lanes=8, alu=0, cvt=1, narrow_cvt=True)
     assert chain_of("float8_e4m3") == SerialChain(iterations=8, lanes=8, alu=0, cvt=1, packed_cvt=True)
     assert chain_of("float16") is None
+
+
+def _scan_kernel(rows, cols, threads, dim=1, one_d=False):
+    @T.prim_func
+    def main(A: T.Tensor((rows, cols), "float32"), C: T.Tensor((rows, cols), "float32")):
+        with T.Kernel(1, threads=threads) as _bx:
+            if one_d:
+                s = T.alloc_shared((cols,), "float32")
+                T.copy(A[0, 0], s)
+                T.cumsum(s, dim=0)
+                T.copy(s, C[0, 0])
+            else:
+                s = T.alloc_shared((rows, cols), "float32")
+                T.copy(A[0, 0], s)
+                T.cumsum(s, dim=dim, reverse=True)
+                T.copy(s, C[0, 0])
+
+    return main
+
+
+def _scan_action(func):
+    plan = plan_prim_func(func, HW)
+    (scan,) = [a for a, _ in plan.actions() if a.name.startswith("scan_")]
+    return scan
+
+
+def test_a_row_scan_runs_each_warps_rows_in_groups_of_four_segments():
+    # 8 rows of 1024 on 4 warps: 2 rows a warp, 32 segments of 32 a row, groups of 4: 16 groups a thread;
+    # a group: 5 tree steps and 4 carries (9 shuffles) and 4 carry adds
+    scan = _scan_action(_scan_kernel(8, 1024, 128))
+    assert scan.kind is ActionKind.ELEMENTWISE
+    assert scan.chain == SerialChain(iterations=16, lanes=1, alu=4, cvt=0, shuffles=9)
+    # 8192 lanes: 6 adds each (5 tree steps, the carry), 5 selects; shared memory: a 4-byte load and store
+    # and 6 shuffled words a lane
+    assert scan.flops == 8192 * 6 and scan.alu_ops == 8192 * 5
+    assert scan.smem_bytes == 8192 * (2 * 4 + 6 * 4)
+
+
+def test_a_column_scan_and_a_short_line():
+    # along dim 0: 64 columns of 48 on 2 warps, 32 columns a warp, 2 segments (the second half padding),
+    # one group of 2: 5 + 2 shuffles, 2 adds
+    scan = _scan_action(_scan_kernel(48, 64, 64, dim=0))
+    assert scan.chain == SerialChain(iterations=32, lanes=1, alu=2, cvt=0, shuffles=7)
+    # a 1-D buffer is scanned by the first warp alone, whatever the threads: 1024 elements, 32 segments
+    scan = _scan_action(_scan_kernel(1, 1024, 256, one_d=True))
+    assert scan.chain == SerialChain(iterations=8, lanes=1, alu=4, cvt=0, shuffles=9)
