@@ -24,7 +24,7 @@ import numpy as np
 from tilesight.dtypes import canonical_dtype, dtype_bytes
 from tilesight.errors import FrontendError
 from tilesight.hardware import HardwareProfile
-from tilesight.model.banks import WAVEFRONT_BYTES
+from tilesight.model.banks import WAVEFRONT_BYTES, wavefronts
 from tilesight.model.resources import side_by_side_runs
 from tilesight.plan import (
     SYNC_LOAD,
@@ -655,6 +655,10 @@ class _Lowering:
         steps = int(math.log2(warp))
         lanes = float(lines * segments * warp)  # a segment's lanes, padded with the identity past the end
         item = dtype_bytes(canonical_dtype(src.dtype))
+        # a segment's load and store: its lanes one element apart along a row, or a row apart down a column
+        # (dim 0 of a 2-D buffer), which puts lanes in one bank: the wavefronts each access takes
+        stride = int(node.gemm.get("row_elements", 1)) if len(ext) == 2 and node.dim == 0 else 1
+        waves = wavefronts(np.arange(warp, dtype=np.int64) * stride * int(item), int(item))
         group = min(SCAN_SEGMENT_UNROLL, segments)
         chain = SerialChain(
             iterations=-(-lines // active) * -(-segments // group),
@@ -668,7 +672,9 @@ class _Lowering:
             ActionKind.ELEMENTWISE,
             flops=lanes * (steps + 1),  # the tree's combines and the carry's
             alu_ops=lanes * steps,  # the selects of the lanes each step applies to
-            smem_bytes=lanes * (2 * item + SHUFFLE_WORD_BYTES * (steps + 1)),
+            smem_bytes=lines
+            * segments
+            * (2 * waves * WAVEFRONT_BYTES + warp * SHUFFLE_WORD_BYTES * (steps + 1)),
             location=node.location,
             chain=chain,
         )

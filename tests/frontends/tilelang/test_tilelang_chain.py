@@ -165,6 +165,9 @@ def test_a_column_scan_and_a_short_line():
     # one group of 2: 5 + 2 shuffles, 2 adds
     scan = _scan_action(_scan_kernel(48, 64, 64, dim=0))
     assert scan.chain == SerialChain(iterations=32, lanes=1, alu=2, cvt=0, shuffles=7)
+    # down a column the lanes are a 64-float row (256 bytes) apart, all in one bank: each load and store
+    # takes 32 wavefronts of 128 bytes; 64 lines x 2 segments x (2 x 32 x 128 + 32 lanes x 6 shuffled words)
+    assert scan.smem_bytes == 64 * 2 * (2 * 32 * 128 + 32 * 4 * 6)
     # a 1-D buffer is scanned by the first warp alone, whatever the threads: 1024 elements, 32 segments
     scan = _scan_action(_scan_kernel(1, 1024, 256, one_d=True))
     assert scan.chain == SerialChain(iterations=8, lanes=1, alu=4, cvt=0, shuffles=9)
