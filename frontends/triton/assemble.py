@@ -41,6 +41,13 @@ REGISTER_NOTE = (
 PTXAS_NOTE = (
     "registers per thread from ptxas (compiled on the CPU): {regs} per thread{spill} (estimate {est})"
 )
+# A dot kernel reading a 16-bit tensor whose unit-stride dimension is not its last (a K-major B: ``x @ w.T``
+# with a Linear weight). Validation 40 measured such GEMMs up to 1.4x slower than their row-major twins on the
+# H200 (the GPU's Triton gives their load loop 22-33% more instructions), which the model does not price.
+KMAJOR_NOTE = (
+    "{name} is read K-major (its unit-stride dimension is not its last): 16-bit GEMMs read so ran up to 1.4x "
+    "slower on the H200 than with a row-major operand, which the model does not price (README, known gaps)"
+)
 PTXAS_FAILED_NOTE = "ptxas not used ({why}); registers estimated instead"
 
 
@@ -82,6 +89,14 @@ def _loads_only(body: list[dict]) -> bool:
     if any(n["kind"] is ActionKind.SFU for n in body):
         return False
     return ActionKind.LOAD in kinds and ActionKind.STORE not in kinds and "loop" not in kinds
+
+
+def _walk_raw(body: list[dict]):
+    """Every raw node of a walked body, loops' bodies included."""
+    for n in body:
+        yield n
+        if n["kind"] == "loop":
+            yield from _walk_raw(n["body"])
 
 
 def _nodes(
@@ -239,6 +254,12 @@ def build_plan(
         if _ELEM.get(acc["elem"], spec.dtype) != spec.dtype:
             walker.notes.append(f"{name}: kernel reads {_ELEM.get(acc['elem'])} from a {spec.dtype} tensor")
     tensors = side_by_side_runs(tensors, {name: acc.get("shift", 0) for name, acc in accesses.items()})
+    if any(node.get("kind") is ActionKind.DOT for node in _walk_raw(raw)):
+        for t in tensors:
+            spec = specs.get(accesses[t.name].get("arg", t.name))
+            k_major = spec is not None and memory_run_bytes(t.tile, spec, 2) is not None
+            if k_major and dtype_bytes(t.dtype) == 2:
+                walker.notes.append(KMAJOR_NOTE.format(name=t.name))
     programs = grid[0] * grid[1] * grid[2]
     persistent = walker.persistent
     tile_grid = TileGrid(

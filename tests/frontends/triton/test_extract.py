@@ -780,3 +780,14 @@ def test_blocks_chosen_through_an_index_tensor_follow_its_values():
 def test_blocks_chosen_through_an_index_tensor_of_unknown_values_follow_the_grid():
     plan = _expert_plan(values=False)
     assert plan.tensor("w_ptr").indirect and plan.tensor("w_ptr").block_keys is None
+
+
+def test_a_k_major_16_bit_operand_of_a_dot_is_noted():
+    # B (K, N) stored K-major (strides (1, K)): the plan says the model does not price what it costs
+    M = N = K = 1024
+    a, c = TensorSpec((M, K), "float16"), TensorSpec((M, N), "float16")
+    b_k = TensorSpec((K, N), "float16", strides=(1, K))
+    args = ((64,), a, b_k, c, M, N, K, K, 1, 1, K, N, 1)
+    plan = FE.plan(k.gemm, args, dict(BM=128, BN=128, BK=64, GROUP_M=8, num_warps=8, num_stages=3), HW)
+    assert any(n.startswith("b_ptr is read K-major") for n in plan.notes)
+    assert not any("K-major" in n for n in _gemm_plan().notes)
