@@ -791,3 +791,13 @@ def test_a_k_major_16_bit_operand_of_a_dot_is_noted():
     plan = FE.plan(k.gemm, args, dict(BM=128, BN=128, BK=64, GROUP_M=8, num_warps=8, num_stages=3), HW)
     assert any(n.startswith("b_ptr is read K-major") for n in plan.notes)
     assert not any("K-major" in n for n in _gemm_plan().notes)
+
+
+def test_a_coordinate_that_also_reaches_the_address_directly_still_separates_tiles():
+    # the expert picks a slab, and pid_m its row block within it: every (m, n) reads a block of its own
+    experts = np.repeat(np.arange(4, dtype=np.int32), 16)
+    w, out = TensorSpec((4, 64 * 64, 1024), "float16"), TensorSpec((64 * 64, 1024), "float16")
+    ids = TensorSpec((64,), "int32", values=experts)
+    plan = FE.plan(k.expert_weight_rows, ((64, 8), w, ids, out, 1024), dict(K=64, BN=128), HW)
+    keys = plan.tensor("w_ptr").block_keys
+    assert keys is not None and len(np.unique(keys)) == 64 * 8

@@ -589,3 +589,16 @@ def expert_weight_blocks(w_ptr, expert_ptr, out_ptr, N, K: tl.constexpr, BN: tl.
     cols = pid_n * BN + tl.arange(0, BN)
     w = tl.load(w_ptr + e * K * N + rows[:, None] * N + cols[None, :])
     tl.store(out_ptr + (pid_m * K + rows[:, None]) * N + cols[None, :], w)
+
+
+@triton.jit
+def expert_weight_rows(w_ptr, expert_ptr, out_ptr, N, K: tl.constexpr, BN: tl.constexpr):
+    """Like :func:`expert_weight_blocks`, but row block ``m`` of its expert's weight (``pid_m`` reaches the
+    address directly as well as through the loaded expert id): no two programs share a block."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    e = tl.load(expert_ptr + pid_m).to(tl.int64)
+    rows = tl.arange(0, K)
+    cols = pid_n * BN + tl.arange(0, BN)
+    w = tl.load(w_ptr + e * 64 * K * N + (pid_m * K + rows[:, None]) * N + cols[None, :])
+    tl.store(out_ptr + (pid_m * K + rows[:, None]) * N + cols[None, :], w)
