@@ -657,7 +657,7 @@ class _Lowering:
         item = dtype_bytes(canonical_dtype(src.dtype))
         # a segment's load and store: its lanes one element apart along a row, or a row apart down a column
         # (dim 0 of a 2-D buffer), which puts lanes in one bank: the wavefronts each access takes
-        stride = int(node.gemm.get("row_elements", 1)) if len(ext) == 2 and node.dim == 0 else 1
+        stride = node.row_elements if len(ext) == 2 and node.dim == 0 else 1
         waves = wavefronts(np.arange(warp, dtype=np.int64) * stride * int(item), int(item))
         group = min(SCAN_SEGMENT_UNROLL, segments)
         chain = SerialChain(

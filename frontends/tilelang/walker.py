@@ -128,8 +128,9 @@ class OpNode:
     elements: int = 0  # elements the op touches (parallel: iterations of the nest)
     arith_ops: int = 0  # CUDA-core operations per element (parallel / store)
     sfu_ops: int = 0  # special-function operations per element (parallel)
-    gemm: dict[str, Any] = field(default_factory=dict)  # gemm: its shape and flags; scan: its buffer's rows
+    gemm: dict[str, Any] = field(default_factory=dict)
     dim: int = -1  # reduce: the axis reduced over; scan: the axis scanned along
+    row_elements: int = 0  # scan: elements between a 2-D buffer's rows (the lowered call's stride)
     # parallel / store from shared memory into shared memory whose vector iterations the compiler keeps in
     # order (see :class:`Chain`); None otherwise
     chain: Chain | None = None
@@ -690,9 +691,8 @@ class _Walker:
             # T.cumsum / T.cummax (a fragment's is copied through shared memory by TileLang's own macro)
             src, dst = self._region(call.args[0]), self._region(call.args[1])
             dim = self._const(call.args[2], "scan dim")
-            row = self.buffers[src.buffer][2][-1]  # the lowered call's stride between a 2-D buffer's rows
-            info = {"row_elements": int(row)}
-            return [OpNode("scan", (src,), (dst,), where, elements=src.elements, dim=dim, gemm=info)]
+            row = int(self.buffers[src.buffer][2][-1])
+            return [OpNode("scan", (src,), (dst,), where, elements=src.elements, dim=dim, row_elements=row)]
         if op == "tl.tileop.reduce":
             src, dst = self._region(call.args[0]), self._region(call.args[1])
             dim = self._const(call.args[3], "reduce dim")

@@ -27,7 +27,7 @@ from tilesight.tensorspec import TensorSpec
 from .binding import Binding
 from .compile import CompiledIR
 from .coords import block_keys, reuse_dims, tile_coordinates
-from .extract import _ELEM, Walker
+from .extract import _ELEM, Walker, _walk_nodes
 from .layouts import pipelined, refills_after_compute, warpgroup_shares
 from .ptxas import AUTO_BAND, PtxasUsage
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
@@ -89,14 +89,6 @@ def _loads_only(body: list[dict]) -> bool:
     if any(n["kind"] is ActionKind.SFU for n in body):
         return False
     return ActionKind.LOAD in kinds and ActionKind.STORE not in kinds and "loop" not in kinds
-
-
-def _walk_raw(body: list[dict]):
-    """Every raw node of a walked body, loops' bodies included."""
-    for n in body:
-        yield n
-        if n["kind"] == "loop":
-            yield from _walk_raw(n["body"])
 
 
 def _nodes(
@@ -214,6 +206,7 @@ def build_plan(
     coords = tile_coordinates(walker.cands, walker.valid, data)
     specs = {**binding.tensors, **binding.descriptors}
     tensors = []
+    k_major = []  # 16-bit tensors read with their unit-stride dimension not last (KMAJOR_NOTE)
     for name, acc in accesses.items():
         arg = acc.get("arg", name)
         spec = specs.get(arg)
@@ -237,6 +230,7 @@ def build_plan(
             tile = tuple(max(1, min(e, s)) for e, s in zip(extents, spec.shape or (1,), strict=True))
             clamped = any(e > s for e, s in zip(extents, spec.shape or (1,), strict=True))
         masked = acc["masked"] or clamped
+        run = memory_run_bytes(tile, spec, int(dtype_bytes(spec.dtype)))
         tensors.append(
             TensorAccess(
                 name=name,
@@ -247,19 +241,17 @@ def build_plan(
                 reuse_dims=reuse_dims(coords, acc["cands"]),
                 masked=masked,
                 indirect=acc["indirect"],
-                block_keys=block_keys(coords, acc.get("direct", acc["cands"]), data),
-                run_bytes=memory_run_bytes(tile, spec, int(dtype_bytes(spec.dtype))),
+                block_keys=block_keys(coords, acc["direct"], data),
+                run_bytes=run,
             )
         )
+        if run is not None and dtype_bytes(spec.dtype) == 2:
+            k_major.append(name)
         if _ELEM.get(acc["elem"], spec.dtype) != spec.dtype:
             walker.notes.append(f"{name}: kernel reads {_ELEM.get(acc['elem'])} from a {spec.dtype} tensor")
     tensors = side_by_side_runs(tensors, {name: acc.get("shift", 0) for name, acc in accesses.items()})
-    if any(node.get("kind") is ActionKind.DOT for node in _walk_raw(raw)):
-        for t in tensors:
-            spec = specs.get(accesses[t.name].get("arg", t.name))
-            k_major = spec is not None and memory_run_bytes(t.tile, spec, 2) is not None
-            if k_major and dtype_bytes(t.dtype) == 2:
-                walker.notes.append(KMAJOR_NOTE.format(name=t.name))
+    if k_major and any(node["kind"] is ActionKind.DOT for node in _walk_nodes(raw)):
+        walker.notes.extend(KMAJOR_NOTE.format(name=name) for name in k_major)
     programs = grid[0] * grid[1] * grid[2]
     persistent = walker.persistent
     tile_grid = TileGrid(

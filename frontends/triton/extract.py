@@ -952,6 +952,7 @@ class Walker:
                 "elem": elem,
                 "modes": set(),
                 "cands": set(),
+                "direct": set(),  # the candidates that reach the address other than through loaded data
                 "masked": False,
                 "indirect": False,
                 "tma": False,
@@ -967,7 +968,7 @@ class Walker:
         if acc["axes"] is None and not op.name.startswith("tt.descriptor"):
             acc["axes"] = ptr.axes
         acc["cands"] |= cands
-        acc.setdefault("direct", set()).update(cands - ptr.via)
+        acc["direct"] |= cands - ptr.via
         if self.ivs and not cands & self.start_cands:
             # read in a loop whose counter starts at the same place in every program: the slices of such a
             # tensor are shared between programs (the off-diagonal loop of a causal attention), so a
