@@ -554,14 +554,18 @@ def lone_load_burst(
         not LOADS_LEAVE_AT_L2_PORT_ALONE
         or act.kind is not ActionKind.LOAD
         or act.tensor is None
-        or plan.tensor(act.tensor).level not in _GLOBAL_LEVELS
+        or not _leaves_at_port(plan, plan.tensor(act.tensor))
         or resident != 1
-        or plan.has_dots
-        or plan.grid.persistent
         or (loops and (loops[-1].stages > 1 or loops[-1].producer_loads))
     ):
         return 0.0
     return hw.l2_bw_per_sm_bytes_per_s
+
+
+def _leaves_at_port(plan: TilePlan, tensor: TensorAccess) -> bool:
+    """What both port rules (:data:`STORES_LEAVE_AT_L2_PORT`, :data:`LOADS_LEAVE_AT_L2_PORT_ALONE`) ask of a
+    transfer: a tensor that comes through the L2, in a tile program without dots that is not persistent."""
+    return tensor.level in _GLOBAL_LEVELS and not plan.grid.persistent and not plan.has_dots
 
 
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
@@ -747,11 +751,9 @@ def action_demand(
         STORES_LEAVE_AT_L2_PORT
         and kind is ActionKind.STORE
         and tensor is not None
-        and tensor.level in _GLOBAL_LEVELS
+        and _leaves_at_port(plan, tensor)
         and tensor.mode is not AccessMode.ATOMIC
         and hw.l2_bw_per_sm_bytes_per_s
-        and not plan.grid.persistent
-        and not plan.has_dots
     ):
         burst = hw.l2_bw_per_sm_bytes_per_s
     return ActionDemand(
