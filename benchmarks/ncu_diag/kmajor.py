@@ -12,11 +12,15 @@ and bank conflicts, the tensor pipe and the warps' stalls, to tell a memory-syst
     KMAJOR_SET=bk python3 benchmarks/ncu_diag/kmajor.py --time           # K steps of 128 beside 64
     ncu ... --metrics ... python3 benchmarks/ncu_diag/kmajor.py           # one launch per case, a marker each
 
-(``run_kmajor.sh`` runs both and writes ``$OUT``.)
+(``run_kmajor.sh`` runs both and writes ``$OUT``.) On CPU, ``--report DIR`` rescores a run's committed
+files (``benchmarks/data/ncu_kmajor``, ``.../where``): per case, the p50 time and the ncu launch's metrics,
+K-major beside row-major with their ratio.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import sys
@@ -61,7 +65,57 @@ def name(shape: tuple[int, int, int], c: tuple[int, ...], k_major: bool) -> str:
     return prefix + "m{}n{}k{}w{}s{}g{}".format(*c) + ("_kB" if k_major else "_rB")
 
 
+# What --report shows of each ncu launch (the ncu names, shortened)
+REPORT_METRICS = {
+    "gpu__time_duration.sum": "ncu time (ns)",
+    "sm__cycles_elapsed.avg.per_second": "SM clock (Hz)",
+    "dram__bytes_read.sum": "DRAM read (B)",
+    "lts__t_sector_hit_rate.pct": "L2 hit (%)",
+    "lts__t_sectors_srcunit_tex_op_read.sum": "L2 read sectors",
+    "lts__t_requests_srcunit_tex_op_read.sum": "L2 read requests",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "shared wavefronts",
+    "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "barrier stalls / issue",
+    "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": "wait stalls / issue",
+}
+
+
+def ncu_launches(text: str) -> dict[str, dict[str, float]]:
+    """Each case's metrics from an ncu CSV run of this script: the second of its two launches (the driver's
+    ``NCU_DIAG_CASE`` lines give the order)."""
+    lines = text.splitlines()
+    names = [ln.split()[1] for ln in lines if ln.startswith("NCU_DIAG_CASE ")]
+    start = next(i for i, ln in enumerate(lines) if ln.startswith('"ID"'))
+    rows = csv.DictReader(io.StringIO("\n".join(ln for ln in lines[start:] if ln.startswith('"'))))
+    by_id: dict[int, dict[str, float]] = {}
+    for row in rows:
+        if row["ID"].strip().isdigit():
+            value = row["Metric Value"].replace(",", "").strip()
+            number = float(value) if value not in ("", "n/a") else float("nan")
+            by_id.setdefault(int(row["ID"]), {})[row["Metric Name"]] = number
+    ids = sorted(by_id)
+    if len(ids) != 2 * len(names):
+        raise SystemExit(f"{len(ids)} ncu launches for {len(names)} cases (two a case expected)")
+    return {name: by_id[i] for name, i in zip(names, ids[1::2], strict=True)}
+
+
+def report(folder: Path) -> int:
+    """Print the run in ``folder`` (kmajor_timing.jsonl, kmajor_ncu.csv), K-major beside row-major."""
+    timing = {r["case"]: r["p50_us"] for r in map(json.loads, (folder / "kmajor_timing.jsonl").open())}
+    ncu = ncu_launches((folder / "kmajor_ncu.csv").read_text())
+    for case in [c for c in timing if c.endswith("_rB")]:
+        twin = case[: -len("_rB")] + "_kB"
+        slower = timing[twin] / timing[case]
+        print(f"{case[:-3]}: p50 {timing[case]:.1f} -> {timing[twin]:.1f} us ({slower:.2f}x)")
+        for metric, label in REPORT_METRICS.items():
+            row, k = ncu[case].get(metric, float("nan")), ncu[twin].get(metric, float("nan"))
+            ratio = f"{k / row:.2f}x" if row else "-"
+            print(f"  {label:24s} {row:16.4g} {k:16.4g}  {ratio}")
+    return 0
+
+
 def main() -> int:
+    if "--report" in sys.argv:
+        return report(Path(sys.argv[sys.argv.index("--report") + 1]))
     import torch
     import triton
 
