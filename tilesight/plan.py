@@ -335,7 +335,9 @@ class SerialChain:
     integers, two instructions a lane. ``feeds_dot``: a tensor-core dot of the same loop step reads the
     buffer the chain writes, so the step also fences the memory proxies and synchronises the warps between
     the two. ``shuffles``: dependent warp shuffle steps per iteration (a shuffle and the op that combines
-    its result; a warp scan's segment has log2(32) of them, and one to pass its carry on).
+    its result; a warp scan's segment has log2(32) of them, and one to pass its carry on). ``cross_warps``:
+    the warps each iteration's shuffle tree then combines through shared memory behind a barrier (a
+    block-wide all-reduce, one an iteration: TileLang's ``T.finalize_reducer``); 0 for a tree within a warp.
     """
 
     iterations: int
@@ -347,6 +349,7 @@ class SerialChain:
     packed_cvt: bool = False
     narrow_cvt: bool = False
     shuffles: int = 0
+    cross_warps: int = 0
 
     def __post_init__(self) -> None:
         _positive_int("chain.iterations", self.iterations)
@@ -354,6 +357,7 @@ class SerialChain:
         _positive_int("chain.alu", self.alu, allow_zero=True)
         _positive_int("chain.cvt", self.cvt, allow_zero=True)
         _positive_int("chain.shuffles", self.shuffles, allow_zero=True)
+        _positive_int("chain.cross_warps", self.cross_warps, allow_zero=True)
 
 
 @dataclass(frozen=True)

@@ -370,6 +370,8 @@ class _Lowering:
             return [self.gemm(node)]
         if node.op == "scan":
             return [self.scan(node)]
+        if node.op == "finalize":
+            return [self.finalize_reducer(node)]
         if node.op == "reduce":
             src, dst = node.reads[0], node.writes[0]
             smem = _bytes(src) if src.scope == SHARED else 0.0
@@ -679,6 +681,38 @@ class _Lowering:
             chain=chain,
         )
 
+    def finalize_reducer(self, node: OpNode) -> TileAction:
+        """``T.finalize_reducer``: TileLang 0.1.15 (``FinalizeReducerOp::Lower``) replicates a reducer over
+        every thread of the block and combines each element's copies with one block-wide ``tl::AllReduce``
+        after a ``__syncthreads()``, element after element (a loop over the reducer's elements, not unrolled):
+        a shuffle tree within each warp, then the warps' partials through a shared-memory workspace behind a
+        barrier. One serial iteration an element, priced like the reductions probe's dependent block-wide
+        ``tl.max`` (the one-warp tree plus the ``[cross_warp_reduction]`` latency of the block's warps)."""
+        src = node.reads[0]
+        warp = self.hw.warp_size
+        threads = self.ir.threads
+        warps = max(1, threads // warp)
+        item = dtype_bytes(canonical_dtype(src.dtype))
+        if threads >= warp:  # the AllReduce's workspace, one word a thread (T.AddWorkspace)
+            self.workspaces[node.location] = _align(threads * item, SMEM_BUFFER_ALIGN_BYTES)
+        steps = int(math.log2(min(threads, warp)))
+        chain = SerialChain(
+            iterations=src.elements,
+            lanes=1,
+            alu=0,
+            cvt=0,
+            shuffles=steps,
+            cross_warps=warps if warps > 1 else 0,
+        )
+        return TileAction(
+            self._name(f"finalize_{src.buffer}"),
+            ActionKind.ELEMENTWISE,
+            flops=float(src.elements * threads),  # every copy combined once
+            smem_bytes=float(src.elements * (warps * item * REDUCE_WORKSPACE_PASSES if warps > 1 else 0)),
+            location=node.location,
+            chain=chain,
+        )
+
     def reduce_warps(self, node: OpNode) -> int:
         """Warps a reduce combines per output element: the accumulator's warp split along the reduced axis.
 
@@ -705,6 +739,7 @@ class _Lowering:
                     f"{', '.join(node.smem_buffers)}, which {smem / WAVEFRONT_BYTES:.0f} full wavefronts hold"
                 )
             smem = waves
+        smem += node.local_bytes * node.elements  # a reducer's updates through local memory
         acts: list[Node] = []
         if node.sfu_ops:
             acts.append(
@@ -716,9 +751,19 @@ class _Lowering:
                     location=node.location,
                 )
             )
-        if node.arith_ops:
+        if node.arith_ops or node.shuffles:
             chain = None
-            if node.chain is not None and node.chain.serial:
+            if node.shuffles:
+                # a warp shuffle is a dependent step of each element's chain (T.shfl_xor's butterfly): the
+                # thread's elements one after another, each its shuffles and its arithmetic
+                chain = SerialChain(
+                    iterations=max(1, node.per_thread or self._vector_iterations(node.elements, 1)),
+                    lanes=1,
+                    alu=node.arith_ops,
+                    cvt=0,
+                    shuffles=node.shuffles,
+                )
+            elif node.chain is not None and node.chain.serial:
                 chain = SerialChain(
                     iterations=self._vector_iterations(node.elements, node.chain.lanes),
                     lanes=node.chain.lanes,

@@ -34,7 +34,12 @@ _SCOPES = {
     "local.fragment": REGISTER,
     "local": REGISTER,
     "local.var": REGISTER,
+    "local.reducer": REGISTER,  # T.alloc_reducer (v2); a v1 reducer is a fragment (see _Walker.reducers)
 }
+# The root block's annotations that name T.alloc_reducer buffers (v1: replication=..., v2: the default)
+_REDUCER_ANNOTATIONS = ("reducer_info", "reducer_info_v2")
+# T.reducer_update(acc[idx], value) inside T.Parallel: the combine each reducer op applies to an element
+_REDUCER_COMBINE = {"max": tirx.Max, "min": tirx.Min}
 _BLOCK_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
 # Threads per block of a T.Kernel given no ``threads=`` (TileLang's T.Kernel docstring: "Defaults to 128 when
 # omitted"; the launch attribute is then left out of the TIR and materialised by its CUDA pipeline).
@@ -69,6 +74,9 @@ ARITH_CALLS = frozenset(
 )
 # CUDA-core operations per element of the calls above that take more than one (clamp: a max and a min).
 CALL_OPS = {"clamp": 2}
+# Warp shuffles (T.shfl_xor / shfl_down / shfl_up / shfl_sync): one SHFL each, a dependent step of the
+# thread's chain (its latency is what a warp reduction's tree step takes, see SerialChain.shuffles)
+SHUFFLE_CALLS = frozenset({"shfl_xor_sync", "shfl_down_sync", "shfl_up_sync", "shfl_sync"})
 # Calls that produce a constant (no per-element work once folded).
 CONSTANT_CALLS = frozenset({"infinity", "max_value", "min_value"})
 # Leaf nodes that are free in a T.Parallel expression (constants, reads).
@@ -145,6 +153,11 @@ class OpNode:
     # parallel: a copy from global into shared memory TileLang 0.1.15 cannot make asynchronous (an
     # ``if_then_else`` whose condition can fail, see _Walker._sync_copy): plain loads the threads wait for
     sync_copy: bool = False
+    # parallel / store: bytes per element that go through local memory (an update of a T.alloc_reducer
+    # buffer each thread indexes by its thread index, see _Walker._reducer_update_bytes); 0 otherwise
+    local_bytes: float = 0.0
+    # parallel / store: warp shuffles on the longest path of each element's expression (SHUFFLE_CALLS)
+    shuffles: int = 0
 
 
 @dataclass(frozen=True)
@@ -254,6 +267,10 @@ class _Walker:
         # shared buffers given a layout by T.annotate_layout (the root block's "layout_map"): their addresses
         # are not row-major
         self.laid_out: set[str] = set()
+        # T.alloc_reducer buffers -> their combine op ("sum", "max", ...); TileLang 0.1.15 replicates each
+        # over every thread of the block (FinalizeReducerOp: a replicate extent of 1 or the block's
+        # threads; its lowered CUDA keeps a whole copy per thread, v1 and v2 alike)
+        self.reducers: dict[str, str] = {}
         self.count = 0
         self.source = _source_of(func)  # "file.py:line" of the kernel's definition, where TVM kept it
 
@@ -364,6 +381,10 @@ class _Walker:
             )
         self.threads = math.prod(int(t) for t in threads)
         self.laid_out |= {buf.name for buf in block.annotations.get("layout_map", {})}
+        reducer_vars = {}
+        for key in _REDUCER_ANNOTATIONS:
+            for var, info in block.annotations.get(key, {}).items():
+                reducer_vars[var] = str(info.get("op", "sum"))
         dims = [int(t) for t in threads]
         self.thread_extents = {v: dims[a] if a < len(dims) else 1 for v, a in self.thread_axes.items()}
         for buf in block.alloc_buffers:
@@ -371,6 +392,9 @@ class _Walker:
             if scope is None:
                 raise UnsupportedOpError(f"buffer scope {buf.scope()!r} ({buf.name})", self.name)
             self.buffers[buf.name] = (scope, str(buf.dtype), self._shape(buf))
+            for var, op in reducer_vars.items():
+                if buf.data.same_as(var):
+                    self.reducers[buf.name] = op
         shape = [
             np.arange(n).reshape([-1 if i == a else 1 for i in range(len(self.grid))])
             for a, n in enumerate(self.grid)
@@ -693,6 +717,14 @@ class _Walker:
             dim = self._const(call.args[2], "scan dim")
             row = int(self.buffers[src.buffer][2][-1])
             return [OpNode("scan", (src,), (dst,), where, elements=src.elements, dim=dim, row_elements=row)]
+        if op == "tl.tileop.reducer_init":  # T.reducer_init(acc[, value]): every thread's copy set
+            dst = self._region(call.args[0])
+            return [OpNode("fill", (), (dst,), where, elements=dst.elements)]
+        if op in ("tl.tileop.finalize_reducer", "tl.tileop.finalize_reducer_v2"):
+            # v1 finalises in place; v2 writes the result to a fragment of its own
+            src = self._region(call.args[0])
+            dst = self._region(call.args[1]) if op.endswith("_v2") else src
+            return [OpNode("finalize", (src,), (dst,), where, elements=src.elements)]
         if op == "tl.tileop.reduce":
             src, dst = self._region(call.args[0]), self._region(call.args[1])
             dim = self._const(call.args[3], "reduce dim")
@@ -915,6 +947,8 @@ class _Walker:
         reads: list[Region] = []
         writes: list[Region] = []
         arith = sfu = 0
+        local_bytes = 0.0
+        shuffles = 0
         chains: list[Chain | None] = []
         # a local bound inside the nest (``q_idx = bx * block_M + i``, a LetStmt) stands for its value: it is
         # substituted into the statements after it, where the compiler folds it the same way
@@ -953,6 +987,8 @@ class _Walker:
                 writes.extend(node.writes)
                 arith += node.arith_ops
                 sfu += node.sfu_ops
+                local_bytes += node.local_bytes
+                shuffles += node.shuffles
                 chains.append(node.chain)
         if not reads and not writes:  # every statement under a guard no lane passes: the nest does nothing
             return atomics
@@ -973,7 +1009,7 @@ class _Walker:
         node = OpNode(
             "parallel", tuple(reads), tuple(writes), where, iters, arith, sfu, chain=chain,
             smem_wavefront_bytes=waves[0] if waves else None, smem_buffers=waves[1] if waves else (),
-            sync_copy=self._sync_copy(body, lanes),
+            sync_copy=self._sync_copy(body, lanes), local_bytes=local_bytes, shuffles=shuffles,
         )  # fmt: skip
         return [node, *atomics]
 
@@ -1331,6 +1367,7 @@ class _Walker:
         per-element operation; an add or subtract of a product is one fused multiply-add (nvcc contracts
         ``a * b + c`` by default).
         """
+        stmt = self._reducer_store(stmt, where)
         if not isinstance(stmt, tirx.BufferStore):
             raise UnsupportedOpError(f"{type(stmt).__name__} inside T.Parallel", self.name, where)
         lanes = lanes or {}
@@ -1353,7 +1390,7 @@ class _Walker:
             out = global_tile(stmt.buffer, stmt.indices, "store to")
         else:
             out = self._whole(stmt.buffer)
-        counts = {"arith": 0, "sfu": 0}
+        counts = {"arith": 0, "sfu": 0, "shuffles": 0}
         loads: dict[str, Region] = {}
 
         def visit(node: Any) -> None:
@@ -1382,6 +1419,10 @@ class _Walker:
                 short = node.op.name.split(".")[-1]
                 if short in SFU_CALLS:
                     counts["sfu"] += 1
+                elif short in SHUFFLE_CALLS:
+                    counts["shuffles"] += 1
+                    visit(node.args[1])  # the value; the mask, lane or offset and width are uniform
+                    return
                 elif short in ARITH_CALLS:
                     counts["arith"] += CALL_OPS.get(short, 1)
                 else:
@@ -1412,7 +1453,67 @@ class _Walker:
         # an element-wise op that only moves data still issues one instruction per element
         arith = max(1, counts["arith"]) if not counts["sfu"] else counts["arith"]
         chain = self._chain(stmt, lanes) if lanes and out.scope == SHARED else None
-        return OpNode("store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"], chain=chain)
+        local = self._reducer_update_bytes(stmt, lanes) if lanes else 0.0
+        if local:
+            # each thread's updates of its copy's element run back to back through local memory
+            vec = self._vector_lanes(self._accesses(stmt), lanes)
+            chain = Chain(lanes=vec, alu=arith, cvt=0, packed=False, serial=True, packed_cvt=False,
+                          narrow_cvt=False)  # fmt: skip
+        return OpNode(
+            "store", tuple(loads.values()), (out,), where, iters, arith, counts["sfu"], chain=chain,
+            local_bytes=local, shuffles=counts["shuffles"],
+        )  # fmt: skip
+
+    @staticmethod
+    def _accesses(stmt: tirx.BufferStore) -> list[tuple[Any, Any]]:
+        """(buffer, indices) of a store and of every load its value reads."""
+        out = [(stmt.buffer, stmt.indices)]
+
+        def collect(node: Any) -> None:
+            if isinstance(node, tirx.BufferLoad):
+                out.append((node.buffer, node.indices))
+
+        tirx.stmt_functor.post_order_visit(stmt.value, collect)
+        return out
+
+    def _reducer_store(self, stmt: Any, where: str) -> Any:
+        """``T.reducer_update(acc[idx], value)`` as the store TileLang lowers it to, ``acc[idx] = acc[idx] op
+        value`` on the thread's copy (one combine an element); any other statement as it is."""
+        if not (isinstance(stmt, tirx.Evaluate) and isinstance(stmt.value, tirx.Call)):
+            return stmt
+        call = stmt.value
+        if call.op.name != "tl.reducer_update":
+            return stmt
+        target, value = call.args[0], call.args[1]
+        op = self.reducers.get(target.buffer.name)
+        if op is None:
+            what = f"T.reducer_update of {target.buffer.name!r}, not a reducer"
+            raise UnsupportedOpError(what, self.name, where)
+        combine = _REDUCER_COMBINE.get(op, tirx.Add)
+        return tirx.BufferStore(target.buffer, combine(target, value), target.indices)
+
+    def _reducer_update_bytes(self, stmt: tirx.BufferStore, lanes: dict[str, int]) -> float:
+        """Bytes per element a T.Parallel update of a reducer moves through local memory: its load and its
+        store, where the element a thread updates depends on the thread (the nest's lanes go to threads
+        innermost first, a vector of them a thread, and the reducer is indexed by a lane that is spread
+        over threads). Each thread keeps a whole copy of the reducer (see :attr:`reducers`) as an array its
+        thread index indexes, which nvcc places in local memory (TileLang 0.1.15's lowered CUDA for a column
+        sum: ``r[(threadIdx.x & 31) * 4]``). 0 for any other store, or where every thread updates elements
+        it can name at compile time."""
+        name = stmt.buffer.name
+        if name not in self.reducers:
+            return 0.0
+        used = set().union(*(free_vars(i) for i in stmt.indices))
+        vec = self._vector_lanes(self._accesses(stmt), lanes)
+        remaining = self.threads
+        names = list(lanes)
+        for pos, var in enumerate(reversed(names)):
+            extent = lanes[var] // vec if pos == 0 else lanes[var]
+            spread = max(1, min(remaining, extent))
+            if spread > 1 and var in used:
+                return 2.0 * dtype_bytes(str(stmt.buffer.dtype))
+            remaining = max(1, remaining // spread)
+        return 0.0
 
     def _chain(self, stmt: Any, lanes: dict[str, int]) -> Chain | None:
         """The :class:`Chain` of a store into shared memory that reads shared memory only; None for any other

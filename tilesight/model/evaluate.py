@@ -816,9 +816,13 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
             ops = f"{ch.alu} arithmetic op{'' if ch.alu == 1 else 's'}"
             cvts = f"{ch.cvt} conversion{'' if ch.cvt == 1 else 's'}"
             fed = ", then a dot reads it (proxy fence and barrier)" if ch.feeds_dot else ""
+            each = f"shared memory in and out; {ops} and {cvts} each{fed}"
+            if ch.shuffles:
+                across = f", then {ch.cross_warps} warps through shared memory" if ch.cross_warps else ""
+                each = f"{ch.shuffles} dependent shuffle steps each{across}"
             notes.append(
                 f"{act.name}: {ch.iterations} vector iterations of {ch.lanes} lanes per thread run back to "
-                f"back (shared memory in and out; {ops} and {cvts} each{fed}): at least "
+                f"back ({each}): at least "
                 f"{d.floor_s * 1e6:.3g} us per occurrence, against {max(d.busy_s) * 1e6:.3g} us of issue at "
                 "the full-chip share"
             )

@@ -205,15 +205,17 @@ def serial_chain_s(chain: SerialChain, hw: HardwareProfile) -> float:
     One vector iteration: the profile's ``smem_chain_latency_s`` (shared-memory load to use, and the store),
     ``alu_latency_s`` per dependent arithmetic op and ``cvt_latency_s`` per dependent conversion, a
     ``log2(warp_size)``-th of ``warp_reduction_latency_s`` per dependent shuffle step (a shuffle and its
-    combining op, as the reductions probe's one-warp tree takes them), plus :func:`chain_issue_s`; once more
-    the profile's ``smem_feed_step_s`` where a dot of the same step reads what the chain wrote
-    (``feeds_dot``). 0 when the profile does not give the chain latencies.
+    combining op, as the reductions probe's one-warp tree takes them), the profile's
+    ``[cross_warp_reduction]`` latency where each iteration's tree spans ``cross_warps`` warps, plus
+    :func:`chain_issue_s`; once more the profile's ``smem_feed_step_s`` where a dot of the same step reads
+    what the chain wrote (``feeds_dot``). 0 when the profile does not give the chain latencies.
     """
     if not hw.smem_chain_latency_s:
         return 0.0
     latency = hw.smem_chain_latency_s + chain.alu * hw.alu_latency_s + chain.cvt * hw.cvt_latency_s
     if chain.shuffles:
         latency += chain.shuffles * hw.warp_reduction_latency_s / math.log2(hw.warp_size)
+    latency += hw.reduction_latency(chain.cross_warps)
     feed = hw.smem_feed_step_s if chain.feeds_dot else 0.0
     return chain.iterations * (latency + chain_issue_s(chain, hw)) + feed
 

@@ -171,3 +171,96 @@ def test_a_column_scan_and_a_short_line():
     # a 1-D buffer is scanned by the first warp alone, whatever the threads: 1024 elements, 32 segments
     scan = _scan_action(_scan_kernel(1, 1024, 256, one_d=True))
     assert scan.chain == SerialChain(iterations=8, lanes=1, alu=4, cvt=0, shuffles=9)
+
+
+def _reducer_kernel(api, bm=64, bn=128, threads=128, op="sum", rows_inner=False):
+    @T.prim_func
+    def main(X: T.Tensor((4096, 1024), "float32"), Y: T.Tensor((1024,), "float32")):
+        with T.Kernel(1024 // bn, threads=threads) as bx:
+            xs = T.alloc_shared((bm, bn), "float32")
+            if api == "v2":
+                r = T.alloc_reducer((bn,), "float32", op=op)
+                d = T.alloc_fragment((bn,), "float32")
+                T.reducer_init(r, 0)
+            else:
+                r = T.alloc_reducer((bn,), "float32", op=op, replication="all")
+                T.fill(r, 0)
+            for k in T.serial(4096 // bm):
+                T.copy(X[k * bm, bx * bn], xs)
+                if rows_inner:
+                    for j, i in T.Parallel(bn, bm):
+                        if api == "v2":
+                            T.reducer_update(r[j], xs[i, j])
+                        else:
+                            r[j] = T.max(r[j], xs[i, j])
+                else:
+                    for i, j in T.Parallel(bm, bn):
+                        if api == "v2":
+                            T.reducer_update(r[j], xs[i, j])
+                        else:
+                            r[j] += xs[i, j]
+            if api == "v2":
+                T.finalize_reducer(r, d)
+                T.copy(d, Y[bx * bn])
+            else:
+                T.finalize_reducer(r)
+                T.copy(r, Y[bx * bn])
+
+    return main
+
+
+@pytest.mark.parametrize("api", ["v1", "v2"])
+def test_a_reducer_is_finalised_by_one_block_wide_all_reduce_an_element(api):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        func = _reducer_kernel(api)
+    plan = plan_prim_func(func, HW)
+    acts = {a.name: a for a, _ in plan.actions()}
+    fin = acts["finalize_r"]
+    # 128 elements, each a tree of 5 shuffle steps in every warp, then the 4 warps through shared memory
+    assert fin.chain == SerialChain(iterations=128, lanes=1, alu=0, cvt=0, shuffles=5, cross_warps=4)
+    # every thread's copy combined once; the workspace written and read back, a word a warp an element
+    assert fin.flops == 128 * 128 and fin.smem_bytes == 128 * 4 * 4 * 2
+    # the update: 64 x 128 elements on 128 threads, 4 lanes a vector; the reducer's index j is the lane
+    # spread over 32 threads, so each thread's copy is indexed by its thread: a 4-byte load and store of
+    # local memory an element beside the 4-byte read of xs, and 16 dependent vector iterations a thread
+    (ew,) = [a for n, a in acts.items() if n.startswith("ew_r")]
+    assert ew.smem_bytes == 64 * 128 * (4 + 2 * 4)
+    assert ew.chain == SerialChain(iterations=16, lanes=4, alu=1, cvt=0)
+
+
+def test_a_reducer_every_thread_updates_at_indices_it_knows_stays_in_registers():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        func = _reducer_kernel("v1", bm=128, bn=16, threads=128, op="max", rows_inner=True)
+    # T.Parallel(bn, bm) with i innermost: 128 rows over 128 threads (one vector of 4 columns' worth is
+    # not possible: i indexes xs's rows, so the vector is 1), j is not spread; the updates name their
+    # element at compile time and no local memory is moved
+    (ew,) = [a for a, _ in plan_prim_func(func, HW).actions() if a.name.startswith("ew_r")]
+    assert ew.smem_bytes == 128 * 16 * 4
+    assert ew.chain is None
+
+
+def test_a_warp_shuffle_is_a_dependent_step_of_the_threads_chain():
+    @T.prim_func
+    def main(X: T.Tensor((64, 256), "float32"), Y: T.Tensor((64,), "float32")):
+        with T.Kernel(64, threads=256) as bx:
+            tx = T.get_thread_binding(0)
+            acc = T.alloc_local((1,), "float32")
+            acc[0] = X[bx, tx]
+            for o in T.unroll(5):
+                acc[0] += T.shfl_xor(acc[0], 16 >> o)
+            acc[0] = acc[0] * 2.0 + T.shfl_down(acc[0], 1)
+            if tx == 0:
+                Y[bx] = acc[0]
+
+    acts = [a for a, _ in plan_prim_func(main, HW).actions() if a.chain is not None]
+    # the butterfly's store: one shuffle and one add (5 times, its loop); the last: a shuffle and an FMA
+    assert [a.chain for a in acts] == [
+        SerialChain(iterations=1, lanes=1, alu=1, cvt=0, shuffles=1),
+        SerialChain(iterations=1, lanes=1, alu=1, cvt=0, shuffles=1),
+    ]

@@ -16,18 +16,14 @@ pytestmark = pytest.mark.tilelang
 HW = load_profile("h200")
 
 
-def _reducer_kernel():
+def _im2col_kernel():
     @T.prim_func
-    def main(A: T.Tensor((128, 64), "float32"), B: T.Tensor((64,), "float32")):
-        with T.Kernel(1, threads=128) as bx:
-            r = T.alloc_reducer((64,), "float32", op="sum", replication="all")
-            s = T.alloc_shared((128, 64), "float32")
-            T.fill(r, 0)
-            T.copy(A[bx * 128, 0], s)
-            for i, j in T.Parallel(128, 64):
-                r[j] += s[i, j]
-            T.finalize_reducer(r)
-            T.copy(r, B[0])
+    def main(D: T.Tensor((2, 8, 8, 32), "float16"), B: T.Tensor((128, 32), "float16")):
+        with T.Kernel(1, 2, threads=128) as (_bx, by):
+            s = T.alloc_shared((64, 32), "float16")
+            for k in T.serial(9):
+                T.im2col(D, s, by, k, 3, 1, 1, 1)
+            T.copy(s, B[by * 64, 0])
 
     return main
 
@@ -57,9 +53,9 @@ def _global_elementwise_kernel():
 
 
 def test_unmodelled_tile_operator_is_named():
-    with pytest.raises(UnsupportedOpError, match=r"tl\.tileop\.finalize_reducer") as err:
-        plan_prim_func(_reducer_kernel(), HW)
-    assert err.value.construct == "tl.tileop.finalize_reducer"
+    with pytest.raises(UnsupportedOpError, match=r"tl\.tileop\.im2col") as err:
+        plan_prim_func(_im2col_kernel(), HW)
+    assert err.value.construct == "tl.tileop.im2col"
     assert ": op " in str(err.value)  # the location names the kernel and the operator's position
 
 
