@@ -40,6 +40,7 @@ def _registry() -> dict:
     import kernels_gemm  # noqa: F401
     import kernels_guards  # noqa: F401
     import kernels_recheck  # noqa: F401
+    import kernels_reducers  # noqa: F401
     import kernels_regs  # noqa: F401
     import kernels_scan  # noqa: F401
     import kernels_serial  # noqa: F401
@@ -52,7 +53,7 @@ def _registry() -> dict:
 # bank-conflict count of stop 24), "regs" (kernels_regs: row kernels whose registers set their residency),
 # "guards" (kernels_guards: guarded operand copies and backward second passes), "serial" (kernels_serial:
 # serial loops of plain loads that nvcc unrolls, stop 25), "scan" (kernels_scan: T.cumsum / T.cummax,
-# stop 38).
+# stop 38), "reducers" (kernels_reducers: T.alloc_reducer / T.finalize_reducer and warp shuffles, stop 39).
 SETS = {
     "survey": "",
     "recheck": "_r",
@@ -61,6 +62,7 @@ SETS = {
     "guards": "_u",
     "serial": "_n",
     "scan": "_c",
+    "reducers": "_x",
 }
 
 
