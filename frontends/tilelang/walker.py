@@ -299,6 +299,8 @@ class _Walker:
             raise UnsupportedOpError(f"tile-operator argument {type(arg).__name__} ({arg})", self.name)
         buf = load.buffer
         if buf.name not in self.buffers:
+            self._alias(buf)
+        if buf.name not in self.buffers:
             raise FrontendError(
                 f"buffer {buf.name!r} is neither a kernel argument nor allocated in the kernel"
             )
@@ -307,6 +309,17 @@ class _Walker:
         if len(extents) < len(shape):
             extents = (1,) * (len(shape) - len(extents)) + extents
         return Region(buf.name, scope, dtype, mins, extents)
+
+    def _alias(self, buf: tirx.Buffer) -> None:
+        """A view of a kernel argument's memory under another shape (``T.Tensor(shape, dtype, arg.data)``
+        inside the kernel: a convolution's weights or output as 2-D matrices): a global buffer of its own,
+        after the arguments, as a tensor of the kernel."""
+        for handle in self.func.params:
+            arg = self.func.buffer_map.get(handle)
+            if arg is not None and arg.data.same_as(buf.data):
+                self.buffers[buf.name] = (GLOBAL, str(buf.dtype), self._shape(buf))
+                self.params.append(buf.name)
+                return
 
     def _whole(self, buf: tirx.Buffer) -> Region:
         scope, dtype, shape = self.buffers[buf.name]
@@ -717,6 +730,8 @@ class _Walker:
             dim = self._const(call.args[2], "scan dim")
             row = int(self.buffers[src.buffer][2][-1])
             return [OpNode("scan", (src,), (dst,), where, elements=src.elements, dim=dim, row_elements=row)]
+        if op == "tl.tileop.im2col":
+            return [self._im2col(call, where)]
         if op == "tl.tileop.reducer_init":  # T.reducer_init(acc[, value]): every thread's copy set
             dst = self._region(call.args[0])
             return [OpNode("fill", (), (dst,), where, elements=dst.elements)]
@@ -738,6 +753,48 @@ class _Walker:
         if op.endswith("atomic_add_elem_op"):
             return [self._scalar_atomic(tirx.Evaluate(call), where)]
         raise UnsupportedOpError(op, self.name, where)
+
+    def _im2col(self, call: tirx.Call, where: str) -> OpNode:
+        """``T.im2col(data, dst, nhw_step, c_step, kernel, stride, dilation, pad)``: a convolution's
+        ``bm x bk`` tile of the implicit im2col matrix (rows: output pixels ``nhw_step * bm ...``, columns:
+        ``(kh, kw, c)`` from ``c_step * bk``) gathered from an NHWC tensor into shared memory. TileLang 0.1.15
+        lowers it on sm_90a to one TMA im2col load a step (``tl::tma_load_im2col``). A copy of the input
+        pixels the tile's rows sit on, at the tap and channels of its columns: ``bm`` pixels of an output row
+        (or whole output rows), ``bk`` channels; padding taps are clamped to the tensor's edge."""
+        src, dst = self._region(call.args[0]), self._region(call.args[1])
+        if len(src.extents) != 4 or len(dst.extents) != 2:
+            dims = f"{len(src.extents)}-D tensor into a {len(dst.extents)}-D tile"
+            what = f"T.im2col from a {dims} (it reads NHWC into 2-D)"
+            raise UnsupportedOpError(what, self.name, where)
+        kk, stride, dil, pad = (self._const(x, "im2col parameter") for x in call.args[4:8])
+        n_img, h_in, w_in, chans = self.buffers[src.buffer][2]
+        oh = (h_in + 2 * pad - dil * (kk - 1) - 1) // stride + 1
+        ow = (w_in + 2 * pad - dil * (kk - 1) - 1) // stride + 1
+        bm, bk = dst.extents
+        if bm <= ow and ow % bm == 0:
+            rows, width = 1, bm
+        elif bm % ow == 0 and bm // ow <= oh and oh % (bm // ow) == 0:
+            rows, width = bm // ow, ow
+        else:
+            what = f"T.im2col tile of {bm} output pixels across rows of {ow}"
+            raise UnsupportedOpError(what, self.name, where)
+        if chans % bk:
+            raise UnsupportedOpError(f"T.im2col of {bk} columns over {chans} channels", self.name, where)
+        m0 = call.args[2] * bm
+        k0 = call.args[3] * bk
+        zero = tirx.const(0, "int32")
+        n = tirx.min(m0 // (oh * ow), n_img - 1)
+        h = (m0 % (oh * ow)) // ow * stride - pad + k0 // (chans * kk) * dil
+        w = m0 % ow * stride - pad + (k0 // chans) % kk * dil
+        mins = (
+            n,
+            tirx.max(tirx.min(h, h_in - rows), zero),
+            tirx.max(tirx.min(w, w_in - min(width, w_in)), zero),
+            k0 % chans,
+        )
+        region = Region(src.buffer, src.scope, src.dtype, mins, (1, rows, min(width, w_in), bk))
+        copied_from(dst.buffer, src.buffer, region.mins, region.extents)
+        return OpNode("copy", (region,), (dst,), where, elements=dst.elements)
 
     def _register_hint(self, call: tirx.Call, where: str) -> list[OpNode | LoopNode]:
         """``T.set_max_nreg(n, inc)`` / ``T.disable_warp_group_reg_alloc()``: hints to the register allocation

@@ -7,6 +7,7 @@ pytest.importorskip("tilelang")
 import tilelang.language as T  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 
+from tilesight.errors import UnsupportedOpError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
 from tilesight.plan import SYNC_LOAD, VECTOR_REDUCTION, AccessMode, ActionKind  # noqa: E402
 
@@ -467,3 +468,50 @@ def test_index_math_with_if_then_else_and_shifts_evaluates_per_block():
     half = tir.call_intrin("int32", "tirx.shift_right", bx, 1)
     mixed = tir.call_intrin("int32", "tirx.bitwise_xor", half, 1)
     assert evaluate(mixed, env, "k").tolist() == [1, 1, 0, 0]
+
+
+def _conv_kernel(n=2, c=64, h=16, w=16, f=256, kk=3, s=1, p=1, bm=64, bn=128, bk=32):
+    oh = (h + 2 * p - (kk - 1) - 1) // s + 1
+    ow = (w + 2 * p - (kk - 1) - 1) // s + 1
+
+    @T.prim_func
+    def main(
+        data: T.Tensor((n, h, w, c), "float16"),
+        kernel: T.Tensor((kk, kk, c, f), "float16"),
+        out: T.Tensor((n, oh, ow, f), "float16"),
+    ):
+        with T.Kernel(T.ceildiv(f, bn), T.ceildiv(n * oh * ow, bm), threads=128) as (bx, by):
+            data_s = T.alloc_shared((bm, bk), "float16")
+            kern_s = T.alloc_shared((bk, bn), "float16")
+            out_l = T.alloc_fragment((bm, bn), "float32")
+            kernel_flat = T.Tensor((kk * kk * c, f), "float16", kernel.data)
+            out_flat = T.Tensor((n * oh * ow, f), "float16", out.data)
+            T.clear(out_l)
+            for k in T.Pipelined(T.ceildiv(kk * kk * c, bk), num_stages=2):
+                T.im2col(data, data_s, by, k, kk, s, 1, p)
+                T.copy(kernel_flat[k * bk, bx * bn], kern_s)
+                T.gemm(data_s, kern_s, out_l)
+            T.copy(out_l, out_flat[by * bm, bx * bn])
+
+    return main
+
+
+def test_im2col_is_a_copy_of_the_pixels_a_tiles_rows_sit_on():
+    # 16 x 16 output pixels an image, 64 a tile: 4 output rows of 16; 32 of the 64 channels a step, 3 x 3
+    # taps: 18 steps. Each step copies 4 rows x 16 pixels x 32 channels of the input (4 KB) into shared memory
+    plan = plan_prim_func(_conv_kernel(), HW)
+    tensors = {t.name: t for t in plan.tensors}
+    assert tensors["data"].tile == (1, 4, 16, 32) and tensors["data"].shape == (2, 16, 16, 64)
+    assert plan.access_count("data") == 18
+    # the tile's pixels follow the grid's row of tiles (by), not its column (bx): reused along bx
+    assert tensors["data"].reuse_dims == frozenset({plan.grid.dims[0]})
+    # the flat views of the weights and the output are tensors of their own, the weights reused along by
+    assert tensors["kernel_flat"].tile == (32, 128) and tensors["kernel_flat"].shape == (576, 256)
+    assert tensors["kernel_flat"].reuse_dims == frozenset({plan.grid.dims[1]})
+    assert tensors["out_flat"].tile == (64, 128)
+
+
+def test_im2col_tile_that_straddles_output_rows_is_refused():
+    # 48 pixels of rows of 16 is not whole rows: the copy's pixels cannot be named as one region
+    with pytest.raises(UnsupportedOpError, match="T.im2col tile of 48 output pixels across rows of 16"):
+        plan_prim_func(_conv_kernel(bm=48), HW)
