@@ -36,6 +36,7 @@ def _registry() -> dict:
     import common
     import kernels_attn  # noqa: F401  (registers its cases)
     import kernels_banks  # noqa: F401
+    import kernels_conv  # noqa: F401
     import kernels_elem  # noqa: F401
     import kernels_gemm  # noqa: F401
     import kernels_guards  # noqa: F401
@@ -53,7 +54,8 @@ def _registry() -> dict:
 # bank-conflict count of stop 24), "regs" (kernels_regs: row kernels whose registers set their residency),
 # "guards" (kernels_guards: guarded operand copies and backward second passes), "serial" (kernels_serial:
 # serial loops of plain loads that nvcc unrolls, stop 25), "scan" (kernels_scan: T.cumsum / T.cummax,
-# stop 38), "reducers" (kernels_reducers: T.alloc_reducer / T.finalize_reducer and warp shuffles, stop 39).
+# stop 38), "reducers" (kernels_reducers: T.alloc_reducer / T.finalize_reducer and warp shuffles, stop 39),
+# "conv" (kernels_conv: T.im2col convolutions, stop 39).
 SETS = {
     "survey": "",
     "recheck": "_r",
@@ -63,6 +65,7 @@ SETS = {
     "serial": "_n",
     "scan": "_c",
     "reducers": "_x",
+    "conv": "_v",
 }
 
 
