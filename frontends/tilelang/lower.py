@@ -340,7 +340,7 @@ class _Lowering:
             location=node.location,
             mean_trips=mean_trips,
             trips_by_program=by_program,
-            producer_loads=self.warp_specialised(),
+            producer_loads=self.warp_specialised() or bool(self.ir.producer_threads),
         )
 
     def op(self, node: OpNode, stages: int, pipelined: bool = False) -> list[Node]:
@@ -831,10 +831,11 @@ class _Lowering:
     def resources(self) -> BlockResources:
         threads = self.ir.threads
         smem = self.shared_bytes()
-        if self.warp_specialised():
-            # warp-specialised: a producer warpgroup, its barriers, and ptxas spending the whole register
-            # file on one block (launch bounds (threads, 1)), capped at the consumers' setmaxnreg value
-            threads += WS_PRODUCER_THREADS
+        if self.warp_specialised() or self.ir.producer_threads:
+            # warp-specialised: a producer warpgroup (TileLang's, or the kernel's own T.ws branch), its
+            # barriers, and ptxas spending the whole register file on one block (launch bounds (threads,
+            # 1)), capped at the consumers' setmaxnreg value
+            threads += self.ir.producer_threads or WS_PRODUCER_THREADS
             smem += WS_BARRIER_SMEM_BYTES
             budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
             # without TileLang's setmaxnreg pair (T.disable_warp_group_reg_alloc) nothing caps the consumers

@@ -91,9 +91,27 @@ _FREE_EXPR = (
 )
 # Attributes the walker reads (swizzle) or that do not change the tile program.
 SWIZZLE_ATTR = "threadblock_swizzle_pattern"
-_IGNORED_ATTRS = frozenset({"pragma_unroll_explicit", "tl.ws_op_id"})
+_IGNORED_ATTRS = frozenset({"pragma_unroll_explicit", "tl.ws_op_id", "warp_specialize"})
 # Evaluate() calls that synchronise or hint and carry no modelled work.
-_IGNORED_CALLS = frozenset({"tirx.tvm_storage_sync", "tl.sync_threads"})
+_IGNORED_CALLS = frozenset(
+    {
+        "tirx.tvm_storage_sync",
+        "tl.sync_threads",
+        # a hand-written warp-specialised pipeline's barriers (T.alloc_barrier: T.barrier_wait /
+        # T.mbarrier_wait_parity, T.barrier_arrive / T.mbarrier_arrive): the hand-off the plan's loop
+        # already orders (see _Walker._ws_threads)
+        "tl.mbarrier_wait_parity",
+        "tl.ptx_arrive_barrier",
+        "tirx.ptx_arrive_barrier",
+        "tl.mbarrier_expect_tx",
+        "tl.ptx_arrive_barrier_expect_tx",
+    }
+)
+# T.alloc_barrier's buffers: mbarriers, no data
+_BARRIER_SCOPE = "shared.barrier"
+# The attribute TileLang puts on each branch of a hand-written warp specialisation (``with T.ws(i)``: ``if
+# tx in a warpgroup's range``)
+WS_ATTR = "warp_specialize"
 # Register-allocation hints (T.set_max_nreg, T.disable_warp_group_reg_alloc). TileLang 0.1.15's
 # AnnotateWarpGroupRegAlloc pass (src/cuda/transform/annotate_warp_group_reg_alloc.cc) keeps a user's
 # set_max_nreg where it stands and still injects its own producer / consumer pair (setmaxnreg 24 / 240) at
@@ -220,6 +238,10 @@ class KernelIR:
     # TileLang gives a warp-specialised kernel's warpgroups their registers with setmaxnreg; False after
     # T.disable_warp_group_reg_alloc (every thread then keeps what ptxas gives it at the launch bounds)
     setmaxnreg: bool = True
+    # a hand-written warp specialisation (T.ws): the threads of its branch that issues the tile loads (TMA
+    # copies into shared memory), part of the launch; ``threads`` is then the other branches' (the
+    # consumers'). 0 for none
+    producer_threads: int = 0
 
 
 class _Walker:
@@ -271,6 +293,7 @@ class _Walker:
         # over every thread of the block (FinalizeReducerOp: a replicate extent of 1 or the block's
         # threads; its lowered CUDA keeps a whole copy per thread, v1 and v2 alike)
         self.reducers: dict[str, str] = {}
+        self.producer_threads = 0  # see KernelIR.producer_threads
         self.count = 0
         self.source = _source_of(func)  # "file.py:line" of the kernel's definition, where TVM kept it
 
@@ -350,6 +373,7 @@ class _Walker:
             sequence=self.sequence,
             notes=tuple(self.notes),
             setmaxnreg=self.setmaxnreg,
+            producer_threads=self.producer_threads,
         )
 
     def _launch(self, stmt: Any) -> list[OpNode | LoopNode]:
@@ -401,6 +425,8 @@ class _Walker:
         dims = [int(t) for t in threads]
         self.thread_extents = {v: dims[a] if a < len(dims) else 1 for v, a in self.thread_axes.items()}
         for buf in block.alloc_buffers:
+            if buf.scope() == _BARRIER_SCOPE:
+                continue
             scope = _SCOPES.get(buf.scope())
             if scope is None:
                 raise UnsupportedOpError(f"buffer scope {buf.scope()!r} ({buf.name})", self.name)
@@ -414,7 +440,41 @@ class _Walker:
         ]
         for var, values in zip(self.grid_vars, shape, strict=True):
             self.env[var] = values
+        self._ws_threads(block.body)
         return self._body(block.body)
+
+    def _ws_threads(self, root: Any) -> None:
+        """A hand-written warp specialisation (``with T.ws(i)``: an ``if`` on the thread index around a
+        ``warp_specialize`` attribute): its branch whose tile operators are TMA copies into shared memory is
+        the producer. Its threads are taken out of :attr:`threads`, which then counts the consumers (who
+        split every T.gemm), and kept in :attr:`producer_threads`, as TileLang's own warp specialisation
+        keeps its producer warpgroup beside the user's threads (lower.WS_PRODUCER_THREADS)."""
+        branches: list[tuple[Any, Any]] = []
+
+        def visit(node: Any) -> None:
+            if (
+                isinstance(node, tirx.IfThenElse)
+                and isinstance(node.then_case, tirx.AttrStmt)
+                and node.then_case.attr_key == WS_ATTR
+            ):
+                branches.append((node.condition, node.then_case.body))
+
+        tirx.stmt_functor.post_order_visit(root, visit)
+        if not branches:
+            return
+        tx = np.arange(self.threads)
+        env = dict(self.env)
+        for var in self.thread_extents:
+            env[var] = tx  # the launch's threads along x (T.ws branches split threadIdx.x)
+        producer = np.zeros(self.threads, dtype=bool)
+        for cond, body in branches:
+            ops = _call_names(body)
+            if "tl.tileop.tma_copy" in ops and "tl.tileop.gemm" not in ops:
+                taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name)).astype(bool), tx.shape)
+                producer |= taken
+        if producer.any() and not producer.all():
+            self.producer_threads = int(producer.sum())
+            self.threads -= self.producer_threads
 
     # -- tile program --------------------------------------------------------------------------------------
     def _bind(self, stmt: tirx.Bind) -> list[OpNode | LoopNode]:
@@ -461,6 +521,13 @@ class _Walker:
             spread = self._thread_store(stmt, {}, where)
             return [spread if spread is not None else self._store(stmt, 1, where)]
         if isinstance(stmt, tirx.IfThenElse):
+            if isinstance(stmt.then_case, tirx.AttrStmt) and stmt.then_case.attr_key == WS_ATTR:
+                # a T.ws branch: its warps' tile operators are the block's (one warpgroup loads, another
+                # multiplies). TileLang 0.1.15 puts a __syncthreads() before each branch of a loop step
+                # (lowered CUDA for sm_90a), so the producer issues step k+1's copies only after the
+                # consumers' step k, however many buffers the kernel rotates: the loop runs as an
+                # unpipelined one whose copies the block waits for
+                return self._body(stmt.then_case.body)
             return self._branch(stmt)
         raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
 
@@ -690,13 +757,14 @@ class _Walker:
         body = tuple(self._body(stmt.body))
         if not body:
             raise UnsupportedOpError(f"loop {stmt.loop_var.name!r} with no tile operators", self.name, where)
+        pipelined = stages >= 1 and annotated is not None
         return LoopNode(
             stmt.loop_var.name,
             trips,
             max(1, stages),
             body,
             where,
-            pipelined=stages >= 1 and annotated is not None,
+            pipelined=pipelined,
         )
 
     def _evaluate(self, call: Any) -> list[OpNode | LoopNode]:
@@ -704,7 +772,7 @@ class _Walker:
             raise UnsupportedOpError(f"expression statement {call}", self.name)
         op = call.op.name
         where = self._where(f"{op}")
-        if op == "tl.tileop.copy":
+        if op in ("tl.tileop.copy", "tl.tileop.tma_copy"):
             src, dst = self._region(call.args[0]), self._region(call.args[1])
             if src.scope == GLOBAL and dst.scope != GLOBAL:
                 copied_from(dst.buffer, src.buffer, src.mins, src.extents)  # its elements evaluate too
@@ -1613,6 +1681,18 @@ class _Walker:
             packed_cvt=any(cvt_packed(s, d) for s, d in casts),
             narrow_cvt=any(cvt_narrow(s, d) for s, d in casts),
         )
+
+
+def _call_names(stmt: Any) -> set[str]:
+    """Names of the operators ``stmt`` calls."""
+    names: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tirx.Call) and hasattr(node.op, "name"):
+            names.add(node.op.name)
+
+    tirx.stmt_functor.post_order_visit(stmt, visit)
+    return names
 
 
 def _merged_rounds(addr: np.ndarray, width: int) -> tuple[np.ndarray, int]:

@@ -9,7 +9,7 @@ from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 
 from tilesight.errors import UnsupportedOpError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
-from tilesight.plan import SYNC_LOAD, VECTOR_REDUCTION, AccessMode, ActionKind  # noqa: E402
+from tilesight.plan import SYNC_LOAD, VECTOR_REDUCTION, AccessMode, ActionKind, Loop  # noqa: E402
 
 pytestmark = pytest.mark.tilelang
 
@@ -515,3 +515,48 @@ def test_im2col_tile_that_straddles_output_rows_is_refused():
     # 48 pixels of rows of 16 is not whole rows: the copy's pixels cannot be named as one region
     with pytest.raises(UnsupportedOpError, match="T.im2col tile of 48 output pixels across rows of 16"):
         plan_prim_func(_conv_kernel(bm=48), HW)
+
+
+def _ws_gemm_kernel(buffers=2, m=512, n=512, k=1024, bm=128, bn=128, bk=64):
+    @T.prim_func
+    def main(A: T.Tensor((m, k), "float16"), B: T.Tensor((k, n), "float16"), C: T.Tensor((m, n), "float16")):
+        with T.Kernel(T.ceildiv(n, bn), T.ceildiv(m, bm), threads=256) as (bx, by):
+            A_s = T.alloc_shared((buffers, bm, bk), "float16")
+            B_s = T.alloc_shared((buffers, bk, bn), "float16")
+            C_l = T.alloc_fragment((bm, bn), "float32")
+            bars = T.alloc_barrier([128, 128] * buffers)
+            with T.ws(0):
+                T.clear(C_l)
+            for ko in range(T.ceildiv(k, bk)):
+                with T.ws(1):
+                    parity = ((ko // buffers) % 2) ^ 1
+                    T.mbarrier_wait_parity(mbarrier=bars[ko % buffers + buffers], parity=parity)
+                    T.tma_copy(A[by * bm : (by + 1) * bm, ko * bk : (ko + 1) * bk], A_s[ko % buffers, :, :],
+                               barrier=bars[ko % buffers])  # fmt: skip
+                    T.tma_copy(B[ko * bk : (ko + 1) * bk, bx * bn : (bx + 1) * bn], B_s[ko % buffers, :, :],
+                               barrier=bars[ko % buffers])  # fmt: skip
+                    T.mbarrier_arrive(mbarrier=bars[ko % buffers])
+                with T.ws(0):
+                    T.mbarrier_wait_parity(mbarrier=bars[ko % buffers], parity=(ko // buffers) % 2)
+                    T.gemm(A_s[ko % buffers, :, :], B_s[ko % buffers, :, :], C_l)
+                    T.mbarrier_arrive(mbarrier=bars[ko % buffers + buffers])
+            with T.ws(0):
+                T.copy(C_l, C[by * bm, bx * bn])
+
+    return main
+
+
+@pytest.mark.parametrize("buffers", [1, 2])
+def test_a_hand_written_warp_specialisation_is_a_producer_and_its_consumers(buffers):
+    plan = plan_prim_func(_ws_gemm_kernel(buffers), HW)
+    # 256 threads launched: the T.ws(1) branch's 128 issue the TMA copies, the other 128 split the gemm
+    # (one warpgroup: one compute group); the barriers are no data
+    assert plan.resources.threads == 256 and plan.resources.compute_groups == 1
+    assert {t.name for t in plan.tensors} == {"A", "B", "C"}
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    # TileLang puts a __syncthreads() before each branch of a step: the producer cannot run ahead, whatever
+    # the buffers; the loads are the producer's TMA copies, waited for every step
+    assert loop.trips == 16 and loop.stages == 1 and loop.producer_loads
+    kinds = sorted(a.kind.value for a in loop.body if not isinstance(a, Loop))
+    assert kinds == ["dot", "load", "load"]
+    assert plan.tensor("A").tile == (128, 64) and plan.tensor("B").tile == (64, 128)
