@@ -45,6 +45,7 @@ def _registry() -> dict:
     import kernels_regs  # noqa: F401
     import kernels_scan  # noqa: F401
     import kernels_serial  # noqa: F401
+    import kernels_ws  # noqa: F401
 
     return common.REGISTRY
 
@@ -55,7 +56,8 @@ def _registry() -> dict:
 # "guards" (kernels_guards: guarded operand copies and backward second passes), "serial" (kernels_serial:
 # serial loops of plain loads that nvcc unrolls, stop 25), "scan" (kernels_scan: T.cumsum / T.cummax,
 # stop 38), "reducers" (kernels_reducers: T.alloc_reducer / T.finalize_reducer and warp shuffles, stop 39),
-# "conv" (kernels_conv: T.im2col convolutions, stop 39).
+# "conv" (kernels_conv: T.im2col convolutions, stop 39), "ws" (kernels_ws: hand-written warp specialisation,
+# stop 39).
 SETS = {
     "survey": "",
     "recheck": "_r",
@@ -66,6 +68,7 @@ SETS = {
     "scan": "_c",
     "reducers": "_x",
     "conv": "_v",
+    "ws": "_w",
 }
 
 
