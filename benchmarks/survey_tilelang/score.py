@@ -3,10 +3,10 @@
     python benchmarks/survey_tilelang/score.py [--data benchmarks/data/survey_tilelang] [--set SET] [--now]
         [--predictions FILE]
 
-Families by name: ``gemm*``, ``bmm*``, ``gemv*`` and ``conv*`` are GEMMs; ``fa_*``, ``flash_*`` and
-``sliding_*`` attention; the rest memory-bound. MAPE per family beside the roofline (each case's compulsory
-bytes over 4.8 TB/s or its FLOPs over the datasheet peak), the refusals and the worst cases. ``--now``
-predicts with the code as it is.
+Families by name: ``gemm*``, ``bmm*``, ``gemv*``, ``conv*`` and ``ws_gemm*`` are GEMMs; ``fa_*``,
+``flash_*`` and ``sliding_*`` attention; the rest memory-bound. MAPE per family beside the roofline (each
+case's compulsory bytes over 4.8 TB/s or its FLOPs over the datasheet peak), the refusals and the worst
+cases. ``--now`` predicts with the code as it is.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import survey_table  # noqa: E402
 
 
 def family(name: str) -> str:
-    if name.startswith(("gemm", "bmm", "gemv", "conv")):
+    if name.startswith(("gemm", "bmm", "gemv", "conv", "ws_gemm")):
         return "gemm"
     if name.startswith(("fa_", "flash_", "sliding_")):
         return "attention"

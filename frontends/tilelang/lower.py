@@ -838,6 +838,18 @@ class _Lowering:
             threads += self.ir.producer_threads or WS_PRODUCER_THREADS
             smem += WS_BARRIER_SMEM_BYTES
             budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
+            if self.ir.producer_threads and not self.ir.nreg_hints:
+                # a hand-written warp specialisation without T.set_max_nreg: TileLang injects no setmaxnreg
+                # (its lowered CUDA for sm_90a has none) and ptxas gives every thread what the consumers'
+                # code needs (nvcc 13.0 on the ws set: 90 registers with a 64-register accumulator share,
+                # 154 with 128), so smaller tiles fit two blocks an SM
+                regs = self._fragment_registers() + REGISTER_OVERHEAD_PER_THREAD
+                return BlockResources(
+                    threads=threads,
+                    smem_bytes=smem,
+                    regs_per_thread=min(regs, budget, self.hw.regs_per_thread_max),
+                    compute_groups=self.consumer_groups(),
+                )
             # without TileLang's setmaxnreg pair (T.disable_warp_group_reg_alloc) nothing caps the consumers
             # below what ptxas gives every thread
             cap = WS_CONSUMER_MAX_REGS if self.ir.setmaxnreg else self.hw.regs_per_thread_max

@@ -242,6 +242,8 @@ class KernelIR:
     # copies into shared memory), part of the launch; ``threads`` is then the other branches' (the
     # consumers'). 0 for none
     producer_threads: int = 0
+    # T.set_max_nreg calls (a hand-written warp specialisation's register split)
+    nreg_hints: int = 0
 
 
 class _Walker:
@@ -374,6 +376,7 @@ class _Walker:
             notes=tuple(self.notes),
             setmaxnreg=self.setmaxnreg,
             producer_threads=self.producer_threads,
+            nreg_hints=self.nreg_hints,
         )
 
     def _launch(self, stmt: Any) -> list[OpNode | LoopNode]:

@@ -560,3 +560,16 @@ def test_a_hand_written_warp_specialisation_is_a_producer_and_its_consumers(buff
     kinds = sorted(a.kind.value for a in loop.body if not isinstance(a, Loop))
     assert kinds == ["dot", "load", "load"]
     assert plan.tensor("A").tile == (128, 64) and plan.tensor("B").tile == (64, 128)
+
+
+def test_a_hand_written_warp_specialisation_keeps_the_registers_its_consumers_need():
+    from tilesight.frontends.tilelang.lower import REGISTER_OVERHEAD_PER_THREAD
+
+    # no T.set_max_nreg: TileLang injects no setmaxnreg, and a thread keeps its share of the accumulator
+    # (128 x 128 fp32 over the 128 consumers: 128 registers; 64 x 128: 64) and the usual overhead, so the
+    # 64-row tile fits two 256-thread blocks in the 64K-register file
+    big = plan_prim_func(_ws_gemm_kernel(2), HW).resources
+    small = plan_prim_func(_ws_gemm_kernel(2, bm=64), HW).resources
+    assert big.regs_per_thread == 128 + REGISTER_OVERHEAD_PER_THREAD
+    assert small.regs_per_thread == 64 + REGISTER_OVERHEAD_PER_THREAD
+    assert 65536 // (256 * small.regs_per_thread) == 2 and 65536 // (256 * big.regs_per_thread) == 1
