@@ -1027,7 +1027,11 @@ class Walker:
         return flat[np.clip(idx, 0, flat.size - 1)].astype(np.int64)
 
     def dot(self, op: Op, body: _Body, vin: V) -> None:
-        types = re.findall(r"tensor<[^>]*>", op.text.rsplit(" : ", 1)[-1])
+        signature = op.text.rsplit(" : ", 1)[-1]
+        scaled = op.name == "tt.dot_scaled"
+        # tt.dot_scaled's types: ``a[, a_scale] * b[, b_scale] -> c``; tt.dot's ``a * b -> c``
+        sides = signature.split(" * ", 1) if scaled else [signature]
+        types = [t for side in sides for t in re.findall(r"tensor<[^>]*>", side)[: 1 if scaled else 2]]
         if len(types) < 2:
             raise FrontendError(f"cannot read {op.name} operand types", construct=op.name, location=op.loc)
         a, b = tensor_type(types[0]), tensor_type(types[1])
@@ -1035,6 +1039,9 @@ class Walker:
         m, k = a[0][-2], a[0][-1]
         nn = b[0][-1]
         batch = math.prod(a[0][:-2]) if len(a[0]) > 2 else 1
+        dtype = _ELEM.get(a[1], a[1])
+        if scaled:
+            k, dtype = self.scaled_dot(op, body, vin, m * batch, nn, k, dtype)
         if located(op, self.fma_dots):
             # lowered to CUDA-core fused multiply-adds (an fp32 dot in IEEE precision): m x n x k of them
             self.compute(op, body, vin, ActionKind.ELEMENTWISE, m * batch * nn * k)
@@ -1045,7 +1052,7 @@ class Walker:
             "name": name,
             "kind": ActionKind.DOT,
             "shape": (m * batch, nn, k),
-            "dtype": _ELEM.get(a[1], a[1]),
+            "dtype": dtype,
             "variant": variant,
             "deps": set(self.deps_in(body, vin)),
             "loc": op.loc,
@@ -1070,6 +1077,28 @@ class Walker:
             node["vector_bytes"] = LDMATRIX_BYTES_PER_THREAD
         body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
+
+    def scaled_dot(self, op: Op, body: _Body, vin: V, m: int, n: int, k: int, dtype: str) -> tuple[int, str]:
+        """``tl.dot_scaled``: its K (an ``e2m1`` operand packs two values a byte along K) and the dtype its
+        MMA runs in. Where the target has no scaled MMA (TTGIR without ``tt.dot_scaled``: Hopper), Triton
+        decomposes it (DecomposeScaledBlocked): each operand upcast to bf16 in registers (``tt.fp_to_fp``)
+        and multiplied by its scales broadcast along K, B stored back to shared memory for the warpgroup
+        MMA, then a bf16 dot. That upcast is an element-wise action before the dot: a conversion and a
+        multiply an element of both operands, and B's bf16 tile stored to shared memory."""
+        fmt = dict(re.findall(r"\b(lhs|rhs) = (\w+)", op.text))
+        if fmt.get("lhs") == "e2m1":
+            k *= 2
+        if "tt.dot_scaled" in self.ir.ttgir:
+            return k, dtype  # a native scaled MMA
+        up = {"fp16": "float16"}.get(fmt.get("lhs", ""), "bfloat16")
+        self.compute(op, body, vin, ActionKind.ELEMENTWISE, 2 * (m * k + k * n))
+        body.nodes[-1]["smem_bytes"] = float(k * n * dtype_bytes(up))
+        vin.prods = frozenset({body.nodes[-1]["name"]})
+        self.notes.append(
+            f"tt.dot_scaled at {op.loc}: no scaled MMA on this target; Triton upcasts both operands to {up} "
+            f"in registers (a conversion and a scale multiply an element) and runs a {up} dot"
+        )
+        return k, up
 
     def copies(self, op: Op) -> int:
         """How many times the warps compute each element ``op`` works on: more than 1 where its tile lies in

@@ -801,3 +801,44 @@ def test_a_coordinate_that_also_reaches_the_address_directly_still_separates_til
     plan = FE.plan(k.expert_weight_rows, ((64, 8), w, ids, out, 1024), dict(K=64, BN=128), HW)
     keys = plan.tensor("w_ptr").block_keys
     assert keys is not None and len(np.unique(keys)) == 64 * 8
+
+
+@triton.jit
+def _dot_scaled_kernel(
+    a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    rs = tl.arange(0, BK // 32)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * (BN * tl.num_programs(1)) + rn[None, :])
+        sa = tl.load(as_ptr + rm[:, None] * (K // 32) + (k0 // 32 + rs)[None, :])
+        sb = tl.load(bs_ptr + rn[:, None] * (K // 32) + (k0 // 32 + rs)[None, :])
+        acc = tl.dot_scaled(a, sa, "e4m3", b, sb, "e4m3", acc)
+    tl.store(c_ptr + rm[:, None] * (BN * tl.num_programs(1)) + rn[None, :], acc.to(tl.bfloat16))
+
+
+def test_dot_scaled_on_hopper_is_an_upcast_and_a_bf16_dot():
+    # 256 x 256 x 512 in 128 x 128 x 128 tiles: the dot's K is the operands' (128), not the scales' (4);
+    # sm_90 has no scaled MMA, so Triton upcasts both 128 x 128 fp8 tiles to bf16 (a conversion and a scale
+    # multiply an element: 2 x (128 x 128 + 128 x 128) operations) and stores B's bf16 tile to shared memory
+    f8 = "float8_e4m3fn"
+    args = (
+        (2, 2),
+        TensorSpec((256, 512), f8),
+        TensorSpec((256, 16), "uint8"),
+        TensorSpec((512, 256), f8),
+        TensorSpec((256, 16), "uint8"),
+        TensorSpec((256, 256), "bfloat16"),
+        512,
+    )
+    plan = FE.plan(_dot_scaled_kernel, args, dict(BM=128, BN=128, BK=128, num_warps=8, num_stages=3), HW)
+    (dot,) = _find(plan.body, ActionKind.DOT)
+    assert dot.shape == (128, 128, 128) and dot.dtype == "bfloat16"
+    (up,) = [a for a in _find(plan.body, ActionKind.ELEMENTWISE) if a.name in dot.deps]
+    assert up.flops == 2 * (128 * 128 + 128 * 128)
+    assert up.smem_bytes == 128 * 128 * 2
+    assert any("tt.dot_scaled" in n and "bfloat16" in n for n in plan.notes)
