@@ -470,14 +470,23 @@ class _Walker:
         for var in self.thread_extents:
             env[var] = tx  # the launch's threads along x (T.ws branches split threadIdx.x)
         producer = np.zeros(self.threads, dtype=bool)
+        consumer = np.zeros(self.threads, dtype=bool)
         for cond, body in branches:
             ops = _call_names(body)
-            if "tl.tileop.tma_copy" in ops and "tl.tileop.gemm" not in ops:
-                taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name)).astype(bool), tx.shape)
+            taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name)).astype(bool), tx.shape)
+            if "tl.tileop.gemm" in ops:
+                consumer |= taken
+            elif "tl.tileop.tma_copy" in ops:
                 producer |= taken
+        producer &= ~consumer  # threads that multiply are consumers, whatever else they copy
         if producer.any() and not producer.all():
             self.producer_threads = int(producer.sum())
             self.threads -= self.producer_threads
+        else:
+            self.notes.append(
+                f"{len(branches)} T.ws branches but none of TMA copies apart from the gemm's threads: each "
+                "branch's tile operators are priced on all the block's threads"
+            )
 
     # -- tile program --------------------------------------------------------------------------------------
     def _bind(self, stmt: tirx.Bind) -> list[OpNode | LoopNode]:
