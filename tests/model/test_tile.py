@@ -475,3 +475,22 @@ def test_a_loop_unroll_must_be_positive():
 
     with pytest.raises(PlanError, match="unroll"):
         Loop("loop", 4, (TileAction("ld", ActionKind.LOAD, tensor="t"),), unroll=0)
+
+
+def test_a_burst_load_before_a_pipelined_loop_leaves_the_loops_refill_at_the_port():
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body, refill_span_s
+    from tilesight.plan import Loop
+
+    # a lone block's burst load at the top of its program (the combine of a split-KV decode: its LSE row),
+    # then a two-stage loop whose warps load their own tiles: the loop's refill is still timed at the SM's
+    # L2 port (latency 1, 500 B/s) the profile gives, whatever the burst before it took (a crash before)
+    body, demands, scale = _load_dot_loop(L2, 4.0, 3.0, 2.0)
+    demands["ld"] = demands["ld"]._replace(bytes=1000.0)
+    first = TileAction("lse", ActionKind.LOAD, tensor="b")
+    demands["lse"] = demands["ld"]._replace(name="lse", bytes=100.0, burst_bytes_per_s=1000.0)
+    loop = Loop("k", 10, body, stages=2, reduction=True)
+    cost = eval_body((first, loop), demands, scale, alone=True, port=(1.0, 500.0))
+    sub = cost.loops[0][1]
+    assert refill_span_s(loop, sub, demands, (1.0, 500.0), 0.0, 1) == pytest.approx(1.0 + 1000.0 / 500.0)
+    assert cost.loops[0][2].steady_s >= 3.0

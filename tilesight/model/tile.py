@@ -282,11 +282,11 @@ def eval_body(
                 # a lone block's burst: its transfer holds the SM's L2 port for bytes / port rate (the DRAM
                 # fetch behind it is in its latency), not its share of the chip's L2 and DRAM; its busy
                 # times still count in full towards the pipelines' sums
-                port = d.bytes / d.burst_bytes_per_s
+                burst_s = d.bytes / d.burst_bytes_per_s
                 bursts = True
-                svecs.append(tuple(port if r == L2 else 0.0 if r == DDR else x for r, x in enumerate(v)))
+                svecs.append(tuple(burst_s if r == L2 else 0.0 if r == DDR else x for r, x in enumerate(v)))
                 top = max(x for r, x in enumerate(v) if r not in (L2, DDR))
-                durs.append(max(top, port, d.floor_s) + d.latency_s)
+                durs.append(max(top, burst_s, d.floor_s) + d.latency_s)
             else:
                 svecs.append(v)
                 durs.append(max(max(v), d.floor_s) + d.latency_s)
