@@ -74,9 +74,20 @@ ARITH_CALLS = frozenset(
 )
 # CUDA-core operations per element of the calls above that take more than one (clamp: a max and a min).
 CALL_OPS = {"clamp": 2}
-# Warp shuffles (T.shfl_xor / shfl_down / shfl_up / shfl_sync): one SHFL each, a dependent step of the
-# thread's chain (its latency is what a warp reduction's tree step takes, see SerialChain.shuffles)
-SHUFFLE_CALLS = frozenset({"shfl_xor_sync", "shfl_down_sync", "shfl_up_sync", "shfl_sync"})
+# Warp shuffles (T.shfl_xor / shfl_down / shfl_up / shfl_sync, and TVM's T.tvm_warp_shuffle*: value second
+# after the mask either way): one SHFL each, a dependent step of the thread's chain (its latency is what a
+# warp reduction's tree step takes, see SerialChain.shuffles)
+SHUFFLE_CALLS = frozenset(
+    {
+        "shfl_xor_sync",
+        "shfl_down_sync",
+        "shfl_up_sync",
+        "shfl_sync",
+        "tvm_warp_shuffle",
+        "tvm_warp_shuffle_down",
+        "tvm_warp_shuffle_up",
+    }
+)
 # Calls that produce a constant (no per-element work once folded).
 CONSTANT_CALLS = frozenset({"infinity", "max_value", "min_value"})
 # Leaf nodes that are free in a T.Parallel expression (constants, reads).

@@ -255,12 +255,11 @@ def test_a_warp_shuffle_is_a_dependent_step_of_the_threads_chain():
             for o in T.unroll(5):
                 acc[0] += T.shfl_xor(acc[0], 16 >> o)
             acc[0] = acc[0] * 2.0 + T.shfl_down(acc[0], 1)
+            acc[0] = acc[0] - T.tvm_warp_shuffle(0xFFFFFFFF, acc[0], (tx + 1) % 32, 32, 32)
             if tx == 0:
                 Y[bx] = acc[0]
 
     acts = [a for a, _ in plan_prim_func(main, HW).actions() if a.chain is not None]
-    # the butterfly's store: one shuffle and one add (5 times, its loop); the last: a shuffle and an FMA
-    assert [a.chain for a in acts] == [
-        SerialChain(iterations=1, lanes=1, alu=1, cvt=0, shuffles=1),
-        SerialChain(iterations=1, lanes=1, alu=1, cvt=0, shuffles=1),
-    ]
+    # the butterfly's store: one shuffle and one add (5 times, its loop); then a shuffle and an FMA; then
+    # TVM's own warp shuffle and a subtract
+    assert [a.chain for a in acts] == [SerialChain(iterations=1, lanes=1, alu=1, cvt=0, shuffles=1)] * 3
