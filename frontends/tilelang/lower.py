@@ -340,7 +340,7 @@ class _Lowering:
             location=node.location,
             mean_trips=mean_trips,
             trips_by_program=by_program,
-            producer_loads=self.warp_specialised() or bool(self.ir.producer_threads),
+            producer_loads=self.producer_fed(),
         )
 
     def op(self, node: OpNode, stages: int, pipelined: bool = False) -> list[Node]:
@@ -831,7 +831,7 @@ class _Lowering:
     def resources(self) -> BlockResources:
         threads = self.ir.threads
         smem = self.shared_bytes()
-        if self.warp_specialised() or self.ir.producer_threads:
+        if self.producer_fed():
             # warp-specialised: a producer warpgroup (TileLang's, or the kernel's own T.ws branch), its
             # barriers, and ptxas spending the whole register file on one block (launch bounds (threads,
             # 1)), capped at the consumers' setmaxnreg value
@@ -885,6 +885,11 @@ class _Lowering:
     def warp_specialised(self) -> bool:
         """Whether TileLang gives the kernel a TMA producer warpgroup (see WS_PRODUCER_THREADS)."""
         return bool(self.hw.tma_supported and self.multibuffered_loads)
+
+    def producer_fed(self) -> bool:
+        """Whether a producer warpgroup issues the kernel's loads: TileLang's own (:meth:`warp_specialised`)
+        or the kernel's hand-written T.ws branch (KernelIR.producer_threads)."""
+        return self.warp_specialised() or bool(self.ir.producer_threads)
 
     def consumer_groups(self) -> int:
         """Consumer warpgroups of a warp-specialised kernel that own separate rows of every ``T.gemm``: the

@@ -466,12 +466,9 @@ class _Walker:
         branches: list[tuple[Any, Any]] = []
 
         def visit(node: Any) -> None:
-            if (
-                isinstance(node, tirx.IfThenElse)
-                and isinstance(node.then_case, tirx.AttrStmt)
-                and node.then_case.attr_key == WS_ATTR
-            ):
-                branches.append((node.condition, node.then_case.body))
+            body = _ws_branch(node)
+            if body is not None:
+                branches.append((node.condition, body))
 
         tirx.stmt_functor.post_order_visit(root, visit)
         if not branches:
@@ -544,13 +541,13 @@ class _Walker:
             spread = self._thread_store(stmt, {}, where)
             return [spread if spread is not None else self._store(stmt, 1, where)]
         if isinstance(stmt, tirx.IfThenElse):
-            if isinstance(stmt.then_case, tirx.AttrStmt) and stmt.then_case.attr_key == WS_ATTR:
+            if (ws_body := _ws_branch(stmt)) is not None:
                 # a T.ws branch: its warps' tile operators are the block's (one warpgroup loads, another
                 # multiplies). TileLang 0.1.15 puts a __syncthreads() before each branch of a loop step
                 # (lowered CUDA for sm_90a), so the producer issues step k+1's copies only after the
                 # consumers' step k, however many buffers the kernel rotates: the loop runs as an
                 # unpipelined one whose copies the block waits for
-                return self._body(stmt.then_case.body)
+                return self._body(ws_body)
             return self._branch(stmt)
         raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
 
@@ -780,14 +777,13 @@ class _Walker:
         body = tuple(self._body(stmt.body))
         if not body:
             raise UnsupportedOpError(f"loop {stmt.loop_var.name!r} with no tile operators", self.name, where)
-        pipelined = stages >= 1 and annotated is not None
         return LoopNode(
             stmt.loop_var.name,
             trips,
             max(1, stages),
             body,
             where,
-            pipelined=pipelined,
+            pipelined=stages >= 1 and annotated is not None,
         )
 
     def _evaluate(self, call: Any) -> list[OpNode | LoopNode]:
@@ -1601,10 +1597,12 @@ class _Walker:
         # an element-wise op that only moves data still issues one instruction per element
         arith = max(1, counts["arith"]) if not counts["sfu"] else counts["arith"]
         chain = self._chain(stmt, lanes) if lanes and out.scope == SHARED else None
-        local = self._reducer_update_bytes(stmt, lanes) if lanes else 0.0
+        local = 0.0
+        if lanes and stmt.buffer.name in self.reducers:
+            vec = self._vector_lanes(self._accesses(stmt), lanes)
+            local = self._reducer_update_bytes(stmt, lanes, vec)
         if local:
             # each thread's updates of its copy's element run back to back through local memory
-            vec = self._vector_lanes(self._accesses(stmt), lanes)
             chain = Chain(lanes=vec, alu=arith, cvt=0, packed=False, serial=True, packed_cvt=False,
                           narrow_cvt=False)  # fmt: skip
         return OpNode(
@@ -1640,19 +1638,17 @@ class _Walker:
         combine = _REDUCER_COMBINE.get(op, tirx.Add)
         return tirx.BufferStore(target.buffer, combine(target, value), target.indices)
 
-    def _reducer_update_bytes(self, stmt: tirx.BufferStore, lanes: dict[str, int]) -> float:
+    def _reducer_update_bytes(self, stmt: tirx.BufferStore, lanes: dict[str, int], vec: int) -> float:
         """Bytes per element a T.Parallel update of a reducer moves through local memory: its load and its
         store, where the element a thread updates depends on the thread (the nest's lanes go to threads
         innermost first, a vector of them a thread, and the reducer is indexed by a lane that is spread
         over threads). Each thread keeps a whole copy of the reducer (see :attr:`reducers`) as an array its
         thread index indexes, which nvcc places in local memory (TileLang 0.1.15's lowered CUDA for a column
         sum: ``r[(threadIdx.x & 31) * 4]``). 0 for any other store, or where every thread updates elements
-        it can name at compile time."""
-        name = stmt.buffer.name
-        if name not in self.reducers:
+        it can name at compile time. ``vec``: the nest's vector width (:meth:`_vector_lanes`)."""
+        if stmt.buffer.name not in self.reducers:
             return 0.0
         used = set().union(*(free_vars(i) for i in stmt.indices))
-        vec = self._vector_lanes(self._accesses(stmt), lanes)
         remaining = self.threads
         names = list(lanes)
         for pos, var in enumerate(reversed(names)):
@@ -1704,6 +1700,15 @@ class _Walker:
             packed_cvt=any(cvt_packed(s, d) for s, d in casts),
             narrow_cvt=any(cvt_narrow(s, d) for s, d in casts),
         )
+
+
+def _ws_branch(stmt: Any) -> Any:
+    """The body of a ``with T.ws(i)`` branch (an ``if`` on the thread index around a ``warp_specialize``
+    attribute); None for any other statement."""
+    if isinstance(stmt, tirx.IfThenElse) and isinstance(stmt.then_case, tirx.AttrStmt):
+        if stmt.then_case.attr_key == WS_ATTR:
+            return stmt.then_case.body
+    return None
 
 
 def _call_names(stmt: Any) -> set[str]:
