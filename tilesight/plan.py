@@ -130,6 +130,24 @@ def _int_tuple(fieldname: str, values: object, *, allow_zero: bool = False) -> t
     return tuple(int(v) for v in items)
 
 
+def _rereads(fieldname: str, values: object) -> tuple[tuple[int, float], ...]:
+    """``(gap, share)`` pairs checked (see :class:`TileAction`): gaps positive and distinct, shares in
+    (0, 1] summing to at most 1."""
+    try:
+        pairs = tuple((g, s) for g, s in values)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise PlanError(fieldname, values, "must be a sequence of (gap, share) pairs") from None
+    for i, (gap, share) in enumerate(pairs):
+        _positive_int(f"{fieldname}[{i}].gap", gap)
+        if not (isinstance(share, int | float) and 0.0 < share <= 1.0):
+            raise PlanError(f"{fieldname}[{i}].share", share, "must be a number in (0, 1]")
+    if len({g for g, _ in pairs}) != len(pairs):
+        raise PlanError(fieldname, values, "each gap at most once")
+    if sum(s for _, s in pairs) > 1.0 + 1e-9:
+        raise PlanError(fieldname, values, "the shares sum to more than 1")
+    return tuple(sorted((int(g), float(s)) for g, s in pairs))
+
+
 @dataclass(frozen=True)
 class TileGrid:
     """The tile grid: tiles per dimension, their names, and the launch order.
@@ -391,6 +409,11 @@ class TileAction:
     ``reverse`` (LOAD): the enclosing loop walks the tensor's blocks backwards (``(n - 1 - k) * BLOCK``: a
     second pass over a row that starts where the first ended, so its first blocks are the ones read last); it
     matters where an earlier read of the same blocks in the program makes them re-reads.
+    ``rereads`` (LOAD): ``(gap, share)`` pairs: ``share`` of the bytes each occurrence of the load moves were
+    moved by the same tile's occurrence ``gap`` occurrences earlier (a convolution's taps: the next filter
+    column reads the input pixels of the previous one, shifted by one); the cache model gives that share the
+    hit probability of what the tile's wave reads in between. Shares sum to at most 1; the occurrences
+    before ``gap`` have no such earlier read.
     ``chain`` (ELEMENTWISE): the action's vector iterations run back to back in each thread
     (:class:`SerialChain`); their dependent latency is then a floor under its duration.
     ``deps`` name sibling nodes (actions or loops in the same body) that must finish first.
@@ -414,10 +437,12 @@ class TileAction:
     mma_n: int | None = None
     reverse: bool = False
     alu_ops: float = 0.0
+    rereads: tuple[tuple[int, float], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name:
             raise PlanError("action.name", self.name, "must be a non-empty string")
+        object.__setattr__(self, "rereads", _rereads(f"action[{self.name}].rereads", self.rereads))
         if self.vector_bytes is not None:
             _positive_int(f"action[{self.name}].vector_bytes", self.vector_bytes)
         if self.warps is not None:
@@ -462,6 +487,9 @@ class TileAction:
             raise PlanError(f"action[{self.name}].smem_bytes", self.smem_bytes, "must be >= 0")
         if self.mma_n is not None and not (isinstance(self.mma_n, int) and self.mma_n > 0):
             raise PlanError(f"action[{self.name}].mma_n", self.mma_n, "must be a positive integer")
+        if self.rereads and self.kind is not ActionKind.LOAD:
+            where = f"action[{self.name}].rereads"
+            raise PlanError(where, self.rereads, "only a load re-reads its own blocks")
 
 
 @dataclass(frozen=True)

@@ -462,10 +462,18 @@ class _Lowering:
             location=node.location,
         )
 
-    def _load(self, src: Region, dst: MemLevel, where: str, sync: bool = False) -> TileAction:
+    def _load(
+        self,
+        src: Region,
+        dst: MemLevel,
+        where: str,
+        sync: bool = False,
+        rereads: tuple[tuple[int, float], ...] = (),
+    ) -> TileAction:
         """A load of ``src``'s global tile into ``dst`` (registers or shared memory); ``sync``: a load in a
         loop TileLang does not software-pipeline, which it lowers to plain global loads each thread waits
-        for before the block's barrier (``variant="sync"``)."""
+        for before the block's barrier (``variant="sync"``); ``rereads``: what the load's steps read again of
+        its own earlier ones (:attr:`~tilesight.plan.TileAction.rereads`)."""
         tensor = self._access(src, write=False, where=where)
         return TileAction(
             self._name(f"load_{tensor}"),
@@ -477,6 +485,7 @@ class _Lowering:
             location=where,
             variant=SYNC_LOAD if sync else None,
             reverse=self._backwards(src),
+            rereads=rereads,
         )
 
     def _backwards(self, region: Region) -> bool:
@@ -519,7 +528,9 @@ class _Lowering:
             if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
-            return self._load(src, _level(dst.scope), node.location, sync=in_loop and not pipelined)
+            return self._load(
+                src, _level(dst.scope), node.location, sync=in_loop and not pipelined, rereads=node.rereads
+            )
         if dst.scope == GLOBAL:
             return self._store(dst, _level(src.scope), node.location)
         smem = sum(_bytes(r) for r in (src, dst) if r.scope == SHARED)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -187,6 +188,9 @@ class OpNode:
     local_bytes: float = 0.0
     # parallel / store: warp shuffles on the longest path of each element's expression (SHUFFLE_CALLS)
     shuffles: int = 0
+    # copy from global: (gap, share) of each step's elements the same block read ``gap`` steps of the
+    # enclosing loop earlier (T.im2col's taps, see im2col_rereads); () where none is known
+    rereads: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -213,6 +217,38 @@ class Chain:
     serial: bool
     packed_cvt: bool = False  # a conversion on the path takes fp8 pairs (cvt_packed)
     narrow_cvt: bool = False  # a conversion on the path starts from an 8- or 16-bit integer (cvt_narrow)
+
+
+def im2col_rereads(
+    steps: int, bk: int, chans: int, kk: int, stride: int, dil: int, rows: int, width: int
+) -> tuple[tuple[int, float], ...]:
+    """What a ``T.im2col`` tile re-reads of its own earlier steps: ``(gap, share)`` pairs, ``share`` of all
+    the elements its first ``steps`` steps gather (``bk`` columns of the ``(kh, kw, c)`` axis a step) that the
+    same tile gathered ``gap`` steps before, at the most recent such step. Step ``i`` reads, for each of the
+    tile's ``rows x width`` output pixels, the input pixel at ``(row * stride + kh * dil, col * stride + kw *
+    dil)`` and channels ``c .. c + bk``, with ``kh, kw, c`` from column ``i * bk`` (channels fastest, then
+    ``kw``). The next filter column shifts the pixels by ``dil``: with stride 1 all but ``dil`` of a row's
+    pixels were read one tap before; the next filter row reads the output row below's pixels again. Image
+    edges (padding) are not told apart."""
+    if steps <= 1 or rows <= 0 or width <= 0:
+        return ()
+    span_h = (rows - 1) * stride + (kk - 1) * dil + 1
+    span_w = (width - 1) * stride + (kk - 1) * dil + 1
+    slices = chans // bk
+    last = np.full(span_h * span_w * slices, -1, dtype=np.int64)
+    r, c = np.meshgrid(np.arange(rows) * stride, np.arange(width) * stride, indexing="ij")
+    pixel = (r * span_w + c).ravel()
+    gaps = Counter()
+    for i in range(steps):
+        col = i * bk
+        kh, kw, ch = col // (chans * kk), (col // chans) % kk, (col % chans) // bk
+        ids = (pixel + kh * dil * span_w + kw * dil) * slices + ch
+        prev = last[ids]
+        seen = prev >= 0
+        gaps.update((i - prev[seen]).tolist())
+        last[ids] = i
+    total = steps * pixel.size
+    return tuple(sorted((int(g), n / total) for g, n in gaps.items()))
 
 
 @dataclass(frozen=True)
@@ -881,7 +917,14 @@ class _Walker:
         )
         region = Region(src.buffer, src.scope, src.dtype, mins, (1, rows, min(width, w_in), bk))
         copied_from(dst.buffer, src.buffer, region.mins, region.extents)
-        return OpNode("copy", (region,), (dst,), where, elements=dst.elements)
+        rereads: tuple[tuple[int, float], ...] = ()
+        step = call.args[3]
+        if isinstance(step, tirx.Var) and step.name in self.loop_trips:
+            starts, trips = self.loop_trips[step.name]
+            if starts.size == 1 and int(starts[0]) == 0:
+                steps = min(int(trips[0]), kk * kk * chans // bk)
+                rereads = im2col_rereads(steps, bk, chans, kk, stride, dil, rows, width)
+        return OpNode("copy", (region,), (dst,), where, elements=dst.elements, rereads=rereads)
 
     def _register_hint(self, call: tirx.Call, where: str) -> list[OpNode | LoopNode]:
         """``T.set_max_nreg(n, inc)`` / ``T.disable_warp_group_reg_alloc()``: hints to the register allocation

@@ -603,3 +603,52 @@ def test_execution_skew_builds_up_over_waves():
     assert skewed.traffic(one, H200) == lockstep.traffic(one, H200)
     many = gemm_plan(8192, 8192, 8192, 128, 128, 32)
     assert skewed.traffic(many, H200).l2_hit_rate < lockstep.traffic(many, H200).l2_hit_rate
+
+
+def _tap_plan(rereads: tuple[tuple[int, float], ...]) -> TilePlan:
+    """Four tiles, each reading its own row of x in four 1 KiB steps (no block shared between tiles), the
+    steps re-reading ``rereads`` of their own earlier steps (a convolution's taps)."""
+    return TilePlan(
+        name="taps",
+        grid=TileGrid(shape=(4,), dims=("row",)),
+        tensors=(TensorAccess("x", "fp16", (4, 2048), (1, 512)),),
+        body=(
+            Loop(
+                "k",
+                4,
+                (TileAction("load_x", ActionKind.LOAD, tensor="x", dst=MemLevel.SMEM, rereads=rereads),),
+            ),
+        ),
+        resources=BlockResources(threads=128),
+    )
+
+
+def test_own_rereads_by_hand():
+    # every block private and read once: no hit without rereads; with half of each step's bytes read one step
+    # before (a few KiB in between, far inside the L2) steps 1-3 hit half: (0 + 3 x 0.5) / 4 = 0.375
+    plain, _ = sdcm_breakdown(_tap_plan(()), H200, samples=4, **BARE)
+    taps, rows = sdcm_breakdown(_tap_plan(((1, 0.5),)), H200, samples=4, **BARE)
+    assert plain.l2_hit_rate == 0.0
+    assert taps.l2_hit_rate == pytest.approx(0.375)
+    assert taps.dram_read_bytes == pytest.approx(0.625 * 16 * 1024)
+    # a gap of 3 leaves only the last step with an earlier read: 0.5 / 4
+    late, _ = sdcm_breakdown(_tap_plan(((3, 0.5),)), H200, samples=4, **BARE)
+    assert late.l2_hit_rate == pytest.approx(0.125)
+
+
+def test_own_rereads_never_lower_a_hit():
+    # a re-read share hits with the larger of its own and its cross-tile probability: a tile re-reading a
+    # block every tile shares keeps that block's hits
+    plan = gemm_plan(512, 512, 512, 128, 128, 64)
+    loads = {a.name for a, _ in plan.actions() if a.kind is ActionKind.LOAD}
+    base, _ = sdcm_breakdown(plan, H200, **BARE)
+    body = tuple(
+        dataclasses.replace(n, body=tuple(
+            dataclasses.replace(a, rereads=((1, 1.0),)) if a.name in loads else a for a in n.body
+        )) if isinstance(n, Loop) else n
+        for n in plan.body
+    )  # fmt: skip
+    more, _ = sdcm_breakdown(dataclasses.replace(plan, body=body), H200, **BARE)
+    for name in ("a", "b"):
+        assert more.tensors[name].l2_hit >= base.tensors[name].l2_hit - 1e-12
+        assert 0.0 <= more.tensors[name].l2_hit <= 1.0

@@ -167,6 +167,7 @@ class _Stream:
     # share of the walked occurrences the mean program runs: the product over the enclosing loops of their
     # mean over their walked trip counts (a guarded block some programs take is walked once, run by a share)
     weight: float = 1.0
+    rereads: tuple[tuple[int, float], ...] = ()  # TileAction.rereads: (gap, share) of its own earlier reads
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,9 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
         weight = math.prod(loop.work_trips for loop in loops) / walked if walked > 0 else 1.0
         if tiles:
             streams.append(
-                _Stream(act.name, t.name, write, occ, block_bytes, keys, nkeys, act.reverse, weight)
+                _Stream(
+                    act.name, t.name, write, occ, block_bytes, keys, nkeys, act.reverse, weight, act.rereads
+                )
             )
     return streams
 
@@ -510,7 +513,46 @@ def _hit_matrix(
             concurrent[j[same]] = True
         out[s.action] = (hits, ~has, concurrent)
     _in_tile_rereads(streams, out, uniq, cell, capacity_bytes, associativity, form)
+    _own_rereads(streams, out, uniq, cell, sampled, capacity_bytes, associativity, form)
     return out
+
+
+def _own_rereads(
+    streams: list[_Stream],
+    out: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    uniq: np.ndarray,
+    cell: np.ndarray,
+    sampled: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    capacity_bytes: float,
+    associativity: int,
+    form: str,
+) -> None:
+    """A read stream's re-reads of its own earlier occurrences (:attr:`~tilesight.plan.TileAction.rereads`:
+    ``share`` of occurrence ``i``'s bytes were read at occurrence ``i - gap`` by the same tile). At each
+    sampled occurrence that share hits with the larger of its cross-tile probability and that of the
+    distance between the two occurrences: what the tile's wave reads in between (every stream's distinct
+    bytes per occurrence in the tile's cell, times its occurrences between the two slots, as
+    :func:`_in_tile_rereads` counts). Occurrences before ``gap`` keep their cross-tile probability. Updates
+    ``out`` in place."""
+    for s, (idx, before, _) in zip(streams, sampled, strict=True):
+        if s.write or not s.rereads or s.block_bytes <= 0:
+            continue
+        hits, first, concurrent = out[s.action]
+        hit_of = hit_probability_table(capacity_bytes / s.block_bytes, associativity, form)
+        new = hits.copy()
+        for gap, share in s.rereads:
+            has = idx >= gap  # sampled occurrences with an earlier read `gap` occurrences back
+            if not has.any():
+                continue
+            earlier = s.slots[idx[has] - gap]
+            before_e = np.stack([np.searchsorted(o.slots, earlier, side="left") for o in streams])
+            between = uniq @ np.maximum(before[:, has] - before_e.astype(float), 0.0)  # (cells, occurrences)
+            p_in = hit_of(np.maximum(between - s.block_bytes, 0.0) / s.block_bytes)  # (cells, has)
+            rows = np.flatnonzero(has)
+            for k, r in enumerate(rows):
+                base = hits[r]
+                new[r] += share * np.maximum(p_in[cell, k] - base, 0.0)
+        out[s.action] = (np.minimum(new, 1.0), first, concurrent)
 
 
 def _in_tile_rereads(

@@ -6,7 +6,9 @@ pytest.importorskip("tilelang")
 
 import tilelang.language as T  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.frontends.tilelang.walker import im2col_rereads  # noqa: E402
 
+from tilesight.cache.model import SdcmCacheModel  # noqa: E402
 from tilesight.errors import UnsupportedOpError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
 from tilesight.plan import SYNC_LOAD, VECTOR_REDUCTION, AccessMode, ActionKind, Loop  # noqa: E402
@@ -509,6 +511,25 @@ def test_im2col_is_a_copy_of_the_pixels_a_tiles_rows_sit_on():
     assert tensors["kernel_flat"].tile == (32, 128) and tensors["kernel_flat"].shape == (576, 256)
     assert tensors["kernel_flat"].reuse_dims == frozenset({plan.grid.dims[1]})
     assert tensors["out_flat"].tile == (64, 128)
+
+
+def test_im2col_taps_reread_their_own_pixels_by_hand():
+    # 4 output rows of 16 pixels a tile, 2 channel slices, 3 x 3 taps at stride 1: per slice the taps read
+    # 9 x 64 pixels of a 6 x 18 input window, 108 of them once, so 1 - 108 / 576 of the reads are re-reads.
+    # One tap back (2 steps, the other slice between): the six taps with kw > 0 re-read 4 rows x 15 pixels
+    # of the previous one, the two with kw = 0 and kh > 0 re-read 3 rows x 14 pixels of (kh - 1, kw = 2)
+    rereads = dict(im2col_rereads(18, 32, 64, 3, 1, 1, 4, 16))
+    assert sum(rereads.values()) == pytest.approx(1 - 108 / 576)
+    assert rereads[2] == pytest.approx((6 * 60 + 2 * 42) / 576)
+    assert min(rereads) == 2  # a slice's pixels come back a tap later, never one step later
+    # stride 2: the next filter column reads the pixels between the last one's, the one after it its own
+    assert im2col_rereads(9, 32, 32, 3, 2, 1, 1, 32) == ((2, pytest.approx(3 * 31 / 288)),)
+    # the plan's im2col load carries them; the cache model makes most of its reads L2 hits
+    plan = plan_prim_func(_conv_kernel(), HW)
+    load = next(a for a, _ in plan.actions() if a.kind is ActionKind.LOAD and a.tensor == "data")
+    assert dict(load.rereads) == pytest.approx(rereads)
+    traffic = SdcmCacheModel().traffic(plan, HW)
+    assert traffic.tensors["data"].l2_hit > 1 - 108 / 576 - 1e-9
 
 
 def test_im2col_tile_that_straddles_output_rows_is_refused():
