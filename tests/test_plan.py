@@ -157,3 +157,22 @@ def test_tiles_in_flight_must_be_a_positive_count():
     assert TileGrid((8,), programs=4, tiles_in_flight=3).tiles_in_flight == 3
     with pytest.raises(PlanError, match=r"grid.tiles_in_flight=0"):
         TileGrid((8,), programs=4, tiles_in_flight=0)
+
+
+def test_load_rereads_checked():
+    ok = TileAction("l", ActionKind.LOAD, tensor="x", rereads=[(3, 0.5), (1, 0.25)], fresh_steps=0.5)
+    assert ok.rereads == ((1, 0.25), (3, 0.5))  # sorted by gap, a tuple
+    bad = [
+        (dict(rereads=((0, 0.5),)), r"rereads\[0\].gap=0"),
+        (dict(rereads=((1, 1.5),)), r"rereads\[0\].share=1.5"),
+        (dict(rereads=((1, 0.6), (2, 0.6))), "sum to more than 1"),
+        (dict(rereads=((1, 0.1), (1, 0.1))), "each gap at most once"),
+        (dict(rereads=5), "sequence of \\(gap, share\\) pairs"),
+        (dict(fresh_steps=0.5), "below 1 only for a load with rereads"),
+        (dict(rereads=((1, 0.5),), fresh_steps=0.0), r"fresh_steps=0.0: must be a number in \(0, 1\]"),
+    ]
+    for kwargs, match in bad:
+        with pytest.raises(PlanError, match=match):
+            TileAction("l", ActionKind.LOAD, tensor="x", **kwargs)
+    with pytest.raises(PlanError, match="only a load re-reads its own blocks"):
+        TileAction("s", ActionKind.STORE, tensor="x", rereads=((1, 0.5),))

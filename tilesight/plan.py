@@ -413,7 +413,9 @@ class TileAction:
     moved by the same tile's occurrence ``gap`` occurrences earlier (a convolution's taps: the next filter
     column reads the input pixels of the previous one, shifted by one); the cache model gives that share the
     hit probability of what the tile's wave reads in between. Shares sum to at most 1; the occurrences
-    before ``gap`` have no such earlier read.
+    before ``gap`` have no such earlier read. ``fresh_steps`` (LOAD with ``rereads``): the share of its
+    occurrences that move any byte not re-read so (1: every one), where all its first reads sit: a
+    convolution over whole-row tiles reads new input pixels only in its first filter row's steps.
     ``chain`` (ELEMENTWISE): the action's vector iterations run back to back in each thread
     (:class:`SerialChain`); their dependent latency is then a floor under its duration.
     ``deps`` name sibling nodes (actions or loops in the same body) that must finish first.
@@ -438,6 +440,7 @@ class TileAction:
     reverse: bool = False
     alu_ops: float = 0.0
     rereads: tuple[tuple[int, float], ...] = ()
+    fresh_steps: float = 1.0
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -490,6 +493,11 @@ class TileAction:
         if self.rereads and self.kind is not ActionKind.LOAD:
             where = f"action[{self.name}].rereads"
             raise PlanError(where, self.rereads, "only a load re-reads its own blocks")
+        where = f"action[{self.name}].fresh_steps"
+        if not (isinstance(self.fresh_steps, int | float) and 0.0 < self.fresh_steps <= 1.0):
+            raise PlanError(where, self.fresh_steps, "must be a number in (0, 1]")
+        if self.fresh_steps < 1.0 and not self.rereads:
+            raise PlanError(where, self.fresh_steps, "below 1 only for a load with rereads")
 
 
 @dataclass(frozen=True)

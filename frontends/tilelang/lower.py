@@ -528,9 +528,10 @@ class _Lowering:
             if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
-            return self._load(
+            load = self._load(
                 src, _level(dst.scope), node.location, sync=in_loop and not pipelined, rereads=node.rereads
             )
+            return dataclasses.replace(load, fresh_steps=node.fresh) if node.rereads else load
         if dst.scope == GLOBAL:
             return self._store(dst, _level(src.scope), node.location)
         smem = sum(_bytes(r) for r in (src, dst) if r.scope == SHARED)

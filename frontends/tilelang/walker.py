@@ -191,6 +191,7 @@ class OpNode:
     # copy from global: (gap, share) of each step's elements the same block read ``gap`` steps of the
     # enclosing loop earlier (T.im2col's taps, see im2col_rereads); () where none is known
     rereads: tuple[tuple[int, float], ...] = ()
+    fresh: float = 1.0  # copy with rereads: the share of its steps that read any element for the first time
 
 
 @dataclass(frozen=True)
@@ -219,36 +220,85 @@ class Chain:
     narrow_cvt: bool = False  # a conversion on the path starts from an 8- or 16-bit integer (cvt_narrow)
 
 
+@dataclass(frozen=True)
+class Im2colReuse:
+    """What one ``T.im2col`` tile's steps read again (:func:`im2col_rereads`): ``rereads``, ``(gap, share)``
+    pairs (:attr:`~tilesight.plan.TileAction.rereads`), and ``fresh``, the share of its steps that gather any
+    element not read before (:attr:`~tilesight.plan.TileAction.fresh_steps`)."""
+
+    rereads: tuple[tuple[int, float], ...] = ()
+    fresh: float = 1.0
+
+
+def _im2col_tiles(rows: int, width: int, oh: int, ow: int, reach: int, stride: int) -> list[tuple[int, int]]:
+    """Output-pixel origins ``(row, col)`` of an interior im2col tile (first) and of the tiles beside it whose
+    input windows overlap its own (within ``reach`` input pixels): whole-row tiles above and below, part-row
+    tiles left, right and in the rows above and below; never past the image (the tile sits at its middle)."""
+    if width >= ow:  # whole output rows: neighbours are the row blocks above and below
+        per_image = max(oh // rows, 1)
+        near = -(-reach // (rows * stride)) if reach else 0
+        lo, hi = max(-near, -((per_image - 1) // 2)), min(near, per_image // 2)
+        return [(0, 0)] + [(t * rows, 0) for t in range(lo, hi + 1) if t]
+    per_row = max(ow // width, 1)
+    near_c = min(-(-reach // (width * stride)) if reach else 0, 1)
+    near_r = -(-reach // stride) if reach else 0
+    rlo, rhi = max(-near_r, -((oh - 1) // 2)), min(near_r, oh // 2)
+    clo, chi = max(-near_c, -((per_row - 1) // 2)), min(near_c, per_row // 2)
+    return [(0, 0)] + [
+        (r, c * width) for r in range(rlo, rhi + 1) for c in range(clo, chi + 1) if (r, c) != (0, 0)
+    ]
+
+
 def im2col_rereads(
-    steps: int, bk: int, chans: int, kk: int, stride: int, dil: int, rows: int, width: int
-) -> tuple[tuple[int, float], ...]:
-    """What a ``T.im2col`` tile re-reads of its own earlier steps: ``(gap, share)`` pairs, ``share`` of all
-    the elements its first ``steps`` steps gather (``bk`` columns of the ``(kh, kw, c)`` axis a step) that the
-    same tile gathered ``gap`` steps before, at the most recent such step. Step ``i`` reads, for each of the
-    tile's ``rows x width`` output pixels, the input pixel at ``(row * stride + kh * dil, col * stride + kw *
-    dil)`` and channels ``c .. c + bk``, with ``kh, kw, c`` from column ``i * bk`` (channels fastest, then
-    ``kw``). The next filter column shifts the pixels by ``dil``: with stride 1 all but ``dil`` of a row's
-    pixels were read one tap before; the next filter row reads the output row below's pixels again. Image
-    edges (padding) are not told apart."""
+    steps: int,
+    bk: int,
+    chans: int,
+    kk: int,
+    stride: int,
+    dil: int,
+    rows: int,
+    width: int,
+    oh: int | None = None,
+    ow: int | None = None,
+) -> Im2colReuse:
+    """What a ``T.im2col`` tile re-reads over its first ``steps`` steps (``bk`` columns of the ``(kh, kw, c)``
+    axis a step, channels fastest, then ``kw``): step ``i`` reads, for each of the tile's ``rows x width``
+    output pixels, the input pixel ``(row * stride + kh * dil, col * stride + kw * dil)`` at channels
+    ``c .. c + bk``. An element counts as re-read ``gap`` steps later when the most recent earlier step that
+    read it was ``gap`` steps back, in this tile or in a tile beside it (``oh x ow`` output pixels an image;
+    None: the tile alone) that runs the same steps in lockstep, as the tiles of one wave do: the next filter
+    column reads the previous one's pixels shifted by ``dil``, and the next filter row reads what the tile
+    above read one filter row earlier. ``fresh`` is the share of steps with any element read for the first
+    time (a 5 x 5 filter over whole-row tiles: only the first filter row's). Image edges (padding) are not
+    told apart."""
     if steps <= 1 or rows <= 0 or width <= 0:
-        return ()
-    span_h = (rows - 1) * stride + (kk - 1) * dil + 1
-    span_w = (width - 1) * stride + (kk - 1) * dil + 1
+        return Im2colReuse()
+    reach = (kk - 1) * dil
+    tiles = _im2col_tiles(rows, width, oh or rows, ow or width, reach, stride) if oh and ow else [(0, 0)]
+    r0 = min(r for r, _ in tiles) * stride
+    c0 = min(c for _, c in tiles) * stride
+    span_h = (max(r for r, _ in tiles) + rows - 1) * stride - r0 + reach + 1
+    span_w = (max(c for _, c in tiles) + width - 1) * stride - c0 + reach + 1
     slices = chans // bk
     last = np.full(span_h * span_w * slices, -1, dtype=np.int64)
     r, c = np.meshgrid(np.arange(rows) * stride, np.arange(width) * stride, indexing="ij")
-    pixel = (r * span_w + c).ravel()
-    gaps = Counter()
+    pixels = [((r + tr * stride - r0) * span_w + c + tc * stride - c0).ravel() for tr, tc in tiles]
+    gaps: Counter[int] = Counter()
+    fresh = 0
     for i in range(steps):
         col = i * bk
         kh, kw, ch = col // (chans * kk), (col // chans) % kk, (col % chans) // bk
-        ids = (pixel + kh * dil * span_w + kw * dil) * slices + ch
-        prev = last[ids]
+        shift = kh * dil * span_w + kw * dil
+        ids = [(p + shift) * slices + ch for p in pixels]
+        prev = last[ids[0]]
         seen = prev >= 0
         gaps.update((i - prev[seen]).tolist())
-        last[ids] = i
-    total = steps * pixel.size
-    return tuple(sorted((int(g), n / total) for g, n in gaps.items()))
+        fresh += not seen.all()
+        for t in ids:
+            last[t] = i
+    total = steps * pixels[0].size
+    pairs = tuple(sorted((int(g), n / total) for g, n in gaps.items()))
+    return Im2colReuse(pairs, fresh / steps)
 
 
 @dataclass(frozen=True)
@@ -917,14 +967,16 @@ class _Walker:
         )
         region = Region(src.buffer, src.scope, src.dtype, mins, (1, rows, min(width, w_in), bk))
         copied_from(dst.buffer, src.buffer, region.mins, region.extents)
-        rereads: tuple[tuple[int, float], ...] = ()
+        reuse = Im2colReuse()
         step = call.args[3]
         if isinstance(step, tirx.Var) and step.name in self.loop_trips:
             starts, trips = self.loop_trips[step.name]
             if starts.size == 1 and int(starts[0]) == 0:
                 steps = min(int(trips[0]), kk * kk * chans // bk)
-                rereads = im2col_rereads(steps, bk, chans, kk, stride, dil, rows, width)
-        return OpNode("copy", (region,), (dst,), where, elements=dst.elements, rereads=rereads)
+                reuse = im2col_rereads(steps, bk, chans, kk, stride, dil, rows, width, oh, ow)
+        return OpNode(
+            "copy", (region,), (dst,), where, elements=dst.elements, rereads=reuse.rereads, fresh=reuse.fresh
+        )
 
     def _register_hint(self, call: tirx.Call, where: str) -> list[OpNode | LoopNode]:
         """``T.set_max_nreg(n, inc)`` / ``T.disable_warp_group_reg_alloc()``: hints to the register allocation

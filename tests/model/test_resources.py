@@ -817,3 +817,32 @@ def test_a_spilling_kernel_without_dots_reloads_its_frame_once_a_pass(round_hw):
     for opener in (ew1, ew3):
         extra = action_demand(opener, plan, hw, _traffic(0.0, 1.0)).busy_s[SMEM] - base
         assert extra == pytest.approx(81_920 / 8e9, rel=1e-6)
+
+
+def test_waited_tile_latency_puts_dram_waits_on_new_lines_by_hand():
+    from tilesight.hardware import load_profile
+    from tilesight.model.resources import slowest_line_latency, waited_tile_latency
+
+    hw = load_profile("h200")
+    line = hw.l2_line_bytes
+    fast, slow = 1.0, 3.0
+
+    def mix(p: float) -> float:
+        return pytest.approx(p * fast + (1 - p) * slow)
+
+    plain = TileAction("l", ActionKind.LOAD, tensor="x")
+    # without re-reads: the slowest of 4 lines, each fast with 0.9: 0.9^4 of the time fast
+    p = 0.9**4
+    assert waited_tile_latency(hw, 0.9, 4 * line, fast, slow, plain) == mix(p)
+    assert waited_tile_latency(hw, 0.9, 4 * line, fast, slow, None) == slowest_line_latency(
+        hw, 0.9, 4 * line, fast, slow
+    )
+    # 3/4 of every step re-read, the new quarter all in a quarter of the steps (one whole step of 4 lines):
+    # 10% of the lines wait, first the new ones (25% of them: 0.4 each), none of the re-read ones. Three
+    # steps in four are fast; the fresh one is fast with 0.6^4
+    taps = TileAction("l", ActionKind.LOAD, tensor="x", rereads=((1, 0.75),), fresh_steps=0.25)
+    p = 0.75 + 0.25 * 0.6**4
+    assert waited_tile_latency(hw, 0.9, 4 * line, fast, slow, taps) == mix(p)
+    # more waits than new lines: the new ones all wait, the rest spread over the re-read lines
+    p = 0.75 * (1 - 0.5 / 0.75) ** 4
+    assert waited_tile_latency(hw, 0.25, 4 * line, fast, slow, taps) == mix(p)

@@ -456,10 +456,10 @@ def _core(
             latency = waited_load_latency(hw, demand, tensors[act.tensor].tile_bytes)
             demand = demand._replace(latency_s=latency)
         elif act.kind is ActionKind.LOAD and p == 1 and loops and loops[-1].producer_loads:
-            demand = producer_load_demand(hw, demand, traffic.of(act.name, act.tensor or ""))
+            demand = producer_load_demand(hw, demand, traffic.of(act.name, act.tensor or ""), act)
         elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
             tt = traffic.of(act.name, act.tensor or "")
-            demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt))
+            demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt, act))
         burst = lone_load_burst(act, loops, plan, hw, p)
         if burst:
             demand = demand._replace(burst_bytes_per_s=burst)

@@ -507,7 +507,33 @@ def slowest_line_latency(
     return all_fast * fast_s + (1.0 - all_fast) * slow_s
 
 
-def pipelined_load_latency(hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None) -> float:
+def waited_tile_latency(
+    hw: HardwareProfile, served: float, nbytes: float, fast_s: float, slow_s: float, act: TileAction | None
+) -> float:
+    """:func:`slowest_line_latency` of a load whose steps re-read their own earlier ones
+    (:attr:`~tilesight.plan.TileAction.rereads`) with their first reads in ``fresh_steps`` of them: a line
+    waits for DRAM with probability ``1 - served`` on average, put first on the steps' new lines (``1 -`` the
+    re-read shares of them, all in the fresh steps), the rest spread over the re-read lines; a step is fast
+    when every one of its lines is. Without ``rereads`` (or ``act`` None) it is
+    :func:`slowest_line_latency` itself."""
+    if act is None or not act.rereads:
+        return slowest_line_latency(hw, served, nbytes, fast_s, slow_s)
+    lines = max(1.0, nbytes / hw.l2_line_bytes)
+    wait = 1.0 - min(max(served, 0.0), 1.0)
+    new = max(1.0 - sum(share for _, share in act.rereads), 0.0)
+    fresh = act.fresh_steps
+    wait_new = min(wait / new, 1.0) if new > 0 else 0.0
+    wait_old = (wait - wait_new * new) / (1.0 - new) if new < 1.0 else 0.0
+    new_lines = lines * new / fresh  # a fresh step's new lines
+    settled = (1.0 - wait_old) ** lines  # a step of re-read lines only
+    fresh_fast = (1.0 - wait_old) ** max(lines - new_lines, 0.0) * (1.0 - wait_new) ** new_lines
+    all_fast = (1.0 - fresh) * settled + fresh * fresh_fast
+    return all_fast * fast_s + (1.0 - all_fast) * slow_s
+
+
+def pipelined_load_latency(
+    hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None, act: TileAction | None = None
+) -> float:
     """Latency of a tile load in a software-pipelined loop whose own warps issue it (``cp.async`` or plain
     loads several iterations ahead): the iteration that consumes it waits at the barrier for every line, so
     it takes its slowest line's latency, as :func:`waited_load_latency` says of a synchronous load. A line
@@ -516,15 +542,18 @@ def pipelined_load_latency(hw: HardwareProfile, demand: ActionDemand, tt: Tensor
     from saturation in a tile loop whose lines mostly hit, so it takes the ``tma_latency`` probe's unloaded
     figure (``tma_ddr_latency_s``, a pipelined load step at 16 programs, one per SM), not the profile's
     loaded ``ddr_latency_s`` (Little's law on a streaming copy). Never below the demand's mean latency; the
-    demand's own where the cache model gives no traffic or the profile has no unloaded figure."""
+    demand's own where the cache model gives no traffic or the profile has no unloaded figure. ``act``: the
+    load, whose re-reads of its own steps place its DRAM waits (:func:`waited_tile_latency`)."""
     if tt is None or demand.bytes <= 0 or not hw.tma_ddr_latency_s:
         return demand.latency_s
     served = 1.0 - tt.ddr_wait
-    slowest = slowest_line_latency(hw, served, demand.bytes, hw.l2_latency_s, hw.tma_ddr_latency_s)
+    slowest = waited_tile_latency(hw, served, demand.bytes, hw.l2_latency_s, hw.tma_ddr_latency_s, act)
     return max(demand.latency_s, slowest)
 
 
-def producer_load_demand(hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None) -> ActionDemand:
+def producer_load_demand(
+    hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None, act: TileAction | None = None
+) -> ActionDemand:
     """A load a producer warpgroup issues (TMA) for a block alone on its SM (a warp-specialised loop,
     :attr:`~tilesight.plan.Loop.producer_loads`), where the profile has the ``tma_latency`` probe's figures.
 
@@ -536,11 +565,12 @@ def producer_load_demand(hw: HardwareProfile, demand: ActionDemand, tt: TensorTr
     request for it, which the blocks asking for the same tile in step all wait for), each line independently
     as the cache model's hit probabilities are per line. Its transfer runs at the SM's L2 port rate
     (``l2_bw_per_sm_bytes_per_s``): a lone block's loads are bursts between its waits, not a steady share of
-    L2. The demand unchanged otherwise."""
+    L2. The demand unchanged otherwise. ``act``: the load, whose re-reads of its own steps place its DRAM
+    waits (:func:`waited_tile_latency`)."""
     if not hw.tma_ddr_latency_s or not hw.tma_l2_latency_s or tt is None or demand.bytes <= 0:
         return demand
     served = 1.0 - tt.ddr_wait
-    latency = slowest_line_latency(hw, served, demand.bytes, hw.tma_l2_latency_s, hw.tma_ddr_latency_s)
+    latency = waited_tile_latency(hw, served, demand.bytes, hw.tma_l2_latency_s, hw.tma_ddr_latency_s, act)
     return demand._replace(latency_s=latency, burst_bytes_per_s=hw.l2_bw_per_sm_bytes_per_s)
 
 
