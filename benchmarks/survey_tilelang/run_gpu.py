@@ -37,6 +37,7 @@ def _registry() -> dict:
     import kernels_attn  # noqa: F401  (registers its cases)
     import kernels_banks  # noqa: F401
     import kernels_conv  # noqa: F401
+    import kernels_conv2  # noqa: F401
     import kernels_elem  # noqa: F401
     import kernels_gemm  # noqa: F401
     import kernels_guards  # noqa: F401
@@ -57,7 +58,7 @@ def _registry() -> dict:
 # serial loops of plain loads that nvcc unrolls, stop 25), "scan" (kernels_scan: T.cumsum / T.cummax,
 # stop 38), "reducers" (kernels_reducers: T.alloc_reducer / T.finalize_reducer and warp shuffles, stop 39),
 # "conv" (kernels_conv: T.im2col convolutions, stop 39), "ws" (kernels_ws: hand-written warp specialisation,
-# stop 39).
+# stop 39), "conv2" (kernels_conv2: T.im2col convolutions measured after stop 40's tap re-reads).
 SETS = {
     "survey": "",
     "recheck": "_r",
@@ -69,6 +70,7 @@ SETS = {
     "reducers": "_x",
     "conv": "_v",
     "ws": "_w",
+    "conv2": "_k",
 }
 
 
