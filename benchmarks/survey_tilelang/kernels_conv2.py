@@ -40,6 +40,6 @@ def conv2_f():
     return conv_case(16, 128, 32, 32, 256, 5, 1, 2, 64, 128, 64, 3, 128)
 
 
-@case("conv3x3s2_n32_64x64_c128_f128_bm64_bn128_bk64_s3_t128_k", "3x3 stride-2 conv, two 32-pixel rows a tile")
+@case("conv3x3s2_n32_64x64_c128_f128_bm64_bn128_bk64_s3_t128_k", "3x3 stride-2 conv, two 32-pixel rows")
 def conv2_g():
     return conv_case(32, 128, 64, 64, 128, 3, 2, 1, 64, 128, 64, 3, 128)

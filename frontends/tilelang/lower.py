@@ -469,6 +469,7 @@ class _Lowering:
         where: str,
         sync: bool = False,
         rereads: tuple[tuple[int, float], ...] = (),
+        fresh: float = 1.0,
     ) -> TileAction:
         """A load of ``src``'s global tile into ``dst`` (registers or shared memory); ``sync``: a load in a
         loop TileLang does not software-pipeline, which it lowers to plain global loads each thread waits
@@ -486,6 +487,7 @@ class _Lowering:
             variant=SYNC_LOAD if sync else None,
             reverse=self._backwards(src),
             rereads=rereads,
+            fresh_steps=fresh,
         )
 
     def _backwards(self, region: Region) -> bool:
@@ -528,10 +530,14 @@ class _Lowering:
             if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
-            load = self._load(
-                src, _level(dst.scope), node.location, sync=in_loop and not pipelined, rereads=node.rereads
+            return self._load(
+                src,
+                _level(dst.scope),
+                node.location,
+                sync=in_loop and not pipelined,
+                rereads=node.rereads,
+                fresh=node.fresh if node.rereads else 1.0,
             )
-            return dataclasses.replace(load, fresh_steps=node.fresh) if node.rereads else load
         if dst.scope == GLOBAL:
             return self._store(dst, _level(src.scope), node.location)
         smem = sum(_bytes(r) for r in (src, dst) if r.scope == SHARED)
