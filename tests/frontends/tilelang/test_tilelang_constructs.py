@@ -1,6 +1,8 @@
 """TileLang constructs beyond the reference kernels: tile atomic adds (split-K) and clamp."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("tilelang")
 
@@ -614,3 +616,31 @@ def test_a_hand_written_warp_specialisation_keeps_the_registers_its_consumers_ne
     assert big.regs_per_thread == 128 + REGISTER_OVERHEAD_PER_THREAD
     assert small.regs_per_thread == 64 + REGISTER_OVERHEAD_PER_THREAD
     assert 65536 // (256 * small.regs_per_thread) == 2 and 65536 // (256 * big.regs_per_thread) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kk=st.integers(1, 7),
+    stride=st.integers(1, 3),
+    dil=st.integers(1, 3),
+    slices=st.integers(1, 4),
+    rows=st.sampled_from([1, 2, 4]),
+    width=st.sampled_from([8, 16, 32]),
+    per_row=st.sampled_from([1, 2, 4]),
+    image_rows=st.sampled_from([1, 4, 8]),
+    partial=st.booleans(),
+)
+def test_im2col_rereads_invariants(kk, stride, dil, slices, rows, width, per_row, image_rows, partial):
+    # shares of distinct positive gaps summing to at most 1, the fresh share in (0, 1] and at least the first
+    # step's; a tile beside neighbours re-reads at least as much as the tile alone
+    bk, chans = 32, 32 * slices
+    steps = kk * kk * slices // (2 if partial else 1)
+    ow, oh = width * per_row, image_rows * rows
+    alone = im2col_rereads(steps, bk, chans, kk, stride, dil, rows, width)
+    beside = im2col_rereads(steps, bk, chans, kk, stride, dil, rows, width, oh, ow)
+    for reuse in (alone, beside):
+        gaps = [g for g, _ in reuse.rereads]
+        assert all(g >= 1 for g in gaps) and len(set(gaps)) == len(gaps)
+        assert 0.0 <= sum(s for _, s in reuse.rereads) <= 1.0 + 1e-12
+        assert (1 / max(steps, 1)) - 1e-12 <= reuse.fresh <= 1.0 or steps <= 1
+    assert sum(s for _, s in beside.rereads) >= sum(s for _, s in alone.rereads) - 1e-12
