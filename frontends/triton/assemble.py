@@ -153,6 +153,8 @@ def _nodes(
                 warps=n.get("warps"),
                 mma_n=n.get("mma_n"),
                 alu_ops=n.get("alu_ops", 0.0),
+                rereads=n.get("rereads", ()),
+                fresh_steps=n.get("fresh_steps", 1.0),
             )
         )
     return tuple(out)

@@ -261,6 +261,9 @@ class Walker:
         self.env: dict[str, V] = {}
         self.defs: dict[str, Op] = {}
         self.ivs: list[str] = []  # induction variables of the loops being walked, innermost last
+        # per loop being walked (innermost last): its loop-carried block arguments and its rounded mean trips
+        self.carried: list[frozenset[str]] = []
+        self.loop_trips: list[int] = []
         self._const_memo: dict[str, int | None] = {}  # Walker.const_part, by SSA value
         self.cands: dict[str, np.ndarray] = {}
         # coordinates a loop counter took from a program-dependent start (see loop())
@@ -995,6 +998,12 @@ class Walker:
         }
         if not store and body.barrier is not None:
             node["barrier"] = body.barrier
+        period = self.address_period(op) if not store else None
+        if period is not None and self.loop_trips[-1] > period:
+            # the same block again every `period` steps of the innermost loop: a re-read of its own (its first
+            # `period` steps read it afresh)
+            node["rereads"] = ((period, 1.0),)
+            node["fresh_steps"] = period / self.loop_trips[-1]
         if not store and located(op, self.scattered):
             node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
         if not store:
@@ -1010,6 +1019,46 @@ class Walker:
         if not store and tt is None:
             out.val = self.given_values(base, ptr.off)  # off counts from the argument itself
         self.set_results(op, out)
+
+    def address_period(self, op: Op) -> int | None:
+        """In how many steps of the innermost loop being walked the addresses of memory op ``op`` come back:
+        1 where they do not depend on the loop's counter or on a value it carries (a tile re-loaded every
+        step), ``p`` where they depend on them only through remainders by the uniform ``p`` (``(i % p) *
+        BK``: the loop re-walks ``p`` blocks), None otherwise (a new block every step, or not known). A
+        descriptor access is read through its index operands."""
+        if not self.ivs:
+            return None
+        steps = frozenset({self.ivs[-1]}) | self.carried[-1]
+        if op.name.startswith("tt.descriptor"):
+            idx = re.search(r"\[([^\]]*)\]", op.text)
+            roots = [*re.findall(r"%[\w.$-]+", idx.group(1))] if idx else []
+            roots.append(op.operands[0])
+        else:
+            roots = [op.operands[0]]
+        periods: set[int] = set()
+        seen: set[str] = set()
+        todo = list(roots)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in steps:
+                return None  # reached the counter (or a carried value) other than through a remainder
+            d = self.defs.get(name)
+            if d is None:
+                continue
+            if d.name in ("arith.remsi", "arith.remui") and len(d.operands) == 2:
+                divisor = self._uniform(d.operands[1])
+                if divisor is not None and divisor > 0 and depends_on(d.operands[0], steps, self.defs):
+                    if depends_on(d.operands[1], steps, self.defs):
+                        return None
+                    periods.add(divisor)
+                    continue
+            todo.extend(d.operands)
+        if not periods:
+            return 1
+        return periods.pop() if len(periods) == 1 else None
 
     def given_values(self, tensor: str, off: np.ndarray | None) -> np.ndarray | None:
         """The per-lane values a scalar load reads from ``tensor`` at element offsets ``off``, where the
@@ -1253,6 +1302,8 @@ class Walker:
         inner = _Body()
         t_max = int(trips.max()) if trips.size else 0
         self.ivs.append(iv)
+        self.carried.append(frozenset(iter_args))
+        self.loop_trips.append(n_trips)
         try:
             if 1 < t_max and self.lanes * t_max <= MAX_LANES and _counter_steers(op.regions[0], iv):
                 self.walk_iterations(op.regions[0], inner, iv, lbv, stv, trips)
@@ -1260,6 +1311,8 @@ class Walker:
                 self.walk(op.regions[0], inner)
         finally:
             self.ivs.pop()
+            self.carried.pop()
+            self.loop_trips.pop()
         name = self.fresh(f"loop_{(op.loc or 'L').rsplit(':', 1)[-1]}")
         has_dot = any(n["kind"] is ActionKind.DOT for n in inner.nodes)
         if not inner.nodes:

@@ -12,6 +12,7 @@ from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
 
 import tilesight  # noqa: E402
 from tilesight import TensorSpec, load_profile  # noqa: E402
+from tilesight.cache.model import SdcmCacheModel  # noqa: E402
 from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
 from tilesight.model.evaluate import evaluate  # noqa: E402
 from tilesight.plan import ELEMENT_ASYNC_COPY, ActionKind, Loop  # noqa: E402
@@ -842,3 +843,34 @@ def test_dot_scaled_on_hopper_is_an_upcast_and_a_bf16_dot():
     assert up.flops == 2 * (128 * 128 + 128 * 128)
     assert up.smem_bytes == 128 * 128 * 2
     assert any("tt.dot_scaled" in n and "bfloat16" in n for n in plan.notes)
+
+
+def test_loads_that_come_back_within_a_loop_are_rereads():
+    # 264 programs, 256 steps of 1024-float blocks: x a new block every step, w the program's own block every
+    # step (period 1: read afresh in 1 of 256 steps), v one of 4 blocks in turn (period 4: 4 of 256)
+    p, n, b = 264, 256, 1024
+    args = (
+        (p,),
+        TensorSpec((p * n * b,), "float32"),
+        TensorSpec((p * b,), "float32"),
+        TensorSpec((p * 4 * b,), "float32"),
+        TensorSpec((p * b,), "float32"),
+        n,
+        4,
+    )
+    plan = FE.plan(k.step_loads, args, dict(BLOCK=b), HW)
+    loads = {a.tensor: a for a, _ in plan.actions() if a.kind is ActionKind.LOAD}
+    assert loads["x_ptr"].rereads == () and loads["x_ptr"].fresh_steps == 1.0
+    assert loads["w_ptr"].rereads == ((1, 1.0),) and loads["w_ptr"].fresh_steps == pytest.approx(1 / 256)
+    assert loads["v_ptr"].rereads == ((4, 1.0),) and loads["v_ptr"].fresh_steps == pytest.approx(4 / 256)
+    # the cache model: x misses, w and v hit (their blocks come back within a few KiB of the wave's reads)
+    traffic = SdcmCacheModel().traffic(plan, HW)
+    assert traffic.tensors["x_ptr"].l2_hit == 0.0
+    assert traffic.tensors["w_ptr"].l2_hit > 0.99 and traffic.tensors["v_ptr"].l2_hit > 0.98
+    # a pointer the loop carries forward reads a new block every step
+    carried = FE.plan(
+        k.carried_step_loads, ((p,), TensorSpec((p * n * b,), "float32"), TensorSpec((p * b,), "float32"), n),
+        dict(BLOCK=b), HW,
+    )  # fmt: skip
+    (load,) = [a for a, _ in carried.actions() if a.kind is ActionKind.LOAD]
+    assert load.rereads == ()

@@ -602,3 +602,29 @@ def expert_weight_rows(w_ptr, expert_ptr, out_ptr, N, K: tl.constexpr, BN: tl.co
     cols = pid_n * BN + tl.arange(0, BN)
     w = tl.load(w_ptr + e * 64 * K * N + (pid_m * K + rows[:, None]) * N + cols[None, :])
     tl.store(out_ptr + (pid_m * K + rows[:, None]) * N + cols[None, :], w)
+
+
+@triton.jit
+def step_loads(x_ptr, w_ptr, v_ptr, out_ptr, n_iter, period, BLOCK: tl.constexpr):
+    # per step: x, a new block; w, the program's own block again; v, one of `period` blocks in turn
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in range(n_iter):
+        x = tl.load(x_ptr + pid * n_iter * BLOCK + i * BLOCK + offs)
+        w = tl.load(w_ptr + pid * BLOCK + offs)
+        v = tl.load(v_ptr + pid * period * BLOCK + (i % period) * BLOCK + offs)
+        acc += x * w + v
+    tl.store(out_ptr + pid * BLOCK + offs, acc)
+
+
+@triton.jit
+def carried_step_loads(x_ptr, out_ptr, n_iter, BLOCK: tl.constexpr):
+    # the pointer is advanced by the loop itself (a carried value): a new block every step
+    pid = tl.program_id(0)
+    ptrs = x_ptr + pid * n_iter * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for _ in range(n_iter):
+        acc += tl.load(ptrs)
+        ptrs += BLOCK
+    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), acc)
