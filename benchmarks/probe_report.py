@@ -1,6 +1,7 @@
 """The figures stop 15's notes quote from probes that no profile field reads, recomputed on CPU from the data.
 
     python benchmarks/probe_report.py overlap    # calibration_alone.json: overlap_alone
+    python benchmarks/probe_report.py overlap_model  # the same points predicted: measured / predicted
     python benchmarks/probe_report.py narrow     # calibration_alone.json: narrow_tiles
     python benchmarks/probe_report.py tilelang   # calibration_tilelang_wait.json: both TileLang probes
     python benchmarks/probe_report.py merges     # ncu_l2_h200_run3.json: the coalescer's merges by residency
@@ -20,6 +21,10 @@ programs per SM. ``residency`` predicts every non-spilling aligned GEMM launch o
 installed model and groups predicted / measured by resident blocks per SM and bottleneck; run it with an older
 commit's package on ``PYTHONPATH`` (``benchmarks/autotune/committed_copy.sh DIR COMMIT``) to see that model's
 figures (e.g. 6485f10, before the timing took the coalescer's merges at a fixed residency).
+``overlap_model`` predicts every ``overlap_alone`` point with loads (the probe's Triton kernel,
+``benchmarks/calibrate/kernels.py::overlap_dot``, compiled on the CPU) and prints measured / predicted by
+programs per SM, warps, stages and BN, with the predicted bottleneck: how far the engine is from the probe
+the profile's ``l2_exposed_under_tc`` was read from.
 """
 
 from __future__ import annotations
@@ -96,6 +101,50 @@ def _overlap(_: argparse.Namespace) -> None:
                 print(
                     f"{per_sm} program(s) per SM, 3-4 stages, {side} larger: exposed {spread} ({len(es)} pts)"
                 )
+
+
+def overlap_model_rows(points: list[dict], predict) -> list[dict]:
+    """Measured / predicted of every ``overlap_alone`` point with loads; ``predict(point)`` gives the
+    predicted seconds and the steady state's reason (a Report's)."""
+    rows = []
+    for p in points:
+        if not p["load"]:
+            continue
+        seconds, reason = predict(p)
+        rows.append({**{k: p[k] for k in ("programs_per_sm", "warps", "stages", "BN")}, "measured_s": p["s"],
+                     "predicted_s": seconds, "ratio": p["s"] / seconds, "reason": reason})  # fmt: skip
+    return rows
+
+
+def _predict_overlap_point(p: dict) -> tuple[float, str]:
+    """The installed model's prediction of one ``overlap_alone`` point (h200 profile)."""
+    sys.path.insert(0, str(HERE / "calibrate"))
+    import kernels as probe_kernels
+    import tilesight
+    from tilesight import TensorSpec
+
+    programs = SM_COUNT * p["programs_per_sm"]
+    bm, bk, bn, k = p["BM"], p["BK"], p["BN"], p["K"]
+    a = TensorSpec((programs * bm, k), "float16", (k, 1))
+    b = TensorSpec((bk, bn), "float16", (bn, 1))
+    out = TensorSpec((programs * bm, bn), "float32", (bn, 1))
+    report = tilesight.estimate(
+        probe_kernels.overlap_dot, (programs,), a, b, out, k, p["iters"], p["share"], hw="h200",
+        BM=bm, BK=bk, BN=bn, LOAD=True, num_warps=p["warps"], num_stages=p["stages"],
+    )  # fmt: skip
+    steady = next((ph.reason for ph in report.phases if ph.phase == "steady"), "")
+    return report.latency_s, steady
+
+
+def _overlap_model(_: argparse.Namespace) -> None:
+    doc = json.loads((DATA / "calibration_alone.json").read_text())
+    rows = overlap_model_rows(doc["measurements"]["overlap_alone"]["points"], _predict_overlap_point)
+    for r in rows:
+        print(
+            f"per_sm {r['programs_per_sm']} w{r['warps']} s{r['stages']} BN{r['BN']:3d}: measured "
+            f"{r['measured_s'] * 1e6:6.0f} us, predicted {r['predicted_s'] * 1e6:6.0f} us, "
+            f"measured / predicted {r['ratio']:.2f} ({r['reason'][:60]})"
+        )
 
 
 def _narrow(_: argparse.Namespace) -> None:
@@ -359,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         "what",
         choices=(
             "overlap",
+            "overlap_model",
             "narrow",
             "tilelang",
             "merges",
@@ -376,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     {
         "overlap": _overlap,
+        "overlap_model": _overlap_model,
         "narrow": _narrow,
         "tilelang": _tilelang,
         "merges": _merges,

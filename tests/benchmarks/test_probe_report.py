@@ -85,3 +85,15 @@ def test_a_persistent_tile_splits_into_its_iterations_and_the_rest(report):
     (row,) = report.per_tile_costs(rows)
     assert row["tile_us"] == pytest.approx({1024: 10.0, 4096: 34.0})
     assert row["iter_ns"] == pytest.approx(500.0) and row["rest_us"] == pytest.approx(2.0)
+
+
+def test_overlap_model_rows_are_measured_over_predicted(report):
+    # two points with loads and one without: only the loaded ones, each measured / predicted
+    points = [
+        {"programs_per_sm": 1, "warps": 4, "stages": 3, "BN": 64, "load": True, "s": 3e-4},
+        {"programs_per_sm": 1, "warps": 4, "stages": 3, "BN": 64, "load": False, "s": 1e-4},
+        {"programs_per_sm": 2, "warps": 8, "stages": 4, "BN": 128, "load": True, "s": 5e-4},
+    ]
+    rows = report.overlap_model_rows(points, lambda p: (2e-4 * p["programs_per_sm"], "TC-bound"))
+    assert [(r["BN"], r["ratio"]) for r in rows] == [(64, pytest.approx(1.5)), (128, pytest.approx(1.25))]
+    assert rows[1]["reason"] == "TC-bound"

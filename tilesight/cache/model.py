@@ -230,7 +230,9 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
             continue
         occ = np.sort(np.concatenate(slots[act.name]))
         keys, nkeys = reuse_keys(plan.grid, t, coords)
-        distinct = int(_distinct_per_bin(keys, nkeys, 1)[0]) * occ.size
+        # the blocks that cover the tensor: every occurrence's, or only the fresh ones' where the action
+        # re-reads its own earlier steps (TileAction.fresh_steps: a block loaded again covers nothing new)
+        distinct = int(_distinct_per_bin(keys, nkeys, 1)[0]) * occ.size * act.fresh_steps
         # masked edge blocks move fewer bytes: spread the tensor's bytes over the blocks that cover it
         block_bytes = t.tile_bytes * min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
         write = act.kind is ActionKind.STORE or t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
