@@ -974,6 +974,11 @@ class _Walker:
             if starts.size == 1 and int(starts[0]) == 0:
                 steps = min(int(trips[0]), kk * kk * chans // bk)
                 reuse = im2col_rereads(steps, bk, chans, kk, stride, dil, rows, width, oh, ow)
+                share = sum(s for _, s in reuse.rereads)
+                self.notes.append(
+                    f"T.im2col at {where}: {share:.0%} of each step's pixels were read a tap before (by the "
+                    f"tile or the one beside it); first reads in {reuse.fresh:.0%} of the steps"
+                )
         return OpNode(
             "copy", (region,), (dst,), where, elements=dst.elements, rereads=reuse.rereads, fresh=reuse.fresh
         )

@@ -1004,6 +1004,8 @@ class Walker:
             # `period` steps read it afresh)
             node["rereads"] = ((period, 1.0),)
             node["fresh_steps"] = period / self.loop_trips[-1]
+            again = "the same block every step" if period == 1 else f"{period} blocks in turn"
+            self.notes.append(f"{op.name} on {base} at {op.loc}: {again} of its loop: read again from L2")
         if not store and located(op, self.scattered):
             node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
         if not store:

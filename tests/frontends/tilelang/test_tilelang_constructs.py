@@ -549,6 +549,8 @@ def test_im2col_load_carries_its_rereads():
     reuse = im2col_rereads(18, 32, 64, 3, 1, 1, 4, 16, oh=16, ow=16)
     assert dict(load.rereads) == pytest.approx(dict(reuse.rereads))
     assert load.fresh_steps == pytest.approx(reuse.fresh) and reuse.fresh < 1.0
+    share = sum(s for _, s in reuse.rereads)
+    assert any(f"{share:.0%} of each step's pixels" in n for n in plan.notes)
     # the cache model makes at least the re-read share of its reads L2 hits
     traffic = SdcmCacheModel().traffic(plan, HW)
     assert traffic.tensors["data"].l2_hit >= sum(s for _, s in reuse.rereads) - 1e-9

@@ -863,6 +863,8 @@ def test_loads_that_come_back_within_a_loop_are_rereads():
     assert loads["x_ptr"].rereads == () and loads["x_ptr"].fresh_steps == 1.0
     assert loads["w_ptr"].rereads == ((1, 1.0),) and loads["w_ptr"].fresh_steps == pytest.approx(1 / 256)
     assert loads["v_ptr"].rereads == ((4, 1.0),) and loads["v_ptr"].fresh_steps == pytest.approx(4 / 256)
+    notes = " ".join(plan.notes)
+    assert "on w_ptr" in notes and "the same block every step" in notes and "4 blocks in turn" in notes
     # the cache model: x misses, w and v hit (their blocks come back within a few KiB of the wave's reads)
     traffic = SdcmCacheModel().traffic(plan, HW)
     assert traffic.tensors["x_ptr"].l2_hit == 0.0
