@@ -195,6 +195,7 @@ class _Lowering:
         # bank count (OpNode.smem_wavefront_bytes) does not hold for them
         self.swizzled = _gemm_operands(ir.body)
         self.loop_vars: list[str] = []  # serial loops enclosing the node being lowered, outermost first
+        self.loop_counts: list[int] = []  # their (rounded mean) trip counts, alongside
         self.hoisted_registers = 0  # registers holding an unrolled serial loop's loads (SERIAL_COPY_UNROLL)
 
     def _name(self, base: str) -> str:
@@ -320,10 +321,12 @@ class _Lowering:
                 f"carried between iterations: unrolled by the compiler, {stages} iterations' loads in flight"
             )
         self.loop_vars.append(node.var)
+        self.loop_counts.append(count)
         try:
             body = self.body(node.body, stages, node.pipelined)
         finally:
             self.loop_vars.pop()
+            self.loop_counts.pop()
         reduction = any(
             isinstance(op, OpNode)
             and op.op == "gemm"
@@ -490,6 +493,14 @@ class _Lowering:
             fresh_steps=fresh,
         )
 
+    def _loop_invariant(self, region: Region) -> bool:
+        """Whether ``region``'s start does not move with the innermost enclosing loop (of more than one
+        trip): its start expressions, through the kernel's let-bindings, do not read that loop's variable."""
+        if not self.loop_vars or self.loop_counts[-1] <= 1:
+            return False
+        var = self.loop_vars[-1]
+        return not any(var in free_vars(inline_binds(m, self.ir.binds)) for m in region.mins)
+
     def _backwards(self, region: Region) -> bool:
         """Whether the innermost enclosing loop walks ``region`` backwards: its start moves down as the loop
         variable goes up (``A[bx, (nk - 1 - k) * bk]``), with every other variable held at 0."""
@@ -530,13 +541,21 @@ class _Lowering:
             if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
+            rereads, fresh = node.rereads, node.fresh if node.rereads else 1.0
+            if not rereads and self._loop_invariant(src):
+                # the same global tile every step of the loop: a re-read of its own (its first step reads it)
+                rereads, fresh = ((1, 1.0),), 1.0 / self.loop_counts[-1]
+                self.notes.append(
+                    f"copy of {src.buffer} at {node.location}: the same tile every step of loop "
+                    f"{self.loop_vars[-1]}: read again from L2"
+                )
             return self._load(
                 src,
                 _level(dst.scope),
                 node.location,
                 sync=in_loop and not pipelined,
-                rereads=node.rereads,
-                fresh=node.fresh if node.rereads else 1.0,
+                rereads=rereads,
+                fresh=fresh,
             )
         if dst.scope == GLOBAL:
             return self._store(dst, _level(src.scope), node.location)

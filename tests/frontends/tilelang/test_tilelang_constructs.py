@@ -646,3 +646,34 @@ def test_im2col_rereads_invariants(kk, stride, dil, slices, rows, width, per_row
         assert 0.0 <= sum(s for _, s in reuse.rereads) <= 1.0 + 1e-12
         assert (1 / max(steps, 1)) - 1e-12 <= reuse.fresh <= 1.0 or steps <= 1
     assert sum(s for _, s in beside.rereads) >= sum(s for _, s in alone.rereads) - 1e-12
+
+
+def test_a_copy_that_does_not_move_with_its_loop_is_a_reread():
+    # 32 blocks of 128 rows, 64 steps: A's tile moves with k (a new block each step), W's is the block's own
+    # 64 x 128 tile every step (period 1: read afresh in 1 step of 64), which then hits L2
+    m, n, k, bm, bk = 4096, 128, 4096, 128, 64
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((m, k), "float16"),
+        W: T.Tensor((m // bm * bk, n), "float16"),
+        C: T.Tensor((m, n), "float16"),
+    ):  # noqa: E501
+        with T.Kernel(T.ceildiv(m, bm), threads=128) as bx:
+            a_s = T.alloc_shared((bm, bk), "float16")
+            w_s = T.alloc_shared((bk, n), "float16")
+            c_l = T.alloc_fragment((bm, n), "float32")
+            T.clear(c_l)
+            for ko in T.Pipelined(k // bk, num_stages=2):
+                T.copy(A[bx * bm, ko * bk], a_s)
+                T.copy(W[bx * bk, 0], w_s)
+                T.gemm(a_s, w_s, c_l)
+            T.copy(c_l, C[bx * bm, 0])
+
+    plan = plan_prim_func(main, HW)
+    loads = {a.tensor: a for a, _ in plan.actions() if a.kind is ActionKind.LOAD}
+    assert loads["A"].rereads == () and loads["W"].rereads == ((1, 1.0),)
+    assert loads["W"].fresh_steps == pytest.approx(1 / 64)
+    assert any("the same tile every step of loop ko" in note for note in plan.notes)
+    traffic = SdcmCacheModel().traffic(plan, HW)
+    assert traffic.tensors["A"].l2_hit == 0.0 and traffic.tensors["W"].l2_hit > 0.98
