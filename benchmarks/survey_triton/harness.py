@@ -121,6 +121,13 @@ def dequant_cases() -> list[Case]:
     return k_staged.dequant_cases()
 
 
+def reread_cases() -> list[Case]:
+    """Loads that come back within their loops: re-loaded tiles and round-robin panels (k_reread)."""
+    import k_reread
+
+    return k_reread.reread_cases()
+
+
 SETS = {
     "survey": (all_cases, ""),
     "recheck": (recheck_cases, "recheck_"),
@@ -131,6 +138,7 @@ SETS = {
     "dequant": (dequant_cases, "dequant_"),
     "intdiv": (intdiv_cases, "intdiv_"),
     "moe": (moe_cases, "moe_"),
+    "reread": (reread_cases, "reread_"),
 }
 
 
