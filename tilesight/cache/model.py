@@ -230,9 +230,13 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
             continue
         occ = np.sort(np.concatenate(slots[act.name]))
         keys, nkeys = reuse_keys(plan.grid, t, coords)
-        # the blocks that cover the tensor: every occurrence's, or only the fresh ones' where the action
-        # re-reads its own earlier steps (TileAction.fresh_steps: a block loaded again covers nothing new)
-        distinct = int(_distinct_per_bin(keys, nkeys, 1)[0]) * occ.size * act.fresh_steps
+        # the tensor's bytes are spread over every occurrence's block, re-reads of an action's own earlier
+        # steps (TileAction.rereads) included: what a re-read costs the L2 is its share of the tensor, not a
+        # whole tile. Measured (stop 40, the reread set): Triton hoists a loop-invariant load out of a loop
+        # without stores (it moves once a tile), and plain loads re-read from a small panel are served by L1;
+        # charging the re-reads whole tiles at the L2 made that set 35% off against 15% this way. Asynchronous
+        # copies (cp.async, TMA) do re-read from L2, which this understates (the overlap_alone probe).
+        distinct = int(_distinct_per_bin(keys, nkeys, 1)[0]) * occ.size
         # masked edge blocks move fewer bytes: spread the tensor's bytes over the blocks that cover it
         block_bytes = t.tile_bytes * min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
         write = act.kind is ActionKind.STORE or t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
