@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
+import importlib.util
 import json
 import statistics
 import sys
@@ -116,10 +118,18 @@ def overlap_model_rows(points: list[dict], predict) -> list[dict]:
     return rows
 
 
+@functools.cache
+def _probe_kernels():
+    """benchmarks/calibrate/kernels.py, loaded once by its path (a module name of its own: the repository's
+    ``kernels`` package is another)."""
+    spec = importlib.util.spec_from_file_location("calibrate_kernels", HERE / "calibrate" / "kernels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _predict_overlap_point(p: dict) -> tuple[float, str]:
     """The installed model's prediction of one ``overlap_alone`` point (h200 profile)."""
-    sys.path.insert(0, str(HERE / "calibrate"))
-    import kernels as probe_kernels
     import tilesight
     from tilesight import TensorSpec
 
@@ -129,7 +139,7 @@ def _predict_overlap_point(p: dict) -> tuple[float, str]:
     b = TensorSpec((bk, bn), "float16", (bn, 1))
     out = TensorSpec((programs * bm, bn), "float32", (bn, 1))
     report = tilesight.estimate(
-        probe_kernels.overlap_dot, (programs,), a, b, out, k, p["iters"], p["share"], hw="h200",
+        _probe_kernels().overlap_dot, (programs,), a, b, out, k, p["iters"], p["share"], hw="h200",
         BM=bm, BK=bk, BN=bn, LOAD=True, num_warps=p["warps"], num_stages=p["stages"],
     )  # fmt: skip
     steady = next((ph.reason for ph in report.phases if ph.phase == "steady"), "")

@@ -541,7 +541,7 @@ class _Lowering:
             if dst.scope == SHARED and pipelined:
                 self.multibuffered_loads = True
                 self.multibuffered[dst.buffer] = max(stages, self.multibuffered.get(dst.buffer, 1))
-            rereads, fresh = node.rereads, node.fresh if node.rereads else 1.0
+            rereads, fresh = node.rereads, node.fresh
             if not rereads and self._loop_invariant(src):
                 # the same global tile every step of the loop: a re-read of its own (its first step reads it)
                 rereads, fresh = ((1, 1.0),), 1.0 / self.loop_counts[-1]

@@ -229,6 +229,12 @@ class _Body:
         return False
 
 
+def _descriptor_indices(op: Op) -> list[str]:
+    """The SSA index operands of a tensor-descriptor load or store (``tt.descriptor_load %d[%i, %j]``)."""
+    idx = re.search(r"\[([^\]]*)\]", op.text)
+    return re.findall(r"%[\w.$-]+", idx.group(1)) if idx else []
+
+
 class Walker:
     def __init__(
         self, ir: CompiledIR, scalars: dict, tensors: dict[str, TensorSpec], grid: tuple[int, int, int]
@@ -912,8 +918,7 @@ class Walker:
             )
         cands = set(ptr.cands)
         if op.name.startswith("tt.descriptor"):
-            idx = re.search(r"\[([^\]]*)\]", op.text)
-            for o in re.findall(r"%[\w.$-]+", idx.group(1)) if idx else []:
+            for o in _descriptor_indices(op):
                 if self.get(o).pid and self.get(o).val is not None:
                     cands |= self.candidate(o)
         store = op.name in ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas")
@@ -1031,12 +1036,11 @@ class Walker:
         if not self.ivs:
             return None
         steps = frozenset({self.ivs[-1]}) | self.carried[-1]
-        if op.name.startswith("tt.descriptor"):
-            idx = re.search(r"\[([^\]]*)\]", op.text)
-            roots = [*re.findall(r"%[\w.$-]+", idx.group(1))] if idx else []
-            roots.append(op.operands[0])
-        else:
-            roots = [op.operands[0]]
+        roots = (
+            [*_descriptor_indices(op), op.operands[0]]
+            if op.name.startswith("tt.descriptor")
+            else [op.operands[0]]
+        )
         periods: set[int] = set()
         seen: set[str] = set()
         todo = list(roots)
