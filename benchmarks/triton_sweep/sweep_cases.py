@@ -1667,6 +1667,82 @@ def validation40_cases() -> list[Case]:
     return _all_held_out(cases, "validation40")
 
 
+# The Triton matmul tutorial's autotune configs (the list users start from), the hidden-set analogue of
+# validation 41: (block_m, block_n, block_k, num_warps, num_stages), all with GROUP_M 8.
+TUTORIAL_GEMM_CONFIGS = (
+    (128, 256, 64, 8, 3),
+    (64, 256, 32, 4, 4),
+    (128, 128, 32, 4, 4),
+    (128, 64, 32, 4, 4),
+    (64, 128, 32, 4, 4),
+    (128, 32, 32, 4, 4),
+    (64, 32, 32, 2, 5),
+    (32, 64, 32, 2, 5),
+)
+
+
+def validation41_cases() -> list[Case]:
+    """A cross-family set at shapes and configs no set timed (stop 41): what the model does on kernels of
+    the kinds it was built on, away from every case it was checked against. fp16 / bf16 GEMMs at two new
+    shapes over the tutorial's autotune configs, split-K, persistent and TMA GEMMs, the row kernels
+    (softmax, LayerNorm, RMSNorm, fused add + RMSNorm), vector add, transpose, the gated activation, RoPE,
+    a row gather, and attention (one loop, staged, TMA) at new lengths and head counts (45 launches, held
+    out)."""
+    shapes = (("v41_a", 3072, 7168, 2560), ("v41_b", 6656, 2304, 5376))
+    cases = []
+    for shape in shapes:
+        cfgs = [GemmConfig(*c, 8) for c in TUTORIAL_GEMM_CONFIGS]
+        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in cfgs]
+        cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in cfgs[1:3]]
+    cases += [
+        splitk_case(384, 6144, 12288, 64, 128, 64, 4, 4, 3),
+        splitk_case(96, 10240, 8192, 32, 128, 128, 8, 4, 3),
+        gemm_case("persistent", ("v41_c", 5376, 5376, 3072), "float16", GemmConfig(128, 256, 64, 8, 3, 8),
+                  num_sms=H200_SM_COUNT),
+        gemm_case("tma_persistent", ("v41_c", 5376, 5376, 3072), "float16", GemmConfig(128, 128, 64, 8, 3, 8),
+                  num_sms=H200_SM_COUNT),
+        gemm_case("tma", ("v41_d", 2304, 9216, 3584), "bfloat16", GemmConfig(128, 256, 64, 8, 3, 8)),
+    ]  # fmt: skip
+    cases += [
+        row_case("softmax", 12288, 3072, "float16", 4),
+        row_case("softmax", 6144, 24576, "bfloat16", 16),
+        row_case("softmax", 49152, 768, "float16", 4, variant="rows", programs=528),
+        row_case("layernorm", 24576, 2560, "bfloat16", 8),
+        row_case("layernorm", 3072, 20480, "float16", 8, 4096, variant="chunked"),
+        row_case("rmsnorm", 20480, 5120, "bfloat16", 8, 8192),
+        row_case("rmsnorm", 65536, 1536, "float16", 4, 2048),
+        add_rmsnorm_case(12288, 3584, "bfloat16", 8),
+        add_case(3 << 23, "float16", 2048, 4),
+        add_case(50_000_000, "float32", 1024, 4),
+        gated_case(6144, 9728, "bfloat16", 2048, 8),
+        rope_case(24576, 24, 128, 6144, "bfloat16", 8, 4),
+        gather_case(24576, GATHER_VOCAB, GATHER_DIM, 16, 256, 4),
+    ]
+    x, y = Tensor((6144, 10240), "float16"), Tensor((10240, 6144), "float16", init="empty")
+    cases.append(
+        Case(
+            id="memory/transpose/float16/6144x10240/m64n64w4",
+            family="memory",
+            kernel="kernels.triton.transpose:transpose_kernel",
+            grid=(cdiv(6144, 64), cdiv(10240, 64)),
+            args=(x, y, 6144, 10240, 10240, 6144),
+            constexprs={"BLOCK_M": 64, "BLOCK_N": 64},
+            num_warps=4,
+            num_stages=1,
+            problem={"op": "transpose", "rows": 6144, "cols": 10240, "dtype": "float16"},
+        )
+    )
+    cases += [
+        attention_case(3, 24, 3328, 64, False, (128, 64, 4, 3)),
+        attention_case(3, 24, 3328, 128, True, (128, 128, 8, 2)),
+        attention_case(6, 12, 1536, 128, False, (128, 64, 8, 4)),
+        attention_case(5, 20, 2560, 64, True, (64, 64, 4, 2), staged=True),
+        attention_case(2, 40, 4608, 128, False, (128, 64, 8, 3), staged=True),
+        attention_case(2, 28, 3840, 64, True, (128, 64, 4, 3), tma=True),
+    ]
+    return _all_held_out(cases, "validation41")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
