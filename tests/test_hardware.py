@@ -295,6 +295,22 @@ def test_l2_chunk_efficiency_table():
         parse_profile(bad)
 
 
+def test_l2_merge_share_table():
+    # H200 (l2_chunks probe): four SMs reading each line at once save 0.093 of a private copy's time at
+    # 64-byte runs (237.0 / 261.3 us) and 0.392 at 128-byte runs (158.8 / 261.3): 64-byte rows keep 0.2378 of
+    # the merges, 32-byte rows 0.293 / 0.392 = 0.7468; a line or more keeps all of them, whatever the table.
+    # A profile without the table keeps none below a line (a100). Values must be fractions.
+    p = ts.load_profile("h200")
+    assert p.l2_merge_share(64) == pytest.approx(0.2378)
+    assert p.l2_merge_share(32) == pytest.approx(0.7468)
+    assert p.l2_merge_share(128) == p.l2_merge_share(1000) == 1.0
+    a100 = ts.load_profile("a100")
+    assert a100.l2_merge_share(64) == 0.0 and a100.l2_merge_share(128) == 1.0
+    bad = H200_TEXT.replace("[l2_chunk_merge]\n", '[l2_chunk_merge]\n16 = { value = 0, source = "x" }\n', 1)
+    with pytest.raises(ts.ProfileError, match="l2_chunk_merge.16"):
+        parse_profile(bad)
+
+
 def test_cross_warp_reduction_latency():
     # H200 (reductions probe): 2 warps +54.1 ns, 4 +74.8, 8 +102.9, 16 +148.9 over one warp; 3 warps sits
     # log2(3) - 1 = 0.585 of the way from 2 to 4: 54.1 + 0.585 x 20.7 = 66.2 ns; above 16 the 16-warp value

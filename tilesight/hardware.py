@@ -25,6 +25,8 @@ File shape (one GPU per file)::
     64 = { value = 0.68, source = "..." }
     [l2_chunk_efficiency]         # optional: the same for L2 -> SM transfers
     32 = { value = 0.561, source = "..." }
+    [l2_chunk_merge]              # optional: share of the coalescer's merges runs of this many bytes keep
+    64 = { value = 0.24, source = "..." }
     [cross_warp_reduction]        # optional: extra latency (s) of a reduction spanning this many warps
     8 = { value = 1.029e-07, source = "..." }
     [calibration]                 # optional: date, command, gpu, versions of the run that wrote the
@@ -285,6 +287,12 @@ class HardwareProfile:
     l2_chunk_efficiency: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # share of the L2 request coalescer's merges that a tile whose contiguous rows are runs of this many bytes
+    # keeps (the l2_chunks probe: lines four SMs read at once, against whole-line runs); empty: none below a
+    # line
+    l2_chunk_merge: MappingProxyType[int, float] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
     # a warpgroup MMA instruction's share of the tensor cores' rate by its N (the dot_narrow probe): narrow
     # instructions carry a fixed cost; empty: every N runs at the calibrated rate
     wgmma_n_efficiency: MappingProxyType[int, float] = field(
@@ -437,6 +445,16 @@ class HardwareProfile:
         like :meth:`ddr_efficiency`); 1 where the profile gives no table."""
         return _chunk_efficiency(self.l2_chunk_efficiency, chunk_bytes)
 
+    def l2_merge_share(self, run_bytes: float) -> float:
+        """Share of the L2 request coalescer's merges (the cache model's ``l2_merged``) that a tile whose
+        contiguous rows are runs of ``run_bytes`` keeps: 1 from a whole L2 line up; below it the
+        ``[l2_chunk_merge]`` table (read like :meth:`ddr_efficiency`), or 0 where the profile gives none."""
+        if run_bytes >= self.l2_line_bytes:
+            return 1.0
+        if not self.l2_chunk_merge:
+            return 0.0
+        return _chunk_efficiency(self.l2_chunk_merge, run_bytes)
+
     def source(self, fieldname: str) -> str:
         return self.sources.get(fieldname, "")
 
@@ -538,6 +556,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     fraction = "keys are chunk bytes, values in (0, 1]"
     chunks = _int_keyed_table(doc, "ddr_chunk_efficiency", origin, sources, _is_fraction, fraction)
     l2_chunks = _int_keyed_table(doc, "l2_chunk_efficiency", origin, sources, _is_fraction, fraction)
+    l2_merge = _int_keyed_table(doc, "l2_chunk_merge", origin, sources, _is_fraction, fraction)
     wgmma_n = _int_keyed_table(
         doc, "wgmma_n_efficiency", origin, sources, _is_fraction, "keys are N, values in (0, 1]"
     )
@@ -566,6 +585,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         tc_legacy_flops_per_s=tables["tensor_core_legacy"],
         ddr_chunk_efficiency=MappingProxyType(chunks),
         l2_chunk_efficiency=MappingProxyType(l2_chunks),
+        l2_chunk_merge=MappingProxyType(l2_merge),
         cross_warp_reduction=MappingProxyType(reductions),
         wgmma_n_efficiency=MappingProxyType(wgmma_n),
         sm_dispatch_order=placement.get("dispatch_order", ()),

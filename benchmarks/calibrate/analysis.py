@@ -598,3 +598,39 @@ def async_element_copy_fields(
     )
     value = statistics.median(rates.values())
     return {"lsu_async_elem_warp_instr_per_s_per_sm": {"value": value, "note": note}}
+
+
+def l2_chunk_merge_fields(points: Sequence[Mapping[str, Any]], line_bytes: int = 128) -> dict:
+    """The profile's ``[l2_chunk_merge]`` table from the ``l2_chunks`` probe (an L2-resident A tile copied
+    asynchronously, its rows contiguous runs of ``chunk_bytes``, each line read by one SM or by four at once):
+    what a run shorter than an L2 line keeps of the request coalescer's merges. Sharing a line among four
+    SMs takes a copy from ``private`` to ``shared`` seconds; the L2 work it saved, ``1 - shared / private``,
+    over what whole-line runs save the same way, is the share of merges runs of that width achieve (the
+    engine charges whole-line runs the merges the cache model gives them). One point per run width below
+    ``line_bytes`` that the probe measured both ways, and ``line_bytes`` itself at 1. Raises ValueError
+    without both points at ``line_bytes``."""
+    seconds = {(int(p["chunk_bytes"]), int(p["share"])): float(p["s"]) for p in points}
+    shares = sorted({s for _, s in seconds})
+    if len(shares) < 2 or (line_bytes, shares[0]) not in seconds or (line_bytes, shares[-1]) not in seconds:
+        raise ValueError(f"l2_chunk_merge_fields: no private and shared point at {line_bytes}-byte runs")
+    private, shared = shares[0], shares[-1]
+
+    def saved(width: int) -> float:
+        return 1.0 - seconds[(width, shared)] / seconds[(width, private)]
+
+    whole = saved(line_bytes)
+    if whole <= 0:
+        raise ValueError(f"l2_chunk_merge_fields: sharing saves nothing at {line_bytes}-byte runs")
+    out = {}
+    for width in sorted({w for w, _ in seconds if w < line_bytes}):
+        if (width, private) in seconds and (width, shared) in seconds:
+            value = min(max(saved(width) / whole, 0.0), 1.0)
+            shared_us, private_us = seconds[(width, shared)] * 1e6, seconds[(width, private)] * 1e6
+            note = (
+                f"{width}-byte runs read by {shared} SMs at once take {shared_us:.1f} us against "
+                f"{private_us:.1f} us read by {private}, a saving of {saved(width):.3f} against {whole:.3f} "
+                f"for {line_bytes}-byte runs"
+            )
+            out[width] = {"value": value, "note": note}
+    out[line_bytes] = {"value": 1.0, "note": f"{line_bytes}-byte runs: the merges the cache model gives"}
+    return out

@@ -303,24 +303,31 @@ def test_l2_work_scales_with_the_lookups_per_byte(round_hw):
         TensorTraffic("a", 10, 1e6, 0.0, 0.75, 2.5e5, l2_lookups=-0.1)
 
 
-def test_rows_shorter_than_a_line_get_no_coalescing(round_hw):
+def test_rows_shorter_than_a_line_keep_the_profiles_share_of_merges(round_hw):
     # 0.6 lookups per byte after 0.4 of coalescer merges: a 100 x 500 fp16 tile of a 1000-wide tensor has
-    # 1000-byte rows (>= the 128-byte line) and is charged 0.6; a 100 x 32 one has 64-byte rows and the merges
-    # come back: 1.0. L2 = lookups x bytes / 2e11
+    # 1000-byte rows (>= the 128-byte line) and is charged 0.6; a 100 x 32 one has 64-byte rows. Without an
+    # [l2_chunk_merge] table (the test profile) the merges come back: 1.0; with 64 B -> 0.25, 128 B -> 1 it
+    # keeps a quarter of them: 0.6 + 0.4 x 0.75 = 0.9; 16-byte rows (below the smallest point) that point's
+    # value. L2 = lookups x bytes / 2e11
+    from dataclasses import replace
+    from types import MappingProxyType
+
     from tilesight.plan import TileGrid, TilePlan
 
-    def l2_us(tile):
+    def l2_us(tile, hw):
         a = TensorAccess("a", "float16", (1000, 1000), tile)
         act = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM)
         plan = TilePlan("p", TileGrid((4,)), (a,), (act,), BlockResources(128))
         t = TensorTraffic("a", 10, 1e6, 0.0, 0.75, 2.5e5, l2_lookups=0.6, l2_merged=0.4)
-        d = action_demand(act, plan, round_hw, CacheTraffic({"a": t}, 0.75, None, 2.5e5, 0.0, "test"))
-        return d.busy_s[L2] / US, a.tile_bytes
+        d = action_demand(act, plan, hw, CacheTraffic({"a": t}, 0.75, None, 2.5e5, 0.0, "test"))
+        return d.busy_s[L2] / US / (a.tile_bytes / 2e11 / US)
 
-    us, nbytes = l2_us((100, 500))
-    assert us == pytest.approx(0.6 * nbytes / 2e11 / US)
-    us, nbytes = l2_us((100, 32))
-    assert us == pytest.approx(1.0 * nbytes / 2e11 / US)
+    assert l2_us((100, 500), round_hw) == pytest.approx(0.6)
+    assert l2_us((100, 32), round_hw) == pytest.approx(1.0)
+    merge = replace(round_hw, l2_chunk_merge=MappingProxyType({64: 0.25, 128: 1.0}))
+    assert l2_us((100, 500), merge) == pytest.approx(0.6)
+    assert l2_us((100, 32), merge) == pytest.approx(0.9)
+    assert l2_us((100, 8), merge) == pytest.approx(0.9)
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,9 +11,10 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      L1.5 = b / L1.5 share where the tier exists (every request looks the tier up first);
      L2 = b (1 - l15_hit) x l2_lookups / L2 share (every byte not served by L1.5 crosses L2; the cache
      model's lookups per byte scale it: coalesced requests skip the slices, fabric lookups add to them; a
-     tile whose contiguous rows are shorter than an L2 line gets no coalescing: the ``l2_chunks`` and
-     ``tma_chunks`` probes read lines four SMs share at 14.0-15.2 TB/s with 128-byte rows and 9.2-9.3 TB/s,
-     the private-line rate, with 64-byte rows);
+     tile whose contiguous rows are shorter than an L2 line keeps only the profile's
+     :meth:`~tilesight.hardware.HardwareProfile.l2_merge_share` of those merges: the ``l2_chunks`` probe
+     reads lines four SMs share 1.65x as fast as private ones with 128-byte rows and 1.10x with 64-byte rows,
+     0.24 of the saving; no profile table, none);
      DDR = b ddr_fraction / DDR share, ``ddr_fraction = ddr_bytes / requested_bytes`` of the tensor; the
      DDR share is of the read bandwidth, and a written byte costs :func:`ddr_write_slowdown` times a read one;
      DDR time is divided by the profile's DRAM efficiency for the access's contiguous chunk
@@ -678,8 +679,8 @@ def action_demand(
                 amounts[L15] = per_access
             run = contiguous_bytes(tensor)
             lookups = tt.l2_lookups
-            if run < hw.l2_line_bytes:  # rows shorter than a line do not coalesce (l2_chunks, tma_chunks)
-                lookups += tt.l2_merged
+            # rows shorter than a line keep only part of the coalescer's merges (l2_chunks probe)
+            lookups += tt.l2_merged * (1.0 - hw.l2_merge_share(run))
             amounts[L2] = per_access * (1.0 - tt.l15_hit) * lookups
             if kind is ActionKind.LOAD and l1_broadcast(action, tensor, plan, hw, resident):
                 amounts[L2] = 0.0  # the SM's L1 serves it

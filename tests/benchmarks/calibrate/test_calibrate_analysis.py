@@ -339,3 +339,17 @@ def test_waited_step_latency_needs_two_widths_per_dim():
         analysis.waited_step_latency([_step_row(64, 32, 1e-6), _step_row(64, 32, 1.1e-6)], 132)
     with pytest.raises(ValueError, match="two or more block_N"):
         analysis.waited_step_latency([], 132)
+
+
+def test_l2_chunk_merge_by_hand():
+    # 128-byte runs: 100 us private, 60 us with four readers a line (saves 0.4); 64-byte runs 100 -> 90 (0.1):
+    # a quarter of the saving, 0.25; 32-byte runs 200 -> 240 (slower shared): clipped to 0; 256-byte runs
+    # are above the line and not listed; 128 itself is 1. Without both 128-byte points it is an error.
+    pts = [
+        {"chunk_bytes": w, "share": s, "s": t * 1e-6}
+        for w, s, t in ((128, 1, 100), (128, 4, 60), (64, 1, 100), (64, 4, 90), (32, 1, 200), (32, 4, 240))
+    ] + [{"chunk_bytes": 256, "share": 1, "s": 1e-4}, {"chunk_bytes": 256, "share": 4, "s": 5e-5}]
+    f = analysis.l2_chunk_merge_fields(pts)
+    assert {k: round(v["value"], 6) for k, v in f.items()} == {32: 0.0, 64: 0.25, 128: 1.0}
+    with pytest.raises(ValueError, match="128-byte"):
+        analysis.l2_chunk_merge_fields([p for p in pts if p["chunk_bytes"] != 128])
