@@ -512,6 +512,34 @@ def validation5_cases() -> list[dict[str, Any]]:
     return _validation_set("val5", ([], []), (VALIDATION5_FA_SHAPES, VALIDATION5_FA_CONFIGS), ([], []))
 
 
+# A sixth validation set (stop 41, ``sweep.py --set validation6``): shapes and block configurations no set
+# had, block_K 32 among them (64-byte rows, whose share of the L2 coalescer's merges stop 41 changed), bf16
+# and 256 x 128 tiles, FlashAttention at new lengths and head counts, MLA decode; predictions recorded
+# before it was measured.
+VALIDATION6_GEMM_SHAPES = [(4608, 4608, 2048), (2048, 10240, 3584)]
+VALIDATION6_GEMM_CONFIGS = [  # (block_M, block_N, block_K, num_stages, threads, use_swizzle, dtype)
+    (128, 128, 32, 3, 128, True, "float16"),
+    (64, 128, 32, 4, 128, False, "bfloat16"),
+    (128, 256, 32, 3, 256, True, "float16"),
+    (128, 128, 64, 3, 128, True, "bfloat16"),
+    (256, 128, 32, 3, 256, False, "float16"),
+]
+VALIDATION6_FA_SHAPES = [(2, 28, 2304, 64), (3, 16, 3584, 128)]
+VALIDATION6_FA_CONFIGS = [(128, 64, 2, 256), (64, 64, 2, 128), (128, 128, 2, 256)]
+VALIDATION6_MLA_SHAPES = [(12, 128, 10240), (64, 128, 5120)]
+VALIDATION6_MLA_CONFIGS = [(64, 32, 2, 256), (64, 64, 1, 256)]
+
+
+def validation6_cases() -> list[dict[str, Any]]:
+    """The sixth validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
+    return _validation_set(
+        "val6",
+        (VALIDATION6_GEMM_SHAPES, VALIDATION6_GEMM_CONFIGS),
+        (VALIDATION6_FA_SHAPES, VALIDATION6_FA_CONFIGS),
+        (VALIDATION6_MLA_SHAPES, VALIDATION6_MLA_CONFIGS),
+    )
+
+
 # The FlashAttention step set (stop 27, ``sweep.py --set fa_steps``): one head of one sequence, 16896 query
 # rows, so that 128-row blocks fill the 132 SMs once and every block reads the same K and V (L2-resident
 # after the first blocks' reads): the time per K/V step of the forward loop by block_N, warpgroups and head

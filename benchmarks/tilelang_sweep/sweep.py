@@ -54,6 +54,7 @@ SETS = {
     "validation3": case_list.validation3_cases,
     "validation4": case_list.validation4_cases,
     "validation5": case_list.validation5_cases,
+    "validation6": case_list.validation6_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,
