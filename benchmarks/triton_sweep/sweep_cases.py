@@ -1743,6 +1743,33 @@ def validation41_cases() -> list[Case]:
     return _all_held_out(cases, "validation41")
 
 
+def validation42_cases() -> list[Case]:
+    """The blind check of stop 41's short-row merge share (``HardwareProfile.l2_merge_share``): GEMMs whose
+    A rows are 64 bytes (``BLOCK_K`` 32, fp16 and bf16) in nine configs, beside three ``BLOCK_K`` 64 controls
+    the rule does not move, at two shapes no set timed (28 launches, held out)."""
+    short = [
+        GemmConfig(128, 128, 32, 4, 4, 8),
+        GemmConfig(128, 128, 32, 8, 4, 1),
+        GemmConfig(64, 256, 32, 4, 4, 8),
+        GemmConfig(128, 64, 32, 4, 4, 1),
+        GemmConfig(64, 128, 32, 4, 4, 8),
+        GemmConfig(128, 32, 32, 4, 4, 8),
+        GemmConfig(64, 32, 32, 2, 5, 1),
+        GemmConfig(32, 64, 32, 4, 4, 8),
+        GemmConfig(256, 128, 32, 8, 3, 8),
+    ]
+    controls = [
+        GemmConfig(128, 128, 64, 4, 4, 8),
+        GemmConfig(128, 256, 64, 8, 3, 8),
+        GemmConfig(64, 128, 64, 4, 3, 8),
+    ]
+    cases = []
+    for shape in (("v42_a", 5632, 3840, 4608), ("v42_b", 1920, 12288, 3072)):
+        cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in short + controls]
+        cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in short[:2]]
+    return _all_held_out(cases, "validation42")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
