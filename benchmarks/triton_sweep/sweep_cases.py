@@ -580,22 +580,25 @@ def validation_memory_kernels() -> list[Case]:
     for (rows, cols), block, warps in (((4096, 16384), 2048, 8), ((8192, 8192), 1024, 4)):
         cases.append(row_case("layernorm", rows, cols, "bfloat16", warps, block, variant="chunked"))
     for (m, n), (bm, bn), warps in (((8192, 8192), (64, 64), 4), ((4096, 11008), (32, 128), 4)):
-        x = Tensor((m, n), "float16")
-        y = Tensor((n, m), "float16", init="empty")
-        cases.append(
-            Case(
-                id=f"memory/transpose/float16/{m}x{n}/m{bm}n{bn}w{warps}",
-                family="memory",
-                kernel="kernels.triton.transpose:transpose_kernel",
-                grid=(cdiv(m, bm), cdiv(n, bn)),
-                args=(x, y, m, n, n, m),
-                constexprs={"BLOCK_M": bm, "BLOCK_N": bn},
-                num_warps=warps,
-                num_stages=1,
-                problem={"op": "transpose", "rows": m, "cols": n, "dtype": "float16"},
-            )
-        )
+        cases.append(transpose_case(m, n, bm, bn, warps))
     return cases
+
+
+def transpose_case(m: int, n: int, bm: int, bn: int, warps: int) -> Case:
+    """An fp16 ``m x n`` transpose (kernels/triton/transpose.py) in ``bm x bn`` tiles."""
+    x = Tensor((m, n), "float16")
+    y = Tensor((n, m), "float16", init="empty")
+    return Case(
+        id=f"memory/transpose/float16/{m}x{n}/m{bm}n{bn}w{warps}",
+        family="memory",
+        kernel="kernels.triton.transpose:transpose_kernel",
+        grid=(cdiv(m, bm), cdiv(n, bn)),
+        args=(x, y, m, n, n, m),
+        constexprs={"BLOCK_M": bm, "BLOCK_N": bn},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "transpose", "rows": m, "cols": n, "dtype": "float16"},
+    )
 
 
 def validation_cases() -> list[Case]:
@@ -1718,20 +1721,7 @@ def validation41_cases() -> list[Case]:
         rope_case(24576, 24, 128, 6144, "bfloat16", 8, 4),
         gather_case(24576, GATHER_VOCAB, GATHER_DIM, 16, 256, 4),
     ]
-    x, y = Tensor((6144, 10240), "float16"), Tensor((10240, 6144), "float16", init="empty")
-    cases.append(
-        Case(
-            id="memory/transpose/float16/6144x10240/m64n64w4",
-            family="memory",
-            kernel="kernels.triton.transpose:transpose_kernel",
-            grid=(cdiv(6144, 64), cdiv(10240, 64)),
-            args=(x, y, 6144, 10240, 10240, 6144),
-            constexprs={"BLOCK_M": 64, "BLOCK_N": 64},
-            num_warps=4,
-            num_stages=1,
-            problem={"op": "transpose", "rows": 6144, "cols": 10240, "dtype": "float16"},
-        )
-    )
+    cases.append(transpose_case(6144, 10240, 64, 64, 4))
     cases += [
         attention_case(3, 24, 3328, 64, False, (128, 64, 4, 3)),
         attention_case(3, 24, 3328, 128, True, (128, 128, 8, 2)),
