@@ -37,6 +37,25 @@ CASES = (
 )
 
 
+# The stages probe (stop 41, ``WARPS_SET=stages``): the 128x128 tile on 4 warps with GROUP_M 8 at the same
+# bytes in flight a block by different means: block_K 64 at 2-4 stages against block_K 32 at 3-6 (block_K 32
+# at 6 stages holds the 96 KB of block_K 64 at 3: two blocks an SM either way), to tell what the three-stage
+# block_K 64 tile loses cycles to: its stage count, its stage bytes or its K step.
+STAGES_CASES = (
+    (128, 128, 64, 4, 2, 8),
+    (128, 128, 64, 4, 3, 8),
+    (128, 128, 64, 4, 4, 8),
+    (128, 128, 32, 4, 3, 8),
+    (128, 128, 32, 4, 4, 8),
+    (128, 128, 32, 4, 5, 8),
+    (128, 128, 32, 4, 6, 8),
+    (128, 128, 64, 8, 3, 8),
+    (128, 128, 32, 8, 6, 8),
+)
+if os.environ.get("WARPS_SET") == "stages":
+    CASES = STAGES_CASES
+
+
 def name(c: tuple[int, ...]) -> str:
     return "m{}n{}k{}w{}s{}g{}".format(*c)
 
