@@ -302,14 +302,19 @@ def _sampled_steps(streams: list[_Stream], samples: int) -> list[tuple[np.ndarra
     for s in streams:
         idx = _sample_indices(s.slots.size, samples)
         sig = s.slots[idx]  # sampled slots
-        before = np.empty((len(streams), idx.size))
+        before = _occurrences_before(streams, sig)
         at = np.empty((len(streams), idx.size))
         for r, o in enumerate(streams):
-            k = np.searchsorted(o.slots, sig, side="left")  # o.slots is sorted: a match sits at k
-            before[r] = k
+            k = before[r].astype(np.int64)  # o.slots is sorted: a match sits at k
             at[r] = (k < o.slots.size) & (o.slots[np.minimum(k, o.slots.size - 1)] == sig)
         out.append((idx, before, at))
     return out
+
+
+def _occurrences_before(streams: list[_Stream], slots: np.ndarray) -> np.ndarray:
+    """For every stream (rows), how many of its occurrences come before each of ``slots`` (floats, for the
+    byte sums: ``uniq @`` the difference of two of these is what the wave reads between two slots)."""
+    return np.stack([np.searchsorted(o.slots, slots, side="left") for o in streams]).astype(float)
 
 
 def _staggered_window_bytes(
@@ -550,9 +555,8 @@ def _own_rereads(
             has = idx >= gap  # sampled occurrences with an earlier read `gap` occurrences back
             if not has.any():
                 continue
-            earlier = s.slots[idx[has] - gap]
-            before_e = np.stack([np.searchsorted(o.slots, earlier, side="left") for o in streams])
-            between = uniq @ np.maximum(before[:, has] - before_e.astype(float), 0.0)  # (cells, occurrences)
+            before_e = _occurrences_before(streams, s.slots[idx[has] - gap])
+            between = uniq @ np.maximum(before[:, has] - before_e, 0.0)  # (cells, occurrences)
             p_in = hit_of(np.maximum(between - s.block_bytes, 0.0) / s.block_bytes)  # (cells, has)
             rows = np.flatnonzero(has)
             for k, r in enumerate(rows):
@@ -592,9 +596,9 @@ def _in_tile_rereads(
         n = s.slots.size
         mirrored = s.reverse != streams[r].reverse
         slot_r = streams[r].slots[::-1] if mirrored else streams[r].slots
-        before_s = np.stack([np.searchsorted(o.slots, s.slots, side="left") for o in streams]).astype(float)
-        before_r = np.stack([np.searchsorted(o.slots, slot_r, side="left") for o in streams]).astype(float)
-        between = uniq @ np.maximum(before_s - before_r, 0.0)  # (cells, occurrences) bytes read in between
+        between = uniq @ np.maximum(  # (cells, occurrences) bytes read in between
+            _occurrences_before(streams, s.slots) - _occurrences_before(streams, slot_r), 0.0
+        )
         hit_of = hit_probability_table(capacity_bytes / s.block_bytes, associativity, form)
         p_in = hit_of(np.maximum(between - s.block_bytes, 0.0) / s.block_bytes).sum(axis=1) / n  # (cells,)
         hits, first, concurrent = out[s.action]
