@@ -1061,8 +1061,10 @@ VALIDATION13_SHAPES = (
     ("v13_wide", 1536, 14336, 4096),
     ("v13_k", 4608, 4608, 1536),
 )
-VALIDATION13_GEMM_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
-    (128, 256, 64, 8, 3, 8),  # the tutorial's list, in its order
+# The Triton matmul tutorial's autotune configs, in its order (the list users start from):
+# (block_m, block_n, block_k, num_warps, num_stages, group_m).
+TUTORIAL_GEMM_CONFIGS = (
+    (128, 256, 64, 8, 3, 8),
     (64, 256, 32, 4, 4, 8),
     (128, 128, 32, 4, 4, 8),
     (128, 64, 32, 4, 4, 8),
@@ -1070,6 +1072,9 @@ VALIDATION13_GEMM_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stag
     (128, 32, 32, 4, 4, 8),
     (64, 32, 32, 2, 5, 8),
     (32, 64, 32, 2, 5, 8),
+)
+VALIDATION13_GEMM_CONFIGS = (  # (block_m, block_n, block_k, num_warps, num_stages, group_m)
+    *TUTORIAL_GEMM_CONFIGS,
     (256, 128, 64, 8, 3, 8),
     (128, 256, 64, 8, 4, 8),
     (256, 128, 32, 8, 4, 8),
@@ -1670,20 +1675,6 @@ def validation40_cases() -> list[Case]:
     return _all_held_out(cases, "validation40")
 
 
-# The Triton matmul tutorial's autotune configs (the list users start from), the hidden-set analogue of
-# validation 41: (block_m, block_n, block_k, num_warps, num_stages), all with GROUP_M 8.
-TUTORIAL_GEMM_CONFIGS = (
-    (128, 256, 64, 8, 3),
-    (64, 256, 32, 4, 4),
-    (128, 128, 32, 4, 4),
-    (128, 64, 32, 4, 4),
-    (64, 128, 32, 4, 4),
-    (128, 32, 32, 4, 4),
-    (64, 32, 32, 2, 5),
-    (32, 64, 32, 2, 5),
-)
-
-
 def validation41_cases() -> list[Case]:
     """A cross-family set at shapes and configs no set timed (stop 41): what the model does on kernels of
     the kinds it was built on, away from every case it was checked against. fp16 / bf16 GEMMs at two new
@@ -1694,7 +1685,7 @@ def validation41_cases() -> list[Case]:
     shapes = (("v41_a", 3072, 7168, 2560), ("v41_b", 6656, 2304, 5376))
     cases = []
     for shape in shapes:
-        cfgs = [GemmConfig(*c, 8) for c in TUTORIAL_GEMM_CONFIGS]
+        cfgs = [GemmConfig(*c) for c in TUTORIAL_GEMM_CONFIGS]
         cases += [gemm_case("grouped", shape, "float16", cfg) for cfg in cfgs]
         cases += [gemm_case("grouped", shape, "bfloat16", cfg) for cfg in cfgs[1:3]]
     cases += [
