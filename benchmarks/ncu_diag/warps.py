@@ -7,9 +7,11 @@ warps about 2% faster (``benchmarks/accuracy.py`` rows pooled by tile and warps)
 effect (two warpgroups per block) from an L2 one (GROUP_M).
 
     python3 benchmarks/ncu_diag/warps.py --time > warps_timing.jsonl     # do_bench, p50/p20/p80
-    ncu ... --metrics ... python3 benchmarks/ncu_diag/warps.py            # one launch per case, a marker each
+    ncu ... --metrics ... python3 benchmarks/ncu_diag/warps.py            # two launches a case, a marker each
 
-(``run_warps.sh`` runs both and writes ``$OUT``.)
+(``run_warps.sh`` runs both and writes ``$OUT``.) On CPU, ``--report DIR`` rescores a committed run
+(``benchmarks/data/ncu_warps``, ``benchmarks/data/ncu_warps/stages``): per case its do_bench p50s, and from
+the second of its two ncu launches the time, SM cycles and clock, L2 sector throughput and the stalls.
 """
 
 from __future__ import annotations
@@ -60,7 +62,50 @@ def name(c: tuple[int, ...]) -> str:
     return "m{}n{}k{}w{}s{}g{}".format(*c)
 
 
+# What --report shows of each ncu launch (the ncu names, shortened)
+REPORT_METRICS = {
+    "gpu__time_duration.sum": "us",
+    "sm__cycles_active.avg": "kcycles",
+    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed": "L2 %",
+    "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "barrier",
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio": "long sb",
+    "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": "wait",
+    "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio": "math",
+}
+_SCALE = {"gpu__time_duration.sum": 1e-3, "sm__cycles_active.avg": 1e-3}
+
+
+def report(folder: Path) -> int:
+    """Print the run in ``folder`` (warps_timing.jsonl, warps_ncu.csv): per case its do_bench p50 at each
+    size, then its second ncu launch's metrics (``kmajor.ncu_launches`` reads the two-launch CSV) and the
+    SM clock they imply (cycles over time)."""
+    from kmajor import ncu_launches
+
+    p50: dict[str, list[str]] = {}
+    for row in map(json.loads, (folder / "warps_timing.jsonl").open()):
+        p50.setdefault(row["case"], []).append(f"{row['size']}: {row['p50_us']:.1f}")
+    ncu = ncu_launches((folder / "warps_ncu.csv").read_text())
+    print(
+        f"{'case':20s} {'do_bench p50 (us)':28s} "
+        + " ".join(f"{v:>8s}" for v in REPORT_METRICS.values())
+        + "   GHz"
+    )
+    for case, metrics in ncu.items():
+        shown = [metrics.get(m, float("nan")) * _SCALE.get(m, 1.0) for m in REPORT_METRICS]
+        ghz = metrics.get("sm__cycles_active.avg", float("nan")) / metrics.get(
+            "gpu__time_duration.sum", float("nan")
+        )
+        print(
+            f"{case:20s} {', '.join(p50.get(case, [])):28s} "
+            + " ".join(f"{v:8.2f}" for v in shown)
+            + f" {ghz:5.2f}"
+        )
+    return 0
+
+
 def main() -> int:
+    if "--report" in sys.argv:
+        return report(Path(sys.argv[sys.argv.index("--report") + 1]))
     import torch
     import triton
 
