@@ -5,6 +5,7 @@
     python benchmarks/probe_report.py narrow     # calibration_alone.json: narrow_tiles
     python benchmarks/probe_report.py tilelang   # calibration_tilelang_wait.json: both TileLang probes
     python benchmarks/probe_report.py merges     # ncu_l2_h200_run3.json: the coalescer's merges by residency
+                                                 # (--case SUBSTRING: and each matching case's)
     python benchmarks/probe_report.py residency  # the Triton GEMM sweep's predicted / measured by residency
     python benchmarks/probe_report.py smem       # calibration_smem_transform.json: the serial-chain fit
     python benchmarks/probe_report.py feed       # calibration_smem_feed.json: unpack + T.gemm in one step
@@ -186,7 +187,7 @@ def _tilelang(_: argparse.Namespace) -> None:
               f"(on-chip chain {chain[key] * 1e9:6.1f} ns), {rate / 1e9:5.1f} GB/s per SM")  # fmt: skip
 
 
-def _merges(_: argparse.Namespace) -> None:
+def _merges(args: argparse.Namespace) -> None:
     from tilesight.hardware import load_profile
 
     hw = load_profile("h200")
@@ -195,6 +196,11 @@ def _merges(_: argparse.Namespace) -> None:
         cases, hw.sm_count, hw.regs_per_sm, hw.smem_per_sm_bytes
     ).items():
         print(f"{resident} block(s) per SM: median merged share of coalescable read sectors {share:.2f}")
+    for c in cases:
+        if args.case and args.case in c["case_id"]:
+            merged = c["lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum"]
+            print(f"{c['case_id']}: merged {merged / c['lrc__xbar2gpc_sectors_op_read.sum']:.3f} of the read "
+                  f"sectors the SMs received")  # fmt: skip
 
 
 def _residency(args: argparse.Namespace) -> None:
@@ -433,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
+    ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
     args = ap.parse_args(argv)
     {
         "overlap": _overlap,
