@@ -56,6 +56,10 @@ STAGES_CASES = (
 )
 if os.environ.get("WARPS_SET") == "stages":
     CASES = STAGES_CASES
+# WARPS_ONLY=m128n128k64w4s3g8,... keeps those cases of the set (the source-level pass, run_kstep_source.sh)
+if os.environ.get("WARPS_ONLY"):
+    _only = set(os.environ["WARPS_ONLY"].split(","))
+    CASES = tuple(c for c in CASES if "m{}n{}k{}w{}s{}g{}".format(*c) in _only)
 
 
 def name(c: tuple[int, ...]) -> str:
