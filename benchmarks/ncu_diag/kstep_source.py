@@ -87,10 +87,12 @@ def reasons(loop: list[dict[str, str]]) -> dict[str, float]:
 def report(folder: Path) -> int:
     launches = kernels((folder / "kstep_source.csv").read_text())
     if len(launches) != 2 * len(CASES):
-        print(f"{folder}/kstep_source.csv: {len(launches)} launches, expected {2 * len(CASES)}", file=sys.stderr)
+        expected = 2 * len(CASES)
+        print(f"{folder}/kstep_source.csv: {len(launches)} launches, expected {expected}", file=sys.stderr)
         return 1
     cols = ("tc wait", "hgmma issue", "copies issue", "barrier", "data wait")
-    print(f"{'case':20s} {'instr':>5s} " + " ".join(f"{c:>12s}" for c in cols) + "   top stall reasons (loop)")
+    header = " ".join(f"{c:>12s}" for c in cols)
+    print(f"{'case':20s} {'instr':>5s} {header}   top stall reasons (loop)")
     for i, case in enumerate(CASES):
         loop = main_loop(launches[2 * i + 1])
         sh = shares(loop)
