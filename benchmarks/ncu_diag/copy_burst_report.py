@@ -44,9 +44,8 @@ def main() -> int:
     groups: dict[tuple[int, int], list[dict]] = defaultdict(list)
     for r in rows:
         groups[(r["threads"], r["blocks_per_sm"])].append(r)
-    print(
-        f"{'threads':>7} {'blocks/SM':>9} {'warps/sched':>11} {'a':>7} {'f (group)':>10} {'c (copy)':>9} {'rms':>6}"
-    )
+    head = ("threads", "blocks/SM", "warps/sched", "a", "f (group)", "c (copy)", "rms")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(head, (7, 9, 11, 7, 10, 9, 6), strict=True)))
     for (threads, blocks), pts in sorted(groups.items()):
         a, f, c, rms = fit(pts)
         print(
