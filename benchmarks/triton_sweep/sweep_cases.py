@@ -1751,6 +1751,38 @@ def validation42_cases() -> list[Case]:
     return _all_held_out(cases, "validation42")
 
 
+def validation43_cases() -> list[Case]:
+    """The blind check of stop 42's reduction exchange (``[cross_warp_reduction_sm]``): row kernels whose
+    reductions span 4 to 16 warps at rows no set timed (the row-striding softmax at 264-1056 programs and 3-4
+    rows in flight, the one-program-a-row softmax, LayerNorm and RMSNorm, the chunked LayerNorm), fp16 and
+    bf16 (29 launches, held out)."""
+    rows = [
+        row_case("softmax", 40960, 768, "float16", w, variant="rows", programs=p, row_stages=s)
+        for p, w, s in ((1056, 4, 3), (1056, 8, 3), (1056, 16, 3), (528, 16, 4), (264, 8, 3))
+    ]
+    rows += [
+        row_case("softmax", 20480, 1280, "float16", w, variant="rows", programs=p, row_stages=s)
+        for p, w, s in ((1056, 8, 3), (1056, 16, 3), (264, 16, 4), (528, 4, 3))
+    ]
+    rows += [
+        row_case("softmax", 16384, 1536, "bfloat16", w, variant="rows", programs=p, row_stages=3)
+        for p, w in ((1056, 16), (528, 8))
+    ]
+    one = [row_case("softmax", 40960, 768, "float16", w) for w in (8, 16)]
+    one += [row_case("softmax", 20480, 1280, "float16", w) for w in (8, 16)]
+    one += [row_case("softmax", 28672, 896, "float16", w) for w in (4, 16)]
+    one += [row_case("layernorm", 28672, 896, "float16", w) for w in (8, 16)]
+    one += [row_case("layernorm", 20480, 1280, "bfloat16", w) for w in (8, 16)]
+    one += [row_case("rmsnorm", 40960, 768, "float16", w, 1024) for w in (8, 16)]
+    one += [row_case("rmsnorm", 16384, 1536, "bfloat16", w, 2048) for w in (4, 16)]
+    chunked = [
+        row_case("layernorm", 12288, 6144, "float16", w, b, variant="chunked")
+        for w, b in ((8, 2048), (4, 1024))
+    ]
+    chunked += [row_case("layernorm", 4096, 12288, "bfloat16", w, 2048, variant="chunked") for w in (4, 8)]
+    return _all_held_out(rows + one + chunked, "validation43")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
