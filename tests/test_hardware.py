@@ -327,6 +327,23 @@ def test_cross_warp_reduction_latency():
         parse_profile(bad)
 
 
+def test_cross_warp_reduction_sm_time():
+    # H200 (reduce_throughput probe, many blocks an SM): 2 warps 16.08 ns of the SM a value, 4 29.78, 8 58.30,
+    # 16 120.39; 3 warps sits log2(3) - 1 = 0.585 of the way from 2 to 4: 16.08 + 0.585 x 13.70 = 24.09 ns;
+    # above 16 in proportion to the warps (32: 240.8 ns); one warp and a profile without the table: 0
+    p = ts.load_profile("h200")
+    assert p.reduction_sm_s(1) == 0.0
+    assert p.reduction_sm_s(2) == pytest.approx(16.079e-9)
+    assert p.reduction_sm_s(3) == pytest.approx(16.079e-9 + 0.5849625 * (29.775e-9 - 16.079e-9), rel=1e-6)
+    assert p.reduction_sm_s(32) == pytest.approx(2 * 120.39e-9)
+    assert ts.load_profile("a100").reduction_sm_s(8) == 0.0
+    bad = H200_TEXT.replace(
+        "[cross_warp_reduction_sm]\n", '[cross_warp_reduction_sm]\n1 = { value = 1e-9, source = "x" }\n', 1
+    )
+    with pytest.raises(ts.ProfileError, match="cross_warp_reduction_sm.1"):
+        parse_profile(bad)
+
+
 def test_h200_placement_is_measured():
     h = ts.load_profile("h200")
     assert sorted(h.sm_dispatch_order) == list(range(h.sm_count))

@@ -176,3 +176,13 @@ def test_load_rereads_checked():
             TileAction("l", ActionKind.LOAD, tensor="x", **kwargs)
     with pytest.raises(PlanError, match="only a load re-reads its own blocks"):
         TileAction("s", ActionKind.STORE, tensor="x", rereads=((1, 0.5),))
+
+
+def test_reduce_outputs_validated():
+    # a reduction's outputs: a positive integer (default 1); other kinds keep 1
+    red = TileAction("r", ActionKind.REDUCE, flops=1024.0, warps=4, outputs=8)
+    assert red.outputs == 8 and TileAction("e", ActionKind.ELEMENTWISE, flops=1.0).outputs == 1
+    with pytest.raises(PlanError, match="outputs"):
+        TileAction("r", ActionKind.REDUCE, flops=1024.0, outputs=0)
+    with pytest.raises(PlanError, match="only a reduction"):
+        TileAction("e", ActionKind.ELEMENTWISE, flops=1.0, outputs=2)

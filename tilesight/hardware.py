@@ -29,6 +29,8 @@ File shape (one GPU per file)::
     64 = { value = 0.24, source = "..." }
     [cross_warp_reduction]        # optional: extra latency (s) of a reduction spanning this many warps
     8 = { value = 1.029e-07, source = "..." }
+    [cross_warp_reduction_sm]     # optional: seconds of the SM's shuffle and shared-memory path a reduced
+    8 = { value = 5.83e-08, source = "..." }  # value costs when its axis spans this many warps
     [calibration]                 # optional: date, command, gpu, versions of the run that wrote the
     date = "2026-11-29"           # fields whose source starts with "calibrated"
 """
@@ -302,6 +304,12 @@ class HardwareProfile:
     cross_warp_reduction: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # seconds of the SM's shuffle and shared-memory path (the load/store pipe) one reduced value costs when
+    # its axis spans this many warps: the warps' shuffles, partials exchanged through shared memory and the
+    # barriers, at the SM's rate with many blocks resident (the reduce_throughput probe); empty: not charged
+    cross_warp_reduction_sm: MappingProxyType[int, float] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
     # [sm_placement]: the SM the block scheduler gives the i-th block of a wave (a permutation of the SMs),
     # and the L2 partition each SM is attached to; empty: blocks go to SMs 0, 1, ..., SMs split evenly
     sm_dispatch_order: tuple[int, ...] = ()
@@ -440,6 +448,21 @@ class HardwareProfile:
             return points[-1][1]
         return _interp_log2(points, warps)
 
+    def reduction_sm_s(self, warps: int) -> float:
+        """Seconds of the SM's load/store path one value reduced across ``warps`` warps costs
+        (``[cross_warp_reduction_sm]``, linear in log2(warps) between its points; above the largest in
+        proportion to the warps, each warp doing its share of the shuffles and the exchange); 0 for one warp
+        or no table."""
+        table = self.cross_warp_reduction_sm
+        if warps <= 1 or not table:
+            return 0.0
+        points = _sorted_points(table)
+        if warps >= points[-1][0]:
+            return points[-1][1] * warps / points[-1][0]
+        if warps <= points[0][0]:
+            return points[0][1] * warps / points[0][0]
+        return _interp_log2(points, warps)
+
     def l2_efficiency(self, chunk_bytes: float) -> float:
         """L2 transfer efficiency of contiguous chunks of ``chunk_bytes`` (``[l2_chunk_efficiency]``, read
         like :meth:`ddr_efficiency`); 1 where the profile gives no table."""
@@ -563,6 +586,10 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     reductions = _int_keyed_table(
         doc, "cross_warp_reduction", origin, sources, _is_warp_latency, "keys are warps >= 2, values seconds"
     )
+    warp_rule = "keys are warps >= 2, values seconds"
+    reductions_sm = _int_keyed_table(
+        doc, "cross_warp_reduction_sm", origin, sources, _is_warp_latency, warp_rule
+    )
     own_loads = set()
     for dt, entry in doc.get("tensor_core_own_loads", {}).items():
         value, sources[f"tensor_core_own_loads.{dt}"] = _entry(origin, f"tensor_core_own_loads.{dt}", entry)
@@ -587,6 +614,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         l2_chunk_efficiency=MappingProxyType(l2_chunks),
         l2_chunk_merge=MappingProxyType(l2_merge),
         cross_warp_reduction=MappingProxyType(reductions),
+        cross_warp_reduction_sm=MappingProxyType(reductions_sm),
         wgmma_n_efficiency=MappingProxyType(wgmma_n),
         sm_dispatch_order=placement.get("dispatch_order", ()),
         sm_l2_partition=placement.get("l2_partition", ()),

@@ -406,6 +406,9 @@ class TileAction:
     profile's ``[wgmma_n_efficiency]``); None for the rate as calibrated.
     ``warps`` (REDUCE): how many warps the reduced axis spans; above one the warps' partial results meet in
     shared memory behind a barrier, a latency the profile's ``[cross_warp_reduction]`` table gives.
+    ``outputs`` (REDUCE): the values one occurrence reduces to (a row reduction of an [R, C] tile along C has
+    R); a cross-warp reduction to one value also keeps the SM's load/store path busy for its shuffles,
+    exchange and barriers, the profile's ``[cross_warp_reduction_sm]``.
     ``reverse`` (LOAD): the enclosing loop walks the tensor's blocks backwards (``(n - 1 - k) * BLOCK``: a
     second pass over a row that starts where the first ended, so its first blocks are the ones read last); it
     matters where an earlier read of the same blocks in the program makes them re-reads.
@@ -441,6 +444,7 @@ class TileAction:
     alu_ops: float = 0.0
     rereads: tuple[tuple[int, float], ...] = ()
     fresh_steps: float = 1.0
+    outputs: int = 1
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -498,6 +502,9 @@ class TileAction:
             raise PlanError(where, self.fresh_steps, "must be a number in (0, 1]")
         if self.fresh_steps < 1.0 and not self.rereads:
             raise PlanError(where, self.fresh_steps, "below 1 only for a load with rereads")
+        _positive_int(f"action[{self.name}].outputs", self.outputs)
+        if self.outputs != 1 and self.kind is not ActionKind.REDUCE:
+            raise PlanError(f"action[{self.name}].outputs", self.outputs, "only a reduction has outputs")
 
 
 @dataclass(frozen=True)

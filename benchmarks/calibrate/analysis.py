@@ -634,3 +634,32 @@ def l2_chunk_merge_fields(points: Sequence[Mapping[str, Any]], line_bytes: int =
             out[width] = {"value": value, "note": note}
     out[line_bytes] = {"value": 1.0, "note": f"{line_bytes}-byte runs: the merges the cache model gives"}
     return out
+
+
+def reduction_sm_fields(points: Sequence[Mapping[str, Any]]) -> dict:
+    """The profile's ``[cross_warp_reduction_sm]`` table from the ``reduce_throughput`` probe (dependent
+    ``tl.max`` row reductions of one block, at 1-32 blocks an SM): per warps >= 2, the least SM time a
+    reduction took at any blocks an SM (``s_per_reduction_per_sm``: the launch's time over the reductions an
+    SM ran), read at the fewest elements a thread the probe measured (the rest of a wider row is CUDA-core
+    work the engine counts apart). At one block an SM that time is the reduction's latency; as blocks are
+    added it falls to the SM's rate of the warps' shuffles, shared-memory exchanges and barriers, where it
+    stays. Raises ValueError without a point at two warps or more."""
+    cross = [p for p in points if int(p["warps"]) >= 2]
+    if not cross:
+        raise ValueError("reduction_sm_fields: no reduce_throughput point at two warps or more")
+    fewest = min(int(p["elems_per_thread"]) for p in cross)
+    out = {}
+    for warps in sorted({int(p["warps"]) for p in cross}):
+        pts = [p for p in cross if int(p["warps"]) == warps and int(p["elems_per_thread"]) == fewest]
+        if not pts:
+            continue
+        best = min(pts, key=lambda p: float(p["s_per_reduction_per_sm"]))
+        one = [p for p in pts if int(p["blocks_per_sm"]) == 1]
+        latency = f", {float(one[0]['s_per_reduction_per_sm']) * 1e9:.1f} ns at one block" if one else ""
+        rate_ns = float(best["s_per_reduction_per_sm"]) * 1e9
+        note = (
+            f"{warps} warps, {fewest} elements a thread: {rate_ns:.1f} ns of the SM a reduction at "
+            f"{int(best['blocks_per_sm'])} blocks an SM{latency}"
+        )
+        out[warps] = {"value": float(best["s_per_reduction_per_sm"]), "note": note}
+    return out

@@ -707,6 +707,42 @@ def reductions() -> dict:
     return {"points": points}
 
 
+# reduction throughput probe: the same dependent reductions at many blocks an SM (up to 64 warps an SM), so
+# the SM's rate of cross-warp reductions shows, not one block's latency
+REDUCE_TP_WARPS = (1, 2, 4, 8, 16)
+REDUCE_TP_ELEMS = (2, 8)  # elements a thread
+REDUCE_TP_PER_SM = (1, 2, 4, 8, 16, 32)
+REDUCE_TP_ITERS = 2048
+
+
+def reduce_throughput() -> dict:
+    """Seconds an SM spends per row reduction (``tl.max`` over a [BLOCK] vector spread over the block's warps)
+    when ``per_sm`` blocks share it, by warps and elements a thread: the reductions of one block are dependent
+    (``reduce_chain``), so at one block an SM the time is the latency and with enough blocks the SM's rate of
+    the warps' shuffles, shared-memory exchanges and barriers."""
+    points = []
+    for warps in REDUCE_TP_WARPS:
+        for elems in REDUCE_TP_ELEMS:
+            block = elems * 32 * warps
+            x = torch.rand(block, device="cuda")
+            for per_sm in REDUCE_TP_PER_SM:
+                if per_sm * warps > 64:
+                    continue
+                grid = (n_sm() * per_sm,)
+                out = torch.empty(grid[0] * block, device="cuda")
+                t = bench_s(
+                    lambda x=x, out=out, block=block, warps=warps, grid=grid: K.reduce_chain[grid](
+                        x, out, REDUCE_TP_ITERS, BLOCK=block, num_warps=warps
+                    )
+                )
+                per = t / (REDUCE_TP_ITERS * per_sm)
+                points.append({
+                    "warps": warps, "elems_per_thread": elems, "block": block, "blocks_per_sm": per_sm,
+                    "iters": REDUCE_TP_ITERS, "s": t, "s_per_reduction_per_sm": per,
+                })  # fmt: skip
+    return {"points": points}
+
+
 # DRAM efficiency by contiguous chunk: fp16 rows 2 KiB apart, the first W elements of each read (32-512 B).
 CHUNK_WIDTHS = (16, 32, 64, 128, 256, 1024)
 CHUNK_ROW_STRIDE = 1024

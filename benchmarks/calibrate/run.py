@@ -187,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         ("masked_softmax", M.masked_softmax, ()),
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),
+        ("reduce_throughput", M.reduce_throughput, ()),
         ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),

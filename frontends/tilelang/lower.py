@@ -395,6 +395,7 @@ class _Lowering:
                     smem_bytes=smem,
                     location=node.location,
                     warps=warps if warps > 1 else None,
+                    outputs=max(1, int(dst.elements)),
                 )
             ]
         return self.elementwise_with_global(node)

@@ -155,6 +155,7 @@ def _nodes(
                 alu_ops=n.get("alu_ops", 0.0),
                 rereads=n.get("rereads", ()),
                 fresh_steps=n.get("fresh_steps", 1.0),
+                outputs=int(n.get("outputs", 1)),
             )
         )
     return tuple(out)

@@ -27,9 +27,15 @@ _WHAT = {
 
 
 def amount_text(pipe: Pipeline, amount: float, busy_s: float) -> str:
-    """``"2.10 MB per tile from DRAM at 32 GB/s per SM"`` for one tile's amount and busy time."""
+    """``"2.10 MB per tile from DRAM at 32 GB/s per SM"`` for one tile's amount and busy time (for the SM's
+    load/store path busy with no bytes, its time)."""
     if pipe is Pipeline.NET:
         return f"{busy_s * 1e6:.3g} us per tile on the network"
+    if pipe is Pipeline.SMEM and amount <= 0.0:
+        # busy with instructions rather than bytes: a cross-warp reduction's shuffles and exchange, the issue
+        # of narrow loads and stores
+        where = "of instructions on the SM's load/store path (shuffles, exchanges)"
+        return f"{busy_s * 1e6:.3g} us per tile {where}"
     unit, scale, where, rate_unit, rate_scale = _WHAT[pipe]
     rate = amount / busy_s if busy_s > 0 else 0.0
     return f"{amount / scale:.3g} {unit} per tile {where} at {rate / rate_scale:.3g} {rate_unit} per SM"

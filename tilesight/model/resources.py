@@ -41,8 +41,15 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      element operation occupies a CUDA lane for one issue slot, which the FMA-counted rate calls
      ``FLOP_PER_OP`` = 2 FLOP; an ELEMENTWISE action's ``alu_ops`` (compares, selects, min / max, integer
      ops) take the profile's ``alu_op_cost`` slots each (Hopper: about 2, half the FMA rate). A REDUCE whose
-     axis spans several warps (``warps``) adds the profile's
-     cross-warp reduction latency to its duration (not to any busy time). Where the profile says
+     axis spans several warps (``warps``) adds the profile's cross-warp reduction latency to its duration,
+     and where it reduces a row to one value (``outputs`` 1: the row kernels' ``tl.max`` / ``tl.sum``) it
+     keeps SMEM (the SM's load/store path, which shuffles share with shared memory) busy for the profile's
+     ``[cross_warp_reduction_sm]`` at those warps: the warps' shuffles, partials exchanged through shared
+     memory and barriers, at the rate the reduce_throughput probe measures with many blocks an SM (H200:
+     16 / 30 / 58 / 120 ns at 2 / 4 / 8 / 16 warps, about 7.5 ns a warp), which the latency measured at one
+     block an SM already holds (the latency keeps the rest). A reduction to several values (a 2D tile's
+     rows) shuffles several with each instruction, which that probe does not measure: not charged. Where
+     the profile says
      ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
      exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
      occupies the TC pipeline for its SFU time, in kernels that have tensor-core work (a kernel without
@@ -636,6 +643,7 @@ def action_demand(
     chunk_efficiency = 1.0  # DRAM efficiency of the access's contiguous runs (global memory actions)
     l2_efficiency = 1.0  # and L2's
     spill_s = moved = 0.0  # local-memory seconds and bytes of a spilling dot (added to SMEM)
+    exchange_s = 0.0  # a cross-warp reduction's shuffles and shared-memory exchange (added to SMEM)
     where = f"action[{action.name}]"
     if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
         assert action.tensor is not None  # TileAction validates it
@@ -711,6 +719,14 @@ def action_demand(
         flops = action.flops
         if kind is ActionKind.REDUCE and action.warps:
             latency = hw.reduction_latency(action.warps)  # partials meet in shared memory behind a barrier
+            if action.outputs == 1:
+                # and a row reduced to one value costs the SM's load/store path the warps' shuffles, the
+                # exchange and the barriers (the reduce_throughput probe's rate with many blocks an SM); a
+                # reduction to several values (a 2D tile's rows) shuffles several with each instruction,
+                # which that probe does not measure, and is not charged
+                exchange_s = hw.reduction_sm_s(action.warps)
+                # which the latency measured at one block an SM already holds: the rest of it is the wait
+                latency = max(latency - exchange_s, 0.0)
         if kind is ActionKind.SFU:
             amounts[SFU] = flops
         else:
@@ -779,6 +795,7 @@ def action_demand(
     if spill_s:  # the spill's local-memory traffic shares the SM's load/store path with the operands
         busy[SMEM] += spill_s
         amounts[SMEM] += moved
+    busy[SMEM] += exchange_s
     burst = 0.0
     if (
         STORES_LEAVE_AT_L2_PORT

@@ -353,3 +353,19 @@ def test_l2_chunk_merge_by_hand():
     assert {k: round(v["value"], 6) for k, v in f.items()} == {32: 0.0, 64: 0.25, 128: 1.0}
     with pytest.raises(ValueError, match="128-byte"):
         analysis.l2_chunk_merge_fields([p for p in pts if p["chunk_bytes"] != 128])
+
+
+def test_reduction_sm_by_hand():
+    # 4 warps, 2 elements a thread: 160 ns at one block, 80 at two (2 x 80 = 160: still latency), 30 at eight
+    # (the SM's rate), 32 at sixteen: 30 ns; the 8-element points (25 ns) are not read; one warp is left
+    # out (no cross-warp exchange); 8 warps: 60. Without a point at two warps or more it is an error.
+    def pt(w, e, b, ns):
+        return {"warps": w, "elems_per_thread": e, "blocks_per_sm": b, "s_per_reduction_per_sm": ns * 1e-9}
+
+    pts = [pt(4, 2, 1, 160), pt(4, 2, 2, 80), pt(4, 2, 8, 30), pt(4, 2, 16, 32), pt(4, 8, 8, 25)]
+    pts += [pt(1, 2, 32, 3), pt(8, 2, 1, 200), pt(8, 2, 8, 60)]
+    f = analysis.reduction_sm_fields(pts)
+    assert {k: round(v["value"] * 1e9, 6) for k, v in f.items()} == {4: 30.0, 8: 60.0}
+    assert "160.0 ns at one block" in f[4]["note"]
+    with pytest.raises(ValueError, match="two warps"):
+        analysis.reduction_sm_fields([pt(1, 2, 32, 3)])

@@ -736,6 +736,7 @@ def test_a_loop_reducing_across_warps_is_not_unrolled(warps, unroll):
     (loop,) = [n for n in plan.body if isinstance(n, Loop)]
     (reduce,) = _find(loop.body, ActionKind.REDUCE)
     assert reduce.warps == warps
+    assert reduce.outputs == 128  # a [64, 128] chunk summed over its 64 rows: 128 values
     assert loop.trips == 64 and loop.stages == 1 and loop.unroll == unroll
 
 

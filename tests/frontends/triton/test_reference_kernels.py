@@ -495,6 +495,7 @@ def test_row_reductions_record_the_warps_they_span(warps):
     meta = dict(BLOCK=1024, num_warps=warps)
     plan = FE.plan(softmax_kernel, ((512,), x, x, 1024, 1024, 1024), meta, HW)
     assert [r.warps for r in _all(plan.body, ActionKind.REDUCE)] == [warps, warps]
+    assert [r.outputs for r in _all(plan.body, ActionKind.REDUCE)] == [1, 1]  # one value a row each
 
 
 def test_plans_do_not_depend_on_the_interpreters_hash_seed():
