@@ -583,10 +583,8 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     wgmma_n = _int_keyed_table(
         doc, "wgmma_n_efficiency", origin, sources, _is_fraction, "keys are N, values in (0, 1]"
     )
-    reductions = _int_keyed_table(
-        doc, "cross_warp_reduction", origin, sources, _is_warp_latency, "keys are warps >= 2, values seconds"
-    )
     warp_rule = "keys are warps >= 2, values seconds"
+    reductions = _int_keyed_table(doc, "cross_warp_reduction", origin, sources, _is_warp_latency, warp_rule)
     reductions_sm = _int_keyed_table(
         doc, "cross_warp_reduction_sm", origin, sources, _is_warp_latency, warp_rule
     )
