@@ -21,7 +21,7 @@ from tilesight.plan import (
     TileGrid,
     TilePlan,
 )
-from tilesight.report import Occupancy, PhaseCost, Report
+from tilesight.report import ActionStats, Occupancy, PhaseCost, Report
 
 
 def report(
@@ -150,6 +150,44 @@ def test_tile_reuse_when_traffic_not_misses_bounds() -> None:
     r = report(bottleneck=Pipeline.L2, util={Pipeline.L2: 0.95}, l2_hit=0.97)
     (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.TILE_REUSE]
     assert set(issue.changes) == {Change({"BLOCK_M": 256}), Change({"BLOCK_N": 256})}
+
+
+def _row_plan(warps: int) -> TilePlan:
+    return TilePlan(
+        name="rows",
+        grid=TileGrid((132,)),
+        tensors=(TensorAccess("x", "f16", (132, 1024), (1, 1024)),),
+        body=(
+            TileAction("ld", ActionKind.LOAD, tensor="x"),
+            TileAction("row_max", ActionKind.REDUCE, flops=1024.0, deps=("ld",), warps=warps),
+        ),
+        resources=BlockResources(32 * warps),
+    )
+
+
+def test_cross_warp_reductions_on_the_load_store_path() -> None:
+    # SMEM-bound at 95%, its reductions 60 of the 80 us SMEM busy (75%) on 16 warps: the finding, sharing
+    # 0.75 x 0.95 of the kernel, proposes 8 and 4 warps, and the reuse advice (larger tiles) is left out; with
+    # the reductions at 30 of 80 us, or on one warp, or not SMEM-bound, no finding
+    def stats(reduce_us: float) -> tuple[ActionStats, ...]:
+        return (
+            ActionStats("ld", "load", 1, {Pipeline.SMEM: (80 - reduce_us) * 1e-6}),
+            ActionStats("row_max", "reduce", 1, {Pipeline.SMEM: reduce_us * 1e-6}),
+        )
+
+    r = dataclasses.replace(report(bottleneck=Pipeline.SMEM, util={Pipeline.SMEM: 0.95}), actions=stats(60))
+    cfg = {"BLOCK": 1024, "num_warps": 16}
+    found = find_issues(r, plan=_row_plan(16), config=cfg)
+    (issue,) = [i for i in found if i.cls is BottleneckClass.CROSS_WARP_REDUCTION]
+    assert issue.share == pytest.approx(0.75 * 0.95)
+    assert issue.changes == (Change({"num_warps": 8}), Change({"num_warps": 4}))
+    assert "16 warps hold 75%" in issue.evidence
+    assert BottleneckClass.TILE_REUSE not in [i.cls for i in found]
+    low = dataclasses.replace(r, actions=stats(30))
+    assert BottleneckClass.CROSS_WARP_REDUCTION not in classes(low, plan=_row_plan(16), config=cfg)
+    assert BottleneckClass.CROSS_WARP_REDUCTION not in classes(r, plan=_row_plan(1), config=cfg)
+    ddr = dataclasses.replace(r, bottleneck=Pipeline.DDR)
+    assert BottleneckClass.CROSS_WARP_REDUCTION not in classes(ddr, plan=_row_plan(16), config=cfg)
 
 
 def test_busy_compute_bound_kernel_has_no_findings() -> None:

@@ -17,7 +17,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from .plan import MEMORY_PIPELINES, KernelSequence, Pipeline, TilePlan
+from .plan import MEMORY_PIPELINES, ActionKind, KernelSequence, Pipeline, TilePlan
 from .report import Report
 
 # Thresholds that decide whether a class applies. They are reading aids, not model parameters: a finding only
@@ -31,6 +31,7 @@ MAX_TAIL_WAVES = 4.0  # beyond this many waves a partial last one costs little
 RECOMMENDED_GROUP_SIZE = 8  # the GROUP_M Triton's matmul tutorial uses; the what-if checks it
 SWIZZLE_KEY = "use_swizzle"  # the reference TileLang GEMM's switch for its rasterised (swizzled) tile order
 MIN_SPEEDUP_TO_RECOMMEND = 1.02  # effects below this are reported as "no gain"
+REDUCTION_SMEM_SHARE = 0.5  # an SMEM-bound kernel whose reductions hold this share of that pipeline
 US_PER_S = 1e6  # display unit
 _REUSE_BOUND = frozenset({Pipeline.L2, Pipeline.SMEM, Pipeline.L1_5})
 
@@ -49,6 +50,7 @@ class BottleneckClass(StrEnum):
     TAIL_WAVE = "tail wave"
     SMALL_GRID = "small grid"
     TILE_REUSE = "low tile reuse"  # bound by on-chip or L2 bandwidth with cache hits already high
+    CROSS_WARP_REDUCTION = "cross-warp reductions"  # the load/store path busy with reductions' exchanges
 
 
 # The tile-level change each class calls for (paper section 5, Table 5), in words.
@@ -78,6 +80,10 @@ ADVICE: dict[BottleneckClass, str] = {
     BottleneckClass.TILE_REUSE: (
         "use larger output tiles (BLOCK_M/BLOCK_N) so every loaded byte feeds more work and fewer bytes per "
         "FLOP cross the bound pipeline"
+    ),
+    BottleneckClass.CROSS_WARP_REDUCTION: (
+        "reduce each row on fewer warps (num_warps): every warp a row spans adds its shuffles, its partial's "
+        "trip through shared memory and the barriers to each reduction, whatever the row's width"
     ),
 }
 
@@ -212,6 +218,7 @@ METRICS: dict[BottleneckClass, tuple[str, Callable[[Report], float]]] = {
         "busiest-pipeline busy time (us)",
         lambda r: max(r.busy_s.values()) * US_PER_S,
     ),
+    BottleneckClass.CROSS_WARP_REDUCTION: ("latency (us)", lambda r: r.latency_us),
 }
 _PERCENT_METRICS = frozenset({"L2 hit", "busiest-pipeline utilisation"})
 
@@ -309,8 +316,24 @@ def find_issues(
         )
 
     exposed = 1.0 - _bottleneck_util(report)
+    reducing = _reduction_share(report, plans)
+    if reducing is not None:
+        share, warps = reducing
+        halve = _int_change(cfg, _WARPS_KEYS, lambda v: max(v // 2, 1))
+        quarter = _int_change(cfg, _WARPS_KEYS, lambda v: max(v // 4, 1))
+        issues.append(
+            Issue(
+                BottleneckClass.CROSS_WARP_REDUCTION,
+                f"smem-bound: row reductions across {warps} warps hold {share:.0%} of the SM's load/store "
+                "path (shuffles, partials through shared memory, barriers), not bytes",
+                ADVICE[BottleneckClass.CROSS_WARP_REDUCTION],
+                share * _bottleneck_util(report),
+                tuple(dict.fromkeys((*halve, *quarter))),
+            )
+        )
     high_hit_ddr = report.bottleneck is Pipeline.DDR and report.l2_hit_rate >= LOW_L2_HIT_RATE
-    if (report.bottleneck in _REUSE_BOUND or high_hit_ddr) and exposed <= EXPOSED_TIME_FRACTION:
+    reuse_bound = report.bottleneck in _REUSE_BOUND and reducing is None
+    if (reuse_bound or high_hit_ddr) and exposed <= EXPOSED_TIME_FRACTION:
         issues.append(
             Issue(
                 BottleneckClass.TILE_REUSE,
@@ -381,6 +404,24 @@ def find_issues(
             )
 
     return tuple(sorted(issues, key=lambda i: -i.share))
+
+
+def _reduction_share(report: Report, plans: tuple[TilePlan, ...]) -> tuple[float, int] | None:
+    """(share of the SMEM pipeline's busy time its reductions hold, the most warps one spans) for an
+    SMEM-bound report whose plan reduces rows across warps and whose reductions hold at least
+    REDUCTION_SMEM_SHARE of that pipeline; None otherwise."""
+    if report.bottleneck is not Pipeline.SMEM or not plans or not report.actions:
+        return None
+    warps = max(
+        (a.warps or 1 for p in plans for a, _ in p.actions() if a.kind is ActionKind.REDUCE), default=1
+    )
+    total = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions)
+    reduce = sum(
+        a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions if a.kind == ActionKind.REDUCE.value
+    )
+    if warps <= 1 or total <= 0 or reduce < REDUCTION_SMEM_SHARE * total:
+        return None
+    return reduce / total, warps
 
 
 def proposals(issues: tuple[Issue, ...]) -> tuple[Change, ...]:
