@@ -52,6 +52,7 @@ from .ir import (
     at_op,
     depends_on,
     located,
+    op_axis,
     parse_module,
     tensor_type,
     walk_ops,
@@ -122,7 +123,6 @@ SHUFFLE_ALU_OPS = 4
 HISTOGRAM_BIN_BYTES = 4
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
 _NUM_STAGES = re.compile(r"tt\.num_stages = (\d+)")
-_REDUCE_AXIS = re.compile(r"axis = (\d+)")
 # Largest lane count (programs x iterations) over which a loop whose nested loop bounds use its counter is
 # walked per iteration; beyond it the counter stays unknown and the inner bound raises. 2**22 int64 lanes are
 # 32 MiB per live scalar.
@@ -597,10 +597,10 @@ class Walker:
             src = tensor_type(self._operand_type(op)) or ((1,), "f32")
             self.compute(op, body, vin, ActionKind.REDUCE, math.prod(src[0]))
             warps = at_op(self.reduce_warps, op) if n == "tt.reduce" else None
-            axis = _REDUCE_AXIS.search(op.text) if n == "tt.reduce" else None
-            if axis is not None and int(axis.group(1)) < len(src[0]):
+            axis = op_axis(op.text) if n == "tt.reduce" else None
+            if axis is not None and axis < len(src[0]):
                 # the values it reduces to: the source's elements over its reduced axis's length
-                body.nodes[-1]["outputs"] = max(1, math.prod(src[0]) // max(src[0][int(axis.group(1))], 1))
+                body.nodes[-1]["outputs"] = max(1, math.prod(src[0]) // max(src[0][axis], 1))
             if warps is not None:
                 body.nodes[-1]["warps"] = warps
                 if warps > 1:

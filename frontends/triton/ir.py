@@ -17,6 +17,7 @@ _RESULTS = re.compile(r"^((?:%[\w.$-]+(?::\d+)?)(?:, %[\w.$-]+)*) = (.*)$")
 _OPNAME = re.compile(r'^"?([a-z_][\w.]*)"?(.*)$')
 _SSA = re.compile(r"%[\w.$-]+(?:#\d+)?")
 _TENSOR = re.compile(r"tensor<((?:\d+x)*)((?:!tt\.ptr<[^>]+>)|[a-zA-Z][\w]*)")
+_AXIS = re.compile(r"axis = (\d+)")
 _FUNC_ARG = re.compile(r"(%[\w.$-]+): ((?:!tt\.[a-z]+<(?:[^<>]|<[^<>]*(?:<[^<>]*>)?[^<>]*>)*>)|[\w]+)")
 
 
@@ -70,6 +71,13 @@ def tensor_type(t: str) -> tuple[tuple[int, ...], str] | None:
         return None
     dims = tuple(int(d) for d in m.group(1).split("x") if d)
     return dims, m.group(2)
+
+
+def op_axis(text: str) -> int | None:
+    """The ``axis = N`` attribute in an op's text (``tt.reduce``, ``tt.expand_dims``, ``tt.gather``); None
+    where it has none."""
+    m = _AXIS.search(text)
+    return int(m.group(1)) if m else None
 
 
 def _split_results(s: str) -> list[str]:

@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from .ir import Op, depends_on, parse_module, tensor_type, walk_ops
+from .ir import Op, depends_on, op_axis, parse_module, tensor_type, walk_ops
 
 _BLOCKED = re.compile(r"^(#blocked\d*) = #ttg\.blocked<\{([^}]*)\}>", re.M)
 _LIST_FIELD = re.compile(r"(\w+) = \[([\d, ]+)\]")
@@ -366,7 +366,6 @@ _LAYOUT_WARPS = re.compile(
     r"^(#[\w]+) = #ttg\.(?:blocked|nvidia_mma)<\{[^}]*?warpsPerCTA = \[([\d, ]+)\]", re.M
 )
 _REDUCE_OPERAND = re.compile(r"\(tensor<[^,>]*, (#[\w]+)>")
-_AXIS = re.compile(r"axis = (\d+)")
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
@@ -378,11 +377,10 @@ def reduce_warps(ttgir: str) -> Mapping[str, int]:
     for op in walk_ops(parse_module(ttgir).body):
         if op.name != "tt.reduce" or op.loc is None:
             continue
-        layout, axis = _REDUCE_OPERAND.search(op.text), _AXIS.search(op.text)
-        if layout is None or axis is None or layout.group(1) not in warps:
+        layout, k = _REDUCE_OPERAND.search(op.text), op_axis(op.text)
+        if layout is None or k is None or layout.group(1) not in warps:
             continue
         per_axis = warps[layout.group(1)]
-        k = int(axis.group(1))
         if k < len(per_axis):
             for key in op.keys:
                 out[key] = max(per_axis[k], out.get(key, 1))
@@ -427,11 +425,10 @@ def warp_local_gathers(ttgir: str) -> Mapping[str, int]:
     for op in walk_ops(parse_module(ttgir).body):
         if op.name != "tt.gather" or "efficient_layout" not in op.text:
             continue
-        layout, axis = _REDUCE_OPERAND.search(op.text), _AXIS.search(op.text)
+        layout, k = _REDUCE_OPERAND.search(op.text), op_axis(op.text)
         fields = blocked.get(layout.group(1)) if layout else None
-        if fields is None or axis is None or "sizePerThread" not in fields:
+        if fields is None or k is None or "sizePerThread" not in fields:
             continue
-        k = int(axis.group(1))
         if k < len(fields["sizePerThread"]):
             pairs.append((op, fields["sizePerThread"][k]))
     return _by_location(pairs, max)

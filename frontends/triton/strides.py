@@ -15,9 +15,10 @@ import re
 
 from tilesight.tensorspec import TensorSpec
 
+from .ir import op_axis
+
 Axes = tuple[int, ...] | None
 
-_AXIS = re.compile(r"axis = (\d+)")
 _ORDER = re.compile(r"order = array<i32: ([\d, ]+)>")
 # Casts and layout moves that keep per-axis strides unchanged.
 _SAME = frozenset(
@@ -45,11 +46,11 @@ def _propagate(
     if name in _SAME:
         return args[0] if len(args[0]) == rank else None  # type: ignore[arg-type]
     if name == "tt.expand_dims":
-        m = _AXIS.search(text)
-        if not m:
+        k = op_axis(text)
+        if k is None:
             return None
         a = list(args[0])  # type: ignore[arg-type]
-        a.insert(int(m.group(1)), 0)
+        a.insert(k, 0)
         return tuple(a)
     if name == "tt.trans":
         m = _ORDER.search(text)
