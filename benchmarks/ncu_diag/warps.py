@@ -54,8 +54,6 @@ STAGES_CASES = (
     (128, 128, 64, 8, 3, 8),
     (128, 128, 32, 8, 6, 8),
 )
-if os.environ.get("WARPS_SET") == "stages":
-    CASES = STAGES_CASES
 # The one-block set (stop 42): the 128x128 tile on 4 warps at one block an SM (block_K 32 at 8 stages and 64
 # at 4: 128 KB each) beside two (32 at 4, 64 at 3), to test whether block_K 64's loss needs a second block.
 ONE_BLOCK_CASES = (
@@ -64,8 +62,8 @@ ONE_BLOCK_CASES = (
     (128, 128, 32, 4, 4, 8),
     (128, 128, 64, 4, 3, 8),
 )
-if os.environ.get("WARPS_SET") == "onebl":
-    CASES = ONE_BLOCK_CASES
+# WARPS_SET picks a set other than CASES
+CASES = {"stages": STAGES_CASES, "onebl": ONE_BLOCK_CASES}.get(os.environ.get("WARPS_SET", ""), CASES)
 # WARPS_ONLY=m128n128k64w4s3g8,... keeps those cases of the set (the source-level pass, run_kstep_source.sh)
 if os.environ.get("WARPS_ONLY"):
     _only = set(os.environ["WARPS_ONLY"].split(","))
