@@ -408,13 +408,12 @@ def find_issues(
 
 def _reduction_share(report: Report, plans: tuple[TilePlan, ...]) -> tuple[float, int] | None:
     """(share of the SMEM pipeline's busy time its reductions hold, the most warps one spans) for an
-    SMEM-bound report whose plan reduces rows across warps and whose reductions hold at least
-    REDUCTION_SMEM_SHARE of that pipeline; None otherwise."""
+    SMEM-bound report whose plan reduces rows to one value across warps (what the engine charges there) and
+    whose reductions hold at least REDUCTION_SMEM_SHARE of that pipeline; None otherwise."""
     if report.bottleneck is not Pipeline.SMEM or not plans or not report.actions:
         return None
-    warps = max(
-        (a.warps or 1 for p in plans for a, _ in p.actions() if a.kind is ActionKind.REDUCE), default=1
-    )
+    rows = (a for p in plans for a, _ in p.actions() if a.kind is ActionKind.REDUCE and a.outputs == 1)
+    warps = max((a.warps or 1 for a in rows), default=1)
     total = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions)
     reduce = sum(
         a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions if a.kind == ActionKind.REDUCE.value
