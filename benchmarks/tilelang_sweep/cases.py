@@ -540,6 +540,27 @@ def validation6_cases() -> list[dict[str, Any]]:
     )
 
 
+# A seventh validation set (stop 43, ``sweep.py --set validation7``): FlashAttention only, at shapes no set
+# had, with two consumer warpgroups (block_M 128 on 256 threads: block_N 32 to 128, two and three stages,
+# head dims 64 and 128, where stop 43's rule lets one group's exponentials run beside the other's dots) and
+# one (128 threads: its controls, which the rule leaves alone); predictions recorded with and without the rule
+# before it was measured.
+VALIDATION7_FA_SHAPES = [(2, 20, 3072, 128), (4, 12, 2560, 64), (1, 24, 6144, 128)]
+VALIDATION7_FA_CONFIGS = [
+    (128, 128, 2, 256),
+    (128, 64, 2, 256),
+    (128, 128, 3, 256),
+    (128, 32, 3, 256),
+    (64, 64, 2, 128),
+    (128, 64, 2, 128),
+]
+
+
+def validation7_cases() -> list[dict[str, Any]]:
+    """The seventh validation set: FlashAttention launches (causal and not) only."""
+    return _validation_set("val7", ([], []), (VALIDATION7_FA_SHAPES, VALIDATION7_FA_CONFIGS), ([], []))
+
+
 # The FlashAttention step set (stop 27, ``sweep.py --set fa_steps``): one head of one sequence, 16896 query
 # rows, so that 128-row blocks fill the 132 SMs once and every block reads the same K and V (L2-resident
 # after the first blocks' reads): the time per K/V step of the forward loop by block_N, warpgroups and head
