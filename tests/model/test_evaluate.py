@@ -618,3 +618,31 @@ def test_an_uneven_tail_shares_bandwidth_by_the_blocks_each_sm_runs(round_hw):
     assert (r.occupancy.resident_blocks, r.occupancy.tail_blocks, r.occupancy.tail_active_sms) == (2, 6, 4)
     assert r.latency_s == pytest.approx(9.75 * US)
     assert r.busy_s[Pipeline.DDR] == pytest.approx(1.5 * US)
+
+
+def test_consumer_warpgroups_run_their_exponentials_beside_the_dots(round_hw):
+    # four tiles, one an SM; each runs a producer-fed loop of 10 steps: a 2e7-FLOP fp16 dot (TC 2 us at
+    # 1e13 FLOP/s) and 1e5 exponentials after it (SFU 1 us at 1e11 op/s). Where exponentials hold the tensor
+    # cores (sfu_tc_serialised), one consumer warpgroup has them on its TC time: 10 x (2 + 1) = 30 us; two
+    # consumer warpgroups run one's softmax beside the other's dots: 10 x 2 = 20 us of TC, the SFU's 10 us
+    # alike in both.
+    import dataclasses
+
+    from tilesight.plan import ActionKind, BlockResources, Loop, TileAction, TileGrid, TilePlan
+
+    hw = dataclasses.replace(round_hw, sfu_tc_serialised=1)
+    body = (
+        TileAction("dot", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), flops=2e7,
+                   variant="wgmma"),
+        TileAction("exp", ActionKind.SFU, flops=1e5, deps=("dot",)),
+    )  # fmt: skip
+    loop = Loop("k", 10, body=body, producer_loads=True)
+
+    def busy(groups):
+        plan = TilePlan("fa", TileGrid((4,)), (), (loop,), BlockResources(256, compute_groups=groups))
+        clear_caches()
+        report = evaluate(plan, hw)
+        return report.busy_s[Pipeline.TC], report.busy_s[Pipeline.SFU]
+
+    assert busy(1) == pytest.approx((30 * US, 10 * US))
+    assert busy(2) == pytest.approx((20 * US, 10 * US))

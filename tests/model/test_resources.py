@@ -193,6 +193,9 @@ def test_sfu_work_holds_the_tensor_cores_where_the_profile_says_so():
     assert on.busy_s[TC] == on.busy_s[SFU] == alone.busy_s[SFU] and h200.sfu_tc_serialised == 1
     off = R.action_demand(exp, plan, dataclasses.replace(h200, sfu_tc_serialised=0), traffic)
     assert off.busy_s[TC] == 0.0 and off.busy_s[SFU] == on.busy_s[SFU]
+    # consumer warpgroups sharing a loop run one's exponentials beside another's dots: SFU time only
+    beside = R.action_demand(exp, plan, h200, traffic, sfu_holds_tc=False)
+    assert beside.busy_s[TC] == 0.0 and beside.busy_s[SFU] == on.busy_s[SFU]
 
 
 def test_cross_warp_reduction_adds_latency_and_exchange_time():

@@ -427,8 +427,9 @@ def test_consumer_warpgroups_waiting_for_their_dots_take_the_step_latency():
     from tilesight.plan import Loop
 
     # a producer-fed loop, TC 3 and L2 2 a step, the dot's result read in the step; two consumer groups share
-    # the chain (3 / 2 = 1.5), each also taking step_latency 2.5: steady max(busy 3, 1.5 + 2.5) = 4. Not for
-    # one group (chain 3: steady 3), nor where nothing waits for the dot (steady 3).
+    # the chain (3 / 2 = 1.5), each also taking step_latency 2.5, which holds the tensor cores too (the groups
+    # meet at every step's barrier): steady max(TC 3 + 2.5, 1.5 + 2.5) = 5.5. Not for one group (chain 3:
+    # steady 3), nor where nothing waits for the dot (steady 3).
     waiting, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0, waits=True)
     chained, _, _ = _load_dot_loop(L2, 2.0, 0.0, 3.0)
 
@@ -438,7 +439,7 @@ def test_consumer_warpgroups_waiting_for_their_dots_take_the_step_latency():
         return cost.loops[0][2].steady_s
 
     assert steady(waiting, 2, 0.0) == pytest.approx(3.0)
-    assert steady(waiting, 2, 2.5) == pytest.approx(4.0)
+    assert steady(waiting, 2, 2.5) == pytest.approx(5.5)
     assert steady(waiting, 1, 2.5) == pytest.approx(3.0)
     assert steady(chained, 2, 2.5) == pytest.approx(3.0)
 

@@ -442,9 +442,12 @@ def _core(
         # a dot its own-loads loop waits for (attention's; a producer warpgroup's consumers keep the profile's
         # rates, which the fa_steps set's step latency was read against)
         waited = act.kind is ActionKind.DOT and bool(loops) and waits_on_own_loads(loops[-1])
+        # consumer warpgroups that a producer feeds run one's exponentials beside another's dots
+        side_by_side = bool(loops) and loops[-1].producer_loads and plan.resources.compute_groups > 1
         demand = action_demand(
-            act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p, waited=waited
-        )
+            act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p, waited=waited,
+            sfu_holds_tc=not side_by_side,
+        )  # fmt: skip
         if (
             act.variant == SYNC_LOAD
             and (act.vector_bytes or FULL_VECTOR_BYTES) >= FULL_VECTOR_BYTES

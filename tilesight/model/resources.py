@@ -53,7 +53,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
      exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
      occupies the TC pipeline for its SFU time, in kernels that have tensor-core work (a kernel without
-     dots leaves the tensor cores idle, and its report says so). An ELEMENTWISE action with a
+     dots leaves the tensor cores idle, and its report says so), except in a loop that two or more
+     consumer warpgroups share behind a producer (``sfu_holds_tc`` False: one group's exponentials run
+     beside the other's dots; :mod:`.tile` keeps each group's own in its chain). An ELEMENTWISE action with a
      :class:`~tilesight.plan.SerialChain` (a shared-to-shared loop whose iterations the compiler keeps in
      order) has a floor under its duration, :func:`serial_chain_s` (not a busy time: other warps and
      blocks still issue around it).
@@ -624,12 +626,15 @@ def action_demand(
     rates: tuple[float, ...] | None = None,
     resident: int = 1,
     waited: bool = False,
+    sfu_holds_tc: bool = True,
 ) -> ActionDemand:
     """The demand of one occurrence of ``action`` (see the module docstring for each kind's rule).
 
     ``tensors`` (name -> access) and ``rates`` (:func:`full_share_rates`) may be passed in precomputed when
     evaluating many actions of one plan. ``resident``: blocks per SM (the footprint of spilled frames).
     ``waited``: a DOT whose warps wait for its result in the same loop iteration (:func:`waited_mma_rate`).
+    ``sfu_holds_tc``: whether an SFU action also holds the tensor cores where the profile says
+    ``sfu_tc_serialised`` (False for one that consumer warpgroups sharing a loop run side by side).
     """
     amounts = [0.0] * NPIPES
     kind = action.kind
@@ -759,7 +764,7 @@ def action_demand(
             else:
                 rate = rates[r]
             busy[r] = a / rate
-    if kind is ActionKind.SFU and hw.sfu_tc_serialised and plan.has_dots:
+    if kind is ActionKind.SFU and hw.sfu_tc_serialised and plan.has_dots and sfu_holds_tc:
         busy[TC] += busy[SFU]  # the exponentials hold the tensor cores too (profile: sfu_tc_serialised)
     if kind is ActionKind.STORE and busy[DDR]:
         busy[DDR] *= ddr_write_slowdown(hw)

@@ -28,8 +28,14 @@ the busiest pipeline they share. Consumer warpgroups that a producer warpgroup f
 by side; where they wait for their own dots and read the results (:func:`waits_on_dot`, FlashAttention),
 each one's step also takes the profile's ``waited_step_latency_s``: the ``fa_steps`` set's FlashAttention
 steps with two consumer warpgroups take ``a + b x block_N`` with ``a`` about 300 ns, where the shares of the
-chain give only the slope. (One consumer warpgroup per block keeps its whole chain, already longer than
-that set's 128-row one-warpgroup step.)
+chain give only the slope. Such groups do not hold the tensor cores for each other's exponentials (one
+group's softmax runs while the other's dots do: :mod:`.resources` leaves their SFU time off the TC
+pipeline, and each group's chain keeps its own), and the step latency holds the tensor cores as well as
+the chain: the groups meet at the stage's barrier every step, with no dot of theirs in flight across it.
+At head dim 128, where the dots outlast a group's chain, the ``fa_steps`` steps are the dots' time at the
+profile's rate plus 0.32 / 0.27 / 0.32 us at ``block_N`` 32 / 64 / 128 (against the dots' time plus the
+exponentials' 0.53 us at 128 before). (One consumer warpgroup per block keeps its whole chain, already
+longer than that set's 128-row one-warpgroup step.)
 
 A loop whose own warps load its tiles and wait for their dots (:func:`waits_on_dot`: Triton's attention) runs
 its softmax between them: where the profile says ``sfu_tc_serialised``, the tensor cores are held for the
@@ -319,6 +325,9 @@ def eval_body(
             # tensor-core work, and a GEMM loop's chained dots hide their own
             sub_busy = softmax_busy(sub.busy_s) if softmax_serial and waits_on_own_loads(node) else sub.busy_s
             busy = loop_busy_s(sub_busy, exposed if waits and not node.producer_loads else 0.0)
+            if groups > 1 and waits and node.producer_loads:
+                # ... and every step's latency holds the tensor cores too (module docstring)
+                busy = max(busy, sub_busy[TC] + step_latency)
             env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub_busy))
             svecs.append(vecs[-1])
