@@ -1783,6 +1783,63 @@ def validation43_cases() -> list[Case]:
     return _all_held_out(rows + one + chunked, "validation43")
 
 
+def validation44_cases() -> list[Case]:
+    """A second cross-family blind sample (stop 43), at shapes of today's LLM layers no set timed: fp16 /
+    bf16 GEMMs over the matmul tutorial's autotune configs and the sweep's top tiles at a Llama-3-8B MLP
+    shape and a 70B attention projection, two decode shapes (8 and 48 tokens), persistent, TMA and split-K
+    GEMMs, the row kernels at hidden sizes 3584-8192, vector add, the gated activation, RoPE, and attention
+    (one loop, staged, TMA; causal and not, head dims 64 / 128) at new lengths and head counts (42 launches,
+    held out)."""
+    mlp, proj = ("v44_a", 4096, 14336, 4096), ("v44_b", 2048, 8192, 8192)
+    cases = [gemm_case("grouped", mlp, "float16", GemmConfig(*c)) for c in TUTORIAL_GEMM_CONFIGS]
+    top = [
+        GemmConfig(128, 128, 64, 8, 3, 8),
+        GemmConfig(128, 128, 32, 4, 4, 8),
+        GemmConfig(128, 256, 64, 8, 3, 8),
+        GemmConfig(256, 128, 64, 8, 3, 8),
+        GemmConfig(64, 128, 64, 4, 4, 8),
+    ]
+    cases += [gemm_case("grouped", proj, "bfloat16", cfg) for cfg in top]
+    for shape in (("v44_d8", 8, 8192, 8192), ("v44_d48", 48, 14336, 4096)):
+        cases += [
+            gemm_case("grouped", shape, "float16", cfg)
+            for cfg in (GemmConfig(16, 128, 128, 4, 4, 8), GemmConfig(64, 128, 64, 4, 4, 8),
+                        GemmConfig(32, 64, 128, 4, 3, 8))
+        ]  # fmt: skip
+    cases += [
+        gemm_case("persistent", ("v44_c", 8192, 3584, 3584), "float16", GemmConfig(128, 128, 64, 8, 4, 8),
+                  num_sms=H200_SM_COUNT),
+        gemm_case("tma_persistent", ("v44_c", 8192, 3584, 3584), "float16", GemmConfig(128, 256, 64, 8, 3, 8),
+                  num_sms=H200_SM_COUNT),
+        gemm_case("tma", ("v44_e", 3584, 18944, 3584), "bfloat16", GemmConfig(128, 256, 64, 8, 3, 8)),
+        splitk_case(256, 4096, 14336, 64, 128, 64, 4, 4, 4),
+    ]  # fmt: skip
+    cases += [
+        row_case("softmax", 16384, 4096, "bfloat16", 8),
+        row_case("softmax", 32768, 1152, "float16", 8, variant="rows", programs=528),
+        row_case("layernorm", 16384, 3584, "bfloat16", 8),
+        row_case("layernorm", 2048, 16384, "float16", 8, 4096, variant="chunked"),
+        row_case("rmsnorm", 24576, 4096, "bfloat16", 8, 4096),
+        row_case("rmsnorm", 8192, 8192, "float16", 16, 8192),
+        add_rmsnorm_case(16384, 4096, "bfloat16", 8),
+        add_case(1 << 26, "bfloat16", 4096, 8),
+        add_case(12_000_000, "float32", 512, 4),
+        gated_case(8192, 14336, "bfloat16", 1024, 4),
+        rope_case(16384, 32, 128, 4096, "bfloat16", 8, 4),
+    ]
+    cases += [
+        attention_case(4, 32, 2048, 128, True, (128, 64, 8, 3)),
+        attention_case(4, 32, 2048, 128, False, (128, 128, 8, 3)),
+        attention_case(8, 16, 1536, 64, True, (128, 64, 4, 3)),
+        attention_case(2, 48, 3072, 64, False, (64, 64, 4, 4)),
+        attention_case(4, 32, 2048, 128, True, (128, 64, 8, 3), staged=True),
+        attention_case(3, 16, 5120, 64, False, (128, 64, 8, 3), staged=True),
+        attention_case(2, 32, 4096, 128, True, (128, 128, 8, 3), tma=True),
+        attention_case(8, 16, 1536, 64, False, (128, 64, 4, 3), tma=True),
+    ]
+    return _all_held_out(cases, "validation44")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
