@@ -561,6 +561,41 @@ def validation7_cases() -> list[dict[str, Any]]:
     return _validation_set("val7", ([], []), (VALIDATION7_FA_SHAPES, VALIDATION7_FA_CONFIGS), ([], []))
 
 
+# An eighth validation set (stop 43, ``sweep.py --set validation8``): a cross-family blind sample of the
+# TileLang kernels at LLM-layer shapes no set had (GEMMs, FlashAttention on one and two consumer warpgroups,
+# MLA decode, int4 dequantising GEMMs), predicted with stop 43's model before it was measured.
+VALIDATION8_GEMM_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (8192, 3584, 3584)]
+VALIDATION8_GEMM_CONFIGS = [  # (block_M, block_N, block_K, num_stages, threads, use_swizzle, dtype)
+    (128, 256, 64, 3, 256, True, "float16"),
+    (128, 128, 64, 4, 128, True, "bfloat16"),
+    (256, 128, 64, 3, 256, False, "float16"),
+]
+VALIDATION8_FA_SHAPES = [(4, 32, 2048, 128), (2, 48, 3072, 64)]
+VALIDATION8_FA_CONFIGS = [(128, 128, 2, 256), (128, 64, 3, 256), (64, 64, 2, 128)]
+VALIDATION8_MLA_SHAPES = [(32, 128, 8192), (8, 128, 16384)]
+VALIDATION8_MLA_CONFIGS = [(64, 64, 2, 256), (64, 32, 2, 256)]
+VALIDATION8_DEQUANT_SHAPES = [(1024, 14336, 4096), (4096, 4096, 14336)]
+VALIDATION8_DEQUANT_CONFIGS = [(128, 128, 64, 2, 128), (128, 256, 64, 3, 256)]  # (bM, bN, bK, stages, thr)
+
+
+def validation8_cases() -> list[dict[str, Any]]:
+    """The eighth validation set: GEMM, FlashAttention (causal and not), MLA decode and int4 dequantising GEMM
+    launches at new shapes."""
+    cases = _validation_set(
+        "val8",
+        (VALIDATION8_GEMM_SHAPES, VALIDATION8_GEMM_CONFIGS),
+        (VALIDATION8_FA_SHAPES, VALIDATION8_FA_CONFIGS),
+        (VALIDATION8_MLA_SHAPES, VALIDATION8_MLA_CONFIGS),
+    )
+    for (m, n, k), (bm, bn, bk, st, th) in itertools.product(
+        VALIDATION8_DEQUANT_SHAPES, VALIDATION8_DEQUANT_CONFIGS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params["weight"] = "int4"
+        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    return _numbered(cases, "val8")
+
+
 # The FlashAttention step set (stop 27, ``sweep.py --set fa_steps``): one head of one sequence, 16896 query
 # rows, so that 128-row blocks fill the 132 SMs once and every block reads the same K and V (L2-resident
 # after the first blocks' reads): the time per K/V step of the forward loop by block_N, warpgroups and head

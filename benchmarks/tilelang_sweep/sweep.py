@@ -56,6 +56,7 @@ SETS = {
     "validation5": case_list.validation5_cases,
     "validation6": case_list.validation6_cases,
     "validation7": case_list.validation7_cases,
+    "validation8": case_list.validation8_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,
