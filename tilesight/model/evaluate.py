@@ -442,7 +442,7 @@ def _core(
         # a dot its own-loads loop waits for (attention's; a producer warpgroup's consumers keep the profile's
         # rates, which the fa_steps set's step latency was read against)
         waited = act.kind is ActionKind.DOT and bool(loops) and waits_on_own_loads(loops[-1])
-        # consumer warpgroups that a producer feeds run one's exponentials beside another's dots
+        # consumer warpgroups that a producer feeds run one's SFU work beside another's dots
         side_by_side = bool(loops) and loops[-1].producer_loads and plan.resources.compute_groups > 1
         demand = action_demand(
             act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p, waited=waited,

@@ -54,8 +54,9 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
      occupies the TC pipeline for its SFU time, in kernels that have tensor-core work (a kernel without
      dots leaves the tensor cores idle, and its report says so), except in a loop that two or more
-     consumer warpgroups share behind a producer (``sfu_holds_tc`` False: one group's exponentials run
-     beside the other's dots; :mod:`.tile` keeps each group's own in its chain). An ELEMENTWISE action with a
+     consumer warpgroups share behind a producer (``sfu_holds_tc`` False: one group's SFU work, the
+     softmax's exponentials or a dequantiser's conversions, runs beside the other's dots; :mod:`.tile`
+     keeps each group's own in its chain). An ELEMENTWISE action with a
      :class:`~tilesight.plan.SerialChain` (a shared-to-shared loop whose iterations the compiler keeps in
      order) has a floor under its duration, :func:`serial_chain_s` (not a busy time: other warps and
      blocks still issue around it).
