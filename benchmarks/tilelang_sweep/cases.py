@@ -596,6 +596,37 @@ def validation8_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val8")
 
 
+# The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
+# K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
+# stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles
+# of every set run 8-16% slower than the model has them.
+GEMM_STEPS_K = 16384
+GEMM_STEPS_CONFIGS = [  # (M, N, block_M, block_N, block_K, num_stages, threads)
+    (1536, 1408, 128, 128, 32, 2, 128),
+    (1536, 1408, 128, 128, 32, 3, 128),
+    (1536, 1408, 128, 128, 32, 4, 128),
+    (1536, 1408, 128, 128, 32, 2, 256),
+    (1536, 1408, 128, 128, 32, 3, 256),
+    (1536, 1408, 128, 128, 32, 4, 256),
+    (1536, 1408, 128, 128, 64, 2, 128),
+    (1536, 1408, 128, 128, 64, 3, 128),
+    (1536, 1408, 128, 128, 64, 2, 256),
+    (1536, 1408, 128, 128, 64, 3, 256),
+    (1536, 2816, 128, 256, 32, 3, 256),
+    (1536, 2816, 128, 256, 64, 3, 256),
+]
+
+
+def gemm_steps_cases() -> list[dict[str, Any]]:
+    """The GEMM step set (GEMM_STEPS_*): fp16, 132 tiles, K = GEMM_STEPS_K."""
+    cases = []
+    for m, n, bm, bn, bk, st, th in GEMM_STEPS_CONFIGS:
+        params = dict(M=m, N=n, K=GEMM_STEPS_K, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float16", accum_dtype="float32", use_swizzle=False, panel_size=10)
+        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+    return _numbered(cases, "gsteps")
+
+
 # The FlashAttention step set (stop 27, ``sweep.py --set fa_steps``): one head of one sequence, 16896 query
 # rows, so that 128-row blocks fill the 132 SMs once and every block reads the same K and V (L2-resident
 # after the first blocks' reads): the time per K/V step of the forward loop by block_N, warpgroups and head

@@ -66,6 +66,7 @@ SETS = {
     "varlen": case_list.varlen_cases,
     "blocksparse": case_list.blocksparse_cases,
     "fa_steps": case_list.fa_steps_cases,
+    "gemm_steps": case_list.gemm_steps_cases,
 }
 
 
