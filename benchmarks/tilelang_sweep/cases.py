@@ -627,6 +627,28 @@ def gemm_steps_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "gsteps")
 
 
+# The GEMM tile set (stop 43, ``sweep.py --set gemm_tiles``): 528 tiles (four waves of one block an SM) at K =
+# 512 to 8192, so that the time against K's steps has each tile's fixed cost (its pipeline's fill, the
+# epilogue, the next block's start) as its intercept: the two-group 128x256 tiles that multi-wave sets have
+# 8-16% fast at block_K 32, and a one-group 128x128 control.
+GEMM_TILES_K = (512, 1024, 2048, 4096, 8192)
+GEMM_TILES_CONFIGS = [  # (M, N, block_M, block_N, block_K, num_stages, threads)
+    (3072, 5632, 128, 256, 32, 3, 256),
+    (3072, 5632, 128, 256, 64, 3, 256),
+    (3072, 2816, 128, 128, 32, 3, 128),
+]
+
+
+def gemm_tiles_cases() -> list[dict[str, Any]]:
+    """The GEMM tile set (GEMM_TILES_*): fp16, 528 tiles, K over GEMM_TILES_K."""
+    cases = []
+    for (m, n, bm, bn, bk, st, th), k in itertools.product(GEMM_TILES_CONFIGS, GEMM_TILES_K):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float16", accum_dtype="float32", use_swizzle=False, panel_size=10)
+        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+    return _numbered(cases, "gtiles")
+
+
 # The FlashAttention step set (stop 27, ``sweep.py --set fa_steps``): one head of one sequence, 16896 query
 # rows, so that 128-row blocks fill the 132 SMs once and every block reads the same K and V (L2-resident
 # after the first blocks' reads): the time per K/V step of the forward loop by block_N, warpgroups and head

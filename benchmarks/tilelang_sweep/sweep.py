@@ -67,6 +67,7 @@ SETS = {
     "blocksparse": case_list.blocksparse_cases,
     "fa_steps": case_list.fa_steps_cases,
     "gemm_steps": case_list.gemm_steps_cases,
+    "gemm_tiles": case_list.gemm_tiles_cases,
 }
 
 
