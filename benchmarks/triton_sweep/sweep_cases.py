@@ -1840,6 +1840,33 @@ def validation44_cases() -> list[Case]:
     return _all_held_out(cases, "validation44")
 
 
+def validation45_cases() -> list[Case]:
+    """Decode-shaped GEMMs (M of 4 to 64 tokens against LLM weights, one block an SM streaming B from DRAM)
+    at shapes no set timed, over the configs a decode autotune space holds (stop 43: the blind check of the
+    loaded-DRAM rule; 30 launches, held out)."""
+    shapes = (
+        ("v45_a", 4, 11008, 4096),
+        ("v45_b", 8, 14336, 4096),
+        ("v45_c", 16, 6144, 6144),
+        ("v45_d", 32, 4096, 14336),
+        ("v45_e", 64, 28672, 4096),
+    )
+    configs = (
+        GemmConfig(16, 128, 128, 4, 4, 8),
+        GemmConfig(16, 64, 128, 4, 5, 8),
+        GemmConfig(32, 128, 64, 4, 4, 8),
+        GemmConfig(64, 128, 64, 4, 5, 8),
+        GemmConfig(16, 256, 64, 4, 3, 8),
+        GemmConfig(64, 64, 128, 4, 3, 8),
+    )
+    cases = [
+        gemm_case("grouped", shape, "bfloat16" if i % 2 else "float16", cfg)
+        for i, shape in enumerate(shapes)
+        for cfg in configs
+    ]
+    return _all_held_out(cases, "validation45")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
