@@ -390,3 +390,11 @@ def test_h200_narrow_wgmma_efficiency_from_the_dot_narrow_probe():
     assert hw.mma_n_efficiency(32) == pytest.approx(0.761)
     assert hw.mma_n_efficiency(64) == hw.mma_n_efficiency(256) == 1.0
     assert hw.mma_n_efficiency(24) == pytest.approx(0.477 + 0.585 * (0.761 - 0.477), abs=1e-3)
+
+
+def test_ddr_queue_fields_go_together():
+    # a DRAM queue needs both its latency unit and the bandwidth it saturates at
+    text = _replace_value(H200_TEXT, "ddr_queue_bw_bytes_per_s", "0")
+    expected = r"ddr_queue_latency_s=1.1159e-07 and ddr_queue_bw_bytes_per_s=0.0 go together"
+    with pytest.raises(ts.ProfileError, match=expected):
+        parse_profile(text)

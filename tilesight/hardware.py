@@ -126,6 +126,8 @@ _OPTIONAL = (
     "waited_step_latency_s",
     "warp_reduction_latency_s",
     "alu_op_cost",
+    "ddr_queue_latency_s",
+    "ddr_queue_bw_bytes_per_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -262,6 +264,11 @@ class HardwareProfile:
     # (FlashAttention with a producer warpgroup): the time a step takes whatever its width, beyond its
     # pipelines' work (the fa_steps set's intercept in block_N); 0 = not given
     waited_step_latency_s: float = 0.0
+    # DRAM queueing under load (the loaded_latency probe: tile streams from DRAM at 16-132 blocks, one an SM,
+    # 2-4 stages): a pipelined load's DRAM latency grows by ddr_queue_latency_s x U / (1 - U), U the launch's
+    # DRAM read bandwidth over ddr_queue_bw_bytes_per_s (the probe's least-squares fit of both); 0 = not given
+    ddr_queue_latency_s: float = 0.0
+    ddr_queue_bw_bytes_per_s: float = 0.0
     # A dependent reduction across one warp's 32 lanes (the reductions probe at one warp: log2(32) shuffle
     # steps, each with the op combining its result): what a warp-wide shuffle tree's chain takes, a step
     # being log2(warp_size)-th of it; 0 = not given (a shuffle step then costs nothing in a serial chain)
@@ -327,6 +334,12 @@ class HardwareProfile:
                     raise ProfileError(f"profile {self.name!r}: field {f.name}={v!r} must be > 0")
         if not self.tc_flops_per_s:
             raise ProfileError(f"profile {self.name!r}: [tensor_core] needs at least one dtype rate")
+        if bool(self.ddr_queue_latency_s) != bool(self.ddr_queue_bw_bytes_per_s):
+            raise ProfileError(
+                f"profile {self.name!r}: ddr_queue_latency_s={self.ddr_queue_latency_s!r} and "
+                f"ddr_queue_bw_bytes_per_s={self.ddr_queue_bw_bytes_per_s!r} go together "
+                "(both > 0, or both 0)"
+            )
         if self.triton_backend not in _TRITON_BACKENDS:
             raise ProfileError(
                 f"profile {self.name!r}: triton_backend={self.triton_backend!r} must be one of "

@@ -663,3 +663,50 @@ def reduction_sm_fields(points: Sequence[Mapping[str, Any]]) -> dict:
         )
         out[warps] = {"value": float(best["s_per_reduction_per_sm"]), "note": note}
     return out
+
+
+# The DRAM bandwidths (bytes/s) the loaded-latency fit tries as the queue's saturation point, above every
+# probe point: 3.0 to 6.0 TB/s in 50 GB/s steps.
+DDR_QUEUE_BW_GRID = tuple(3.0e12 + 5.0e10 * i for i in range(61))
+
+
+def ddr_queue_fields(points: Sequence[Mapping[str, Any]]) -> dict:
+    """``ddr_queue_latency_s`` and ``ddr_queue_bw_bytes_per_s`` from the ``loaded_latency`` probe's points
+    (``total_bytes_per_s``, ``latency_s``: tile streams from DRAM at several block and stage counts, the
+    latency by Little's law): the fit ``latency = L0 + c x U / (1 - U)``, ``U = bandwidth / B``, with ``L0``
+    and ``c`` by least squares at each ``B`` of :data:`DDR_QUEUE_BW_GRID` above every point, the ``B`` of
+    the smallest squared error kept (``L0`` and the rms residual reported beside). Raises ValueError for
+    fewer than three points or a fit whose ``c`` is not positive."""
+    pts = [(float(p["total_bytes_per_s"]), float(p["latency_s"])) for p in points]
+    if len(pts) < 3:
+        raise ValueError("ddr_queue_fields: need at least three (bandwidth, latency) points")
+    top = max(b for b, _ in pts)
+    best = None
+    for bw in DDR_QUEUE_BW_GRID:
+        if bw <= top:
+            continue
+        xs = [(b / bw) / (1.0 - b / bw) for b, _ in pts]
+        ys = [lat for _, lat in pts]
+        n = len(xs)
+        mx, my = sum(xs) / n, sum(ys) / n
+        sxx = sum((x - mx) ** 2 for x in xs)
+        if sxx <= 0:
+            continue
+        c = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+        l0 = my - c * mx
+        sse = sum((l0 + c * x - y) ** 2 for x, y in zip(xs, ys, strict=True))
+        if best is None or sse < best[0]:
+            best = (sse, bw, c, l0)
+    if best is None or best[2] <= 0:
+        raise ValueError("ddr_queue_fields: no positive queueing term fits the points")
+    sse, bw, c, l0 = best
+    rms = math.sqrt(sse / len(pts))
+    how = (
+        f"least squares over {len(pts)} points at {min(b for b, _ in pts) / 1e12:.2f}-{top / 1e12:.2f} TB/s: "
+        f"{l0 * 1e9:.0f} ns + {c * 1e9:.0f} ns x U / (1 - U) at U of {bw / 1e12:.2f} TB/s, "
+        f"rms {rms * 1e9:.0f} ns"
+    )
+    return {
+        "ddr_queue_latency_s": {"value": c, "how": how, "idle_latency_s": l0, "rms_s": rms},
+        "ddr_queue_bw_bytes_per_s": {"value": bw, "how": how},
+    }

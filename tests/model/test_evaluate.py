@@ -646,3 +646,48 @@ def test_consumer_warpgroups_run_their_exponentials_beside_the_dots(round_hw):
 
     assert busy(1) == pytest.approx((30 * US, 10 * US))
     assert busy(2) == pytest.approx((20 * US, 10 * US))
+
+
+def _dram_stream(tiles: int = 4, trips: int = 50, dots: bool = True) -> ts.TilePlan:
+    """``tiles`` tiles (one an SM on the round GPU), each a two-stage loop of ``trips`` steps: load a distinct
+    x row (100,000 bytes, from DRAM) into shared memory and run a small dot (or, ``dots`` False, an
+    element-wise op) on it."""
+    from tilesight.plan import ActionKind, BlockResources, Loop, MemLevel, TensorAccess, TileAction, TileGrid
+
+    x = TensorAccess("x", "float32", (tiles * trips, 25_000), (1, 25_000))
+    if dots:
+        work = TileAction("dot", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("load",),
+                          variant="wgmma")  # fmt: skip
+    else:
+        work = TileAction("dot", ActionKind.ELEMENTWISE, flops=1e3, deps=("load",))
+    body = (TileAction("load", ActionKind.LOAD, tensor="x", dst=MemLevel.SMEM), work)
+    loop = Loop("k", trips, body, stages=2)
+    return ts.TilePlan("stream", TileGrid((tiles,)), (x,), (loop,), BlockResources(128))
+
+
+def test_a_dram_stream_of_tiles_meets_a_loaded_dram(round_hw):
+    # Every row comes from DRAM: the pipelined loads' DRAM latency (0.8 us unloaded) grows with the load the
+    # launch puts on DRAM, solved as a fixed point, so the launch takes longer with the profile's queue, and
+    # it is the time at its own load: U = reads / (T - launch) / B gives back the queue it was evaluated at.
+    import dataclasses
+
+    from tilesight.model import evaluate as E
+    from tilesight.model.resources import ddr_queue_s
+
+    base = dataclasses.replace(round_hw, tma_ddr_latency_s=0.8 * US, tma_l2_latency_s=0.2 * US)
+    queued = dataclasses.replace(base, ddr_queue_latency_s=0.5 * US, ddr_queue_bw_bytes_per_s=4e11)
+    plan = _dram_stream()
+    clear_caches()
+    t0 = evaluate(plan, base).latency_s
+    clear_caches()
+    model, key = E._model_and_key(None)
+    c = E._core(plan, queued, model, None, hash(plan), key)
+    assert E.dram_read_share(c.traffic) == pytest.approx(1.0)
+    assert c.latency > t0
+    u = c.traffic.dram_read_bytes / (c.latency - queued.launch_overhead_s) / 4e11
+    again = E._core_at(plan, queued, model, None, hash(plan), key, ddr_queue_s(queued, u * 4e11))
+    assert again.latency == pytest.approx(c.latency, rel=0.02)
+    # without dots (the probe's regime is a dot's tile stream) or without the profile's queue: unchanged
+    clear_caches()
+    plain = _dram_stream(dots=False)
+    assert evaluate(plain, queued).latency_s == pytest.approx(evaluate(plain, base).latency_s)

@@ -766,6 +766,22 @@ def test_pipelined_load_waits_for_its_slowest_line_by_hand(round_hw):
     # never below the mean: nothing waits for DRAM
     assert pipelined_load_latency(hw, d, dataclasses.replace(tt, ddr_wait=0.0)) == pytest.approx(0.525 * US)
     assert pipelined_load_latency(hw, d, None) == d.latency_s
+    # 0.2 us of DRAM queueing on the slow lines: 0.19 x 1.0 + 0.81 x 0.5 = 0.595 us
+    assert pipelined_load_latency(hw, d, tt, queue_s=0.2 * US) == pytest.approx(0.595 * US)
+
+
+def test_ddr_queue_grows_as_u_over_one_minus_u(round_hw):
+    import dataclasses
+
+    from tilesight.model.resources import DDR_QUEUE_MAX_UTILISATION, ddr_queue_s
+
+    hw = dataclasses.replace(round_hw, ddr_queue_latency_s=0.1 * US, ddr_queue_bw_bytes_per_s=4e11)
+    assert ddr_queue_s(hw, 0.0) == 0.0
+    assert ddr_queue_s(hw, 2e11) == pytest.approx(0.1 * US)  # U 0.5: 0.1 x 0.5 / 0.5
+    assert ddr_queue_s(hw, 3e11) == pytest.approx(0.3 * US)  # U 0.75: 0.1 x 3
+    u = DDR_QUEUE_MAX_UTILISATION
+    assert ddr_queue_s(hw, 1e13) == pytest.approx(0.1 * US * u / (1 - u))  # held at the cap, finite
+    assert ddr_queue_s(round_hw, 3e11) == 0.0  # a profile without the queue
 
 
 def test_a_store_leaves_its_block_at_the_sm_port(round_hw):

@@ -46,6 +46,7 @@ from .occupancy import Waves, residency, waves
 from .resources import (
     CUDA,
     DDR,
+    DDR_QUEUE_MAX_UTILISATION,
     FULL_VECTOR_BYTES,
     NPIPES,
     SFU,
@@ -53,6 +54,7 @@ from .resources import (
     ZERO,
     ActionDemand,
     action_demand,
+    ddr_queue_s,
     full_share_rates,
     lone_load_burst,
     pipelined_load_latency,
@@ -417,6 +419,21 @@ class _Core:
     )  # fmt: skip
 
 
+# A tile program with dots whose reads come from DRAM in at least this share (a decode-shaped GEMM streaming
+# its weights) meets a loaded DRAM: its pipelined loads wait the loaded_latency probe's queueing on top of the
+# unloaded latency (resources.ddr_queue_s), solved with the launch's time (:func:`_core`). Below it the tiles'
+# lines mostly hit L2 and a DRAM fetch meets a DRAM far from saturation (resources.pipelined_load_latency).
+DRAM_STREAM_SHARE = 0.5
+# Bisection steps of that fixed point on the DRAM utilisation (the interval halves each step: 1/256 of it).
+DDR_QUEUE_BISECTIONS = 8
+
+
+def dram_read_share(traffic: CacheTraffic) -> float:
+    """The share of the launch's requested read bytes that come from DRAM (0 without reads)."""
+    requested = sum(t.requested_bytes for t in traffic.tensors.values() if not t.write)
+    return traffic.dram_read_bytes / requested if requested > 0 else 0.0
+
+
 def _core(
     plan: TilePlan,
     hw: HardwareProfile,
@@ -425,6 +442,51 @@ def _core(
     plan_hash: int,
     model_key: Hashable | None = None,
 ) -> _Core:
+    """The launch's :class:`_Core`. A tile program with dots that streams its reads from DRAM
+    (:data:`DRAM_STREAM_SHARE`) on a profile with a DRAM queue takes its pipelined loads' DRAM latency at
+    the load it puts on DRAM itself: the fixed point ``U = reads / (T(U) - launch overhead) / B`` of the
+    utilisation ``U`` (``B`` the profile's ``ddr_queue_bw_bytes_per_s``; ``T`` grows with ``U`` through
+    :func:`~.resources.ddr_queue_s`, so the right side falls as ``U`` rises and one root lies between 0
+    and the utilisation without queueing), by bisection."""
+    c0 = _core_at(plan, hw, model, net_time_s, plan_hash, model_key)
+    if not hw.ddr_queue_latency_s or not plan.has_dots or dram_read_share(c0.traffic) < DRAM_STREAM_SHARE:
+        return c0
+    reads = c0.traffic.dram_read_bytes
+
+    def utilisation(c: _Core) -> float:
+        busy = max(c.latency - hw.launch_overhead_s, 1e-12)
+        return min(reads / busy / hw.ddr_queue_bw_bytes_per_s, DDR_QUEUE_MAX_UTILISATION)
+
+    def at(u: float) -> _Core:
+        queue = ddr_queue_s(hw, u * hw.ddr_queue_bw_bytes_per_s)
+        return _core_at(plan, hw, model, net_time_s, plan_hash, model_key, queue, c0.traffic)
+
+    lo, hi = 0.0, utilisation(c0)
+    best = at(hi)
+    if utilisation(best) >= hi:  # the queue at the unqueued load changes nothing that matters
+        return best
+    for _ in range(DDR_QUEUE_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        best = at(mid)
+        if utilisation(best) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return best
+
+
+def _core_at(
+    plan: TilePlan,
+    hw: HardwareProfile,
+    model: CacheModel,
+    net_time_s: Mapping[str, float] | None,
+    plan_hash: int,
+    model_key: Hashable | None = None,
+    queue_s: float = 0.0,
+    traffic: CacheTraffic | None = None,
+) -> _Core:
+    """The launch's :class:`_Core` with ``queue_s`` of DRAM queueing on its pipelined loads' DRAM latency
+    (``traffic``: the plan's cache traffic where the caller has it)."""
     c = _Core()
     grid = plan.grid
     blocks = grid.blocks
@@ -432,7 +494,9 @@ def _core(
     c.occ = occ = residency(plan.resources, hw, blocks)
     p = occ.resident_blocks
     c.wv = wv = waves(blocks, hw.sm_count, p)
-    c.traffic = traffic = cached_traffic(plan, hw, model, plan_hash=plan_hash, model_key=model_key)
+    if traffic is None:
+        traffic = cached_traffic(plan, hw, model, plan_hash=plan_hash, model_key=model_key)
+    c.traffic = traffic
 
     demands: dict[str, ActionDemand] = {}
     occurrences: dict[str, int] = {}
@@ -459,10 +523,10 @@ def _core(
             latency = waited_load_latency(hw, demand, tensors[act.tensor].tile_bytes)
             demand = demand._replace(latency_s=latency)
         elif act.kind is ActionKind.LOAD and p == 1 and loops and loops[-1].producer_loads:
-            demand = producer_load_demand(hw, demand, traffic.of(act.name, act.tensor or ""), act)
+            demand = producer_load_demand(hw, demand, traffic.of(act.name, act.tensor or ""), act, queue_s)
         elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
             tt = traffic.of(act.name, act.tensor or "")
-            demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt, act))
+            demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt, act, queue_s))
         burst = lone_load_burst(act, loops, plan, hw, p)
         if burst:
             demand = demand._replace(burst_bytes_per_s=burst)

@@ -189,6 +189,11 @@ class ActionDemand(NamedTuple):
     burst_bytes_per_s: float = 0.0
 
 
+# The DRAM utilisation at which ddr_queue_s stops growing: the queue's U / (1 - U) is finite there (19x its
+# unit), well past the probe's highest point (0.89 of the fitted bandwidth).
+DDR_QUEUE_MAX_UTILISATION = 0.95
+
+
 def chain_issue_s(chain: SerialChain, hw: HardwareProfile) -> float:
     """Issue time, on one scheduler, of one vector iteration's instructions beyond the first of each op: a
     32-bit lane per instruction (integer lanes at :data:`INT_OVER_FP32_ISSUE_RATE` of the FP32 rate), or two
@@ -542,8 +547,25 @@ def waited_tile_latency(
     return all_fast * fast_s + (1.0 - all_fast) * slow_s
 
 
+def ddr_queue_s(hw: HardwareProfile, read_bytes_per_s: float) -> float:
+    """What DRAM queueing adds to a pipelined load's DRAM latency when the launch reads ``read_bytes_per_s``
+    from DRAM: ``ddr_queue_latency_s x U / (1 - U)``, ``U`` that rate over ``ddr_queue_bw_bytes_per_s`` (at
+    most :data:`DDR_QUEUE_MAX_UTILISATION`); 0 where the profile does not give the queue. The profile's two
+    fields are the ``loaded_latency`` probe's fit: tile streams from DRAM at 16-132 blocks, one an SM, 2-4
+    stages, the latency by Little's law at 0.3-3.7 TB/s (H200: 841 ns + 112 ns x U / (1 - U) of 4.2 TB/s,
+    29 ns rms over its 12 points)."""
+    if not hw.ddr_queue_latency_s or read_bytes_per_s <= 0:
+        return 0.0
+    u = min(read_bytes_per_s / hw.ddr_queue_bw_bytes_per_s, DDR_QUEUE_MAX_UTILISATION)
+    return hw.ddr_queue_latency_s * u / (1.0 - u)
+
+
 def pipelined_load_latency(
-    hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None, act: TileAction | None = None
+    hw: HardwareProfile,
+    demand: ActionDemand,
+    tt: TensorTraffic | None,
+    act: TileAction | None = None,
+    queue_s: float = 0.0,
 ) -> float:
     """Latency of a tile load in a software-pipelined loop whose own warps issue it (``cp.async`` or plain
     loads several iterations ahead): the iteration that consumes it waits at the barrier for every line, so
@@ -554,16 +576,23 @@ def pipelined_load_latency(
     figure (``tma_ddr_latency_s``, a pipelined load step at 16 programs, one per SM), not the profile's
     loaded ``ddr_latency_s`` (Little's law on a streaming copy). Never below the demand's mean latency; the
     demand's own where the cache model gives no traffic or the profile has no unloaded figure. ``act``: the
-    load, whose re-reads of its own steps place its DRAM waits (:func:`waited_tile_latency`)."""
+    load, whose re-reads of its own steps place its DRAM waits (:func:`waited_tile_latency`). ``queue_s``:
+    what DRAM queueing adds to that unloaded figure where the launch streams its tiles from DRAM
+    (:func:`ddr_queue_s`, which :mod:`.evaluate` solves for)."""
     if tt is None or demand.bytes <= 0 or not hw.tma_ddr_latency_s:
         return demand.latency_s
     served = 1.0 - tt.ddr_wait
-    slowest = waited_tile_latency(hw, served, demand.bytes, hw.l2_latency_s, hw.tma_ddr_latency_s, act)
+    slow = hw.tma_ddr_latency_s + queue_s
+    slowest = waited_tile_latency(hw, served, demand.bytes, hw.l2_latency_s, slow, act)
     return max(demand.latency_s, slowest)
 
 
 def producer_load_demand(
-    hw: HardwareProfile, demand: ActionDemand, tt: TensorTraffic | None, act: TileAction | None = None
+    hw: HardwareProfile,
+    demand: ActionDemand,
+    tt: TensorTraffic | None,
+    act: TileAction | None = None,
+    queue_s: float = 0.0,
 ) -> ActionDemand:
     """A load a producer warpgroup issues (TMA) for a block alone on its SM (a warp-specialised loop,
     :attr:`~tilesight.plan.Loop.producer_loads`), where the profile has the ``tma_latency`` probe's figures.
@@ -581,7 +610,8 @@ def producer_load_demand(
     if not hw.tma_ddr_latency_s or not hw.tma_l2_latency_s or tt is None or demand.bytes <= 0:
         return demand
     served = 1.0 - tt.ddr_wait
-    latency = waited_tile_latency(hw, served, demand.bytes, hw.tma_l2_latency_s, hw.tma_ddr_latency_s, act)
+    slow = hw.tma_ddr_latency_s + queue_s  # DRAM queueing, as in pipelined_load_latency
+    latency = waited_tile_latency(hw, served, demand.bytes, hw.tma_l2_latency_s, slow, act)
     return demand._replace(latency_s=latency, burst_bytes_per_s=hw.l2_bw_per_sm_bytes_per_s)
 
 

@@ -369,3 +369,25 @@ def test_reduction_sm_by_hand():
     assert "160.0 ns at one block" in f[4]["note"]
     with pytest.raises(ValueError, match="two warps"):
         analysis.reduction_sm_fields([pt(1, 2, 32, 3)])
+
+
+def test_ddr_queue_fields_recover_the_queue_they_were_made_from():
+    # exact points of 800 ns + 100 ns x U / (1 - U) at U of 4.5 TB/s (a grid bandwidth), 0.5-3.9 TB/s
+    bw = 4.5e12
+    points = [
+        {"total_bytes_per_s": b, "latency_s": 800e-9 + 100e-9 * (b / bw) / (1 - b / bw)}
+        for b in (0.5e12, 1.0e12, 2.0e12, 3.0e12, 3.5e12, 3.9e12)
+    ]
+    out = analysis.ddr_queue_fields(points)
+    assert out["ddr_queue_bw_bytes_per_s"]["value"] == pytest.approx(bw)
+    assert out["ddr_queue_latency_s"]["value"] == pytest.approx(100e-9)
+    assert out["ddr_queue_latency_s"]["idle_latency_s"] == pytest.approx(800e-9)
+    assert out["ddr_queue_latency_s"]["rms_s"] == pytest.approx(0.0, abs=1e-15)
+
+
+def test_ddr_queue_fields_need_three_points_and_a_growing_latency():
+    with pytest.raises(ValueError, match="at least three"):
+        analysis.ddr_queue_fields([{"total_bytes_per_s": 1e12, "latency_s": 1e-6}] * 2)
+    flat = [{"total_bytes_per_s": b, "latency_s": 1e-6 - b * 1e-20} for b in (1e12, 2e12, 3e12)]
+    with pytest.raises(ValueError, match="no positive queueing term"):
+        analysis.ddr_queue_fields(flat)
