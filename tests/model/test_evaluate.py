@@ -682,7 +682,7 @@ def test_a_dram_stream_of_tiles_meets_a_loaded_dram(round_hw):
     clear_caches()
     model, key = E._model_and_key(None)
     c = E._core(plan, queued, model, None, hash(plan), key)
-    assert E.dram_read_share(c.traffic) == pytest.approx(1.0)
+    assert c.traffic.dram_read_share == pytest.approx(1.0)
     assert c.latency > t0
     u = c.traffic.dram_read_bytes / (c.latency - queued.launch_overhead_s) / 4e11
     again = E._core_at(plan, queued, model, None, hash(plan), key, ddr_queue_s(queued, u * 4e11))

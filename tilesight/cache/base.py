@@ -84,6 +84,12 @@ class CacheTraffic:
     def dram_bytes(self) -> float:
         return self.dram_read_bytes + self.dram_write_bytes
 
+    @property
+    def dram_read_share(self) -> float:
+        """The share of the requested read bytes that come from DRAM (0 without reads)."""
+        requested = sum(t.requested_bytes for t in self.tensors.values() if not t.write)
+        return self.dram_read_bytes / requested if requested > 0 else 0.0
+
     def of(self, action: str, tensor: str) -> TensorTraffic | None:
         """The traffic that applies to one access of ``tensor`` by ``action``: the action's own where
         :attr:`reads` has it, else the tensor's; None where the model gave the tensor none."""

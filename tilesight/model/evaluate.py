@@ -428,12 +428,6 @@ DRAM_STREAM_SHARE = 0.5
 DDR_QUEUE_BISECTIONS = 8
 
 
-def dram_read_share(traffic: CacheTraffic) -> float:
-    """The share of the launch's requested read bytes that come from DRAM (0 without reads)."""
-    requested = sum(t.requested_bytes for t in traffic.tensors.values() if not t.write)
-    return traffic.dram_read_bytes / requested if requested > 0 else 0.0
-
-
 def _core(
     plan: TilePlan,
     hw: HardwareProfile,
@@ -449,7 +443,7 @@ def _core(
     :func:`~.resources.ddr_queue_s`, so the right side falls as ``U`` rises and one root lies between 0
     and the utilisation without queueing), by bisection."""
     c0 = _core_at(plan, hw, model, net_time_s, plan_hash, model_key)
-    if not hw.ddr_queue_latency_s or not plan.has_dots or dram_read_share(c0.traffic) < DRAM_STREAM_SHARE:
+    if not hw.ddr_queue_latency_s or not plan.has_dots or c0.traffic.dram_read_share < DRAM_STREAM_SHARE:
         return c0
     reads = c0.traffic.dram_read_bytes
 

@@ -305,14 +305,16 @@ def eval_body(
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             waits = waits_on_dot(node.body)
+            # consumer warpgroups that a producer feeds and that wait for their own dots (FlashAttention)
+            waiting_consumers = groups > 1 and waits and node.producer_loads
             if groups > 1 and not node.producer_loads:
                 # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
                 # each runs its share of the chain, one after another on the busiest pipeline they share,
                 # so the last ends its own share plus the others' time there
                 chain += (groups - 1) / groups * max(sub.busy_s)
-            elif groups > 1 and waits:
-                # consumer warpgroups that a producer feeds and that wait for their own dots: each one's step
-                # also takes the time a step takes whatever its width (the profile's waited_step_latency_s)
+            elif waiting_consumers:
+                # each consumer group's step also takes the time a step takes whatever its width (the
+                # profile's waited_step_latency_s)
                 chain += step_latency
             depth = node.ahead + sub.refill_slack  # 0 unless a producer refills the loop's buffers
             # a lone block waits for its own loads; a producer-loads loop's are the ring of its stages, which
@@ -325,7 +327,7 @@ def eval_body(
             # tensor-core work, and a GEMM loop's chained dots hide their own
             sub_busy = softmax_busy(sub.busy_s) if softmax_serial and waits_on_own_loads(node) else sub.busy_s
             busy = loop_busy_s(sub_busy, exposed if waits and not node.producer_loads else 0.0)
-            if groups > 1 and waits and node.producer_loads:
+            if waiting_consumers:
                 # ... and every step's latency holds the tensor cores too (module docstring)
                 busy = max(busy, sub_busy[TC] + step_latency)
             env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
