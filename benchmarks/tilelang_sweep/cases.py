@@ -596,6 +596,35 @@ def validation8_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val8")
 
 
+# The ninth validation set (stop 44, ``sweep.py --set validation9``): fp8 GEMMs promoting their accumulator
+# (gemm_fp8's 2xAcc) at shapes and promotion intervals the fp8 set does not have, predicted before it ran
+# with and without the register-spill rule (frontends/tilelang/lower.py: LOOP_STATE_REGISTERS), and plain
+# fp8 and 64-row controls that do not spill. (block_M, block_N, block_K, num_stages, threads, promote_every)
+VALIDATION9_FP8_SHAPES = [(2048, 8192, 4096), (6144, 6144, 6144), (3072, 12288, 2048)]
+VALIDATION9_FP8_CONFIGS = [
+    (128, 128, 128, 3, 128, 2),
+    (128, 128, 128, 4, 128, 4),
+    (128, 128, 64, 4, 128, 4),
+    (128, 256, 128, 3, 256, 2),
+    (128, 256, 64, 3, 256, 1),
+    (128, 128, 128, 4, 128, 0),
+    (64, 128, 128, 4, 128, 2),
+    (64, 256, 128, 3, 256, 1),
+]
+
+
+def validation9_cases() -> list[dict[str, Any]]:
+    """The ninth validation set: fp8 GEMMs promoting their accumulator, with plain and 64-row controls."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th, promote) in itertools.product(
+        VALIDATION9_FP8_SHAPES, VALIDATION9_FP8_CONFIGS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
+        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    return _numbered(cases, "val9")
+
+
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
 # K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
 # stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles
