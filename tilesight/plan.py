@@ -591,6 +591,15 @@ class BlockResources:
     (a warp-specialised kernel's consumer warpgroups, synchronised only through the producer's barriers):
     the in-order compute chain of a loop iteration is shared between them. 1 when the block's warps move in
     step (Triton's CTA-wide barrier at every pipelined iteration).
+
+    ``spill_bytes_per_thread``: the local-memory frame register spills give a thread (the block's spilled
+    bytes over its threads). ``spill_invariant_bytes``: how much of that frame holds state the loop does not
+    change (reloaded each pass, never stored back); None for the engine's default
+    (:data:`tilesight.model.resources.SPILLABLE_STATE_BYTES`: ptxas spills a Triton GEMM's addresses and
+    bounds first). A frame of accumulators that every iteration updates has 0. ``spill_openers``: the
+    actions around which the frame is reloaded and stored, once each time they run (a promoted accumulator
+    that only its promotion touches); None for the engine's default (around every dot; in a plan without
+    dots, at the first compute action of each pass over the tile).
     """
 
     threads: int
@@ -598,6 +607,8 @@ class BlockResources:
     regs_per_thread: int | None = None
     spill_bytes_per_thread: int = 0
     compute_groups: int = 1
+    spill_invariant_bytes: int | None = None
+    spill_openers: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         _positive_int("resources.threads", self.threads)
@@ -606,6 +617,10 @@ class BlockResources:
         if self.regs_per_thread is not None:
             _positive_int("resources.regs_per_thread", self.regs_per_thread)
         _positive_int("resources.spill_bytes_per_thread", self.spill_bytes_per_thread, allow_zero=True)
+        if self.spill_invariant_bytes is not None:
+            _positive_int("resources.spill_invariant_bytes", self.spill_invariant_bytes, allow_zero=True)
+        if self.spill_openers is not None:
+            object.__setattr__(self, "spill_openers", tuple(self.spill_openers))
 
 
 @dataclass(frozen=True)
@@ -686,6 +701,9 @@ class TilePlan:
                     f"is not a tensor of the plan {sorted(tensors)}",
                 )
         _check_dags(self.body, "body")
+        for opener in self.resources.spill_openers or ():
+            if opener not in seen:
+                raise PlanError("resources.spill_openers", opener, "is not an action of the plan")
         if self.lock is not None:
             top = [n.name for n in self.body]
             where = [top.index(n) if n in top else -1 for n in self.lock.nodes]

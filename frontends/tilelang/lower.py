@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +91,7 @@ REGISTER_OVERHEAD_PER_THREAD = 32
 # kernels: 77 for a 16-chunk RMSNorm holding 64 registers of loads and 5 of fragments); this many
 UNROLLED_REGISTER_OVERHEAD = 8
 REGISTER_BYTES = 4  # one 32-bit register
+_COMPUTE_KINDS = frozenset({ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU})
 # On a GPU with TMA, TileLang warp-specialises a kernel whose loop loads global tiles into shared memory: it
 # adds one producer warpgroup (4 warps x 32 threads) that issues the TMA copies (seen in TileLang 0.1.15's
 # lowered CUDA: __launch_bounds__(threads + 128) for every pipelined reference kernel).
@@ -101,6 +103,15 @@ WS_BARRIER_SMEM_BYTES = 1024
 # setmaxnreg (ptxas -v on TileLang 0.1.15's lowered GEMM / FlashAttention / MLA / dequant kernels for sm_90a:
 # 240 registers at 256 threads, 168 at 384).
 WS_CONSUMER_MAX_REGS = 240
+# Registers a thread's loop needs beside the fragments it carries from one iteration to the next (addresses,
+# the loop counter, wgmma descriptors, barrier phases): where the carried fragments and these exceed the
+# registers a thread may have, ptxas spills the excess to a local-memory frame that the loop reloads and
+# stores. A compiler figure, from ptxas -v on every measured TileLang configuration
+# (benchmarks/tilelang_sweep/ptxas_registers.py, benchmarks/data/ptxas_tilelang.json, nvcc 13.0 for
+# sm_90a): the three that spill are fp8 GEMMs promoting two 128 x 128-per-warpgroup fp32 accumulators
+# (256 carried registers a consumer thread against setmaxnreg's 240) with 144, 144 and 160-byte frames (36 /
+# 36 / 40 registers beyond 240 - 256 = -16); none of the other 130 carries more than 240 - 20.
+LOOP_STATE_REGISTERS = 20
 REG_PER_THREAD_GRANULE = 8
 # A T.reduce whose reduced axis is spread over several warps (a T.gemm accumulator split along that axis)
 # combines the warps' partials through a shared-memory workspace of one element per thread, one workspace
@@ -197,6 +208,7 @@ class _Lowering:
         self.loop_vars: list[str] = []  # serial loops enclosing the node being lowered, outermost first
         self.loop_counts: list[int] = []  # their (rounded mean) trip counts, alongside
         self.hoisted_registers = 0  # registers holding an unrolled serial loop's loads (SERIAL_COPY_UNROLL)
+        self.action_buffers: dict[str, set[str]] = {}  # action name -> the buffers its tile operator touches
 
     def _name(self, base: str) -> str:
         name, i = base, 1
@@ -241,6 +253,10 @@ class _Lowering:
                 reads = {r.buffer for r in node.reads}
                 writes = {w.buffer for w in node.writes}
             lowered.append((acts, reads, writes))
+        for acts, reads, writes in lowered:
+            for a in acts:
+                if isinstance(a, TileAction):
+                    self.action_buffers[a.name] = reads | writes
         out: list[Node] = []
         for j, (acts, reads, writes) in enumerate(lowered):
             deps: list[str] = []
@@ -892,17 +908,102 @@ class _Lowering:
             # below what ptxas gives every thread
             cap = WS_CONSUMER_MAX_REGS if self.ir.setmaxnreg else self.hw.regs_per_thread_max
             regs = min(cap, budget, self.hw.regs_per_thread_max)
+            # setmaxnreg gives the consumers their cap whatever the launch's per-thread share (``budget``);
+            # only they hold fragments, so the frame is theirs, averaged here over the block's threads
+            consumer_cap = min(cap, self.hw.regs_per_thread_max) if self.ir.setmaxnreg else regs
+            frame = self._spill_frame_bytes(consumer_cap)
             return BlockResources(
-                threads=threads, smem_bytes=smem, regs_per_thread=regs, compute_groups=self.consumer_groups()
+                threads=threads,
+                smem_bytes=smem,
+                regs_per_thread=regs,
+                spill_bytes_per_thread=frame * self.ir.threads // threads,
+                compute_groups=self.consumer_groups(),
+                spill_invariant_bytes=0,
             )
         frags = self._fragment_registers()
         regs = frags + REGISTER_OVERHEAD_PER_THREAD
         if self.hoisted_registers:
             # an unrolled loop's loads in registers, with the few registers its straight-line code adds
             regs = max(regs, frags + self.hoisted_registers + UNROLLED_REGISTER_OVERHEAD)
+        cap = self._register_cap()
         return BlockResources(
-            threads=threads, smem_bytes=smem, regs_per_thread=min(regs, self._register_cap())
+            threads=threads,
+            smem_bytes=smem,
+            regs_per_thread=min(regs, cap),
+            spill_bytes_per_thread=self._spill_frame_bytes(cap),
+            spill_invariant_bytes=0,
         )
+
+    def _carried_registers(self) -> int:
+        """Registers a thread holds across an iteration of the kernel's most demanding serial loop: the
+        fragments the loop carries (:func:`_carried_fragments`), as a share of the block's threads."""
+        frags = {
+            name: (math.prod(shape), dtype_bytes(canonical_dtype(dtype)))
+            for name, (scope, dtype, shape) in self.ir.buffers.items()
+            if scope not in (GLOBAL, SHARED)
+        }
+        elements = {name: n for name, (n, _) in frags.items()}
+        most = 0.0
+        for loop in _loops(self.ir.body):
+            most = max(most, sum(n * b for n, b in (frags[f] for f in _carried_fragments(loop, elements))))
+        return math.ceil(most / self.ir.threads / REGISTER_BYTES)
+
+    def spill_candidates(self) -> set[str]:
+        """The carried fragments ptxas spills first when a thread runs out of registers: those no ``T.gemm``
+        reads or accumulates into (a tensor-core instruction needs its operands and accumulator in
+        registers, so a promoted fp8 GEMM's second accumulator goes to local memory and is reloaded and stored
+        only where the promotion adds into it: ptxas -v and the SASS of ``gemm_fp8(promote_every=1 / 2)``,
+        38 local loads and 38 stores in the promotion's block, 5 and 5 around the wgmma). Empty when nothing
+        spills."""
+        if not self._spill_frame_bytes(self._consumer_cap()):
+            return set()
+        frags = {
+            name: math.prod(shape)
+            for name, (scope, _, shape) in self.ir.buffers.items()
+            if scope not in (GLOBAL, SHARED)
+        }
+        carried = set().union(*(_carried_fragments(loop, frags) for loop in _loops(self.ir.body)))
+        return carried - _gemm_fragments(self.ir.body)
+
+    def spill_openers(self, body: tuple[Node, ...]) -> tuple[str, ...] | None:
+        """The actions of the lowered ``body`` around which a spilled frame is reloaded and stored: in each
+        body (the tile program's, each loop's), the first compute action that touches a
+        :meth:`spill_candidates` fragment. None where nothing spills or only dot operands would (the
+        engine's default: around every dot)."""
+        spilled = self.spill_candidates()
+        if not spilled:
+            return None
+        out: list[str] = []
+
+        def visit(nodes: tuple[Node, ...]) -> None:
+            for n in nodes:
+                if isinstance(n, TileAction) and n.kind in _COMPUTE_KINDS:
+                    if spilled & self.action_buffers.get(n.name, set()):
+                        out.append(n.name)
+                        break
+            for n in nodes:
+                if isinstance(n, Loop):
+                    visit(n.body)
+
+        visit(body)
+        return tuple(out)
+
+    def _consumer_cap(self) -> int:
+        """The registers a thread that holds fragments may have (:meth:`resources`' caps)."""
+        if self.producer_fed() and not (self.ir.producer_threads and not self.ir.nreg_hints):
+            threads = self.ir.threads + (self.ir.producer_threads or WS_PRODUCER_THREADS)
+            budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
+            if self.ir.setmaxnreg:
+                return min(WS_CONSUMER_MAX_REGS, self.hw.regs_per_thread_max)
+            return min(budget, self.hw.regs_per_thread_max)
+        return self._register_cap()
+
+    def _spill_frame_bytes(self, cap: int) -> int:
+        """Bytes a thread's loop state spills to local memory when it has ``cap`` registers: what the
+        carried fragments and :data:`LOOP_STATE_REGISTERS` need beyond ``cap``; 0 when they fit. The frame
+        holds carried fragments, which the loop updates, so none of it is invariant state
+        (``spill_invariant_bytes=0``): each pass reloads and stores it."""
+        return max(self._carried_registers() + LOOP_STATE_REGISTERS - cap, 0) * REGISTER_BYTES
 
     def _fragment_registers(self) -> int:
         """Registers a thread's share of the fragments takes (those :func:`_transient_fragments` leaves out
@@ -1118,6 +1219,55 @@ def _transient_fragments(body: tuple[OpNode | LoopNode, ...]) -> set[str]:
     return out
 
 
+def _loops(body: tuple[OpNode | LoopNode, ...]) -> Iterator[LoopNode]:
+    """Every serial loop of ``body`` (an ``if`` on a loop counter excepted), outermost first."""
+    for node in body:
+        if isinstance(node, LoopNode):
+            if node.share is None:
+                yield node
+            yield from _loops(node.body)
+
+
+def _carried_fragments(loop: LoopNode, fragments: Mapping[str, int]) -> set[str]:
+    """Fragments whose values one iteration of ``loop`` hands to the next, so a register holds them through
+    the whole iteration: those its body reads before every path through it has overwritten them whole
+    (a ``T.clear``, a gemm with ``clear_accum`` or a ``T.Parallel`` nest that writes the whole fragment
+    without reading it; writes inside an inner loop or an ``if`` may not run). A running accumulator, the
+    softmax's row statistics and loop-invariant operands are carried; a score tile rebuilt every iteration is
+    not. Fragments the loop never reads (a second accumulator touched only after it) are not. ``fragments``:
+    each fragment's elements."""
+    carried: set[str] = set()
+    overwritten: set[str] = set()
+
+    def visit(seq: tuple[OpNode | LoopNode, ...], certain: bool) -> None:
+        for node in seq:
+            if isinstance(node, LoopNode):
+                visit(node.body, False)
+                continue
+            read = {r.buffer for r in node.reads}
+            carried.update(b for b in read if b in fragments and b not in overwritten)
+            if certain:
+                overwritten.update(
+                    w.buffer
+                    for w in node.writes
+                    if w.buffer in fragments and w.buffer not in read and w.elements >= fragments[w.buffer]
+                )
+
+    visit(loop.body, True)
+    return carried
+
+
+def _gemm_fragments(body: tuple[OpNode | LoopNode, ...]) -> set[str]:
+    """Register buffers (fragments) any T.gemm of ``body`` reads or writes."""
+    out: set[str] = set()
+    for node in body:
+        if isinstance(node, LoopNode):
+            out |= _gemm_fragments(node.body)
+        elif node.op == "gemm":
+            out |= {r.buffer for r in (*node.reads, *node.writes) if r.scope not in (GLOBAL, SHARED)}
+    return out
+
+
 def _gemm_operands(body: tuple[OpNode | LoopNode, ...]) -> set[str]:
     """Shared buffers any T.gemm of ``body`` reads."""
     out: set[str] = set()
@@ -1166,12 +1316,15 @@ def lower(ir: KernelIR, hw: HardwareProfile) -> TilePlan:
     body = low.body(ir.body, 0)
     grid = low.grid()
     tensors = low.tensor_accesses()
+    resources = low.resources()
+    if resources.spill_bytes_per_thread:
+        resources = dataclasses.replace(resources, spill_openers=low.spill_openers(body))
     return TilePlan(
         name=ir.name,
         grid=grid,
         tensors=tensors,
         body=body,
-        resources=low.resources(),
+        resources=resources,
         source="tilelang",
         notes=tuple(dict.fromkeys((*ir.notes, *low.notes))),
     )

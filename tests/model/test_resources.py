@@ -855,6 +855,54 @@ def test_a_spilling_kernel_without_dots_reloads_its_frame_once_a_pass(round_hw):
         assert extra == pytest.approx(81_920 / 8e9, rel=1e-6)
 
 
+def test_a_frame_the_plan_places_moves_at_its_openers_only(round_hw):
+    import dataclasses
+
+    hw = dataclasses.replace(round_hw, **LOCAL)
+    # a dot loop whose promotion (ew, in an if-like one-trip loop) is the only user of the spilled 100 B:
+    # the plan names ew as the frame's opener and keeps no invariant state, so ew moves a reload and a store
+    # of the whole frame, (100 + 100) x 128 threads = 25,600 B; the frames (12,800 B an SM) fit in L1:
+    # 25,600 / 1e11 s; the dot moves none (by default it would reload 100 B and store nothing)
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64), variant="wgmma")
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=1e3)
+    plan = TilePlan(
+        "p", TileGrid((4,)), (), (Loop("k", 8, (dot, Loop("if", 1, (ew,)))),), BlockResources(128)
+    )
+    placed = dataclasses.replace(
+        plan,
+        resources=dataclasses.replace(
+            plan.resources, regs_per_thread=255, spill_bytes_per_thread=100, spill_invariant_bytes=0,
+            spill_openers=("ew",),
+        ),
+    )  # fmt: skip
+    plain = dataclasses.replace(plan, resources=dataclasses.replace(plan.resources, regs_per_thread=255))
+    t = _traffic(0.0, 1.0)
+    assert action_demand(dot, placed, hw, t).busy_s[SMEM] == action_demand(dot, plain, hw, t).busy_s[SMEM]
+    extra = action_demand(ew, placed, hw, t).busy_s[SMEM] - action_demand(ew, plain, hw, t).busy_s[SMEM]
+    assert extra == pytest.approx(25_600 / 1e11, rel=1e-6)
+    # the default placement charges the dot: a 100 B frame is all loop-invariant state, reloaded only
+    default = dataclasses.replace(placed, resources=dataclasses.replace(placed.resources, spill_openers=None))
+    dot_extra = (
+        action_demand(dot, default, hw, t).busy_s[SMEM] - action_demand(dot, plain, hw, t).busy_s[SMEM]
+    )
+    assert dot_extra == pytest.approx(25_600 / 1e11, rel=1e-6)  # spill_invariant_bytes=0 still stores it
+    assert action_demand(ew, default, hw, t).busy_s[SMEM] == action_demand(ew, plain, hw, t).busy_s[SMEM]
+
+
+def test_spill_openers_must_name_actions_of_the_plan():
+    from tilesight.errors import PlanError
+
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=1e3)
+    with pytest.raises(PlanError, match="spill_openers.*nope.*not an action"):
+        TilePlan(
+            "p",
+            TileGrid((4,)),
+            (),
+            (ew,),
+            BlockResources(128, spill_bytes_per_thread=8, spill_openers=("nope",)),
+        )
+
+
 def test_waited_tile_latency_puts_dram_waits_on_new_lines_by_hand():
     from tilesight.hardware import load_profile
     from tilesight.model.resources import slowest_line_latency, waited_tile_latency

@@ -862,7 +862,12 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
             )
     res = plan.resources
     if res.spill_bytes_per_thread:
-        around = "each dot" if plan.has_dots else "each pass over the tile (the program, a loop's iteration)"
+        if res.spill_openers is not None:
+            around = f"each run of {', '.join(res.spill_openers)}, which use the spilled values,"
+        elif plan.has_dots:
+            around = "each dot"
+        else:
+            around = "each pass over the tile (the program, a loop's iteration)"
         notes.append(
             f"register spills: {res.spill_bytes_per_thread} bytes per thread go to local memory "
             f"({around} reloads them and stores back what it changes, on the SM's load/store path, "

@@ -393,12 +393,13 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
 def frame_pass(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[float, float]:
     """(seconds, bytes) of one pass over a block's spilled frame (``spill_bytes_per_thread`` of the plan's
     resources): every thread reloads the whole frame and stores back what of it is not loop-invariant state
-    (all but :data:`SPILLABLE_STATE_BYTES`), at :func:`spill_seconds`' rate for where the resident frames
-    live."""
+    (all but the plan's ``spill_invariant_bytes``, by default :data:`SPILLABLE_STATE_BYTES`), at
+    :func:`spill_seconds`' rate for where the resident frames live."""
     res = plan.resources
     spill, threads = res.spill_bytes_per_thread, res.threads
     active = min(plan.grid.blocks, hw.sm_count)
-    moved = (spill + max(spill - SPILLABLE_STATE_BYTES, 0)) * threads
+    invariant = SPILLABLE_STATE_BYTES if res.spill_invariant_bytes is None else res.spill_invariant_bytes
+    moved = (spill + max(spill - invariant, 0)) * threads
     seconds = spill_seconds(
         hw,
         moved,
@@ -746,7 +747,7 @@ def action_demand(
             amounts[SMEM] = float(action.smem_bytes)
         elif action.src is MemLevel.SMEM:
             amounts[SMEM] = (m * k + k * n) * dtype_bytes(action.dtype)
-        if plan.resources.spill_bytes_per_thread:
+        if plan.resources.spill_bytes_per_thread and plan.resources.spill_openers is None:
             # A tensor-core instruction needs its operands and accumulator in registers: around every dot the
             # issuing warps reload the whole spilled frame from local memory and store back what of it the
             # loop changes (all but SPILLABLE_STATE_BYTES of loop-invariant state).
@@ -772,7 +773,17 @@ def action_demand(
             amounts[SMEM] = float(action.smem_bytes)
         if action.chain is not None:
             floor = serial_chain_s(action.chain, hw)
-        if plan.resources.spill_bytes_per_thread and not plan.has_dots and action.name in _pass_openers(plan):
+        openers = plan.resources.spill_openers
+        if plan.resources.spill_bytes_per_thread and openers is not None and action.name in openers:
+            # the plan names where its frame is touched (a fragment only they use was spilled): each run of
+            # these actions reloads the frame and stores it back
+            spill_s, moved = frame_pass(plan, hw, resident)
+        elif (
+            plan.resources.spill_bytes_per_thread
+            and openers is None
+            and not plan.has_dots
+            and action.name in _pass_openers(plan)
+        ):
             # no dot to reload the frame around: each pass of the program over its tile (the tile program,
             # or each iteration of a loop holding compute) reloads the spilled frame and stores back what of
             # it the pass changes, charged to the pass's first compute action

@@ -119,3 +119,58 @@ def test_estimate_jit_kernel_with_its_arguments():
     rep = tilesight.estimate(jit_gemm, 1024, 1024, 1024, 128, 128, 32, 3, 128, hw="h200")
     direct = tilesight.estimate(gemm(1024, 1024, 1024, 128, 128, 32, 3, 128), hw="h200")
     assert rep.latency_s == pytest.approx(direct.latency_s)
+
+
+@pytest.mark.parametrize(
+    ("block", "promote", "frame"),
+    [
+        # two fp32 accumulators of 128 x 128 on one consumer warpgroup (128 threads): C_local (the wgmma's)
+        # and C_total (the promotion's) are both carried through the K loop, 2 x 128 x 128 x 4 B / 128
+        # threads / 4 B = 256 registers, + LOOP_STATE_REGISTERS (20) - setmaxnreg's 240 = 36 spilled: a
+        # 144 B frame a consumer thread (ptxas -v: 144 B), averaged over the block's 128 + 128 producer
+        # threads: 72 B
+        ((128, 128, 128), 1, 72),
+        ((128, 128, 64), 2, 72),  # the same accumulators (ptxas: 160 B)
+        # without promotion C_total is only touched after the loop: 128 carried registers fit
+        ((128, 128, 128), 0, 0),
+        # 64-row tiles: 2 x 64 x 128 x 4 / 128 / 4 = 128 carried registers fit (ptxas: no spill)
+        ((64, 128, 128), 1, 0),
+    ],
+)
+def test_promoted_fp8_accumulators_spill_where_ptxas_spills_them(block, promote, frame):
+    from tilesight.kernels.tilelang.gemm import gemm_fp8
+
+    bm, bn, bk = block
+    res = plan_prim_func(
+        gemm_fp8(4096, 4096, 4096, bm, bn, bk, 3, 128, "float8_e4m3", "float16", promote), HW
+    )
+    r = res.resources
+    assert r.threads == 256 and r.spill_bytes_per_thread == frame
+    if frame:
+        # the frame holds C_total: reloaded and stored where the promotion adds into it (and where it is
+        # cleared before the loop), not around the wgmma, which keeps C_local in registers
+        assert r.spill_invariant_bytes == 0
+        assert r.spill_openers == ("fill_C_total", "ew_C_total")
+    else:
+        assert r.spill_openers is None
+
+
+def test_carried_fragments_of_an_attention_loop():
+    import math
+
+    from tilesight.frontends.tilelang.lower import _carried_fragments, _loops
+    from tilesight.frontends.tilelang.walker import walk_all
+    from tilesight.kernels.tilelang.flash_attention import flash_attention_fwd
+
+    ir = next(iter(walk_all(flash_attention_fwd(1, 2, 256, 64, False, 64, 64, 1, 128), None)))
+    frags = {
+        n: math.prod(shape)
+        for n, (scope, _, shape) in ir.buffers.items()
+        if scope not in ("global", "shared")
+    }
+    (loop,) = list(_loops(ir.body))
+    carried = _carried_fragments(loop, frags)
+    # the output accumulator and the running row max / sum go from one K/V block to the next; the score
+    # tile and its fp16 copy are rebuilt every block (a fill or a cleared gemm writes them whole first)
+    assert {"acc_o", "m_i", "l_i"} <= carried
+    assert "acc_s" not in carried
