@@ -165,9 +165,10 @@ def _score_job(job: tuple[dict, str, str, float | None]) -> Scored | str:
 RECORDED_FILE = "predicted_before_measuring.json"
 
 
-def recorded_predictions(data: Path) -> dict[str, float]:
-    """Case id -> the microseconds recorded in ``data``'s :data:`RECORDED_FILE`."""
-    path = data / RECORDED_FILE
+def recorded_predictions(data: Path, name: str = RECORDED_FILE) -> dict[str, float]:
+    """Case id -> the microseconds recorded in ``data``'s :data:`RECORDED_FILE` (or the file ``name``: a
+    set predicted twice before it ran, with and without a rule, keeps the second in its own file)."""
+    path = data / name
     if not path.exists():
         raise DataError(f"{path} is missing: this set has no predictions recorded before it was measured")
     return {k: float(v) for k, v in json.loads(path.read_text())["predicted_us"].items()}

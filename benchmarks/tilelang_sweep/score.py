@@ -194,8 +194,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"score the predictions in DATA/{accuracy.RECORDED_FILE}, recorded before measuring",
     )
+    ap.add_argument(
+        "--recorded-file",
+        default=accuracy.RECORDED_FILE,
+        help="with --recorded: the file in DATA to read them from (e.g. predicted_without_the_rule.json)",
+    )
     args = ap.parse_args(argv)
-    recorded = accuracy.recorded_predictions(args.data) if args.recorded else None
+    recorded = accuracy.recorded_predictions(args.data, args.recorded_file) if args.recorded else None
     hw = load_profile(args.hw)
     scored: list[accuracy.Scored] = []
     errors: list[str] = []
