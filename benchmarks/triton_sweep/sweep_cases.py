@@ -42,7 +42,9 @@ CONFIGS_OVERSIZED = 4  # per GEMM shape: configs beyond shared memory, recorded 
 # into fitting / oversized when generating the sweep (the harness relies on Triton's own launch check).
 H200_SMEM_PER_BLOCK_BYTES = 232448
 
-DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float32": 4, "int32": 4, "int64": 8}
+DTYPE_BYTES = {
+    "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float32": 4, "int8": 1, "int32": 4, "int64": 8,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -1865,6 +1867,83 @@ def validation45_cases() -> list[Case]:
         for cfg in configs
     ]
     return _all_held_out(cases, "validation45")
+
+
+def dropout_case(n: int, dtype: str, p: float, block: int, warps: int) -> Case:
+    """Seeded dropout over ``n`` elements (kernels/triton/dropout.py): Philox random numbers per element."""
+    return Case(
+        id=f"memory/dropout/{dtype}/{n}/b{block}w{warps}",
+        family="memory",
+        kernel="kernels.triton.dropout:seeded_dropout_kernel",
+        grid=(cdiv(n, block),),
+        args=(Tensor((n,), dtype), Tensor((n,), dtype, init="empty"), n, p, 1234),
+        constexprs={"BLOCK": block},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "dropout", "n": n, "dtype": dtype, "p": p},
+    )
+
+
+def gelu_case(n: int, dtype: str, approx: bool, block: int, warps: int) -> Case:
+    """GELU over ``n`` elements (kernels/triton/gelu.py): libdevice ``erf``, or ``tanh`` with ``approx``."""
+    return Case(
+        id=f"memory/gelu{'_tanh' if approx else ''}/{dtype}/{n}/b{block}w{warps}",
+        family="memory",
+        kernel="kernels.triton.gelu:gelu_kernel",
+        grid=(cdiv(n, block),),
+        args=(Tensor((n,), dtype), Tensor((n,), dtype, init="empty"), n),
+        constexprs={"BLOCK": block, "APPROX": approx},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "gelu", "n": n, "dtype": dtype, "approx": approx},
+    )
+
+
+def quant_case(rows: int, cols: int, dtype: str, warps: int) -> Case:
+    """Row-wise int8 quantisation (kernels/triton/quant.py): one program a row, the row in one block."""
+    block = 1 << (cols - 1).bit_length()
+    return Case(
+        id=f"memory/quant_rows/{dtype}/{rows}x{cols}/b{block}w{warps}",
+        family="memory",
+        kernel="kernels.triton.quant:quant_rows_kernel",
+        grid=(rows,),
+        args=(
+            Tensor((rows, cols), dtype),
+            Tensor((rows, cols), "int8", init="empty"),
+            Tensor((rows,), "float32", init="empty"),
+            cols,
+            cols,
+            cols,
+        ),  # fmt: skip
+        constexprs={"BLOCK": block},
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": "quant_rows", "rows": rows, "cols": cols, "dtype": dtype},
+    )
+
+
+def validation46_cases() -> list[Case]:
+    """Memory-bound kinds no set had timed (stop 44, blind): the seeded dropout (Philox random numbers, no
+    mask in memory), GELU through libdevice's ``erf`` and ``tanh``, and row-wise int8 quantisation (a row
+    max, a division and a rounding per element), at LLM activation sizes (15 launches, held out)."""
+    cases = [
+        dropout_case(1 << 24, "float32", 0.5, 1024, 4),
+        dropout_case(1 << 26, "float16", 0.1, 4096, 8),
+        dropout_case(4096 * 11008, "bfloat16", 0.2, 2048, 4),
+        dropout_case(100_000_000, "float32", 0.5, 1024, 8),
+        gelu_case(8192 * 14336, "float16", False, 1024, 4),
+        gelu_case(4096 * 11008, "bfloat16", False, 2048, 8),
+        gelu_case(1 << 24, "float32", False, 1024, 4),
+        gelu_case(1 << 26, "float16", True, 4096, 8),
+        gelu_case(12_000_000, "float32", True, 512, 4),
+        gelu_case(2048 * 28672, "bfloat16", True, 1024, 4),
+        quant_case(16384, 4096, "float16", 8),
+        quant_case(8192, 8192, "bfloat16", 16),
+        quant_case(32768, 1024, "float16", 4),
+        quant_case(4096, 14336, "bfloat16", 16),
+        quant_case(65536, 2048, "float16", 4),
+    ]
+    return _all_held_out(cases, "validation46")
 
 
 def all_cases() -> list[Case]:

@@ -18,6 +18,7 @@ TORCH_DTYPES = {
     "bfloat16": torch.bfloat16,
     "float8_e4m3fn": torch.float8_e4m3fn,
     "float32": torch.float32,
+    "int8": torch.int8,
     "int32": torch.int32,
     "int64": torch.int64,
 }
@@ -151,6 +152,17 @@ def reference(rec: dict, args: list[Any]) -> tuple[torch.Tensor, torch.Tensor]:
     if op == "add_rmsnorm":
         h = args[0].float() + args[1].float()
         return args[4], h * torch.rsqrt(h.pow(2).mean(dim=1, keepdim=True) + args[6]) * args[2].float()
+    if op == "dropout":
+        # the kept elements are the input scaled by 1 / (1 - p), the rest zero (which are kept is random)
+        x, out = args[0].float(), args[1]
+        return out, torch.where(out != 0, x / (1.0 - p["p"]), torch.zeros_like(x))
+    if op == "gelu":
+        approx = "tanh" if p["approx"] else "none"
+        return args[1], torch.nn.functional.gelu(args[0].float(), approximate=approx)
+    if op == "quant_rows":
+        # the dequantised row against the input: within half a unit of the row's scale
+        x, q, scale = args[0].float(), args[1], args[2]
+        return q.float() * scale[:, None], x
     raise ValueError(f"{rec['id']}: no reference for op {op!r}")
 
 
