@@ -24,7 +24,7 @@ from typing import Any
 STATUSES = ("ok", "skipped", "wrong")
 SPLITS = ("main", "holdout")
 FAMILIES = ("gemm", "memory", "attention")
-DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float32", "int32", "int64")
+DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float32", "int8", "int32", "int64")
 
 
 class SchemaError(ValueError):
