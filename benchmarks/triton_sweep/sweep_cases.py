@@ -1946,6 +1946,56 @@ def validation46_cases() -> list[Case]:
     return _all_held_out(cases, "validation46")
 
 
+def validation47_cases() -> list[Case]:
+    """A third cross-family blind sample (stop 44) at shapes no set timed: fp16 / bf16 GEMMs over the matmul
+    tutorial's autotune configs and the sweep's top tiles at a 5120 x 13824 x 5120 MLP and a 6144 x 4096 x
+    12288 projection, decode GEMMs at 24 and 96 tokens, persistent and TMA GEMMs, the row kernels and
+    element-wise kinds at new sizes (dropout and GELU among them), and attention (one loop, staged, TMA;
+    causal and not, head dims 64 / 128) at new lengths and head counts (held out)."""
+    mlp, proj = ("v47_a", 5120, 13824, 5120), ("v47_b", 6144, 4096, 12288)
+    cases = [gemm_case("grouped", mlp, "bfloat16", GemmConfig(*c)) for c in TUTORIAL_GEMM_CONFIGS]
+    top = [
+        GemmConfig(128, 128, 64, 8, 3, 8),
+        GemmConfig(128, 128, 32, 4, 4, 8),
+        GemmConfig(128, 256, 64, 8, 3, 8),
+        GemmConfig(64, 128, 64, 4, 4, 8),
+    ]
+    cases += [gemm_case("grouped", proj, "float16", cfg) for cfg in top]
+    for shape in (("v47_d24", 24, 13824, 5120), ("v47_d96", 96, 5120, 13824)):
+        cases += [
+            gemm_case("grouped", shape, "float16", cfg)
+            for cfg in (GemmConfig(16, 128, 128, 4, 4, 8), GemmConfig(64, 128, 64, 4, 4, 8),
+                        GemmConfig(32, 64, 128, 4, 3, 8))
+        ]  # fmt: skip
+    cases += [
+        gemm_case("persistent", ("v47_c", 6144, 5120, 5120), "float16", GemmConfig(128, 128, 64, 8, 4, 8),
+                  num_sms=H200_SM_COUNT),
+        gemm_case("tma_persistent", ("v47_c", 6144, 5120, 5120), "float16", GemmConfig(128, 256, 64, 8, 3, 8),
+                  num_sms=H200_SM_COUNT),
+        gemm_case("tma", ("v47_e", 5120, 13824, 5120), "bfloat16", GemmConfig(128, 256, 64, 8, 3, 8)),
+    ]  # fmt: skip
+    cases += [
+        row_case("softmax", 12288, 5120, "bfloat16", 8),
+        row_case("layernorm", 12288, 5120, "float16", 8),
+        row_case("rmsnorm", 20480, 5120, "bfloat16", 8, 8192),
+        add_rmsnorm_case(12288, 5120, "float16", 8),
+        add_case(3 * (1 << 24), "float16", 2048, 8),
+        gated_case(6144, 13824, "float16", 2048, 8),
+        rope_case(12288, 40, 128, 4096, "float16", 8, 4),
+        dropout_case(5120 * 13824, "bfloat16", 0.1, 2048, 8),
+        gelu_case(12288 * 13824, "bfloat16", True, 2048, 8),
+    ]
+    cases += [
+        attention_case(4, 40, 2048, 128, True, (128, 64, 8, 3)),
+        attention_case(2, 40, 4096, 128, False, (128, 128, 8, 3)),
+        attention_case(6, 24, 2560, 64, True, (64, 64, 4, 3)),
+        attention_case(4, 40, 2048, 128, True, (128, 64, 8, 3), staged=True),
+        attention_case(6, 24, 2560, 64, False, (128, 64, 8, 3), staged=True),
+        attention_case(2, 40, 4096, 128, True, (128, 128, 8, 3), tma=True),
+    ]
+    return _all_held_out(cases, "validation47")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
