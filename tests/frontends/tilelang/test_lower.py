@@ -5,6 +5,8 @@ import pytest
 pytest.importorskip("tilelang")
 
 import tilelang.language as T  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 
 from tilesight.hardware import load_profile  # noqa: E402
@@ -222,3 +224,69 @@ def test_an_unrolled_copy_into_a_fragment_holds_one_iterations_loads_there():
     plan = plan_prim_func(main, HW)
     assert _chunk_loop(plan).stages == 4
     assert plan.resources.regs_per_thread == 49
+
+
+def _region(buf: str, elements: int):
+    from tilesight.frontends.tilelang.walker import REGISTER, Region
+
+    return Region(buf, REGISTER, "float32", (0,), (elements,))
+
+
+def _op(reads=(), writes=(), elements=64):
+    from tilesight.frontends.tilelang.walker import OpNode
+
+    return OpNode(
+        "parallel",
+        tuple(_region(b, elements) for b in reads),
+        tuple(_region(b, elements) for b in writes),
+        "k.py:1",
+        elements=elements,
+    )
+
+
+def _loop(body, share=None):
+    import numpy as np
+    from tilesight.frontends.tilelang.walker import LoopNode
+
+    return LoopNode("k", np.array([8]), 1, tuple(body), "k.py:1", share=share)
+
+
+def test_carried_fragments_by_hand():
+    from tilesight.frontends.tilelang.lower import _carried_fragments
+
+    frags = {"acc": 64, "s": 64, "tot": 64, "q": 64}
+    body = [
+        _op(writes=["s"]),  # a score tile written whole: not carried
+        _op(reads=["s", "q"], writes=["s"]),  # q only read (loop-invariant: carried)
+        _op(reads=["acc", "s"], writes=["acc"]),  # acc read before any whole overwrite: carried
+        _loop([_op(reads=["acc", "tot"], writes=["tot"]), _op(writes=["acc"])], share=0.5),  # an if
+    ]
+    # the if's write of acc may not run, so acc stays carried; tot is read in the if before its write
+    assert _carried_fragments(_loop(body), frags) == {"q", "acc", "tot"}
+    # a whole write before the read leaves nothing carried; a partial one (half the elements) does
+    assert _carried_fragments(_loop([_op(writes=["acc"]), *body[2:3]]), frags) == {"s"}
+    partial = [_op(writes=["s"], elements=32), _op(reads=["s"], writes=["q"])]
+    assert _carried_fragments(_loop(partial), frags) == {"s"}
+
+
+_NAMES = ["a", "b", "c", "d"]
+_OPS = st.lists(
+    st.tuples(st.lists(st.sampled_from(_NAMES), max_size=2), st.lists(st.sampled_from(_NAMES), max_size=2)),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(ops=_OPS, killed=st.sampled_from(_NAMES))
+@settings(max_examples=60, deadline=None)
+def test_an_unconditional_whole_write_first_never_leaves_a_fragment_carried(ops, killed):
+    from tilesight.frontends.tilelang.lower import _carried_fragments
+
+    frags = dict.fromkeys(_NAMES, 64)
+    body = [_op(reads=sorted(set(r)), writes=sorted(set(w))) for r, w in ops]
+    carried = _carried_fragments(_loop(body), frags)
+    assert carried <= {r.buffer for op in body for r in op.reads}  # only what the loop reads
+    first = _op(writes=[killed])  # overwritten whole before anything reads it
+    assert killed not in _carried_fragments(_loop([first, *body]), frags)
+    # wrapped in an if, the same write may not run: it overwrites nothing for sure
+    assert _carried_fragments(_loop([_loop([first], share=0.5), *body]), frags) == carried
