@@ -110,7 +110,7 @@ WS_CONSUMER_MAX_REGS = 240
 # (benchmarks/tilelang_sweep/ptxas_registers.py, benchmarks/data/ptxas_tilelang.json, nvcc 13.0 for
 # sm_90a): the three that spill are fp8 GEMMs promoting two 128 x 128-per-warpgroup fp32 accumulators
 # (256 carried registers a consumer thread against setmaxnreg's 240) with 144, 144 and 160-byte frames (36 /
-# 36 / 40 registers beyond 240 - 256 = -16); none of the other 130 carries more than 240 - 20.
+# 36 / 40 registers beyond 240 - 256 = -16); no other measured configuration carries more than its cap - 20.
 LOOP_STATE_REGISTERS = 20
 REG_PER_THREAD_GRANULE = 8
 # A T.reduce whose reduced axis is spread over several warps (a T.gemm accumulator split along that axis)
@@ -910,8 +910,7 @@ class _Lowering:
             regs = min(cap, budget, self.hw.regs_per_thread_max)
             # setmaxnreg gives the consumers their cap whatever the launch's per-thread share (``budget``);
             # only they hold fragments, so the frame is theirs, averaged here over the block's threads
-            consumer_cap = min(cap, self.hw.regs_per_thread_max) if self.ir.setmaxnreg else regs
-            frame = self._spill_frame_bytes(consumer_cap)
+            frame = self._spill_frame_bytes(self._consumer_cap())
             return BlockResources(
                 threads=threads,
                 smem_bytes=smem,
@@ -989,14 +988,16 @@ class _Lowering:
         return tuple(out)
 
     def _consumer_cap(self) -> int:
-        """The registers a thread that holds fragments may have (:meth:`resources`' caps)."""
-        if self.producer_fed() and not (self.ir.producer_threads and not self.ir.nreg_hints):
-            threads = self.ir.threads + (self.ir.producer_threads or WS_PRODUCER_THREADS)
-            budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
-            if self.ir.setmaxnreg:
+        """The registers a thread that holds fragments may have: setmaxnreg's consumer cap in a kernel
+        TileLang warp-specialises, else what launch bounds give every thread of the launch (producer
+        included)."""
+        threads = self.ir.threads
+        if self.producer_fed():
+            if self.ir.setmaxnreg and not (self.ir.producer_threads and not self.ir.nreg_hints):
                 return min(WS_CONSUMER_MAX_REGS, self.hw.regs_per_thread_max)
-            return min(budget, self.hw.regs_per_thread_max)
-        return self._register_cap()
+            threads += self.ir.producer_threads or WS_PRODUCER_THREADS
+        budget = self.hw.regs_per_sm // threads // REG_PER_THREAD_GRANULE * REG_PER_THREAD_GRANULE
+        return min(budget, self.hw.regs_per_thread_max)
 
     def _spill_frame_bytes(self, cap: int) -> int:
         """Bytes a thread's loop state spills to local memory when it has ``cap`` registers: what the
