@@ -1258,26 +1258,24 @@ def _carried_fragments(loop: LoopNode, fragments: Mapping[str, int]) -> set[str]
     return carried
 
 
-def _gemm_fragments(body: tuple[OpNode | LoopNode, ...]) -> set[str]:
-    """Register buffers (fragments) any T.gemm of ``body`` reads or writes."""
-    out: set[str] = set()
+def _gemm_ops(body: tuple[OpNode | LoopNode, ...]) -> Iterator[OpNode]:
+    """Every T.gemm of ``body``, in loops too."""
     for node in body:
         if isinstance(node, LoopNode):
-            out |= _gemm_fragments(node.body)
+            yield from _gemm_ops(node.body)
         elif node.op == "gemm":
-            out |= {r.buffer for r in (*node.reads, *node.writes) if r.scope not in (GLOBAL, SHARED)}
-    return out
+            yield node
+
+
+def _gemm_fragments(body: tuple[OpNode | LoopNode, ...]) -> set[str]:
+    """Register buffers (fragments) any T.gemm of ``body`` reads or writes."""
+    regions = (r for g in _gemm_ops(body) for r in (*g.reads, *g.writes))
+    return {r.buffer for r in regions if r.scope not in (GLOBAL, SHARED)}
 
 
 def _gemm_operands(body: tuple[OpNode | LoopNode, ...]) -> set[str]:
     """Shared buffers any T.gemm of ``body`` reads."""
-    out: set[str] = set()
-    for node in body:
-        if isinstance(node, LoopNode):
-            out |= _gemm_operands(node.body)
-        elif node.op == "gemm":
-            out |= {r.buffer for r in node.reads if r.scope == SHARED}
-    return out
+    return {r.buffer for g in _gemm_ops(body) for r in g.reads if r.scope == SHARED}
 
 
 def _loop_buffers(node: LoopNode) -> tuple[set[str], set[str]]:
