@@ -625,6 +625,51 @@ def validation9_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val9")
 
 
+# The tenth validation set (stop 44, ``sweep.py --set validation10``): a third cross-family blind sample at
+# shapes no set has (a 5120 x 13824 MLP, a 6144 x 4096 x 12288 projection, 40-head attention at 2048 / 4096,
+# MLA decode at 16 x 128 x 12288 and 48 x 128 x 4096, int4 weights at 2048 x 13824 x 5120), and fp8 plain and
+# promoting GEMMs at one more shape.
+VALIDATION10_GEMM_SHAPES = [(5120, 13824, 5120), (6144, 4096, 12288)]
+VALIDATION10_GEMM_CONFIGS = [  # (block_M, block_N, block_K, num_stages, threads, use_swizzle, dtype)
+    (128, 256, 64, 3, 256, True, "bfloat16"),
+    (128, 128, 64, 3, 128, True, "float16"),
+    (128, 128, 32, 4, 128, False, "float16"),
+]
+VALIDATION10_FA_SHAPES = [(2, 40, 4096, 128), (4, 40, 2048, 64)]
+VALIDATION10_FA_CONFIGS = [(128, 128, 2, 256), (128, 64, 2, 256)]
+VALIDATION10_MLA_SHAPES = [(16, 128, 12288), (48, 128, 4096)]
+VALIDATION10_MLA_CONFIGS = [(64, 64, 2, 256), (64, 32, 2, 256)]
+VALIDATION10_DEQUANT = [
+    ((2048, 13824, 5120), (128, 128, 64, 2, 128)),
+    ((2048, 13824, 5120), (128, 256, 64, 3, 256)),
+]
+VALIDATION10_FP8 = [  # (M, N, K), (block_M, block_N, block_K, num_stages, threads, promote_every)
+    ((5120, 13824, 5120), (128, 256, 128, 3, 256, 0)),
+    ((5120, 13824, 5120), (128, 128, 128, 3, 128, 1)),
+    ((5120, 13824, 5120), (128, 256, 128, 3, 256, 1)),
+]
+
+
+def validation10_cases() -> list[dict[str, Any]]:
+    """The tenth validation set: GEMM, FlashAttention (causal and not), MLA decode, int4 dequantising GEMM and
+    fp8 GEMM launches at new shapes."""
+    cases = _validation_set(
+        "val10",
+        (VALIDATION10_GEMM_SHAPES, VALIDATION10_GEMM_CONFIGS),
+        (VALIDATION10_FA_SHAPES, VALIDATION10_FA_CONFIGS),
+        (VALIDATION10_MLA_SHAPES, VALIDATION10_MLA_CONFIGS),
+    )
+    for (m, n, k), (bm, bn, bk, st, th) in VALIDATION10_DEQUANT:
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params["weight"] = "int4"
+        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    for (m, n, k), (bm, bn, bk, st, th, promote) in VALIDATION10_FP8:
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
+        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    return _numbered(cases, "val10")
+
+
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
 # K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
 # stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles
