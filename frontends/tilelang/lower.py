@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Iterator, Mapping
@@ -933,18 +934,25 @@ class _Lowering:
             spill_invariant_bytes=0,
         )
 
-    def _carried_registers(self) -> int:
-        """Registers a thread holds across an iteration of the kernel's most demanding serial loop: the
-        fragments the loop carries (:func:`_carried_fragments`), as a share of the block's threads."""
-        frags = {
-            name: (math.prod(shape), dtype_bytes(canonical_dtype(dtype)))
-            for name, (scope, dtype, shape) in self.ir.buffers.items()
+    @functools.cached_property
+    def _carried(self) -> tuple[set[str], ...]:
+        """The fragments each serial loop of the kernel carries (:func:`_carried_fragments`), loop by loop."""
+        elements = {
+            name: math.prod(shape)
+            for name, (scope, _, shape) in self.ir.buffers.items()
             if scope not in (GLOBAL, SHARED)
         }
-        elements = {name: n for name, (n, _) in frags.items()}
-        most = 0.0
-        for loop in _loops(self.ir.body):
-            most = max(most, sum(n * b for n, b in (frags[f] for f in _carried_fragments(loop, elements))))
+        return tuple(_carried_fragments(loop, elements) for loop in _loops(self.ir.body))
+
+    def _carried_registers(self) -> int:
+        """Registers a thread holds across an iteration of the kernel's most demanding serial loop: the
+        fragments the loop carries (:attr:`_carried`), as a share of the block's threads."""
+
+        def nbytes(name: str) -> int:
+            _, dtype, shape = self.ir.buffers[name]
+            return math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
+
+        most = max((sum(nbytes(f) for f in carried) for carried in self._carried), default=0)
         return math.ceil(most / self.ir.threads / REGISTER_BYTES)
 
     def spill_candidates(self) -> set[str]:
@@ -956,13 +964,7 @@ class _Lowering:
         spills."""
         if not self._spill_frame_bytes(self._consumer_cap()):
             return set()
-        frags = {
-            name: math.prod(shape)
-            for name, (scope, _, shape) in self.ir.buffers.items()
-            if scope not in (GLOBAL, SHARED)
-        }
-        carried = set().union(*(_carried_fragments(loop, frags) for loop in _loops(self.ir.body)))
-        return carried - _gemm_fragments(self.ir.body)
+        return set().union(*self._carried) - _gemm_fragments(self.ir.body)
 
     def spill_openers(self, body: tuple[Node, ...]) -> tuple[str, ...] | None:
         """The actions of the lowered ``body`` around which a spilled frame is reloaded and stored: in each

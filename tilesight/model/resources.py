@@ -750,7 +750,8 @@ def action_demand(
         if plan.resources.spill_bytes_per_thread and plan.resources.spill_openers is None:
             # A tensor-core instruction needs its operands and accumulator in registers: around every dot the
             # issuing warps reload the whole spilled frame from local memory and store back what of it the
-            # loop changes (all but SPILLABLE_STATE_BYTES of loop-invariant state).
+            # loop changes (all but its loop-invariant state, frame_pass), unless the plan names where the
+            # frame is touched (spill_openers, below).
             spill_s, moved = frame_pass(plan, hw, resident)
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
@@ -774,19 +775,15 @@ def action_demand(
         if action.chain is not None:
             floor = serial_chain_s(action.chain, hw)
         openers = plan.resources.spill_openers
-        if plan.resources.spill_bytes_per_thread and openers is not None and action.name in openers:
-            # the plan names where its frame is touched (a fragment only they use was spilled): each run of
-            # these actions reloads the frame and stores it back
-            spill_s, moved = frame_pass(plan, hw, resident)
-        elif (
-            plan.resources.spill_bytes_per_thread
-            and openers is None
-            and not plan.has_dots
-            and action.name in _pass_openers(plan)
+        if plan.resources.spill_bytes_per_thread and (
+            action.name in openers
+            if openers is not None
+            else not plan.has_dots and action.name in _pass_openers(plan)
         ):
-            # no dot to reload the frame around: each pass of the program over its tile (the tile program,
-            # or each iteration of a loop holding compute) reloads the spilled frame and stores back what of
-            # it the pass changes, charged to the pass's first compute action
+            # the frame is reloaded and stored back around the actions the plan names (a fragment only they
+            # use was spilled), or, with no dot to reload it around, at each pass of the program over its
+            # tile (the tile program, or each iteration of a loop holding compute), charged to the pass's
+            # first compute action
             spill_s, moved = frame_pass(plan, hw, resident)
     else:  # pragma: no cover - ActionKind is closed
         raise PlanError(f"{where}.kind", kind, "no resource rule for this kind")
