@@ -83,6 +83,15 @@ def test_bad_action_kind_and_dot_shape():
     assert _tensor().tile_bytes == 32 * 32 * 2
 
 
+def test_group_split_names_rows_or_columns():
+    from tilesight.plan import BlockResources
+
+    assert BlockResources(256, compute_groups=2).group_split == "rows"
+    assert BlockResources(256, compute_groups=2, group_split="columns").group_split == "columns"
+    with pytest.raises(PlanError, match=r"resources.group_split='diagonal'.*rows, columns"):
+        BlockResources(256, compute_groups=2, group_split="diagonal")
+
+
 def test_loop_mean_trips_is_validated_and_used_for_work():
     from tilesight.plan import Loop
 

@@ -72,6 +72,8 @@ ELEMENT_ASYNC_COPY = "async_element"
 # instruction (TileLang's AtomicAddx2 / AtomicAddx4); without it an atomic store is one returning atomic per
 # element (Triton's ``tl.atomic_add``: ``atom.global.acq_rel.add``).
 VECTOR_REDUCTION = "red"
+# BlockResources.group_split: how a block's compute groups divide the tile between them.
+GROUP_SPLITS = ("rows", "columns")
 
 
 class LaunchOrder(StrEnum):
@@ -590,7 +592,10 @@ class BlockResources:
     ``compute_groups``: groups of warps that run the tile's compute independently, each on its own rows
     (a warp-specialised kernel's consumer warpgroups, synchronised only through the producer's barriers):
     the in-order compute chain of a loop iteration is shared between them. 1 when the block's warps move in
-    step (Triton's CTA-wide barrier at every pipelined iteration).
+    step (Triton's CTA-wide barrier at every pipelined iteration). ``group_split``: ``"rows"`` where each
+    group owns rows of the tile (FlashAttention's consumer warpgroups, each on its own queries),
+    ``"columns"`` where the groups share the tile's rows and each owns columns of them (TileLang's
+    ``warp_partition`` of a 128 x 256 GEMM tile: 4 x 2 warps, two warpgroups on the two halves of N).
 
     ``spill_bytes_per_thread``: the local-memory frame register spills give a thread (the block's spilled
     bytes over its threads). ``spill_invariant_bytes``: how much of that frame holds state the loop does not
@@ -609,10 +614,13 @@ class BlockResources:
     compute_groups: int = 1
     spill_invariant_bytes: int | None = None
     spill_openers: tuple[str, ...] | None = None
+    group_split: str = "rows"
 
     def __post_init__(self) -> None:
         _positive_int("resources.threads", self.threads)
         _positive_int("resources.compute_groups", self.compute_groups)
+        if self.group_split not in GROUP_SPLITS:
+            raise PlanError("resources.group_split", self.group_split, f"one of {', '.join(GROUP_SPLITS)}")
         _positive_int("resources.smem_bytes", self.smem_bytes, allow_zero=True)
         if self.regs_per_thread is not None:
             _positive_int("resources.regs_per_thread", self.regs_per_thread)

@@ -904,6 +904,7 @@ class _Lowering:
                     smem_bytes=smem,
                     regs_per_thread=min(regs, budget, self.hw.regs_per_thread_max),
                     compute_groups=self.consumer_groups(),
+                    group_split=self.consumer_split(),
                 )
             # without TileLang's setmaxnreg pair (T.disable_warp_group_reg_alloc) nothing caps the consumers
             # below what ptxas gives every thread
@@ -918,6 +919,7 @@ class _Lowering:
                 regs_per_thread=regs,
                 spill_bytes_per_thread=frame * self.ir.threads // threads,
                 compute_groups=self.consumer_groups(),
+                group_split=self.consumer_split(),
                 spill_invariant_bytes=0,
             )
         frags = self._fragment_registers()
@@ -1034,13 +1036,28 @@ class _Lowering:
         return self.warp_specialised() or bool(self.ir.producer_threads)
 
     def consumer_groups(self) -> int:
-        """Consumer warpgroups of a warp-specialised kernel that own separate rows of every ``T.gemm``: the
-        fewest warpgroups any wgmma splits its M over (1 if a gemm is not wgmma or not split along M)."""
-        groups = [
-            part.m_warps // WARPS_PER_WARPGROUP if part.variant == "wgmma" else 1
-            for part in self.gemm_parts.values()
-        ]
-        return max(1, min(groups, default=1))
+        """Consumer warpgroups of a warp-specialised kernel that run separate parts of every ``T.gemm``: the
+        fewest warpgroups any wgmma splits its M over, or, where every wgmma keeps its M in one warpgroup,
+        the fewest it splits its N over (TileLang's ``warp_partition`` gives a 128 x 256 tile's eight
+        consumer warps 4 x 2: two warpgroups, each on its half of the columns) where nothing joins the
+        halves again (:func:`_columns_apart`); 1 if a gemm is not wgmma."""
+        return self._consumer_split()[0]
+
+    def consumer_split(self) -> str:
+        """How :meth:`consumer_groups` divide the tile (``BlockResources.group_split``)."""
+        return self._consumer_split()[1]
+
+    def _consumer_split(self) -> tuple[int, str]:
+        parts = list(self.gemm_parts.values())
+        if not parts or any(part.variant != "wgmma" for part in parts):
+            return 1, "rows"
+        rows = min(part.m_warps // WARPS_PER_WARPGROUP for part in parts)
+        if rows > 1:
+            return rows, "rows"
+        columns = min(part.n_warps for part in parts)
+        if columns > 1 and _columns_apart(self.ir.body):
+            return columns, "columns"
+        return 1, "rows"
 
     def shared_bytes(self) -> int:
         """Peak shared memory over the kernel's top-level steps.
@@ -1267,6 +1284,29 @@ def _gemm_ops(body: tuple[OpNode | LoopNode, ...]) -> Iterator[OpNode]:
             yield from _gemm_ops(node.body)
         elif node.op == "gemm":
             yield node
+
+
+def _columns_apart(body: tuple[OpNode | LoopNode, ...]) -> bool:
+    """Whether warpgroups that split a tile's columns keep to their own columns: no ``T.reduce`` or
+    ``T.finalize_reducer`` (a row's reduction meets every column: FlashAttention's and MLA's softmax) and
+    nothing but a load from global memory writing a shared buffer that a ``T.gemm`` reads (a dequantised or
+    converted B tile, which the block's threads write together and every group reads whole after the
+    block's barrier). Element-wise work on a group's own fragments (an fp8 GEMM's promotion
+    of its accumulator) stays in the group."""
+    operands = _gemm_operands(body)
+    for node in body:
+        if isinstance(node, LoopNode):
+            if not _columns_apart(node.body):
+                return False
+        elif node.op in ("reduce", "finalize", "scan"):
+            return False
+        elif (
+            node.op != "gemm"
+            and any(w.scope == SHARED and w.buffer in operands for w in node.writes)
+            and not all(r.scope == GLOBAL for r in node.reads)
+        ):
+            return False
+    return True
 
 
 def _gemm_fragments(body: tuple[OpNode | LoopNode, ...]) -> set[str]:

@@ -444,6 +444,26 @@ def test_consumer_warpgroups_waiting_for_their_dots_take_the_step_latency():
     assert steady(chained, 2, 2.5) == pytest.approx(3.0)
 
 
+def test_groups_on_their_own_columns_share_the_chain_without_the_step_latency():
+    # the same producer-fed loop, TC 3 and L2 2 a step, its dot's result read in the step, on two groups that
+    # split the tile's columns (BlockResources.group_split "columns": an fp8 GEMM's two warpgroups, each
+    # promoting its own half): each runs half the chain (1.5) and no FlashAttention step latency, so the
+    # tensor cores' 3 bound the step, where row groups take 3 + 2.5
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    waiting, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0, waits=True)
+    loop = Loop("k", 100, waiting, stages=4, reduction=True, producer_loads=True)
+
+    def steady(own_rows):
+        cost = eval_body((loop,), demands, scale, 2, step_latency=2.5, groups_own_rows=own_rows)
+        return cost.loops[0][2].steady_s
+
+    assert steady(True) == pytest.approx(5.5)
+    assert steady(False) == pytest.approx(3.0)
+
+
 def test_an_unrolled_loop_overlaps_its_iterations_loads():
     """ptxas unrolls a load-only loop four times and issues the four iterations' loads together: the loop
     runs as a pipeline of depth 3 over the loads' latency, as four stages would."""

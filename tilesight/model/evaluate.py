@@ -318,6 +318,7 @@ class _Region:
                 step_latency=hw.waited_step_latency_s,
                 port=(hw.l2_latency_s, hw.l2_bw_per_sm_bytes_per_s) if hw.l2_bw_per_sm_bytes_per_s else None,
                 softmax_serial=bool(hw.sfu_tc_serialised),
+                groups_own_rows=plan.resources.group_split == "rows",
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by

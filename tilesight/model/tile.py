@@ -32,6 +32,9 @@ chain give only the slope. Such groups do not hold the tensor cores for each oth
 group's softmax runs while the other's dots do: :mod:`.resources` leaves their SFU time off the TC
 pipeline, and each group's chain keeps its own), and the step latency holds the tensor cores as well as
 the chain: the groups meet at the stage's barrier every step, with no dot of theirs in flight across it.
+The step latency is the ``fa_steps`` set's, of groups on their own rows; groups on their own columns of the
+same rows (``BlockResources.group_split``: TileLang's two warpgroups of a 128 x 256 fp8 GEMM, each promoting
+its half of the accumulator) share the chain and run side by side without it (README, stop 45).
 At head dim 128, where the dots outlast a group's chain, the ``fa_steps`` steps are the dots' time at the
 profile's rate plus 0.32 / 0.27 / 0.32 us at ``block_N`` 32 / 64 / 128 (against the dots' time plus the
 exponentials' 0.53 us at 128 before). (One consumer warpgroup per block keeps its whole chain, already
@@ -258,6 +261,7 @@ def eval_body(
     step_latency: float = 0.0,
     port: tuple[float, float] | None = None,
     softmax_serial: bool = False,
+    groups_own_rows: bool = True,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
@@ -268,7 +272,8 @@ def eval_body(
     profile's ``(l2_latency_s, l2_bw_per_sm_bytes_per_s)``, for the refill bound of pipelined loops
     (:func:`refill_span_s`; None leaves it out); ``softmax_serial``: the profile's ``sfu_tc_serialised``,
     under which a loop that waits for its dots also holds the tensor cores for its CUDA-core work beyond its
-    SFU work (:func:`softmax_busy`)."""
+    SFU work (:func:`softmax_busy`); ``groups_own_rows``: the compute groups split the tile's rows
+    (``BlockResources.group_split``), where the waited step latency was measured."""
     vecs: list[tuple[float, ...]] = []
     svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
     bursts = False
@@ -300,13 +305,13 @@ def eval_body(
         else:
             sub = eval_body(
                 node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency, port,
-                softmax_serial,
+                softmax_serial, groups_own_rows,
             )  # fmt: skip
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             waits = waits_on_dot(node.body)
             # consumer warpgroups that a producer feeds and that wait for their own dots (FlashAttention)
-            waiting_consumers = groups > 1 and waits and node.producer_loads
+            waiting_consumers = groups > 1 and waits and node.producer_loads and groups_own_rows
             if groups > 1 and not node.producer_loads:
                 # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
                 # each runs its share of the chain, one after another on the busiest pipeline they share,

@@ -155,6 +155,43 @@ def test_promoted_fp8_accumulators_spill_where_ptxas_spills_them(block, promote,
         assert r.spill_openers is None
 
 
+@pytest.mark.parametrize(
+    ("block", "threads", "groups", "split"),
+    [
+        # 128 x 256 on 256 consumer threads: TileLang's warp_partition gives 4 x 2 warps, the two
+        # warpgroups on the two 128-column halves; each promotes its own columns, nothing joins them again
+        ((128, 256, 128), 256, 2, "columns"),
+        ((64, 256, 128), 256, 2, "columns"),
+        # one consumer warpgroup: one group
+        ((128, 128, 128), 128, 1, "rows"),
+    ],
+)
+def test_fp8_warpgroups_on_their_own_columns_are_compute_groups(block, threads, groups, split):
+    from tilesight.kernels.tilelang.gemm import gemm_fp8
+
+    bm, bn, bk = block
+    plan = plan_prim_func(gemm_fp8(4096, 4096, 4096, bm, bn, bk, 3, threads, "float8_e4m3", "float16", 1), HW)
+    assert (plan.resources.compute_groups, plan.resources.group_split) == (groups, split)
+
+
+def test_columns_apart_until_a_reduction_or_a_shared_operand_joins_them():
+    from tilesight.frontends.tilelang.lower import _columns_apart
+    from tilesight.frontends.tilelang.walker import walk_all
+    from tilesight.kernels.tilelang.dequant_gemm import dequant_gemm
+    from tilesight.kernels.tilelang.flash_attention import flash_attention_fwd
+    from tilesight.kernels.tilelang.gemm import gemm_fp8
+
+    def apart(prim):
+        return _columns_apart(next(iter(walk_all(prim, None))).body)
+
+    # the promotion adds a group's own accumulator fragment into its own total
+    assert apart(gemm_fp8(1024, 1024, 1024, 128, 256, 128, 3, 256, "float8_e4m3", "float16", 1))
+    # a softmax's row max and sum meet every column of the score tile
+    assert not apart(flash_attention_fwd(1, 2, 256, 64, False, 64, 64, 1, 128))
+    # the unpacked B tile is written by every thread into shared memory and read whole by each group
+    assert not apart(dequant_gemm(1024, 1024, 1024, 128, 256, 64, 3, 256))
+
+
 def test_carried_fragments_of_an_attention_loop():
     import math
 
