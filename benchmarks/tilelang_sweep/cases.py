@@ -670,6 +670,36 @@ def validation10_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val10")
 
 
+# The eleventh validation set (stop 45, ``sweep.py --set validation11``): fp8 GEMMs whose two consumer
+# warpgroups split the tile's columns (128 x 256 and 64 x 256 on 256 threads: TileLang's 4 x 2 warp
+# partition), promoting every 1-4 K steps, at shapes no set has, predicted before they ran with the
+# column-group rule (frontends/tilelang/lower.py: _columns_apart) and without it; a plain two-group launch
+# and a one-group promoting launch as controls. (block_M, block_N, block_K, num_stages, threads,
+# promote_every)
+VALIDATION11_FP8_SHAPES = [(4096, 14336, 4096), (8192, 8192, 2048), (2048, 10240, 8192)]
+VALIDATION11_FP8_CONFIGS = [
+    (128, 256, 128, 3, 256, 1),
+    (128, 256, 128, 3, 256, 4),
+    (128, 256, 64, 4, 256, 2),
+    (64, 256, 128, 3, 256, 2),
+    (64, 256, 64, 4, 256, 1),
+    (128, 256, 128, 3, 256, 0),
+    (128, 128, 128, 3, 128, 2),
+]
+
+
+def validation11_cases() -> list[dict[str, Any]]:
+    """The eleventh validation set: fp8 GEMMs on two column warpgroups, promoting, with controls."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th, promote) in itertools.product(
+        VALIDATION11_FP8_SHAPES, VALIDATION11_FP8_CONFIGS
+    ):
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
+        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    return _numbered(cases, "val11")
+
+
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
 # K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
 # stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles

@@ -59,6 +59,7 @@ SETS = {
     "validation8": case_list.validation8_cases,
     "validation9": case_list.validation9_cases,
     "validation10": case_list.validation10_cases,
+    "validation11": case_list.validation11_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,
