@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import tilesight as ts
 from tilesight.errors import LaunchError
 from tilesight.library.gemm import gemm_plan
-from tilesight.model.evaluate import clear_caches, evaluate
+from tilesight.model.evaluate import _makespan, clear_caches, evaluate
 from tilesight.plan import Pipeline
 
 from .plans import stream_plan, two_chain_plan
@@ -360,7 +360,6 @@ def test_mean_trips_times_the_mean_iteration_count():
 
 
 def test_makespan_of_unequal_blocks_by_hand():
-    from tilesight.model.evaluate import _makespan
 
     # two slots; blocks of 1, 1, 1, 3 in launch order: the 3rd starts at 1 (ends 2), the 4th at 1 (ends 4)
     assert _makespan(np.array([1.0, 1.0, 1.0, 3.0]), 2) == 4.0
@@ -368,6 +367,43 @@ def test_makespan_of_unequal_blocks_by_hand():
     assert _makespan(np.full(4, 1.5), 2) == 3.0
     # longest first: 3 then 1, 1, 1 on two slots ends at 3 (the short ones fill the other slot)
     assert _makespan(np.array([3.0, 1.0, 1.0, 1.0]), 2) == 3.0
+
+
+def test_blocks_left_alone_on_an_sm_run_at_their_own_latency():
+    from tilesight.model.evaluate import _shared_makespan
+
+    # one SM, two slots, a shared pace of 1 s (a slot turns a mean block over every 2 s) and a lone block's
+    # latency 1.5 s: blocks of 1, 1, 1, 3 mean blocks. The first two share the SM and end at 2; the third
+    # and fourth share it until the third ends at 4, the fourth then having 2 of its 3 left, alone at 1.5 s
+    # a block: it ends at 4 + 3 = 7 (the slot schedule of _makespan, blind to the speed-up, says 2 + 2 x 3 =
+    # 8).
+    assert _shared_makespan(np.array([1.0, 1.0, 1.0, 3.0]), 1, 2, 1.0, 1.5) == pytest.approx(7.0)
+    # a lone block is never faster than its latency nor slower than at full residency: with a latency
+    # above 2 s it runs at the shared pace, and the schedule is the slots' again (2 x (1 + 3) = 8)
+    assert _shared_makespan(np.array([1.0, 1.0, 1.0, 3.0]), 1, 2, 1.0, 5.0) == pytest.approx(8.0)
+    # one slot an SM: the greedy list schedule itself
+    w = np.array([3.0, 1.0, 1.0, 1.0, 2.0, 5.0, 1.0])
+    assert _shared_makespan(w, 2, 1, 1.0, 9.0) == _makespan(w, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    work=st.lists(st.floats(0.05, 4.0), min_size=1, max_size=40),
+    sms=st.integers(1, 4),
+    per_sm=st.integers(1, 4),
+    alone=st.floats(0.1, 10.0),
+)
+def test_a_shared_schedule_ends_between_its_bounds(work, sms, per_sm, alone):
+    from tilesight.model.evaluate import _shared_makespan
+
+    w = np.array(work)
+    end = _shared_makespan(w, sms, per_sm, 1.0, alone)
+    fastest = min(alone, per_sm * 1.0)  # seconds a mean block takes at best on an SM
+    # no faster than the SMs' work at full residency, nor than the longest block alone; no slower than every
+    # block one after another at the shared pace
+    assert end >= w.sum() / sms * 1.0 - 1e-9
+    assert end >= w.max() * fastest - 1e-9
+    assert end <= w.sum() * per_sm * 1.0 + 1e-9
 
 
 def test_causal_blocks_launched_last_lengthen_the_kernel():

@@ -618,7 +618,9 @@ def unequal_blocks_s(plan: TilePlan, region: _Region, sm_count: int) -> float:
     SM, so a slot turns a block over every ``resident x T_steady``), ``s`` the loop's share of the tile's
     latency. The blocks are dispatched in launch order to the first free of the ``sm_count x resident``
     slots (greedy list scheduling, as the hardware block scheduler does); the result is that makespan minus
-    the makespan of the same number of mean-length blocks.
+    the makespan of the same number of mean-length blocks. Where an SM has run out of blocks to start, the
+    ones it still holds no longer share it and run faster (:func:`_shared_makespan`): the long blocks a
+    causal grid ends with finish at their own latency, not at the shared pace.
     """
     loops = [n for n in plan.body if isinstance(n, Loop) and n.trips_by_program is not None]
     if not loops or region.cost.latency_s <= 0:
@@ -634,13 +636,58 @@ def unequal_blocks_s(plan: TilePlan, region: _Region, sm_count: int) -> float:
         mean = t.mean()
         if mean > 0:
             rel += s * (t / mean - 1.0)
-    d = region.resident * region.env.steady_s * rel
-    slots = min(sm_count * region.resident, n_blocks)
-    return max(_makespan(d, slots) - _makespan(np.full(n_blocks, d.mean()), slots), 0.0)
+    sms = min(sm_count, n_blocks)
+    pace, alone, p = region.env.steady_s, region.cost.latency_s, region.resident
+    mean = np.full(n_blocks, rel.mean())
+    return max(_shared_makespan(rel, sms, p, pace, alone) - _shared_makespan(mean, sms, p, pace, alone), 0.0)
 
 
 # Grids larger than this skip the block-by-block schedule of unequal blocks (its cost grows with the grid).
 MAX_SCHEDULED_BLOCKS = 1 << 18
+
+
+def _shared_makespan(work: np.ndarray, sms: int, per_sm: int, pace_s: float, alone_s: float) -> float:
+    """End of the last block when blocks of ``work`` mean blocks each start in launch order on ``sms`` SMs of
+    ``per_sm`` slots (every SM filled before a second block is stacked on one, then the first SM to free a
+    slot takes the next block), and an SM running ``k`` blocks advances each by one mean block every
+    ``max(k x pace_s, min(alone_s, per_sm x pace_s))`` seconds: at full residency a slot turns a mean block
+    over every ``per_sm x pace_s``, and a block with fewer beside it runs faster, down to its latency alone.
+    One slot an SM is the greedy list schedule of :func:`_makespan`."""
+    if per_sm <= 1:
+        return _makespan(work * max(pace_s, 0.0), sms)
+    lone = min(alone_s, per_sm * pace_s)
+
+    def seconds_per_block(k: int) -> float:
+        return max(k * pace_s, lone)
+
+    n = len(work)
+    left: list[list[float]] = [[] for _ in range(sms)]
+    nxt = 0
+    for _ in range(per_sm):  # the first wave: one block on every SM, then a second, ...
+        for sm in range(sms):
+            if nxt < n:
+                left[sm].append(float(work[nxt]))
+                nxt += 1
+    since = [0.0] * sms
+    version = [0] * sms
+    events = [(min(left[sm]) * seconds_per_block(len(left[sm])), sm, 0) for sm in range(sms) if left[sm]]
+    heapq.heapify(events)
+    end = 0.0
+    while events:
+        t, sm, v = heapq.heappop(events)
+        if v != version[sm]:
+            continue
+        done = (t - since[sm]) / seconds_per_block(len(left[sm]))
+        left[sm] = [w - done for w in left[sm] if w - done > 1e-12]
+        since[sm] = t
+        end = t
+        while len(left[sm]) < per_sm and nxt < n:
+            left[sm].append(float(work[nxt]))
+            nxt += 1
+        version[sm] += 1
+        if left[sm]:
+            heapq.heappush(events, (t + min(left[sm]) * seconds_per_block(len(left[sm])), sm, version[sm]))
+    return end
 
 
 def _makespan(durations: np.ndarray, slots: int) -> float:
