@@ -1996,6 +1996,21 @@ def validation47_cases() -> list[Case]:
     return _all_held_out(cases, "validation47")
 
 
+def validation48_cases() -> list[Case]:
+    """Causal attention at shapes no set timed (stop 45), blind for the shared-SM schedule of unequal blocks
+    (``tilesight/model/evaluate.py``: ``_shared_makespan``): the one-loop kernel on configs that keep two or
+    more blocks an SM (64- and 128-row tiles on 4 warps, block_N 32-128) beside one-block 128 x 128 controls,
+    the staged kernel's two loops, and non-causal controls the rule does not move."""
+    cases = []
+    for batch, heads, n_ctx, head_dim in ((2, 36, 3456, 64), (1, 40, 5632, 128), (5, 24, 1792, 128)):
+        for cfg in ((64, 64, 4, 3), (64, 32, 4, 4), (128, 64, 4, 3), (128, 32, 4, 3), (64, 128, 4, 3),
+                    (128, 64, 8, 3), (128, 128, 8, 3)):  # fmt: skip
+            cases.append(attention_case(batch, heads, n_ctx, head_dim, True, cfg))
+        cases.append(attention_case(batch, heads, n_ctx, head_dim, True, (64, 64, 4, 3), staged=True))
+        cases.append(attention_case(batch, heads, n_ctx, head_dim, False, (128, 64, 4, 3)))
+    return _all_held_out(cases, "validation48")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
