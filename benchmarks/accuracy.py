@@ -308,16 +308,23 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"score the predictions recorded in DATA/{RECORDED_FILE} before measuring, not predict now",
     )
+    ap.add_argument(
+        "--recorded-file",
+        default=RECORDED_FILE,
+        help="with --recorded: the file in DATA to read them from (e.g. predicted_without_the_rule.json)",
+    )
     args = ap.parse_args(argv)
     if args.tilelang:
         return _score_tilelang(args)
 
     jobs = []
     for folder in args.data:
-        recorded = recorded_predictions(folder) if args.recorded else None
+        recorded = recorded_predictions(folder, args.recorded_file) if args.recorded else None
         for rec, where in load(folder, args.only):
             if recorded is not None and rec["id"] not in recorded:
-                raise DataError(f"{where}: case {rec['id']!r} has no prediction in {folder / RECORDED_FILE}")
+                raise DataError(
+                    f"{where}: case {rec['id']!r} has no prediction in {folder / args.recorded_file}"
+                )
             jobs.append((rec, where, args.hw, recorded[rec["id"]] if recorded is not None else None))
     if not jobs:
         folders = ", ".join(str(f) for f in args.data)
