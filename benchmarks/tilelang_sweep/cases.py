@@ -700,6 +700,48 @@ def validation11_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val11")
 
 
+# The twelfth validation set (stop 45, ``sweep.py --set validation12``): a fourth cross-family blind sample
+# after stop 45's rules, at shapes no set has (a 7168 x 7168 x 2048 projection, a 2816 x 9728 x 3584 MLP,
+# 28-head attention at 3200 and 14-head at 2432, MLA decode at 24 x 128 x 6144, int4 weights at
+# 2816 x 9728 x 3584), and fp8 plain and promoting GEMMs at one more shape.
+VALIDATION12_GEMM_SHAPES = [(7168, 7168, 2048), (2816, 9728, 3584)]
+VALIDATION12_GEMM_CONFIGS = [  # (block_M, block_N, block_K, num_stages, threads, use_swizzle, dtype)
+    (128, 256, 64, 3, 256, True, "float16"),
+    (128, 128, 64, 3, 128, False, "bfloat16"),
+    (64, 128, 64, 4, 128, True, "float16"),
+]
+VALIDATION12_FA_SHAPES = [(3, 28, 3200, 128), (6, 14, 2432, 64)]
+VALIDATION12_FA_CONFIGS = [(128, 128, 2, 256), (64, 64, 2, 128)]
+VALIDATION12_MLA_SHAPES = [(24, 128, 6144)]
+VALIDATION12_MLA_CONFIGS = [(64, 64, 2, 256)]
+VALIDATION12_DEQUANT = [((2816, 9728, 3584), (128, 128, 64, 2, 128))]
+VALIDATION12_FP8 = [  # (M, N, K), (block_M, block_N, block_K, num_stages, threads, promote_every)
+    ((4096, 7168, 4096), (128, 256, 128, 3, 256, 0)),
+    ((4096, 7168, 4096), (128, 256, 128, 3, 256, 2)),
+    ((4096, 7168, 4096), (128, 128, 128, 3, 128, 1)),
+]
+
+
+def validation12_cases() -> list[dict[str, Any]]:
+    """The twelfth validation set: GEMM, FlashAttention (causal and not), MLA decode, int4 dequantising GEMM
+    and fp8 GEMM launches at new shapes."""
+    cases = _validation_set(
+        "val12",
+        (VALIDATION12_GEMM_SHAPES, VALIDATION12_GEMM_CONFIGS),
+        (VALIDATION12_FA_SHAPES, VALIDATION12_FA_CONFIGS),
+        (VALIDATION12_MLA_SHAPES, VALIDATION12_MLA_CONFIGS),
+    )
+    for (m, n, k), (bm, bn, bk, st, th) in VALIDATION12_DEQUANT:
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params["weight"] = "int4"
+        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    for (m, n, k), (bm, bn, bk, st, th, promote) in VALIDATION12_FP8:
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
+        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    return _numbered(cases, "val12")
+
+
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
 # K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
 # stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles

@@ -2011,6 +2011,49 @@ def validation48_cases() -> list[Case]:
     return _all_held_out(cases, "validation48")
 
 
+def validation49_cases() -> list[Case]:
+    """A fourth cross-family blind sample (stop 45) at shapes no set timed, after stop 45's rules: the matmul
+    tutorial's autotune configs at a 7168 x 7168 x 2048 projection (fp16), the sweep's top tiles at a
+    2816 x 9728 x 3584 MLP (bf16), fp8 at 4096 x 7168 x 4096, decode at 48 tokens, attention (one loop and
+    staged, causal and not, head dims 64 / 128) at new lengths and head counts, and the row kernels at new
+    widths (held out)."""
+    proj, mlp = ("v49_a", 7168, 7168, 2048), ("v49_b", 2816, 9728, 3584)
+    cases = [gemm_case("grouped", proj, "float16", GemmConfig(*c)) for c in TUTORIAL_GEMM_CONFIGS]
+    top = [
+        GemmConfig(128, 128, 64, 8, 3, 8),
+        GemmConfig(128, 128, 32, 4, 4, 8),
+        GemmConfig(128, 256, 64, 8, 3, 8),
+        GemmConfig(64, 128, 64, 4, 4, 8),
+    ]
+    cases += [gemm_case("grouped", mlp, "bfloat16", cfg) for cfg in top]
+    cases += [
+        gemm_case("grouped", ("v49_c", 4096, 7168, 4096), "float8_e4m3fn", GemmConfig(*cfg))
+        for cfg in ((128, 256, 128, 8, 3, 8), (128, 128, 128, 8, 4, 8))
+    ]
+    cases += [
+        gemm_case("grouped", ("v49_d48", 48, 7168, 4096), "float16", cfg)
+        for cfg in (GemmConfig(16, 128, 128, 4, 4, 8), GemmConfig(64, 128, 64, 4, 4, 8))
+    ]
+    cases += [
+        attention_case(3, 28, 3200, 128, True, (128, 64, 8, 3)),
+        attention_case(3, 28, 3200, 128, False, (128, 128, 8, 3)),
+        attention_case(6, 14, 2432, 64, True, (64, 64, 4, 3)),
+        attention_case(6, 14, 2432, 64, False, (128, 64, 4, 3)),
+        attention_case(3, 28, 3200, 128, True, (128, 64, 8, 3), staged=True),
+        attention_case(6, 14, 2432, 64, True, (64, 64, 4, 3), staged=True),
+        attention_case(6, 14, 2432, 64, False, (128, 64, 8, 3), staged=True),
+    ]
+    cases += [
+        row_case("softmax", 16384, 7168, "bfloat16", 8),
+        row_case("layernorm", 8192, 7168, "float16", 8),
+        row_case("rmsnorm", 16384, 3584, "bfloat16", 8, 4096),
+        add_rmsnorm_case(8192, 7168, "float16", 8),
+        add_case(5 * (1 << 23), "bfloat16", 2048, 8),
+        gated_case(4096, 9728, "bfloat16", 2048, 8),
+    ]
+    return _all_held_out(cases, "validation49")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
