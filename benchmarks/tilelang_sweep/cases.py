@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -430,6 +430,28 @@ def _validation_set(prefix: str, gemm: tuple, fa: tuple, mla: tuple) -> list[dic
     return _numbered(cases, prefix)
 
 
+def _dequant_cases(pairs: Iterable[tuple]) -> list[dict[str, Any]]:
+    """int4 dequantising GEMM cases, one per ``((M, N, K), (block_M, block_N, block_K, num_stages,
+    threads))``."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th) in pairs:
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params["weight"] = "int4"
+        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    return cases
+
+
+def _fp8_cases(pairs: Iterable[tuple]) -> list[dict[str, Any]]:
+    """fp8 GEMM cases (``gemm_fp8``, e4m3 in, fp16 out), one per ``((M, N, K), (block_M, block_N, block_K,
+    num_stages, threads, promote_every))``."""
+    cases = []
+    for (m, n, k), (bm, bn, bk, st, th, promote) in pairs:
+        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
+        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    return cases
+
+
 def validation2_cases() -> list[dict[str, Any]]:
     """The second validation set: new GEMM, FlashAttention (causal and not) and MLA decode launches."""
     return _validation_set(
@@ -615,14 +637,8 @@ VALIDATION9_FP8_CONFIGS = [
 
 def validation9_cases() -> list[dict[str, Any]]:
     """The ninth validation set: fp8 GEMMs promoting their accumulator, with plain and 64-row controls."""
-    cases = []
-    for (m, n, k), (bm, bn, bk, st, th, promote) in itertools.product(
-        VALIDATION9_FP8_SHAPES, VALIDATION9_FP8_CONFIGS
-    ):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
-        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
-    return _numbered(cases, "val9")
+    pairs = itertools.product(VALIDATION9_FP8_SHAPES, VALIDATION9_FP8_CONFIGS)
+    return _numbered(_fp8_cases(pairs), "val9")
 
 
 # The tenth validation set (stop 44, ``sweep.py --set validation10``): a third cross-family blind sample at
@@ -659,14 +675,7 @@ def validation10_cases() -> list[dict[str, Any]]:
         (VALIDATION10_FA_SHAPES, VALIDATION10_FA_CONFIGS),
         (VALIDATION10_MLA_SHAPES, VALIDATION10_MLA_CONFIGS),
     )
-    for (m, n, k), (bm, bn, bk, st, th) in VALIDATION10_DEQUANT:
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params["weight"] = "int4"
-        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
-    for (m, n, k), (bm, bn, bk, st, th, promote) in VALIDATION10_FP8:
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
-        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    cases += _dequant_cases(VALIDATION10_DEQUANT) + _fp8_cases(VALIDATION10_FP8)
     return _numbered(cases, "val10")
 
 
@@ -690,14 +699,8 @@ VALIDATION11_FP8_CONFIGS = [
 
 def validation11_cases() -> list[dict[str, Any]]:
     """The eleventh validation set: fp8 GEMMs on two column warpgroups, promoting, with controls."""
-    cases = []
-    for (m, n, k), (bm, bn, bk, st, th, promote) in itertools.product(
-        VALIDATION11_FP8_SHAPES, VALIDATION11_FP8_CONFIGS
-    ):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
-        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
-    return _numbered(cases, "val11")
+    pairs = itertools.product(VALIDATION11_FP8_SHAPES, VALIDATION11_FP8_CONFIGS)
+    return _numbered(_fp8_cases(pairs), "val11")
 
 
 # The twelfth validation set (stop 45, ``sweep.py --set validation12``): a fourth cross-family blind sample
@@ -731,14 +734,7 @@ def validation12_cases() -> list[dict[str, Any]]:
         (VALIDATION12_FA_SHAPES, VALIDATION12_FA_CONFIGS),
         (VALIDATION12_MLA_SHAPES, VALIDATION12_MLA_CONFIGS),
     )
-    for (m, n, k), (bm, bn, bk, st, th) in VALIDATION12_DEQUANT:
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params["weight"] = "int4"
-        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
-    for (m, n, k), (bm, bn, bk, st, th, promote) in VALIDATION12_FP8:
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
-        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
+    cases += _dequant_cases(VALIDATION12_DEQUANT) + _fp8_cases(VALIDATION12_FP8)
     return _numbered(cases, "val12")
 
 

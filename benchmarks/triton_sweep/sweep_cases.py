@@ -1946,6 +1946,15 @@ def validation46_cases() -> list[Case]:
     return _all_held_out(cases, "validation46")
 
 
+# The sweep's top GEMM tiles, which the cross-family blind samples (validations 47 and 49) time at new shapes.
+TOP_GEMM_CONFIGS = (
+    GemmConfig(128, 128, 64, 8, 3, 8),
+    GemmConfig(128, 128, 32, 4, 4, 8),
+    GemmConfig(128, 256, 64, 8, 3, 8),
+    GemmConfig(64, 128, 64, 4, 4, 8),
+)
+
+
 def validation47_cases() -> list[Case]:
     """A third cross-family blind sample (stop 44) at shapes no set timed: fp16 / bf16 GEMMs over the matmul
     tutorial's autotune configs and the sweep's top tiles at a 5120 x 13824 x 5120 MLP and a 6144 x 4096 x
@@ -1954,13 +1963,7 @@ def validation47_cases() -> list[Case]:
     causal and not, head dims 64 / 128) at new lengths and head counts (held out)."""
     mlp, proj = ("v47_a", 5120, 13824, 5120), ("v47_b", 6144, 4096, 12288)
     cases = [gemm_case("grouped", mlp, "bfloat16", GemmConfig(*c)) for c in TUTORIAL_GEMM_CONFIGS]
-    top = [
-        GemmConfig(128, 128, 64, 8, 3, 8),
-        GemmConfig(128, 128, 32, 4, 4, 8),
-        GemmConfig(128, 256, 64, 8, 3, 8),
-        GemmConfig(64, 128, 64, 4, 4, 8),
-    ]
-    cases += [gemm_case("grouped", proj, "float16", cfg) for cfg in top]
+    cases += [gemm_case("grouped", proj, "float16", cfg) for cfg in TOP_GEMM_CONFIGS]
     for shape in (("v47_d24", 24, 13824, 5120), ("v47_d96", 96, 5120, 13824)):
         cases += [
             gemm_case("grouped", shape, "float16", cfg)
@@ -2019,13 +2022,7 @@ def validation49_cases() -> list[Case]:
     widths (held out)."""
     proj, mlp = ("v49_a", 7168, 7168, 2048), ("v49_b", 2816, 9728, 3584)
     cases = [gemm_case("grouped", proj, "float16", GemmConfig(*c)) for c in TUTORIAL_GEMM_CONFIGS]
-    top = [
-        GemmConfig(128, 128, 64, 8, 3, 8),
-        GemmConfig(128, 128, 32, 4, 4, 8),
-        GemmConfig(128, 256, 64, 8, 3, 8),
-        GemmConfig(64, 128, 64, 4, 4, 8),
-    ]
-    cases += [gemm_case("grouped", mlp, "bfloat16", cfg) for cfg in top]
+    cases += [gemm_case("grouped", mlp, "bfloat16", cfg) for cfg in TOP_GEMM_CONFIGS]
     cases += [
         gemm_case("grouped", ("v49_c", 4096, 7168, 4096), "float8_e4m3fn", GemmConfig(*cfg))
         for cfg in ((128, 256, 128, 8, 3, 8), (128, 128, 128, 8, 4, 8))
