@@ -72,8 +72,13 @@ ELEMENT_ASYNC_COPY = "async_element"
 # instruction (TileLang's AtomicAddx2 / AtomicAddx4); without it an atomic store is one returning atomic per
 # element (Triton's ``tl.atomic_add``: ``atom.global.acq_rel.add``).
 VECTOR_REDUCTION = "red"
-# BlockResources.group_split: how a block's compute groups divide the tile between them.
-GROUP_SPLITS = ("rows", "columns")
+
+
+class GroupSplit(StrEnum):
+    """How a block's compute groups divide its tile (``BlockResources.group_split``)."""
+
+    ROWS = "rows"
+    COLUMNS = "columns"
 
 
 class LaunchOrder(StrEnum):
@@ -614,13 +619,17 @@ class BlockResources:
     compute_groups: int = 1
     spill_invariant_bytes: int | None = None
     spill_openers: tuple[str, ...] | None = None
-    group_split: str = "rows"
+    group_split: GroupSplit = GroupSplit.ROWS
 
     def __post_init__(self) -> None:
         _positive_int("resources.threads", self.threads)
         _positive_int("resources.compute_groups", self.compute_groups)
-        if self.group_split not in GROUP_SPLITS:
-            raise PlanError("resources.group_split", self.group_split, f"one of {', '.join(GROUP_SPLITS)}")
+        try:
+            object.__setattr__(self, "group_split", GroupSplit(self.group_split))
+        except ValueError:
+            raise PlanError(
+                "resources.group_split", self.group_split, f"unknown; one of {', '.join(GroupSplit)}"
+            ) from None
         _positive_int("resources.smem_bytes", self.smem_bytes, allow_zero=True)
         if self.regs_per_thread is not None:
             _positive_int("resources.regs_per_thread", self.regs_per_thread)

@@ -34,6 +34,7 @@ from tilesight.plan import (
     AccessMode,
     ActionKind,
     BlockResources,
+    GroupSplit,
     LaunchOrder,
     Loop,
     MemLevel,
@@ -903,8 +904,8 @@ class _Lowering:
                     threads=threads,
                     smem_bytes=smem,
                     regs_per_thread=min(regs, budget, self.hw.regs_per_thread_max),
-                    compute_groups=self.consumer_groups(),
-                    group_split=self.consumer_split(),
+                    compute_groups=self.consumer_split[0],
+                    group_split=self.consumer_split[1],
                 )
             # without TileLang's setmaxnreg pair (T.disable_warp_group_reg_alloc) nothing caps the consumers
             # below what ptxas gives every thread
@@ -918,8 +919,8 @@ class _Lowering:
                 smem_bytes=smem,
                 regs_per_thread=regs,
                 spill_bytes_per_thread=frame * self.ir.threads // threads,
-                compute_groups=self.consumer_groups(),
-                group_split=self.consumer_split(),
+                compute_groups=self.consumer_split[0],
+                group_split=self.consumer_split[1],
                 spill_invariant_bytes=0,
             )
         frags = self._fragment_registers()
@@ -1035,29 +1036,24 @@ class _Lowering:
         or the kernel's hand-written T.ws branch (KernelIR.producer_threads)."""
         return self.warp_specialised() or bool(self.ir.producer_threads)
 
-    def consumer_groups(self) -> int:
-        """Consumer warpgroups of a warp-specialised kernel that run separate parts of every ``T.gemm``: the
-        fewest warpgroups any wgmma splits its M over, or, where every wgmma keeps its M in one warpgroup,
-        the fewest it splits its N over (TileLang's ``warp_partition`` gives a 128 x 256 tile's eight
-        consumer warps 4 x 2: two warpgroups, each on its half of the columns) where nothing joins the
-        halves again (:func:`_columns_apart`); 1 if a gemm is not wgmma."""
-        return self._consumer_split()[0]
-
-    def consumer_split(self) -> str:
-        """How :meth:`consumer_groups` divide the tile (``BlockResources.group_split``)."""
-        return self._consumer_split()[1]
-
-    def _consumer_split(self) -> tuple[int, str]:
+    @functools.cached_property
+    def consumer_split(self) -> tuple[int, GroupSplit]:
+        """Consumer warpgroups of a warp-specialised kernel that run separate parts of every ``T.gemm``, and
+        how they divide the tile (``BlockResources.compute_groups`` and ``group_split``): the fewest
+        warpgroups any wgmma splits its M over, or, where every wgmma keeps its M in one warpgroup, the
+        fewest it splits its N over (TileLang's ``warp_partition`` gives a 128 x 256 tile's eight consumer
+        warps 4 x 2: two warpgroups, each on its half of the columns) where nothing joins the halves again
+        (:func:`_columns_apart`); one group if a gemm is not wgmma."""
         parts = list(self.gemm_parts.values())
         if not parts or any(part.variant != "wgmma" for part in parts):
-            return 1, "rows"
+            return 1, GroupSplit.ROWS
         rows = min(part.m_warps // WARPS_PER_WARPGROUP for part in parts)
         if rows > 1:
-            return rows, "rows"
+            return rows, GroupSplit.ROWS
         columns = min(part.n_warps for part in parts)
         if columns > 1 and _columns_apart(self.ir.body):
-            return columns, "columns"
-        return 1, "rows"
+            return columns, GroupSplit.COLUMNS
+        return 1, GroupSplit.ROWS
 
     def shared_bytes(self) -> int:
         """Peak shared memory over the kernel's top-level steps.
@@ -1277,13 +1273,18 @@ def _carried_fragments(loop: LoopNode, fragments: Mapping[str, int]) -> set[str]
     return carried
 
 
-def _gemm_ops(body: tuple[OpNode | LoopNode, ...]) -> Iterator[OpNode]:
-    """Every T.gemm of ``body``, in loops too."""
+def _ops(body: tuple[OpNode | LoopNode, ...]) -> Iterator[OpNode]:
+    """Every statement of ``body``, in loops too."""
     for node in body:
         if isinstance(node, LoopNode):
-            yield from _gemm_ops(node.body)
-        elif node.op == "gemm":
+            yield from _ops(node.body)
+        else:
             yield node
+
+
+def _gemm_ops(body: tuple[OpNode | LoopNode, ...]) -> Iterator[OpNode]:
+    """Every T.gemm of ``body``, in loops too."""
+    return (op for op in _ops(body) if op.op == "gemm")
 
 
 def _columns_apart(body: tuple[OpNode | LoopNode, ...]) -> bool:
@@ -1294,16 +1295,13 @@ def _columns_apart(body: tuple[OpNode | LoopNode, ...]) -> bool:
     block's barrier). Element-wise work on a group's own fragments (an fp8 GEMM's promotion
     of its accumulator) stays in the group."""
     operands = _gemm_operands(body)
-    for node in body:
-        if isinstance(node, LoopNode):
-            if not _columns_apart(node.body):
-                return False
-        elif node.op in ("reduce", "finalize", "scan"):
+    for op in _ops(body):
+        if op.op in ("reduce", "finalize", "scan"):
             return False
-        elif (
-            node.op != "gemm"
-            and any(w.scope == SHARED and w.buffer in operands for w in node.writes)
-            and not all(r.scope == GLOBAL for r in node.reads)
+        if (
+            op.op != "gemm"
+            and any(w.scope == SHARED and w.buffer in operands for w in op.writes)
+            and not all(r.scope == GLOBAL for r in op.reads)
         ):
             return False
     return True

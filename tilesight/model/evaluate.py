@@ -38,7 +38,17 @@ from .. import cache as cache_pkg
 from ..cache import CacheModel, CacheTraffic, default_cache_model
 from ..dtypes import canonical_dtype
 from ..hardware import HardwareProfile
-from ..plan import PIPELINES, SYNC_LOAD, ActionKind, KernelSequence, Loop, Pipeline, TileAction, TilePlan
+from ..plan import (
+    PIPELINES,
+    SYNC_LOAD,
+    ActionKind,
+    GroupSplit,
+    KernelSequence,
+    Loop,
+    Pipeline,
+    TileAction,
+    TilePlan,
+)
 from ..report import ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
@@ -318,7 +328,7 @@ class _Region:
                 step_latency=hw.waited_step_latency_s,
                 port=(hw.l2_latency_s, hw.l2_bw_per_sm_bytes_per_s) if hw.l2_bw_per_sm_bytes_per_s else None,
                 softmax_serial=bool(hw.sfu_tc_serialised),
-                groups_own_rows=plan.resources.group_split == "rows",
+                groups_own_rows=plan.resources.group_split is GroupSplit.ROWS,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by
