@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tilesight as ts
 from tilesight.errors import LaunchError, PlanError
 from tilesight.library.gemm import gemm_plan
-from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+from tilesight.plan import (
+    ActionKind,
+    BlockResources,
+    Loop,
+    TensorAccess,
+    TileAction,
+    TileGrid,
+    TilePlan,
+    walked_trips,
+)
 
 
 def _tensor(**kw):
@@ -195,3 +206,18 @@ def test_reduce_outputs_validated():
         TileAction("r", ActionKind.REDUCE, flops=1024.0, outputs=0)
     with pytest.raises(PlanError, match="only a reduction"):
         TileAction("e", ActionKind.ELEMENTWISE, flops=1.0, outputs=2)
+
+
+@pytest.mark.parametrize(
+    "mean, walked", [(0.0, 0), (0.2, 1), (0.5, 1), (1.49, 1), (1.5, 2), (7.0, 7), (7.5, 8)]
+)
+def test_walked_trips_rounds_the_mean_and_keeps_a_loop_some_programs_enter(mean, walked):
+    assert walked_trips(mean) == walked
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=0.0, max_value=1e6, allow_nan=False))
+def test_walked_trips_is_the_nearest_count_and_none_only_for_no_trips(mean):
+    walked = walked_trips(mean)
+    assert (walked == 0) == (mean == 0.0)
+    assert abs(walked - mean) <= 0.5 or (walked == 1 and mean < 0.5)

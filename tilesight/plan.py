@@ -590,6 +590,17 @@ class Loop:
 Node = TileAction | Loop
 
 
+def walked_trips(mean: float) -> int:
+    """The trip count (:attr:`Loop.trips`) the cache model walks for a loop whose programs run ``mean``
+    iterations on average (:attr:`Loop.mean_trips`): the mean rounded to the nearest integer, and at least
+    one where any program runs the loop at all. (A loop only some programs enter, a causal kernel's first
+    query blocks' off-diagonal loop at a short sequence, would round to no trips: the cache model would then
+    see none of the blocks the programs that do enter it read.)"""
+    if not mean > 0:
+        return 0
+    return max(1, math.floor(mean + 0.5))
+
+
 @dataclass(frozen=True)
 class BlockResources:
     """Per-block resources that bound how many blocks reside on one SM.

@@ -44,6 +44,7 @@ from tilesight.plan import (
     TileAction,
     TileGrid,
     TilePlan,
+    walked_trips,
 )
 
 from ._tvm import tirx
@@ -292,7 +293,7 @@ class _Lowering:
         elif trips.size == 1 or trips.min() == trips.max():
             count = int(trips.flat[0])
         else:
-            count = int(math.floor(float(trips.mean()) + 0.5))
+            count = walked_trips(float(trips.mean()))
             mean_trips = float(trips.mean())
             # blocks launch with blockIdx.x fastest: the grid-shaped (x, y, z) array in Fortran order
             by_program = tuple(int(t) for t in np.asarray(trips).ravel(order="F"))

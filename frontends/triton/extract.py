@@ -39,6 +39,7 @@ from tilesight.plan import (
     AccessMode,
     ActionKind,
     MemLevel,
+    walked_trips,
 )
 from tilesight.tensorspec import TensorSpec
 
@@ -1291,7 +1292,7 @@ class Walker:
             return
         live = trips[self.valid] if self.valid.any() else trips
         mean = float(live.mean()) if live.size else 0.0
-        n_trips = math.floor(mean + 0.5)
+        n_trips = walked_trips(mean)
         mean_trips = by_program = None
         if live.size and live.max() != live.min():
             mean_trips = mean

@@ -652,3 +652,41 @@ def test_own_rereads_never_lower_a_hit():
     for name in ("a", "b"):
         assert more.tensors[name].l2_hit >= base.tensors[name].l2_hit - 1e-12
         assert 0.0 <= more.tensors[name].l2_hit <= 1.0
+
+
+def _loop_of_no_trips_plan(w_elsewhere: bool) -> TilePlan:
+    """64 tiles each read their own KiB of x and write it to y; a loop of no trips (a runtime count of 0)
+    reads w, and with ``w_elsewhere`` one more read of w sits outside the loop."""
+    outside = (
+        (TileAction("load_w_once", ActionKind.LOAD, tensor="w", dst=MemLevel.REG),) if w_elsewhere else ()
+    )
+    return TilePlan(
+        name="no_trips",
+        grid=TileGrid(shape=(64,), dims=("i",)),
+        tensors=(
+            TensorAccess("x", "float32", (16384,), (256,), AccessMode.READ),
+            TensorAccess("w", "float32", (256,), (256,), AccessMode.READ, reuse_dims=frozenset({"i"})),
+            TensorAccess("y", "float32", (16384,), (256,), AccessMode.WRITE),
+        ),
+        body=(
+            TileAction("load_x", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),
+            *outside,
+            Loop("rows", 0, (TileAction("load_w", ActionKind.LOAD, tensor="w", dst=MemLevel.REG),)),
+            TileAction("store_y", ActionKind.STORE, tensor="y", src=MemLevel.REG, deps=("load_x",)),
+        ),
+        resources=BlockResources(threads=128),
+    )
+
+
+@pytest.mark.parametrize("w_elsewhere", [False, True])
+def test_a_loop_of_no_trips_is_walked_as_no_access(w_elsewhere):
+    # the walk reaches load_w no time: no accesses, no bytes, and the others' numbers as without it. x: 64
+    # private KiB blocks, every read a compulsory miss; y: 64 KiB written, hits; with w read once a tile
+    # outside the loop, its one 1 KiB block is a miss in the first tile and a hit in the other 63
+    traffic, rows = sdcm_breakdown(_loop_of_no_trips_plan(w_elsewhere), H200, **BARE)
+    by = {r.action: r for r in rows}
+    assert by["load_w"].accesses == 0 and by["load_w"].requested_bytes == 0.0 and by["load_w"].ddr_bytes == 0
+    assert by["load_x"].l2_hit == 0.0 and traffic.dram_read_bytes == pytest.approx(65536 + 1024 * w_elsewhere)
+    hits, looked_up = 65536 + 63 * 1024 * w_elsewhere, 2 * 65536 + 65536 * w_elsewhere
+    assert traffic.l2_hit_rate == pytest.approx(hits / looked_up)
+    assert ("w" in traffic.tensors) == w_elsewhere

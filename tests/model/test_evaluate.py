@@ -727,3 +727,22 @@ def test_a_dram_stream_of_tiles_meets_a_loaded_dram(round_hw):
     clear_caches()
     plain = _dram_stream(dots=False)
     assert evaluate(plain, queued).latency_s == pytest.approx(evaluate(plain, base).latency_s)
+
+
+def test_a_loop_of_no_trips_costs_nothing_though_its_tensor_has_no_traffic(round_hw):
+    # the stream plan with a second loop of 0 trips reading w, a tensor nothing else reads: the cache model
+    # walks no access of w (no traffic), the engine charges the loop nothing: the time of the plan without it
+    import dataclasses
+
+    from tilesight.plan import ActionKind, Loop, TensorAccess, TileAction
+
+    base = stream_plan(tiles=4, trips=4, stages=2)
+    w = TensorAccess("w", "float32", (1, 1000), (1, 1000))
+    empty = Loop("none", 0, (TileAction("load_w", ActionKind.LOAD, tensor="w"),))
+    plan = dataclasses.replace(
+        base, name="with_empty_loop", tensors=(*base.tensors, w), body=(*base.body, empty)
+    )
+    assert evaluate(plan, round_hw).latency_s == pytest.approx(evaluate(base, round_hw).latency_s)
+    assert evaluate(plan, round_hw).latency_s == pytest.approx(
+        16 * US
+    )  # test_two_stage_load_compute_pipeline

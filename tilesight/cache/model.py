@@ -305,6 +305,9 @@ def _sampled_steps(streams: list[_Stream], samples: int) -> list[tuple[np.ndarra
         before = _occurrences_before(streams, sig)
         at = np.empty((len(streams), idx.size))
         for r, o in enumerate(streams):
+            if not o.slots.size:  # an action no walked iteration reaches (a loop of no trips): no slot
+                at[r] = 0.0
+                continue
             k = before[r].astype(np.int64)  # o.slots is sorted: a match sits at k
             at[r] = (k < o.slots.size) & (o.slots[np.minimum(k, o.slots.size - 1)] == sig)
         out.append((idx, before, at))
@@ -755,6 +758,10 @@ def _compute(
     for s in streams:
         accesses = int(s.slots.size * tiles)
         requested = accesses * s.block_bytes
+        if not s.slots.size:
+            # an action no walked iteration reaches (a loop whose mean trip count rounds to none): no traffic
+            rows.append(AccessBreakdown(s.action, s.tensor, s.write, 0, 0.0, 0.0, 0.0, 0.0, 0.0))
+            continue
         if s.write:
             resident, last, _ = l2[s.action]
             at_end = float(resident[:, last].mean()) if last.any() else 0.0

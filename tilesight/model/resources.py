@@ -708,6 +708,10 @@ def action_demand(
             amounts[NET] = float(given or 0.0)
         elif tensor.level in _GLOBAL_LEVELS:
             tt = traffic.of(action.name, tensor.name)
+            if (tt is None or tt.requested_bytes <= 0) and plan.access_count(tensor.name) == 0:
+                # no walked iteration reaches the tensor (its loops have no trips in the cache walk), so the
+                # cache model has nothing to say of it: an access that runs after all goes to DRAM
+                tt = TensorTraffic(tensor.name, 0, nbytes, 0.0, 0.0, nbytes, write=kind is ActionKind.STORE)
             if tt is None or tt.requested_bytes <= 0:
                 raise PlanError(
                     f"{where}.tensor",

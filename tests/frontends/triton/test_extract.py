@@ -400,6 +400,31 @@ def test_inner_loop_bound_from_outer_counter():
     assert any("max 7" in n for n in plan.notes)
 
 
+def test_a_loop_no_program_enters_costs_nothing():
+    """A runtime count of 0 rows: the loop over w has no trips and w is read nowhere else, so the cache model
+    walks no access of it (this raised "the cache model gave no traffic" before); with one row it costs."""
+    x, w = TensorSpec((1 << 20,), "float32"), TensorSpec((1 << 16,), "float32")
+    plan = FE.plan(k.bias_rows, ((1024,), x, w, x, 0), dict(BLOCK=1024), HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.trips == 0 and loop.mean_trips is None
+    none = tilesight.estimate(k.bias_rows, (1024,), x, w, x, 0, BLOCK=1024, hw="h200")
+    one = tilesight.estimate(k.bias_rows, (1024,), x, w, x, 1, BLOCK=1024, hw="h200")
+    # reads: x's 4 MiB from DRAM (y's writes are still in L2 when the kernel ends), and w's first row
+    assert none.dram_bytes == pytest.approx(4 << 20) and one.dram_bytes == pytest.approx((4 << 20) + 4096)
+    assert 0 < none.latency_s < one.latency_s
+
+
+def test_a_loop_few_programs_enter_is_walked_once():
+    """Of 10 programs only the last enters the loop (rows 8 .. pid - 1: one trip): a mean of 0.1 trips. The
+    plan times that mean and the cache model walks one trip (the rounded mean, 0, would walk none of the
+    blocks the last program reads)."""
+    x, w = TensorSpec((10 * 1024,), "float32"), TensorSpec((10 * 1024,), "float32")
+    plan = FE.plan(k.late_rows, ((10,), x, w, x, 8), dict(BLOCK=1024), HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.trips == 1 and loop.mean_trips == pytest.approx(0.1)
+    assert any("trip count varies by program (min 0, mean 0.10, max 1)" in n for n in plan.notes)
+
+
 def test_host_side_descriptors():
     from tilesight import tensor_descriptor  # the public name (Triton's own class needs a data pointer)
 

@@ -351,6 +351,23 @@ def test_attention_staged_causal_is_two_sibling_loops(stage):
     assert plan.resources.regs_per_thread == 152 and plan.resources.spill_bytes_per_thread == 0
 
 
+def test_attention_staged_causal_at_one_query_block():
+    from tilesight.kernels.triton.attention_staged import attention_staged_kernel
+
+    import tilesight
+
+    # n_ctx 128 = BLOCK_M: the one query block (q_block 0) runs its off-band loop 0 times in every program and
+    # its diagonal's 128 / 64 = 2 key blocks; the cache model walks no access of the off-band loop's K and V
+    # (this raised an IndexError inside the cache model before), whose time is none
+    q = f16(1, 2, 128, 64)
+    args = ((1, 2), q, q, q, q, 0.125, 2 * 128 * 64, 128 * 64, 64, 1, 2, 128)
+    meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, STAGE=3, num_warps=4, num_stages=2)
+    off, diag = _loops(FE.plan(attention_staged_kernel, args, meta, HW).body)
+    assert off.trips == 0 and off.mean_trips is None and diag.trips == 2
+    report = tilesight.estimate(attention_staged_kernel, *args, hw="h200", **meta)
+    assert report.latency_s > 0 and 0.0 <= report.l2_hit_rate <= 1.0
+
+
 def test_softmax_rows_programs_stride_over_rows():
     from tilesight.kernels.triton.softmax import softmax_rows_kernel
 

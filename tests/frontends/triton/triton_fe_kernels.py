@@ -628,3 +628,24 @@ def carried_step_loads(x_ptr, out_ptr, n_iter, BLOCK: tl.constexpr):
         acc += tl.load(ptrs)
         ptrs += BLOCK
     tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), acc)
+
+
+@triton.jit
+def bias_rows(x_ptr, w_ptr, y_ptr, n_rows, BLOCK: tl.constexpr):
+    # adds n_rows rows of w to each program's block of x; n_rows may be 0 (no row: the loop never runs)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.load(x_ptr + offs)
+    for i in range(0, n_rows):
+        acc += tl.load(w_ptr + i * BLOCK + tl.arange(0, BLOCK))
+    tl.store(y_ptr + offs, acc)
+
+
+@triton.jit
+def late_rows(x_ptr, w_ptr, y_ptr, first, BLOCK: tl.constexpr):
+    # program p adds rows first .. p - 1 of w: only the programs past ``first`` enter the loop
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.load(x_ptr + offs)
+    for i in range(first, pid):
+        acc += tl.load(w_ptr + i * BLOCK + tl.arange(0, BLOCK))
+    tl.store(y_ptr + offs, acc)
