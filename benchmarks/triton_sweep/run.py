@@ -70,6 +70,7 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
 
 # Validation sets a flag measures instead of the main sweep, latest first: of several flags, the latest wins.
 VALIDATION_SETS = {
+    "validation50": "the fiftieth validation set (a random sample over the reference kernels, stop 46)",
     "validation49": "the forty-ninth validation set (a fourth cross-family blind sample, stop 45)",
     "validation48": "the forty-eighth validation set (causal attention: the shared-SM schedule blind)",
     "validation47": "the forty-seventh validation set (a third cross-family blind sample, stop 44)",

@@ -2051,6 +2051,85 @@ def validation49_cases() -> list[Case]:
     return _all_held_out(cases, "validation49")
 
 
+def validation50_cases() -> list[Case]:
+    """A random blind sample (stop 46): 60 launches drawn by a seeded generator over the reference kernels'
+    parameter spaces, no shape or config chosen by hand: GEMMs (the tutorial kernel, persistent, TMA; fp16 /
+    bf16; M, N, K each from a list of sizes no set timed, some not multiples of 16 for the pointer kernels;
+    tiles, K steps, warps, stages and GROUP_M from the sweep's spaces, where the tile fits in shared memory
+    and its accumulator in 128 registers a thread), attention (one loop, staged, TMA; causal or not; head dim
+    64 / 128; lengths multiples of 128), the row kernels and the element-wise kinds at random sizes."""
+    import random
+
+    rng = random.Random(50)
+    sizes = (96, 384, 1152, 1536, 2304, 3328, 5376, 6656, 9216)
+    ksizes = (512, 1536, 2560, 3584, 5632, 7168)
+    odd = (1000, 3000, 5000)
+    cases: list[Case] = []
+    while len(cases) < 24:
+        kind = rng.choice(("grouped", "grouped", "grouped", "grouped", "persistent", "tma"))
+        dtype = rng.choice(("float16", "bfloat16"))
+        m, n, k = rng.choice(sizes), rng.choice(sizes), rng.choice(ksizes)
+        if kind == "grouped" and rng.random() < 0.25:
+            m, n = rng.choice(odd), rng.choice(odd)
+        (bm, bn), bk = rng.choice(TILE_PAIRS), rng.choice(BLOCK_KS)
+        cfg = GemmConfig(bm, bn, bk, rng.choice((4, 8)), rng.choice(STAGES), rng.choice(GROUPS))
+        if (
+            cfg.acc_regs_per_thread() > 128
+            or gemm_smem_bytes(cfg, DTYPE_BYTES[dtype]) > H200_SMEM_PER_BLOCK_BYTES
+        ):
+            continue
+        if kind != "grouped" and (bm < 64 or bn < 64):
+            continue
+        name = f"v50_{len(cases):02d}"
+        cases.append(gemm_case(kind, (name, m, n, k), dtype, cfg, num_sms=H200_SM_COUNT))
+    while len(cases) < 38:
+        variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
+        causal, d = rng.random() < 0.5, rng.choice((64, 128))
+        b, h, n_ctx = rng.choice((1, 2, 3, 4, 6)), rng.choice((8, 12, 20, 24, 40)), 128 * rng.randint(6, 36)
+        bm, bn = rng.choice((64, 128)), rng.choice((32, 64, 128))
+        cfg = (bm, bn, rng.choice((4, 8)), rng.choice((2, 3, 4)))
+        case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
+        if kernel_precondition(case.to_json()) is None:
+            cases.append(case)
+    rows, widths = (1536, 6144, 12288, 24576), (640, 1536, 2816, 5120, 6144, 10240)
+    for _ in range(12):
+        op, variant = rng.choice(
+            (
+                ("softmax", ""),
+                ("softmax", "rows"),
+                ("layernorm", ""),
+                ("layernorm", "chunked"),
+                ("rmsnorm", ""),
+            )
+        )
+        r, c, dtype, warps = (
+            rng.choice(rows),
+            rng.choice(widths),
+            rng.choice(("float16", "bfloat16")),
+            rng.choice((4, 8, 16)),
+        )
+        extra: dict[str, Any] = {}
+        if variant == "chunked" or op == "rmsnorm":
+            extra["block"] = rng.choice((1024, 2048, 4096))
+        if variant == "rows":
+            extra["programs"] = rng.choice((132, 264, 528))
+        cases.append(row_case(op, r, c, dtype, warps, variant=variant, **extra))
+    sizes_1d = (3 << 20, 11 << 20, 37 << 20, 5 << 22)
+    cases += [
+        add_case(rng.choice(sizes_1d), "float16", rng.choice((1024, 2048, 4096)), rng.choice((4, 8))),
+        gelu_case(rng.choice(sizes_1d), "bfloat16", True, 1024, 4),
+        gelu_case(rng.choice(sizes_1d), "float16", False, 2048, 8),
+        dropout_case(rng.choice(sizes_1d), "float16", 0.1, rng.choice((1024, 4096)), 4),
+        gated_case(rng.choice((2048, 6144)), rng.choice((5632, 13824)), "bfloat16", 2048, 8),
+        rope_case(rng.choice((4096, 12288)), 32, 128, 16384, "float16", rng.choice((4, 8)), 4),
+        transpose_case(rng.choice((3072, 6144)), rng.choice((2560, 5120)), 64, 64, 4),
+        gather_case(rng.choice((4096, 16384)), 128256, 4096, 4, 1024, 4),
+        add_rmsnorm_case(rng.choice((4096, 12288)), rng.choice((2560, 5120)), "bfloat16", 8),
+        quant_case(rng.choice((4096, 12288)), rng.choice((2560, 5120)), "float16", 8),
+    ]
+    return _all_held_out(cases, "validation50")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
