@@ -534,6 +534,11 @@ class Loop:
     ``unroll``: iterations of an unpipelined loop whose loads the compiler issues together (ptxas unrolls a
     small loop and hoists the unrolled iterations' loads to the top); the engine overlaps that many
     iterations' loads, as software pipelining over as many stages would. 1: one iteration's at a time.
+    ``waits_sync_loads``: a software-pipelined loop whose :data:`SYNC_LOAD` loads the pipeliner left in the
+    iteration that uses them (Triton copies a GEMM's aligned operand ``stages - 1`` iterations ahead but
+    loads one whose row stride it cannot prove 16-byte aligned with plain loads in the body): every
+    iteration waits for them before its compute, whatever the stages (the engine puts their latency on the
+    iteration's chain).
     """
 
     name: str
@@ -548,6 +553,7 @@ class Loop:
     producer_loads: bool = False
     refill_after_compute: bool = False
     unroll: int = 1
+    waits_sync_loads: bool = False
 
     @property
     def work_trips(self) -> float:

@@ -119,12 +119,15 @@ def _nodes(
             red = bool(n["reduction"])
             loop_stages = stages if red and async_loads else 1
             unroll = UNROLLED_LOAD_LOOP if not red and _loads_only(n["body"]) else 1
+            body = _nodes(n["body"], stages, async_loads, in_reduction or red, refill_after_compute)
+            waited = any(isinstance(a, TileAction) and a.variant == SYNC_VARIANT for a in body)
             out.append(
                 Loop(
                     n["name"],
                     n["trips"],
-                    _nodes(n["body"], stages, async_loads, in_reduction or red, refill_after_compute),
+                    body,
                     stages=loop_stages,
+                    waits_sync_loads=loop_stages > 1 and waited,
                     refill_after_compute=refill_after_compute and loop_stages > 1,
                     unroll=unroll,
                     reduction=n["reduction"],

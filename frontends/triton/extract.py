@@ -36,6 +36,7 @@ from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 from tilesight.plan import (
     ELEMENT_ASYNC_COPY,
+    SYNC_LOAD,
     AccessMode,
     ActionKind,
     MemLevel,
@@ -68,6 +69,7 @@ from .layouts import (
     pipelined,
     reduce_warps,
     scattered_copies,
+    sync_loads_in_pipelined_loops,
     warp_local_gathers,
 )
 
@@ -244,6 +246,7 @@ class Walker:
         self.ir = ir
         self.widths = access_widths(ir.ttgir)
         self.scattered = scattered_copies(ir.ttgir)
+        self.sync_in_pipeline = sync_loads_in_pipelined_loops(ir.ttgir)
         self.fma_dots = fma_dots(ir.ttgir)
         self.rows = access_rows(ir.ttgir)
         self.staged = staged_store_bytes(ir.ttgir)
@@ -1019,6 +1022,8 @@ class Walker:
             self.notes.append(f"{op.name} on {base} at {op.loc}: {again} of its loop: read again from L2")
         if not store and located(op, self.scattered):
             node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
+        elif not store and (op.where or op.line) in self.sync_in_pipeline:
+            node["variant"] = SYNC_LOAD  # left synchronous in a pipelined loop: each iteration waits for it
         if not store:
             self.stage(op, node)
         body.add(node)

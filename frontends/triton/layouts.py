@@ -416,6 +416,26 @@ def refills_after_compute(ttgir: str) -> bool:
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def sync_loads_in_pipelined_loops(ttgir: str) -> frozenset[str]:
+    """Source locations of the global loads the pipeliner left synchronous (``tt.load`` on a tensor of
+    pointers) in a loop whose other loads it turned into asynchronous copies: a GEMM whose B rows have a
+    stride Triton cannot prove 16-byte aligned (N = 5000) keeps B's element-wide loads in the loop body, where
+    each iteration's warps wait for them before the dot, while A's copies run ``num_stages - 1`` iterations
+    ahead. Keyed by "file:line:col" where the op has one (an async copy may share the line)."""
+    found: set[str] = set()
+    for op in walk_ops(parse_module(ttgir).body):
+        if op.name != "scf.for" or not op.regions:
+            continue
+        body = op.regions[0]
+        if not any(any(a in o.name for a in _ASYNC_OPS) for o in body):
+            continue
+        for o in body:
+            if o.name == "tt.load" and "tensor<" in o.rtype and (o.where or o.line):
+                found.add(o.where or o.line)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def warp_local_gathers(ttgir: str) -> Mapping[str, int]:
     """Source location -> source registers per thread along the axis of a ``tt.gather`` that Triton's
     layout pass made warp-local (``efficient_layout``: its blocked layout's ``sizePerThread`` on the axis);

@@ -515,3 +515,48 @@ def test_a_burst_load_before_a_pipelined_loop_leaves_the_loops_refill_at_the_por
     sub = cost.loops[0][1]
     assert refill_span_s(loop, sub, demands, (1.0, 500.0), 0.0, 1) == pytest.approx(1.0 + 1000.0 / 500.0)
     assert cost.loops[0][2].steady_s >= 3.0
+
+
+def test_a_load_left_synchronous_in_a_pipelined_loop_is_on_the_chain():
+    """Two loads feed a dot (tensor cores 2): a (L2 busy 0.5, latency 3) copied asynchronously stages - 1
+    iterations ahead, b (the same) left synchronous by the pipeliner. Their transfers end at 0.5 and 1 on
+    L2, b's data arrives at 4, the dot ends at 6: the iteration's latency; its compute chain is the dot's 2.
+    With b asynchronous too the loop runs at max(busy 2, 6 / stages, chain 2); with b synchronous in a loop
+    that waits for it (Loop.waits_sync_loads) every iteration waits for b's latency before its dot: chain
+    3 + 2 = 5, at any number of stages. An unpipelined loop (one stage) is as before: its iterations take
+    their latency, 6."""
+    import dataclasses
+
+    from tilesight.model.resources import L2, NPIPES, TC, ActionDemand
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import SYNC_LOAD, Loop
+
+    def demand(name, kind, pipe, seconds, memory, latency=0.0):
+        busy = [0.0] * NPIPES
+        busy[pipe] = seconds
+        return ActionDemand(name, kind, tuple(busy), tuple(busy), latency, memory)
+
+    a, b = TileAction("a", ActionKind.LOAD, tensor="a"), TileAction("b", ActionKind.LOAD, tensor="b")
+    mm = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("a", "b"))
+    demands = {
+        "a": demand("a", ActionKind.LOAD, L2, 0.5, True, 3.0),
+        "b": demand("b", ActionKind.LOAD, L2, 0.5, True, 3.0),
+        "mm": demand("mm", ActionKind.DOT, TC, 2.0, False),
+    }
+    scale = (1.0,) * NPIPES
+    sync_b = dataclasses.replace(b, variant=SYNC_LOAD)
+    for stages in (2, 3, 5):
+        pipelined = Loop("k", 40, (a, b, mm), stages=stages, reduction=True)
+        waited = Loop("k", 40, (a, sync_b, mm), stages=stages, reduction=True, waits_sync_loads=True)
+        # a loop whose synchronous loads the compiler issues ahead anyway (an unrolled loop) does not wait
+        unrolled = dataclasses.replace(waited, waits_sync_loads=False)
+        assert eval_body((unrolled,), demands, scale).loops[0][2].steady_s == pytest.approx(
+            max(2.0, 6.0 / stages)
+        )
+        assert eval_body((pipelined,), demands, scale).loops[0][2].steady_s == pytest.approx(
+            max(2.0, 6.0 / stages)
+        )
+        sub, env = eval_body((waited,), demands, scale).loops[0][1:]
+        assert sub.sync_load_s == pytest.approx(3.0) and env.steady_s == pytest.approx(5.0)
+    single = Loop("k", 40, (a, sync_b, mm), stages=1, reduction=True)
+    assert eval_body((single,), demands, scale).loops[0][2].steady_s == pytest.approx(6.0)

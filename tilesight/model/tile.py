@@ -62,7 +62,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from ..plan import ActionKind, Loop, Node, TileAction
+from ..plan import SYNC_LOAD, ActionKind, Loop, Node, TileAction
 from .envelope import Envelope, envelope
 from .resources import CUDA, DDR, L2, NPIPES, SFU, TC, ActionDemand
 from .schedule import BodySchedule, best_schedule
@@ -83,6 +83,7 @@ class BodyCost(NamedTuple):
     compute_chain_s: float = 0.0  # the body's compute actions back to back (issued in order by one block)
     load_span_s: float = 0.0  # from the body's first memory action's start to its last one's end
     async_tail_s: float = 0.0  # the body's trailing asynchronous dots (see :func:`refill_span_s`)
+    sync_load_s: float = 0.0  # the latencies of the body's synchronous loads (SYNC_LOAD), waited for in order
     refill_slack: float = 0.0  # share of the compute span a loaded buffer sits free (see _refill_slack)
     main_loop: Loop | None = None
     main_env: Envelope | None = None
@@ -309,6 +310,10 @@ def eval_body(
             )  # fmt: skip
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
+            if node.waits_sync_loads and not node.producer_loads:
+                # a load the pipeliner left synchronous is issued in the iteration that uses it and waited for
+                # before its compute: its latency is on the chain, however many stages the copies run ahead
+                chain += sub.sync_load_s
             waits = waits_on_dot(node.body)
             # consumer warpgroups that a producer feeds and that wait for their own dots (FlashAttention)
             waiting_consumers = groups > 1 and waits and node.producer_loads and groups_own_rows
@@ -395,6 +400,11 @@ def eval_body(
         busy_epi_s=tuple(busy_epi),
         compute_chain_s=sum(d for d, m in zip(durs, mems, strict=True) if not m),
         async_tail_s=sum(durs[i] for i in async_tail(body)),
+        sync_load_s=sum(
+            demands[n.name].latency_s
+            for n in body
+            if isinstance(n, TileAction) and n.kind is ActionKind.LOAD and n.variant == SYNC_LOAD
+        ),
         load_span_s=max((starts[i] + durs[i] for i in range(len(body)) if mems[i]), default=0.0)
         - min((starts[i] for i in range(len(body)) if mems[i]), default=0.0),
         main_loop=main_loop,

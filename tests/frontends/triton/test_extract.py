@@ -15,7 +15,7 @@ from tilesight import TensorSpec, load_profile  # noqa: E402
 from tilesight.cache.model import SdcmCacheModel  # noqa: E402
 from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
 from tilesight.model.evaluate import evaluate  # noqa: E402
-from tilesight.plan import ELEMENT_ASYNC_COPY, ActionKind, Loop  # noqa: E402
+from tilesight.plan import ELEMENT_ASYNC_COPY, SYNC_LOAD, ActionKind, Loop  # noqa: E402
 
 HW = load_profile("h200")
 FE = TritonFrontend()
@@ -95,8 +95,32 @@ def test_gemm_loop_dot_and_resources():
     assert plan.resources.threads == 256  # 8 warps x 32
     # K divisible by 16: Triton pipelines 3 stages of a 128x64 and a 64x128 fp16 tile: 3 * 16384 * 2 B.
     assert _gemm_plan(K=1024).resources.smem_bytes == 98304
-    # registers estimated: 40 overhead + a 128 x 128 fp32 accumulator over 256 threads (64) = 104
-    assert plan.resources.regs_per_thread == 104 and plan.resources.spill_bytes_per_thread == 0
+    # registers estimated: 40 overhead + a 128 x 128 fp32 accumulator over 256 threads (64) = 104 at K = 1024;
+    # at K = 1000 A's loads stay synchronous (its row stride is not a multiple of 16: see the next test) and
+    # the loop carries A's pointer tensor, 32 row addresses a thread (layouts.access_rows), 2 registers each:
+    # 104 + 64 = 168 (ptxas on the CPU gives 231 against 126 at K = 1024)
+    assert _gemm_plan(K=1024).resources.regs_per_thread == 104
+    assert plan.resources.regs_per_thread == 168 and plan.resources.spill_bytes_per_thread == 0
+
+
+def test_a_load_the_pipeliner_leaves_synchronous_is_marked():
+    """K = 1000: A's row stride (K elements) is not a multiple of 16, so Triton cannot prove A's rows 16-byte
+    aligned and leaves A's loads plain element-wide loads in the loop body while it copies B (row stride
+    1024) asynchronously stages ahead; N = 1000 does the same to B. With both unaligned nothing is copied:
+    the loop runs at one stage with both loads synchronous (as before)."""
+    for kw, sync_a, sync_b, stages in (
+        (dict(K=1000), True, False, 3),
+        (dict(N=1000), False, True, 3),
+        (dict(K=1024), False, False, 3),
+        (dict(N=1000, K=1000), True, True, 1),
+    ):
+        plan = _gemm_plan(**kw)
+        loads = {a.name: a for a in _find(plan.body, ActionKind.LOAD)}
+        assert (loads["load_a_ptr"].variant == SYNC_LOAD) == sync_a, kw
+        assert (loads["load_b_ptr"].variant == SYNC_LOAD) == sync_b, kw
+        (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+        # a pipelined loop with a load left synchronous waits for it every iteration
+        assert loop.stages == stages and loop.waits_sync_loads == (stages > 1 and (sync_a or sync_b))
 
 
 def test_a_pipelined_loop_refills_after_its_compute():
