@@ -2130,6 +2130,40 @@ def validation50_cases() -> list[Case]:
     return _all_held_out(cases, "validation50")
 
 
+def validation51_cases() -> list[Case]:
+    """GEMMs with one operand left synchronous (stop 46): shapes whose N (B's row stride) or K (A's) is not a
+    multiple of 16, so Triton copies the other operand stages ahead and loads this one with plain loads in the
+    loop body (Loop.waits_sync_loads), over the tutorial's and the sweep's top configs, fp16 and bf16, and
+    aligned twins (N or K rounded to a multiple of 16) as controls; a persistent GEMM at two of them.
+    Predicted with and without the rule before it was measured."""
+    configs = (
+        GemmConfig(128, 256, 64, 8, 3, 8),
+        GemmConfig(128, 128, 32, 4, 4, 8),
+        GemmConfig(128, 128, 64, 8, 3, 8),
+        GemmConfig(64, 128, 64, 4, 4, 8),
+        GemmConfig(256, 64, 32, 8, 4, 1),
+    )
+    shapes = (  # (name, M, N, K): B unaligned (N), then A unaligned (K)
+        ("v51_n3000", 2048, 3000, 4096),
+        ("v51_n1000", 6144, 1000, 2048),
+        ("v51_n7000", 1536, 7000, 3072),
+        ("v51_k3000", 4096, 2048, 3000),
+        ("v51_k1000", 3072, 6144, 1000),
+    )
+    cases = [
+        gemm_case("grouped", shape, "bfloat16" if i % 2 else "float16", cfg)
+        for i, shape in enumerate(shapes)
+        for cfg in configs
+    ]
+    twins = (("v51_n3008", 2048, 3008, 4096), ("v51_k1008", 3072, 6144, 1008))
+    cases += [gemm_case("grouped", shape, "float16", cfg) for shape in twins for cfg in configs[:3]]
+    cases += [
+        gemm_case("persistent", shape, "float16", GemmConfig(128, 128, 64, 8, 3, 8), num_sms=H200_SM_COUNT)
+        for shape in (shapes[0], shapes[3])
+    ]
+    return _all_held_out(cases, "validation51")
+
+
 def all_cases() -> list[Case]:
     """Every case, ids unique, grouped so that cases sharing tensors are adjacent."""
     # the staged-attention cases came later: their splits are drawn among themselves, so adding them left
