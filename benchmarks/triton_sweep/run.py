@@ -70,6 +70,7 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
 
 # Validation sets a flag measures instead of the main sweep, latest first: of several flags, the latest wins.
 VALIDATION_SETS = {
+    "validation52": "the fifty-second validation set (a second random sample, odd sizes, stop 46)",
     "validation51": "the fifty-first validation set (GEMMs with an operand left synchronous: the rule blind)",
     "validation50": "the fiftieth validation set (a random sample over the reference kernels, stop 46)",
     "validation49": "the forty-ninth validation set (a fourth cross-family blind sample, stop 45)",

@@ -2051,26 +2051,44 @@ def validation49_cases() -> list[Case]:
     return _all_held_out(cases, "validation49")
 
 
-def validation50_cases() -> list[Case]:
-    """A random blind sample (stop 46): 60 launches drawn by a seeded generator over the reference kernels'
-    parameter spaces, no shape or config chosen by hand: GEMMs (the tutorial kernel, persistent, TMA; fp16 /
-    bf16; M, N, K each from a list of sizes no set timed, some not multiples of 16 for the pointer kernels;
-    tiles, K steps, warps, stages and GROUP_M from the sweep's spaces, where the tile fits in shared memory
-    and its accumulator in 128 registers a thread), attention (one loop, staged, TMA; causal or not; head dim
-    64 / 128; lengths multiples of 128), the row kernels and the element-wise kinds at random sizes."""
+@dataclass(frozen=True)
+class RandomSample:
+    """The spaces :func:`random_sample` draws a set from: GEMM sizes (M and N from ``sizes``, K from
+    ``ksizes``; with probability ``odd_share`` a pointer GEMM's M and N from ``odd``, and K from ``odd_k``
+    where given), attention lengths (``128 x`` 6-36, or with probability ``odd_length_share`` a length that is
+    no multiple of 128, for the one-loop kernel), row-kernel rows and widths, element-wise sizes."""
+
+    seed: int
+    name: str
+    sizes: tuple[int, ...] = (96, 384, 1152, 1536, 2304, 3328, 5376, 6656, 9216)
+    ksizes: tuple[int, ...] = (512, 1536, 2560, 3584, 5632, 7168)
+    odd: tuple[int, ...] = (1000, 3000, 5000)
+    odd_k: tuple[int, ...] = ()
+    odd_share: float = 0.25
+    odd_length_share: float = 0.0
+    rows: tuple[int, ...] = (1536, 6144, 12288, 24576)
+    widths: tuple[int, ...] = (640, 1536, 2816, 5120, 6144, 10240)
+    sizes_1d: tuple[int, ...] = (3 << 20, 11 << 20, 37 << 20, 5 << 22)
+
+
+def random_sample(spec: RandomSample) -> list[Case]:
+    """60 launches drawn by a seeded generator over the reference kernels' parameter spaces (``spec``), no
+    shape or config chosen by hand: 24 GEMMs (the tutorial kernel, persistent, TMA; fp16 / bf16; tiles, K
+    steps, warps, stages and GROUP_M from the sweep's spaces, where the tile fits in shared memory and its
+    accumulator in 128 registers a thread), 14 attention launches (one loop, staged, TMA; causal or not; head
+    dim 64 / 128), 12 row-kernel launches and 10 of the element-wise kinds, every one held out."""
     import random
 
-    rng = random.Random(50)
-    sizes = (96, 384, 1152, 1536, 2304, 3328, 5376, 6656, 9216)
-    ksizes = (512, 1536, 2560, 3584, 5632, 7168)
-    odd = (1000, 3000, 5000)
+    rng = random.Random(spec.seed)
     cases: list[Case] = []
     while len(cases) < 24:
         kind = rng.choice(("grouped", "grouped", "grouped", "grouped", "persistent", "tma"))
         dtype = rng.choice(("float16", "bfloat16"))
-        m, n, k = rng.choice(sizes), rng.choice(sizes), rng.choice(ksizes)
-        if kind == "grouped" and rng.random() < 0.25:
-            m, n = rng.choice(odd), rng.choice(odd)
+        m, n, k = rng.choice(spec.sizes), rng.choice(spec.sizes), rng.choice(spec.ksizes)
+        if kind == "grouped" and rng.random() < spec.odd_share:
+            m, n = rng.choice(spec.odd), rng.choice(spec.odd)
+            if spec.odd_k:
+                k = rng.choice(spec.odd_k)
         (bm, bn), bk = rng.choice(TILE_PAIRS), rng.choice(BLOCK_KS)
         cfg = GemmConfig(bm, bn, bk, rng.choice((4, 8)), rng.choice(STAGES), rng.choice(GROUPS))
         if (
@@ -2080,18 +2098,19 @@ def validation50_cases() -> list[Case]:
             continue
         if kind != "grouped" and (bm < 64 or bn < 64):
             continue
-        name = f"v50_{len(cases):02d}"
+        name = f"{spec.name}_{len(cases):02d}"
         cases.append(gemm_case(kind, (name, m, n, k), dtype, cfg, num_sms=H200_SM_COUNT))
     while len(cases) < 38:
         variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
         causal, d = rng.random() < 0.5, rng.choice((64, 128))
         b, h, n_ctx = rng.choice((1, 2, 3, 4, 6)), rng.choice((8, 12, 20, 24, 40)), 128 * rng.randint(6, 36)
+        if variant == "one-loop" and spec.odd_length_share and rng.random() < spec.odd_length_share:
+            n_ctx -= rng.randint(1, 127)  # the one-loop kernel masks the last block's rows and keys
         bm, bn = rng.choice((64, 128)), rng.choice((32, 64, 128))
         cfg = (bm, bn, rng.choice((4, 8)), rng.choice((2, 3, 4)))
         case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
         if kernel_precondition(case.to_json()) is None:
             cases.append(case)
-    rows, widths = (1536, 6144, 12288, 24576), (640, 1536, 2816, 5120, 6144, 10240)
     for _ in range(12):
         op, variant = rng.choice(
             (
@@ -2103,8 +2122,8 @@ def validation50_cases() -> list[Case]:
             )
         )
         r, c, dtype, warps = (
-            rng.choice(rows),
-            rng.choice(widths),
+            rng.choice(spec.rows),
+            rng.choice(spec.widths),
             rng.choice(("float16", "bfloat16")),
             rng.choice((4, 8, 16)),
         )
@@ -2114,7 +2133,7 @@ def validation50_cases() -> list[Case]:
         if variant == "rows":
             extra["programs"] = rng.choice((132, 264, 528))
         cases.append(row_case(op, r, c, dtype, warps, variant=variant, **extra))
-    sizes_1d = (3 << 20, 11 << 20, 37 << 20, 5 << 22)
+    sizes_1d = spec.sizes_1d
     cases += [
         add_case(rng.choice(sizes_1d), "float16", rng.choice((1024, 2048, 4096)), rng.choice((4, 8))),
         gelu_case(rng.choice(sizes_1d), "bfloat16", True, 1024, 4),
@@ -2127,7 +2146,34 @@ def validation50_cases() -> list[Case]:
         add_rmsnorm_case(rng.choice((4096, 12288)), rng.choice((2560, 5120)), "bfloat16", 8),
         quant_case(rng.choice((4096, 12288)), rng.choice((2560, 5120)), "float16", 8),
     ]
-    return _all_held_out(cases, "validation50")
+    return _all_held_out(cases, spec.name)
+
+
+def validation50_cases() -> list[Case]:
+    """A random blind sample (stop 46): :func:`random_sample` over M, N, K from lists of sizes no set timed
+    (a quarter of the pointer GEMMs at M and N of 1000, 3000 or 5000: not multiples of 16), attention
+    lengths multiples of 128, the row kernels and the element-wise kinds at random sizes."""
+    return random_sample(RandomSample(seed=50, name="v50"))
+
+
+def validation52_cases() -> list[Case]:
+    """A second random sample (stop 46, after the waited-load rule): :func:`random_sample` with other seeds
+    and sizes, half of the pointer GEMMs at odd M, N and K (1000-7000, none a multiple of 16), a third of
+    the one-loop attention launches at lengths no multiple of 128, odd row widths and element-wise sizes."""
+    spec = RandomSample(
+        seed=52,
+        name="v52",
+        sizes=(128, 640, 1280, 1792, 2816, 4352, 5888, 7424, 10240),
+        ksizes=(768, 1280, 2304, 3072, 4608, 6144),
+        odd=(1000, 2500, 3000, 4999, 7000),
+        odd_k=(1000, 2500, 4999),
+        odd_share=0.5,
+        odd_length_share=0.35,
+        rows=(1000, 4096, 9000, 20000),
+        widths=(700, 1000, 2500, 3000, 4097, 7000),
+        sizes_1d=(1_000_000, 7_654_321, 25_000_000, 50_000_000),
+    )
+    return random_sample(spec)
 
 
 def validation51_cases() -> list[Case]:
