@@ -1,0 +1,361 @@
+"""Random launches of the reference kernels through ``tilesight.estimate`` (CPU): crashes and nonsense.
+
+    python benchmarks/fuzz_frontends.py [--seed 1] [--count 300] [--frontend triton|tilelang] [--jobs 2]
+
+Draws ``--count`` launches from the reference kernels' parameter spaces (Triton: GEMMs of every kernel kind
+and dtype at sizes from 1 to 14336, odd ones among them, any tile, K step, warps 1-16 and stages 1-6;
+attention at any length; the row kernels, element-wise kinds, gathers, transposes, split-K, RoPE; TileLang:
+GEMM, fp8 GEMM, FlashAttention, MLA decode, dequantising GEMM) and predicts each. A launch the model refuses
+with a typed error (:class:`tilesight.errors.TileSightError`: over the shared-memory limit, a config Triton
+cannot compile) is fine; anything else raised, or a latency that is not a positive finite number, is a bug,
+printed with its traceback's last line; the exit status is 1 if there was any. Nothing is measured; the draw
+is reproducible from the seed. Stop 46's first run found the cache model indexing an empty stream for a loop
+that no program enters (a causal kernel's off-band loop at one query block).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import math
+import random
+import sys
+import traceback
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "triton_sweep"))
+sys.path.insert(0, str(HERE / "tilelang_sweep"))
+sys.path.insert(0, str(HERE))
+
+
+def triton_cases(seed: int, count: int) -> list:
+    import sweep_cases as S
+    from sweep_cases import GemmConfig
+
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        kind = rng.choice(["gemm", "gemm", "attention", "attention", "row", "other"])
+        try:
+            if kind == "gemm":
+                m = rng.choice([1, 7, 16, 33, 100, 256, 1000, 1024, 3000, 4096, 5000, 8192])
+                n = rng.choice([8, 16, 64, 100, 512, 1000, 4096, 6000, 11008, 14336])
+                k = rng.choice([16, 32, 48, 100, 128, 1000, 4096, 5120, 8192])
+                dtype = rng.choice(["float16", "bfloat16", "float16", "float32", "float8_e4m3fn"])
+                cfg = GemmConfig(
+                    rng.choice([16, 32, 64, 128, 256]),
+                    rng.choice([16, 32, 64, 128, 256]),
+                    rng.choice([16, 32, 64, 128]),
+                    rng.choice([1, 2, 4, 8, 16]),
+                    rng.choice([1, 2, 3, 4, 5, 6]),
+                    rng.choice([1, 4, 8, 16]),
+                )
+                variant = rng.choice(["grouped", "grouped", "persistent", "tma", "tma_persistent"])
+                elem = S.DTYPE_BYTES[dtype]
+                if dtype == "float8_e4m3fn" or (
+                    variant.startswith("tma") and (n * elem % 16 or k * elem % 16)
+                ):
+                    variant = "grouped"
+                out.append(
+                    S.gemm_case(
+                        variant,
+                        ("f", m, n, k),
+                        dtype,
+                        cfg,
+                        num_sms=S.H200_SM_COUNT,
+                        k_major_b=rng.random() < 0.2,
+                    )
+                )
+            elif kind == "attention":
+                cfg = (
+                    rng.choice([32, 64, 128]),
+                    rng.choice([16, 32, 64, 128]),
+                    rng.choice([2, 4, 8]),
+                    rng.choice([1, 2, 3, 4]),
+                )
+                variant = rng.choice(["one-loop", "staged", "tma"])
+                case = S.attention_case(
+                    rng.choice([1, 2, 4]),
+                    rng.choice([1, 8, 16, 32]),
+                    rng.choice([64, 128, 500, 1024, 4096]),
+                    rng.choice([64, 128]),
+                    rng.random() < 0.5,
+                    cfg,
+                    staged=variant == "staged",
+                    tma=variant == "tma",
+                    dtype=rng.choice(["float16", "bfloat16"]),
+                )
+                if S.kernel_precondition(case.to_json()) is None:
+                    out.append(case)
+            elif kind == "row":
+                op, variant = rng.choice(
+                    [
+                        ("softmax", ""),
+                        ("softmax", "rows"),
+                        ("layernorm", ""),
+                        ("layernorm", "chunked"),
+                        ("rmsnorm", ""),
+                    ]
+                )
+                extra: dict = {}
+                if variant == "chunked" or op == "rmsnorm":
+                    extra["block"] = rng.choice([128, 256, 1024, 4096])
+                if variant == "rows":
+                    extra["programs"] = rng.choice([132, 264, 1056])
+                out.append(
+                    S.row_case(
+                        op,
+                        rng.choice([1, 3, 100, 1024, 32768]),
+                        rng.choice([1, 7, 100, 768, 1000, 5000, 16384, 32000]),
+                        rng.choice(["float16", "float32", "bfloat16"]),
+                        rng.choice([1, 2, 4, 8, 16, 32]),
+                        variant=variant,
+                        **extra,
+                    )
+                )
+            else:
+                out.append(_other_triton_case(S, rng))
+        except (TypeError, ValueError) as e:  # a draw a case builder rejects (not the model's concern)
+            print(f"draw skipped: {e}", file=sys.stderr)
+    return out
+
+
+def _other_triton_case(S, rng: random.Random):
+    pick = rng.choice(
+        ["add", "gather", "transpose", "gated", "splitk", "rope", "add_rmsnorm", "dropout", "gelu", "quant"]
+    )
+    sizes = [1, 1000, 1 << 20, 1 << 26]
+    if pick == "add":
+        return S.add_case(
+            rng.choice(sizes),
+            rng.choice(["float16", "float32"]),
+            rng.choice([64, 1024, 4096]),
+            rng.choice([1, 4, 8]),
+        )
+    if pick == "gather":
+        return S.gather_case(
+            rng.choice([1, 7, 8192]),
+            rng.choice([100, 128256]),
+            rng.choice([64, 100, 4096]),
+            rng.choice([1, 4, 16]),
+            rng.choice([64, 1024]),
+            rng.choice([1, 4, 8]),
+        )
+    if pick == "transpose":
+        return S.transpose_case(
+            rng.choice([1, 100, 4096, 5000]),
+            rng.choice([1, 64, 1000, 4096]),
+            rng.choice([16, 64, 128]),
+            rng.choice([16, 64, 128]),
+            rng.choice([1, 4, 8]),
+        )
+    if pick == "gated":
+        return S.gated_case(
+            rng.choice([1, 100, 16384]),
+            rng.choice([64, 1000, 14336]),
+            rng.choice(["float16", "bfloat16", "float32"]),
+            rng.choice([256, 4096]),
+            rng.choice([1, 4, 16]),
+        )
+    if pick == "splitk":
+        return S.splitk_case(
+            rng.choice([16, 100, 1024]),
+            rng.choice([1000, 4096]),
+            rng.choice([1024, 5000]),
+            rng.choice([16, 64, 128]),
+            rng.choice([32, 128, 256]),
+            rng.choice([32, 64, 128]),
+            rng.choice([1, 4, 16]),
+            rng.choice([2, 4, 8]),
+            rng.choice([1, 2, 3, 4]),
+        )
+    if pick == "rope":
+        return S.rope_case(
+            rng.choice([1, 4096]),
+            rng.choice([1, 32, 40]),
+            rng.choice([64, 128]),
+            16384,
+            rng.choice(["float16", "bfloat16"]),
+            rng.choice([1, 4, 32]),
+            rng.choice([1, 4, 8]),
+        )
+    if pick == "add_rmsnorm":
+        return S.add_rmsnorm_case(
+            rng.choice([1, 100, 16384]),
+            rng.choice([64, 1000, 16384]),
+            rng.choice(["float16", "bfloat16"]),
+            rng.choice([1, 4, 16]),
+        )
+    if pick == "dropout":
+        return S.dropout_case(
+            rng.choice(sizes),
+            rng.choice(["float16", "float32"]),
+            rng.choice([0.0, 0.5]),
+            rng.choice([256, 4096]),
+            rng.choice([1, 4, 8]),
+        )
+    if pick == "gelu":
+        return S.gelu_case(
+            rng.choice(sizes),
+            rng.choice(["float16", "bfloat16"]),
+            rng.random() < 0.5,
+            rng.choice([256, 4096]),
+            rng.choice([1, 4, 8]),
+        )
+    return S.quant_case(
+        rng.choice([1, 100, 16384]),
+        rng.choice([64, 1000, 8192]),
+        rng.choice(["float16", "bfloat16"]),
+        rng.choice([1, 4, 16]),
+    )
+
+
+def tilelang_cases(seed: int, count: int) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        family = rng.choice(["gemm", "gemm", "fa", "fa", "mla", "dequant", "fp8"])
+        if family == "gemm":
+            p = dict(
+                M=rng.choice([64, 100, 1000, 4096, 6000]),
+                N=rng.choice([64, 1000, 4096, 11008]),
+                K=rng.choice([32, 1000, 4096]),
+                block_M=rng.choice([32, 64, 128, 256]),
+                block_N=rng.choice([32, 64, 128, 256]),
+                block_K=rng.choice([32, 64, 128]),
+                num_stages=rng.choice([0, 1, 2, 3, 4]),
+                threads=rng.choice([128, 256]),
+                dtype=rng.choice(["float16", "bfloat16"]),
+                accum_dtype="float32",
+                use_swizzle=rng.random() < 0.5,
+                panel_size=10,
+            )
+            case = {"family": "gemm", "kernel": "gemm", "params": p}
+        elif family == "fa":
+            p = dict(
+                batch=rng.choice([1, 4]),
+                heads=rng.choice([1, 16]),
+                seq_len=rng.choice([64, 256, 1000, 4096]),
+                dim=rng.choice([64, 128]),
+                causal=rng.random() < 0.5,
+                block_M=rng.choice([64, 128]),
+                block_N=rng.choice([32, 64, 128]),
+                num_stages=rng.choice([1, 2, 3]),
+                threads=rng.choice([128, 256]),
+                dtype="float16",
+                accum_dtype="float32",
+            )
+            case = {"family": "flash_attention", "kernel": "flash_attention_fwd", "params": p}
+        elif family == "mla":
+            p = dict(
+                batch=rng.choice([1, 64, 132]),
+                heads=rng.choice([16, 128]),
+                seqlen_kv=rng.choice([64, 1000, 8192]),
+                dim=512,
+                pe_dim=64,
+                block_H=rng.choice([16, 64]),
+                block_N=rng.choice([32, 64]),
+                num_stages=rng.choice([1, 2]),
+                threads=rng.choice([128, 256]),
+                dtype="float16",
+                accum_dtype="float32",
+            )
+            case = {"family": "mla_decode", "kernel": "mla_decode", "params": p}
+        elif family == "dequant":
+            p = dict(
+                M=rng.choice([16, 1024, 4096]),
+                N=rng.choice([1024, 11008]),
+                K=rng.choice([1024, 4096]),
+                block_M=rng.choice([16, 64, 128]),
+                block_N=rng.choice([64, 128, 256]),
+                block_K=rng.choice([32, 64, 128]),
+                num_stages=rng.choice([1, 2, 3]),
+                threads=rng.choice([128, 256]),
+                weight=rng.choice(["int4", "uint4"]),
+            )
+            case = {"family": "dequant_gemm", "kernel": "dequant_gemm", "params": p}
+        else:
+            p = dict(
+                M=rng.choice([128, 1000, 4096]),
+                N=rng.choice([128, 8192]),
+                K=rng.choice([128, 4096]),
+                block_M=rng.choice([64, 128]),
+                block_N=rng.choice([64, 128, 256]),
+                block_K=rng.choice([64, 128]),
+                num_stages=rng.choice([2, 3, 4]),
+                threads=rng.choice([128, 256]),
+                dtype="float8_e4m3",
+                out_dtype="float16",
+                promote_every=rng.choice([0, 1, 4]),
+            )
+            case = {"family": "gemm", "kernel": "gemm_fp8", "params": p}
+        case["id"] = f"tilelang/{family}/{i}"
+        out.append(case)
+    return out
+
+
+def _verdict(latency_us: float) -> str:
+    return "ok" if math.isfinite(latency_us) and latency_us > 0 else "bad latency"
+
+
+def run_triton(case) -> tuple[str, str, str]:
+    import accuracy
+
+    from tilesight.errors import TileSightError
+
+    try:
+        return case.id, _verdict(accuracy.predict_us(case.to_json(), case.id, "h200")), ""
+    except (TileSightError, accuracy.DataError) as e:
+        return case.id, "refused", str(e).split("failed: ")[-1][:120]
+    except Exception as e:  # noqa: BLE001 - what this script exists to find
+        return case.id, "crash", "".join(traceback.format_exception(e)).strip().splitlines()[-1][:300]
+
+
+def run_tilelang(case: dict) -> tuple[str, str, str]:
+    import cases as C
+
+    import tilesight
+    from tilesight.errors import TileSightError
+
+    try:
+        func = C.build(case)
+    except Exception as e:  # noqa: BLE001 - a draw TileLang itself rejects is not the model's concern
+        return case["id"], "refused", f"TileLang: {type(e).__name__}: {str(e)[:100]}"
+    try:
+        return case["id"], _verdict(tilesight.estimate(func, *C.launch_args(case), hw="h200").latency_us), ""
+    except TileSightError as e:
+        return case["id"], "refused", f"{type(e).__name__}: {str(e)[:120]}"
+    except Exception as e:  # noqa: BLE001
+        tail = "".join(traceback.format_exception(e)).strip().splitlines()[-1][:300]
+        return case["id"], "crash", f"{json.dumps(case['params'])}: {tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=300)
+    ap.add_argument("--frontend", choices=("triton", "tilelang"), default="triton")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes")
+    args = ap.parse_args(argv)
+    if args.frontend == "triton":
+        cases, job = triton_cases(args.seed, args.count), run_triton
+    else:
+        cases, job = tilelang_cases(args.seed, args.count), run_tilelang
+    with cf.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(job, cases, chunksize=2))
+    counts = Counter(verdict for _, verdict, _ in results)
+    print(f"{len(results)} launches: " + ", ".join(f"{n} {v}" for v, n in counts.most_common()))
+    reasons = Counter(why for _, verdict, why in results if verdict == "refused")
+    for why, n in reasons.most_common(8):
+        print(f"  refused x{n}: {why}")
+    bugs = [(cid, verdict, why) for cid, verdict, why in results if verdict not in ("ok", "refused")]
+    for cid, verdict, why in bugs:
+        print(f"{verdict.upper()}: {cid}: {why}")
+    return 1 if bugs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
