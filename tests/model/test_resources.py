@@ -394,6 +394,22 @@ def test_narrow_loads_issue_faster_where_l2_serves_them(round_hw):
     assert action_demand(st_, _plan(st_), fast, traffic).busy_s[SMEM] == pytest.approx(1.5625 * US)
 
 
+def test_narrow_accesses_issue_only_for_the_lanes_their_mask_keeps(round_hw):
+    # the same 2-byte loads and stores, but the cache model says the tile's 10 accesses asked for 7e5 bytes,
+    # not 1e6 (a row of 700 valid elements in a 1,000-wide block: the masked-off lanes move nothing): 70,000 B
+    # per access, 70,000 / 64 = 1093.75 warp instructions at 1e9 a second = 1.09375 us (whole tile: 1.5625)
+    import dataclasses
+
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.SMEM, vector_bytes=2)
+    st_ = TileAction("st", ActionKind.STORE, tensor="a", src=MemLevel.SMEM, vector_bytes=2)
+    base = dataclasses.replace(round_hw, lsu_warp_instr_per_s_per_sm=1e9)
+    t = TensorTraffic("a", 10, 7e5, 0.0, 0.75, 7e5 * 0.25)
+    masked = CacheTraffic({"a": t}, 0.75, None, 7e5 * 0.25, 0.0, "test")
+    assert action_demand(ld, _plan(ld), base, masked).busy_s[SMEM] == pytest.approx(1.09375 * US)
+    assert action_demand(st_, _plan(st_), base, masked).busy_s[SMEM] == pytest.approx(1.09375 * US)
+    assert action_demand(ld, _plan(ld), base, _traffic(0.75, 0.25)).busy_s[SMEM] == pytest.approx(1.5625 * US)
+
+
 def test_element_wide_async_copies_issue_at_their_own_rate(round_hw):
     # a 4-byte cp.async per lane: 100,000 B / (4 B x 32 lanes) = 781.25 warp instructions at 2.5e8 a second
     # = 3.125 us, whatever L2 serves; without the profile's rate they issue as element-wide global loads

@@ -368,9 +368,12 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
 
     A warp instruction moves ``vector_bytes`` per thread (``FULL_VECTOR_BYTES`` when the frontend found the
-    access fully vectorised). The rate is calibrated on global loads and stores (the narrow-access probe, a
-    DRAM-resident row copy); a load's ``l2_hit`` share of instructions, whose lines L2 serves, issues at the
-    profile's ``lsu_l2_warp_instr_per_s_per_sm`` where given (the ``narrow_tiles`` probe: element-wide tile
+    access fully vectorised); ``nbytes`` is what the access moves, the lanes its mask keeps (a warp whose
+    lanes are all masked off sends nothing to the load/store units: the 2,500-wide rows of validation 52's
+    RMSNorm in 2,048-wide blocks issue at the probe's rate for their 2,500 elements, not the blocks' 4,096).
+    The rate is calibrated on global loads and stores (the narrow-access probe, a DRAM-resident row copy); a
+    load's ``l2_hit`` share of instructions, whose lines L2 serves, issues at the profile's
+    ``lsu_l2_warp_instr_per_s_per_sm`` where given (the ``narrow_tiles`` probe: element-wide tile
     loops over an L2-resident matrix); an asynchronous copy into shared memory of one element per thread and
     instruction (4-byte ``cp.async``, ``variant="async_element"``) at the profile's
     ``lsu_async_elem_warp_instr_per_s_per_sm`` where given (the ``tf32`` probe: L1-bound, about a fifth of
@@ -673,6 +676,7 @@ def action_demand(
     latency = 0.0
     floor = 0.0
     nbytes = 0.0
+    lsu_bytes = None  # what the warps' memory instructions move (masked-off lanes issue none), nbytes if None
     flops = 0.0
     l2_hit: float | None = None
     l15_hit = 0.0
@@ -724,6 +728,7 @@ def action_demand(
             # the bytes one access moves: masked-off lanes move none, so a loop's partial last block (a row
             # of 2560 in 2048-wide chunks) brings the mean below the tile's (the cache model's mean)
             per_access = min(nbytes, tt.requested_bytes / tt.accesses) if tt.accesses > 0 else nbytes
+            lsu_bytes = per_access
             if hw.has_l15:
                 amounts[L15] = per_access
             run = contiguous_bytes(tensor)
@@ -835,7 +840,8 @@ def action_demand(
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         # a load's share served on chip (L1.5 or L2); stores issue at the probed copy's rate
         served = min(1.0, l15_hit + l2_hit) if kind is ActionKind.LOAD and l2_hit is not None else None
-        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, nbytes, hw, served))
+        lsu = nbytes if lsu_bytes is None else lsu_bytes
+        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, lsu, hw, served))
     lsu_rate = hw.lsu_warp_instr_per_s_per_sm
     if kind is ActionKind.DOT and action.vector_bytes and amounts[SMEM] and lsu_rate > 0:
         # operand fragments loaded into registers by the warps (ldmatrix): the issue slots bound it too
