@@ -738,6 +738,100 @@ def validation12_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val12")
 
 
+def validation13_cases() -> list[dict[str, Any]]:
+    """A random sample (stop 46): 40 launches a seeded generator draws from the reference kernels' spaces,
+    nothing picked by hand: 16 GEMMs (fp16 / bf16; M, N, K multiples of 128 from 640 to 10240; block_M 64-256,
+    block_N 64-256, block_K 32 / 64, 2-4 stages, 128 / 256 threads, swizzle or not, where the tiles fit in
+    shared memory), 4 fp8 GEMMs, 4 int4 dequantising GEMMs, 12 FlashAttention launches (causal or not, head
+    dim 64 / 128, lengths multiples of 128) and 4 MLA decode launches."""
+    import random
+
+    rng = random.Random(13)
+    dims = tuple(128 * n for n in (5, 9, 14, 22, 31, 44, 58, 80))
+    cases: list[dict[str, Any]] = []
+    while len(cases) < 16:
+        bm, bn, bk = rng.choice((64, 128, 256)), rng.choice((64, 128, 256)), rng.choice((32, 64))
+        st, th = rng.choice((2, 3, 4)), rng.choice((128, 256))
+        if st * (bm + bn) * bk * 2 > 200 * 1024 or bm * bn / th > 256:
+            continue
+        params = dict(
+            M=rng.choice(dims),
+            N=rng.choice(dims),
+            K=rng.choice(dims),
+            block_M=bm,
+            block_N=bn,
+            block_K=bk,
+            num_stages=st,
+            threads=th,
+        )
+        params.update(dtype=rng.choice(GEMM_DTYPES), accum_dtype="float32", use_swizzle=rng.random() < 0.5)
+        params["panel_size"] = 10
+        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+    cases += _fp8_cases(
+        (
+            (rng.choice(dims), rng.choice(dims), rng.choice(dims)),
+            rng.choice(
+                (
+                    (128, 256, 128, 3, 256, 0),
+                    (128, 128, 128, 3, 128, 4),
+                    (64, 256, 64, 4, 256, 0),
+                    (128, 256, 64, 4, 256, 4),
+                )
+            ),
+        )
+        for _ in range(4)
+    )
+    cases += _dequant_cases(
+        (
+            (rng.choice(dims), rng.choice(dims), rng.choice(dims)),
+            rng.choice(((128, 128, 64, 2, 128), (128, 256, 64, 3, 256), (64, 128, 64, 3, 128))),
+        )
+        for _ in range(4)
+    )
+    for _ in range(12):
+        bm, bn, st, th = rng.choice(
+            (
+                (128, 128, 2, 256),
+                (64, 64, 2, 128),
+                (128, 64, 2, 128),
+                (64, 128, 2, 128),
+                (128, 32, 3, 256),
+                (128, 64, 3, 256),
+            )
+        )
+        params = dict(
+            batch=rng.choice((1, 2, 4, 6)),
+            heads=rng.choice((8, 12, 20, 32)),
+            seq_len=128 * rng.randint(6, 40),
+            dim=rng.choice((64, 128)),
+            causal=rng.random() < 0.5,
+            block_M=bm,
+            block_N=bn,
+            num_stages=st,
+            threads=th,
+            dtype="float16",
+            accum_dtype="float32",
+        )
+        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
+    for _ in range(4):
+        bh, bn, st, th = rng.choice(((64, 32, 2, 256), (64, 64, 1, 256), (64, 64, 2, 256)))
+        params = dict(
+            batch=rng.choice((8, 24, 64, 96)),
+            heads=128,
+            seqlen_kv=1024 * rng.randint(2, 12),
+            dim=512,
+            pe_dim=64,
+            block_H=bh,
+            block_N=bn,
+            num_stages=st,
+            threads=th,
+            dtype="float16",
+            accum_dtype="float32",
+        )
+        cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
+    return _numbered(cases, "val13")
+
+
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
 # K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
 # stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles
