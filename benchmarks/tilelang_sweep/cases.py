@@ -87,31 +87,46 @@ def out_index(case: dict[str, Any]) -> int:
     return OUT_IDX_KERNEL.get(case["kernel"], OUT_IDX[case["family"]])
 
 
+def _gemm_case(shape: tuple, config: tuple) -> dict[str, Any]:
+    """A reference GEMM case: ``shape`` (M, N, K), ``config`` (block_M, block_N, block_K, num_stages,
+    threads, use_swizzle, dtype)."""
+    (m, n, k), (bm, bn, bk, st, th, sw, dt) = shape, config
+    params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+    params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
+    return {"family": "gemm", "kernel": "gemm", "params": params}
+
+
+def _fa_case(shape: tuple, causal: bool, config: tuple) -> dict[str, Any]:
+    """A FlashAttention forward case: ``shape`` (batch, heads, seq_len, dim), ``config`` (block_M, block_N,
+    num_stages, threads)."""
+    (b, h, s, d), (bm, bn, st, th) = shape, config
+    params = dict(batch=b, heads=h, seq_len=s, dim=d, causal=causal, block_M=bm, block_N=bn)
+    params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+    return {"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params}
+
+
+def _mla_case(shape: tuple, config: tuple) -> dict[str, Any]:
+    """An MLA decode case: ``shape`` (batch, heads, seqlen_kv), ``config`` (block_H, block_N, num_stages,
+    threads)."""
+    (b, h, s), (bh, bn, st, th) = shape, config
+    params = dict(batch=b, heads=h, seqlen_kv=s, dim=512, pe_dim=64, block_H=bh, block_N=bn)
+    params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
+    return {"family": "mla_decode", "kernel": "mla_decode", "params": params}
+
+
 def gemm_cases() -> list[dict[str, Any]]:
-    out = []
-    for (m, n, k), (bm, bn, bk, st, th, sw), dt in itertools.product(GEMM_SHAPES, GEMM_CONFIGS, GEMM_DTYPES):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
-        out.append({"family": "gemm", "kernel": "gemm", "params": params})
-    return out
+    return [
+        _gemm_case(shape, (*config, dt))
+        for shape, config, dt in itertools.product(GEMM_SHAPES, GEMM_CONFIGS, GEMM_DTYPES)
+    ]
 
 
 def fa_cases() -> list[dict[str, Any]]:
-    out = []
-    for (b, h, s, d), causal, (bm, bn, st, th) in itertools.product(FA_SHAPES, FA_CAUSAL, FA_CONFIGS):
-        params = dict(batch=b, heads=h, seq_len=s, dim=d, causal=causal, block_M=bm, block_N=bn)
-        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
-        out.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
-    return out
+    return [_fa_case(*c) for c in itertools.product(FA_SHAPES, FA_CAUSAL, FA_CONFIGS)]
 
 
 def mla_cases() -> list[dict[str, Any]]:
-    out = []
-    for (b, h, s), (bh, bn, st, th) in itertools.product(MLA_SHAPES, MLA_CONFIGS):
-        params = dict(batch=b, heads=h, seqlen_kv=s, dim=512, pe_dim=64, block_H=bh, block_N=bn)
-        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
-        out.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
-    return out
+    return [_mla_case(*c) for c in itertools.product(MLA_SHAPES, MLA_CONFIGS)]
 
 
 def dequant_cases() -> list[dict[str, Any]]:
@@ -126,26 +141,12 @@ def dequant_cases() -> list[dict[str, Any]]:
 
 def validation_cases() -> list[dict[str, Any]]:
     """The validation set: fp16 GEMMs, FlashAttention (causal and not) and int4 dequantising GEMMs."""
-    cases = []
-    for (m, n, k), (bm, bn, bk, st, th, sw) in itertools.product(
-        VALIDATION_GEMM_SHAPES, VALIDATION_GEMM_CONFIGS
-    ):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype="float16", accum_dtype="float32", use_swizzle=sw, panel_size=10)
-        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
-    for (b, h, s, d), causal, (bm, bn, st, th) in itertools.product(
-        VALIDATION_FA_SHAPES, FA_CAUSAL, VALIDATION_FA_CONFIGS
-    ):
-        params = dict(batch=b, heads=h, seq_len=s, dim=d, causal=causal, block_M=bm, block_N=bn)
-        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
-        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
-    for (m, n, k), (bm, bn, bk, st, th) in itertools.product(
-        VALIDATION_DEQUANT_SHAPES, VALIDATION_DEQUANT_CONFIGS
-    ):
-        params = dict(
-            M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight="int4"
-        )
-        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
+    cases = [
+        _gemm_case(shape, (*config, "float16"))
+        for shape, config in itertools.product(VALIDATION_GEMM_SHAPES, VALIDATION_GEMM_CONFIGS)
+    ]
+    cases += [_fa_case(*c) for c in itertools.product(VALIDATION_FA_SHAPES, FA_CAUSAL, VALIDATION_FA_CONFIGS)]
+    cases += _dequant_cases(itertools.product(VALIDATION_DEQUANT_SHAPES, VALIDATION_DEQUANT_CONFIGS))
     return _numbered(cases, "val")
 
 
@@ -410,23 +411,17 @@ VALIDATION2_MLA_SHAPES = [(16, 128, 16384), (48, 128, 4096)]
 VALIDATION2_MLA_CONFIGS = [(64, 32, 2, 256), (64, 64, 1, 256)]
 
 
-def _validation_set(prefix: str, gemm: tuple, fa: tuple, mla: tuple) -> list[dict[str, Any]]:
+def _validation_set(
+    prefix: str, gemm: tuple, fa: tuple, mla: tuple, extra: Iterable[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
     """A validation set's cases: every (shape, config) pair of its GEMM, FlashAttention (causal and not) and
-    MLA decode lists, numbered ``{prefix}-{family}-NNN`` in that order."""
+    MLA decode lists, then the ``extra`` cases (dequantising and fp8 GEMMs), numbered
+    ``{prefix}-{family}-NNN`` in that order."""
     (gemm_shapes, gemm_configs), (fa_shapes, fa_configs), (mla_shapes, mla_configs) = gemm, fa, mla
-    cases = []
-    for (m, n, k), (bm, bn, bk, st, th, sw, dt) in itertools.product(gemm_shapes, gemm_configs):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype=dt, accum_dtype="float32", use_swizzle=sw, panel_size=10)
-        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
-    for (b, h, sq, d), causal, (bm, bn, st, th) in itertools.product(fa_shapes, FA_CAUSAL, fa_configs):
-        params = dict(batch=b, heads=h, seq_len=sq, dim=d, causal=causal, block_M=bm, block_N=bn)
-        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
-        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
-    for (b, h, sk), (bh, bn, st, th) in itertools.product(mla_shapes, mla_configs):
-        params = dict(batch=b, heads=h, seqlen_kv=sk, dim=512, pe_dim=64, block_H=bh, block_N=bn)
-        params.update(num_stages=st, threads=th, dtype="float16", accum_dtype="float32")
-        cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
+    cases = [_gemm_case(*c) for c in itertools.product(gemm_shapes, gemm_configs)]
+    cases += [_fa_case(*c) for c in itertools.product(fa_shapes, FA_CAUSAL, fa_configs)]
+    cases += [_mla_case(*c) for c in itertools.product(mla_shapes, mla_configs)]
+    cases += extra
     return _numbered(cases, prefix)
 
 
@@ -603,19 +598,13 @@ VALIDATION8_DEQUANT_CONFIGS = [(128, 128, 64, 2, 128), (128, 256, 64, 3, 256)]  
 def validation8_cases() -> list[dict[str, Any]]:
     """The eighth validation set: GEMM, FlashAttention (causal and not), MLA decode and int4 dequantising GEMM
     launches at new shapes."""
-    cases = _validation_set(
+    return _validation_set(
         "val8",
         (VALIDATION8_GEMM_SHAPES, VALIDATION8_GEMM_CONFIGS),
         (VALIDATION8_FA_SHAPES, VALIDATION8_FA_CONFIGS),
         (VALIDATION8_MLA_SHAPES, VALIDATION8_MLA_CONFIGS),
+        _dequant_cases(itertools.product(VALIDATION8_DEQUANT_SHAPES, VALIDATION8_DEQUANT_CONFIGS)),
     )
-    for (m, n, k), (bm, bn, bk, st, th) in itertools.product(
-        VALIDATION8_DEQUANT_SHAPES, VALIDATION8_DEQUANT_CONFIGS
-    ):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params["weight"] = "int4"
-        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
-    return _numbered(cases, "val8")
 
 
 # The ninth validation set (stop 44, ``sweep.py --set validation9``): fp8 GEMMs promoting their accumulator
@@ -669,14 +658,13 @@ VALIDATION10_FP8 = [  # (M, N, K), (block_M, block_N, block_K, num_stages, threa
 def validation10_cases() -> list[dict[str, Any]]:
     """The tenth validation set: GEMM, FlashAttention (causal and not), MLA decode, int4 dequantising GEMM and
     fp8 GEMM launches at new shapes."""
-    cases = _validation_set(
+    return _validation_set(
         "val10",
         (VALIDATION10_GEMM_SHAPES, VALIDATION10_GEMM_CONFIGS),
         (VALIDATION10_FA_SHAPES, VALIDATION10_FA_CONFIGS),
         (VALIDATION10_MLA_SHAPES, VALIDATION10_MLA_CONFIGS),
+        _dequant_cases(VALIDATION10_DEQUANT) + _fp8_cases(VALIDATION10_FP8),
     )
-    cases += _dequant_cases(VALIDATION10_DEQUANT) + _fp8_cases(VALIDATION10_FP8)
-    return _numbered(cases, "val10")
 
 
 # The eleventh validation set (stop 45, ``sweep.py --set validation11``): fp8 GEMMs whose two consumer
@@ -728,14 +716,13 @@ VALIDATION12_FP8 = [  # (M, N, K), (block_M, block_N, block_K, num_stages, threa
 def validation12_cases() -> list[dict[str, Any]]:
     """The twelfth validation set: GEMM, FlashAttention (causal and not), MLA decode, int4 dequantising GEMM
     and fp8 GEMM launches at new shapes."""
-    cases = _validation_set(
+    return _validation_set(
         "val12",
         (VALIDATION12_GEMM_SHAPES, VALIDATION12_GEMM_CONFIGS),
         (VALIDATION12_FA_SHAPES, VALIDATION12_FA_CONFIGS),
         (VALIDATION12_MLA_SHAPES, VALIDATION12_MLA_CONFIGS),
+        _dequant_cases(VALIDATION12_DEQUANT) + _fp8_cases(VALIDATION12_FP8),
     )
-    cases += _dequant_cases(VALIDATION12_DEQUANT) + _fp8_cases(VALIDATION12_FP8)
-    return _numbered(cases, "val12")
 
 
 def validation13_cases() -> list[dict[str, Any]]:
@@ -754,19 +741,9 @@ def validation13_cases() -> list[dict[str, Any]]:
         st, th = rng.choice((2, 3, 4)), rng.choice((128, 256))
         if st * (bm + bn) * bk * 2 > 200 * 1024 or bm * bn / th > 256:
             continue
-        params = dict(
-            M=rng.choice(dims),
-            N=rng.choice(dims),
-            K=rng.choice(dims),
-            block_M=bm,
-            block_N=bn,
-            block_K=bk,
-            num_stages=st,
-            threads=th,
-        )
-        params.update(dtype=rng.choice(GEMM_DTYPES), accum_dtype="float32", use_swizzle=rng.random() < 0.5)
-        params["panel_size"] = 10
-        cases.append({"family": "gemm", "kernel": "gemm", "params": params})
+        shape = (rng.choice(dims), rng.choice(dims), rng.choice(dims))
+        dtype, swizzle = rng.choice(GEMM_DTYPES), rng.random() < 0.5
+        cases.append(_gemm_case(shape, (bm, bn, bk, st, th, swizzle, dtype)))
     cases += _fp8_cases(
         (
             (rng.choice(dims), rng.choice(dims), rng.choice(dims)),
@@ -799,36 +776,13 @@ def validation13_cases() -> list[dict[str, Any]]:
                 (128, 64, 3, 256),
             )
         )
-        params = dict(
-            batch=rng.choice((1, 2, 4, 6)),
-            heads=rng.choice((8, 12, 20, 32)),
-            seq_len=128 * rng.randint(6, 40),
-            dim=rng.choice((64, 128)),
-            causal=rng.random() < 0.5,
-            block_M=bm,
-            block_N=bn,
-            num_stages=st,
-            threads=th,
-            dtype="float16",
-            accum_dtype="float32",
-        )
-        cases.append({"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params})
+        shape = (rng.choice((1, 2, 4, 6)), rng.choice((8, 12, 20, 32)), 128 * rng.randint(6, 40))
+        shape += (rng.choice((64, 128)),)
+        cases.append(_fa_case(shape, rng.random() < 0.5, (bm, bn, st, th)))
     for _ in range(4):
         bh, bn, st, th = rng.choice(((64, 32, 2, 256), (64, 64, 1, 256), (64, 64, 2, 256)))
-        params = dict(
-            batch=rng.choice((8, 24, 64, 96)),
-            heads=128,
-            seqlen_kv=1024 * rng.randint(2, 12),
-            dim=512,
-            pe_dim=64,
-            block_H=bh,
-            block_N=bn,
-            num_stages=st,
-            threads=th,
-            dtype="float16",
-            accum_dtype="float32",
-        )
-        cases.append({"family": "mla_decode", "kernel": "mla_decode", "params": params})
+        shape = (rng.choice((8, 24, 64, 96)), 128, 1024 * rng.randint(2, 12))
+        cases.append(_mla_case(shape, (bh, bn, st, th)))
     return _numbered(cases, "val13")
 
 
