@@ -91,29 +91,15 @@ def triton_cases(seed: int, count: int) -> list:
                 if S.kernel_precondition(case.to_json()) is None:
                     out.append(case)
             elif kind == "row":
-                op, variant = rng.choice(
-                    [
-                        ("softmax", ""),
-                        ("softmax", "rows"),
-                        ("layernorm", ""),
-                        ("layernorm", "chunked"),
-                        ("rmsnorm", ""),
-                    ]
-                )
-                extra: dict = {}
-                if variant == "chunked" or op == "rmsnorm":
-                    extra["block"] = rng.choice([128, 256, 1024, 4096])
-                if variant == "rows":
-                    extra["programs"] = rng.choice([132, 264, 1056])
                 out.append(
-                    S.row_case(
-                        op,
-                        rng.choice([1, 3, 100, 1024, 32768]),
-                        rng.choice([1, 7, 100, 768, 1000, 5000, 16384, 32000]),
-                        rng.choice(["float16", "float32", "bfloat16"]),
-                        rng.choice([1, 2, 4, 8, 16, 32]),
-                        variant=variant,
-                        **extra,
+                    S.random_row_case(
+                        rng,
+                        [1, 3, 100, 1024, 32768],
+                        [1, 7, 100, 768, 1000, 5000, 16384, 32000],
+                        ["float16", "float32", "bfloat16"],
+                        [1, 2, 4, 8, 16, 32],
+                        [128, 256, 1024, 4096],
+                        [132, 264, 1056],
                     )
                 )
             else:
@@ -214,84 +200,61 @@ def _other_triton_case(S, rng: random.Random):
 
 
 def tilelang_cases(seed: int, count: int) -> list[dict]:
+    import cases as C
+
     rng = random.Random(seed)
     out = []
     for i in range(count):
         family = rng.choice(["gemm", "gemm", "fa", "fa", "mla", "dequant", "fp8"])
         if family == "gemm":
-            p = dict(
-                M=rng.choice([64, 100, 1000, 4096, 6000]),
-                N=rng.choice([64, 1000, 4096, 11008]),
-                K=rng.choice([32, 1000, 4096]),
-                block_M=rng.choice([32, 64, 128, 256]),
-                block_N=rng.choice([32, 64, 128, 256]),
-                block_K=rng.choice([32, 64, 128]),
-                num_stages=rng.choice([0, 1, 2, 3, 4]),
-                threads=rng.choice([128, 256]),
-                dtype=rng.choice(["float16", "bfloat16"]),
-                accum_dtype="float32",
-                use_swizzle=rng.random() < 0.5,
-                panel_size=10,
+            shape = (rng.choice([64, 100, 1000, 4096, 6000]), rng.choice([64, 1000, 4096, 11008]))
+            shape += (rng.choice([32, 1000, 4096]),)
+            config = (
+                rng.choice([32, 64, 128, 256]),
+                rng.choice([32, 64, 128, 256]),
+                rng.choice([32, 64, 128]),
+                rng.choice([0, 1, 2, 3, 4]),
+                rng.choice([128, 256]),
+                rng.random() < 0.5,
+                rng.choice(["float16", "bfloat16"]),
             )
-            case = {"family": "gemm", "kernel": "gemm", "params": p}
+            case = C.gemm_case(shape, config)
         elif family == "fa":
-            p = dict(
-                batch=rng.choice([1, 4]),
-                heads=rng.choice([1, 16]),
-                seq_len=rng.choice([64, 256, 1000, 4096]),
-                dim=rng.choice([64, 128]),
-                causal=rng.random() < 0.5,
-                block_M=rng.choice([64, 128]),
-                block_N=rng.choice([32, 64, 128]),
-                num_stages=rng.choice([1, 2, 3]),
-                threads=rng.choice([128, 256]),
-                dtype="float16",
-                accum_dtype="float32",
+            shape = (rng.choice([1, 4]), rng.choice([1, 16]), rng.choice([64, 256, 1000, 4096]))
+            shape += (rng.choice([64, 128]),)
+            causal = rng.random() < 0.5
+            config = (
+                rng.choice([64, 128]),
+                rng.choice([32, 64, 128]),
+                rng.choice([1, 2, 3]),
+                rng.choice([128, 256]),
             )
-            case = {"family": "flash_attention", "kernel": "flash_attention_fwd", "params": p}
+            case = C.fa_case(shape, causal, config)
         elif family == "mla":
-            p = dict(
-                batch=rng.choice([1, 64, 132]),
-                heads=rng.choice([16, 128]),
-                seqlen_kv=rng.choice([64, 1000, 8192]),
-                dim=512,
-                pe_dim=64,
-                block_H=rng.choice([16, 64]),
-                block_N=rng.choice([32, 64]),
-                num_stages=rng.choice([1, 2]),
-                threads=rng.choice([128, 256]),
-                dtype="float16",
-                accum_dtype="float32",
-            )
-            case = {"family": "mla_decode", "kernel": "mla_decode", "params": p}
+            shape = (rng.choice([1, 64, 132]), rng.choice([16, 128]), rng.choice([64, 1000, 8192]))
+            config = (rng.choice([16, 64]), rng.choice([32, 64]), rng.choice([1, 2]), rng.choice([128, 256]))
+            case = C.mla_case(shape, config)
         elif family == "dequant":
-            p = dict(
-                M=rng.choice([16, 1024, 4096]),
-                N=rng.choice([1024, 11008]),
-                K=rng.choice([1024, 4096]),
-                block_M=rng.choice([16, 64, 128]),
-                block_N=rng.choice([64, 128, 256]),
-                block_K=rng.choice([32, 64, 128]),
-                num_stages=rng.choice([1, 2, 3]),
-                threads=rng.choice([128, 256]),
-                weight=rng.choice(["int4", "uint4"]),
+            shape = (rng.choice([16, 1024, 4096]), rng.choice([1024, 11008]), rng.choice([1024, 4096]))
+            config = (
+                rng.choice([16, 64, 128]),
+                rng.choice([64, 128, 256]),
+                rng.choice([32, 64, 128]),
+                rng.choice([1, 2, 3]),
+                rng.choice([128, 256]),
             )
-            case = {"family": "dequant_gemm", "kernel": "dequant_gemm", "params": p}
+            case = C.dequant_case(shape, config, rng.choice(["int4", "uint4"]))
         else:
-            p = dict(
-                M=rng.choice([128, 1000, 4096]),
-                N=rng.choice([128, 8192]),
-                K=rng.choice([128, 4096]),
-                block_M=rng.choice([64, 128]),
-                block_N=rng.choice([64, 128, 256]),
-                block_K=rng.choice([64, 128]),
-                num_stages=rng.choice([2, 3, 4]),
-                threads=rng.choice([128, 256]),
-                dtype="float8_e4m3",
-                out_dtype="float16",
-                promote_every=rng.choice([0, 1, 4]),
+            shape = (rng.choice([128, 1000, 4096]), rng.choice([128, 8192]), rng.choice([128, 4096]))
+            config = (
+                rng.choice([64, 128]),
+                rng.choice([64, 128, 256]),
+                rng.choice([64, 128]),
+                rng.choice([2, 3, 4]),
+                rng.choice([128, 256]),
+                rng.choice([0, 1, 4]),
             )
-            case = {"family": "gemm", "kernel": "gemm_fp8", "params": p}
+            case = C.fp8_case(shape, config)
         case["id"] = f"tilelang/{family}/{i}"
         out.append(case)
     return out
@@ -301,17 +264,27 @@ def _verdict(latency_us: float) -> str:
     return "ok" if math.isfinite(latency_us) and latency_us > 0 else "bad latency"
 
 
+def _attempt(case_id: str, predict, refusals: tuple[type[Exception], ...]) -> tuple[str, str, str]:
+    """(id, verdict, why) of one prediction: ``predict()`` returns microseconds; one of ``refusals`` raised
+    is a typed refusal, anything else a crash (what this script exists to find)."""
+    try:
+        return case_id, _verdict(predict()), ""
+    except refusals as e:
+        return case_id, "refused", f"{type(e).__name__}: {str(e).split('failed: ')[-1][:120]}"
+    except Exception as e:  # noqa: BLE001
+        return case_id, "crash", "".join(traceback.format_exception(e)).strip().splitlines()[-1][:300]
+
+
 def run_triton(case) -> tuple[str, str, str]:
     import accuracy
 
     from tilesight.errors import TileSightError
 
-    try:
-        return case.id, _verdict(accuracy.predict_us(case.to_json(), case.id, "h200")), ""
-    except (TileSightError, accuracy.DataError) as e:
-        return case.id, "refused", str(e).split("failed: ")[-1][:120]
-    except Exception as e:  # noqa: BLE001 - what this script exists to find
-        return case.id, "crash", "".join(traceback.format_exception(e)).strip().splitlines()[-1][:300]
+    return _attempt(
+        case.id,
+        lambda: accuracy.predict_us(case.to_json(), case.id, "h200"),
+        (TileSightError, accuracy.DataError),
+    )
 
 
 def run_tilelang(case: dict) -> tuple[str, str, str]:
@@ -324,13 +297,12 @@ def run_tilelang(case: dict) -> tuple[str, str, str]:
         func = C.build(case)
     except Exception as e:  # noqa: BLE001 - a draw TileLang itself rejects is not the model's concern
         return case["id"], "refused", f"TileLang: {type(e).__name__}: {str(e)[:100]}"
-    try:
-        return case["id"], _verdict(tilesight.estimate(func, *C.launch_args(case), hw="h200").latency_us), ""
-    except TileSightError as e:
-        return case["id"], "refused", f"{type(e).__name__}: {str(e)[:120]}"
-    except Exception as e:  # noqa: BLE001
-        tail = "".join(traceback.format_exception(e)).strip().splitlines()[-1][:300]
-        return case["id"], "crash", f"{json.dumps(case['params'])}: {tail}"
+    case_id = f"{case['id']} {json.dumps(case['params'])}"
+    return _attempt(
+        case_id,
+        lambda: tilesight.estimate(func, *C.launch_args(case), hw="h200").latency_us,
+        (TileSightError,),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -87,7 +87,7 @@ def out_index(case: dict[str, Any]) -> int:
     return OUT_IDX_KERNEL.get(case["kernel"], OUT_IDX[case["family"]])
 
 
-def _gemm_case(shape: tuple, config: tuple) -> dict[str, Any]:
+def gemm_case(shape: tuple, config: tuple) -> dict[str, Any]:
     """A reference GEMM case: ``shape`` (M, N, K), ``config`` (block_M, block_N, block_K, num_stages,
     threads, use_swizzle, dtype)."""
     (m, n, k), (bm, bn, bk, st, th, sw, dt) = shape, config
@@ -96,7 +96,7 @@ def _gemm_case(shape: tuple, config: tuple) -> dict[str, Any]:
     return {"family": "gemm", "kernel": "gemm", "params": params}
 
 
-def _fa_case(shape: tuple, causal: bool, config: tuple) -> dict[str, Any]:
+def fa_case(shape: tuple, causal: bool, config: tuple) -> dict[str, Any]:
     """A FlashAttention forward case: ``shape`` (batch, heads, seq_len, dim), ``config`` (block_M, block_N,
     num_stages, threads)."""
     (b, h, s, d), (bm, bn, st, th) = shape, config
@@ -105,7 +105,7 @@ def _fa_case(shape: tuple, causal: bool, config: tuple) -> dict[str, Any]:
     return {"family": "flash_attention", "kernel": "flash_attention_fwd", "params": params}
 
 
-def _mla_case(shape: tuple, config: tuple) -> dict[str, Any]:
+def mla_case(shape: tuple, config: tuple) -> dict[str, Any]:
     """An MLA decode case: ``shape`` (batch, heads, seqlen_kv), ``config`` (block_H, block_N, num_stages,
     threads)."""
     (b, h, s), (bh, bn, st, th) = shape, config
@@ -116,36 +116,30 @@ def _mla_case(shape: tuple, config: tuple) -> dict[str, Any]:
 
 def gemm_cases() -> list[dict[str, Any]]:
     return [
-        _gemm_case(shape, (*config, dt))
+        gemm_case(shape, (*config, dt))
         for shape, config, dt in itertools.product(GEMM_SHAPES, GEMM_CONFIGS, GEMM_DTYPES)
     ]
 
 
 def fa_cases() -> list[dict[str, Any]]:
-    return [_fa_case(*c) for c in itertools.product(FA_SHAPES, FA_CAUSAL, FA_CONFIGS)]
+    return [fa_case(*c) for c in itertools.product(FA_SHAPES, FA_CAUSAL, FA_CONFIGS)]
 
 
 def mla_cases() -> list[dict[str, Any]]:
-    return [_mla_case(*c) for c in itertools.product(MLA_SHAPES, MLA_CONFIGS)]
+    return [mla_case(*c) for c in itertools.product(MLA_SHAPES, MLA_CONFIGS)]
 
 
 def dequant_cases() -> list[dict[str, Any]]:
-    out = []
-    for (m, n, k), (bm, bn, bk, st, th), w in itertools.product(
-        DEQUANT_SHAPES, DEQUANT_CONFIGS, DEQUANT_WEIGHTS
-    ):
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight=w)
-        out.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
-    return out
+    return [dequant_case(*c) for c in itertools.product(DEQUANT_SHAPES, DEQUANT_CONFIGS, DEQUANT_WEIGHTS)]
 
 
 def validation_cases() -> list[dict[str, Any]]:
     """The validation set: fp16 GEMMs, FlashAttention (causal and not) and int4 dequantising GEMMs."""
     cases = [
-        _gemm_case(shape, (*config, "float16"))
+        gemm_case(shape, (*config, "float16"))
         for shape, config in itertools.product(VALIDATION_GEMM_SHAPES, VALIDATION_GEMM_CONFIGS)
     ]
-    cases += [_fa_case(*c) for c in itertools.product(VALIDATION_FA_SHAPES, FA_CAUSAL, VALIDATION_FA_CONFIGS)]
+    cases += [fa_case(*c) for c in itertools.product(VALIDATION_FA_SHAPES, FA_CAUSAL, VALIDATION_FA_CONFIGS)]
     cases += _dequant_cases(itertools.product(VALIDATION_DEQUANT_SHAPES, VALIDATION_DEQUANT_CONFIGS))
     return _numbered(cases, "val")
 
@@ -418,33 +412,40 @@ def _validation_set(
     MLA decode lists, then the ``extra`` cases (dequantising and fp8 GEMMs), numbered
     ``{prefix}-{family}-NNN`` in that order."""
     (gemm_shapes, gemm_configs), (fa_shapes, fa_configs), (mla_shapes, mla_configs) = gemm, fa, mla
-    cases = [_gemm_case(*c) for c in itertools.product(gemm_shapes, gemm_configs)]
-    cases += [_fa_case(*c) for c in itertools.product(fa_shapes, FA_CAUSAL, fa_configs)]
-    cases += [_mla_case(*c) for c in itertools.product(mla_shapes, mla_configs)]
+    cases = [gemm_case(*c) for c in itertools.product(gemm_shapes, gemm_configs)]
+    cases += [fa_case(*c) for c in itertools.product(fa_shapes, FA_CAUSAL, fa_configs)]
+    cases += [mla_case(*c) for c in itertools.product(mla_shapes, mla_configs)]
     cases += extra
     return _numbered(cases, prefix)
+
+
+def dequant_case(shape: tuple, config: tuple, weight: str = "int4") -> dict[str, Any]:
+    """A dequantising GEMM case: ``shape`` (M, N, K), ``config`` (block_M, block_N, block_K, num_stages,
+    threads), ``weight`` int4 or uint4."""
+    (m, n, k), (bm, bn, bk, st, th) = shape, config
+    params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th, weight=weight)
+    return {"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params}
+
+
+def fp8_case(shape: tuple, config: tuple) -> dict[str, Any]:
+    """An fp8 GEMM case (``gemm_fp8``, e4m3 in, fp16 out): ``shape`` (M, N, K), ``config`` (block_M, block_N,
+    block_K, num_stages, threads, promote_every)."""
+    (m, n, k), (bm, bn, bk, st, th, promote) = shape, config
+    params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
+    params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
+    return {"family": "gemm", "kernel": "gemm_fp8", "params": params}
 
 
 def _dequant_cases(pairs: Iterable[tuple]) -> list[dict[str, Any]]:
     """int4 dequantising GEMM cases, one per ``((M, N, K), (block_M, block_N, block_K, num_stages,
     threads))``."""
-    cases = []
-    for (m, n, k), (bm, bn, bk, st, th) in pairs:
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params["weight"] = "int4"
-        cases.append({"family": "dequant_gemm", "kernel": "dequant_gemm", "params": params})
-    return cases
+    return [dequant_case(shape, config) for shape, config in pairs]
 
 
 def _fp8_cases(pairs: Iterable[tuple]) -> list[dict[str, Any]]:
-    """fp8 GEMM cases (``gemm_fp8``, e4m3 in, fp16 out), one per ``((M, N, K), (block_M, block_N, block_K,
-    num_stages, threads, promote_every))``."""
-    cases = []
-    for (m, n, k), (bm, bn, bk, st, th, promote) in pairs:
-        params = dict(M=m, N=n, K=k, block_M=bm, block_N=bn, block_K=bk, num_stages=st, threads=th)
-        params.update(dtype="float8_e4m3", out_dtype="float16", promote_every=promote)
-        cases.append({"family": "gemm", "kernel": "gemm_fp8", "params": params})
-    return cases
+    """fp8 GEMM cases, one per ``((M, N, K), (block_M, block_N, block_K, num_stages, threads,
+    promote_every))``."""
+    return [fp8_case(shape, config) for shape, config in pairs]
 
 
 def validation2_cases() -> list[dict[str, Any]]:
@@ -743,7 +744,7 @@ def validation13_cases() -> list[dict[str, Any]]:
             continue
         shape = (rng.choice(dims), rng.choice(dims), rng.choice(dims))
         dtype, swizzle = rng.choice(GEMM_DTYPES), rng.random() < 0.5
-        cases.append(_gemm_case(shape, (bm, bn, bk, st, th, swizzle, dtype)))
+        cases.append(gemm_case(shape, (bm, bn, bk, st, th, swizzle, dtype)))
     cases += _fp8_cases(
         (
             (rng.choice(dims), rng.choice(dims), rng.choice(dims)),
@@ -778,11 +779,11 @@ def validation13_cases() -> list[dict[str, Any]]:
         )
         shape = (rng.choice((1, 2, 4, 6)), rng.choice((8, 12, 20, 32)), 128 * rng.randint(6, 40))
         shape += (rng.choice((64, 128)),)
-        cases.append(_fa_case(shape, rng.random() < 0.5, (bm, bn, st, th)))
+        cases.append(fa_case(shape, rng.random() < 0.5, (bm, bn, st, th)))
     for _ in range(4):
         bh, bn, st, th = rng.choice(((64, 32, 2, 256), (64, 64, 1, 256), (64, 64, 2, 256)))
         shape = (rng.choice((8, 24, 64, 96)), 128, 1024 * rng.randint(2, 12))
-        cases.append(_mla_case(shape, (bh, bn, st, th)))
+        cases.append(mla_case(shape, (bh, bn, st, th)))
     return _numbered(cases, "val13")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -341,6 +342,38 @@ def row_case(
         num_stages=1,
         problem=problem,
     )
+
+
+# (op, variant) of every row kernel row_case builds
+ROW_KINDS = (
+    ("softmax", ""),
+    ("softmax", "rows"),
+    ("layernorm", ""),
+    ("layernorm", "chunked"),
+    ("rmsnorm", ""),
+)
+
+
+def random_row_case(
+    rng: Any,
+    rows: Sequence[int],
+    widths: Sequence[int],
+    dtypes: Sequence[str],
+    warps: Sequence[int],
+    blocks: Sequence[int],
+    programs: Sequence[int],
+) -> Case:
+    """A row kernel of :data:`ROW_KINDS` drawn by ``rng`` (a ``random.Random``): its rows, width, dtype and
+    warps from the given choices, its chunk from ``blocks`` (the chunked LayerNorm, RMSNorm) and its program
+    count from ``programs`` (the row-striding softmax)."""
+    op, variant = rng.choice(ROW_KINDS)
+    r, c, dtype, w = rng.choice(rows), rng.choice(widths), rng.choice(dtypes), rng.choice(warps)
+    extra: dict[str, Any] = {}
+    if variant == "chunked" or op == "rmsnorm":
+        extra["block"] = rng.choice(blocks)
+    if variant == "rows":
+        extra["programs"] = rng.choice(programs)
+    return row_case(op, r, c, dtype, w, variant=variant, **extra)
 
 
 def add_case(n: int, dtype: str, block: int, warps: int) -> Case:
@@ -2112,27 +2145,17 @@ def random_sample(spec: RandomSample) -> list[Case]:
         if kernel_precondition(case.to_json()) is None:
             cases.append(case)
     for _ in range(12):
-        op, variant = rng.choice(
-            (
-                ("softmax", ""),
-                ("softmax", "rows"),
-                ("layernorm", ""),
-                ("layernorm", "chunked"),
-                ("rmsnorm", ""),
+        cases.append(
+            random_row_case(
+                rng,
+                spec.rows,
+                spec.widths,
+                ("float16", "bfloat16"),
+                (4, 8, 16),
+                (1024, 2048, 4096),
+                (132, 264, 528),
             )
         )
-        r, c, dtype, warps = (
-            rng.choice(spec.rows),
-            rng.choice(spec.widths),
-            rng.choice(("float16", "bfloat16")),
-            rng.choice((4, 8, 16)),
-        )
-        extra: dict[str, Any] = {}
-        if variant == "chunked" or op == "rmsnorm":
-            extra["block"] = rng.choice((1024, 2048, 4096))
-        if variant == "rows":
-            extra["programs"] = rng.choice((132, 264, 528))
-        cases.append(row_case(op, r, c, dtype, warps, variant=variant, **extra))
     sizes_1d = spec.sizes_1d
     cases += [
         add_case(rng.choice(sizes_1d), "float16", rng.choice((1024, 2048, 4096)), rng.choice((4, 8))),
