@@ -305,9 +305,6 @@ def _sampled_steps(streams: list[_Stream], samples: int) -> list[tuple[np.ndarra
         before = _occurrences_before(streams, sig)
         at = np.empty((len(streams), idx.size))
         for r, o in enumerate(streams):
-            if not o.slots.size:  # an action no walked iteration reaches (a loop of no trips): no slot
-                at[r] = 0.0
-                continue
             k = before[r].astype(np.int64)  # o.slots is sorted: a match sits at k
             at[r] = (k < o.slots.size) & (o.slots[np.minimum(k, o.slots.size - 1)] == sig)
         out.append((idx, before, at))
@@ -722,7 +719,10 @@ def _compute(
     if skew is None:
         skew = execution_skew(plan, hw)
     eo = execution_order(plan, hw, resident)
-    streams = _streams(plan, eo.coords)
+    every = _streams(plan, eo.coords)
+    # an action no walked iteration reaches (a loop whose mean trip count rounds to none) stays out of the
+    # walk: it gets a row of no traffic below
+    streams = [s for s in every if s.slots.size]
     tiles = eo.wave.size
     zeros = np.zeros(tiles, dtype=np.int64)
     sampled = _sampled_steps(streams, samples)
@@ -755,11 +755,10 @@ def _compute(
 
     rows: list[AccessBreakdown] = []
     warm = dict(plan.l2_warm)  # tensors an earlier kernel left (partly) in L2
-    for s in streams:
+    for s in every:
         accesses = int(s.slots.size * tiles)
         requested = accesses * s.block_bytes
-        if not s.slots.size:
-            # an action no walked iteration reaches (a loop whose mean trip count rounds to none): no traffic
+        if not s.slots.size:  # out of the walk (above): no traffic
             rows.append(AccessBreakdown(s.action, s.tensor, s.write, 0, 0.0, 0.0, 0.0, 0.0, 0.0))
             continue
         if s.write:
@@ -852,7 +851,7 @@ def _compute(
     }
     # the report's rates and DRAM bytes are the mean program's: each action's walked traffic times the share
     # of its walked occurrences that run (_Stream.weight)
-    weight = {s.action: s.weight for s in streams}
+    weight = {s.action: s.weight for s in every}
     at_l2 = sum(r.requested_bytes * weight[r.action] * (r.l2_lookups - r.l15_hit) for r in reads) + sum(
         r.requested_bytes * weight[r.action] for r in writes
     )

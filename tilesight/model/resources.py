@@ -676,7 +676,7 @@ def action_demand(
     latency = 0.0
     floor = 0.0
     nbytes = 0.0
-    lsu_bytes = None  # what the warps' memory instructions move (masked-off lanes issue none), nbytes if None
+    lsu_bytes = 0.0  # what the warps' memory instructions move (masked-off lanes issue none)
     flops = 0.0
     l2_hit: float | None = None
     l15_hit = 0.0
@@ -689,7 +689,7 @@ def action_demand(
     if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
         assert action.tensor is not None  # TileAction validates it
         tensor = tensors[action.tensor] if tensors is not None else plan.tensor(action.tensor)
-        nbytes = tensor.tile_bytes
+        nbytes = lsu_bytes = tensor.tile_bytes
         scratch = action.dst if kind is not ActionKind.STORE else action.src
         if scratch is MemLevel.SMEM:
             amounts[SMEM] = nbytes
@@ -840,8 +840,7 @@ def action_demand(
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         # a load's share served on chip (L1.5 or L2); stores issue at the probed copy's rate
         served = min(1.0, l15_hit + l2_hit) if kind is ActionKind.LOAD and l2_hit is not None else None
-        lsu = nbytes if lsu_bytes is None else lsu_bytes
-        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, lsu, hw, served))
+        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, lsu_bytes, hw, served))
     lsu_rate = hw.lsu_warp_instr_per_s_per_sm
     if kind is ActionKind.DOT and action.vector_bytes and amounts[SMEM] and lsu_rate > 0:
         # operand fragments loaded into registers by the warps (ldmatrix): the issue slots bound it too
