@@ -787,6 +787,64 @@ def validation13_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val13")
 
 
+def validation14_cases() -> list[dict[str, Any]]:
+    """A second random sample (stop 47, after the wgmma accumulator swap rule, predicted before it ran): 60
+    launches from a seeded generator, wider than validation 13's: 28 GEMMs whose accumulator may take up to
+    512 registers a thread (validation 13 stopped at 256), 6 fp8 GEMMs and 16 FlashAttention launches with
+    their block configuration drawn too (block_M 64 / 128, block_N 32-128, 1-3 stages, 128 / 256 threads), 6
+    int4 dequantising GEMMs and 4 MLA decode launches. Nothing picked by hand."""
+    import random
+
+    rng = random.Random(14)
+    dims = tuple(128 * n for n in (3, 6, 11, 17, 26, 37, 50, 67))
+    cases: list[dict[str, Any]] = []
+    while len(cases) < 28:
+        bm, bn, bk = rng.choice((64, 128, 256)), rng.choice((64, 128, 256)), rng.choice((32, 64))
+        st, th = rng.choice((2, 3, 4)), rng.choice((128, 256))
+        if st * (bm + bn) * bk * 2 > 200 * 1024 or bm * bn / th > 512 or bm < 64 * th // 128:
+            continue
+        shape = (rng.choice(dims), rng.choice(dims), rng.choice(dims))
+        dtype, swizzle = rng.choice(GEMM_DTYPES), rng.random() < 0.5
+        cases.append(gemm_case(shape, (bm, bn, bk, st, th, swizzle, dtype)))
+    fp8: list[dict[str, Any]] = []
+    while len(fp8) < 6:
+        bm, bn, bk = rng.choice((64, 128)), rng.choice((128, 256)), rng.choice((64, 128))
+        st, th = rng.choice((2, 3, 4)), rng.choice((128, 256))
+        if st * (bm + bn) * bk > 200 * 1024 or bm < 64 * th // 128:
+            continue
+        promote = rng.choice((0, 128 // bk))
+        fp8.append(
+            fp8_case((rng.choice(dims), rng.choice(dims), rng.choice(dims)), (bm, bn, bk, st, th, promote))
+        )
+    cases += fp8
+    cases += _dequant_cases(
+        (
+            (rng.choice(dims), rng.choice(dims), rng.choice(dims)),
+            rng.choice(((128, 128, 64, 2, 128), (128, 256, 64, 3, 256), (64, 128, 64, 3, 128))),
+        )
+        for _ in range(6)
+    )
+    fa = 0
+    while fa < 16:
+        bm, bn, st, th = (
+            rng.choice((64, 128)),
+            rng.choice((32, 64, 128)),
+            rng.choice((1, 2, 3)),
+            rng.choice((128, 256)),
+        )
+        if bm < 64 * th // 128:
+            continue
+        shape = (rng.choice((1, 2, 4, 6)), rng.choice((8, 12, 20, 32)), 128 * rng.randint(4, 40))
+        shape += (rng.choice((64, 128)),)
+        cases.append(fa_case(shape, rng.random() < 0.5, (bm, bn, st, th)))
+        fa += 1
+    for _ in range(4):
+        bh, bn, st, th = rng.choice(((64, 32, 2, 256), (64, 64, 1, 256), (64, 64, 2, 256)))
+        shape = (rng.choice((8, 24, 64, 96)), 128, 1024 * rng.randint(2, 12))
+        cases.append(mla_case(shape, (bh, bn, st, th)))
+    return _numbered(cases, "val14")
+
+
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
 # K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
 # stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles

@@ -99,7 +99,10 @@ def compile_case(case: dict, workdir: Path) -> dict:
 
 
 def check(path: Path) -> int:
-    """The frontend's spill estimate against ptxas's report, configuration by configuration (CPU only)."""
+    """The frontend's spill estimate against ptxas's report, configuration by configuration (CPU only):
+    whether a kernel spills, and, where both spill, the frame a thread that holds fragments gets (the
+    estimate's block total over the case's ``threads``, the consumers of a warp-specialised kernel) against
+    ptxas's stack frame."""
     from tilesight.frontends.tilelang import TileLangFrontend
 
     from tilesight.hardware import load_profile
@@ -108,6 +111,7 @@ def check(path: Path) -> int:
     rows = json.loads(path.read_text())["rows"]
     agree = 0
     checked = 0
+    frames: list[float] = []
     for row in rows:
         if "entries" not in row:
             print(f"{row['id']}: not compiled ({row.get('error')})")
@@ -116,19 +120,29 @@ def check(path: Path) -> int:
         plans = getattr(plan, "plans", (plan,))
         # ptxas reports the entry points in reverse launch order; a frame of its own (a local array, no
         # spill stores) is not a register spill
-        spilled = [e.get("spill_stores", 0) for e in reversed(list(row["entries"].values()))]
-        for p, stores in zip(plans, spilled, strict=False):
+        entries = list(reversed(list(row["entries"].values())))
+        for p, entry in zip(plans, entries, strict=False):
+            stores = entry.get("spill_stores", 0)
             res = p.resources
-            frame = res.spill_bytes_per_thread * res.threads
+            block = res.spill_bytes_per_thread * res.threads
             checked += 1
-            ok = (frame > 0) == (stores > 0)
+            ok = (block > 0) == (stores > 0)
             agree += ok
-            if frame or stores or not ok:
-                print(
-                    f"{row['id']:28s} {p.name[:24]:24s} ptxas spill stores {stores:4d} B  "
-                    f"estimate {frame} B over the block  {'ok' if ok else 'DISAGREE'}"
+            if block or stores or not ok:
+                holders = row["params"].get("threads", res.threads)
+                estimate = block / holders
+                line = (
+                    f"{row['id']:28s} {p.name[:24]:24s} ptxas frame {entry.get('frame', 0):4d} B "
+                    f"(spill stores {stores:4d} B)  estimate {estimate:6.0f} B a thread"
                 )
+                if block and stores:
+                    frames.append(estimate / entry["frame"])
+                    line += f"  ratio {estimate / entry['frame']:.2f}"
+                print(line + ("" if ok else "  DISAGREE"))
     print(f"spill or not: the estimate agrees with ptxas on {agree} of {checked} kernels")
+    if frames:
+        err = sum(abs(f - 1.0) for f in frames) / len(frames)
+        print(f"frame size where both spill: {len(frames)} kernels, mean |estimate / ptxas - 1| {err:.1%}")
     return 0 if agree == checked else 1
 
 

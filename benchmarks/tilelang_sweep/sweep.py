@@ -62,6 +62,7 @@ SETS = {
     "validation11": case_list.validation11_cases,
     "validation12": case_list.validation12_cases,
     "validation13": case_list.validation13_cases,
+    "validation14": case_list.validation14_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,

@@ -9,6 +9,7 @@ need A not transposed, B transposed ("K-major") and K a multiple of 8/32/32). Ot
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tilesight.errors import FrontendError
@@ -28,6 +29,7 @@ POLICY_SQUARE, POLICY_FULL_ROW, POLICY_FULL_COL = 0, 1, 2
 ROWS_PER_WARP = 16
 COLS_PER_WARP = 8
 WGMMA_MAX_N = 256  # widest wgmma instruction (PTX ISA: N in 8..256)
+REGISTER_BYTES = 4  # one 32-bit register
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,20 @@ def warp_partition(variant: str, policy: int, m: int, n: int, threads: int, warp
     return GemmChoice(variant, mw, nw)
 
 
+def wgmma_instructions_along_n(choice: GemmChoice, n: int) -> int:
+    """wgmma instructions a warpgroup issues side by side to cover its columns of an ``n``-column tile (each
+    at most :data:`WGMMA_MAX_N` wide)."""
+    return -(-(n // choice.n_warps) // WGMMA_MAX_N)
+
+
+def wgmma_accumulator_registers(choice: GemmChoice, n: int, acc_bytes: float, warp_size: int) -> int:
+    """Registers of a thread one wgmma instruction's accumulator takes: its 64 rows by the warpgroup's
+    columns (in :func:`wgmma_instructions_along_n` pieces) of ``acc_bytes``-byte values, over the
+    warpgroup's threads (an m64n256k16 with fp32 accumulation: 64 x 256 x 4 B / 128 threads = 128)."""
+    width = n // choice.n_warps // wgmma_instructions_along_n(choice, n)
+    return math.ceil(WGMMA_MIN_M * width * acc_bytes / (WARPS_PER_WARPGROUP * warp_size * REGISTER_BYTES))
+
+
 def operand_smem_reads(choice: GemmChoice, m: int, n: int, a_bytes: float, b_bytes: float) -> float:
     """Shared-memory bytes one ``T.gemm`` reads for its operands (pass 0 for an operand in registers).
 
@@ -110,6 +126,5 @@ def operand_smem_reads(choice: GemmChoice, m: int, n: int, a_bytes: float, b_byt
     and A once per warpgroup column and instruction along N.
     """
     if choice.variant == "wgmma":
-        n_instr = -(-(n // choice.n_warps) // WGMMA_MAX_N)
-        return a_bytes * choice.n_warps * n_instr + b_bytes * (m // WGMMA_MIN_M)
+        return a_bytes * choice.n_warps * wgmma_instructions_along_n(choice, n) + b_bytes * (m // WGMMA_MIN_M)
     return a_bytes * choice.n_warps + b_bytes * choice.m_warps

@@ -50,12 +50,14 @@ from tilesight.plan import (
 from ._tvm import tirx
 from .expr import evaluate, free_vars
 from .gemm_inst import (
+    REGISTER_BYTES,
     WARPS_PER_WARPGROUP,
     WGMMA_MAX_N,
     GemmChoice,
     operand_smem_reads,
     select_variant,
     warp_partition,
+    wgmma_accumulator_registers,
 )
 from .swizzle import rasterization_sequence
 from .walker import (
@@ -93,7 +95,6 @@ REGISTER_OVERHEAD_PER_THREAD = 32
 # and constant offsets, and ptxas gives fragments + the unrolled loads + 3 to 15 registers (nvcc_unroll's
 # kernels: 77 for a 16-chunk RMSNorm holding 64 registers of loads and 5 of fragments); this many
 UNROLLED_REGISTER_OVERHEAD = 8
-REGISTER_BYTES = 4  # one 32-bit register
 _COMPUTE_KINDS = frozenset({ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU})
 # On a GPU with TMA, TileLang warp-specialises a kernel whose loop loads global tiles into shared memory: it
 # adds one producer warpgroup (4 warps x 32 threads) that issues the TMA copies (seen in TileLang 0.1.15's
@@ -948,16 +949,13 @@ class _Lowering:
         }
         return tuple(_carried_fragments(loop, elements) for loop in _loops(self.ir.body))
 
-    def _carried_registers(self) -> int:
-        """Registers a thread holds across an iteration of the kernel's most demanding serial loop: the
-        fragments the loop carries (:attr:`_carried`), as a share of the block's threads."""
-
-        def nbytes(name: str) -> int:
+    def _registers(self, fragments: set[str]) -> int:
+        """Registers a thread's share of ``fragments`` takes (the block's threads holding them evenly)."""
+        nbytes = 0
+        for name in fragments:
             _, dtype, shape = self.ir.buffers[name]
-            return math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
-
-        most = max((sum(nbytes(f) for f in carried) for carried in self._carried), default=0)
-        return math.ceil(most / self.ir.threads / REGISTER_BYTES)
+            nbytes += math.prod(shape) * dtype_bytes(canonical_dtype(dtype))
+        return math.ceil(nbytes / self.ir.threads / REGISTER_BYTES)
 
     def spill_candidates(self) -> set[str]:
         """The carried fragments ptxas spills first when a thread runs out of registers: those no ``T.gemm``
@@ -965,8 +963,12 @@ class _Lowering:
         registers, so a promoted fp8 GEMM's second accumulator goes to local memory and is reloaded and stored
         only where the promotion adds into it: ptxas -v and the SASS of ``gemm_fp8(promote_every=1 / 2)``,
         38 local loads and 38 stores in the promotion's block, 5 and 5 around the wgmma). Empty when nothing
-        spills."""
-        if not self._spill_frame_bytes(self._consumer_cap()):
+        spills, or when the wgmma accumulators themselves overflow (:meth:`_spill_frame_bytes`): the frame
+        then moves around every wgmma, the engine's default."""
+        cap = self._consumer_cap()
+        if not self._spill_frame_bytes(cap):
+            return set()
+        if any(self._accumulators_overflow(carried, cap) for carried in self._carried):
             return set()
         return set().union(*self._carried) - _gemm_fragments(self.ir.body)
 
@@ -1006,11 +1008,51 @@ class _Lowering:
         return min(budget, self.hw.regs_per_thread_max)
 
     def _spill_frame_bytes(self, cap: int) -> int:
-        """Bytes a thread's loop state spills to local memory when it has ``cap`` registers: what the
-        carried fragments and :data:`LOOP_STATE_REGISTERS` need beyond ``cap``; 0 when they fit. The frame
-        holds carried fragments, which the loop updates, so none of it is invariant state
-        (``spill_invariant_bytes=0``): each pass reloads and stores it."""
-        return max(self._carried_registers() + LOOP_STATE_REGISTERS - cap, 0) * REGISTER_BYTES
+        """Bytes a thread's loop state spills to local memory when it has ``cap`` registers, in the kernel's
+        most demanding serial loop; 0 when everything fits. The frame holds carried fragments, which the loop
+        updates, so none of it is invariant state (``spill_invariant_bytes=0``): each pass reloads and stores
+        it.
+
+        Where the carried fragments and :data:`LOOP_STATE_REGISTERS` exceed ``cap`` but the wgmma
+        accumulators fit beside the loop state, ptxas spills only the excess (other fragments first,
+        :meth:`spill_candidates`). Where the wgmma accumulators alone do not fit, every instruction still
+        needs its own accumulator whole in registers while it runs, so ptxas serialises the wgmmas (C7511)
+        and swaps accumulator pieces through the registers: beside the loop state and the piece in flight it
+        keeps what room is left of the others, and spills the rest of what the loop carries, all of which each
+        iteration reloads and stores. (ptxas -v and the SASS of TileLang 0.1.15's GEMM for sm_90a, nvcc 13.0:
+        a 128 x 256 tile on one consumer warpgroup, two m64n256 pieces of 128 registers, 256 carried against
+        setmaxnreg's 240, keeps 84 registers of the idle piece and moves 172 (688 B stored and 688 B loaded
+        an iteration, a 688 B frame), where the excess alone would be 36; 256 x 128 tiles on one warpgroup
+        and 256 x 256 on two, four m64n128 pieces of 64, move 128 (512 B frames). This rule gives 164 and
+        100.)"""
+        frame = 0
+        for carried in self._carried:
+            regs = self._registers(carried)
+            if self._accumulators_overflow(carried, cap):
+                piece = max(self._wgmma_piece_registers(f) for f in carried if self._is_wgmma_accumulator(f))
+                frame = max(frame, regs - max(cap - LOOP_STATE_REGISTERS - piece, 0))
+            else:
+                frame = max(frame, regs + LOOP_STATE_REGISTERS - cap)
+        return frame * REGISTER_BYTES
+
+    def _is_wgmma_accumulator(self, fragment: str) -> bool:
+        part = self.gemm_parts.get(fragment)
+        return part is not None and part.variant == "wgmma"
+
+    def _accumulators_overflow(self, carried: set[str], cap: int) -> bool:
+        """Whether the wgmma accumulators among a loop's ``carried`` fragments and the loop state exceed
+        ``cap`` registers: ptxas cannot keep them all and has to move accumulators in and out of local
+        memory around the instructions."""
+        acc = {f for f in carried if self._is_wgmma_accumulator(f)}
+        return bool(acc) and self._registers(acc) + LOOP_STATE_REGISTERS > cap
+
+    def _wgmma_piece_registers(self, fragment: str) -> int:
+        """Registers of a thread one wgmma instruction's share of the accumulator ``fragment`` takes
+        (:func:`gemm_inst.wgmma_accumulator_registers`)."""
+        _, dtype, shape = self.ir.buffers[fragment]
+        return wgmma_accumulator_registers(
+            self.gemm_parts[fragment], shape[-1], dtype_bytes(canonical_dtype(dtype)), self.hw.warp_size
+        )
 
     def _fragment_registers(self) -> int:
         """Registers a thread's share of the fragments takes (those :func:`_transient_fragments` leaves out

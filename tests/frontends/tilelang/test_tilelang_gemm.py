@@ -156,6 +156,33 @@ def test_promoted_fp8_accumulators_spill_where_ptxas_spills_them(block, promote,
 
 
 @pytest.mark.parametrize(
+    ("block", "threads", "frame"),
+    [
+        # 128 x 256 on one consumer warpgroup (128 threads): two m64n256 wgmma accumulator pieces of 128
+        # registers, 256 carried against setmaxnreg's 240. The piece in flight and the loop state
+        # (LOOP_STATE_REGISTERS, 20) leave 240 - 20 - 128 = 92 registers for the other piece: 256 - 92 = 164
+        # registers (656 B) go to local memory each iteration (ptxas: a 688 B frame, all of it moved), averaged
+        # over the 128 consumer + 128 producer threads: 328 B
+        ((128, 256, 64), 128, 328),
+        # 256 x 128: four m64n128 pieces of 64, 256 - (240 - 20 - 64) = 100 registers, 400 B / 2 = 200 B
+        # (ptxas: 512 B)
+        ((256, 128, 32), 128, 200),
+        # 256 x 256 on two consumer warpgroups (256 threads, warps 4 x 2): each warpgroup's 256 rows in four
+        # m64n128 pieces, 256 registers a thread: 400 B a consumer thread, 400 x 256 / 384 = 266 B
+        ((256, 256, 32), 256, 266),
+        # 128 x 256 on two warpgroups: 128 registers a thread fit beside the loop state, nothing spills
+        ((128, 256, 64), 256, 0),
+    ],
+)
+def test_wgmma_accumulators_beyond_the_registers_are_swapped_through_local_memory(block, threads, frame):
+    bm, bn, bk = block
+    r = plan_prim_func(gemm(4096, 4096, 4096, bm, bn, bk, 3, threads, "float16"), HW).resources
+    assert r.spill_bytes_per_thread == frame
+    # the frame holds wgmma accumulators: reloaded and stored around the dot (the engine's default)
+    assert r.spill_openers is None
+
+
+@pytest.mark.parametrize(
     ("block", "threads", "groups", "split"),
     [
         # 128 x 256 on 256 consumer threads: TileLang's warp_partition gives 4 x 2 warps, the two

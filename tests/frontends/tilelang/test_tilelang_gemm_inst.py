@@ -9,6 +9,8 @@ from tilesight.frontends.tilelang.gemm_inst import (
     operand_smem_reads,
     select_variant,
     warp_partition,
+    wgmma_accumulator_registers,
+    wgmma_instructions_along_n,
 )
 
 from tilesight.errors import FrontendError
@@ -96,3 +98,23 @@ def test_operand_smem_reads():
     assert operand_smem_reads(GemmChoice("wgmma", 4, 1), 64, 512, a, 0.0) == 2 * a
     # mma (2, 2): A once per warp column, B once per warp row.
     assert operand_smem_reads(GemmChoice("mma", 2, 2), 128, 128, a, b) == 2 * a + 2 * b
+
+
+@pytest.mark.parametrize(
+    ("choice", "n", "acc_bytes", "instructions", "registers"),
+    [
+        # one warpgroup over 256 columns: one m64n256 instruction, 64 x 256 x 4 B / 128 threads / 4 B = 128
+        (GemmChoice("wgmma", 4, 1), 256, 4, 1, 128),
+        # ... over 128 columns: m64n128, 64 x 128 x 4 / 128 / 4 = 64
+        (GemmChoice("wgmma", 4, 1), 128, 4, 1, 64),
+        # 256 columns split over two warp columns: each warpgroup's m64n128, 64 registers
+        (GemmChoice("wgmma", 4, 2), 256, 4, 1, 64),
+        # 512 columns on one warpgroup: two m64n256 side by side, 128 each
+        (GemmChoice("wgmma", 4, 1), 512, 4, 2, 128),
+        # fp16 accumulation halves it: 64 x 256 x 2 / 128 / 4 = 64
+        (GemmChoice("wgmma", 4, 1), 256, 2, 1, 64),
+    ],
+)
+def test_wgmma_accumulator_registers(choice, n, acc_bytes, instructions, registers):
+    assert wgmma_instructions_along_n(choice, n) == instructions
+    assert wgmma_accumulator_registers(choice, n, acc_bytes, 32) == registers
