@@ -966,9 +966,9 @@ class _Lowering:
         spills, or when the wgmma accumulators themselves overflow (:meth:`_spill_frame_bytes`): the frame
         then moves around every wgmma, the engine's default."""
         cap = self._consumer_cap()
-        if not self._spill_frame_bytes(cap):
-            return set()
-        if any(self._accumulators_overflow(carried, cap) for carried in self._carried):
+        if not self._spill_frame_bytes(cap) or any(
+            self._accumulators_overflow(live, cap) for live in self._at_wgmma
+        ):
             return set()
         return set().union(*self._carried) - _gemm_fragments(self.ir.body)
 
@@ -1018,41 +1018,59 @@ class _Lowering:
         :meth:`spill_candidates`). Where the wgmma accumulators alone do not fit, every instruction still
         needs its own accumulator whole in registers while it runs, so ptxas serialises the wgmmas (C7511)
         and swaps accumulator pieces through the registers: beside the loop state and the piece in flight it
-        keeps what room is left of the others, and spills the rest of what the loop carries, all of which each
+        keeps what room is left of the others, and spills the rest of what is live at the instruction
+        (:attr:`_at_wgmma`: the loop's carried fragments and the wgmma's own accumulator), all of which each
         iteration reloads and stores. (ptxas -v and the SASS of TileLang 0.1.15's GEMM for sm_90a, nvcc 13.0:
         a 128 x 256 tile on one consumer warpgroup, two m64n256 pieces of 128 registers, 256 carried against
         setmaxnreg's 240, keeps 84 registers of the idle piece and moves 172 (688 B stored and 688 B loaded
         an iteration, a 688 B frame), where the excess alone would be 36; 256 x 128 tiles on one warpgroup
         and 256 x 256 on two, four m64n128 pieces of 64, move 128 (512 B frames). This rule gives 164 and
         100.)"""
-        frame = 0
-        for carried in self._carried:
-            regs = self._registers(carried)
-            if self._accumulators_overflow(carried, cap):
-                piece = max(self._wgmma_piece_registers(f) for f in carried if self._is_wgmma_accumulator(f))
-                frame = max(frame, regs - max(cap - LOOP_STATE_REGISTERS - piece, 0))
-            else:
-                frame = max(frame, regs + LOOP_STATE_REGISTERS - cap)
+        excess = max(
+            (self._registers(carried) + LOOP_STATE_REGISTERS - cap for carried in self._carried), default=0
+        )
+        swapped = (
+            self._registers(live) - max(cap - LOOP_STATE_REGISTERS - self._wgmma_piece_registers(live), 0)
+            for live in self._at_wgmma
+            if self._accumulators_overflow(live, cap)
+        )
+        frame = max(excess, *swapped, 0)
         return frame * REGISTER_BYTES
+
+    @functools.cached_property
+    def _at_wgmma(self) -> tuple[set[str], ...]:
+        """The fragments live while each wgmma of a serial loop runs: what the loop carries (:attr:`_carried`)
+        and the instruction's own accumulator (a FlashAttention's score tile, rebuilt every iteration, beside
+        the output it carries)."""
+        return tuple(
+            carried | {g.writes[0].buffer}
+            for loop, carried in zip(_loops(self.ir.body), self._carried, strict=True)
+            for g in _gemm_ops(loop.body)
+            if self._is_wgmma_accumulator(g.writes[0].buffer)
+        )
 
     def _is_wgmma_accumulator(self, fragment: str) -> bool:
         part = self.gemm_parts.get(fragment)
         return part is not None and part.variant == "wgmma"
 
-    def _accumulators_overflow(self, carried: set[str], cap: int) -> bool:
-        """Whether the wgmma accumulators among a loop's ``carried`` fragments and the loop state exceed
-        ``cap`` registers: ptxas cannot keep them all and has to move accumulators in and out of local
-        memory around the instructions."""
-        acc = {f for f in carried if self._is_wgmma_accumulator(f)}
+    def _accumulators_overflow(self, live: set[str], cap: int) -> bool:
+        """Whether the wgmma accumulators among the ``live`` fragments and the loop state exceed ``cap``
+        registers: ptxas cannot keep them all and has to move accumulators in and out of local memory around
+        the instructions."""
+        acc = {f for f in live if self._is_wgmma_accumulator(f)}
         return bool(acc) and self._registers(acc) + LOOP_STATE_REGISTERS > cap
 
-    def _wgmma_piece_registers(self, fragment: str) -> int:
-        """Registers of a thread one wgmma instruction's share of the accumulator ``fragment`` takes
+    def _wgmma_piece_registers(self, live: set[str]) -> int:
+        """Registers of a thread the largest wgmma instruction's share of an accumulator among ``live`` takes
         (:func:`gemm_inst.wgmma_accumulator_registers`)."""
-        _, dtype, shape = self.ir.buffers[fragment]
-        return wgmma_accumulator_registers(
-            self.gemm_parts[fragment], shape[-1], dtype_bytes(canonical_dtype(dtype)), self.hw.warp_size
-        )
+        pieces = [0]
+        for name in filter(self._is_wgmma_accumulator, live):
+            _, dtype, shape = self.ir.buffers[name]
+            acc_bytes = dtype_bytes(canonical_dtype(dtype))
+            pieces.append(
+                wgmma_accumulator_registers(self.gemm_parts[name], shape[-1], acc_bytes, self.hw.warp_size)
+            )
+        return max(pieces)
 
     def _fragment_registers(self) -> int:
         """Registers a thread's share of the fragments takes (those :func:`_transient_fragments` leaves out

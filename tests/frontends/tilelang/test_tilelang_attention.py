@@ -126,3 +126,23 @@ def test_mla_decode_plan():
     # ... so each warpgroup's score instructions cover 16 of the 32 key columns (wgmma_ss<..., 64, 16, 16,
     # ...> in TileLang's generated CUDA), the value dot's 256 of the 512 latent columns
     assert [d.mma_n for d in dots] == [16, 16, 256]
+
+
+@pytest.mark.parametrize(
+    ("dim", "frame"),
+    [
+        # block_M = block_N = 128 on one consumer warpgroup (128 threads), head dim 128: while the score
+        # wgmma runs, its accumulator (128 x 128 x 4 B / 128 threads / 4 B = 128 registers) and the carried
+        # output (128 more) and row statistics (2: m and l of the thread's rows) are live, 258 with the loop
+        # state (20) against setmaxnreg's 240; both are m64n128 pieces of 64 registers, so ptxas keeps
+        # 240 - 20 - 64 = 156 and swaps 258 - 156 = 102 registers: 408 B a consumer thread (ptxas: a 336 B
+        # frame, 616 B moved an iteration), averaged over 128 + 128 producer threads
+        (128, 204),
+        # head dim 64: the output takes 64 registers, 194 live fit (ptxas: a 40 B frame, not modelled)
+        (64, 0),
+    ],
+)
+def test_live_score_and_output_accumulators_beyond_the_registers_spill(dim, frame):
+    r = plan_prim_func(flash_attention_fwd(2, 8, 1024, dim, False, 128, 128, 2, 128), HW).resources
+    assert r.spill_bytes_per_thread == frame
+    assert r.spill_openers is None
