@@ -2199,6 +2199,26 @@ def validation52_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation53_cases() -> list[Case]:
+    """A third random sample (stop 47, no Triton rule changed since validation 52): :func:`random_sample` with
+    its own seed and sizes, a third of the pointer GEMMs at odd M and N (K odd in some), a fifth of the
+    one-loop attention launches at lengths no multiple of 128."""
+    spec = RandomSample(
+        seed=53,
+        name="v53",
+        sizes=(256, 768, 1408, 2432, 3584, 4864, 6400, 8960),
+        ksizes=(640, 1152, 2048, 3840, 5376, 8192),
+        odd=(1500, 2222, 3333, 6001),
+        odd_k=(1111, 3500),
+        odd_share=0.33,
+        odd_length_share=0.2,
+        rows=(2048, 5000, 16384, 32768),
+        widths=(512, 896, 1900, 3584, 5000, 8192),
+        sizes_1d=(2_000_000, 9_999_999, 33_554_432, 80_000_000),
+    )
+    return random_sample(spec)
+
+
 def validation51_cases() -> list[Case]:
     """GEMMs with one operand left synchronous (stop 46): shapes whose N (B's row stride) or K (A's) is not a
     multiple of 16, so Triton copies the other operand stages ahead and loads this one with plain loads in the
