@@ -2144,18 +2144,19 @@ def random_sample(spec: RandomSample) -> list[Case]:
         case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
         if kernel_precondition(case.to_json()) is None:
             cases.append(case)
-    for _ in range(12):
-        cases.append(
-            random_row_case(
-                rng,
-                spec.rows,
-                spec.widths,
-                ("float16", "bfloat16"),
-                (4, 8, 16),
-                (1024, 2048, 4096),
-                (132, 264, 528),
-            )
+    rows: dict[str, Case] = {}
+    while len(rows) < 12:  # twelve distinct launches (a draw that repeats one is drawn again)
+        case = random_row_case(
+            rng,
+            spec.rows,
+            spec.widths,
+            ("float16", "bfloat16"),
+            (4, 8, 16),
+            (1024, 2048, 4096),
+            (132, 264, 528),
         )
+        rows.setdefault(case.id, case)
+    cases += rows.values()
     sizes_1d = spec.sizes_1d
     cases += [
         add_case(rng.choice(sizes_1d), "float16", rng.choice((1024, 2048, 4096)), rng.choice((4, 8))),
