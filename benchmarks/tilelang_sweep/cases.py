@@ -726,6 +726,27 @@ def validation12_cases() -> list[dict[str, Any]]:
     )
 
 
+def _random_gemm_cases(
+    rng: Any, dims: tuple[int, ...], count: int, *, max_acc_per_thread: int, rows_per_warpgroup: bool = False
+) -> list[dict[str, Any]]:
+    """``count`` reference GEMM launches drawn with ``rng`` (a ``random.Random``): M, N, K from ``dims``,
+    block_M / block_N 64-256, block_K 32 / 64, 2-4 stages, 128 / 256 threads, fp16 / bf16, swizzle or not,
+    where the stages fit in 200 KiB of shared memory and the accumulator in ``max_acc_per_thread`` values a
+    thread (and, with ``rows_per_warpgroup``, each consumer warpgroup has 64 rows of the tile)."""
+    cases: list[dict[str, Any]] = []
+    while len(cases) < count:
+        bm, bn, bk = rng.choice((64, 128, 256)), rng.choice((64, 128, 256)), rng.choice((32, 64))
+        st, th = rng.choice((2, 3, 4)), rng.choice((128, 256))
+        if st * (bm + bn) * bk * 2 > 200 * 1024 or bm * bn / th > max_acc_per_thread:
+            continue
+        if rows_per_warpgroup and bm < 64 * th // 128:
+            continue
+        shape = (rng.choice(dims), rng.choice(dims), rng.choice(dims))
+        dtype, swizzle = rng.choice(GEMM_DTYPES), rng.random() < 0.5
+        cases.append(gemm_case(shape, (bm, bn, bk, st, th, swizzle, dtype)))
+    return cases
+
+
 def validation13_cases() -> list[dict[str, Any]]:
     """A random sample (stop 46): 40 launches a seeded generator draws from the reference kernels' spaces,
     nothing picked by hand: 16 GEMMs (fp16 / bf16; M, N, K multiples of 128 from 640 to 10240; block_M 64-256,
@@ -736,15 +757,7 @@ def validation13_cases() -> list[dict[str, Any]]:
 
     rng = random.Random(13)
     dims = tuple(128 * n for n in (5, 9, 14, 22, 31, 44, 58, 80))
-    cases: list[dict[str, Any]] = []
-    while len(cases) < 16:
-        bm, bn, bk = rng.choice((64, 128, 256)), rng.choice((64, 128, 256)), rng.choice((32, 64))
-        st, th = rng.choice((2, 3, 4)), rng.choice((128, 256))
-        if st * (bm + bn) * bk * 2 > 200 * 1024 or bm * bn / th > 256:
-            continue
-        shape = (rng.choice(dims), rng.choice(dims), rng.choice(dims))
-        dtype, swizzle = rng.choice(GEMM_DTYPES), rng.random() < 0.5
-        cases.append(gemm_case(shape, (bm, bn, bk, st, th, swizzle, dtype)))
+    cases = _random_gemm_cases(rng, dims, 16, max_acc_per_thread=256)
     cases += _fp8_cases(
         (
             (rng.choice(dims), rng.choice(dims), rng.choice(dims)),
@@ -797,15 +810,7 @@ def validation14_cases() -> list[dict[str, Any]]:
 
     rng = random.Random(14)
     dims = tuple(128 * n for n in (3, 6, 11, 17, 26, 37, 50, 67))
-    cases: list[dict[str, Any]] = []
-    while len(cases) < 28:
-        bm, bn, bk = rng.choice((64, 128, 256)), rng.choice((64, 128, 256)), rng.choice((32, 64))
-        st, th = rng.choice((2, 3, 4)), rng.choice((128, 256))
-        if st * (bm + bn) * bk * 2 > 200 * 1024 or bm * bn / th > 512 or bm < 64 * th // 128:
-            continue
-        shape = (rng.choice(dims), rng.choice(dims), rng.choice(dims))
-        dtype, swizzle = rng.choice(GEMM_DTYPES), rng.random() < 0.5
-        cases.append(gemm_case(shape, (bm, bn, bk, st, th, swizzle, dtype)))
+    cases = _random_gemm_cases(rng, dims, 28, max_acc_per_thread=512, rows_per_warpgroup=True)
     fp8: list[dict[str, Any]] = []
     while len(fp8) < 6:
         bm, bn, bk = rng.choice((64, 128)), rng.choice((128, 256)), rng.choice((64, 128))

@@ -1041,7 +1041,8 @@ class _Lowering:
     def _at_wgmma(self) -> tuple[set[str], ...]:
         """The fragments live while each wgmma of a serial loop runs: what the loop carries (:attr:`_carried`)
         and the instruction's own accumulator (a FlashAttention's score tile, rebuilt every iteration, beside
-        the output it carries)."""
+        the output it carries). Read once the body is lowered, which records each gemm's warp partition
+        (:attr:`gemm_parts`)."""
         return tuple(
             carried | {g.writes[0].buffer}
             for loop, carried in zip(_loops(self.ir.body), self._carried, strict=True)
@@ -1050,6 +1051,7 @@ class _Lowering:
         )
 
     def _is_wgmma_accumulator(self, fragment: str) -> bool:
+        """Whether ``fragment`` is the accumulator of a ``T.gemm`` lowered to wgmma."""
         part = self.gemm_parts.get(fragment)
         return part is not None and part.variant == "wgmma"
 
