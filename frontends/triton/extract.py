@@ -94,6 +94,17 @@ _SFU_PTX = frozenset({"tanh", "ex2", "lg2", "rcp", "rsqrt", "sqrt", "sin", "cos"
 _SFU_MATH = frozenset({"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "tan"})
 _SFU_EXTERN = re.compile(r'symbol = "__nv_(\w*?)(?:f)?"')
 _SFU_EXTERN_NAMES = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "erf", "pow", "rcp")
+# Math functions that compile to a straight-line software routine rather than one special-function
+# instruction: (other instructions, MUFU instructions) per element, as ptxas emits them for sm_90 (the SASS
+# of one fp32 call an element less a copy kernel's: ``python benchmarks/triton_sweep/sass_routines.py``,
+# benchmarks/data/sass_routines_triton.json). Each instruction takes one CUDA-core issue slot (the profile's
+# CUDA-core rate is one of issued instructions; ``alu_op_cost`` prices IR-level compares and selects, which
+# expand to several instructions, not these). ``tl.exp``, ``exp2``, ``sqrt``, ``rsqrt`` and division stay
+# one special-function operation: the softmax, normalisation and attention probes the profile's rates come
+# from time them with their few scaling multiplies. Routines with a rarely taken branch (sin, cos, tan: a
+# slow argument reduction; pow) keep the one operation too, their static instruction counts not being what
+# runs.
+LIBDEVICE_ROUTINES = {"erf": (27.375, 1), "tanh": (14.75, 2), "log": (25.5, 0), "log2": (27.5, 0)}
 # Layout and bookkeeping ops: no arithmetic of their own at tile level.
 _LAYOUT = frozenset(
     {
@@ -683,9 +694,29 @@ class Walker:
                 return
             if id(op) in self.fused:
                 numel = alu = 0  # issued with its multiply, as one fused multiply-add
+            routine = self.routine(op, n, short)
+            if routine is not None:
+                # a software routine (LIBDEVICE_ROUTINES): its arithmetic on the CUDA cores, then its MUFU
+                # instructions on the special-function units
+                instructions, mufu = routine
+                self.group(op, body, vin, ActionKind.ELEMENTWISE, round(numel * instructions), 0)
+                if mufu:
+                    vin = self.get(op.results[0])
+                    self.group(op, body, vin, ActionKind.SFU, numel * mufu, 0)
+                return
             self.group(op, body, vin, kind, numel, alu)
             return
         raise self.unsupported(op)
+
+    @staticmethod
+    def routine(op: Op, name: str, short: str) -> tuple[float, int] | None:
+        """The per-element cost of a math call that compiles to a software routine
+        (:data:`LIBDEVICE_ROUTINES`), written ``math.erf`` or ``libdevice.erf`` (an extern call to
+        ``__nv_erff``); None for any other op."""
+        if name == "tt.extern_elementwise":
+            m = _SFU_EXTERN.search(op.text)
+            return LIBDEVICE_ROUTINES.get(m.group(1)) if m else None
+        return LIBDEVICE_ROUTINES.get(short) if name.startswith("math.") else None
 
     def inline_asm(self, op: Op, body: _Body, vin: V, shape: tuple | None) -> None:
         """``tl.inline_asm_elementwise``: its PTX instructions (``;``-separated, register declarations and

@@ -160,9 +160,9 @@ def test_promoted_fp8_accumulators_spill_where_ptxas_spills_them(block, promote,
     [
         # 128 x 256 on one consumer warpgroup (128 threads): two m64n256 wgmma accumulator pieces of 128
         # registers, 256 carried against setmaxnreg's 240. The piece in flight and the loop state
-        # (LOOP_STATE_REGISTERS, 20) leave 240 - 20 - 128 = 92 registers for the other piece: 256 - 92 = 164
-        # registers (656 B) go to local memory each iteration (ptxas: a 688 B frame, all of it moved), averaged
-        # over the 128 consumer + 128 producer threads: 328 B
+        # (LOOP_STATE_REGISTERS, 20) leave 240 - 20 - 128 = 92 registers for the other piece: 256 - 92 =
+        # 164 registers (656 B) go to local memory each iteration (ptxas: a 688 B frame, all of it moved),
+        # averaged over the 128 consumer + 128 producer threads: 328 B
         ((128, 256, 64), 128, 328),
         # 256 x 128: four m64n128 pieces of 64, 256 - (240 - 20 - 64) = 100 registers, 400 B / 2 = 200 B
         # (ptxas: 512 B)

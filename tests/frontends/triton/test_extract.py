@@ -185,6 +185,39 @@ def test_softmax_sfu_and_reductions():
     assert x_acc.tile == (1, 1000) and x_acc.masked
 
 
+@pytest.mark.parametrize(
+    ("kernel", "cuda_ops", "sfu_ops"),
+    [
+        # libdevice's erf: 27.375 instructions an element beside one MUFU (extract.LIBDEVICE_ROUTINES, from
+        # the SASS): 1024 x 27.375 = 28032 CUDA-core operations and 1024 special-function ones
+        (k.erf_map, 28032.0, 1024.0),
+        # tl.log: ptxas's accurate logarithm, 25.5 instructions an element and no MUFU: 26112
+        (k.log_map, 26112.0, 0.0),
+        # tl.exp stays one special-function operation an element (the probes' rates time its multiplies)
+        (k.exp_map, 0.0, 1024.0),
+    ],
+)
+def test_math_routines_cost_their_instructions(kernel, cuda_ops, sfu_ops):
+    x = TensorSpec((1 << 20,), "float32")
+    plan = FE.plan(kernel, ((1024,), x, x, 1 << 20), dict(BLOCK=1024), HW)
+    assert sum(a.flops for a in _find(plan.body, ActionKind.ELEMENTWISE)) == cuda_ops
+    assert sum(a.alu_ops for a in _find(plan.body, ActionKind.ELEMENTWISE)) == 0.0
+    assert sum(a.flops for a in _find(plan.body, ActionKind.SFU)) == sfu_ops
+
+
+def test_math_routine_table_is_the_committed_sass_counts():
+    import json
+    from pathlib import Path
+
+    from tilesight.frontends.triton.extract import LIBDEVICE_ROUTINES
+
+    data = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "sass_routines_triton.json"
+    counts = json.loads(data.read_text())["functions"]
+    for name, (other, mufu) in LIBDEVICE_ROUTINES.items():
+        assert (counts[name]["other"], counts[name]["mufu"]) == (other, mufu)
+        assert counts[name]["branches"] == 0  # straight-line: the static count is what runs
+
+
 def test_persistent_loop_sequence():
     x = TensorSpec((4096,), "float16")
     # 10 tiles of 256 over 4 programs: program p takes tiles p, p+4, p+8; launch index = iteration*4 + p.

@@ -2,6 +2,7 @@
 
 import triton
 import triton.language as tl
+from triton.language.extra import libdevice
 
 
 @triton.jit
@@ -649,3 +650,24 @@ def late_rows(x_ptr, w_ptr, y_ptr, first, BLOCK: tl.constexpr):
     for i in range(first, pid):
         acc += tl.load(w_ptr + i * BLOCK + tl.arange(0, BLOCK))
     tl.store(y_ptr + offs, acc)
+
+
+@triton.jit
+def erf_map(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, libdevice.erf(x), mask=offs < n)
+
+
+@triton.jit
+def log_map(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, tl.log(x), mask=offs < n)
+
+
+@triton.jit
+def exp_map(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, tl.exp(x), mask=offs < n)
