@@ -2200,6 +2200,27 @@ def validation52_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation54_cases() -> list[Case]:
+    """GELU, exact (libdevice ``erf``) and tanh (libdevice ``tanh``), drawn at random (stop 47, the
+    math-routine rule blind): 20 launches at sizes of 1-150 M elements, float16 / bfloat16 / float32, blocks
+    of 512-4096 and 4 / 8 warps, predicted with and without the rule before they ran; 4 SwiGLU launches (its
+    sigmoid is one exp and a division, which the rule leaves alone) as controls."""
+    import random
+
+    rng = random.Random(54)
+    cases: dict[str, Case] = {}
+    while len(cases) < 20:
+        n = rng.choice((1 << 20, 3_000_000, 12_582_912, 33_554_432, 64_000_000, 100_663_296, 150_000_000))
+        dtype, approx = rng.choice(("float16", "bfloat16", "float32")), rng.random() < 0.5
+        case = gelu_case(n, dtype, approx, rng.choice((512, 1024, 2048, 4096)), rng.choice((4, 8)))
+        cases.setdefault(case.id, case)
+    out = list(cases.values())
+    for _ in range(4):
+        rows, d = rng.choice((1024, 4096, 8192)), rng.choice((2816, 5632, 11008))
+        out.append(gated_case(rows, d, rng.choice(("float16", "bfloat16")), rng.choice((1024, 2048)), 4))
+    return _all_held_out(out, "v54")
+
+
 def validation53_cases() -> list[Case]:
     """A third random sample (stop 47, no Triton rule changed since validation 52): :func:`random_sample` with
     its own seed and sizes, a third of the pointer GEMMs at odd M and N (K odd in some), a fifth of the
