@@ -916,6 +916,7 @@ class _Lowering:
             # setmaxnreg gives the consumers their cap whatever the launch's per-thread share (``budget``);
             # only they hold fragments, so the frame is theirs, averaged here over the block's threads
             frame = self._spill_frame_bytes(self._consumer_cap())
+            self._note_accumulator_swap(self._consumer_cap(), frame)
             return BlockResources(
                 threads=threads,
                 smem_bytes=smem,
@@ -931,11 +932,13 @@ class _Lowering:
             # an unrolled loop's loads in registers, with the few registers its straight-line code adds
             regs = max(regs, frags + self.hoisted_registers + UNROLLED_REGISTER_OVERHEAD)
         cap = self._register_cap()
+        frame = self._spill_frame_bytes(cap)
+        self._note_accumulator_swap(cap, frame)
         return BlockResources(
             threads=threads,
             smem_bytes=smem,
             regs_per_thread=min(regs, cap),
-            spill_bytes_per_thread=self._spill_frame_bytes(cap),
+            spill_bytes_per_thread=frame,
             spill_invariant_bytes=0,
         )
 
@@ -1036,6 +1039,19 @@ class _Lowering:
         )
         frame = max(excess, *swapped, 0)
         return frame * REGISTER_BYTES
+
+    def _note_accumulator_swap(self, cap: int, frame: int) -> None:
+        """Say so in the plan's notes where the wgmma accumulators do not fit a thread's ``cap`` registers
+        (:meth:`_spill_frame_bytes`): the launch's largest slowdown, and one the kernel's author can avoid."""
+        overflowing = [live for live in self._at_wgmma if self._accumulators_overflow(live, cap)]
+        if not overflowing:
+            return
+        acc = max(self._registers({f for f in live if self._is_wgmma_accumulator(f)}) for live in overflowing)
+        self.notes.append(
+            f"the wgmma accumulators take {acc} registers a consumer thread against the {cap} it may have: "
+            f"ptxas serialises the wgmmas and swaps accumulator pieces through local memory, {frame} bytes "
+            "a thread each iteration; more consumer threads or a smaller tile keep them in registers"
+        )
 
     @functools.cached_property
     def _at_wgmma(self) -> tuple[set[str], ...]:

@@ -176,10 +176,18 @@ def test_promoted_fp8_accumulators_spill_where_ptxas_spills_them(block, promote,
 )
 def test_wgmma_accumulators_beyond_the_registers_are_swapped_through_local_memory(block, threads, frame):
     bm, bn, bk = block
-    r = plan_prim_func(gemm(4096, 4096, 4096, bm, bn, bk, 3, threads, "float16"), HW).resources
+    plan = plan_prim_func(gemm(4096, 4096, 4096, bm, bn, bk, 3, threads, "float16"), HW)
+    r = plan.resources
     assert r.spill_bytes_per_thread == frame
     # the frame holds wgmma accumulators: reloaded and stored around the dot (the engine's default)
     assert r.spill_openers is None
+    # and the notes tell the author why, with the figures (256 accumulator registers against 240 here)
+    swap = [n for n in plan.notes if "serialises the wgmmas" in n]
+    if frame:
+        (note,) = swap
+        assert "take 256 registers a consumer thread against the 240" in note
+    else:
+        assert not swap
 
 
 @pytest.mark.parametrize(
