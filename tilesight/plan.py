@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypeVar
 
 import networkx as nx
 import numpy as np
@@ -120,6 +121,19 @@ class ActionKind(StrEnum):
 MEMORY_KINDS = frozenset({ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE})
 
 
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _member(fieldname: str, value: object, kind: type[_E]) -> _E:
+    """``value`` as a member of the enumeration ``kind`` (a member or its value), or a PlanError naming the
+    field and the values it may take."""
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(str(m.value) for m in kind)
+        raise PlanError(fieldname, value, f"unknown; one of {allowed}") from None
+
+
 def _positive_int(fieldname: str, value: object, *, allow_zero: bool = False) -> None:
     ok = isinstance(value, int | np.integer) and not isinstance(value, bool)
     if not ok or value < (0 if allow_zero else 1):
@@ -185,12 +199,7 @@ class TileGrid:
         if len(set(dims)) != len(dims):
             raise PlanError("grid.dims", self.dims, "names must be distinct")
         object.__setattr__(self, "dims", dims)
-        try:
-            object.__setattr__(self, "order", LaunchOrder(self.order))
-        except ValueError:
-            raise PlanError(
-                "grid.order", self.order, f"unknown; one of {[o.value for o in LaunchOrder]}"
-            ) from None
+        object.__setattr__(self, "order", _member("grid.order", self.order, LaunchOrder))
         _positive_int("grid.group_size", self.group_size)
         if self.order is LaunchOrder.GROUPED and len(shape) < 2:
             raise PlanError(
@@ -461,12 +470,7 @@ class TileAction:
             _positive_int(f"action[{self.name}].vector_bytes", self.vector_bytes)
         if self.warps is not None:
             _positive_int(f"action[{self.name}].warps", self.warps)
-        try:
-            object.__setattr__(self, "kind", ActionKind(self.kind))
-        except ValueError:
-            raise PlanError(
-                f"action[{self.name}].kind", self.kind, f"unknown; one of {[k.value for k in ActionKind]}"
-            ) from None
+        object.__setattr__(self, "kind", _member(f"action[{self.name}].kind", self.kind, ActionKind))
         if self.chain is not None and (
             not isinstance(self.chain, SerialChain) or self.kind is not ActionKind.ELEMENTWISE
         ):
@@ -641,12 +645,9 @@ class BlockResources:
     def __post_init__(self) -> None:
         _positive_int("resources.threads", self.threads)
         _positive_int("resources.compute_groups", self.compute_groups)
-        try:
-            object.__setattr__(self, "group_split", GroupSplit(self.group_split))
-        except ValueError:
-            raise PlanError(
-                "resources.group_split", self.group_split, f"unknown; one of {', '.join(GroupSplit)}"
-            ) from None
+        object.__setattr__(
+            self, "group_split", _member("resources.group_split", self.group_split, GroupSplit)
+        )
         _positive_int("resources.smem_bytes", self.smem_bytes, allow_zero=True)
         if self.regs_per_thread is not None:
             _positive_int("resources.regs_per_thread", self.regs_per_thread)
