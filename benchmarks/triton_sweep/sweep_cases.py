@@ -2200,6 +2200,22 @@ def validation52_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation55_cases() -> list[Case]:
+    """Element-wise kernels at lengths Triton cannot prove divisible by 16 (stop 47, after validation 53's
+    odd-length float16 add ran at half the predicted rate): the vector add at 2^24, 2^24 - 1, 2^24 + 8 (a
+    multiple of 8, not of 16), 10^7 and 10^7 - 1 elements, float16 / bfloat16 / float32, 1024-element blocks
+    on 4 warps and 4096 on 8; the GELU (exact) at 10^7 and 10^7 - 1 in float16. Predicted before it ran;
+    every launch held out."""
+    cases = [
+        add_case(n, dtype, block, warps)
+        for n in (1 << 24, (1 << 24) - 1, (1 << 24) + 8, 10_000_000, 9_999_999)
+        for dtype in ("float16", "bfloat16", "float32")
+        for block, warps in ((1024, 4), (4096, 8))
+    ]
+    cases += [gelu_case(n, "float16", False, 2048, 8) for n in (10_000_000, 9_999_999)]
+    return _all_held_out(cases, "v55")
+
+
 def validation54_cases() -> list[Case]:
     """GELU, exact (libdevice ``erf``) and tanh (libdevice ``tanh``), drawn at random (stop 47, the
     math-routine rule blind): 20 launches at sizes of 1-150 M elements, float16 / bfloat16 / float32, blocks
