@@ -421,6 +421,32 @@ def write_rows(dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def flat_copy(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    """dst[:n] = src[:n], BLOCK elements a program. With ``n`` no multiple of 16 the pointers stay 16-byte
+    aligned, so the layout keeps 16 bytes a thread, but the mask splits each thread's access into element-wide
+    ones whose lanes sit 16 bytes apart (the narrow_strided probe)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=inside), mask=inside)
+
+
+@triton.jit
+def flat_read(src_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Loads only: out[pid] = sum(src[pid * BLOCK:][:BLOCK], masked at ``n``)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(src_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(x.to(tl.float32), axis=0))
+
+
+@triton.jit
+def flat_write(dst_ptr, n, BLOCK: tl.constexpr):
+    """Stores only: dst[:n] = program id."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    val = tl.full((BLOCK,), 1.0, tl.float32) * tl.program_id(0).to(tl.float32)
+    tl.store(dst_ptr + offs, val.to(dst_ptr.dtype.element_ty), mask=offs < n)
+
+
+@triton.jit
 def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """``iters`` dependent tensor-core dots on operands loaded once: acc = a @ b + acc, each waiting for the
     last. One block per SM shows the dependent-dot cost; more blocks per SM show how it overlaps."""

@@ -431,6 +431,40 @@ def narrow() -> dict:
 
 
 NARROW_PROGRAMS_PER_SM = 8
+# the narrow_strided probe: flat lengths (a multiple of 16, and one less), one block size
+STRIDED_N, STRIDED_BLOCK, STRIDED_WARPS = 1 << 24, 1024, 4
+
+
+def narrow_strided() -> dict:
+    """Element-wide accesses whose lanes are 16 bytes apart (the layout's 16 bytes a thread split by a mask of
+    unknown divisibility), loads and stores apart: a flat read (summed per block), write and copy of
+    ``STRIDED_N`` and ``STRIDED_N - 1`` elements in float16 and float32. Seconds, bytes per second and warp
+    instructions per second per SM (one instruction per element and 32 lanes)."""
+    out: dict = {}
+    kw = dict(BLOCK=STRIDED_BLOCK, num_warps=STRIDED_WARPS)
+    for dtype in (torch.float16, torch.float32):
+        size = torch.tensor([], dtype=dtype).element_size()
+        for n in (STRIDED_N, STRIDED_N - 1):
+            src = torch.randn(n, device="cuda", dtype=dtype)
+            dst = torch.empty_like(src)
+            grid = (triton.cdiv(n, STRIDED_BLOCK),)
+            sums = torch.empty(grid[0], device="cuda", dtype=torch.float32)
+            times = {
+                "read": bench_s(lambda src=src, sums=sums, n=n, g=grid: K.flat_read[g](src, sums, n, **kw)),
+                "write": bench_s(lambda dst=dst, n=n, g=grid: K.flat_write[g](dst, n, **kw)),
+                "copy": bench_s(lambda src=src, dst=dst, n=n, g=grid: K.flat_copy[g](src, dst, n, **kw)),
+            }
+            row = {}
+            for what, t in times.items():
+                streams = 2 if what == "copy" else 1
+                row[what] = {
+                    "s": t,
+                    "bytes_per_s": streams * n * size / t,
+                    "warp_instr_per_s_per_sm": streams * n / 32 / t / n_sm(),
+                }
+            out[f"{str(dtype).removeprefix('torch.')}/{n}"] = row
+            del src, dst, sums
+    return out
 
 
 def narrow_split() -> dict:

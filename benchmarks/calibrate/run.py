@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
         ("narrow_split", M.narrow_split, ()),
+        ("narrow_strided", M.narrow_strided, ()),
         ("atomics", M.atomics, ()),
         ("sm_stream", M.sm_stream, ()),
         ("loaded_latency", M.loaded_latency, ()),
