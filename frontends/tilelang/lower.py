@@ -969,9 +969,7 @@ class _Lowering:
         spills, or when the wgmma accumulators themselves overflow (:meth:`_spill_frame_bytes`): the frame
         then moves around every wgmma, the engine's default."""
         cap = self._consumer_cap()
-        if not self._spill_frame_bytes(cap) or any(
-            self._accumulators_overflow(live, cap) for live in self._at_wgmma
-        ):
+        if not self._spill_frame_bytes(cap) or self._overflowing(cap):
             return set()
         return set().union(*self._carried) - _gemm_fragments(self.ir.body)
 
@@ -1034,8 +1032,7 @@ class _Lowering:
         )
         swapped = (
             self._registers(live) - max(cap - LOOP_STATE_REGISTERS - self._wgmma_piece_registers(live), 0)
-            for live in self._at_wgmma
-            if self._accumulators_overflow(live, cap)
+            for live in self._overflowing(cap)
         )
         frame = max(excess, *swapped, 0)
         return frame * REGISTER_BYTES
@@ -1043,10 +1040,10 @@ class _Lowering:
     def _note_accumulator_swap(self, cap: int, frame: int) -> None:
         """Say so in the plan's notes where the wgmma accumulators do not fit a thread's ``cap`` registers
         (:meth:`_spill_frame_bytes`): the launch's largest slowdown, and one the kernel's author can avoid."""
-        overflowing = [live for live in self._at_wgmma if self._accumulators_overflow(live, cap)]
+        overflowing = self._overflowing(cap)
         if not overflowing:
             return
-        acc = max(self._registers({f for f in live if self._is_wgmma_accumulator(f)}) for live in overflowing)
+        acc = max(self._registers(self._wgmma_accumulators(live)) for live in overflowing)
         self.notes.append(
             f"the wgmma accumulators take {acc} registers a consumer thread against the {cap} it may have: "
             f"ptxas serialises the wgmmas and swaps accumulator pieces through local memory, {frame} bytes "
@@ -1071,18 +1068,25 @@ class _Lowering:
         part = self.gemm_parts.get(fragment)
         return part is not None and part.variant == "wgmma"
 
-    def _accumulators_overflow(self, live: set[str], cap: int) -> bool:
-        """Whether the wgmma accumulators among the ``live`` fragments and the loop state exceed ``cap``
+    def _wgmma_accumulators(self, live: set[str]) -> set[str]:
+        """The wgmma accumulators among the ``live`` fragments."""
+        return set(filter(self._is_wgmma_accumulator, live))
+
+    def _overflowing(self, cap: int) -> list[set[str]]:
+        """The fragment sets of :attr:`_at_wgmma` whose wgmma accumulators and the loop state exceed ``cap``
         registers: ptxas cannot keep them all and has to move accumulators in and out of local memory around
         the instructions."""
-        acc = {f for f in live if self._is_wgmma_accumulator(f)}
-        return bool(acc) and self._registers(acc) + LOOP_STATE_REGISTERS > cap
+        return [
+            live
+            for live in self._at_wgmma
+            if self._registers(self._wgmma_accumulators(live)) + LOOP_STATE_REGISTERS > cap
+        ]
 
     def _wgmma_piece_registers(self, live: set[str]) -> int:
         """Registers of a thread the largest wgmma instruction's share of an accumulator among ``live`` takes
         (:func:`gemm_inst.wgmma_accumulator_registers`)."""
         pieces = [0]
-        for name in filter(self._is_wgmma_accumulator, live):
+        for name in self._wgmma_accumulators(live):
             _, dtype, shape = self.ir.buffers[name]
             acc_bytes = dtype_bytes(canonical_dtype(dtype))
             pieces.append(
