@@ -657,16 +657,18 @@ class Walker:
             numel = math.prod(shape[0]) if shape else 1
             kind = ActionKind.ELEMENTWISE
             short = n.split(".", 1)[1]
+            # the math function called: ``math.erf``'s, or an extern call's (``__nv_erff``: erf)
+            function = short if n.startswith("math.") else None
+            if n == "tt.extern_elementwise" and (m := _SFU_EXTERN.search(op.text)):
+                function = m.group(1)
             if (
                 n.startswith("math.")
                 and short in _SFU_MATH
                 or n in ("arith.divf", "tt.precise_sqrt", "tt.precise_divf")
             ):
                 kind = ActionKind.SFU
-            elif n == "tt.extern_elementwise":
-                m = _SFU_EXTERN.search(op.text)
-                if m and m.group(1).startswith(_SFU_EXTERN_NAMES):
-                    kind = ActionKind.SFU
+            elif n == "tt.extern_elementwise" and function and function.startswith(_SFU_EXTERN_NAMES):
+                kind = ActionKind.SFU
             if shape is None or (_is_int(shape[1]) and not vin.loaded):
                 # scalar math, or index/mask arithmetic on integer tensors (address generation): no tile cost
                 vin.val = None
@@ -694,7 +696,7 @@ class Walker:
                 return
             if id(op) in self.fused:
                 numel = alu = 0  # issued with its multiply, as one fused multiply-add
-            routine = self.routine(op, n, short)
+            routine = LIBDEVICE_ROUTINES.get(function) if function else None
             if routine is not None:
                 # a software routine (LIBDEVICE_ROUTINES): its arithmetic on the CUDA cores, then its MUFU
                 # instructions on the special-function units
@@ -707,16 +709,6 @@ class Walker:
             self.group(op, body, vin, kind, numel, alu)
             return
         raise self.unsupported(op)
-
-    @staticmethod
-    def routine(op: Op, name: str, short: str) -> tuple[float, int] | None:
-        """The per-element cost of a math call that compiles to a software routine
-        (:data:`LIBDEVICE_ROUTINES`), written ``math.erf`` or ``libdevice.erf`` (an extern call to
-        ``__nv_erff``); None for any other op."""
-        if name == "tt.extern_elementwise":
-            m = _SFU_EXTERN.search(op.text)
-            return LIBDEVICE_ROUTINES.get(m.group(1)) if m else None
-        return LIBDEVICE_ROUTINES.get(short) if name.startswith("math.") else None
 
     def inline_asm(self, op: Op, body: _Body, vin: V, shape: tuple | None) -> None:
         """``tl.inline_asm_elementwise``: its PTX instructions (``;``-separated, register declarations and
