@@ -109,94 +109,59 @@ def triton_cases(seed: int, count: int) -> list:
     return out
 
 
+def _coin(rng: random.Random) -> bool:
+    return rng.random() < 0.5
+
+
+_SIZES_1D = [1, 1000, 1 << 20, 1 << 26]
+# The other Triton kinds: the case builder of sweep_cases and what each of its arguments is drawn from, in
+# order (a list: one of its items; a function: its draw; anything else: as it stands).
+_OTHER_TRITON = {
+    "add": ("add_case", (_SIZES_1D, ["float16", "float32"], [64, 1024, 4096], [1, 4, 8])),
+    "gather": (
+        "gather_case",
+        ([1, 7, 8192], [100, 128256], [64, 100, 4096], [1, 4, 16], [64, 1024], [1, 4, 8]),
+    ),
+    "transpose": (
+        "transpose_case",
+        ([1, 100, 4096, 5000], [1, 64, 1000, 4096], [16, 64, 128], [16, 64, 128], [1, 4, 8]),
+    ),
+    "gated": (
+        "gated_case",
+        ([1, 100, 16384], [64, 1000, 14336], ["float16", "bfloat16", "float32"], [256, 4096], [1, 4, 16]),
+    ),
+    "splitk": (
+        "splitk_case",
+        (
+            [16, 100, 1024],
+            [1000, 4096],
+            [1024, 5000],
+            [16, 64, 128],
+            [32, 128, 256],
+            [32, 64, 128],
+            [1, 4, 16],
+            [2, 4, 8],
+            [1, 2, 3, 4],
+        ),
+    ),
+    "rope": (
+        "rope_case",
+        ([1, 4096], [1, 32, 40], [64, 128], 16384, ["float16", "bfloat16"], [1, 4, 32], [1, 4, 8]),
+    ),
+    "add_rmsnorm": (
+        "add_rmsnorm_case",
+        ([1, 100, 16384], [64, 1000, 16384], ["float16", "bfloat16"], [1, 4, 16]),
+    ),
+    "dropout": ("dropout_case", (_SIZES_1D, ["float16", "float32"], [0.0, 0.5], [256, 4096], [1, 4, 8])),
+    "gelu": ("gelu_case", (_SIZES_1D, ["float16", "bfloat16"], _coin, [256, 4096], [1, 4, 8])),
+    "quant": ("quant_case", ([1, 100, 16384], [64, 1000, 8192], ["float16", "bfloat16"], [1, 4, 16])),
+}
+
+
 def _other_triton_case(S, rng: random.Random):
-    pick = rng.choice(
-        ["add", "gather", "transpose", "gated", "splitk", "rope", "add_rmsnorm", "dropout", "gelu", "quant"]
-    )
-    sizes = [1, 1000, 1 << 20, 1 << 26]
-    if pick == "add":
-        return S.add_case(
-            rng.choice(sizes),
-            rng.choice(["float16", "float32"]),
-            rng.choice([64, 1024, 4096]),
-            rng.choice([1, 4, 8]),
-        )
-    if pick == "gather":
-        return S.gather_case(
-            rng.choice([1, 7, 8192]),
-            rng.choice([100, 128256]),
-            rng.choice([64, 100, 4096]),
-            rng.choice([1, 4, 16]),
-            rng.choice([64, 1024]),
-            rng.choice([1, 4, 8]),
-        )
-    if pick == "transpose":
-        return S.transpose_case(
-            rng.choice([1, 100, 4096, 5000]),
-            rng.choice([1, 64, 1000, 4096]),
-            rng.choice([16, 64, 128]),
-            rng.choice([16, 64, 128]),
-            rng.choice([1, 4, 8]),
-        )
-    if pick == "gated":
-        return S.gated_case(
-            rng.choice([1, 100, 16384]),
-            rng.choice([64, 1000, 14336]),
-            rng.choice(["float16", "bfloat16", "float32"]),
-            rng.choice([256, 4096]),
-            rng.choice([1, 4, 16]),
-        )
-    if pick == "splitk":
-        return S.splitk_case(
-            rng.choice([16, 100, 1024]),
-            rng.choice([1000, 4096]),
-            rng.choice([1024, 5000]),
-            rng.choice([16, 64, 128]),
-            rng.choice([32, 128, 256]),
-            rng.choice([32, 64, 128]),
-            rng.choice([1, 4, 16]),
-            rng.choice([2, 4, 8]),
-            rng.choice([1, 2, 3, 4]),
-        )
-    if pick == "rope":
-        return S.rope_case(
-            rng.choice([1, 4096]),
-            rng.choice([1, 32, 40]),
-            rng.choice([64, 128]),
-            16384,
-            rng.choice(["float16", "bfloat16"]),
-            rng.choice([1, 4, 32]),
-            rng.choice([1, 4, 8]),
-        )
-    if pick == "add_rmsnorm":
-        return S.add_rmsnorm_case(
-            rng.choice([1, 100, 16384]),
-            rng.choice([64, 1000, 16384]),
-            rng.choice(["float16", "bfloat16"]),
-            rng.choice([1, 4, 16]),
-        )
-    if pick == "dropout":
-        return S.dropout_case(
-            rng.choice(sizes),
-            rng.choice(["float16", "float32"]),
-            rng.choice([0.0, 0.5]),
-            rng.choice([256, 4096]),
-            rng.choice([1, 4, 8]),
-        )
-    if pick == "gelu":
-        return S.gelu_case(
-            rng.choice(sizes),
-            rng.choice(["float16", "bfloat16"]),
-            rng.random() < 0.5,
-            rng.choice([256, 4096]),
-            rng.choice([1, 4, 8]),
-        )
-    return S.quant_case(
-        rng.choice([1, 100, 16384]),
-        rng.choice([64, 1000, 8192]),
-        rng.choice(["float16", "bfloat16"]),
-        rng.choice([1, 4, 16]),
-    )
+    builder, spaces = _OTHER_TRITON[rng.choice(list(_OTHER_TRITON))]
+    args = [rng.choice(x) if isinstance(x, list) else x(rng) if callable(x) else x for x in spaces]
+    return getattr(S, builder)(*args)
 
 
 def tilelang_cases(seed: int, count: int) -> list[dict]:
