@@ -221,3 +221,18 @@ def test_walked_trips_is_the_nearest_count_and_none_only_for_no_trips(mean):
     walked = walked_trips(mean)
     assert (walked == 0) == (mean == 0.0)
     assert abs(walked - mean) <= 0.5 or (walked == 1 and mean < 0.5)
+
+
+def test_lane_stride_only_on_a_split_memory_access():
+    from tilesight.plan import ActionKind, TileAction
+
+    ok = TileAction("st", ActionKind.STORE, tensor="y", vector_bytes=2, lane_stride_bytes=16)
+    assert ok.lane_stride_bytes == 16
+    for kwargs, match in (
+        (dict(kind=ActionKind.STORE, tensor="y", vector_bytes=2, lane_stride_bytes=2), "must exceed"),
+        (dict(kind=ActionKind.STORE, tensor="y", lane_stride_bytes=16), "with vector_bytes"),
+        (dict(kind=ActionKind.ELEMENTWISE, vector_bytes=2, lane_stride_bytes=16), "load or store"),
+        (dict(kind=ActionKind.LOAD, tensor="y", vector_bytes=2, lane_stride_bytes=0), "lane_stride_bytes"),
+    ):
+        with pytest.raises(PlanError, match=match):
+            TileAction("a", **kwargs)

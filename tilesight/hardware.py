@@ -120,6 +120,7 @@ _OPTIONAL = (
     "smem_feed_step_s",
     "l2_atomic_elements_per_s",
     "atomic_elements_per_s_per_block",
+    "l2_partial_write_sectors_per_s",
     "wgmma_chain_flops_per_s",
     "tma_ddr_latency_s",
     "tma_l2_latency_s",
@@ -252,6 +253,10 @@ class HardwareProfile:
     l2_atomic_elements_per_s: float = 0.0
     # ... and what one block alone on its SM issues (its atomics in flight over their latency); 0 = not given
     atomic_elements_per_s_per_block: float = 0.0
+    # 32-byte sectors a second over the chip that stores narrower than a 4-byte word, their lanes apart, write
+    # part of (the narrow_strided probe: 2-byte stores 16 bytes apart, each sector merged at the L2 once per
+    # instruction); 0 = not given (such stores then cost what contiguous element-wide ones do)
+    l2_partial_write_sectors_per_s: float = 0.0
     # fp16 FLOP/s of a chain of dependent warpgroup MMAs of 64 or more columns on shared-memory operands (the
     # dot_narrow / dot_shapes probes): what [wgmma_n_efficiency] scales for narrow instructions; 0 = not given
     wgmma_chain_flops_per_s: float = 0.0

@@ -417,6 +417,10 @@ class TileAction:
     element-wide ones); None means fully vectorised. On a DOT it says the warps fetch their operand
     fragments from shared memory with load instructions of that many bytes per thread (warp-level ``mma``
     reads them with ``ldmatrix``: 16); those ``smem_bytes`` then also cost load/store-unit issue slots.
+    ``lane_stride_bytes`` (LOAD / STORE): how far apart neighbouring lanes' accesses lie where that exceeds
+    ``vector_bytes`` (a mask that splits each thread's 16-byte vector into element-wide accesses leaves the
+    lanes 16 bytes apart); None where the lanes' accesses are contiguous. A store narrower than a 4-byte word
+    with its lanes apart writes part of every word it touches, which the L2 merges sector by sector.
     ``mma_n`` (DOT): the N of one tensor-core instruction (a warpgroup MMA covers 64 rows and up to 256
     columns of its warpgroup's share): narrow instructions (16, 32) run below the tensor cores' rate (the
     profile's ``[wgmma_n_efficiency]``); None for the rate as calibrated.
@@ -453,6 +457,7 @@ class TileAction:
     smem_bytes: float | None = None
     location: str | None = None
     vector_bytes: int | None = None
+    lane_stride_bytes: int | None = None
     warps: int | None = None
     chain: SerialChain | None = None
     mma_n: int | None = None
@@ -471,6 +476,14 @@ class TileAction:
         if self.warps is not None:
             _positive_int(f"action[{self.name}].warps", self.warps)
         object.__setattr__(self, "kind", _member(f"action[{self.name}].kind", self.kind, ActionKind))
+        if self.lane_stride_bytes is not None:
+            where = f"action[{self.name}].lane_stride_bytes"
+            _positive_int(where, self.lane_stride_bytes)
+            if self.kind not in (ActionKind.LOAD, ActionKind.STORE) or not self.vector_bytes:
+                raise PlanError(where, self.lane_stride_bytes, "only on a load or store with vector_bytes")
+            if self.lane_stride_bytes <= self.vector_bytes:
+                must = f"must exceed vector_bytes={self.vector_bytes} (or be None)"
+                raise PlanError(where, self.lane_stride_bytes, must)
         if self.chain is not None and (
             not isinstance(self.chain, SerialChain) or self.kind is not ActionKind.ELEMENTWISE
         ):

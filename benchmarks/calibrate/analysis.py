@@ -15,6 +15,11 @@ CLIFF_FRACTION = 0.5
 # batch per program is outstanding. Its plateaus are latency-bound, so Little's law turns them into the
 # memory latency *under load* that the engine's pipelines see (the pointer chase gives the idle latency).
 SWEEP_INFLIGHT_BYTES_PER_SM = 4 * 1024 * 4
+# The narrow_strided probe's layout: 1024-element blocks on 4 warps hold 16 bytes a thread, so the mask of an
+# odd length splits each thread's access into element-wide ones 16 bytes apart (measure.STRIDED_BLOCK and
+# STRIDED_WARPS; the Triton frontend reads the same from the TTGIR); L2 sectors are 32 bytes.
+STRIDED_LANE_BYTES = 16
+SECTOR_BYTES = 32
 # The DRAM plateau is the median bandwidth of the sweep's largest working sets: this many of them.
 DRAM_PLATEAU_POINTS = 2
 
@@ -64,11 +69,15 @@ def _ok(m: Any) -> bool:
     return isinstance(m, Mapping) and "error" not in m
 
 
-def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None) -> dict[str, dict[str, Any]]:
+def profile_fields(
+    measurements: Mapping[str, Any], sm_count: int | None = None, launch_overhead_s: float | None = None
+) -> dict[str, dict[str, Any]]:
     """Profile field -> {"value", "note"} for every measurement that succeeded; failed ones are left out.
 
     With ``sm_count``, the memory latencies are the loaded ones derived from the sweep (Little's law); the
-    pointer chase's idle latencies are used only without it."""
+    pointer chase's idle latencies are used only without it. Rates read from one kernel's whole time (the
+    narrow_strided probe's) take the launch overhead out of it: the ``launch`` probe's where the run has one,
+    else ``launch_overhead_s`` (the profile's), else none."""
     out: dict[str, dict[str, Any]] = {}
 
     def put(key: str, value: Any, note: str) -> None:
@@ -168,6 +177,29 @@ def profile_fields(measurements: Mapping[str, Any], sm_count: int | None = None)
                 "atomic_elements_per_s_per_block",
                 sorted(alone)[len(alone) // 2],
                 "fp32 tl.atomic_add of 128x128 tiles at one program per SM: median element rate per program",
+            )
+    strided = measurements.get("narrow_strided")
+    launch = measurements.get("launch")
+    if _ok(launch) and launch.get("empty_kernel_s"):
+        launch_overhead_s = launch["empty_kernel_s"]
+    if _ok(strided):
+        less = launch_overhead_s or 0.0
+        rates = []
+        for key, row in strided.items():
+            dtype, _, n = key.partition("/")
+            if dtype == "float16" and n.isdigit() and int(n) % 16 and _ok(row.get("write")):
+                # one 2-byte store a lane per instruction, lanes STRIDED_LANE_BYTES apart: each instruction
+                # spans 32 lanes x 16 bytes = 16 sectors
+                sectors = int(n) / 32 * (32 * STRIDED_LANE_BYTES / SECTOR_BYTES)
+                rates.append(sectors / (row["write"]["s"] - less))
+        if rates:
+            put(
+                "l2_partial_write_sectors_per_s",
+                min(rates),
+                "float16 flat write of a length no multiple of 16 (2-byte stores, lanes "
+                f"{STRIDED_LANE_BYTES} bytes apart): 32-byte sectors each instruction spans, over the chip, "
+                "per second of the "
+                f"kernel's time less {less * 1e6:.3g} us of launch overhead",
             )
     sms_probe = measurements.get("sm_stream")
     if _ok(sms_probe) and sms_probe.get("bytes_per_s_per_sm", 0) > 0:

@@ -152,6 +152,7 @@ def _nodes(
                 variant=SYNC_VARIANT if sync_loads and n["kind"] == ActionKind.LOAD else n.get("variant"),
                 location=n["loc"],
                 vector_bytes=n.get("vector_bytes"),
+                lane_stride_bytes=n.get("lane_stride_bytes"),
                 smem_bytes=n.get("smem_bytes"),
                 warps=n.get("warps"),
                 mma_n=n.get("mma_n"),

@@ -66,6 +66,7 @@ from .layouts import (
     dot_replication,
     element_replication,
     fma_dots,
+    lane_strides,
     pipelined,
     reduce_warps,
     scattered_copies,
@@ -256,6 +257,7 @@ class Walker:
     ):
         self.ir = ir
         self.widths = access_widths(ir.ttgir)
+        self.lane_strides = lane_strides(ir.ttgir)
         self.scattered = scattered_copies(ir.ttgir)
         self.sync_in_pipeline = sync_loads_in_pipelined_loops(ir.ttgir)
         self.fma_dots = fma_dots(ir.ttgir)
@@ -1033,6 +1035,9 @@ class Walker:
             "dst": MemLevel.DDR if store else level,
             "vector_bytes": at_op(self.widths, op),
         }
+        width, apart = node["vector_bytes"], at_op(self.lane_strides, op)
+        if width and apart and apart > width:
+            node["lane_stride_bytes"] = apart  # a mask split the layout's vector: lanes stay that far apart
         if not store and body.barrier is not None:
             node["barrier"] = body.barrier
         period = self.address_period(op) if not store else None

@@ -8,7 +8,9 @@
   vector to the mask's constancy and the pointer's alignment, which such an argument makes one element
   (``ld.global.b16`` per element, checked against Triton's LLIR). The layout still shows the full vector,
   so this is read from the access's def chain. (2-D accesses keep the layout's width: there a mask along the
-  slow axis does not narrow the vector, and telling the axes apart needs Triton's axis analysis.)
+  slow axis does not narrow the vector, and telling the axes apart needs Triton's axis analysis.) Such an
+  access's lanes stay as far apart as the layout's vector (:func:`lane_strides`): a 2-byte store whose
+  lanes sit 16 bytes apart writes part of every 4-byte word it touches.
 * An asynchronous copy into shared memory whose layout stores the tile along another axis than the global
   layout reads it contiguously (``nvmma_shared`` with ``transposed = true``: a 32-bit operand of a Hopper
   TF32 dot, whose B tile ``wgmma`` reads K-major only, copied from a row-major B) cannot move vectors: each
@@ -138,15 +140,17 @@ LAYOUT_CACHE_SIZE = 256
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
-def access_widths(ttgir: str) -> Mapping[str, int]:
-    """Source location -> the narrowest vector, in bytes, of the global loads / stores there: keyed both by
-    "file:line:col" (one op) and by "file:line" (the narrowest of the line's ops). Cached, read-only."""
+def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
+    """Source location -> ``(width, lane stride)`` in bytes of the global loads / stores there: what one
+    thread moves per instruction, and how far apart neighbouring lanes' accesses lie (the layout's vector,
+    which a mask of unknown divisibility splits into element-wide accesses that far apart). Keyed as
+    :func:`access_widths`; a line takes its narrowest op's pair. Cached, read-only."""
     vectors = _vectors(ttgir)
     ops = list(walk_ops(parse_module(ttgir).body))
     defs = {r: op for op in ops for r in op.results}
     unaligned = unaligned_int_args(ttgir)
     shared, fastest = _copy_axes(ttgir)
-    widths: dict[str, int] = {}
+    out: dict[str, tuple[int, int]] = {}
     for op in ops:
         if op.name not in _MEMORY_OPS or op.loc is None:
             continue
@@ -156,15 +160,32 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
         elem = _ELEMENT_BYTES.get(m.group(1))
         if elem is None:
             continue
-        width = vectors[m.group(2)] * elem
+        stride = width = vectors[m.group(2)] * elem
         shape = tensor_type(op.text + " " + op.rtype)
         if shape is not None and _element_wide(op, len(shape[0]), unaligned, defs):
             width = elem
         if width > elem and _scattered(op, m.group(2), shared, fastest):
-            width = elem  # each element of a global vector goes to another shared row
+            stride = width = elem  # each element of a global vector goes to another shared row
         for key in op.keys:
-            widths[key] = min(width, widths.get(key, width))
-    return MappingProxyType(widths)
+            out[key] = min((width, -stride), (out[key][0], -out[key][1])) if key in out else (width, -stride)
+    return MappingProxyType({key: (w, -s) for key, (w, s) in out.items()})
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def access_widths(ttgir: str) -> Mapping[str, int]:
+    """Source location -> the narrowest vector, in bytes, of the global loads / stores there: keyed both by
+    "file:line:col" (one op) and by "file:line" (the narrowest of the line's ops). Read-only."""
+    return MappingProxyType({key: w for key, (w, _) in _access_geometry(ttgir).items()})
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def lane_strides(ttgir: str) -> Mapping[str, int]:
+    """Source location -> the bytes between neighbouring lanes' accesses of the global loads / stores there
+    (keyed as :func:`access_widths`, the same op's or line's entry). Above the access's width where a mask
+    split a vector of several elements a thread (:func:`_element_wide`): an ``n`` of no known divisibility
+    leaves 16-byte-aligned pointers, so each thread's 16 bytes go as eight 2-byte ``STG.U16`` whose lanes sit
+    16 bytes apart. Read-only."""
+    return MappingProxyType({key: s for key, (_, s) in _access_geometry(ttgir).items()})
 
 
 def _scattered(op: Op, layout: str, shared: Mapping[str, int], fastest: Mapping[str, int]) -> bool:

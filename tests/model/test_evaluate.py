@@ -746,3 +746,33 @@ def test_a_loop_of_no_trips_costs_nothing_though_its_tensor_has_no_traffic(round
     assert evaluate(plan, round_hw).latency_s == pytest.approx(
         16 * US
     )  # test_two_stage_load_compute_pipeline
+
+
+def _split_store_plan(vector=2, apart=16) -> ts.TilePlan:
+    """Four tiles, each storing 1024 float16 elements (2048 bytes) in ``vector``-byte accesses whose lanes
+    lie ``apart`` bytes apart (a mask that split each thread's 16-byte vector)."""
+    from tilesight.plan import ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
+
+    out = TensorAccess("out", "float16", (4096,), (1024,))
+    st_ = TileAction("st", ActionKind.STORE, tensor="out", vector_bytes=vector, lane_stride_bytes=apart)
+    return TilePlan("split", TileGrid((4,)), (out,), (st_,), BlockResources(128))
+
+
+def test_split_sub_word_stores_wait_for_the_l2_merges(round_hw):
+    import dataclasses
+
+    # per tile 2048 B in 2-byte lanes: 2048 / (2 x 32) = 32 warp stores, each spanning 32 lanes x 16 B = 512 B
+    # = 16 sectors: 512 sectors a tile, 2048 over the launch; at 1e9 sectors/s that is 2.048 us, plus the
+    # 2 us launch (the stores' own pipelines take far less: 2048 B at 1e11 B/s of DRAM a SM is 20 ns)
+    hw = dataclasses.replace(round_hw, l2_partial_write_sectors_per_s=1e9)
+    r = evaluate(_split_store_plan(), hw)
+    assert r.latency_s == pytest.approx(2.048e-6 + 2e-6, rel=1e-12)
+    (merges,) = [p for p in r.phases if p.phase == "merges"]
+    assert merges.bottleneck is Pipeline.L2 and merges.reason.startswith("st: stores narrower than a 4-byte")
+    assert any(n.startswith("st stores 2 bytes a lane with the lanes 16 bytes apart") for n in r.notes)
+    # lanes 4 bytes apart span 4 sectors an instruction: 512 sectors, 0.512 us
+    assert evaluate(_split_store_plan(2, 4), hw).latency_s == pytest.approx(0.512e-6 + 2e-6, rel=1e-12)
+    # whole words (4-byte lanes), or a profile without the rate: no merges
+    for plan, profile in ((_split_store_plan(4, 16), hw), (_split_store_plan(), round_hw)):
+        r = evaluate(plan, profile)
+        assert r.latency_s < 2.1e-6 and not [p for p in r.phases if p.phase == "merges"]

@@ -946,3 +946,23 @@ def test_waited_tile_latency_puts_dram_waits_on_new_lines_by_hand():
     # more waits than new lines: the new ones all wait, the rest spread over the re-read lines
     p = 0.75 * (1 - 0.5 / 0.75) ** 4
     assert waited_tile_latency(hw, 0.25, 4 * line, fast, slow, taps) == mix(p)
+
+
+@pytest.mark.parametrize(
+    "vector, apart, want",
+    [
+        # 2048 bytes in 2-byte lanes: 32 warp instructions; 16-byte lane stride -> 32 x 16 B = 16 sectors each
+        (2, 16, 32 * 16),
+        (2, 4, 32 * 4),  # lanes 4 bytes apart: 128 bytes, 4 sectors an instruction
+        (1, 16, 64 * 16),  # 1-byte lanes: 64 instructions
+        (2, None, 0),  # lanes contiguous: whole words
+        (4, 16, 0),  # 4-byte lanes write whole words
+    ],
+)
+def test_partial_write_sectors_by_hand(round_hw, vector, apart, want):
+    from tilesight.model.resources import partial_write_sectors
+
+    act = TileAction("st", ActionKind.STORE, tensor="out", vector_bytes=vector, lane_stride_bytes=apart)
+    assert partial_write_sectors(act, 2048.0, round_hw) == want
+    load = TileAction("ld", ActionKind.LOAD, tensor="out", vector_bytes=vector, lane_stride_bytes=apart)
+    assert partial_write_sectors(load, 2048.0, round_hw) == 0

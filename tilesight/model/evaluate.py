@@ -426,7 +426,7 @@ class _Core:
 
     __slots__ = (
         "occ", "wv", "per_program", "traffic", "demands", "occurrences", "full", "tail", "main", "t_tail",
-        "latency", "lock_hold_s", "lock_s", "together",
+        "latency", "lock_hold_s", "lock_s", "together", "merge_s",
     )  # fmt: skip
 
 
@@ -576,6 +576,14 @@ def _core_at(
     floor = plan.lock.holders * c.lock_hold_s + hw.launch_overhead_s if plan.lock is not None else 0.0
     c.lock_s = max(floor - c.latency, 0.0)
     c.latency += c.lock_s
+    # stores narrower than a word with their lanes apart: the L2 merges every sector they touch at its own
+    # rate, beside the pipelines (resources.partial_write_sectors); merge_s is the time this adds
+    sectors = sum(d.merge_sectors * occurrences[name] for name, d in demands.items()) * grid.tiles
+    c.merge_s = 0.0
+    if sectors and hw.l2_partial_write_sectors_per_s:
+        floor = sectors / hw.l2_partial_write_sectors_per_s + hw.launch_overhead_s
+        c.merge_s = max(floor - c.latency, 0.0)
+        c.latency += c.merge_s
     return c
 
 
@@ -773,6 +781,13 @@ def _evaluate(
             f"({plan.lock.acquire} to {plan.lock.release}): {c.lock_s * 1e6:.3g} us beyond the schedule"
         )
         phases = (*phases, PhaseCost("lock", c.lock_s, Pipeline.L2, {pp: 0.0 for pp in PIPELINES}, reason))
+    if c.merge_s > 0:
+        stores = [n for n, d in demands.items() if d.merge_sectors]
+        reason = (
+            f"{', '.join(stores)}: stores narrower than a 4-byte word with their lanes apart; the L2 merges "
+            f"every sector they write part of: {c.merge_s * 1e6:.3g} us beyond the schedule"
+        )
+        phases = (*phases, PhaseCost("merges", c.merge_s, Pipeline.L2, {pp: 0.0 for pp in PIPELINES}, reason))
     bottleneck = max(phases, key=lambda ph: ph.time_s).bottleneck
     total_busy = sum(busy)
     overlap = (
@@ -781,6 +796,19 @@ def _evaluate(
 
     stats = _action_stats(plan, demands, occurrences, hw, full, tail, grid.tiles)
     notes = _notes(plan, traffic, demands, occ.limits, main, tail)
+    if c.merge_s > 0:
+        for act, _ in plan.actions():
+            d = demands.get(act.name)
+            if isinstance(act, TileAction) and d is not None and d.merge_sectors:
+                where = f" at {act.location}" if act.location else ""
+                notes = (
+                    *notes,
+                    f"{act.name}{where} stores {act.vector_bytes} bytes a lane with the lanes "
+                    f"{act.lane_stride_bytes} bytes apart (a mask the compiler cannot prove whole, such as "
+                    "a length that is no multiple of 16, split each thread's vector): the L2 merges every "
+                    f"sector it writes part of, {c.merge_s * 1e6:.3g} us beyond the schedule; a length "
+                    "padded to a multiple of 16 keeps whole vectors",
+                )
     extras: dict[str, Any] = {
         "tile_latency_s": main.cost.latency_s,
         "tile_fill_s": main.cost.fill_s,

@@ -24,7 +24,12 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      The access latency (not a busy time) mixes ``l2_latency_s`` and ``ddr_latency_s`` by the hit fractions.
      A STORE to an ATOMIC tensor keeps the L2 busy at least its elements over the profile's
      ``l2_atomic_elements_per_s`` share (each is a read-modify-write at the L2), or over the resident blocks'
-     ``atomic_elements_per_s_per_block`` where that is less.
+     ``atomic_elements_per_s_per_block`` where that is less. A STORE of less than a word a lane whose lanes
+     lie apart (``lane_stride_bytes``: a mask split each thread's vector) keeps the L2 busy at least the
+     sectors its instructions touch (:func:`partial_write_sectors`) over the profile's
+     ``l2_partial_write_sectors_per_s``: not a pipeline's busy time but the launch's floor (``merge_sectors``,
+     summed over the launch by the evaluator): the probe's flat copy, whose loads move as many bytes again
+     through L2, takes the time of its stores alone.
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
      load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound, a load's
      instructions faster where L2 serves them.
@@ -138,6 +143,10 @@ LOADS_LEAVE_AT_L2_PORT_ALONE = True
 FULL_VECTOR_BYTES = 16
 # Passes of a synchronous loop load counted against the calibrated (global) instruction rate: its loads.
 SYNC_LOAD_PASSES = 1
+# A store narrower than this writes part of a word: where its lanes lie apart (TileAction.lane_stride_bytes),
+# no two lanes of an instruction complete a word, and the L2 merges every sector the instruction touches
+# (:func:`partial_write_sectors`).
+WORD_BYTES = 4
 # Bytes per thread of a tile kernel's loop-invariant live state (addresses, offsets, masks, loop bounds): 40
 # registers, what ptxas -v gives a Triton GEMM whose accumulator is negligible (the Triton frontend's
 # REGISTER_OVERHEAD; a compiler figure, not fitted to timings). ptxas spills this state first: the loop
@@ -187,6 +196,10 @@ class ActionDemand(NamedTuple):
     # a lone block's load whose transfer runs at this rate (its SM's L2 port), not at its fair share of L2:
     # what its duration in the schedule takes; its busy times still charge the shares (0 = not such a load)
     burst_bytes_per_s: float = 0.0
+    # L2 sectors a store narrower than a word, its lanes apart, writes part of (partial_write_sectors):
+    # merged at the profile's l2_partial_write_sectors_per_s over the chip, beside the pipelines (the
+    # launch's floor, evaluate._core_at)
+    merge_sectors: float = 0.0
 
 
 # The DRAM utilisation at which ddr_queue_s stops growing: the queue's U / (1 - U) is finite there (19x its
@@ -391,6 +404,20 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     if l2_hit is None or not hw.lsu_l2_warp_instr_per_s_per_sm:
         return instr / base
     return instr * (l2_hit / hw.lsu_l2_warp_instr_per_s_per_sm + (1.0 - l2_hit) / base)
+
+
+def partial_write_sectors(action: TileAction, nbytes: float, hw: HardwareProfile) -> float:
+    """L2 sectors one occurrence of a store writes part of, counted once per warp instruction: 0 unless it
+    stores less than a word (:data:`WORD_BYTES`) a lane with its lanes ``lane_stride_bytes`` apart (a mask
+    that split each thread's vector). Each such instruction moves ``vector_bytes`` a lane and spans
+    ``warp_size x lane_stride_bytes`` bytes, every sector of which the L2 merges (the narrow_strided probe:
+    a float16 write of 2^24 - 1 elements, eight 2-byte stores a thread 16 bytes apart, takes 70 us against
+    14 us aligned, while float32's 4-byte stores 16 bytes apart take 22 us against 19)."""
+    vec, apart = action.vector_bytes, action.lane_stride_bytes
+    if action.kind is not ActionKind.STORE or not vec or not apart or vec >= WORD_BYTES or apart <= vec:
+        return 0.0
+    instructions = nbytes / (vec * hw.warp_size)
+    return instructions * max(1.0, hw.warp_size * apart / hw.l2_sector_bytes)
 
 
 def frame_pass(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[float, float]:
@@ -872,4 +899,5 @@ def action_demand(
         net_missing=net_missing,
         floor_s=floor,
         burst_bytes_per_s=burst,
+        merge_sectors=partial_write_sectors(action, lsu_bytes, hw),
     )

@@ -391,3 +391,23 @@ def test_ddr_queue_fields_need_three_points_and_a_growing_latency():
     flat = [{"total_bytes_per_s": b, "latency_s": 1e-6 - b * 1e-20} for b in (1e12, 2e12, 3e12)]
     with pytest.raises(ValueError, match="no positive queueing term"):
         analysis.ddr_queue_fields(flat)
+
+
+def test_partial_write_rate_from_the_narrow_strided_probe():
+    # 2^24 - 1 float16 elements written 2 bytes a lane, lanes 16 bytes apart: (2^24 - 1) / 32 warp stores of
+    # 16 sectors, (2^24 - 1) / 2 sectors; the aligned length and float32 do not count
+    n = (1 << 24) - 1
+    m = {
+        "narrow_strided": {
+            f"float16/{n}": {"write": {"s": 70e-6}},
+            f"float16/{1 << 24}": {"write": {"s": 14e-6}},
+            f"float32/{n}": {"write": {"s": 22e-6}},
+        }
+    }
+    f = analysis.profile_fields(m)
+    assert f["l2_partial_write_sectors_per_s"]["value"] == pytest.approx(n / 2 / 70e-6)
+    # the launch overhead comes out of the kernel's time: the run's launch probe's, else the one given
+    f = analysis.profile_fields(m, launch_overhead_s=4e-6)
+    assert f["l2_partial_write_sectors_per_s"]["value"] == pytest.approx(n / 2 / 66e-6)
+    f = analysis.profile_fields({**m, "launch": {"empty_kernel_s": 5e-6}}, launch_overhead_s=4e-6)
+    assert f["l2_partial_write_sectors_per_s"]["value"] == pytest.approx(n / 2 / 65e-6)

@@ -962,3 +962,28 @@ def test_loads_that_come_back_within_a_loop_are_rereads():
     )  # fmt: skip
     (load,) = [a for a, _ in carried.actions() if a.kind is ActionKind.LOAD]
     assert load.rereads == ()
+
+
+@pytest.mark.parametrize(
+    "n, dtype, block, warps, width, apart",
+    [
+        # 1024 elements on 128 threads: 8 a thread, 16 bytes of float16; an n of no known divisibility by 16
+        # splits them into eight 2-byte accesses whose lanes stay 16 bytes apart (st.global.b16 in the PTX)
+        ((1 << 24) - 1, "float16", 1024, 4, 2, 16),
+        ((1 << 24) - 1, "float32", 1024, 4, 4, 16),
+        # 256 elements on 128 threads: 2 a thread, lanes 4 bytes apart
+        ((1 << 24) - 1, "float16", 256, 4, 2, 4),
+        # divisible by 16: whole 16-byte vectors, lanes contiguous
+        (1 << 24, "float16", 1024, 4, 16, None),
+    ],
+)
+def test_a_mask_that_splits_the_vector_leaves_the_lanes_apart(n, dtype, block, warps, width, apart):
+    from tilesight.kernels.triton.vector_add import add_kernel
+
+    x = TensorSpec((n,), dtype)
+    grid = (-(-n // block),)
+    plan = FE.plan(add_kernel, (grid, x, x, x, n), dict(BLOCK=block, num_warps=warps), HW)
+    memory = [act for act, _ in plan.actions() if act.kind in (ActionKind.LOAD, ActionKind.STORE)]
+    assert len(memory) == 3
+    for act in memory:
+        assert (act.vector_bytes, act.lane_stride_bytes) == (width, apart), act.name
