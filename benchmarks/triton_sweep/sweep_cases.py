@@ -2200,6 +2200,73 @@ def validation52_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def padded_row_case(op: str, rows: int, cols: int, pitch: int, dtype: str, warps: int) -> Case:
+    """A row kernel over the first ``cols`` of rows ``pitch`` elements apart (a padded buffer): the softmax
+    (``op`` "softmax") or the int8 quantisation ("quant_rows"), the row in one block. A ``pitch`` divisible by
+    16 with ``cols`` not leaves the row pointers aligned and the mask unproven."""
+    block = 1 << (cols - 1).bit_length()
+    x = Tensor((rows, cols), dtype, (pitch, 1))
+    problem = {"op": op, "rows": rows, "cols": cols, "pitch": pitch, "dtype": dtype}
+    if op == "softmax":
+        kernel = "kernels.triton.softmax:softmax_kernel"
+        args: tuple = (x, Tensor((rows, cols), dtype, (pitch, 1), init="empty"), cols, pitch, pitch)
+    elif op == "quant_rows":
+        kernel = "kernels.triton.quant:quant_rows_kernel"
+        q = Tensor((rows, cols), "int8", (pitch, 1), init="empty")
+        args = (x, q, Tensor((rows,), "float32", init="empty"), cols, pitch, pitch)
+    else:
+        raise ValueError(f"padded_row_case: unknown op {op!r}")
+    return Case(
+        id=f"memory/{op}_padded/{dtype}/{rows}x{cols}p{pitch}/b{block}w{warps}",
+        family="memory",
+        kernel=kernel,
+        grid=(rows,),
+        args=args,
+        constexprs={"BLOCK": block},
+        num_warps=warps,
+        num_stages=1,
+        problem=problem,
+    )
+
+
+def validation56_cases() -> list[Case]:
+    """The split-store rule blind (stop 48): element-wise kernels whose mask Triton cannot prove whole, drawn
+    at random: the vector add, GELU and seeded dropout at lengths no multiple of 16 in float16 / bfloat16 over
+    blocks and warps that leave 2 to 8 elements a thread (lanes 4, 8 or 16 bytes apart); the softmax and the
+    int8 quantisation over padded rows (pitch a multiple of 16, width not: 2-byte and 1-byte stores); float32
+    adds and aligned twins as controls. Predicted with and without the rule before it ran."""
+    import random
+
+    rng = random.Random(56)
+    odd = (1_000_001, 3_333_333, 8_388_612, 12_345_679, 33_554_431, 50_000_001, 99_999_999)
+    configs = ((256, 4), (512, 4), (1024, 8), (1024, 4), (2048, 8), (4096, 8), (2048, 4))
+    cases: dict[str, Case] = {}
+
+    def draw(build, count: int) -> None:
+        goal = len(cases) + count
+        while len(cases) < goal:
+            case = build()
+            cases.setdefault(case.id, case)
+
+    def pick16() -> str:
+        return rng.choice(("float16", "bfloat16"))
+
+    draw(lambda: add_case(rng.choice(odd), pick16(), *rng.choice(configs)), 10)
+    draw(lambda: gelu_case(rng.choice(odd), pick16(), rng.random() < 0.5, *rng.choice(configs)), 4)
+    draw(lambda: dropout_case(rng.choice(odd), pick16(), 0.5, *rng.choice(configs)), 4)
+    pitches = {700: 704, 1000: 1024, 2500: 2560, 3000: 3008, 4100: 4112}  # width -> a multiple of 16
+
+    def padded(op: str) -> Case:
+        cols, rows, warps = rng.choice(tuple(pitches)), rng.choice((4096, 16384)), rng.choice((4, 8))
+        return padded_row_case(op, rows, cols, pitches[cols], pick16(), warps)
+
+    draw(lambda: padded("softmax"), 4)
+    draw(lambda: padded("quant_rows"), 4)
+    draw(lambda: add_case(rng.choice(odd), "float32", *rng.choice(configs)), 3)
+    draw(lambda: add_case((lambda n: n - n % 16)(rng.choice(odd)), pick16(), *rng.choice(configs)), 3)
+    return _all_held_out(list(cases.values()), "v56")
+
+
 def validation55_cases() -> list[Case]:
     """Element-wise kernels at lengths Triton cannot prove divisible by 16 (stop 47, after validation 53's
     odd-length float16 add ran at half the predicted rate): the vector add at 2^24, 2^24 - 1, 2^24 + 8 (a
