@@ -800,17 +800,15 @@ def validation13_cases() -> list[dict[str, Any]]:
     return _numbered(cases, "val13")
 
 
-def validation14_cases() -> list[dict[str, Any]]:
-    """A second random sample (stop 47, after the wgmma accumulator swap rule, predicted before it ran): 60
-    launches from a seeded generator, wider than validation 13's: 28 GEMMs whose accumulator may take up to
-    512 registers a thread (validation 13 stopped at 256), 6 fp8 GEMMs and 16 FlashAttention launches with
-    their block configuration drawn too (block_M 64 / 128, block_N 32-128, 1-3 stages, 128 / 256 threads), 6
-    int4 dequantising GEMMs and 4 MLA decode launches. Nothing picked by hand."""
+def _random_sample(seed: int, dims: tuple[int, ...], name: str, max_acc: int) -> list[dict[str, Any]]:
+    """60 launches from a generator seeded with ``seed``: 28 GEMMs over ``dims`` whose accumulator takes up
+    to ``max_acc`` registers a thread, 6 fp8 GEMMs and 16 FlashAttention launches with their block
+    configuration drawn too (block_M 64 / 128, block_N 32-128, 1-3 stages, 128 / 256 threads), 6 int4
+    dequantising GEMMs and 4 MLA decode launches, numbered ``name``. Nothing picked by hand."""
     import random
 
-    rng = random.Random(14)
-    dims = tuple(128 * n for n in (3, 6, 11, 17, 26, 37, 50, 67))
-    cases = _random_gemm_cases(rng, dims, 28, max_acc_per_thread=512, rows_per_warpgroup=True)
+    rng = random.Random(seed)
+    cases = _random_gemm_cases(rng, dims, 28, max_acc_per_thread=max_acc, rows_per_warpgroup=True)
     fp8: list[dict[str, Any]] = []
     while len(fp8) < 6:
         bm, bn, bk = rng.choice((64, 128)), rng.choice((128, 256)), rng.choice((64, 128))
@@ -847,7 +845,22 @@ def validation14_cases() -> list[dict[str, Any]]:
         bh, bn, st, th = rng.choice(((64, 32, 2, 256), (64, 64, 1, 256), (64, 64, 2, 256)))
         shape = (rng.choice((8, 24, 64, 96)), 128, 1024 * rng.randint(2, 12))
         cases.append(mla_case(shape, (bh, bn, st, th)))
-    return _numbered(cases, "val14")
+    return _numbered(cases, name)
+
+
+def validation14_cases() -> list[dict[str, Any]]:
+    """A second random sample (stop 47, after the wgmma accumulator swap rule, predicted before it ran): 60
+    launches from a seeded generator, wider than validation 13's: 28 GEMMs whose accumulator may take up to
+    512 registers a thread (validation 13 stopped at 256), 6 fp8 GEMMs and 16 FlashAttention launches with
+    their block configuration drawn too (block_M 64 / 128, block_N 32-128, 1-3 stages, 128 / 256 threads), 6
+    int4 dequantising GEMMs and 4 MLA decode launches. Nothing picked by hand."""
+    return _random_sample(14, tuple(128 * n for n in (3, 6, 11, 17, 26, 37, 50, 67)), "val14", 512)
+
+
+def validation15_cases() -> list[dict[str, Any]]:
+    """A third random sample (stop 48, no TileLang rule changed since validation 14, predicted before it
+    ran): :func:`_random_sample` with its own seed and sizes, accumulators up to 256 registers a thread."""
+    return _random_sample(15, tuple(128 * n for n in (4, 9, 14, 21, 30, 44, 58, 72)), "val15", 256)
 
 
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long

@@ -63,6 +63,7 @@ SETS = {
     "validation12": case_list.validation12_cases,
     "validation13": case_list.validation13_cases,
     "validation14": case_list.validation14_cases,
+    "validation15": case_list.validation15_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,

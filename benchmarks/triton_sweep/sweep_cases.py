@@ -2102,6 +2102,7 @@ class RandomSample:
     rows: tuple[int, ...] = (1536, 6144, 12288, 24576)
     widths: tuple[int, ...] = (640, 1536, 2816, 5120, 6144, 10240)
     sizes_1d: tuple[int, ...] = (3 << 20, 11 << 20, 37 << 20, 5 << 22)
+    max_acc_regs: int = 128
 
 
 def random_sample(spec: RandomSample) -> list[Case]:
@@ -2109,7 +2110,8 @@ def random_sample(spec: RandomSample) -> list[Case]:
     shape or config chosen by hand: 24 GEMMs (the tutorial kernel, persistent, TMA; fp16 / bf16; tiles, K
     steps, warps, stages and GROUP_M from the sweep's spaces, where the tile fits in shared memory and its
     accumulator in 128 registers a thread), 14 attention launches (one loop, staged, TMA; causal or not; head
-    dim 64 / 128), 12 row-kernel launches and 10 of the element-wise kinds, every one held out."""
+    dim 64 / 128), 12 row-kernel launches and 10 of the element-wise kinds, every one held out. The GEMM
+    tiles' fp32 accumulator is at most ``spec.max_acc_regs`` registers a thread (128: no spills)."""
     import random
 
     rng = random.Random(spec.seed)
@@ -2125,7 +2127,7 @@ def random_sample(spec: RandomSample) -> list[Case]:
         (bm, bn), bk = rng.choice(TILE_PAIRS), rng.choice(BLOCK_KS)
         cfg = GemmConfig(bm, bn, bk, rng.choice((4, 8)), rng.choice(STAGES), rng.choice(GROUPS))
         if (
-            cfg.acc_regs_per_thread() > 128
+            cfg.acc_regs_per_thread() > spec.max_acc_regs
             or gemm_smem_bytes(cfg, DTYPE_BYTES[dtype]) > H200_SMEM_PER_BLOCK_BYTES
         ):
             continue
@@ -2265,6 +2267,28 @@ def validation56_cases() -> list[Case]:
     draw(lambda: add_case(rng.choice(odd), "float32", *rng.choice(configs)), 3)
     draw(lambda: add_case((lambda n: n - n % 16)(rng.choice(odd)), pick16(), *rng.choice(configs)), 3)
     return _all_held_out(list(cases.values()), "v56")
+
+
+def validation57_cases() -> list[Case]:
+    """A fourth random sample (stop 48, after the split-store rule): :func:`random_sample` with its own seed
+    and sizes, GEMM tiles whose accumulator may take up to 256 registers a thread (so some spill, as an
+    autotuner's config list does), a third of the pointer GEMMs at odd M and N, a quarter of the one-loop
+    attention launches at lengths no multiple of 128, element-wise sizes odd and even."""
+    spec = RandomSample(
+        seed=57,
+        name="v57",
+        sizes=(192, 896, 1664, 2688, 3968, 5248, 7040, 8448),
+        ksizes=(896, 1664, 2944, 4480, 6656, 9984),
+        odd=(1234, 2999, 4567, 6500),
+        odd_k=(1500, 2750),
+        odd_share=0.3,
+        odd_length_share=0.25,
+        rows=(3000, 8192, 15000, 30000),
+        widths=(600, 1280, 2200, 3500, 4608, 9000),
+        sizes_1d=(4_000_000, 13_333_333, 40_000_000, 77_777_777),
+        max_acc_regs=256,
+    )
+    return random_sample(spec)
 
 
 def validation55_cases() -> list[Case]:
