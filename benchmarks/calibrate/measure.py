@@ -430,6 +430,46 @@ def narrow() -> dict:
     return out
 
 
+# the narrow_ept probe: element-wide row copies and reads over 2^26 float16 elements, one row of BLOCK a
+# program, at (BLOCK, warps) pairs that give 2 to 64 elements a thread
+NARROW_EPT_ELEMENTS = 1 << 26
+NARROW_EPT_CONFIGS = ((1024, 16), (1024, 8), (1024, 4), (2048, 8), (2048, 4), (4096, 8), (4096, 4), (4096, 2))
+
+
+def narrow_ept() -> dict:
+    """The narrow probe's element-wide accesses at several elements a thread: for each (BLOCK, warps) of
+    :data:`NARROW_EPT_CONFIGS`, a row copy (``kernels.copy_rows``) and a row read (``kernels.read_rows``) of
+    2^26 float16 elements in rows of BLOCK, with an aligned row stride (BLOCK) and an odd one (BLOCK + 1):
+    seconds and warp memory instructions per second per SM (one an element and 32 lanes, loads and
+    stores)."""
+    points = []
+    for block, warps in NARROW_EPT_CONFIGS:
+        rows = NARROW_EPT_ELEMENTS // block
+        kw = dict(BLOCK=block, num_warps=warps)
+        for stride in (block, block + 1):
+            src = torch.randn(rows, stride, device="cuda", dtype=torch.float16)
+            dst = torch.empty_like(src)
+            sums = torch.empty(rows, device="cuda", dtype=torch.float32)
+            args = dict(src=src, dst=dst, sums=sums, stride=stride, rows=rows, block=block, kw=kw)
+
+            def copy(src, dst, sums, stride, rows, block, kw):
+                K.copy_rows[(rows,)](src, dst, stride, block, **kw)
+
+            def read(src, dst, sums, stride, rows, block, kw):
+                K.read_rows[(rows,)](src, sums, stride, block, **kw)
+
+            for what, fn in (("copy", copy), ("read", read)):
+                t = bench_s(lambda fn=fn, args=args: fn(**args))
+                instr = (2 if what == "copy" else 1) * NARROW_EPT_ELEMENTS / 32
+                rate = instr / t / n_sm()
+                points.append(
+                    {"what": what, "block": block, "warps": warps, "odd": stride != block, "s": t,
+                     "elements_per_thread": block // (32 * warps), "warp_instr_per_s_per_sm": rate}
+                )  # fmt: skip
+            del src, dst, sums
+    return {"points": points}
+
+
 NARROW_PROGRAMS_PER_SM = 8
 # the narrow_strided probe: flat lengths (a multiple of 16, and one less), one block size
 STRIDED_N, STRIDED_BLOCK, STRIDED_WARPS = 1 << 24, 1024, 4
