@@ -795,20 +795,7 @@ def _evaluate(
     )
 
     stats = _action_stats(plan, demands, occurrences, hw, full, tail, grid.tiles)
-    notes = _notes(plan, traffic, demands, occ.limits, main, tail)
-    if c.merge_s > 0:
-        for act, _ in plan.actions():
-            d = demands.get(act.name)
-            if isinstance(act, TileAction) and d is not None and d.merge_sectors:
-                where = f" at {act.location}" if act.location else ""
-                notes = (
-                    *notes,
-                    f"{act.name}{where} stores {act.vector_bytes} bytes a lane with the lanes "
-                    f"{act.lane_stride_bytes} bytes apart (a mask the compiler cannot prove whole, such as "
-                    "a length that is no multiple of 16, split each thread's vector): the L2 merges every "
-                    f"sector it writes part of, {c.merge_s * 1e6:.3g} us beyond the schedule; a length "
-                    "padded to a multiple of 16 keeps whole vectors",
-                )
+    notes = _notes(plan, traffic, demands, occ.limits, main, tail, c.merge_s)
     extras: dict[str, Any] = {
         "tile_latency_s": main.cost.latency_s,
         "tile_fill_s": main.cost.fill_s,
@@ -938,7 +925,7 @@ def _action_stats(plan, demands, occurrences, hw, full, tail, tiles) -> tuple[Ac
     return tuple(out)
 
 
-def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
+def _notes(plan, traffic, demands, limits, main, tail, merge_s: float = 0.0) -> tuple[str, ...]:
     notes = list(plan.notes)
     notes.append(f"cache model: {traffic.model}")
     for t in plan.tensors:
@@ -989,4 +976,15 @@ def _notes(plan, traffic, demands, limits, main, tail) -> tuple[str, ...]:
         for act, _ in plan.actions():
             if isinstance(act, TileAction) and act.location and act.name in missing:
                 notes.append(f"{act.name} at {act.location}")
+    for act, _ in plan.actions() if merge_s > 0 else ():
+        d = demands.get(act.name)
+        if isinstance(act, TileAction) and d is not None and d.merge_sectors:
+            where = f" at {act.location}" if act.location else ""
+            split = "a mask the compiler cannot prove whole, such as a length no multiple of 16"
+            notes.append(
+                f"{act.name}{where} stores {act.vector_bytes} bytes a lane with the lanes "
+                f"{act.lane_stride_bytes} bytes apart ({split}, split each thread's vector): the L2 merges "
+                f"every sector it writes part of, {merge_s * 1e6:.3g} us beyond the schedule; a length "
+                "padded to a multiple of 16 keeps whole vectors"
+            )
     return tuple(notes)
