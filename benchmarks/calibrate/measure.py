@@ -695,10 +695,25 @@ def _softmax_chain_s(bm: int, bn: int, d: int, warps: int, per_sm: int, mask: bo
     return bench_s(lambda: K.softmax_dot_chain[grid](q, k, v, out, SOFTMAX_DOT_ITERS, **kw))
 
 
-def softmax_dot() -> dict:
+# The replicated probe: 64-row tiles on 8 warps, whose MMA layout (warpsPerCTA [8, 1]) has both warpgroups
+# compute the same rows, beside the same tiles on 4 warps: dot chains, then the attention loop.
+REPLICATED_DOT_SHAPES = ((64, 16, 64, 8), (64, 32, 64, 8), (64, 64, 64, 8), (64, 32, 64, 4))
+REPLICATED_SOFTMAX_SHAPES = (
+    (64, 32, 64, 8), (64, 64, 64, 8), (64, 32, 128, 8), (64, 32, 64, 4), (64, 32, 128, 4),
+)  # fmt: skip
+
+
+def replicated() -> dict:
+    """:func:`dot_shapes` and :func:`softmax_dot` at the replicated shapes (:data:`REPLICATED_DOT_SHAPES`,
+    :data:`REPLICATED_SOFTMAX_SHAPES`) and 1, 2 and 4 blocks per SM."""
+    return {"dot": dot_shapes(REPLICATED_DOT_SHAPES)["points"],
+            "softmax": softmax_dot(REPLICATED_SOFTMAX_SHAPES)["points"]}  # fmt: skip
+
+
+def softmax_dot(shapes: tuple = SOFTMAX_DOT_SHAPES) -> dict:
     """The attention inner loop on register/shared-resident operands: seconds per iteration per block."""
     points = []
-    for bm, bn, d, warps in SOFTMAX_DOT_SHAPES:
+    for bm, bn, d, warps in shapes:
         for per_sm in CHAIN_BLOCKS_PER_SM:
             try:
                 t = _softmax_chain_s(bm, bn, d, warps, per_sm)

@@ -186,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         ("dot_shapes", M.dot_shapes, ()),
         ("dot_narrow", M.dot_narrow, ()),
         ("softmax_dot", M.softmax_dot, ()),
+        ("replicated", M.replicated, ()),
         ("masked_softmax", M.masked_softmax, ()),
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),
