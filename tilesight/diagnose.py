@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .plan import MEMORY_PIPELINES, ActionKind, KernelSequence, Pipeline, TilePlan
-from .report import Report
+from .report import MERGE_PHASE, Report
 
 # Thresholds that decide whether a class applies. They are reading aids, not model parameters: a finding only
 # suggests what to try; the what-if predictions decide whether it helps.
@@ -51,6 +51,7 @@ class BottleneckClass(StrEnum):
     SMALL_GRID = "small grid"
     TILE_REUSE = "low tile reuse"  # bound by on-chip or L2 bandwidth with cache hits already high
     CROSS_WARP_REDUCTION = "cross-warp reductions"  # the load/store path busy with reductions' exchanges
+    SPLIT_STORES = "split sub-word stores"  # the L2 merging partly written sectors (the merges phase)
 
 
 # The tile-level change each class calls for (paper section 5, Table 5), in words.
@@ -84,6 +85,10 @@ ADVICE: dict[BottleneckClass, str] = {
     BottleneckClass.CROSS_WARP_REDUCTION: (
         "reduce each row on fewer warps (num_warps): every warp a row spans adds its shuffles, its partial's "
         "trip through shared memory and the barriers to each reduction, whatever the row's width"
+    ),
+    BottleneckClass.SPLIT_STORES: (
+        "let the compiler prove the length divisible by 16 (pad the buffer and pass the padded length, or "
+        "handle the ragged tail in a separate launch) so each thread stores whole 16-byte vectors"
     ),
 }
 
@@ -219,6 +224,7 @@ METRICS: dict[BottleneckClass, tuple[str, Callable[[Report], float]]] = {
         lambda r: max(r.busy_s.values()) * US_PER_S,
     ),
     BottleneckClass.CROSS_WARP_REDUCTION: ("latency (us)", lambda r: r.latency_us),
+    BottleneckClass.SPLIT_STORES: ("latency (us)", lambda r: r.latency_us),
 }
 _PERCENT_METRICS = frozenset({"L2 hit", "busiest-pipeline utilisation"})
 
@@ -272,7 +278,22 @@ def find_issues(
     occ = report.occupancy
     latency = max(report.latency_s, 1e-30)
     issues: list[Issue] = []
-    memory_bound = report.bottleneck in MEMORY_PIPELINES
+    # the L2's merges of split stores come after the schedule (a floor on the launch): the other classes read
+    # the schedule's own bottleneck and utilisation
+    merges = sum(p.time_s for p in report.phases if p.phase == MERGE_PHASE)
+    bottleneck, exposed = _schedule(report, merges)
+    in_schedule = max(latency - merges, 0.0) / latency  # the schedule's share of the kernel's time
+    memory_bound = bottleneck in MEMORY_PIPELINES
+    if merges > 0:
+        issues.append(
+            Issue(
+                BottleneckClass.SPLIT_STORES,
+                f"the L2 merges partly written sectors for {merges * US_PER_S:.3g} of "
+                f"{latency * US_PER_S:.3g} us: stores narrower than a 4-byte word, lanes a mask left apart",
+                ADVICE[BottleneckClass.SPLIT_STORES],
+                merges / latency,
+            )
+        )
 
     plans = plan.plans if isinstance(plan, KernelSequence) else () if plan is None else (plan,)
     if plans:
@@ -281,9 +302,9 @@ def find_issues(
             issues.append(
                 Issue(
                     BottleneckClass.INDIRECT_ADDRESSING,
-                    f"{', '.join(indirect)} read through an index tensor, {report.bottleneck.value}-bound",
+                    f"{', '.join(indirect)} read through an index tensor, {bottleneck.value}-bound",
                     ADVICE[BottleneckClass.INDIRECT_ADDRESSING],
-                    _bottleneck_util(report),
+                    (1.0 - exposed) * in_schedule,
                 )
             )
         spill = max(p.resources.spill_bytes_per_thread for p in plans)
@@ -298,7 +319,7 @@ def find_issues(
                 )
             )
 
-    if report.bottleneck in (Pipeline.DDR, Pipeline.L2) and report.l2_hit_rate < LOW_L2_HIT_RATE:
+    if bottleneck in (Pipeline.DDR, Pipeline.L2) and report.l2_hit_rate < LOW_L2_HIT_RATE:
         groups = _keys(cfg, _GROUP_KEY)
         changes = tuple(
             Change({g: RECOMMENDED_GROUP_SIZE}) for g in groups if cfg[g] != RECOMMENDED_GROUP_SIZE
@@ -308,15 +329,14 @@ def find_issues(
         issues.append(
             Issue(
                 BottleneckClass.L2_LOCALITY,
-                f"{report.bottleneck.value}-bound with an L2 hit rate of {report.l2_hit_rate:.0%}",
+                f"{bottleneck.value}-bound with an L2 hit rate of {report.l2_hit_rate:.0%}",
                 ADVICE[BottleneckClass.L2_LOCALITY],
                 report.utilization.get(Pipeline.DDR, 0.0),
                 changes,
             )
         )
 
-    exposed = 1.0 - _bottleneck_util(report)
-    reducing = _reduction_share(report, plans)
+    reducing = _reduction_share(report, plans, bottleneck)
     if reducing is not None:
         share, warps = reducing
         halve = _int_change(cfg, _WARPS_KEYS, lambda v: max(v // 2, 1))
@@ -327,20 +347,20 @@ def find_issues(
                 f"smem-bound: row reductions across {warps} warps hold {share:.0%} of the SM's load/store "
                 "path (shuffles, partials through shared memory, barriers), not bytes",
                 ADVICE[BottleneckClass.CROSS_WARP_REDUCTION],
-                share * _bottleneck_util(report),
+                share * (1.0 - exposed) * in_schedule,
                 tuple(dict.fromkeys((*halve, *quarter))),
             )
         )
-    high_hit_ddr = report.bottleneck is Pipeline.DDR and report.l2_hit_rate >= LOW_L2_HIT_RATE
-    reuse_bound = report.bottleneck in _REUSE_BOUND and reducing is None
+    high_hit_ddr = bottleneck is Pipeline.DDR and report.l2_hit_rate >= LOW_L2_HIT_RATE
+    reuse_bound = bottleneck in _REUSE_BOUND and reducing is None
     if (reuse_bound or high_hit_ddr) and exposed <= EXPOSED_TIME_FRACTION:
         issues.append(
             Issue(
                 BottleneckClass.TILE_REUSE,
-                f"{report.bottleneck.value}-bound at {1 - exposed:.0%} utilisation with an L2 hit rate of "
+                f"{bottleneck.value}-bound at {1 - exposed:.0%} utilisation with an L2 hit rate of "
                 f"{report.l2_hit_rate:.0%}: the traffic itself, not misses, bounds the kernel",
                 ADVICE[BottleneckClass.TILE_REUSE],
-                1.0 - exposed,
+                (1.0 - exposed) * in_schedule,
                 _block_changes(cfg, 2.0),
             )
         )
@@ -348,10 +368,11 @@ def find_issues(
         issues.append(
             Issue(
                 BottleneckClass.PIPELINE_OVERLAP,
-                f"the busiest pipeline ({report.bottleneck.value}) works {1 - exposed:.0%} of the kernel; "
+                f"the busiest pipeline ({bottleneck.value}) works {1 - exposed:.0%} of the "
+                f"{'schedule' if merges else 'kernel'}; "
                 f"overlap rate {report.overlap_rate:.0%}",
                 ADVICE[BottleneckClass.PIPELINE_OVERLAP],
-                exposed,
+                exposed * in_schedule,
                 _int_change(cfg, _STAGES_KEYS, lambda v: v + 1),
             )
         )
@@ -372,7 +393,7 @@ def find_issues(
                 f"{occ.resident_blocks} resident block(s) per SM, limited by {occ.limiter} "
                 f"(limits: {', '.join(f'{k}={v}' for k, v in sorted(occ.limits.items()))})",
                 ADVICE[BottleneckClass.OCCUPANCY],
-                exposed if exposed > 0 else 0.0,
+                max(exposed, 0.0) * in_schedule,
                 changes,
             )
         )
@@ -406,11 +427,25 @@ def find_issues(
     return tuple(sorted(issues, key=lambda i: -i.share))
 
 
-def _reduction_share(report: Report, plans: tuple[TilePlan, ...]) -> tuple[float, int] | None:
+def _schedule(report: Report, merges: float) -> tuple[Pipeline, float]:
+    """(bottleneck, exposed share) of the report's schedule: with no split-store merges the report's own
+    bottleneck and ``1 -`` its busiest pipeline's utilisation; with them (``merges`` seconds beyond the
+    schedule), the bottleneck of the longest other phase and the utilisation over the schedule's time."""
+    util = _bottleneck_util(report)
+    others = [p for p in report.phases if p.phase != MERGE_PHASE]
+    if merges <= 0 or not others or report.latency_s <= merges:
+        return report.bottleneck, 1.0 - util
+    scheduled = report.latency_s / (report.latency_s - merges)
+    return max(others, key=lambda p: p.time_s).bottleneck, 1.0 - min(util * scheduled, 1.0)
+
+
+def _reduction_share(
+    report: Report, plans: tuple[TilePlan, ...], bottleneck: Pipeline | None = None
+) -> tuple[float, int] | None:
     """(share of the SMEM pipeline's busy time its reductions hold, the most warps one spans) for an
     SMEM-bound report whose plan reduces rows to one value across warps (what the engine charges there) and
     whose reductions hold at least REDUCTION_SMEM_SHARE of that pipeline; None otherwise."""
-    if report.bottleneck is not Pipeline.SMEM or not plans or not report.actions:
+    if (bottleneck or report.bottleneck) is not Pipeline.SMEM or not plans or not report.actions:
         return None
     rows = (a for p in plans for a, _ in p.actions() if a.kind is ActionKind.REDUCE and a.outputs == 1)
     warps = max((a.warps or 1 for a in rows), default=1)

@@ -7,7 +7,9 @@ from typing import Any
 
 from .plan import PIPELINES, Pipeline
 
-PHASES = ("prologue", "steady", "epilogue", "tail", "lock")
+# The phase of the time the L2's merges of partly written sectors add beyond the schedule (split stores)
+MERGE_PHASE = "merges"
+PHASES = ("prologue", "steady", "epilogue", "tail", "lock", MERGE_PHASE)
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from ..plan import (
     TileAction,
     TilePlan,
 )
-from ..report import ActionStats, Occupancy, PhaseCost, Report
+from ..report import MERGE_PHASE, ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
 from .occupancy import Waves, residency, waves
@@ -787,7 +787,8 @@ def _evaluate(
             f"{', '.join(stores)}: stores narrower than a 4-byte word with their lanes apart; the L2 merges "
             f"every sector they write part of: {c.merge_s * 1e6:.3g} us beyond the schedule"
         )
-        phases = (*phases, PhaseCost("merges", c.merge_s, Pipeline.L2, {pp: 0.0 for pp in PIPELINES}, reason))
+        idle = {pp: 0.0 for pp in PIPELINES}
+        phases = (*phases, PhaseCost(MERGE_PHASE, c.merge_s, Pipeline.L2, idle, reason))
     bottleneck = max(phases, key=lambda ph: ph.time_s).bottleneck
     total_busy = sum(busy)
     overlap = (
