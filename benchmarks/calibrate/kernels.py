@@ -447,6 +447,17 @@ def flat_write(dst_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def flat_write_paced(dst_ptr, n, BLOCK: tl.constexpr, FMAS: tl.constexpr):
+    """:func:`flat_write` with ``FMAS`` dependent fused multiply-adds an element before the store: the same
+    stores, issued at the pace of the arithmetic in front of them."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    val = offs.to(tl.float32)
+    for _ in tl.static_range(FMAS):
+        val = val * 0.999 + 0.5
+    tl.store(dst_ptr + offs, val.to(dst_ptr.dtype.element_ty), mask=offs < n)
+
+
+@triton.jit
 def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """``iters`` dependent tensor-core dots on operands loaded once: acc = a @ b + acc, each waiting for the
     last. One block per SM shows the dependent-dot cost; more blocks per SM show how it overlaps."""

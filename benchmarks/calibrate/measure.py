@@ -507,6 +507,26 @@ def narrow_strided() -> dict:
     return out
 
 
+STRIDED_PACING_FMAS = (0, 8, 32, 128, 512)
+
+
+def strided_paced() -> dict:
+    """The narrow_strided probe's float16 write (:func:`kernels.flat_write_paced`) with 0-512 dependent fused
+    multiply-adds an element in front of the store, at ``STRIDED_N`` (aligned) and ``STRIDED_N - 1`` (split
+    two-byte stores 16 bytes apart) elements: whether the L2's merges of partly written sectors keep their
+    rate when the stores come at the arithmetic's pace. Seconds per point."""
+    points = []
+    for fmas in STRIDED_PACING_FMAS:
+        for n in (STRIDED_N, STRIDED_N - 1):
+            dst = torch.empty(n, device="cuda", dtype=torch.float16)
+            grid = (triton.cdiv(n, STRIDED_BLOCK),)
+            kw = dict(BLOCK=STRIDED_BLOCK, FMAS=fmas, num_warps=STRIDED_WARPS)
+            t = bench_s(lambda dst=dst, n=n, g=grid, kw=kw: K.flat_write_paced[g](dst, n, **kw))
+            points.append({"fmas": fmas, "n": n, "s": t})
+            del dst
+    return {"points": points}
+
+
 def narrow_split() -> dict:
     """The narrow probe's loads and stores apart: element-wide (fp16, odd row stride) reads of every row
     summed to one value, and element-wide writes of every row; warp instructions per second per SM of each,

@@ -178,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         ("narrow", M.narrow, ()),
         ("narrow_split", M.narrow_split, ()),
         ("narrow_strided", M.narrow_strided, ()),
+        ("strided_paced", M.strided_paced, ()),
         ("narrow_ept", M.narrow_ept, ()),
         ("atomics", M.atomics, ()),
         ("sm_stream", M.sm_stream, ()),
