@@ -398,3 +398,18 @@ def test_ddr_queue_fields_go_together():
     expected = r"ddr_queue_latency_s=1.1159e-07 and ddr_queue_bw_bytes_per_s=0.0 go together"
     with pytest.raises(ts.ProfileError, match=expected):
         parse_profile(text)
+
+
+def test_eight_column_wgmma_efficiency_is_the_replicated_probes_measurement():
+    # the replicated probe's 64 x 16 x 64 dot chains on 8 warps issue m64n8k16 instructions (each warpgroup
+    # half the columns): their mean rate over 1-4 blocks per SM, over the 64-column chain rate, is the
+    # profile's 8-column efficiency (0.267 = 215 / 805 TFLOP/s)
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "calibration_replicated.json"
+    points = json.loads(data.read_text())["measurements"]["replicated"]["dot"]
+    rates = [p["flops_per_s"] for p in points if (p["BN"], p["warps"]) == (16, 8)]
+    hw = ts.load_profile("h200")
+    assert len(rates) == 3
+    assert hw.mma_n_efficiency(8) == pytest.approx(sum(rates) / 3 / hw.wgmma_chain_flops_per_s, abs=0.001)
