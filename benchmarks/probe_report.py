@@ -14,6 +14,7 @@
     python benchmarks/probe_report.py attn_mix   # calibration_attn_mix.json: element-wise work between dots
     python benchmarks/probe_report.py stage_latency   # calibration_stage_latency*.json: stages x residency
     python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
+    python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -42,6 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 SM_COUNT = 132  # the H200 the probes ran on
+CHAIN_ITERS = 1024  # the softmax_dot probes' iterations (measure.SOFTMAX_DOT_ITERS)
 sys.path.insert(0, str(HERE))
 
 OVERLAP_LOADS_BN = 16  # the loop whose dots hide under its loads: the loads' own time
@@ -145,6 +147,36 @@ def _predict_overlap_point(p: dict) -> tuple[float, str]:
     )  # fmt: skip
     steady = next((ph.reason for ph in report.phases if ph.phase == "steady"), "")
     return report.latency_s, steady
+
+
+def _predict_chain_point(p: dict) -> float:
+    """The installed model's seconds for one ``softmax_dot`` / ``replicated`` point (the on-chip attention
+    loop, ``benchmarks/calibrate/kernels.py::softmax_dot_chain``, 1024 iterations; h200 profile)."""
+    import tilesight
+    from tilesight import TensorSpec
+
+    bm, bn, d, programs = p["BM"], p["BN"], p["D"], SM_COUNT * p["blocks_per_sm"]
+    q, k, v = (TensorSpec(s, "float16") for s in ((bm, d), (d, bn), (bn, d)))
+    out = TensorSpec((programs * bm * d,), "float32")
+    report = tilesight.estimate(
+        _probe_kernels().softmax_dot_chain, (programs,), q, k, v, out, CHAIN_ITERS, hw="h200",
+        BM=bm, BN=bn, D=d, MASK=False, num_warps=p["warps"],
+    )  # fmt: skip
+    return report.latency_s
+
+
+def _chains_model(_: argparse.Namespace) -> None:
+    points = json.loads((DATA / "calibration_chains.json").read_text())["measurements"]["softmax_dot"]["points"]
+    extra = json.loads((DATA / "calibration_replicated.json").read_text())["measurements"]["replicated"]
+    for p in (*points, *extra["softmax"]):
+        if "s" not in p:
+            continue
+        predicted = _predict_chain_point(p)
+        print(
+            f"{p['BM']:4d} x {p['BN']:<4d} d{p['D']:<4d} w{p['warps']} per_sm {p['blocks_per_sm']}: measured "
+            f"{p['s'] * 1e6:7.1f} us, predicted {predicted * 1e6:7.1f} us, predicted / measured "
+            f"{predicted / p['s']:.2f}"
+        )
 
 
 def _overlap_model(_: argparse.Namespace) -> None:
@@ -436,6 +468,7 @@ def main(argv: list[str] | None = None) -> int:
             "attn_mix",
             "stage_latency",
             "persistent_tiles",
+            "chains_model",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -455,6 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         "attn_mix": _attn_mix,
         "stage_latency": _stage_latency,
         "persistent_tiles": _persistent_tiles,
+        "chains_model": _chains_model,
     }[args.what](args)
     return 0
 
