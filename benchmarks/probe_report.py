@@ -166,9 +166,9 @@ def _predict_chain_point(p: dict) -> float:
 
 
 def _chains_model(_: argparse.Namespace) -> None:
-    points = json.loads((DATA / "calibration_chains.json").read_text())["measurements"]["softmax_dot"]["points"]
+    chains = json.loads((DATA / "calibration_chains.json").read_text())["measurements"]
     extra = json.loads((DATA / "calibration_replicated.json").read_text())["measurements"]["replicated"]
-    for p in (*points, *extra["softmax"]):
+    for p in (*chains["softmax_dot"]["points"], *extra["softmax"]):
         if "s" not in p:
             continue
         predicted = _predict_chain_point(p)
