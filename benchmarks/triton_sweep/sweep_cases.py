@@ -2269,6 +2269,27 @@ def validation56_cases() -> list[Case]:
     return _all_held_out(list(cases.values()), "v56")
 
 
+def validation58_cases() -> list[Case]:
+    """Eight-column warpgroup MMAs blind (stop 48, after the profile's 8-column efficiency from the
+    replicated probe): GEMM tiles 64 rows by 16 columns on 8 warps (warpsPerCTA [4, 2]: m64n8k16, each
+    warpgroup half the columns) at three shapes, K steps 64 / 128, beside the same tiles on 4 warps
+    (m64n16k16) and 64 x 32 on 8 warps (m64n16k16 per warpgroup) as controls; the one-loop attention on 64 x
+    16 blocks of 8 warps (its score dot 8 columns a warpgroup) and 4, head dim 64 / 128. Predicted with and
+    without the entry before it ran."""
+    shapes = (("v58_sq", 4096, 4096, 4096), ("v58_narrow", 8192, 512, 4096), ("v58_k", 2048, 1024, 8192))
+    configs = (
+        GemmConfig(64, 16, 64, 8, 4, 8),
+        GemmConfig(64, 16, 128, 8, 3, 8),
+        GemmConfig(64, 16, 64, 4, 4, 8),
+        GemmConfig(64, 32, 64, 8, 4, 8),
+    )
+    cases = [gemm_case("grouped", shape, "float16", cfg) for shape in shapes for cfg in configs]
+    for d in (64, 128):
+        for warps in (8, 4):
+            cases.append(attention_case(4, 16, 2048, d, False, (64, 16, warps, 3)))
+    return _all_held_out(cases, "v58")
+
+
 def validation57_cases() -> list[Case]:
     """A fourth random sample (stop 48, after the split-store rule): :func:`random_sample` with its own seed
     and sizes, GEMM tiles whose accumulator may take up to 256 registers a thread (so some spill, as an
