@@ -166,7 +166,7 @@ def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
             width = elem
         if width > elem and _scattered(op, m.group(2), shared, fastest):
             stride = width = elem  # each element of a global vector goes to another shared row
-        for key in op.keys:
+        for key in op.keys:  # a line keeps its narrowest op, the widest lane stride among equally narrow ones
             out[key] = min((width, -stride), (out[key][0], -out[key][1])) if key in out else (width, -stride)
     return MappingProxyType({key: (w, -s) for key, (w, s) in out.items()})
 

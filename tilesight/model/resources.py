@@ -25,11 +25,10 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      A STORE to an ATOMIC tensor keeps the L2 busy at least its elements over the profile's
      ``l2_atomic_elements_per_s`` share (each is a read-modify-write at the L2), or over the resident blocks'
      ``atomic_elements_per_s_per_block`` where that is less. A STORE of less than a word a lane whose lanes
-     lie apart (``lane_stride_bytes``: a mask split each thread's vector) keeps the L2 busy at least the
-     sectors its instructions touch (:func:`partial_write_sectors`) over the profile's
-     ``l2_partial_write_sectors_per_s``: not a pipeline's busy time but the launch's floor (``merge_sectors``,
-     summed over the launch by the evaluator): the probe's flat copy, whose loads move as many bytes again
-     through L2, takes the time of its stores alone.
+     lie apart (``lane_stride_bytes``: a mask split each thread's vector) has the L2 merge every sector its
+     instructions touch (:func:`partial_write_sectors`) at the profile's ``l2_partial_write_sectors_per_s``:
+     not a pipeline's busy time but a floor on the launch (``merge_sectors``, summed by the evaluator), as
+     the probe's flat copy, whose loads move as many bytes again through L2, takes its stores' time alone.
      The SMEM entry is at least the issue time of the action's warp-wide memory instructions on the SM's
      load/store units (:func:`lsu_seconds`): narrow (unvectorised) accesses are instruction-bound, a load's
      instructions faster where L2 serves them.
