@@ -966,3 +966,27 @@ def test_partial_write_sectors_by_hand(round_hw, vector, apart, want):
     assert partial_write_sectors(act, 2048.0, round_hw) == want
     load = TileAction("ld", ActionKind.LOAD, tensor="out", vector_bytes=vector, lane_stride_bytes=apart)
     assert partial_write_sectors(load, 2048.0, round_hw) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    vector=st.sampled_from((1, 2, 4, 8, 16)),
+    apart=st.sampled_from((2, 4, 8, 16, 32)),
+    elems=st.integers(1, 1 << 20),
+)
+def test_partial_write_sectors_invariants(round_hw, vector, apart, elems):
+    from tilesight.model.resources import partial_write_sectors
+
+    if apart <= vector:
+        return  # a plan never carries such a stride (TileAction refuses it)
+    nbytes = float(elems * vector)
+    act = TileAction("st", ActionKind.STORE, tensor="out", vector_bytes=vector, lane_stride_bytes=apart)
+    sectors = partial_write_sectors(act, nbytes, round_hw)
+    if vector >= 4:
+        assert sectors == 0.0  # whole words: nothing to merge
+        return
+    # one warp instruction per 32 lanes of `vector` bytes, each spanning 32 x `apart` bytes (>= 1 sector)
+    instructions = nbytes / (vector * 32)
+    assert sectors == pytest.approx(instructions * max(1.0, 32 * apart / 32))
+    wider = TileAction("st", ActionKind.STORE, tensor="out", vector_bytes=vector, lane_stride_bytes=2 * apart)
+    assert partial_write_sectors(wider, nbytes, round_hw) >= sectors  # lanes further apart span more sectors
