@@ -458,6 +458,18 @@ def flat_write_paced(dst_ptr, n, BLOCK: tl.constexpr, FMAS: tl.constexpr):
 
 
 @triton.jit
+def flat_copy_paced(src_ptr, dst_ptr, n, BLOCK: tl.constexpr, FMAS: tl.constexpr):
+    """:func:`flat_copy` with ``FMAS`` dependent fused multiply-adds an element between the load and the
+    store: a loaded element-wise kernel's shape (the GELU's, the dropout's) with arithmetic of known size."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = offs < n
+    val = tl.load(src_ptr + offs, mask=inside, other=0.0).to(tl.float32)
+    for _ in tl.static_range(FMAS):
+        val = val * 0.999 + 0.5
+    tl.store(dst_ptr + offs, val.to(dst_ptr.dtype.element_ty), mask=inside)
+
+
+@triton.jit
 def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """``iters`` dependent tensor-core dots on operands loaded once: acc = a @ b + acc, each waiting for the
     last. One block per SM shows the dependent-dot cost; more blocks per SM show how it overlaps."""

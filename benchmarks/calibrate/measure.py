@@ -514,7 +514,8 @@ def strided_paced() -> dict:
     """The narrow_strided probe's float16 write (:func:`kernels.flat_write_paced`) with 0-512 dependent fused
     multiply-adds an element in front of the store, at ``STRIDED_N`` (aligned) and ``STRIDED_N - 1`` (split
     two-byte stores 16 bytes apart) elements: whether the L2's merges of partly written sectors keep their
-    rate when the stores come at the arithmetic's pace. Seconds per point."""
+    rate when the stores come at the arithmetic's pace; and the same with the element loaded first
+    (:func:`kernels.flat_copy_paced`, ``"loaded": true``). Seconds per point."""
     points = []
     for fmas in STRIDED_PACING_FMAS:
         for n in (STRIDED_N, STRIDED_N - 1):
@@ -523,7 +524,10 @@ def strided_paced() -> dict:
             kw = dict(BLOCK=STRIDED_BLOCK, FMAS=fmas, num_warps=STRIDED_WARPS)
             t = bench_s(lambda dst=dst, n=n, g=grid, kw=kw: K.flat_write_paced[g](dst, n, **kw))
             points.append({"fmas": fmas, "n": n, "s": t})
-            del dst
+            src = torch.randn(n, device="cuda", dtype=torch.float16)
+            t = bench_s(lambda src=src, dst=dst, n=n, g=grid, kw=kw: K.flat_copy_paced[g](src, dst, n, **kw))
+            points.append({"fmas": fmas, "n": n, "s": t, "loaded": True})
+            del dst, src
     return {"points": points}
 
 
