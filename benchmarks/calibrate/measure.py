@@ -571,6 +571,33 @@ def narrow_split() -> dict:
     return out
 
 
+# the narrow_l1 probe: rows re-read by every program, few enough to stay in each SM's L1, or many (L2)
+NARROW_L1_ROWS = (8, 16, 2048)
+
+
+def narrow_l1() -> dict:
+    """Element-wide (odd stride) and vectorised (aligned) float16 row re-reads (:func:`kernels.reread_rows`,
+    8 programs an SM, 64 rows each, 4096-wide rows on 4 warps) over 8 and 16 rows (65 / 131 KB: every SM
+    re-reads the same rows from its L1) and 2048 (L2): warp load instructions per second per SM, one an
+    element and 32 lanes for the odd stride."""
+    points = []
+    reps, programs = 64, n_sm() * NARROW_PROGRAMS_PER_SM
+    for rows in NARROW_L1_ROWS:
+        for stride in (NARROW_COLS, NARROW_COLS + 1):
+            buf = torch.randn(rows, stride, device="cuda", dtype=torch.float16)
+            sums = torch.empty(programs, device="cuda", dtype=torch.float32)
+            t = bench_s(
+                lambda buf=buf, sums=sums, stride=stride, rows=rows: K.reread_rows[(programs,)](
+                    buf, sums, stride, NARROW_COLS, rows, reps, BLOCK=NARROW_BLOCK, num_warps=NARROW_WARPS
+                )
+            )
+            instr = programs * reps * NARROW_COLS / 32
+            points.append({"rows": rows, "odd": stride % 2 == 1, "s": t,
+                           "warp_instr_per_s_per_sm": instr / t / n_sm()})  # fmt: skip
+            del buf, sums
+    return {"points": points}
+
+
 # Per-SM bandwidth probe: few blocks (one per SM) each stream their own DRAM-resident row panel through the
 # pipelined async-copy path, so no shared resource is saturated: what one SM can pull by itself.
 SM_STREAM = {"BM": 128, "BK": 64, "BN": 16, "K": 65536, "iters": 1024, "warps": 4, "stages": 4}

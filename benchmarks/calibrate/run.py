@@ -180,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         ("narrow_strided", M.narrow_strided, ()),
         ("strided_paced", M.strided_paced, ()),
         ("narrow_ept", M.narrow_ept, ()),
+        ("narrow_l1", M.narrow_l1, ()),
         ("atomics", M.atomics, ()),
         ("sm_stream", M.sm_stream, ()),
         ("loaded_latency", M.loaded_latency, ()),
