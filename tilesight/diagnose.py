@@ -440,12 +440,13 @@ def _schedule(report: Report, merges: float) -> tuple[Pipeline, float]:
 
 
 def _reduction_share(
-    report: Report, plans: tuple[TilePlan, ...], bottleneck: Pipeline | None = None
+    report: Report, plans: tuple[TilePlan, ...], bottleneck: Pipeline
 ) -> tuple[float, int] | None:
-    """(share of the SMEM pipeline's busy time its reductions hold, the most warps one spans) for an
-    SMEM-bound report whose plan reduces rows to one value across warps (what the engine charges there) and
-    whose reductions hold at least REDUCTION_SMEM_SHARE of that pipeline; None otherwise."""
-    if (bottleneck or report.bottleneck) is not Pipeline.SMEM or not plans or not report.actions:
+    """(share of the SMEM pipeline's busy time its reductions hold, the most warps one spans) for a report
+    whose schedule is SMEM-bound (``bottleneck``, :func:`_schedule`'s) and whose plan reduces rows to one
+    value across warps (what the engine charges there), its reductions holding at least REDUCTION_SMEM_SHARE
+    of that pipeline; None otherwise."""
+    if bottleneck is not Pipeline.SMEM or not plans or not report.actions:
         return None
     rows = (a for p in plans for a, _ in p.actions() if a.kind is ActionKind.REDUCE and a.outputs == 1)
     warps = max((a.warps or 1 for a in rows), default=1)

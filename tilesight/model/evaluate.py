@@ -926,7 +926,7 @@ def _action_stats(plan, demands, occurrences, hw, full, tail, tiles) -> tuple[Ac
     return tuple(out)
 
 
-def _notes(plan, traffic, demands, limits, main, tail, merge_s: float = 0.0) -> tuple[str, ...]:
+def _notes(plan, traffic, demands, limits, main, tail, merge_s: float) -> tuple[str, ...]:
     notes = list(plan.notes)
     notes.append(f"cache model: {traffic.model}")
     for t in plan.tensors:
