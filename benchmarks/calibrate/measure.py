@@ -450,16 +450,16 @@ def narrow_ept() -> dict:
             src = torch.randn(rows, stride, device="cuda", dtype=torch.float16)
             dst = torch.empty_like(src)
             sums = torch.empty(rows, device="cuda", dtype=torch.float32)
-            args = dict(src=src, dst=dst, sums=sums, stride=stride, rows=rows, block=block, kw=kw)
-
-            def copy(src, dst, sums, stride, rows, block, kw):
-                K.copy_rows[(rows,)](src, dst, stride, block, **kw)
-
-            def read(src, dst, sums, stride, rows, block, kw):
-                K.read_rows[(rows,)](src, sums, stride, block, **kw)
-
-            for what, fn in (("copy", copy), ("read", read)):
-                t = bench_s(lambda fn=fn, args=args: fn(**args))
+            runs = {
+                "copy": lambda src=src, dst=dst, s=stride, r=rows, b=block, kw=kw: K.copy_rows[(r,)](
+                    src, dst, s, b, **kw
+                ),
+                "read": lambda src=src, o=sums, s=stride, r=rows, b=block, kw=kw: K.read_rows[(r,)](
+                    src, o, s, b, **kw
+                ),
+            }
+            for what, run in runs.items():
+                t = bench_s(run)
                 instr = (2 if what == "copy" else 1) * NARROW_EPT_ELEMENTS / 32
                 rate = instr / t / n_sm()
                 points.append(
@@ -471,6 +471,22 @@ def narrow_ept() -> dict:
 
 
 NARROW_PROGRAMS_PER_SM = 8
+REREAD_REPS = 64  # rows each program of kernels.reread_rows sums
+
+
+def _reread_s(rows: int, stride: int) -> float:
+    """Seconds of :func:`kernels.reread_rows` over ``rows`` float16 rows ``stride`` apart, NARROW_COLS wide:
+    NARROW_PROGRAMS_PER_SM programs an SM, REREAD_REPS rows each, NARROW_BLOCK on NARROW_WARPS warps."""
+    programs = n_sm() * NARROW_PROGRAMS_PER_SM
+    buf = torch.randn(rows, stride, device="cuda", dtype=torch.float16)
+    sums = torch.empty(programs, device="cuda", dtype=torch.float32)
+    return bench_s(
+        lambda: K.reread_rows[(programs,)](
+            buf, sums, stride, NARROW_COLS, rows, REREAD_REPS, BLOCK=NARROW_BLOCK, num_warps=NARROW_WARPS
+        )
+    )
+
+
 # the narrow_strided probe: flat lengths (a multiple of 16, and one less), one block size
 STRIDED_N, STRIDED_BLOCK, STRIDED_WARPS = 1 << 24, 1024, 4
 
@@ -551,17 +567,9 @@ def narrow_split() -> dict:
         out[str(stride)] = {"read_s": t_read, "write_s": t_write}
         del buf, sums
     # loads from an L2-resident buffer (the DRAM-resident read above is bandwidth-bound, a lower bound)
-    rows, reps, programs = 2048, 64, n_sm() * NARROW_PROGRAMS_PER_SM
+    rows, reps, programs = 2048, REREAD_REPS, n_sm() * NARROW_PROGRAMS_PER_SM
     for stride in (NARROW_COLS, NARROW_COLS + 1):
-        buf = torch.randn(rows, stride, device="cuda", dtype=torch.float16)
-        sums = torch.empty(programs, device="cuda", dtype=torch.float32)
-        t = bench_s(
-            lambda buf=buf, sums=sums, stride=stride: K.reread_rows[(programs,)](
-                buf, sums, stride, NARROW_COLS, rows, reps, BLOCK=NARROW_BLOCK, num_warps=NARROW_WARPS
-            )
-        )
-        out[str(stride)]["l2_read_s"] = t
-        del buf, sums
+        out[str(stride)]["l2_read_s"] = _reread_s(rows, stride)
     l2_instr = programs * reps * NARROW_COLS / 32
     out["l2_load_warp_instr_per_s_per_sm"] = l2_instr / out[str(NARROW_COLS + 1)]["l2_read_s"] / n_sm()
     instr = NARROW_ROWS * NARROW_COLS / 32  # one 2-byte access per element, 32 lanes a warp
@@ -581,20 +589,12 @@ def narrow_l1() -> dict:
     re-reads the same rows from its L1) and 2048 (L2): warp load instructions per second per SM, one an
     element and 32 lanes for the odd stride."""
     points = []
-    reps, programs = 64, n_sm() * NARROW_PROGRAMS_PER_SM
+    instr = n_sm() * NARROW_PROGRAMS_PER_SM * REREAD_REPS * NARROW_COLS / 32
     for rows in NARROW_L1_ROWS:
         for stride in (NARROW_COLS, NARROW_COLS + 1):
-            buf = torch.randn(rows, stride, device="cuda", dtype=torch.float16)
-            sums = torch.empty(programs, device="cuda", dtype=torch.float32)
-            t = bench_s(
-                lambda buf=buf, sums=sums, stride=stride, rows=rows: K.reread_rows[(programs,)](
-                    buf, sums, stride, NARROW_COLS, rows, reps, BLOCK=NARROW_BLOCK, num_warps=NARROW_WARPS
-                )
-            )
-            instr = programs * reps * NARROW_COLS / 32
+            t = _reread_s(rows, stride)
             points.append({"rows": rows, "odd": stride % 2 == 1, "s": t,
                            "warp_instr_per_s_per_sm": instr / t / n_sm()})  # fmt: skip
-            del buf, sums
     return {"points": points}
 
 
