@@ -15,6 +15,7 @@
     python benchmarks/probe_report.py stage_latency   # calibration_stage_latency*.json: stages x residency
     python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
     python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
+    python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -44,6 +45,9 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 SM_COUNT = 132  # the H200 the probes ran on
 CHAIN_ITERS = 1024  # the softmax_dot probes' iterations (measure.SOFTMAX_DOT_ITERS)
+DOT_ITERS = 4096  # the dot_chain probes' (measure.DOT_CHAIN_ITERS)
+EPT_ELEMENTS = 1 << 26  # the narrow_ept probe's elements (measure.NARROW_EPT_ELEMENTS)
+PACED_BLOCK, PACED_WARPS = 1024, 4  # the strided_paced probe's launch (measure.STRIDED_BLOCK, STRIDED_WARPS)
 sys.path.insert(0, str(HERE))
 
 OVERLAP_LOADS_BN = 16  # the loop whose dots hide under its loads: the loads' own time
@@ -177,6 +181,56 @@ def _chains_model(_: argparse.Namespace) -> None:
             f"{p['s'] * 1e6:7.1f} us, predicted {predicted * 1e6:7.1f} us, predicted / measured "
             f"{predicted / p['s']:.2f}"
         )
+
+
+def _ratio(label: str, measured_s: float, predicted_s: float) -> None:
+    print(
+        f"{label}: measured {measured_s * 1e6:7.1f} us, predicted {predicted_s * 1e6:7.1f} us, predicted / "
+        f"measured {predicted_s / measured_s:.2f}"
+    )
+
+
+def _probes_model(_: argparse.Namespace) -> None:
+    """The installed model against stop 48's probes (h200 profile): ``narrow_ept``'s row copies and reads,
+    ``replicated``'s dot chains, ``strided_paced``'s paced writes and loaded copies."""
+    import tilesight
+    from tilesight import TensorSpec
+
+    k = _probe_kernels()
+
+    def load(name: str) -> dict:
+        return json.loads((DATA / f"calibration_{name}.json").read_text())["measurements"][name]
+
+    for p in load("narrow_ept")["points"]:
+        block, rows = p["block"], EPT_ELEMENTS // p["block"]
+        stride = block + 1 if p["odd"] else block
+        src = TensorSpec((rows, block), "float16", (stride, 1))
+        if p["what"] == "copy":
+            fn, args = k.copy_rows, (src, src, stride, block)
+        else:
+            fn, args = k.read_rows, (src, TensorSpec((rows,), "float32"), stride, block)
+        r = tilesight.estimate(fn, (rows,), *args, hw="h200", BLOCK=block, num_warps=p["warps"])
+        odd = "odd " if p["odd"] else "even"
+        _ratio(f"narrow_ept {p['what']} b{block} w{p['warps']} {odd}", p["s"], r.latency_s)
+    for p in load("replicated")["dot"]:
+        bm, bn, bk, programs = p["BM"], p["BN"], p["BK"], SM_COUNT * p["blocks_per_sm"]
+        a, b = TensorSpec((bm, bk), "float16"), TensorSpec((bk, bn), "float16")
+        out = TensorSpec((programs * bm * bn,), "float32")
+        r = tilesight.estimate(
+            k.dot_chain, (programs,), a, b, out, DOT_ITERS, hw="h200", BM=bm, BN=bn, BK=bk,
+            num_warps=p["warps"],
+        )  # fmt: skip
+        label = f"replicated dot {bm}x{bn}x{bk} w{p['warps']} per_sm {p['blocks_per_sm']}"
+        _ratio(label, p["s"], r.latency_s)
+    for p in load("strided_paced")["points"]:
+        n, grid = p["n"], (-(-p["n"] // PACED_BLOCK),)
+        dst = TensorSpec((n,), "float16")
+        fn, args = (k.flat_copy_paced, (dst, dst, n)) if p.get("loaded") else (k.flat_write_paced, (dst, n))
+        r = tilesight.estimate(
+            fn, grid, *args, hw="h200", BLOCK=PACED_BLOCK, FMAS=p["fmas"], num_warps=PACED_WARPS
+        )
+        what = "copy " if p.get("loaded") else "write"
+        _ratio(f"strided_paced {what} n={n} fmas={p['fmas']:3d}", p["s"], r.latency_s)
 
 
 def _overlap_model(_: argparse.Namespace) -> None:
@@ -469,6 +523,7 @@ def main(argv: list[str] | None = None) -> int:
             "stage_latency",
             "persistent_tiles",
             "chains_model",
+            "probes_model",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -489,6 +544,7 @@ def main(argv: list[str] | None = None) -> int:
         "stage_latency": _stage_latency,
         "persistent_tiles": _persistent_tiles,
         "chains_model": _chains_model,
+        "probes_model": _probes_model,
     }[args.what](args)
     return 0
 
