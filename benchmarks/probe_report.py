@@ -16,6 +16,7 @@
     python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
     python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
+    python benchmarks/probe_report.py bottlenecks [--family memory]  # pooled launches by predicted bottleneck
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -308,6 +309,34 @@ def _residency(args: argparse.Namespace) -> None:
         print(f"{label:>28}: {len(v):3d} launches, median predicted / measured {statistics.median(v):.3f}")
 
 
+# Validation sets the pooled Triton figure leaves out (README: the Liger-Kernel and survey-style sets 31-36)
+POOL_EXCLUDED = frozenset(f"validation3{i}" for i in range(1, 7))
+
+
+def _bottlenecks(args: argparse.Namespace) -> None:
+    """Every non-spilling launch of ``--family`` in the pooled Triton data (benchmarks/data and its
+    validation sets, less :data:`POOL_EXCLUDED`), grouped by the installed model's bottleneck: how many,
+    the median predicted / measured and the MAPE of each group."""
+    import accuracy
+
+    import tilesight
+
+    root = Path(args.data)
+    dirs = [root, *sorted(d for d in root.glob("validation*") if d.is_dir() and d.name not in POOL_EXCLUDED)]
+    groups = collections.defaultdict(list)
+    for data in dirs:
+        for record, where in accuracy.load(data, f"{args.family}/"):
+            if record.get("n_spills"):
+                continue
+            launch = accuracy.rebuild(record, where)
+            report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
+            groups[report.bottleneck].append(report.latency_s * 1e6 / record["measured_us"]["p50"])
+    for bottleneck, v in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        mape = 100 * statistics.mean(abs(r - 1) for r in v)
+        print(f"{bottleneck}-bound: {len(v):4d} launches, median predicted / measured "
+              f"{statistics.median(v):.3f}, MAPE {mape:.1f}%")  # fmt: skip
+
+
 SMEM_TRANSFORM_RUNS = ("calibration_smem_transform.json", "calibration_smem_transform_cast.json")
 
 
@@ -524,10 +553,12 @@ def main(argv: list[str] | None = None) -> int:
             "persistent_tiles",
             "chains_model",
             "probes_model",
+            "bottlenecks",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
     ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
+    ap.add_argument("--family", default="memory", help="'bottlenecks': the family (memory, gemm, attention)")
     args = ap.parse_args(argv)
     {
         "overlap": _overlap,
@@ -545,6 +576,7 @@ def main(argv: list[str] | None = None) -> int:
         "persistent_tiles": _persistent_tiles,
         "chains_model": _chains_model,
         "probes_model": _probes_model,
+        "bottlenecks": _bottlenecks,
     }[args.what](args)
     return 0
 
