@@ -412,6 +412,26 @@ def reread_rows(src_ptr, out_ptr, stride, n_cols, n_rows, reps, BLOCK: tl.conste
 
 
 @triton.jit
+def reread_rows_unrolled(
+    src_ptr, out_ptr, stride, n_cols, row_mask, iters, U: tl.constexpr, BLOCK: tl.constexpr
+):
+    """Loads only, ``U`` rows an iteration: iteration ``i`` of a program sums rows ``start + 7 u`` (``u < U``,
+    ``start = (pid + 7 U i) & row_mask``; the buffer holds ``row_mask + 1 + 7 U`` rows), accumulating in the
+    source's type. The row pointers cost an add each and every element one add, so the load instructions,
+    not the address arithmetic, set the pace (the narrow_width probe)."""
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    acc = tl.zeros((BLOCK,), dtype=src_ptr.dtype.element_ty)
+    for i in range(iters):
+        start = (pid + 7 * U * i) & row_mask
+        base = src_ptr + start * stride + cols
+        for u in tl.static_range(U):
+            acc += tl.load(base + u * 7 * stride, mask=inside, other=0.0)
+    tl.store(out_ptr + pid, tl.sum(acc.to(tl.float32), axis=0))
+
+
+@triton.jit
 def write_rows(dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
     """One row per program, stores only: dst[row, :n_cols] = row (the narrow probe's store half)."""
     row = tl.program_id(0)

@@ -598,6 +598,56 @@ def narrow_l1() -> dict:
     return {"points": points}
 
 
+# the narrow_width probe: element-wide row re-reads at 1-8 elements a thread (lanes 2-16 bytes apart)
+NARROW_WIDTH_SPT = {torch.float16: (1, 2, 4, 8), torch.float32: (1, 2, 4)}
+NARROW_WIDTH_WARPS = 4
+NARROW_WIDTH_INSTR = 8192  # warp load instructions each program issues (the narrow_l1 probe's count)
+NARROW_WIDTH_L2_BYTES = 8 << 20  # an L2-resident buffer, far over any SM's L1
+NARROW_WIDTH_L1_ROWS = 8
+NARROW_WIDTH_UNROLL = 8  # rows an iteration of kernels.reread_rows_unrolled
+
+
+def narrow_width() -> dict:
+    """Element-wide loads whose lanes lie 2-16 bytes apart, re-read (:func:`kernels.reread_rows_unrolled`,
+    NARROW_PROGRAMS_PER_SM programs an SM on NARROW_WIDTH_WARPS warps, BLOCK = threads x elements a thread,
+    every program issuing NARROW_WIDTH_INSTR warp load instructions) from L1 (NARROW_WIDTH_L1_ROWS rows every
+    SM re-reads) and from L2 (an 8 MiB buffer), float16 at 1, 2, 4, 8 elements a thread and float32 at 1, 2,
+    4. Three accesses each: ``aligned`` (row stride and row length multiples of 16: vector loads), ``split``
+    (the row length one short of BLOCK: Triton keeps the layout's vector of elements a thread, the mask of
+    unknown divisibility splits it into element-wide loads whose lanes lie ``elements a thread x element
+    size`` apart, as in an RMSNorm over 9000-wide rows) and ``odd_stride`` (row stride BLOCK + 1: the layout
+    drops to one element a thread, lanes one element apart, as in the narrow probes). Seconds, and warp load
+    instructions per second per SM for the element-wide ones (one an element and 32 lanes)."""
+    points = []
+    threads = 32 * NARROW_WIDTH_WARPS
+    programs = n_sm() * NARROW_PROGRAMS_PER_SM
+    sums = torch.empty(programs, device="cuda", dtype=torch.float32)
+    for dtype, spts in NARROW_WIDTH_SPT.items():
+        size = torch.tensor([], dtype=dtype).element_size()
+        for spt in spts:
+            block = threads * spt
+            reps = NARROW_WIDTH_INSTR * 32 // block  # rows a program sums
+            for tier in ("l1", "l2"):
+                rows = NARROW_WIDTH_L1_ROWS if tier == "l1" else NARROW_WIDTH_L2_BYTES // (block * size)
+                for access, stride, n_cols in (
+                    ("aligned", block, block), ("split", block, block - 1), ("odd_stride", block + 1, block)
+                ):  # fmt: skip
+                    buf = torch.randn(rows + 7 * NARROW_WIDTH_UNROLL, stride, device="cuda", dtype=dtype)
+                    args = (buf, sums, stride, n_cols, rows - 1, reps // NARROW_WIDTH_UNROLL)
+                    kw = dict(U=NARROW_WIDTH_UNROLL, BLOCK=block, num_warps=NARROW_WIDTH_WARPS)
+                    t = bench_s(lambda args=args, kw=kw: K.reread_rows_unrolled[(programs,)](*args, **kw))
+                    wide = access != "aligned"
+                    rate = programs * reps * block / 32 / t / n_sm() if wide else None
+                    points.append(
+                        {"dtype": str(dtype).removeprefix("torch."), "elements_per_thread": spt,
+                         "access": access, "lane_stride_bytes": (spt if access == "split" else 1) * size,
+                         "tier": tier, "rows": rows, "block": block, "n_cols": n_cols, "stride": stride,
+                         "reps": reps, "s": t, "warp_instr_per_s_per_sm": rate}
+                    )  # fmt: skip
+                    del buf
+    return {"points": points}
+
+
 # Per-SM bandwidth probe: few blocks (one per SM) each stream their own DRAM-resident row panel through the
 # pipelined async-copy path, so no shared resource is saturated: what one SM can pull by itself.
 SM_STREAM = {"BM": 128, "BK": 64, "BN": 16, "K": 65536, "iters": 1024, "warps": 4, "stages": 4}

@@ -181,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         ("strided_paced", M.strided_paced, ()),
         ("narrow_ept", M.narrow_ept, ()),
         ("narrow_l1", M.narrow_l1, ()),
+        ("narrow_width", M.narrow_width, ()),
         ("atomics", M.atomics, ()),
         ("sm_stream", M.sm_stream, ()),
         ("loaded_latency", M.loaded_latency, ()),
