@@ -222,6 +222,11 @@ def test_zero_required_value_is_named():
         parse_profile(_replace_value(H200_TEXT, "sm_count", "0"))
 
 
+def test_a_share_over_one_is_named():
+    with pytest.raises(ts.ProfileError, match="lsu_wide_span_share=1.5 is a share of a rate: at most 1"):
+        parse_profile(_replace_value(H200_TEXT, "lsu_wide_span_share", "1.5"))
+
+
 def test_non_integer_count_is_named():
     with pytest.raises(ts.ProfileError, match="sm_count=132.5 must be an integer"):
         parse_profile(_replace_value(H200_TEXT, "sm_count", "132.5"))

@@ -94,6 +94,8 @@ _OPTIONAL = (
     "tma_supported",
     "lsu_warp_instr_per_s_per_sm",
     "lsu_l2_warp_instr_per_s_per_sm",
+    "lsu_l2_row_warp_instr_per_s_per_sm",
+    "lsu_wide_span_share",
     "lsu_async_elem_warp_instr_per_s_per_sm",
     "block_dispatch_s",
     "l2_partitions",
@@ -205,6 +207,13 @@ class HardwareProfile:
     # the same for element-wide global loads whose lines L2 serves (a tile loop over an L2-resident operand);
     # 0 = not given (every load then issues at lsu_warp_instr_per_s_per_sm)
     lsu_l2_warp_instr_per_s_per_sm: float = 0.0
+    # the same for element-wide loads into registers in a kernel without dots (a row kernel's loads, which no
+    # shared-memory store or dot operand path follows) whose warp instructions span at most
+    # LSU_FULL_RATE_SPAN_BYTES; 0 = not given (they then issue at lsu_l2_warp_instr_per_s_per_sm)
+    lsu_l2_row_warp_instr_per_s_per_sm: float = 0.0
+    # the share of that rate an element-wide instruction whose lanes span more keeps (a mask-split 16-byte
+    # vector: 32 lanes 16 bytes apart, 512 bytes); 0 = not given (1)
+    lsu_wide_span_share: float = 0.0
     # the same for element-wide asynchronous copies into shared memory (4-byte cp.async, as Triton emits for a
     # tile it stores transposed); 0 = not given (they then issue at the global-load rates above)
     lsu_async_elem_warp_instr_per_s_per_sm: float = 0.0
@@ -337,6 +346,11 @@ class HardwareProfile:
                     raise ProfileError(f"profile {self.name!r}: field {f.name}={v!r} must be a finite number")
                 if v < 0 or (v == 0 and f.name not in _MAY_BE_ZERO):
                     raise ProfileError(f"profile {self.name!r}: field {f.name}={v!r} must be > 0")
+        if self.lsu_wide_span_share > 1:
+            raise ProfileError(
+                f"profile {self.name!r}: field lsu_wide_span_share={self.lsu_wide_span_share!r} is a share "
+                "of a rate: at most 1"
+            )
         if not self.tc_flops_per_s:
             raise ProfileError(f"profile {self.name!r}: [tensor_core] needs at least one dtype rate")
         if bool(self.ddr_queue_latency_s) != bool(self.ddr_queue_bw_bytes_per_s):

@@ -69,6 +69,11 @@ def _ok(m: Any) -> bool:
     return isinstance(m, Mapping) and "error" not in m
 
 
+# Widest warp-instruction span of the narrow_width probe's full-rate element-wide loads (the model's
+# resources.LSU_FULL_RATE_SPAN_BYTES).
+FULL_SPAN_BYTES = 256
+
+
 def profile_fields(
     measurements: Mapping[str, Any], sm_count: int | None = None, launch_overhead_s: float | None = None
 ) -> dict[str, dict[str, Any]]:
@@ -157,6 +162,32 @@ def profile_fields(
                 "element-wide (odd-stride) fp16 tile loops over an L2-resident matrix: the highest warp "
                 "memory instruction rate per SM (fewer warps per SM are latency-bound)",
             )
+    width = measurements.get("narrow_width")
+    if _ok(width):
+        # float16 only: float32's element-wide re-reads move twice the bytes an instruction and meet the L2's
+        # bandwidth first (their aligned twins take as long)
+        l2 = [p for p in width.get("points", []) if p.get("tier") == "l2" and p.get("dtype") == "float16"]
+        l2 = [p for p in l2 if p.get("access") != "aligned" and p.get("warp_instr_per_s_per_sm")]
+        spans = [(32 * p["lane_stride_bytes"], p["warp_instr_per_s_per_sm"]) for p in l2]
+        full = sorted(rate for span, rate in spans if span <= FULL_SPAN_BYTES)
+        wide = sorted(rate for span, rate in spans if span > FULL_SPAN_BYTES)
+        if full:
+            rate = full[len(full) // 2]
+            put(
+                "lsu_l2_row_warp_instr_per_s_per_sm",
+                rate,
+                "element-wide float16 row re-reads (8 programs per SM, 4 warps, 8 rows an iteration) from an "
+                f"8 MiB L2-resident buffer whose warp instructions span at most {FULL_SPAN_BYTES} bytes "
+                "(lanes 2-8 bytes apart, mask-split and odd-stride): the median warp load instruction rate "
+                "per SM",
+            )
+            if wide:
+                put(
+                    "lsu_wide_span_share",
+                    min(1.0, wide[len(wide) // 2] / rate),
+                    f"the same re-reads with lanes 16 bytes apart (a mask-split 16-byte vector, 512-byte "
+                    f"spans): {wide[len(wide) // 2] / 1e6:.0f} M against {rate / 1e6:.0f} M",
+                )
     atom = measurements.get("atomics")
     if _ok(atom):
         rates = [p["atomic_elements_per_s"] for p in atom.get("points", []) if p.get("sum_ok")]

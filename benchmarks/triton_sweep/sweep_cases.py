@@ -2269,6 +2269,30 @@ def validation56_cases() -> list[Case]:
     return _all_held_out(list(cases.values()), "v56")
 
 
+def validation59_cases() -> list[Case]:
+    """The row-load rate blind (stop 49, after the narrow_width probe): row kernels of :data:`ROW_KINDS`
+    drawn at random over widths no multiple of 16, so their loads are element-wide with lanes 2-16 bytes
+    apart (blocks and warps leave 1-8 elements a thread), float16 / bfloat16 and a few float32; four at widths
+    a multiple of 16 as controls. Predicted with and without the row rates before it ran."""
+    import random
+
+    rng = random.Random(59)
+    rows, programs = (4096, 8192, 16384, 30000), (132, 264, 528)
+    odd_widths = (999, 1777, 2500, 3001, 4500, 7777, 9000, 12345)
+    cases: dict[str, Case] = {}
+
+    def draw(widths: tuple[int, ...], dtypes: tuple[str, ...], count: int) -> None:
+        goal = len(cases) + count
+        while len(cases) < goal:
+            case = random_row_case(rng, rows, widths, dtypes, (4, 8, 16), (512, 1024, 2048, 4096), programs)
+            cases.setdefault(case.id, case)
+
+    draw(odd_widths, ("float16", "bfloat16"), 24)
+    draw(odd_widths, ("float32",), 4)
+    draw((1024, 3072, 5120, 8192), ("float16", "bfloat16"), 4)
+    return _all_held_out(list(cases.values()), "v59")
+
+
 def validation58_cases() -> list[Case]:
     """Eight-column warpgroup MMAs blind (stop 48, after the profile's 8-column efficiency from the
     replicated probe): GEMM tiles 64 rows by 16 columns on 8 warps (warpsPerCTA [4, 2]: m64n8k16, each

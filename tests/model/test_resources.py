@@ -394,6 +394,48 @@ def test_narrow_loads_issue_faster_where_l2_serves_them(round_hw):
     assert action_demand(st_, _plan(st_), fast, traffic).busy_s[SMEM] == pytest.approx(1.5625 * US)
 
 
+def test_row_loads_issue_at_the_row_rate_and_wide_spans_at_its_share(round_hw):
+    # 2-byte register loads of the 100,000-byte tile: 1562.5 warp instructions, 75% L2 hits, the rest at the
+    # copy rate (1e9 a second). In a kernel without dots L2 serves them at the row rate, 5e9:
+    # 1562.5 x (0.75 / 5e9 + 0.25 / 1e9) = 0.625 us. Lanes 8 bytes apart span 256 bytes: the same. Lanes 16
+    # bytes apart span 512 bytes (over LSU_FULL_RATE_SPAN_BYTES): 5e9 x 0.5 = 2.5e9, 1562.5 x (0.75 / 2.5e9
+    # + 0.25 / 1e9) = 0.859375 us. Beside a dot the loads keep lsu_l2_warp_instr_per_s_per_sm (4e9):
+    # 1562.5 x (0.75 / 4e9 + 0.25 / 1e9) = 0.68359375 us; a load into shared memory too.
+    import dataclasses
+
+    hw = dataclasses.replace(
+        round_hw,
+        lsu_warp_instr_per_s_per_sm=1e9,
+        lsu_l2_warp_instr_per_s_per_sm=4e9,
+        lsu_l2_row_warp_instr_per_s_per_sm=5e9,
+        lsu_wide_span_share=0.5,
+    )
+    traffic = _traffic(0.75, 0.25)
+
+    def smem_us(act: TileAction, *others: TileAction) -> float:
+        return action_demand(act, _plan(act, *others), hw, traffic).busy_s[SMEM] / US
+
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", vector_bytes=2)
+    assert smem_us(ld) == pytest.approx(0.625)
+    assert smem_us(dataclasses.replace(ld, lane_stride_bytes=8)) == pytest.approx(0.625)
+    assert smem_us(dataclasses.replace(ld, lane_stride_bytes=16)) == pytest.approx(0.859375)
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64))
+    assert smem_us(ld, dot) == pytest.approx(0.68359375)
+    assert smem_us(dataclasses.replace(ld, dst=MemLevel.SMEM)) == pytest.approx(0.68359375)
+    # without the row fields every element-wide load issues at lsu_l2_warp_instr_per_s_per_sm
+    plain = dataclasses.replace(hw, lsu_l2_row_warp_instr_per_s_per_sm=0.0, lsu_wide_span_share=0.0)
+    assert action_demand(ld, _plan(ld), plain, traffic).busy_s[SMEM] / US == pytest.approx(0.68359375)
+
+
+def test_lane_span_bytes_by_hand(round_hw):
+    from tilesight.model.resources import lane_span_bytes
+
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", vector_bytes=2, lane_stride_bytes=16)
+    assert lane_span_bytes(ld, round_hw) == 32 * 16
+    wide = TileAction("ld", ActionKind.LOAD, tensor="a", vector_bytes=16)
+    assert lane_span_bytes(wide, round_hw) == 0  # contiguous lanes: no lane stride
+
+
 def test_narrow_accesses_issue_only_for_the_lanes_their_mask_keeps(round_hw):
     # the same 2-byte loads and stores, but the cache model says the tile's 10 accesses asked for 7e5 bytes,
     # not 1e6 (a row of 700 valid elements in a 1,000-wide block: the masked-off lanes move nothing): 70,000 B

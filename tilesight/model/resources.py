@@ -140,6 +140,11 @@ STORES_LEAVE_AT_L2_PORT = True
 LOADS_LEAVE_AT_L2_PORT_ALONE = True
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
+# Widest span (bytes from a warp instruction's first lane to its last) at which an element-wide load still
+# issues at the full rate (the narrow_width probe, float16 re-reads from L2: lanes 2, 4 and 8 bytes apart,
+# spans of 64-256 bytes, 0.80-0.85 G warp instructions a second an SM; lanes 16 bytes apart, 512 bytes,
+# 0.46 G, the profile's lsu_wide_span_share of it).
+LSU_FULL_RATE_SPAN_BYTES = 256
 # Passes of a synchronous loop load counted against the calibrated (global) instruction rate: its loads.
 SYNC_LOAD_PASSES = 1
 # A store narrower than this writes part of a word: where its lanes lie apart (TileAction.lane_stride_bytes),
@@ -376,7 +381,9 @@ def l1_broadcast(
     return tensor.tensor_bytes <= hw.l1_smem_per_sm_bytes - resident * plan.resources.smem_bytes
 
 
-def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: float | None = None) -> float:
+def lsu_seconds(
+    action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: float | None = None, *, row: bool = False
+) -> float:
     """Issue time of one occurrence's warp-wide memory instructions on one SM's load/store units.
 
     A warp instruction moves ``vector_bytes`` per thread (``FULL_VECTOR_BYTES`` when the frontend found the
@@ -393,6 +400,12 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     into an asynchronous copy, e.g. for an unaligned row stride) is counted ``SYNC_LOAD_PASSES`` times: its
     global loads only, as the shared-memory stores that stage it for its consumer are not what the probes
     measure.
+
+    A ``row`` load (into registers, in a kernel without dots: a normalisation's or softmax's row loads) whose
+    lines L2 serves issues at the profile's ``lsu_l2_row_warp_instr_per_s_per_sm`` where given (the
+    ``narrow_width`` probe: element-wide re-reads of an L2-resident buffer, 0.74-0.85 G warp instructions a
+    second an SM where ``narrow_tiles`` reached 0.48 G), times ``lsu_wide_span_share`` for an element-wide
+    instruction whose lanes span more than :data:`LSU_FULL_RATE_SPAN_BYTES` (:func:`lane_span_bytes`).
     """
     vec = action.vector_bytes or FULL_VECTOR_BYTES
     passes = SYNC_LOAD_PASSES if action.variant == SYNC_LOAD else 1
@@ -400,9 +413,24 @@ def lsu_seconds(action: TileAction, nbytes: float, hw: HardwareProfile, l2_hit: 
     if action.variant == ELEMENT_ASYNC_COPY and hw.lsu_async_elem_warp_instr_per_s_per_sm:
         return instr / hw.lsu_async_elem_warp_instr_per_s_per_sm
     base = hw.lsu_warp_instr_per_s_per_sm
-    if l2_hit is None or not hw.lsu_l2_warp_instr_per_s_per_sm:
+    l2_rate = hw.lsu_l2_warp_instr_per_s_per_sm
+    if row and hw.lsu_l2_row_warp_instr_per_s_per_sm:
+        l2_rate = hw.lsu_l2_row_warp_instr_per_s_per_sm
+        if hw.lsu_wide_span_share and lane_span_bytes(action, hw) > LSU_FULL_RATE_SPAN_BYTES:
+            l2_rate *= hw.lsu_wide_span_share
+    if l2_hit is None or not l2_rate:
         return instr / base
-    return instr * (l2_hit / hw.lsu_l2_warp_instr_per_s_per_sm + (1.0 - l2_hit) / base)
+    return instr * (l2_hit / l2_rate + (1.0 - l2_hit) / base)
+
+
+def lane_span_bytes(action: TileAction, hw: HardwareProfile) -> int:
+    """Bytes one warp instruction of an element-wide access spans: its lanes ``lane_stride_bytes`` apart (a
+    mask that split each thread's vector), times the warp's lanes; 0 for an access whose lanes are
+    contiguous (no lane stride: its span is its bytes)."""
+    apart = action.lane_stride_bytes
+    if not apart or not action.vector_bytes or apart <= action.vector_bytes:
+        return 0
+    return hw.warp_size * apart
 
 
 def partial_write_sectors(action: TileAction, nbytes: float, hw: HardwareProfile) -> float:
@@ -866,7 +894,8 @@ def action_demand(
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         # a load's share served on chip (L1.5 or L2); stores issue at the probed copy's rate
         served = min(1.0, l15_hit + l2_hit) if kind is ActionKind.LOAD and l2_hit is not None else None
-        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, lsu_bytes, hw, served))
+        row = not plan.has_dots and action.dst is MemLevel.REG
+        busy[SMEM] = max(busy[SMEM], lsu_seconds(action, lsu_bytes, hw, served, row=row))
     lsu_rate = hw.lsu_warp_instr_per_s_per_sm
     if kind is ActionKind.DOT and action.vector_bytes and amounts[SMEM] and lsu_rate > 0:
         # operand fragments loaded into registers by the warps (ldmatrix): the issue slots bound it too

@@ -411,3 +411,20 @@ def test_partial_write_rate_from_the_narrow_strided_probe():
     assert f["l2_partial_write_sectors_per_s"]["value"] == pytest.approx(n / 2 / 66e-6)
     f = analysis.profile_fields({**m, "launch": {"empty_kernel_s": 5e-6}}, launch_overhead_s=4e-6)
     assert f["l2_partial_write_sectors_per_s"]["value"] == pytest.approx(n / 2 / 65e-6)
+
+
+def test_row_load_rate_and_wide_span_share_from_the_narrow_width_probe():
+    # float16 L2 re-reads: element-wide points spanning at most 256 bytes (lanes 2, 4, 8 bytes apart) give the
+    # median rate, 8e8 of (7e8, 8e8, 9e8); lanes 16 bytes apart (512 bytes) give 4e8, a share of 0.5. L1
+    # points, aligned points and float32 do not count.
+    def point(lanes, rate, *, access="split", tier="l2", dtype="float16"):
+        return {"dtype": dtype, "tier": tier, "access": access, "lane_stride_bytes": lanes,
+                "warp_instr_per_s_per_sm": rate}  # fmt: skip
+
+    points = [
+        point(2, 7e8, access="odd_stride"), point(4, 8e8), point(8, 9e8), point(16, 4e8),
+        point(2, 5e9, tier="l1"), point(16, 1e9, access="aligned"), point(4, 1e7, dtype="float32"),
+    ]  # fmt: skip
+    f = analysis.profile_fields({"narrow_width": {"points": points}})
+    assert f["lsu_l2_row_warp_instr_per_s_per_sm"]["value"] == pytest.approx(8e8)
+    assert f["lsu_wide_span_share"]["value"] == pytest.approx(0.5)
