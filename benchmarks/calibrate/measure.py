@@ -648,6 +648,38 @@ def narrow_width() -> dict:
     return {"points": points}
 
 
+def narrow_private() -> dict:
+    """The narrow_width accesses on private lines: each program re-reads its own NARROW_WIDTH_UNROLL rows
+    (:func:`kernels.reread_private`, NARROW_PROGRAMS_PER_SM programs an SM on NARROW_WIDTH_WARPS warps,
+    NARROW_WIDTH_INSTR warp load instructions a program), float16 at 1, 2, 4, 8 elements a thread, through L1
+    (``l1``: 8 rows of at most 2 KiB a program stay in the SM's L1) and past it (``l2``: ``.cg`` loads, L2
+    serves every re-read of lines no other SM reads), aligned and mask-split as narrow_width (an odd row
+    stride is left out: Triton keeps a program's first row aligned here, so its rows load at mixed widths)."""
+    points = []
+    threads = 32 * NARROW_WIDTH_WARPS
+    programs = n_sm() * NARROW_PROGRAMS_PER_SM
+    sums = torch.empty(programs, device="cuda", dtype=torch.float32)
+    for spt in NARROW_WIDTH_SPT[torch.float16]:
+        block = threads * spt
+        iters = NARROW_WIDTH_INSTR * 32 // block // NARROW_WIDTH_UNROLL
+        for tier in ("l1", "l2"):
+            for access, stride, n_cols in (("aligned", block, block), ("split", block, block - 1)):
+                buf = torch.randn(programs * NARROW_WIDTH_UNROLL, stride, device="cuda", dtype=torch.float16)
+                args = (buf, sums, stride, n_cols, iters)
+                kw = dict(U=NARROW_WIDTH_UNROLL, BLOCK=block, CG=tier == "l2", num_warps=NARROW_WIDTH_WARPS)
+                t = bench_s(lambda args=args, kw=kw: K.reread_private[(programs,)](*args, **kw))
+                wide = access != "aligned"
+                instr = programs * iters * NARROW_WIDTH_UNROLL * block / 32
+                points.append(
+                    {"dtype": "float16", "elements_per_thread": spt, "access": access,
+                     "lane_stride_bytes": spt * 2, "tier": tier, "block": block,
+                     "n_cols": n_cols, "stride": stride, "iters": iters, "s": t,
+                     "warp_instr_per_s_per_sm": instr / t / n_sm() if wide else None}
+                )  # fmt: skip
+                del buf
+    return {"points": points}
+
+
 # Per-SM bandwidth probe: few blocks (one per SM) each stream their own DRAM-resident row panel through the
 # pipelined async-copy path, so no shared resource is saturated: what one SM can pull by itself.
 SM_STREAM = {"BM": 128, "BK": 64, "BN": 16, "K": 65536, "iters": 1024, "warps": 4, "stages": 4}
