@@ -435,20 +435,21 @@ def reread_rows_unrolled(
 def reread_private(
     src_ptr, out_ptr, stride, n_cols, iters, U: tl.constexpr, BLOCK: tl.constexpr, CG: tl.constexpr
 ):
-    """Loads only: program ``pid`` re-reads its own ``U`` rows (rows ``pid U`` to ``pid U + U - 1``) ``iters``
-    times, accumulating in the source's type; with ``CG`` the loads bypass L1 (``.cg``), so L2 serves every
-    re-read of the program's private lines (the narrow_private probe)."""
+    """Loads only: program ``pid`` re-reads its own ``U`` rows (rows ``pid U`` to ``pid U + U - 1``, ``U`` a
+    power of two) ``iters`` times, accumulating in the source's type; with ``CG`` the loads bypass L1
+    (``.cg``), so L2 serves every re-read of the program's private lines (the narrow_private probe)."""
     pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     base = src_ptr + pid * U * stride + cols
     acc = tl.zeros((BLOCK,), dtype=src_ptr.dtype.element_ty)
-    for _ in range(iters):
+    for i in range(iters):
         for u in tl.static_range(U):
+            row = (i + u) & (U - 1)  # the program's rows in a rotating order, so no load is loop-invariant
             if CG:
-                acc += tl.load(base + u * stride, mask=inside, other=0.0, cache_modifier=".cg")
+                acc += tl.load(base + row * stride, mask=inside, other=0.0, cache_modifier=".cg")
             else:
-                acc += tl.load(base + u * stride, mask=inside, other=0.0)
+                acc += tl.load(base + row * stride, mask=inside, other=0.0)
     tl.store(out_ptr + pid, tl.sum(acc.to(tl.float32), axis=0))
 
 
