@@ -17,6 +17,7 @@
     python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
     python benchmarks/probe_report.py bottlenecks [--family memory]  # pooled launches by predicted bottleneck
+    python benchmarks/probe_report.py row_rates  # stop 49's narrow_width / narrow_private rates by lane
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -255,6 +256,25 @@ def _narrow(_: argparse.Namespace) -> None:
     for per_sm in sorted({p["programs_per_sm"] for p in pts}):
         odd = [p["warp_instr_per_s_per_sm"] for p in pts if p["odd"] and p["programs_per_sm"] == per_sm]
         print(f"odd stride, {per_sm} program(s) per SM: {min(odd):.3g}-{max(odd):.3g}")
+
+
+def _row_rates(_: argparse.Namespace) -> None:
+    """The element-wide load rates of stop 49's narrow_width (shared lines, L1 and L2) and narrow_private
+    (each program's own lines, through L1 and, with ``.cg`` loads, past it) probes by lane stride, and what
+    ``analysis.profile_fields`` reads from the first."""
+    from calibrate import analysis
+
+    for name in ("narrow_width", "narrow_private"):
+        doc = json.loads((DATA / f"calibration_{name}.json").read_text())["measurements"]
+        for p in doc[name]["points"]:
+            rate = p.get("warp_instr_per_s_per_sm")
+            span = 32 * p["lane_stride_bytes"]
+            label = f"{name} {p['dtype']} {p['tier']} {p['access']:10s} lanes {p['lane_stride_bytes']:2d} B"
+            what = f"{rate / 1e6:5.0f} M warp instructions/s/SM" if rate else "(vector loads)"
+            print(f"{label} (span {span:3d} B): {p['s'] * 1e6:7.1f} us {what}")
+        if name == "narrow_width":
+            for key, field in analysis.profile_fields(doc).items():
+                print(f"  -> {key} = {field['value']:.4g}")
 
 
 def _tilelang(_: argparse.Namespace) -> None:
@@ -554,6 +574,7 @@ def main(argv: list[str] | None = None) -> int:
             "chains_model",
             "probes_model",
             "bottlenecks",
+            "row_rates",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -577,6 +598,7 @@ def main(argv: list[str] | None = None) -> int:
         "chains_model": _chains_model,
         "probes_model": _probes_model,
         "bottlenecks": _bottlenecks,
+        "row_rates": _row_rates,
     }[args.what](args)
     return 0
 
