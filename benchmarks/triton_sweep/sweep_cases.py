@@ -2269,6 +2269,27 @@ def validation56_cases() -> list[Case]:
     return _all_held_out(list(cases.values()), "v56")
 
 
+def validation60_cases() -> list[Case]:
+    """A fifth random sample (stop 49, after the row-load rates): :func:`random_sample` with its own seed and
+    sizes, GEMM accumulators up to 128 registers a thread (the sample an autotuner's spill-free list gives), a
+    third of the pointer GEMMs at odd M and N, a quarter of the one-loop attention launches at lengths no
+    multiple of 128, row widths and element-wise sizes odd and even."""
+    spec = RandomSample(
+        seed=60,
+        name="v60",
+        sizes=(320, 1152, 1920, 3200, 4352, 5760, 6912, 9216),
+        ksizes=(768, 1408, 3072, 4224, 7168, 11008),
+        odd=(1111, 2345, 5003, 7001),
+        odd_k=(1337, 2900),
+        odd_share=0.3,
+        odd_length_share=0.25,
+        rows=(2500, 6144, 12000, 24576),
+        widths=(768, 1500, 2900, 4096, 5555, 10000),
+        sizes_1d=(3_000_000, 16_777_216, 55_555_555, 96_000_000),
+    )
+    return random_sample(spec)
+
+
 def validation59_cases() -> list[Case]:
     """The row-load rate blind (stop 49, after the narrow_width probe): row kernels of :data:`ROW_KINDS`
     drawn at random over widths no multiple of 16, so their loads are element-wide with lanes 2-16 bytes
