@@ -440,11 +440,11 @@ def partial_write_sectors(action: TileAction, nbytes: float, hw: HardwareProfile
     ``warp_size x lane_stride_bytes`` bytes, every sector of which the L2 merges (the narrow_strided probe:
     a float16 write of 2^24 - 1 elements, eight 2-byte stores a thread 16 bytes apart, takes 70 us against
     14 us aligned, while float32's 4-byte stores 16 bytes apart take 22 us against 19)."""
-    vec, apart = action.vector_bytes, action.lane_stride_bytes
-    if action.kind is not ActionKind.STORE or not vec or not apart or vec >= WORD_BYTES or apart <= vec:
+    span = lane_span_bytes(action, hw)
+    if action.kind is not ActionKind.STORE or not span or action.vector_bytes >= WORD_BYTES:
         return 0.0
-    instructions = nbytes / (vec * hw.warp_size)
-    return instructions * max(1.0, hw.warp_size * apart / hw.l2_sector_bytes)
+    instructions = nbytes / (action.vector_bytes * hw.warp_size)
+    return instructions * max(1.0, span / hw.l2_sector_bytes)
 
 
 def frame_pass(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[float, float]:
