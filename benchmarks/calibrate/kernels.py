@@ -454,6 +454,26 @@ def reread_private(
 
 
 @triton.jit
+def flat_loop(src_ptr, dst_ptr, out_ptr, n, chunks, BLOCK: tl.constexpr, MODE: tl.constexpr):
+    """A flat read (``MODE`` 0, summed per program), write (1) or copy (2) of ``n`` elements in which every
+    program walks ``chunks`` consecutive BLOCK-wide chunks, so few programs (a few an SM) stream the whole
+    array and block dispatch does not set the pace (the narrow_dram probe)."""
+    pid = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in range(chunks):
+        offs = (pid * chunks + i) * BLOCK + tl.arange(0, BLOCK)
+        inside = offs < n
+        if MODE == 0:
+            acc += tl.load(src_ptr + offs, mask=inside, other=0.0).to(tl.float32)
+        elif MODE == 1:
+            tl.store(dst_ptr + offs, (offs & 255).to(dst_ptr.dtype.element_ty), mask=inside)
+        else:
+            tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=inside), mask=inside)
+    if MODE == 0:
+        tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+
+
+@triton.jit
 def write_rows(dst_ptr, stride, n_cols, BLOCK: tl.constexpr):
     """One row per program, stores only: dst[row, :n_cols] = row (the narrow probe's store half)."""
     row = tl.program_id(0)

@@ -680,6 +680,39 @@ def narrow_private() -> dict:
     return {"points": points}
 
 
+NARROW_DRAM_N = 1 << 27  # float16 elements (256 MiB): DRAM-resident
+
+
+def narrow_dram() -> dict:
+    """Element-wide DRAM traffic without block dispatch in the way (:func:`kernels.flat_loop`: 8 programs an
+    SM on NARROW_WIDTH_WARPS warps, each walking its share of the array in BLOCK-wide chunks): a read, a write
+    and a copy of NARROW_DRAM_N float16 elements (aligned: vector accesses of 2-16 bytes) and of one fewer
+    (split: the mask splits each thread's vector into element-wide accesses whose lanes lie 2-16 bytes apart),
+    at 1, 2, 4, 8 elements a thread. Seconds, DRAM bytes per second and warp memory instructions per second
+    per SM (an element-wide instruction a lane-element, a vector one a lane-vector)."""
+    points = []
+    threads = 32 * NARROW_WIDTH_WARPS
+    programs = n_sm() * NARROW_PROGRAMS_PER_SM
+    src = torch.randn(NARROW_DRAM_N, device="cuda", dtype=torch.float16)
+    dst = torch.empty_like(src)
+    sums = torch.empty(programs, device="cuda", dtype=torch.float32)
+    for spt in NARROW_WIDTH_SPT[torch.float16]:
+        block = threads * spt
+        for access, n in (("aligned", NARROW_DRAM_N), ("split", NARROW_DRAM_N - 1)):
+            chunks = triton.cdiv(n, programs * block)
+            for mode, what in enumerate(("read", "write", "copy")):
+                kw = dict(BLOCK=block, MODE=mode, num_warps=NARROW_WIDTH_WARPS)
+                t = bench_s(lambda n=n, c=chunks, kw=kw: K.flat_loop[(programs,)](src, dst, sums, n, c, **kw))
+                streams = 2 if what == "copy" else 1
+                per_instr = 2 if access == "split" else 2 * spt  # bytes a lane moves an instruction
+                points.append(
+                    {"what": what, "access": access, "elements_per_thread": spt, "lane_stride_bytes": 2 * spt,
+                     "n": n, "s": t, "bytes_per_s": streams * n * 2 / t,
+                     "warp_instr_per_s_per_sm": streams * n * 2 / per_instr / 32 / t / n_sm()}
+                )  # fmt: skip
+    return {"points": points}
+
+
 # Per-SM bandwidth probe: few blocks (one per SM) each stream their own DRAM-resident row panel through the
 # pipelined async-copy path, so no shared resource is saturated: what one SM can pull by itself.
 SM_STREAM = {"BM": 128, "BK": 64, "BN": 16, "K": 65536, "iters": 1024, "warps": 4, "stages": 4}

@@ -183,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         ("narrow_l1", M.narrow_l1, ()),
         ("narrow_width", M.narrow_width, ()),
         ("narrow_private", M.narrow_private, ()),
+        ("narrow_dram", M.narrow_dram, ()),
         ("atomics", M.atomics, ()),
         ("sm_stream", M.sm_stream, ()),
         ("loaded_latency", M.loaded_latency, ()),
