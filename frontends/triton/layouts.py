@@ -117,10 +117,110 @@ def unaligned_int_args(ttgir: str) -> frozenset[str]:
     return frozenset(name for name, attrs in _INT_ARG.findall(m.group(0)) if "tt.divisibility" not in attrs)
 
 
-def _element_wide(op: Op, rank: int, unaligned: frozenset[str], defs: dict[str, Op]) -> bool:
-    """A 1-D masked global access whose mask or address depends on an unaligned integer argument."""
+# Divisibility the analysis below gives a value it knows to be a multiple of any vector (a zero constant, a
+# range's start at zero, a pointer argument Triton specialised as 16-byte aligned).
+_ALIGNED = 1 << 20
+_PTR_ARG = re.compile(r"(%[\w.$-]+): !tt\.ptr<[^>]*>( \{[^}]*\})?")
+_CONST_INT = re.compile(r"^\s*(?:dense<)?(-?\d+)>?\s*:")
+_RANGE_START = re.compile(r"start = (-?\d+)")
+# Ops whose result has its (first) operand's divisibility.
+_SAME_DIVISIBILITY = frozenset(
+    {"tt.splat", "tt.broadcast", "tt.expand_dims", "arith.extsi", "arith.extui", "arith.trunci",
+     "ttg.convert_layout", "arith.index_cast"}
+)  # fmt: skip
+
+
+def _pow2(value: int) -> int:
+    """The largest power of two dividing ``value`` (:data:`_ALIGNED` for zero)."""
+    return _ALIGNED if value == 0 else min(abs(value) & -abs(value), _ALIGNED)
+
+
+def _arg_divisibility(ttgir: str) -> Mapping[str, int]:
+    """The kernel's integer and pointer arguments -> their known divisibility: 16 (elements) for an integer
+    Triton specialised as divisible by 16, :data:`_ALIGNED` for a pointer it specialised as 16-byte
+    aligned, 1 for the others."""
+    m = _FUNC_LINE.search(ttgir)
+    if m is None:
+        return MappingProxyType({})
+    line = m.group(0)
+    out = {name: 16 if "tt.divisibility" in attrs else 1 for name, attrs in _INT_ARG.findall(line)}
+    out |= {name: _ALIGNED if "tt.divisibility" in attrs else 1 for name, attrs in _PTR_ARG.findall(line)}
+    return MappingProxyType(out)
+
+
+def _divisibility(
+    value: str, defs: dict[str, Op], args: Mapping[str, int], ivs: Mapping[str, Op], memo: dict[str, int]
+) -> int:
+    """The largest power of two an integer (or address) value is known to be a multiple of, in elements:
+    Triton's own alignment reasoning (AxisInfo), which its LLVM lowering uses to size each thread's memory
+    vector, over the ops a kernel's index arithmetic uses. Products multiply, sums take the smaller, a range
+    counts as its start (its contiguity is the layout's business), a loop's induction variable as the smaller
+    of its start and step; anything else (a remainder, a mask, a loaded value, a loop-carried value) is 1."""
+    if value in memo:
+        return memo[value]
+    memo[value] = 1  # a cycle through loop-carried values stays pessimistic
+    if value in args:
+        out = args[value]
+    elif value in ivs:
+        loop = ivs[value]
+        lower, step = loop.operands[0], loop.operands[2]
+        out = min(_divisibility(lower, defs, args, ivs, memo), _divisibility(step, defs, args, ivs, memo))
+    elif (op := defs.get(value)) is None:
+        out = 1
+    elif op.name == "arith.constant":
+        c = _CONST_INT.match(op.text)
+        out = _pow2(int(c.group(1))) if c else 1
+    elif op.name == "tt.make_range":
+        start = _RANGE_START.search(op.text)
+        out = _pow2(int(start.group(1))) if start else 1
+    elif op.name == "arith.muli" and len(op.operands) == 2:
+        a, b = (_divisibility(v, defs, args, ivs, memo) for v in op.operands)
+        out = min(a * b, _ALIGNED)
+    elif op.name in ("arith.addi", "arith.subi", "tt.addptr") and len(op.operands) == 2:
+        out = min(_divisibility(v, defs, args, ivs, memo) for v in op.operands)
+    elif op.name in _SAME_DIVISIBILITY and op.operands:
+        out = _divisibility(op.operands[0], defs, args, ivs, memo)
+    else:
+        out = 1
+    memo[value] = out
+    return out
+
+
+def _mask_divisibility(
+    mask: str, defs: dict[str, Op], args: Mapping[str, int], ivs: Mapping[str, Op], memo: dict[str, int]
+) -> int | None:
+    """How many consecutive elements a mask is known to keep or drop together: a comparison's operands'
+    divisibility, the smaller over masks combined with ``and``; None for a mask of another form."""
+    op = defs.get(mask)
+    if op is None:
+        return None
+    if op.name == "arith.cmpi" and len(op.operands) == 2:
+        return min(_divisibility(v, defs, args, ivs, memo) for v in op.operands)
+    if op.name in ("arith.andi", *_SAME_DIVISIBILITY) and op.operands:
+        masks = op.operands[: 2 if op.name == "arith.andi" else 1]
+        parts = [_mask_divisibility(v, defs, args, ivs, memo) for v in masks]
+        return None if any(p is None for p in parts) else min(p for p in parts if p is not None)
+    return None
+
+
+def _lowered_vector(
+    op: Op,
+    rank: int,
+    vector: int,
+    unaligned: frozenset[str],
+    defs: dict[str, Op],
+    args: Mapping[str, int],
+    ivs: Mapping[str, Op],
+) -> int:
+    """Elements a thread moves with one instruction of the 1-D masked global access ``op``, whose layout
+    gives it ``vector`` contiguous elements: the LLVM lowering narrows the vector to the address's and the
+    mask's alignment (:func:`_divisibility`), so an integer argument Triton could not specialise as divisible
+    by 16 (a length of 5000, a row stride of 3000) makes it element-wide where it reaches the address or the
+    mask without a factor that restores the alignment (``(pid * chunks + i) * BLOCK`` stays aligned whatever
+    ``chunks`` is; checked against Triton's PTX, ``ld.global.v4.b32``). A mask of another form than
+    comparisons falls back to whether it depends on such an argument at all."""
     if rank != 1 or not unaligned or op.name not in ("tt.load", "tt.store"):
-        return False
+        return vector
     ptr = op.operands[0] if op.operands else None
     mask = None
     if op.name == "tt.load" and len(op.operands) >= 2:
@@ -128,11 +228,14 @@ def _element_wide(op: Op, rank: int, unaligned: frozenset[str], defs: dict[str, 
     elif op.name == "tt.store" and len(op.operands) >= 3:
         mask = op.operands[2]
     if mask is None:
-        return False
-    seen: set[str] = set()
-    return depends_on(mask, unaligned, defs, seen) or (
-        ptr is not None and depends_on(ptr, unaligned, defs, seen)
-    )
+        return vector
+    memo: dict[str, int] = {}
+    aligned = _mask_divisibility(mask, defs, args, ivs, memo)
+    if aligned is None:
+        aligned = 1 if depends_on(mask, unaligned, defs, set()) else _ALIGNED
+    if ptr is not None:
+        aligned = min(aligned, _divisibility(ptr, defs, args, ivs, memo))
+    return max(1, min(vector, aligned))
 
 
 # Tables kept per TTGIR text: a new shape of a compiled config re-walks its IR, not these.
@@ -149,6 +252,9 @@ def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
     ops = list(walk_ops(parse_module(ttgir).body))
     defs = {r: op for op in ops for r in op.results}
     unaligned = unaligned_int_args(ttgir)
+    args = _arg_divisibility(ttgir)
+    # each scf.for's induction variable (its body's first block argument) -> the loop
+    ivs = {o.block_args[0][0]: o for o in ops if o.name == "scf.for" and o.block_args and o.block_args[0]}
     shared, fastest = _copy_axes(ttgir)
     out: dict[str, tuple[int, int]] = {}
     for op in ops:
@@ -162,8 +268,8 @@ def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
             continue
         stride = width = vectors[m.group(2)] * elem
         shape = tensor_type(op.text + " " + op.rtype)
-        if shape is not None and _element_wide(op, len(shape[0]), unaligned, defs):
-            width = elem
+        if shape is not None:
+            width = elem * _lowered_vector(op, len(shape[0]), vectors[m.group(2)], unaligned, defs, args, ivs)
         if width > elem and _scattered(op, m.group(2), shared, fastest):
             stride = width = elem  # each element of a global vector goes to another shared row
         for key in op.keys:  # a line keeps its narrowest op, the widest lane stride among equally narrow ones
@@ -182,7 +288,7 @@ def access_widths(ttgir: str) -> Mapping[str, int]:
 def lane_strides(ttgir: str) -> Mapping[str, int]:
     """Source location -> the bytes between neighbouring lanes' accesses of the global loads / stores there
     (keyed as :func:`access_widths`, the same op's or line's entry). Above the access's width where a mask
-    split a vector of several elements a thread (:func:`_element_wide`): an ``n`` of no known divisibility
+    split a vector of several elements a thread (:func:`_lowered_vector`): an ``n`` of no known divisibility
     leaves 16-byte-aligned pointers, so each thread's 16 bytes go as eight 2-byte ``STG.U16`` whose lanes sit
     16 bytes apart. Read-only."""
     return MappingProxyType({key: s for key, (_, s) in _access_geometry(ttgir).items()})

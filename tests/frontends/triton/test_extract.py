@@ -987,3 +987,28 @@ def test_a_mask_that_splits_the_vector_leaves_the_lanes_apart(n, dtype, block, w
     assert len(memory) == 3
     for act in memory:
         assert (act.vector_bytes, act.lane_stride_bytes) == (width, apart), act.name
+
+
+@pytest.mark.parametrize(
+    ("n", "vector", "apart"), [(1 << 20, 16, None), ((1 << 20) - 1, 2, 16)]
+)  # fmt: skip
+def test_a_runtime_factor_times_the_block_keeps_the_access_aligned(n, vector, apart):
+    # offs = (pid * chunks + i) * 1024 + arange: `chunks` (125) is no multiple of 16, but the address is a
+    # multiple of 1024 elements whatever it is, so Triton keeps 16-byte vectors (ld.global.v4.b32 in its PTX)
+    # while n is a multiple of 16; n one short splits each thread's 8 elements by the mask: 2-byte accesses
+    # whose lanes lie 16 bytes apart
+    src = TensorSpec((n,), "float16")
+    plan = FE.plan(k.chunk_loop_copy, ((8,), src, src, n, 125), dict(BLOCK=1024), HW)
+    for kind in (ActionKind.LOAD, ActionKind.STORE):
+        (act,) = [a for a, _ in plan.actions() if a.kind is kind]
+        assert (act.vector_bytes, act.lane_stride_bytes) == (vector, apart)
+
+
+@pytest.mark.parametrize(("stride", "vector"), [(1024, 16), (1025, 2)])
+def test_an_aligned_stride_restores_a_row_of_unknown_index(stride, vector):
+    # row = pid & row_mask has no known divisibility; times a row stride that is a multiple of 16 the row's
+    # start is aligned again (16-byte vectors), times an odd stride it is not (2-byte accesses)
+    src = TensorSpec((64, 1024), "float16", (stride, 1))
+    plan = FE.plan(k.masked_row_copy, ((64,), src, src, stride, 1024, 63), dict(BLOCK=1024), HW)
+    (load,) = [a for a, _ in plan.actions() if a.kind is ActionKind.LOAD]
+    assert load.vector_bytes == vector

@@ -671,3 +671,23 @@ def exp_map(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n)
     tl.store(y_ptr + offs, tl.exp(x), mask=offs < n)
+
+
+@triton.jit
+def chunk_loop_copy(src, dst, n, chunks, BLOCK: tl.constexpr):
+    # each program copies `chunks` consecutive BLOCK-wide chunks: the address multiplies the runtime `chunks`
+    # (no divisibility Triton can specialise) by BLOCK, which keeps it aligned
+    pid = tl.program_id(0)
+    for i in range(chunks):
+        offs = (pid * chunks + i) * BLOCK + tl.arange(0, BLOCK)
+        inside = offs < n
+        tl.store(dst + offs, tl.load(src + offs, mask=inside), mask=inside)
+
+
+@triton.jit
+def masked_row_copy(src, dst, stride, n_cols, row_mask, BLOCK: tl.constexpr):
+    # a row chosen through `& row_mask` (no known divisibility) and then scaled by the row stride
+    row = tl.program_id(0) & row_mask
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    tl.store(dst + row * stride + cols, tl.load(src + row * stride + cols, mask=inside), mask=inside)
