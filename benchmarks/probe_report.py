@@ -260,8 +260,8 @@ def _narrow(_: argparse.Namespace) -> None:
 
 def _row_rates(_: argparse.Namespace) -> None:
     """The element-wide load rates of stop 49's narrow_width (shared lines, L1 and L2) and narrow_private
-    (each program's own lines, through L1 and, with ``.cg`` loads, past it) probes by lane stride, and what
-    ``analysis.profile_fields`` reads from the first."""
+    (each program's own lines, through L1 and, with ``.cg`` loads, past it) probes by lane stride, what
+    ``analysis.profile_fields`` reads from the first, and narrow_dram's DRAM reads, writes and copies."""
     from calibrate import analysis
 
     for name in ("narrow_width", "narrow_private"):
@@ -275,6 +275,13 @@ def _row_rates(_: argparse.Namespace) -> None:
         if name == "narrow_width":
             for key, field in analysis.profile_fields(doc).items():
                 print(f"  -> {key} = {field['value']:.4g}")
+    dram = json.loads((DATA / "calibration_narrow_dram.json").read_text())["measurements"]["narrow_dram"]
+    for p in dram["points"]:
+        print(
+            f"narrow_dram {p['what']:5s} {p['access']:7s} lanes {p['lane_stride_bytes']:2d} B: "
+            f"{p['s'] * 1e6:6.1f} us {p['bytes_per_s'] / 1e12:5.2f} TB/s "
+            f"{p['warp_instr_per_s_per_sm'] / 1e6:5.0f} M warp instructions/s/SM"
+        )
 
 
 def _tilelang(_: argparse.Namespace) -> None:
