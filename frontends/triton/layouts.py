@@ -3,14 +3,16 @@
 * The vector width of each global load / store: a blocked layout's ``sizePerThread`` along its fastest axis
   (``order[0]``) times the element size. Triton's coalescing pass already narrowed it to what the pointers'
   alignment allows, so an unaligned row stride shows up here as element-wide accesses.
-* A 1-D masked access whose mask or address depends on an integer argument Triton could not specialise as
+* A 1-D masked access whose mask or address takes an integer argument Triton could not specialise as
   divisible by 16 (a row length of 5000, a row stride of 3000) is element-wide: the LLVM lowering limits the
   vector to the mask's constancy and the pointer's alignment, which such an argument makes one element
-  (``ld.global.b16`` per element, checked against Triton's LLIR). The layout still shows the full vector,
-  so this is read from the access's def chain. (2-D accesses keep the layout's width: there a mask along the
-  slow axis does not narrow the vector, and telling the axes apart needs Triton's axis analysis.) Such an
-  access's lanes stay as far apart as the layout's vector (:func:`lane_strides`): a 2-byte store whose
-  lanes sit 16 bytes apart writes part of every 4-byte word it touches.
+  (``ld.global.b16`` per element, checked against Triton's LLIR), unless a factor restores the alignment
+  (``(pid * chunks + i) * BLOCK``): :func:`_lowered_vector` follows the access's def chain with the
+  divisibility rules Triton's alignment analysis uses. The layout still shows the full vector. (2-D
+  accesses keep the layout's width: there a mask along the slow axis does not narrow the vector, and telling
+  the axes apart needs Triton's axis analysis.) Such an access's lanes stay as far apart as the layout's
+  vector (:func:`lane_strides`): a 2-byte store whose lanes sit 16 bytes apart writes part of every 4-byte
+  word it touches.
 * An asynchronous copy into shared memory whose layout stores the tile along another axis than the global
   layout reads it contiguously (``nvmma_shared`` with ``transposed = true``: a 32-bit operand of a Hopper
   TF32 dot, whose B tile ``wgmma`` reads K-major only, copied from a row-major B) cannot move vectors: each
