@@ -12,6 +12,7 @@ from tilesight.diagnose import BottleneckClass, Change, diagnose, find_issues, p
 from tilesight.errors import LaunchError
 from tilesight.integrations.whatif import explore
 from tilesight.plan import (
+    AccessMode,
     ActionKind,
     BlockResources,
     KernelSequence,
@@ -190,6 +191,45 @@ def test_cross_warp_reductions_on_the_load_store_path() -> None:
     assert BottleneckClass.CROSS_WARP_REDUCTION not in classes(ddr, plan=_row_plan(16), config=cfg)
 
 
+def _copy_plan(vector: int) -> TilePlan:
+    x = TensorAccess("x", "float16", (132, 1024), (1, 1024))
+    y = TensorAccess("y", "float16", (132, 1024), (1, 1024), mode=AccessMode.WRITE)
+    return TilePlan(
+        name="copy",
+        grid=TileGrid((132,)),
+        tensors=(x, y),
+        body=(
+            TileAction("ld", ActionKind.LOAD, tensor="x", vector_bytes=vector),
+            TileAction("st", ActionKind.STORE, tensor="y", deps=("ld",), vector_bytes=vector),
+        ),
+        resources=BlockResources(256),
+    )
+
+
+def test_element_wide_accesses_on_the_load_store_path() -> None:
+    # SMEM-bound at 90%, its 2-byte (one float16 element) load and store holding 72 of the 80 us of SMEM busy
+    # (90%): the finding shares 0.9 x 0.9 of the kernel, names both actions, and the larger-tile advice is
+    # left out; with 16-byte vectors, or the accesses at 30 of 80 us, or not SMEM-bound, no finding
+    def stats(access_us: float) -> tuple[ActionStats, ...]:
+        return (
+            ActionStats("ld", "load", 1, {Pipeline.SMEM: access_us / 2 * 1e-6}),
+            ActionStats("st", "store", 1, {Pipeline.SMEM: access_us / 2 * 1e-6}),
+            ActionStats("other", "elementwise", 1, {Pipeline.SMEM: (80 - access_us) * 1e-6}),
+        )
+
+    r = dataclasses.replace(report(bottleneck=Pipeline.SMEM, util={Pipeline.SMEM: 0.9}), actions=stats(72))
+    found = find_issues(r, plan=_copy_plan(2), config={"BLOCK": 1024})
+    (issue,) = [i for i in found if i.cls is BottleneckClass.ELEMENT_WIDE]
+    assert issue.share == pytest.approx(0.9 * 0.9)
+    assert "ld, st move one element" in issue.evidence and "hold 90%" in issue.evidence
+    assert BottleneckClass.TILE_REUSE not in [i.cls for i in found]
+    assert BottleneckClass.ELEMENT_WIDE not in classes(r, plan=_copy_plan(16), config={})
+    low = dataclasses.replace(r, actions=stats(30))
+    assert BottleneckClass.ELEMENT_WIDE not in classes(low, plan=_copy_plan(2), config={})
+    ddr = dataclasses.replace(r, bottleneck=Pipeline.DDR)
+    assert BottleneckClass.ELEMENT_WIDE not in classes(ddr, plan=_copy_plan(2), config={})
+
+
 def test_busy_compute_bound_kernel_has_no_findings() -> None:
     assert find_issues(report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.97})) == ()
 
@@ -251,3 +291,9 @@ def test_split_stores_come_from_the_merges_phase_and_leave_the_schedule_its_own_
     (locality,) = issues[1:]
     assert locality.cls is BottleneckClass.L2_LOCALITY and locality.share == pytest.approx(0.38)
     assert locality.evidence.startswith("ddr-bound")
+
+
+def test_every_class_has_advice_and_a_metric() -> None:
+    from tilesight.diagnose import ADVICE, METRICS
+
+    assert set(ADVICE) == set(BottleneckClass) == set(METRICS)

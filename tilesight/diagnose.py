@@ -17,6 +17,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from .dtypes import dtype_bytes
 from .plan import MEMORY_PIPELINES, ActionKind, KernelSequence, Pipeline, TilePlan
 from .report import MERGE_PHASE, Report
 
@@ -32,6 +33,8 @@ RECOMMENDED_GROUP_SIZE = 8  # the GROUP_M Triton's matmul tutorial uses; the wha
 SWIZZLE_KEY = "use_swizzle"  # the reference TileLang GEMM's switch for its rasterised (swizzled) tile order
 MIN_SPEEDUP_TO_RECOMMEND = 1.02  # effects below this are reported as "no gain"
 REDUCTION_SMEM_SHARE = 0.5  # an SMEM-bound kernel whose reductions hold this share of that pipeline
+ELEMENT_WIDE_SMEM_SHARE = 0.5  # ... whose element-wide loads and stores hold this share of it
+ELEMENT_WIDE_MAX_BYTES = 4  # an access of at most this many bytes a thread and one element is element-wide
 US_PER_S = 1e6  # display unit
 _REUSE_BOUND = frozenset({Pipeline.L2, Pipeline.SMEM, Pipeline.L1_5})
 
@@ -52,6 +55,7 @@ class BottleneckClass(StrEnum):
     TILE_REUSE = "low tile reuse"  # bound by on-chip or L2 bandwidth with cache hits already high
     CROSS_WARP_REDUCTION = "cross-warp reductions"  # the load/store path busy with reductions' exchanges
     SPLIT_STORES = "split sub-word stores"  # the L2 merging partly written sectors (the merges phase)
+    ELEMENT_WIDE = "element-wide accesses"  # the load/store path busy moving one element an instruction
 
 
 # The tile-level change each class calls for (paper section 5, Table 5), in words.
@@ -89,6 +93,11 @@ ADVICE: dict[BottleneckClass, str] = {
     BottleneckClass.SPLIT_STORES: (
         "let the compiler prove the length divisible by 16 (pad the buffer and pass the padded length, or "
         "handle the ragged tail in a separate launch) so each thread stores whole 16-byte vectors"
+    ),
+    BottleneckClass.ELEMENT_WIDE: (
+        "make the row lengths and strides the kernel takes multiples of 16 elements (pad the rows; Triton "
+        "specialises an integer argument divisible by 16) and give each thread 16 bytes of a row (BLOCK at "
+        "least 16 bytes x 32 x num_warps), so each memory instruction moves a vector, not one element"
     ),
 }
 
@@ -225,6 +234,7 @@ METRICS: dict[BottleneckClass, tuple[str, Callable[[Report], float]]] = {
     ),
     BottleneckClass.CROSS_WARP_REDUCTION: ("latency (us)", lambda r: r.latency_us),
     BottleneckClass.SPLIT_STORES: ("latency (us)", lambda r: r.latency_us),
+    BottleneckClass.ELEMENT_WIDE: ("latency (us)", lambda r: r.latency_us),
 }
 _PERCENT_METRICS = frozenset({"L2 hit", "busiest-pipeline utilisation"})
 
@@ -351,8 +361,20 @@ def find_issues(
                 tuple(dict.fromkeys((*halve, *quarter))),
             )
         )
+    narrow = _element_wide_share(report, plans, bottleneck)
+    if narrow is not None and reducing is None:
+        share, names = narrow
+        issues.append(
+            Issue(
+                BottleneckClass.ELEMENT_WIDE,
+                f"smem-bound: {', '.join(names)} move one element a thread an instruction and hold "
+                f"{share:.0%} of the SM's load/store path",
+                ADVICE[BottleneckClass.ELEMENT_WIDE],
+                share * (1.0 - exposed) * in_schedule,
+            )
+        )
     high_hit_ddr = bottleneck is Pipeline.DDR and report.l2_hit_rate >= LOW_L2_HIT_RATE
-    reuse_bound = bottleneck in _REUSE_BOUND and reducing is None
+    reuse_bound = bottleneck in _REUSE_BOUND and reducing is None and narrow is None
     if (reuse_bound or high_hit_ddr) and exposed <= EXPOSED_TIME_FRACTION:
         issues.append(
             Issue(
@@ -457,6 +479,31 @@ def _reduction_share(
     if warps <= 1 or total <= 0 or reduce < REDUCTION_SMEM_SHARE * total:
         return None
     return reduce / total, warps
+
+
+def _element_wide_share(
+    report: Report, plans: tuple[TilePlan, ...], bottleneck: Pipeline
+) -> tuple[float, list[str]] | None:
+    """(share of the SMEM pipeline's busy time element-wide loads and stores hold, their names) for a report
+    whose schedule is SMEM-bound (``bottleneck``) and whose plan moves global tensors one element a thread an
+    instruction (``vector_bytes`` of one element, at most ELEMENT_WIDE_MAX_BYTES: an unaligned length or
+    stride, or a block of one element a thread), those holding at least ELEMENT_WIDE_SMEM_SHARE of that
+    pipeline; None otherwise."""
+    if bottleneck is not Pipeline.SMEM or not plans or not report.actions:
+        return None
+    wide = []
+    for p in plans:
+        for a, _ in p.actions():
+            if a.kind not in (ActionKind.LOAD, ActionKind.STORE) or a.tensor is None or not a.vector_bytes:
+                continue
+            size = dtype_bytes(p.tensor(a.tensor).dtype)
+            if a.vector_bytes <= min(size, ELEMENT_WIDE_MAX_BYTES):
+                wide.append(a.name)
+    total = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions)
+    held = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions if a.name in wide)
+    if not wide or total <= 0 or held < ELEMENT_WIDE_SMEM_SHARE * total:
+        return None
+    return held / total, list(dict.fromkeys(wide))
 
 
 def proposals(issues: tuple[Issue, ...]) -> tuple[Change, ...]:
