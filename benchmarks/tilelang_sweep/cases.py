@@ -863,6 +863,12 @@ def validation15_cases() -> list[dict[str, Any]]:
     return _random_sample(15, tuple(128 * n for n in (4, 9, 14, 21, 30, 44, 58, 72)), "val15", 256)
 
 
+def validation16_cases() -> list[dict[str, Any]]:
+    """A fourth random sample (stop 49, no TileLang rule changed since validation 15, predicted before it
+    ran): :func:`_random_sample` with its own seed and sizes, accumulators up to 256 registers a thread."""
+    return _random_sample(16, tuple(128 * n for n in (5, 8, 13, 19, 28, 40, 55, 70)), "val16", 256)
+
+
 # The GEMM step set (stop 43, ``sweep.py --set gemm_steps``): one 128-row tile per SM (132 tiles) over a long
 # K, the same tile on one consumer warpgroup (128 threads) and two (256), at block_K 32 / 64 and two to four
 # stages: the time per K step of TileLang's warp-specialised GEMM loop, where the two-group block_K 32 tiles

@@ -64,6 +64,7 @@ SETS = {
     "validation13": case_list.validation13_cases,
     "validation14": case_list.validation14_cases,
     "validation15": case_list.validation15_cases,
+    "validation16": case_list.validation16_cases,
     "variants": case_list.variant_cases,
     "stages": case_list.stages_cases,
     "persistent": case_list.persistent_cases,
