@@ -19,7 +19,7 @@ from typing import Any
 
 from .dtypes import dtype_bytes
 from .plan import MEMORY_PIPELINES, ActionKind, KernelSequence, Pipeline, TilePlan
-from .report import MERGE_PHASE, Report
+from .report import MERGE_PHASE, ActionStats, Report
 
 # Thresholds that decide whether a class applies. They are reading aids, not model parameters: a finding only
 # suggests what to try; the what-if predictions decide whether it helps.
@@ -472,13 +472,18 @@ def _reduction_share(
         return None
     rows = (a for p in plans for a, _ in p.actions() if a.kind is ActionKind.REDUCE and a.outputs == 1)
     warps = max((a.warps or 1 for a in rows), default=1)
-    total = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions)
-    reduce = sum(
-        a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions if a.kind == ActionKind.REDUCE.value
-    )
-    if warps <= 1 or total <= 0 or reduce < REDUCTION_SMEM_SHARE * total:
+    share = _smem_share(report, lambda a: a.kind == ActionKind.REDUCE.value)
+    if warps <= 1 or share < REDUCTION_SMEM_SHARE:
         return None
-    return reduce / total, warps
+    return share, warps
+
+
+def _smem_share(report: Report, held: Callable[[ActionStats], bool]) -> float:
+    """The share of the SMEM pipeline's busy time (over the report's actions) the actions ``held`` picks
+    hold; 0 where that pipeline is idle."""
+    total = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions)
+    picked = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions if held(a))
+    return picked / total if total > 0 else 0.0
 
 
 def _element_wide_share(
@@ -499,11 +504,10 @@ def _element_wide_share(
             size = dtype_bytes(p.tensor(a.tensor).dtype)
             if a.vector_bytes <= min(size, ELEMENT_WIDE_MAX_BYTES):
                 wide.append(a.name)
-    total = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions)
-    held = sum(a.busy_s.get(Pipeline.SMEM, 0.0) for a in report.actions if a.name in wide)
-    if not wide or total <= 0 or held < ELEMENT_WIDE_SMEM_SHARE * total:
+    share = _smem_share(report, lambda a: a.name in wide)
+    if not wide or share < ELEMENT_WIDE_SMEM_SHARE:
         return None
-    return held / total, list(dict.fromkeys(wide))
+    return share, list(dict.fromkeys(wide))
 
 
 def proposals(issues: tuple[Issue, ...]) -> tuple[Change, ...]:
