@@ -111,12 +111,18 @@ def _copy_axes(ttgir: str) -> tuple[dict[str, int], dict[str, int]]:
     return _shared_contiguous(ttgir), fastest
 
 
-def unaligned_int_args(ttgir: str) -> frozenset[str]:
-    """SSA names of the kernel's integer arguments Triton did not specialise as divisible by 16."""
+def _signature(ttgir: str, pattern: re.Pattern[str]) -> list[tuple[str, bool]]:
+    """(SSA name, whether Triton specialised its divisibility) of each kernel argument ``pattern`` matches
+    on the function's signature line."""
     m = _FUNC_LINE.search(ttgir)
     if m is None:
-        return frozenset()
-    return frozenset(name for name, attrs in _INT_ARG.findall(m.group(0)) if "tt.divisibility" not in attrs)
+        return []
+    return [(name, "tt.divisibility" in attrs) for name, attrs in pattern.findall(m.group(0))]
+
+
+def unaligned_int_args(ttgir: str) -> frozenset[str]:
+    """SSA names of the kernel's integer arguments Triton did not specialise as divisible by 16."""
+    return frozenset(name for name, divisible in _signature(ttgir, _INT_ARG) if not divisible)
 
 
 # Divisibility the analysis below gives a value it knows to be a multiple of any vector (a zero constant, a
@@ -141,12 +147,8 @@ def _arg_divisibility(ttgir: str) -> Mapping[str, int]:
     """The kernel's integer and pointer arguments -> their known divisibility: 16 (elements) for an integer
     Triton specialised as divisible by 16, :data:`_ALIGNED` for a pointer it specialised as 16-byte
     aligned, 1 for the others."""
-    m = _FUNC_LINE.search(ttgir)
-    if m is None:
-        return MappingProxyType({})
-    line = m.group(0)
-    out = {name: 16 if "tt.divisibility" in attrs else 1 for name, attrs in _INT_ARG.findall(line)}
-    out |= {name: _ALIGNED if "tt.divisibility" in attrs else 1 for name, attrs in _PTR_ARG.findall(line)}
+    out = {name: 16 if divisible else 1 for name, divisible in _signature(ttgir, _INT_ARG)}
+    out |= {name: _ALIGNED if divisible else 1 for name, divisible in _signature(ttgir, _PTR_ARG)}
     return MappingProxyType(out)
 
 

@@ -425,12 +425,9 @@ def lsu_seconds(
 
 def lane_span_bytes(action: TileAction, hw: HardwareProfile) -> int:
     """Bytes one warp instruction of an element-wide access spans: its lanes ``lane_stride_bytes`` apart (a
-    mask that split each thread's vector), times the warp's lanes; 0 for an access whose lanes are
-    contiguous (no lane stride: its span is its bytes)."""
-    apart = action.lane_stride_bytes
-    if not apart or not action.vector_bytes or apart <= action.vector_bytes:
-        return 0
-    return hw.warp_size * apart
+    mask that split each thread's vector; TileAction checks it exceeds ``vector_bytes``), times the warp's
+    lanes; 0 for an access whose lanes are contiguous (no lane stride: its span is its bytes)."""
+    return hw.warp_size * action.lane_stride_bytes if action.lane_stride_bytes else 0
 
 
 def partial_write_sectors(action: TileAction, nbytes: float, hw: HardwareProfile) -> float:
