@@ -428,3 +428,11 @@ def test_row_load_rate_and_wide_span_share_from_the_narrow_width_probe():
     f = analysis.profile_fields({"narrow_width": {"points": points}})
     assert f["lsu_l2_row_warp_instr_per_s_per_sm"]["value"] == pytest.approx(8e8)
     assert f["lsu_wide_span_share"]["value"] == pytest.approx(0.5)
+
+
+def test_the_full_rate_span_is_the_models():
+    # analysis.py runs on the GPU machine without the package's dependencies, so it keeps its own copy of the
+    # span below which element-wide loads issue at the full row rate: it must be the model's
+    from tilesight.model.resources import LSU_FULL_RATE_SPAN_BYTES
+
+    assert analysis.FULL_SPAN_BYTES == LSU_FULL_RATE_SPAN_BYTES
