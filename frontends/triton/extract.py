@@ -150,6 +150,13 @@ _BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
 # writes): no work, and nothing for the walker to learn that the argument values do not already say.
 _HINTS = frozenset({"llvm.intr.assume"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
+# Ops that hand a value on unchanged, in another shape, layout or type of the same bits (no instruction of
+# their own): a def-chain walk for the work behind a value (:meth:`Walker.value_work`) passes through them.
+# Triton 3.6 reinterprets ``tl.rand``'s integers with a ``tt.bitcast`` (i32 to i32) before converting them
+# to float, where 3.9 folds it away: without it the walk stopped there and priced Philox's rounds at nothing.
+_VALUE_PASSTHROUGH = frozenset(
+    ("tt.broadcast", "tt.expand_dims", "ttg.convert_layout", "tt.splat", "tt.bitcast", "arith.bitcast")
+)
 # conversions of integer tensors to floating point: their integer inputs are values (Walker.value_work), and
 # the conversion itself is SFU-pipe work (see Walker.step)
 _INT_TO_FLOAT = frozenset({"arith.uitofp", "arith.sitofp"})
@@ -763,7 +770,7 @@ class Walker:
             if d is None:
                 continue
             shape = tensor_type(d.rtype)
-            if d.name in ("tt.broadcast", "tt.expand_dims", "ttg.convert_layout", "tt.splat"):
+            if d.name in _VALUE_PASSTHROUGH:
                 todo.extend(d.operands[:1])
             elif (d.name.startswith("arith.") or d.name == "tt.mulhiui") and shape and _is_int(shape[1]):
                 if d.name != "arith.constant":

@@ -247,6 +247,29 @@ def test_integer_math_that_becomes_a_value_is_element_work():
 
 
 @triton.jit
+def _hash_bits_to_float(out_ptr, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    h = (offs * 747796405) ^ seed
+    # the bits reinterpreted twice (tt.bitcast ops in the IR) before the conversion, as Triton 3.6 prints
+    # tl.rand's result (an i32 -> i32 tt.bitcast); Triton 3.9 folds that one, so the test makes its own
+    tl.store(out_ptr + offs, h.to(tl.float32, bitcast=True).to(tl.int32, bitcast=True).to(tl.float32))
+
+
+def test_integer_work_behind_a_bitcast_is_still_element_work():
+    # the same 3 x 1024 element operations as _hash_to_float: a bitcast moves no bits and issues nothing, so
+    # the walk from the conversion back to the integer rounds passes through it (it stopped there, pricing
+    # Triton 3.6's tl.rand at nothing: its seeded dropout predicted 2.7x fast)
+    from tilesight.plan import ActionKind
+
+    out = TensorSpec((8192,), "float32")
+    plan = _plan(_hash_bits_to_float, (8,), out, 7, BLOCK=1024)
+    work = [a for a in plan.body if getattr(a, "kind", None) is ActionKind.ELEMENTWISE]
+    assert sum(a.flops for a in work) == 3 * 1024
+    (cvt,) = [a for a in plan.body if getattr(a, "kind", None) is ActionKind.SFU]
+    assert cvt.flops == 1024
+
+
+@triton.jit
 def _varlen_blocks(x_ptr, cu_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
     m = tl.program_id(0)
     b = tl.program_id(1)
