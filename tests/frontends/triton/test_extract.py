@@ -1012,3 +1012,12 @@ def test_an_aligned_stride_restores_a_row_of_unknown_index(stride, vector):
     plan = FE.plan(k.masked_row_copy, ((64,), src, src, stride, 1024, 63), dict(BLOCK=1024), HW)
     (load,) = [a for a, _ in plan.actions() if a.kind is ActionKind.LOAD]
     assert load.vector_bytes == vector
+
+
+def test_a_device_print_is_named_in_a_note_not_priced():
+    # printf from the device is not modelled: the plan keeps the copy's load and store and says so
+    src = TensorSpec((4096,), "float32")
+    plan = FE.plan(k.printing_copy, ((4,), src, src, 4096), dict(BLOCK=1024), HW)
+    assert [a.kind for a, _ in plan.actions()] == [ActionKind.LOAD, ActionKind.STORE]
+    (note,) = [n for n in plan.notes if "device_print" in n]
+    assert "triton_fe_kernels.py:" in note and "not modelled" in note

@@ -691,3 +691,12 @@ def masked_row_copy(src, dst, stride, n_cols, row_mask, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     tl.store(dst + row * stride + cols, tl.load(src + row * stride + cols, mask=inside), mask=inside)
+
+
+@triton.jit
+def printing_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if tl.program_id(0) == 0:
+        tl.device_print("x", x)
+    tl.store(out_ptr + offs, x, mask=offs < n)
