@@ -128,6 +128,13 @@ def reread_cases() -> list[Case]:
     return k_reread.reread_cases()
 
 
+def other_cases() -> list[Case]:
+    """A second blind survey: new kernels and the FlashAttention forward at new shapes (k_other)."""
+    import k_other
+
+    return k_other.other_cases()
+
+
 SETS = {
     "survey": (all_cases, ""),
     "recheck": (recheck_cases, "recheck_"),
@@ -139,6 +146,7 @@ SETS = {
     "intdiv": (intdiv_cases, "intdiv_"),
     "moe": (moe_cases, "moe_"),
     "reread": (reread_cases, "reread_"),
+    "other": (other_cases, "other_"),
 }
 
 
