@@ -145,6 +145,40 @@ def test_contiguous_bytes_of_a_tile():
     assert contiguous_bytes(TensorAccess("x", "float32", (4096, 1024), (8, 1024))) == 8 * 1024 * 4
 
 
+def test_a_store_reaches_dram_in_whole_rows_whatever_its_tile():
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.hardware import load_profile
+    from tilesight.model import resources as R
+    from tilesight.model.resources import store_run_bytes
+
+    # a transpose's 128 x 32 fp16 tile of a 12288 x 4096 output: its own runs are 64 bytes, but the tiles
+    # beside it along the rows fill in the rest of each line in the write-back L2, which writes whole rows
+    y = TensorAccess("y", "float16", (12288, 4096), (128, 32))
+    assert R.contiguous_bytes(y) == 64 and store_run_bytes(y) == 4096 * 2
+    assert store_run_bytes(TensorAccess("c", "float32", (64, 256), (8, 256))) == 64 * 256 * 4
+    h200 = load_profile("h200")
+    plan = TilePlan(
+        name="copy",
+        grid=TileGrid(shape=(96, 128), dims=("m", "n")),
+        tensors=(TensorAccess("x", "float16", (12288, 4096), (128, 32)), y),
+        body=(
+            TileAction("load_x", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),
+            TileAction("store_y", ActionKind.STORE, tensor="y", src=MemLevel.REG, deps=("load_x",)),
+        ),
+        resources=BlockResources(threads=128),
+    )
+    traffic = CompulsoryCacheModel().traffic(plan, h200)
+    acts = {a.name: a for a, _ in plan.actions()}
+    load = R.action_demand(acts["load_x"], plan, h200, traffic)
+    store = R.action_demand(acts["store_y"], plan, h200, traffic)
+    share = R.ddr_read_bw(h200) / h200.sm_count
+    # the load's 64-byte runs stream at the profile's 64-byte DRAM efficiency; the store at the full rate
+    # (times the write slowdown of a DRAM byte written rather than read)
+    assert load.busy_s[DDR] == pytest.approx(128 * 32 * 2 / share / h200.ddr_efficiency(64))
+    assert store.busy_s[DDR] == pytest.approx(128 * 32 * 2 / share * R.ddr_write_slowdown(h200))
+    assert h200.ddr_efficiency(64) < 0.75
+
+
 def test_store_latency_is_off_the_critical_path():
     """A warp issues its stores and goes on: a store's duration is its busy time, a load's adds latency."""
     from tilesight.cache import CompulsoryCacheModel
