@@ -115,7 +115,9 @@ def main() -> int:
                 BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, SPLIT_K=s, EPILOGUE=epilogue, num_warps=w, num_stages=st
             )
 
-            def run(g=grid(c), args=args, meta=meta):
+            launch = grid(c)
+
+            def run(g=launch, args=args, meta=meta):
                 return splitk_probe[g](*args, **meta)
 
             compiled = run()
