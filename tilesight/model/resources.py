@@ -327,9 +327,15 @@ def contiguous_bytes(tensor: TensorAccess) -> float:
     it gave them."""
     if tensor.run_bytes is not None:
         return tensor.run_bytes
+    return _run_bytes(tensor, tensor.tile)
+
+
+def _run_bytes(tensor: TensorAccess, extents: tuple[int, ...]) -> float:
+    """Bytes of ``extents`` (per dimension) of ``tensor`` that lie in one run of a row-major layout: the
+    innermost extent, times each outer one for as long as the tile spans the whole dimension inside it."""
     run = dtype_bytes(tensor.dtype)
-    for t, s in zip(reversed(tensor.tile), reversed(tensor.shape), strict=True):
-        run *= t
+    for t, s, e in zip(reversed(tensor.tile), reversed(tensor.shape), reversed(extents), strict=True):
+        run *= e
         if t < s:
             break
     return run
@@ -347,12 +353,7 @@ def store_run_bytes(tensor: TensorAccess) -> float:
     stands."""
     if tensor.run_bytes is not None:
         return tensor.run_bytes
-    row = dtype_bytes(tensor.dtype)
-    for t, s in zip(reversed(tensor.tile), reversed(tensor.shape), strict=True):
-        row *= s
-        if t < s:
-            break
-    return row
+    return _run_bytes(tensor, tensor.shape)
 
 
 def side_by_side_runs(tensors: list[TensorAccess], shifts: Mapping[str, int]) -> list[TensorAccess]:
