@@ -2290,6 +2290,26 @@ def validation60_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation61_cases() -> list[Case]:
+    """A sixth random sample (stop 50, after the store-run rule): :func:`random_sample` with its own seed and
+    sizes, a quarter of the pointer GEMMs at odd M and N, a fifth of the one-loop attention launches at
+    lengths no multiple of 128, row widths and element-wise sizes odd and even."""
+    spec = RandomSample(
+        seed=61,
+        name="v61",
+        sizes=(448, 1408, 2176, 3456, 4864, 6528, 8064),
+        ksizes=(896, 1664, 2560, 5376, 9472),
+        odd=(1234, 3001, 4567, 6007),
+        odd_k=(1111, 3333),
+        odd_share=0.25,
+        odd_length_share=0.2,
+        rows=(3000, 8192, 16000, 32768),
+        widths=(640, 1234, 2304, 3500, 6144, 11000),
+        sizes_1d=(4_000_000, 20_000_000, 67_108_864, 123_456_789),
+    )
+    return random_sample(spec)
+
+
 def validation59_cases() -> list[Case]:
     """The row-load rate blind (stop 49, after the narrow_width probe): row kernels of :data:`ROW_KINDS`
     drawn at random over widths no multiple of 16, so their loads are element-wide with lanes 2-16 bytes
