@@ -1,6 +1,8 @@
 """Split-K GEMM ``C += A @ B`` (fp16 inputs, fp32 output): program (tile, s) sums the K blocks s, s + SPLIT,
 ... of its output tile and adds its partial tile to C with ``tl.atomic_add`` (C must start at zero). The
-usual form for skinny problems whose output tiles alone do not fill the GPU."""
+usual form for skinny problems whose output tiles alone do not fill the GPU. ``ATOMIC=False`` stores the
+partial tile instead (every split overwriting C: wrong sums, the same loop), which the ``splitk_atomic``
+probe (``benchmarks/ncu_diag/splitk_atomic.py``) times beside the real kernel."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ def splitk_kernel(
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
     SPLIT_K: tl.constexpr,
+    ATOMIC: tl.constexpr = True,
 ):
     pid = tl.program_id(0)
     split = tl.program_id(1)
@@ -36,7 +39,10 @@ def splitk_kernel(
         b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols[None, :], mask=cols[None, :] < N, other=0.0)
         acc = tl.dot(a, b, acc)
     mask = (rows[:, None] < M) & (cols[None, :] < N)
-    tl.atomic_add(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=mask)
+    if ATOMIC:
+        tl.atomic_add(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=mask)
+    else:  # a plain store of the partial tile (wrong sums; the splitk_atomic probe times the atomics by it)
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=mask)
 
 
 def splitk_grid(M: int, N: int, meta: dict) -> tuple[int, int]:
