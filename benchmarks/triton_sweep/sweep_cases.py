@@ -2290,6 +2290,29 @@ def validation60_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation62_cases() -> list[Case]:
+    """A seventh random sample (stop 51, no Triton rule changed since validation 61): :func:`random_sample`
+    with its own seed and sizes, GEMM tiles whose accumulator may take up to 256 registers a thread (so some
+    spill, as an autotuner's config list does), a quarter of the pointer GEMMs at odd M and N (K odd in
+    some), a fifth of the one-loop attention launches at lengths no multiple of 128, row widths and
+    element-wise sizes odd and even."""
+    spec = RandomSample(
+        seed=62,
+        name="v62",
+        sizes=(640, 1664, 2688, 3840, 5120, 7424, 10240),
+        ksizes=(1024, 2304, 4608, 6400, 12288),
+        odd=(1537, 2711, 5333, 8191),
+        odd_k=(1999, 4097),
+        odd_share=0.25,
+        odd_length_share=0.2,
+        rows=(4000, 10240, 20000, 40960),
+        widths=(896, 1800, 3072, 4800, 7168, 12800),
+        sizes_1d=(5_000_000, 33_554_432, 77_777_777, 150_000_000),
+        max_acc_regs=256,
+    )
+    return random_sample(spec)
+
+
 def validation61_cases() -> list[Case]:
     """A sixth random sample (stop 50, after the store-run rule): :func:`random_sample` with its own seed and
     sizes, a quarter of the pointer GEMMs at odd M and N, a fifth of the one-loop attention launches at
