@@ -675,3 +675,26 @@ def atomic_tiles(c_ptr, n_tiles, reps, BLOCK: tl.constexpr, ATOMIC: tl.constexpr
             tl.atomic_add(c_ptr + offs, ones)
         else:
             tl.store(c_ptr + offs, ones)
+
+
+@triton.jit
+def row_ring(
+    x_ptr, y_ptr, n_rows, n_cols, stride_row,
+    BLOCK: tl.constexpr, ROW_STAGES: tl.constexpr, BODY: tl.constexpr,
+):  # fmt: skip
+    """The row-striding softmax's loop (``kernels/triton/softmax.py::softmax_rows_kernel``: programs striding
+    over rows, ``tl.range(..., num_stages=ROW_STAGES)``) with a body of known size: ``BODY`` 0 copies the row,
+    1 subtracts its maximum (one cross-warp reduction), 2 is the softmax (two reductions and the
+    exponentials). What a row costs a program beyond its compute when its loads run rows ahead."""
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=ROW_STAGES):
+        x = tl.load(x_ptr + row * stride_row + cols, mask=inside, other=-float("inf")).to(tl.float32)
+        if BODY == 0:
+            y = x
+        elif BODY == 1:
+            y = x - tl.max(x, axis=0)
+        else:
+            e = tl.exp(x - tl.max(x, axis=0))
+            y = e / tl.sum(e, axis=0)
+        tl.store(y_ptr + row * stride_row + cols, y.to(y_ptr.dtype.element_ty), mask=inside)

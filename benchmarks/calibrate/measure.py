@@ -962,6 +962,39 @@ def reductions() -> dict:
     return {"points": points}
 
 
+# row_ring probe: the row-striding softmax's pipelined row loop with bodies of known size (kernels.row_ring)
+ROW_RING_BODIES = (0, 1, 2)  # copy, one reduction, softmax
+ROW_RING_WIDTHS = (1024, 4096)
+ROW_RING_WARPS = (4, 8, 16)
+ROW_RING_STAGES = (1, 2, 3, 5)
+ROW_RING_PER_SM = (1, 2)
+ROW_RING_BYTES = 64 << 20  # float16 rows of each width read (and as many written) per launch
+
+
+def row_ring() -> dict:
+    """Seconds of :func:`kernels.row_ring` (float16 rows, 64 MiB read and written, from DRAM: do_bench clears
+    the L2) by body (0 copy, 1 one reduction, 2 softmax), row width, warps, row stages (``tl.range``
+    ``num_stages``; 1 is no pipelining) and programs an SM (1 or 2): what a row costs a program beyond its
+    compute chain once its loads run ``stages - 1`` rows ahead, ``s / (rows / programs)`` a point."""
+    points = []
+    for width in ROW_RING_WIDTHS:
+        rows = ROW_RING_BYTES // (2 * width)
+        x = torch.randn(rows, width, device="cuda", dtype=torch.float16)
+        y = torch.empty_like(x)
+        for body, warps, stages, per_sm in itertools.product(
+            ROW_RING_BODIES, ROW_RING_WARPS, ROW_RING_STAGES, ROW_RING_PER_SM
+        ):
+            grid = (n_sm() * per_sm,)
+            meta = dict(BLOCK=width, ROW_STAGES=stages, BODY=body, num_warps=warps)
+            point = timed_launch(K.row_ring, grid, (x, y, rows, width, width), meta)
+            point.update(body=body, width=width, warps=warps, stages=stages, per_sm=per_sm, rows=rows)
+            if "s" in point:
+                point["s_per_row_per_program"] = point["s"] / (rows / grid[0])
+            points.append(point)
+        del x, y
+    return {"points": points}
+
+
 # reduction throughput probe: the same dependent reductions at many blocks an SM (up to 64 warps an SM), so
 # the SM's rate of cross-warp reductions shows, not one block's latency
 REDUCE_TP_WARPS = (1, 2, 4, 8, 16)

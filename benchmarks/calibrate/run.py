@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),
         ("reduce_throughput", M.reduce_throughput, ()),
+        ("row_ring", M.row_ring, ()),
         ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
