@@ -18,6 +18,8 @@
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
     python benchmarks/probe_report.py bottlenecks [--family memory]  # pooled launches by predicted bottleneck
     python benchmarks/probe_report.py row_rates  # stop 49's narrow_width / narrow_private rates by lane
+    python benchmarks/probe_report.py row_ring   # calibration_row_ring.json: pipelined row loops, and the
+                                                 # profile's row_loop_step_s
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -49,6 +51,9 @@ SM_COUNT = 132  # the H200 the probes ran on
 CHAIN_ITERS = 1024  # the softmax_dot probes' iterations (measure.SOFTMAX_DOT_ITERS)
 DOT_ITERS = 4096  # the dot_chain probes' (measure.DOT_CHAIN_ITERS)
 EPT_ELEMENTS = 1 << 26  # the narrow_ept probe's elements (measure.NARROW_EPT_ELEMENTS)
+# the row_ring points the profile's row_loop_step_s is read from: the softmax body at 1024 columns (2-8
+# elements a thread) with 5 row stages at one program an SM, where more rows in flight no longer help
+ROW_STEP_POINTS = {"body": 2, "width": 1024, "stages": 5, "per_sm": 1}
 PACED_BLOCK, PACED_WARPS = 1024, 4  # the strided_paced probe's launch (measure.STRIDED_BLOCK, STRIDED_WARPS)
 sys.path.insert(0, str(HERE))
 
@@ -233,6 +238,68 @@ def _probes_model(_: argparse.Namespace) -> None:
         )
         what = "copy " if p.get("loaded") else "write"
         _ratio(f"strided_paced {what} n={n} fmas={p['fmas']:3d}", p["s"], r.latency_s)
+
+
+def row_ring_rows(points: list[dict], predict) -> list[dict]:
+    """Every measured ``row_ring`` point with the installed model's prediction (``predict(point) -> (seconds,
+    tile serial seconds)``): measured / predicted, and what a row takes its program measured
+    (``s / (rows / programs)``) against the model's serial time for it."""
+    rows = []
+    for p in points:
+        if "s" not in p:
+            continue
+        predicted, serial = predict(p)
+        rows.append({**p, "predicted_s": predicted, "serial_s": serial, "ratio": p["s"] / predicted})
+    return rows
+
+
+def row_step_s(rows: list[dict], step_in_model: float) -> float:
+    """The profile's ``row_loop_step_s`` from :func:`row_ring_rows`: the median over the
+    :data:`ROW_STEP_POINTS` points of a row's measured time per program less the model's serial time for it
+    without the step (its compute chain and its reductions' shuffle trees)."""
+    picked = [r for r in rows if all(r[k] == v for k, v in ROW_STEP_POINTS.items())]
+    if not picked:
+        raise ValueError(f"no row_ring point matches {ROW_STEP_POINTS}")
+    return statistics.median(r["s_per_row_per_program"] - (r["serial_s"] - step_in_model) for r in picked)
+
+
+def _predict_row_ring_point(p: dict) -> tuple[float, float]:
+    """The installed model's seconds and per-row serial seconds for one ``row_ring`` point (h200 profile)."""
+    import tilesight
+    from tilesight import TensorSpec
+
+    rows, width = p["rows"], p["width"]
+    x = TensorSpec((rows, width), "float16")
+    report = tilesight.estimate(
+        _probe_kernels().row_ring, (SM_COUNT * p["per_sm"],), x, x, rows, width, width, hw="h200",
+        BLOCK=width, ROW_STAGES=p["stages"], BODY=p["body"], num_warps=p["warps"],
+    )  # fmt: skip
+    return report.latency_s, report.extras.get("tile_serial_s", 0.0)
+
+
+def _row_ring(_: argparse.Namespace) -> None:
+    from tilesight.hardware import load_profile
+
+    doc = json.loads((DATA / "calibration_row_ring.json").read_text())
+    rows = row_ring_rows(doc["measurements"]["row_ring"]["points"], _predict_row_ring_point)
+    bodies = {0: "copy", 1: "max", 2: "softmax"}
+    for r in rows:
+        print(
+            f"{bodies[r['body']]:7s} {r['width']:5d} cols w{r['warps']:<2d} stages {r['stages']} per_sm "
+            f"{r['per_sm']}: measured {r['s'] * 1e6:7.1f} us "
+            f"({r['s_per_row_per_program'] * 1e9:6.0f} ns a row a program), predicted "
+            f"{r['predicted_s'] * 1e6:7.1f} us (serial {r['serial_s'] * 1e9:5.0f} ns), "
+            f"measured / predicted {r['ratio']:.2f}"
+        )
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[(bodies[r["body"]], "stages >= 3" if r["stages"] >= 3 else "stages 1-2")].append(r["ratio"])
+    for (body, stages), ratios in sorted(by.items()):
+        median = statistics.median(ratios)
+        print(f"{body:7s} {stages}: median measured / predicted {median:.2f} over {len(ratios)}")
+    step = load_profile("h200").row_loop_step_s
+    fitted = row_step_s(rows, step)
+    print(f"row_loop_step_s: {fitted * 1e9:.1f} ns ({ROW_STEP_POINTS}; the profile has {step * 1e9:.1f})")
 
 
 def _overlap_model(_: argparse.Namespace) -> None:
@@ -582,6 +649,7 @@ def main(argv: list[str] | None = None) -> int:
             "probes_model",
             "bottlenecks",
             "row_rates",
+            "row_ring",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -606,6 +674,7 @@ def main(argv: list[str] | None = None) -> int:
         "probes_model": _probes_model,
         "bottlenecks": _bottlenecks,
         "row_rates": _row_rates,
+        "row_ring": _row_ring,
     }[args.what](args)
     return 0
 

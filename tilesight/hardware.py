@@ -128,6 +128,7 @@ _OPTIONAL = (
     "tma_l2_latency_s",
     "waited_step_latency_s",
     "warp_reduction_latency_s",
+    "row_loop_step_s",
     "alu_op_cost",
     "ddr_queue_latency_s",
     "ddr_queue_bw_bytes_per_s",
@@ -287,6 +288,10 @@ class HardwareProfile:
     # steps, each with the op combining its result): what a warp-wide shuffle tree's chain takes, a step
     # being log2(warp_size)-th of it; 0 = not given (a shuffle step then costs nothing in a serial chain)
     warp_reduction_latency_s: float = 0.0
+    # What a software-pipelined persistent row loop's iteration adds to its row's serial time beyond the row's
+    # compute and its reductions' shuffle trees: the wait for the row's asynchronous copies, the barrier, the
+    # next row's copy issue (the row_ring probe); 0 = not given
+    row_loop_step_s: float = 0.0
     # Issue cost of a compare, select, minimum, maximum or integer op against a floating-point add, multiply
     # or fused multiply-add (TileAction.alu_ops); the CUDA C++ Programming Guide's throughput table gives
     # compute capability 9.0 128 FP32 FMA results per clock per SM and 64 compares / minimums / maximums;

@@ -102,6 +102,8 @@ def test_closed_cycle_by_hand():
     # a pipeline-bound or chain-bound envelope is left as it is
     assert envelope(1.0, 0.5, 1.0, 100, 3, queued=True).steady_s == pytest.approx(1.0)
     assert envelope(4.0, 0.5, 1.0, 100, 1, 3.0, queued=True).steady_s == pytest.approx(3.0)
+    # a chain between the ring (2 / 2 = 1) and the queue (1.25) leaves the queue the bound
+    assert envelope(2.0, 0.5, 1.0, 100, 1, 1.1, queued=True).steady_s == pytest.approx(1.25)
 
 
 @given(

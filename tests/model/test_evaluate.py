@@ -217,6 +217,44 @@ def test_a_persistent_program_keeps_its_pipelined_tiles_in_flight(round_hw):
     ).latency_s == pytest.approx(evaluate(flat, round_hw).latency_s)
 
 
+def test_a_pipelined_row_loop_computes_its_rows_one_after_another(round_hw):
+    # 8 flat tiles (a row loop's body: load a row, then 3 us of CUDA-core work on it) on 4 programs keeping 2
+    # rows in flight: the tile takes L = 5 us (the load's 1 us busy + 1 us latency, then the work), the two
+    # rows queue for the CUDA cores at T = 3.4 us (the test above's mean value analysis): fill 2 + 3.4 +
+    # epilogue 3, + 2 launch = 10.4 us. The program computes its rows one after another: a row's serial
+    # time is its compute chain (3 us), its reductions' shuffle trees (none) and the loop's step
+    # (row_loop_step_s). A 1 us step makes it 4 us, above the queue: 2 + 4 + 3 + 2 = 11 us; a 4 us step
+    # (7 us) is capped by the tile's own latency, one row at a time: 2 + 5 + 3 + 2 = 12 us.
+    from dataclasses import replace
+
+    from tilesight.plan import ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
+
+    x = TensorAccess("x", "float32", (8, 25_000), (1, 25_000))
+    body = (
+        TileAction("load", ActionKind.LOAD, tensor="x"),
+        TileAction("compute", ActionKind.ELEMENTWISE, flops=3e6, deps=("load",)),
+    )
+    plan = TilePlan("rows", TileGrid((8,), programs=4, tiles_in_flight=2), (x,), body, BlockResources(128))
+    r = evaluate(plan, round_hw)
+    assert r.latency_s == pytest.approx(10.4 * US)
+    assert r.extras["tile_serial_s"] == pytest.approx(3 * US)
+    stepped = evaluate(plan, replace(round_hw, row_loop_step_s=1e-6))
+    assert stepped.latency_s == pytest.approx(11 * US)
+    assert stepped.extras["tile_serial_s"] == pytest.approx(4 * US)
+    capped = evaluate(plan, replace(round_hw, row_loop_step_s=4e-6))
+    one_at_a_time = evaluate(replace(plan, grid=replace(plan.grid, tiles_in_flight=1)), round_hw)
+    assert capped.latency_s == pytest.approx(12 * US) == one_at_a_time.latency_s
+    # a reduction adds its warp's whole shuffle tree (warp_reduction_latency_s) to the row's serial time
+    total = TileAction("total", ActionKind.REDUCE, flops=1e3, deps=("compute",), warps=1)
+    reduced = replace(plan, body=(*body, total))
+    tree = evaluate(reduced, replace(round_hw, warp_reduction_latency_s=5e-7)).extras["tile_serial_s"]
+    assert tree == pytest.approx(evaluate(reduced, round_hw).extras["tile_serial_s"] + 0.5 * US)
+    # a tile with a loop inside keeps one tile in flight (the frontend's rule) and has no row step
+    looped = stream_plan(tiles=8, trips=1, stages=1)
+    looped = replace(looped, grid=replace(looped.grid, programs=4, tiles_in_flight=2))
+    assert evaluate(looped, replace(round_hw, row_loop_step_s=4e-6)).extras["tile_serial_s"] == 0.0
+
+
 def test_a_persistent_program_pays_a_tiles_fill_and_drain_once(round_hw):
     # 8 tiles on 4 programs, 2 each, one after the other. A tile is the two-stage loop of the first test:
     # L = 14 us (fill 2, steady 3 x 3, drain 3) of which its 4 iterations at the steady rate are 12 us. Its

@@ -88,7 +88,7 @@ def envelope(
     ring, chain, loads = latency_s / (depth + 1), min(serial_s, latency_s), load_s / max(depth, 1)
     little = max(ring, chain, loads)
     steady = max(max_busy_s, little)
-    if queued and little == ring and depth > 0 and max_busy_s > 0:
+    if queued and ring >= loads and depth > 0 and max_busy_s > 0:
         steady = max(steady, closed_cycle_s(max_busy_s, latency_s, depth + 1))
     # of equal terms the first names the bound: ring, then chain, then loads
     if little <= max_busy_s:

@@ -284,7 +284,7 @@ def _sub(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
 class _Region:
     """One region of the tile stream (full waves or tail): its unit cost and envelope."""
 
-    __slots__ = ("active", "resident", "units", "scale", "cost", "unit_busy", "pace_s", "env")
+    __slots__ = ("active", "resident", "units", "scale", "cost", "unit_busy", "pace_s", "serial_s", "env")
 
     def __init__(
         self,
@@ -343,12 +343,17 @@ class _Region:
         in_flight = resident * (plan.grid.tiles_in_flight if persistent else 1)
         # what paces the stream of tiles: the busiest pipeline (with its exposed L2 share) or the dispatch
         self.pace_s = max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch)
+        # ... but each computes its tiles one after another: the stream runs no faster than the resident
+        # programs each taking a tile's serial time
+        rows = in_flight > resident and not any(isinstance(node, Loop) for node in plan.body)
+        self.serial_s = row_serial_s(plan, hw, self.cost) if rows else 0.0
         env = envelope(
             latency,
             min(self.cost.fill_s, latency),
             self.pace_s,
             units,
             in_flight - 1,
+            serial_s=self.serial_s / resident,
             queued=True,
         )
         if overlap > 0.0:
@@ -359,6 +364,21 @@ class _Region:
                 total_s=env.total_s + overlap,
             )
         self.env: Envelope = env
+
+
+def row_serial_s(plan: TilePlan, hw: HardwareProfile, cost: BodyCost) -> float:
+    """What one tile of a software-pipelined persistent row loop (``TileGrid.tiles_in_flight`` > 1, a tile
+    body with no loop inside) takes its program however many tiles' loads run ahead: the tile's compute
+    chain (``cost.compute_chain_s``), each reduction's whole shuffle tree (``warp_reduction_latency_s``: a
+    REDUCE action's latency is only its cross-warp exchange, the tree being hidden by other warps where
+    programs do not wait on their own rows) and the loop's step (``row_loop_step_s``: the wait for the row's
+    copies, the barrier, the next row's copy issue). The ``row_ring`` probe
+    (``benchmarks/data/calibration_row_ring.json``, ``python benchmarks/probe_report.py row_ring``): at one
+    program an SM a 1024-wide float16 softmax row took 518-634 ns at 4-5 rows in flight on 4-16 warps, no
+    less than at 2, where the chain alone is 234-383 ns."""
+    reductions = sum(1 for act, _ in plan.actions() if act.kind is ActionKind.REDUCE and act.warps)
+    trees = reductions * hw.warp_reduction_latency_s
+    return cost.compute_chain_s + trees + hw.row_loop_step_s
 
 
 def persistent_overlap_s(cost: BodyCost) -> float:
@@ -806,6 +826,7 @@ def _evaluate(
         "tail_region_s": t_tail,
         "started_together_s": c.together,
         "steady_per_unit_s": main.env.steady_s,
+        "tile_serial_s": main.serial_s,  # a pipelined row loop's per-tile serial time (row_serial_s), else 0
         "best_orders": main.cost.orders(),
         "order_search_exact": main.cost.exact(),
         "cache_model": traffic.model,
