@@ -2290,6 +2290,28 @@ def validation60_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation63_cases() -> list[Case]:
+    """The row-striding softmax drawn at random (stop 51, blind for the serial-row rule, ``row_ring``): 36
+    launches over rows and widths no set timed, float16 / bfloat16 and a few float32, 4 / 8 / 16 warps, 1 / 2
+    / 4 programs an SM and 3-5 rows in flight, six at 2 row stages as controls. Predicted with and without
+    the rule before it ran."""
+    import random
+
+    rng = random.Random(63)
+    cases: dict[str, Case] = {}
+    while len(cases) < 36:
+        rows = rng.choice((6000, 12000, 24000, 48000))
+        cols = rng.choice((640, 1000, 1536, 2304, 3000, 5120))
+        dtype = rng.choice(("float16", "float16", "bfloat16", "bfloat16", "float32"))
+        stages = 2 if len(cases) < 6 else rng.choice((3, 4, 5))
+        case = row_case(
+            "softmax", rows, cols, dtype, rng.choice((4, 8, 16)), variant="rows",
+            programs=rng.choice((1, 2, 4)) * H200_SM_COUNT, row_stages=stages,
+        )  # fmt: skip
+        cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "validation63")
+
+
 def validation62_cases() -> list[Case]:
     """A seventh random sample (stop 51, no Triton rule changed since validation 61): :func:`random_sample`
     with its own seed and sizes, GEMM tiles whose accumulator may take up to 256 registers a thread (so some
