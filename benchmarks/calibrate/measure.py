@@ -976,14 +976,32 @@ def row_ring() -> dict:
     the L2) by body (0 copy, 1 one reduction, 2 softmax), row width, warps, row stages (``tl.range``
     ``num_stages``; 1 is no pipelining) and programs an SM (1 or 2): what a row costs a program beyond its
     compute chain once its loads run ``stages - 1`` rows ahead, ``s / (rows / programs)`` a point."""
+    return _row_ring_points(
+        ROW_RING_BODIES, ROW_RING_WIDTHS, ROW_RING_WARPS, ROW_RING_STAGES, ROW_RING_PER_SM
+    )
+
+
+# row_ring_wide: the same loop over wide rows, many elements a thread (16-128 on 4 warps)
+ROW_RING_WIDE_WIDTHS = (8192, 16384)
+ROW_RING_WIDE_BODIES = (0, 2)
+ROW_RING_WIDE_STAGES = (3, 5)
+
+
+def row_ring_wide() -> dict:
+    """:func:`row_ring` over 8192- and 16384-wide rows (16-128 elements a thread), copy and softmax bodies,
+    3 and 5 row stages: how a row's serial time grows with the elements a thread computes on few warps."""
+    return _row_ring_points(
+        ROW_RING_WIDE_BODIES, ROW_RING_WIDE_WIDTHS, ROW_RING_WARPS, ROW_RING_WIDE_STAGES, ROW_RING_PER_SM
+    )
+
+
+def _row_ring_points(bodies, widths, warps_list, stages_list, per_sm_list) -> dict:
     points = []
-    for width in ROW_RING_WIDTHS:
+    for width in widths:
         rows = ROW_RING_BYTES // (2 * width)
         x = torch.randn(rows, width, device="cuda", dtype=torch.float16)
         y = torch.empty_like(x)
-        for body, warps, stages, per_sm in itertools.product(
-            ROW_RING_BODIES, ROW_RING_WARPS, ROW_RING_STAGES, ROW_RING_PER_SM
-        ):
+        for body, warps, stages, per_sm in itertools.product(bodies, warps_list, stages_list, per_sm_list):
             grid = (n_sm() * per_sm,)
             meta = dict(BLOCK=width, ROW_STAGES=stages, BODY=body, num_warps=warps)
             point = timed_launch(K.row_ring, grid, (x, y, rows, width, width), meta)

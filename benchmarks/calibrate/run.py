@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         ("reductions", M.reductions, ()),
         ("reduce_throughput", M.reduce_throughput, ()),
         ("row_ring", M.row_ring, ()),
+        ("row_ring_wide", M.row_ring_wide, ()),
         ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
