@@ -18,8 +18,8 @@
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
     python benchmarks/probe_report.py bottlenecks [--family memory]  # pooled launches by predicted bottleneck
     python benchmarks/probe_report.py row_rates  # stop 49's narrow_width / narrow_private rates by lane
-    python benchmarks/probe_report.py row_ring   # calibration_row_ring.json: pipelined row loops, and the
-                                                 # profile's row_loop_step_s
+    python benchmarks/probe_report.py row_ring   # calibration_row_ring{,_wide}.json: pipelined row loops,
+                                                 # the profile's row_loop_step_s and row_element_step_s
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -277,11 +277,33 @@ def _predict_row_ring_point(p: dict) -> tuple[float, float]:
     return report.latency_s, report.extras.get("tile_serial_s", 0.0)
 
 
+def row_element_step_s(rows: list[dict], step_in_model: float) -> float:
+    """The profile's ``row_element_step_s`` from :func:`row_ring_rows` (both probes): over the softmax points
+    at 5 row stages and one program an SM whose rows hold 16 or more elements a thread, the median of a row's
+    measured time per program less the model's serial time for it without this term, per element a thread
+    beyond ``evaluate.ROW_ELEMENTS_HIDDEN``."""
+    from tilesight.model.evaluate import ROW_ELEMENTS_HIDDEN
+
+    per_element = []
+    for r in rows:
+        elements = r["width"] / (32 * r["warps"])
+        if r["body"] == 2 and r["stages"] == 5 and r["per_sm"] == 1 and elements >= 2 * ROW_ELEMENTS_HIDDEN:
+            beyond = elements - ROW_ELEMENTS_HIDDEN
+            rest = r["serial_s"] - step_in_model * beyond
+            per_element.append((r["s_per_row_per_program"] - rest) / beyond)
+    if not per_element:
+        raise ValueError("no row_ring softmax point with 16 or more elements a thread")
+    return statistics.median(per_element)
+
+
 def _row_ring(_: argparse.Namespace) -> None:
     from tilesight.hardware import load_profile
 
-    doc = json.loads((DATA / "calibration_row_ring.json").read_text())
-    rows = row_ring_rows(doc["measurements"]["row_ring"]["points"], _predict_row_ring_point)
+    points = []
+    for name in ("row_ring", "row_ring_wide"):
+        doc = json.loads((DATA / f"calibration_{name}.json").read_text())
+        points += doc["measurements"][name]["points"]
+    rows = row_ring_rows(points, _predict_row_ring_point)
     bodies = {0: "copy", 1: "max", 2: "softmax"}
     for r in rows:
         print(
@@ -297,9 +319,12 @@ def _row_ring(_: argparse.Namespace) -> None:
     for (body, stages), ratios in sorted(by.items()):
         median = statistics.median(ratios)
         print(f"{body:7s} {stages}: median measured / predicted {median:.2f} over {len(ratios)}")
-    step = load_profile("h200").row_loop_step_s
+    hw = load_profile("h200")
+    step, element = hw.row_loop_step_s, hw.row_element_step_s
     fitted = row_step_s(rows, step)
     print(f"row_loop_step_s: {fitted * 1e9:.1f} ns ({ROW_STEP_POINTS}; the profile has {step * 1e9:.1f})")
+    fitted = row_element_step_s(rows, element)
+    print(f"row_element_step_s: {fitted * 1e9:.1f} ns (the profile has {element * 1e9:.1f})")
 
 
 def _overlap_model(_: argparse.Namespace) -> None:

@@ -129,6 +129,7 @@ _OPTIONAL = (
     "waited_step_latency_s",
     "warp_reduction_latency_s",
     "row_loop_step_s",
+    "row_element_step_s",
     "alu_op_cost",
     "ddr_queue_latency_s",
     "ddr_queue_bw_bytes_per_s",
@@ -292,6 +293,9 @@ class HardwareProfile:
     # compute and its reductions' shuffle trees: the wait for the row's asynchronous copies, the barrier, the
     # next row's copy issue (the row_ring probe); 0 = not given
     row_loop_step_s: float = 0.0
+    # ... and what each element a thread holds beyond a few adds to it (the row_ring_wide probe); 0 = not
+    # given
+    row_element_step_s: float = 0.0
     # Issue cost of a compare, select, minimum, maximum or integer op against a floating-point add, multiply
     # or fused multiply-add (TileAction.alu_ops); the CUDA C++ Programming Guide's throughput table gives
     # compute capability 9.0 128 FP32 FMA results per clock per SM and 64 compares / minimums / maximums;

@@ -249,6 +249,16 @@ def test_a_pipelined_row_loop_computes_its_rows_one_after_another(round_hw):
     reduced = replace(plan, body=(*body, total))
     tree = evaluate(reduced, replace(round_hw, warp_reduction_latency_s=5e-7)).extras["tile_serial_s"]
     assert tree == pytest.approx(evaluate(reduced, round_hw).extras["tile_serial_s"] + 0.5 * US)
+    # a reduction over 24 elements a thread (3072 over 128 threads) adds row_element_step_s for each of the 16
+    # beyond ROW_ELEMENTS_HIDDEN (8); one over 1000 (7.8 a thread) adds nothing
+    wide = replace(plan, body=(*body, replace(total, flops=3072.0)))
+    per_element = replace(round_hw, row_element_step_s=1e-8)
+    assert evaluate(wide, per_element).extras["tile_serial_s"] == pytest.approx(
+        evaluate(wide, round_hw).extras["tile_serial_s"] + 16 * 1e-8
+    )
+    assert evaluate(reduced, per_element).extras["tile_serial_s"] == pytest.approx(
+        evaluate(reduced, round_hw).extras["tile_serial_s"]
+    )
     # a tile with a loop inside keeps one tile in flight (the frontend's rule) and has no row step
     looped = stream_plan(tiles=8, trips=1, stages=1)
     looped = replace(looped, grid=replace(looped.grid, programs=4, tiles_in_flight=2))

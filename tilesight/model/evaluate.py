@@ -366,6 +366,13 @@ class _Region:
         self.env: Envelope = env
 
 
+# Elements a thread of a pipelined row loop's reduction holds that cost its row's serial time nothing beyond
+# the chain: the row_ring probe's softmax rows of 2-8 elements a thread took -7 to 74 ns a row more than the
+# rest of the serial row time, those of 16-128 about 24 ns more for every element beyond 8
+# (``python benchmarks/probe_report.py row_ring``).
+ROW_ELEMENTS_HIDDEN = 8
+
+
 def row_serial_s(plan: TilePlan, hw: HardwareProfile, cost: BodyCost) -> float:
     """What one tile of a software-pipelined persistent row loop (``TileGrid.tiles_in_flight`` > 1, a tile
     body with no loop inside) takes its program however many tiles' loads run ahead: the tile's compute
@@ -375,10 +382,16 @@ def row_serial_s(plan: TilePlan, hw: HardwareProfile, cost: BodyCost) -> float:
     copies, the barrier, the next row's copy issue). The ``row_ring`` probe
     (``benchmarks/data/calibration_row_ring.json``, ``python benchmarks/probe_report.py row_ring``): at one
     program an SM a 1024-wide float16 softmax row took 518-634 ns at 4-5 rows in flight on 4-16 warps, no
-    less than at 2, where the chain alone is 234-383 ns."""
-    reductions = sum(1 for act, _ in plan.actions() if act.kind is ActionKind.REDUCE and act.warps)
-    trees = reductions * hw.warp_reduction_latency_s
-    return cost.compute_chain_s + trees + hw.row_loop_step_s
+    less than at 2, where the chain alone is 234-383 ns. Rows whose reductions hold more than
+    :data:`ROW_ELEMENTS_HIDDEN` elements a thread add ``row_element_step_s`` for each element beyond (the
+    ``row_ring_wide`` probe: 16-128 elements a thread, a row's time above the rest a median 24 ns an element
+    beyond 8, on 4-16 warps): the chain prices a row's element work at the SM's throughput, but a thread
+    runs its own elements one stream of instructions after another."""
+    reduces = [act for act, _ in plan.actions() if act.kind is ActionKind.REDUCE]
+    trees = sum(1 for act in reduces if act.warps) * hw.warp_reduction_latency_s
+    per_thread = max((act.flops / plan.resources.threads for act in reduces), default=0.0)
+    elements = hw.row_element_step_s * max(per_thread - ROW_ELEMENTS_HIDDEN, 0.0)
+    return cost.compute_chain_s + trees + hw.row_loop_step_s + elements
 
 
 def persistent_overlap_s(cost: BodyCost) -> float:
