@@ -2290,6 +2290,25 @@ def validation60_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation64_cases() -> list[Case]:
+    """Wide rows on few warps (stop 51, blind for the serial-row rule's per-element term, ``row_ring_wide``):
+    24 row-striding softmax launches drawn at random over widths of 5,000-20,000 columns no set timed, 4 and 8
+    warps (16-128 elements a thread), 1 / 2 programs an SM and 3-5 rows in flight. Predicted with and without
+    the term before it ran."""
+    import random
+
+    rng = random.Random(64)
+    cases: dict[str, Case] = {}
+    while len(cases) < 24:
+        case = row_case(
+            "softmax", rng.choice((3000, 6000, 10000)), rng.choice((5000, 6000, 7000, 10000, 12000, 20000)),
+            rng.choice(("float16", "bfloat16", "float32")), rng.choice((4, 8)), variant="rows",
+            programs=rng.choice((1, 2)) * H200_SM_COUNT, row_stages=rng.choice((3, 4, 5)),
+        )  # fmt: skip
+        cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "validation64")
+
+
 def validation63_cases() -> list[Case]:
     """The row-striding softmax drawn at random (stop 51, blind for the serial-row rule, ``row_ring``): 36
     launches over rows and widths no set timed, float16 / bfloat16 and a few float32, 4 / 8 / 16 warps, 1 / 2
