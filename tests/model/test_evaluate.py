@@ -241,6 +241,8 @@ def test_a_pipelined_row_loop_computes_its_rows_one_after_another(round_hw):
     stepped = evaluate(plan, replace(round_hw, row_loop_step_s=1e-6))
     assert stepped.latency_s == pytest.approx(11 * US)
     assert stepped.extras["tile_serial_s"] == pytest.approx(4 * US)
+    steady = next(ph for ph in stepped.phases if ph.phase == "steady")
+    assert "computes its tiles one after another (4000 ns a tile" in steady.reason
     capped = evaluate(plan, replace(round_hw, row_loop_step_s=4e-6))
     one_at_a_time = evaluate(replace(plan, grid=replace(plan.grid, tiles_in_flight=1)), round_hw)
     assert capped.latency_s == pytest.approx(12 * US) == one_at_a_time.latency_s

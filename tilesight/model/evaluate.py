@@ -900,7 +900,13 @@ def _latency_why(region: _Region) -> str:
             f"too few iterations in flight ({lp.name}: stages={lp.stages}{_unrolled(lp)}, d={lp.ahead}, "
             f"{region.resident} resident block(s) per SM)"
         )
-    return f"too few tiles in flight (d={region.resident - 1}, {region.resident} resident block(s) per SM)"
+    if region.env.bound == "chain" and region.serial_s > 0.0:
+        return (
+            f"each program computes its tiles one after another ({region.serial_s * 1e9:.0f} ns a tile: its "
+            "compute, its reductions' shuffle trees and its loop's step; more tiles in flight do not shorten "
+            "it)"
+        )
+    return f"too few tiles in flight (d={region.env.depth}, {region.resident} resident block(s) per SM)"
 
 
 def _phases(
