@@ -277,23 +277,29 @@ def _predict_row_ring_point(p: dict) -> tuple[float, float]:
     return report.latency_s, report.extras.get("tile_serial_s", 0.0)
 
 
-def row_element_step_s(rows: list[dict], step_in_model: float) -> float:
-    """The profile's ``row_element_step_s`` from :func:`row_ring_rows` (both probes): over the softmax points
-    at 5 row stages and one program an SM whose rows hold 16 or more elements a thread, the median of a row's
-    measured time per program less the model's serial time for it without this term, per element a thread
-    beyond ``evaluate.ROW_ELEMENTS_HIDDEN``."""
+def row_element_steps(rows: list[dict], step_in_model: float) -> list[tuple[dict, float]]:
+    """Per softmax point of :func:`row_ring_rows` (both probes) at 5 row stages and one program an SM whose
+    rows hold 16 or more elements a thread: a row's measured time per program less the model's serial time
+    for it without the ``row_element_step_s`` term, per element a thread beyond
+    ``evaluate.ROW_ELEMENTS_HIDDEN``."""
     from tilesight.model.evaluate import ROW_ELEMENTS_HIDDEN
 
-    per_element = []
+    out = []
     for r in rows:
         elements = r["width"] / (32 * r["warps"])
         if r["body"] == 2 and r["stages"] == 5 and r["per_sm"] == 1 and elements >= 2 * ROW_ELEMENTS_HIDDEN:
             beyond = elements - ROW_ELEMENTS_HIDDEN
             rest = r["serial_s"] - step_in_model * beyond
-            per_element.append((r["s_per_row_per_program"] - rest) / beyond)
-    if not per_element:
+            out.append((r, (r["s_per_row_per_program"] - rest) / beyond))
+    return out
+
+
+def row_element_step_s(rows: list[dict], step_in_model: float) -> float:
+    """The profile's ``row_element_step_s``: the median of :func:`row_element_steps`."""
+    steps = row_element_steps(rows, step_in_model)
+    if not steps:
         raise ValueError("no row_ring softmax point with 16 or more elements a thread")
-    return statistics.median(per_element)
+    return statistics.median(value for _, value in steps)
 
 
 def _row_ring(_: argparse.Namespace) -> None:
@@ -323,6 +329,9 @@ def _row_ring(_: argparse.Namespace) -> None:
     step, element = hw.row_loop_step_s, hw.row_element_step_s
     fitted = row_step_s(rows, step)
     print(f"row_loop_step_s: {fitted * 1e9:.1f} ns ({ROW_STEP_POINTS}; the profile has {step * 1e9:.1f})")
+    for r, value in row_element_steps(rows, element):
+        label = f"softmax {r['width']:5d} cols w{r['warps']:<2d}"
+        print(f"  {label}: {value * 1e9:5.1f} ns an element beyond the hidden ones")
     fitted = row_element_step_s(rows, element)
     print(f"row_element_step_s: {fitted * 1e9:.1f} ns (the profile has {element * 1e9:.1f})")
 

@@ -293,8 +293,7 @@ class HardwareProfile:
     # compute and its reductions' shuffle trees: the wait for the row's asynchronous copies, the barrier, the
     # next row's copy issue (the row_ring probe); 0 = not given
     row_loop_step_s: float = 0.0
-    # ... and what each element a thread holds beyond a few adds to it (the row_ring_wide probe); 0 = not
-    # given
+    # ... and what each element a thread holds beyond a few adds to it (row_ring_wide); 0 = not given
     row_element_step_s: float = 0.0
     # Issue cost of a compare, select, minimum, maximum or integer op against a floating-point add, multiply
     # or fused multiply-add (TileAction.alu_ops); the CUDA C++ Programming Guide's throughput table gives
