@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Probe: GEMMs whose operand loads Triton leaves synchronous (a row stride it cannot prove 16-aligned).
+
+Over the committed sweeps the 202 unaligned-shape GEMM launches are predicted at 22.8% MAPE (160 with both
+operands synchronous), two-sided: 16- and 32-row tiles at three to eight blocks an SM run 10-20% faster than
+predicted, 64- to 128-row tiles at one or two blocks an SM 15-30% slower. Every such loop issues its
+synchronous operand as element-wide (2-byte) global loads, stores them to shared memory, fences and runs the
+dot with nothing in flight. This probe times a set of them and, under ncu, counts what each block iteration
+issues and where its warps wait: global load instructions, requests and sectors (and the L1 hits among them),
+shared-memory store wavefronts and bank conflicts, the shared loads of the MMA operands, and the stall
+reasons, so the model's load/store-path rate can be set from what the hardware does per instruction.
+
+    python3 benchmarks/ncu_diag/sync_operands.py --time > sync_timing.jsonl   # do_bench p50/p20/p80
+    ncu ... --metrics ... python3 benchmarks/ncu_diag/sync_operands.py        # two launches a case
+    python3 benchmarks/ncu_diag/sync_operands.py --report DIR                  # on CPU, per case
+
+(``run_sync_operands.sh`` runs both and writes ``$OUT``.)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+# (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, GROUP_M). An odd K leaves A's loads
+# synchronous, an odd N B's. The first twelve are launches of the committed sets (unaligned: 4097 x 3001 x
+# 2999; validation 51: one operand synchronous); then the same tiles with only A or only B synchronous, and
+# an aligned twin.
+CASES = (
+    (4097, 3001, 2999, 16, 256, 32, 8, 3, 1),
+    (4097, 3001, 2999, 32, 32, 64, 2, 5, 1),
+    (4097, 3001, 2999, 128, 128, 32, 8, 4, 1),
+    (4097, 3001, 2999, 64, 256, 32, 8, 4, 8),
+    (4097, 3001, 2999, 32, 128, 32, 4, 2, 8),
+    (4097, 3001, 2999, 64, 64, 64, 8, 3, 1),
+    (4097, 3001, 2999, 16, 64, 32, 2, 2, 1),
+    (4097, 3001, 2999, 64, 32, 32, 2, 5, 1),
+    (4097, 3001, 2999, 128, 64, 32, 8, 5, 8),
+    (4097, 3001, 2999, 64, 128, 32, 4, 2, 1),
+    (2048, 3000, 4096, 128, 128, 64, 8, 3, 8),
+    (4096, 2048, 3000, 128, 128, 64, 8, 3, 8),
+    (4096, 4096, 4095, 128, 128, 64, 8, 3, 8),
+    (4096, 4095, 4096, 128, 128, 64, 8, 3, 8),
+    (4096, 4096, 4095, 32, 32, 64, 2, 5, 1),
+    (4096, 4095, 4096, 32, 32, 64, 2, 5, 1),
+    (4096, 4096, 4095, 64, 64, 64, 8, 3, 1),
+    (4096, 4095, 4096, 64, 64, 64, 8, 3, 1),
+    (4096, 4096, 4095, 16, 256, 32, 8, 3, 1),
+    (4096, 4095, 4096, 16, 256, 32, 8, 3, 1),
+    (4096, 4096, 4096, 128, 128, 32, 8, 4, 1),
+)
+
+
+def name(c: tuple[int, ...]) -> str:
+    return "M{}_N{}_K{}_m{}n{}k{}w{}s{}g{}".format(*c)
+
+
+def parse(case: str) -> dict[str, int]:
+    """The fields of a case name (inverse of :func:`name`)."""
+    shape, cfg = case.split("_m", 1)
+    m, n, k = (int(x[1:]) for x in shape.split("_"))
+    out = {"M": m, "N": n, "K": k}
+    rest = "m" + cfg
+    for key in ("m", "n", "k", "w", "s", "g"):
+        rest = rest[len(key) :]
+        digits = ""
+        while rest and rest[0].isdigit():
+            digits, rest = digits + rest[0], rest[1:]
+        out[key] = int(digits)
+    return out
+
+
+# What --report derives per block iteration from the ncu counters (names as ncu spells them)
+LD_INSTR = "smsp__inst_executed_op_global_ld.sum"
+ST_SHARED_INSTR = "smsp__inst_executed_op_shared_st.sum"
+LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+LD_SECTOR_HITS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
+ST_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+LDS_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+ST_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+STALLS = ("long_scoreboard", "lg_throttle", "mio_throttle", "barrier", "wait", "math_pipe_throttle",
+          "short_scoreboard", "membar", "dispatch_stall", "not_selected", "selected")  # fmt: skip
+
+
+def report(folder: Path) -> int:
+    """Per case: do_bench p50, ns per block iteration in its slot, and per block iteration the global load
+    instructions, their sectors per request and L1 hit share, shared-store wavefronts per instruction, and
+    the stall reasons (warps stalled per issue)."""
+    from kmajor import ncu_launches
+
+    timing = {r["case"]: r for r in map(json.loads, (folder / "sync_timing.jsonl").open())}
+    ncu = ncu_launches((folder / "sync_ncu.csv").read_text())
+    head = (
+        f"{'case':40s} {'p50 us':>8s} {'ld/it':>6s} {'sect/req':>8s} {'L1 hit':>6s} {'sts/it':>6s} "
+        f"{'wf/sts':>6s} {'lds wf/it':>9s} {'GHz':>5s}  stalls (warps per issue)"
+    )
+    print(head)
+    for case, row in timing.items():
+        c = parse(case)
+        m = ncu.get(case, {})
+        tiles = math.ceil(c["M"] / c["m"]) * math.ceil(c["N"] / c["n"])
+        block_iters = tiles * math.ceil(c["K"] / c["k"])
+
+        def per_it(metric: str, m=m, block_iters=block_iters) -> float:
+            return m.get(metric, float("nan")) / block_iters
+
+        req = m.get(LD_REQUESTS, float("nan"))
+        sectors = m.get(LD_SECTORS, float("nan"))
+        hits = m.get(LD_SECTOR_HITS, float("nan"))
+        sts = m.get(ST_SHARED_INSTR, float("nan"))
+        wf_per_sts = m.get(ST_WAVEFRONTS, float("nan")) / sts
+        ghz = m.get("sm__cycles_active.avg", float("nan")) / m.get("gpu__time_duration.sum", float("nan"))
+        stalls = " ".join(
+            f"{s}={m[k]:.2f}"
+            for s in STALLS
+            if (k := f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio") in m and m[k] >= 0.05
+        )
+        print(
+            f"{case:40s} {row['p50_us']:8.1f} {per_it(LD_INSTR):6.0f} {sectors / req:8.2f} "
+            f"{hits / sectors:6.2f} {per_it(ST_SHARED_INSTR):6.0f} {wf_per_sts:6.2f} "
+            f"{per_it(LDS_WAVEFRONTS):9.0f} {ghz:5.2f}  {stalls}"
+        )
+    return 0
+
+
+def main() -> int:
+    if "--report" in sys.argv:
+        return report(Path(sys.argv[sys.argv.index("--report") + 1]))
+    import torch
+    import triton
+
+    from kernels.triton.gemm import matmul
+
+    timing = "--time" in sys.argv
+    torch.manual_seed(0)
+    for c in CASES:
+        m, n, k, bm, bn, bk, w, s, g = c
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_m=g, num_warps=w, num_stages=s)
+        if timing:
+            matmul(a, b, **cfg)
+            torch.cuda.synchronize()
+            p50, p20, p80 = triton.testing.do_bench(lambda cfg=cfg, a=a, b=b: matmul(a, b, **cfg), warmup=25,
+                                                    rep=100, quantiles=[0.5, 0.2, 0.8])  # fmt: skip
+            row = {"case": name(c), "p50_us": p50 * 1e3, "p20_us": p20 * 1e3, "p80_us": p80 * 1e3}
+            print(json.dumps(row), flush=True)
+        else:
+            print(f"NCU_DIAG_CASE {name(c)}", flush=True)
+            for _ in range(2):  # the parser keeps the second launch
+                matmul(a, b, **cfg)
+            torch.cuda.synchronize()
+        del a, b
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
