@@ -1,4 +1,5 @@
-"""Triton pruning: the same configs are benchmarked on Triton 3.8 and 3.9 semantics, never an empty list."""
+"""Triton pruning: the same configs are benchmarked on Triton 3.8 and 3.9 semantics (both restated, and the
+installed Triton's own autotuner against its version's), never an empty list."""
 
 from __future__ import annotations
 
@@ -36,10 +37,30 @@ def prune_like_triton_38(configs, nargs, kwargs, prune_configs_by):
     return pruned
 
 
-def prune_with_triton_39(configs, nargs, kwargs, prune_configs_by):
-    """The installed Triton's own Autotuner.prune_configs (3.9: a fraction of the pruned list, at least 1)."""
-    if tuple(int(x) for x in triton.__version__.split(".")[:2]) < (3, 9):
-        pytest.skip(f"the installed Triton is {triton.__version__}: its autotuner has 3.8's top_k rule")
+def prune_like_triton_39(configs, nargs, kwargs, prune_configs_by):
+    """Triton 3.9's Autotuner.prune_configs, restated: a float top_k is a fraction of the *pruned* list, at
+    least one config."""
+    early = prune_configs_by.get("early_config_prune")
+    perf_model = prune_configs_by.get("perf_model")
+    top_k = prune_configs_by.get("top_k", 1.0)
+    pruned = early(configs, nargs, **kwargs) if early else configs
+    if perf_model:
+        if isinstance(top_k, float) and top_k <= 1.0:
+            top_k = max(1, int(len(pruned) * top_k))
+        if len(pruned) > top_k:
+            timing = {c: perf_model(**nargs, **kwargs, **c.all_kwargs()) for c in pruned}
+            pruned = sorted(timing, key=timing.get)[:top_k]
+    return pruned
+
+
+def installed_rule():
+    """The restated rule the installed Triton's own autotuner follows (3.6-3.8: 3.8's, 3.9 on: 3.9's)."""
+    version = tuple(int(x) for x in triton.__version__.split(".")[:2])
+    return prune_like_triton_39 if version >= (3, 9) else prune_like_triton_38
+
+
+def prune_with_installed_triton(configs, nargs, kwargs, prune_configs_by):
+    """The installed Triton's own Autotuner.prune_configs."""
     tuner = triton.autotune(configs, key=["n"], prune_configs_by=prune_configs_by)(_copy)
     tuner.nargs = nargs
     return tuner.prune_configs(kwargs)
@@ -70,10 +91,11 @@ def test_same_list_on_38_and_39_and_never_empty(data, n, top_k):
     with pytest.MonkeyPatch.context() as mp:
         pruner = _pruner(mp, latencies, configs, top_k)
         old = prune_like_triton_38(configs, NARGS, KWARGS, pruner.prune_configs_by)
-        new = prune_with_triton_39(configs, NARGS, KWARGS, pruner.prune_configs_by)
+        new = prune_like_triton_39(configs, NARGS, KWARGS, pruner.prune_configs_by)
+        real = prune_with_installed_triton(configs, NARGS, KWARGS, pruner.prune_configs_by)
     fastest_first = [configs[i] for i in sorted((i for i in latencies if latencies[i]), key=latencies.get)]
     k = top_k if isinstance(top_k, int) else max(1, int(len(fastest_first) * top_k))
-    assert old == new == fastest_first[:k]
+    assert old == new == real == fastest_first[:k]
     assert len(new) >= 1
 
 
@@ -90,10 +112,15 @@ def test_triton_top_k_alone_differs_between_versions(monkeypatch):
         "top_k": 0.04,
     }
     assert prune_like_triton_38(configs, NARGS, KWARGS, naive) == []
-    assert len(prune_with_triton_39(configs, NARGS, KWARGS, naive)) == 1
+    assert len(prune_like_triton_39(configs, NARGS, KWARGS, naive)) == 1
+    # the installed Triton's own autotuner does what its version's restated rule says
+    assert prune_with_installed_triton(configs, NARGS, KWARGS, naive) == installed_rule()(
+        configs, NARGS, KWARGS, naive
+    )
     ours = _pruner(monkeypatch, latencies, configs, 0.04).prune_configs_by
     assert prune_like_triton_38(configs, NARGS, KWARGS, ours) == [configs[0]]
-    assert prune_with_triton_39(configs, NARGS, KWARGS, ours) == [configs[0]]
+    assert prune_like_triton_39(configs, NARGS, KWARGS, ours) == [configs[0]]
+    assert prune_with_installed_triton(configs, NARGS, KWARGS, ours) == [configs[0]]
 
 
 def test_old_hook_signature_without_kwargs_uses_the_pruners_grid(monkeypatch):
