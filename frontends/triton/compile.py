@@ -78,6 +78,24 @@ def _shared_bytes(module: Any, options: Any, arch: int) -> int:
     return int(shared)
 
 
+def _innermost_reason(exc: BaseException) -> str:
+    """What the innermost exception under ``exc`` says (an error in an inlined ``@triton.jit`` helper reaches
+    the kernel as a bare ``CompilationError`` of the call, the helper's own message among its causes), else
+    ``exc``'s class name."""
+    reason = type(exc).__name__
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        said = getattr(cause, "error_message", None) or (
+            str(cause) if not isinstance(cause, CompilationError) else ""
+        )
+        if said and said.strip():
+            reason = said.strip().splitlines()[-1]
+        cause = cause.__cause__ or cause.__context__
+    return reason
+
+
 def compile_error(exc: CompilationError, jit_fn: Any, kernel: str) -> KernelCompileError:
     """The typed error for a Triton :class:`CompilationError` raised while generating ``jit_fn``'s IR: the
     kernel, the failing statement's ``file:line`` (Triton counts lines from the ``def``; an error inside an
@@ -104,7 +122,7 @@ def compile_error(exc: CompilationError, jit_fn: Any, kernel: str) -> KernelComp
         excerpt = excerpt[: -len(message)].rstrip("\n")
     # the excerpt's first line is Triton's own "at LINE:COL:" (lines from the def): the location says it
     excerpt = excerpt.split("\n", 1)[1] if excerpt.startswith("at ") and "\n" in excerpt else excerpt
-    reason = message.strip().splitlines()[-1] if message.strip() else type(exc).__name__
+    reason = message.strip().splitlines()[-1] if message.strip() else _innermost_reason(exc)
     return KernelCompileError(
         kernel,
         reason,

@@ -9,6 +9,7 @@ says whether ptxas, run on the CPU, gives the registers and spill frame. Nothing
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterator
 from typing import Any
@@ -68,6 +69,7 @@ class TritonFrontend:
     ) -> Iterator[TilePlan]:
         from .assemble import build_plan
         from .binding import bind, resolve_grid
+        from .blockptr import compatible
         from .compile import compile_ir
         from .ptxas import ptxas_usage, resolve_mode
 
@@ -77,6 +79,8 @@ class TritonFrontend:
             )
         grid, kargs = args[0], tuple(args[1:])
         jit_fn, heuristics, configs = unwrap(obj)
+        # a kernel with block pointers on a Triton that removed them: their pointer-tensor rewrite
+        jit_fn, rewrite_note = compatible(jit_fn)
         names = [p.name for p in jit_fn.params]
         # ``registers=`` chooses where registers come from (.ptxas.MODES), unless the kernel has a
         # parameter of that name
@@ -97,7 +101,7 @@ class TritonFrontend:
                             kw[key] = named[key] = fn(named)
             binding = bind(jit_fn, kargs, kw, hw)
             compiled = compile_ir(jit_fn, binding, hw)
-            yield build_plan(
+            plan = build_plan(
                 compiled,
                 binding,
                 resolve_grid(grid, binding.meta),
@@ -107,3 +111,4 @@ class TritonFrontend:
                 ptxas=functools.partial(ptxas_usage, jit_fn, binding, hw),
                 hw=hw,
             )
+            yield dataclasses.replace(plan, notes=(*plan.notes, rewrite_note)) if rewrite_note else plan
