@@ -144,6 +144,9 @@ GEMM_KERNELS = {
     # flattened into it (the FLATTEN constexpr)
     "tma_persistent": "kernels.triton.tma_persistent_gemm:matmul_tma_persistent_kernel",
     "tma_persistent_flat": "kernels.triton.tma_persistent_gemm:matmul_tma_persistent_kernel",
+    # matmul_kernel over block pointers (tl.make_block_ptr: compiled by the GPU's Triton 3.6, rewritten to
+    # pointer tensors by the frontend on 3.9)
+    "block_ptr": "kernels.triton.block_pointers:matmul_block_ptr_kernel",
 }
 WARPS = (2, 4, 8)
 STAGES = (2, 3, 4, 5)
@@ -443,6 +446,7 @@ ATTENTION_KERNELS = {
     "one-loop": "kernels.triton.attention:attention_fwd_kernel",
     "staged": "kernels.triton.attention_staged:attention_staged_kernel",
     "tma": "kernels.triton.attention_tma:attention_tma_kernel",
+    "block_ptr": "kernels.triton.block_pointers:attention_block_ptr_kernel",
 }
 
 
@@ -457,18 +461,20 @@ def attention_case(
     staged: bool = False,
     dtype: str = "float16",
     tma: bool = False,
+    block_ptr: bool = False,
 ) -> Case:
     """One fused-attention launch: ``kernels.triton.attention`` (one loop, masked every iteration), or with
     ``staged`` the tutorial-shaped ``kernels.triton.attention_staged`` (causal as two sibling loops), or with
-    ``tma`` that kernel's tiles moved by tensor descriptors (``kernels.triton.attention_tma``)."""
+    ``tma`` that kernel's tiles moved by tensor descriptors (``kernels.triton.attention_tma``), or with
+    ``block_ptr`` the one-loop kernel over block pointers (``kernels.triton.block_pointers``)."""
     bm, bn, warps, stages = cfg
     shape = (batch, heads, n_ctx, head_dim)
     q, k, v = (Tensor(shape, dtype) for _ in range(3))
     o = Tensor(shape, dtype, init="empty")
-    variant = "tma" if tma else "staged" if staged else "one-loop"
+    variant = "tma" if tma else "staged" if staged else "block_ptr" if block_ptr else "one-loop"
     kind = ("" if variant == "one-loop" else f"{variant}-") + ("causal" if causal else "full")
     kernel = ATTENTION_KERNELS[variant]
-    mode = {"CAUSAL": causal} if variant == "one-loop" else {"STAGE": 3 if causal else 1}
+    mode = {"CAUSAL": causal} if variant in ("one-loop", "block_ptr") else {"STAGE": 3 if causal else 1}
     args = (
         (q, k, v, o, head_dim**-0.5, batch, heads, n_ctx)
         if tma
@@ -2307,6 +2313,32 @@ def validation64_cases() -> list[Case]:
         )  # fmt: skip
         cases.setdefault(case.id, case)
     return _all_held_out(list(cases.values()), "validation64")
+
+
+def validation65_cases() -> list[Case]:
+    """Kernels over block pointers (stop 52): ``tl.make_block_ptr`` GEMMs and attention, which the GPU's
+    Triton 3.6 compiles itself and the frontend on this machine's 3.9 rewrites to pointer tensors
+    (``frontends/triton/blockptr.py``). The block-pointer GEMM on three shapes (one with an odd K, its loads
+    bounds-checked) in four configs and, beside three of them, the pointer kernel on the same launch; the
+    block-pointer attention (its K/V loop in a helper taking the block pointers) full and causal, head
+    dimensions 64 and 128, three configs. Predicted before it ran."""
+    cases = []
+    shapes = (("sq4096", 4096, 4096, 4096), ("llm", 2048, 8192, 4096), ("oddk", 4096, 4096, 4001))
+    configs = (
+        GemmConfig(128, 128, 64, 8, 3, 8),
+        GemmConfig(128, 128, 32, 4, 4, 8),
+        GemmConfig(128, 256, 64, 8, 3, 8),
+        GemmConfig(64, 128, 64, 4, 4, 8),
+    )
+    for shape in shapes:
+        for cfg in configs:
+            cases.append(gemm_case("block_ptr", shape, "float16", cfg))
+        cases.append(gemm_case("grouped", shape, "float16", configs[0]))
+    for batch, heads, n_ctx, head_dim in ((4, 16, 4096, 64), (2, 16, 8192, 128)):
+        for causal in (False, True):
+            for cfg in ((128, 64, 4, 3), (64, 64, 4, 3), (128, 128, 8, 3)):
+                cases.append(attention_case(batch, heads, n_ctx, head_dim, causal, cfg, block_ptr=True))
+    return _all_held_out(cases, "validation65")
 
 
 def validation63_cases() -> list[Case]:
