@@ -53,7 +53,9 @@ def triton_cases(seed: int, count: int) -> list:
                     rng.choice([1, 2, 3, 4, 5, 6]),
                     rng.choice([1, 4, 8, 16]),
                 )
-                variant = rng.choice(["grouped", "grouped", "persistent", "tma", "tma_persistent"])
+                variant = rng.choice(
+                    ["grouped", "grouped", "persistent", "tma", "tma_persistent", "block_ptr"]
+                )
                 elem = S.DTYPE_BYTES[dtype]
                 if dtype == "float8_e4m3fn" or (
                     variant.startswith("tma") and (n * elem % 16 or k * elem % 16)
@@ -76,7 +78,7 @@ def triton_cases(seed: int, count: int) -> list:
                     rng.choice([2, 4, 8]),
                     rng.choice([1, 2, 3, 4]),
                 )
-                variant = rng.choice(["one-loop", "staged", "tma"])
+                variant = rng.choice(["one-loop", "staged", "tma", "block_ptr"])
                 case = S.attention_case(
                     rng.choice([1, 2, 4]),
                     rng.choice([1, 8, 16, 32]),
@@ -86,6 +88,7 @@ def triton_cases(seed: int, count: int) -> list:
                     cfg,
                     staged=variant == "staged",
                     tma=variant == "tma",
+                    block_ptr=variant == "block_ptr",
                     dtype=rng.choice(["float16", "bfloat16"]),
                 )
                 if S.kernel_precondition(case.to_json()) is None:

@@ -509,6 +509,10 @@ def kernel_precondition(record: dict) -> str | None:
     process's CUDA context failed every launch)."""
     meta = record.get("constexprs", {})
     kernel = record.get("kernel", "").rsplit(":", 1)[-1]
+    if kernel == "attention_block_ptr_kernel":
+        n_ctx = record["args"][-1]["scalar"]
+        if n_ctx % meta["BLOCK_N"]:
+            return f"{kernel} needs N_CTX a multiple of BLOCK_N (N_CTX={n_ctx}, BLOCK_N={meta['BLOCK_N']})"
     if kernel in ("attention_staged_kernel", "attention_tma_kernel") and meta.get("STAGE") == 3:
         if meta["BLOCK_M"] % meta["BLOCK_N"]:
             return (
