@@ -21,36 +21,31 @@ def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
 
 
-def prune_like_triton_38(configs, nargs, kwargs, prune_configs_by):
-    """Triton 3.6-3.8's Autotuner.prune_configs, restated: a float top_k is a fraction of the *unpruned* list
-    (int() may round it to zero), applied only when a perf_model is given."""
+def _prune_restated(configs, nargs, kwargs, prune_configs_by, *, of_pruned):
+    """Autotuner.prune_configs, restated: ``early_config_prune``, then, only when a ``perf_model`` is given,
+    the ``top_k`` fastest by it, a float ``top_k`` being a fraction of the unpruned list (3.6-3.8: int() may
+    round it to zero) or, ``of_pruned``, of the pruned list and at least one config (3.9)."""
     early = prune_configs_by.get("early_config_prune")
     perf_model = prune_configs_by.get("perf_model")
     top_k = prune_configs_by.get("top_k", 1.0)
     pruned = early(configs, nargs, **kwargs) if early else configs
     if perf_model:
         if isinstance(top_k, float) and top_k <= 1.0:
-            top_k = int(len(configs) * top_k)
+            top_k = max(1, int(len(pruned) * top_k)) if of_pruned else int(len(configs) * top_k)
         if len(pruned) > top_k:
             timing = {c: perf_model(**nargs, **kwargs, **c.all_kwargs()) for c in pruned}
             pruned = sorted(timing, key=timing.get)[:top_k]
     return pruned
+
+
+def prune_like_triton_38(configs, nargs, kwargs, prune_configs_by):
+    """Triton 3.6-3.8's Autotuner.prune_configs, restated."""
+    return _prune_restated(configs, nargs, kwargs, prune_configs_by, of_pruned=False)
 
 
 def prune_like_triton_39(configs, nargs, kwargs, prune_configs_by):
-    """Triton 3.9's Autotuner.prune_configs, restated: a float top_k is a fraction of the *pruned* list, at
-    least one config."""
-    early = prune_configs_by.get("early_config_prune")
-    perf_model = prune_configs_by.get("perf_model")
-    top_k = prune_configs_by.get("top_k", 1.0)
-    pruned = early(configs, nargs, **kwargs) if early else configs
-    if perf_model:
-        if isinstance(top_k, float) and top_k <= 1.0:
-            top_k = max(1, int(len(pruned) * top_k))
-        if len(pruned) > top_k:
-            timing = {c: perf_model(**nargs, **kwargs, **c.all_kwargs()) for c in pruned}
-            pruned = sorted(timing, key=timing.get)[:top_k]
-    return pruned
+    """Triton 3.9's Autotuner.prune_configs, restated."""
+    return _prune_restated(configs, nargs, kwargs, prune_configs_by, of_pruned=True)
 
 
 def installed_rule():
