@@ -386,7 +386,13 @@ def _rewrite_jit(jit_fn: Any, carried: tuple[tuple[str, int], ...] = ()) -> Any:
     new.__kwdefaults__ = made.__kwdefaults__
     new.__module__ = fn.__module__
     new.__qualname__ = fn.__qualname__
-    return triton.jit(new)
+    # the decorator's options (do_not_specialize, noinline, ...) as the kernel was given them
+    options = {
+        name: getattr(jit_fn, name)
+        for name in ("do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")
+        if getattr(jit_fn, name, None)
+    }
+    return triton.jit(new, **options)
 
 
 def _rewritten(jit_fn: Any) -> Any:

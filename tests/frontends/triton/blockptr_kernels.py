@@ -4,9 +4,9 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["n"])
 def scale_rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    """A 1-D block pointer, bounds-checked and zero-padded."""
+    """A 1-D block pointer, bounds-checked and zero-padded (``n`` not specialised, as the decorator asks)."""
     pid = tl.program_id(0)
     xb = tl.make_block_ptr(x_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
     yb = tl.make_block_ptr(y_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
@@ -14,7 +14,7 @@ def scale_rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(yb, x * 2, boundary_check=(0,))
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["n"])
 def scale_rows_by_hand(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     """``scale_rows`` written with a pointer tensor and the mask Triton 3.6 lowers its block pointers to."""
     pid = tl.program_id(0)

@@ -72,6 +72,8 @@ def test_a_block_pointer_kernel_predicts_as_its_hand_written_twin():
     twin = tilesight.estimate(*_rows_args(K.scale_rows_by_hand), hw="h200", BLOCK=1024, num_warps=4)
     assert report.latency_s == pytest.approx(twin.latency_s, rel=1e-9)
     assert any("block pointers" in n for n in report.notes) == blockptr.removed_here()
+    # the decorator's options stay with the rewritten kernel
+    assert blockptr.compatible(K.scale_rows)[0].do_not_specialize == ["n"] or not blockptr.removed_here()
 
 
 @pytest.mark.skipif(blockptr.removed_here(), reason="the installed Triton compiles no block pointers")
