@@ -100,8 +100,12 @@ class _Rewriter(ast.NodeTransformer):
         return ast.copy_location(ast.Assign(targets=[target], value=value), like)
 
     def elements(self, node: ast.expr, what: str, rank: int | None, at: ast.AST) -> list[ast.expr]:
+        """A block pointer's per-dimension values: a literal tuple or list of its rank, or, for a rank-1
+        pointer (or a shape, which sets the rank), one expression (``tl.advance(p, (i * BLOCK))``)."""
         if isinstance(node, ast.Tuple | ast.List) and (rank is None or len(node.elts) == rank):
             return list(node.elts)
+        if rank in (None, 1) and not isinstance(node, ast.Tuple | ast.List | ast.Starred):
+            return [node]
         raise self.refuse(at, f"{what} of a block pointer is not a literal tuple of its rank")
 
     def make_args(self, call: ast.Call) -> dict[str, ast.expr]:

@@ -45,6 +45,18 @@ def test_rewrite_of_a_one_dimensional_pointer_by_hand():
     assert lines[7] == f"tl.store(xb__bp_base0 + ({idx}) * xb__bp_stride0, x)"  # no boundary_check: no mask
 
 
+def test_a_rank_one_pointer_takes_plain_values_where_tuples_go():
+    """``tl.advance(w, (i * BLOCK))`` (parentheses, not a tuple) as public kernels write it."""
+    src = """def k(w_ptr, n, i, BLOCK: tl.constexpr):
+    w = tl.make_block_ptr(w_ptr, n, 1, 0, BLOCK, 0)
+    cur = tl.advance(w, (i * BLOCK))
+    return tl.load(cur)
+"""
+    lines = [ln.strip() for ln in blockptr.rewrite_source(src, "k").splitlines()]
+    assert "cur__bp_off0 = w__bp_off0 + i * BLOCK" in lines
+    assert "cur__bp_base0 = w_ptr" not in lines and "cur__bp_base0 = w__bp_base0" in lines
+
+
 def test_rewrite_of_a_two_dimensional_pointer_broadcasts_each_dimension():
     src = """def k(a, M, K, s0, s1, BM: tl.constexpr, BK: tl.constexpr):
     p = tl.make_block_ptr(base=a, shape=(M, K), strides=(s0, s1), offsets=(0, 0), block_shape=(BM, BK),
