@@ -27,7 +27,6 @@ import functools
 import hashlib
 import linecache
 import textwrap
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,10 +92,10 @@ class _Rewriter(ast.NodeTransformer):
         )
 
     def part(self, var: str, part: str, dim: int) -> ast.Name:
-        return ast.Name(id=f"{var}{SUFFIX}{part}{dim}", ctx=ast.Load())
+        return ast.Name(id=_name(var, part, dim), ctx=ast.Load())
 
     def assign(self, var: str, part: str, dim: int, value: ast.expr, like: ast.AST) -> ast.Assign:
-        target = ast.Name(id=f"{var}{SUFFIX}{part}{dim}", ctx=ast.Store())
+        target = ast.Name(id=_name(var, part, dim), ctx=ast.Store())
         return ast.copy_location(ast.Assign(targets=[target], value=value), like)
 
     def elements(self, node: ast.expr, what: str, rank: int | None, at: ast.AST) -> list[ast.expr]:
@@ -149,7 +148,7 @@ class _Rewriter(ast.NodeTransformer):
                 raise self.refuse(at, f"boundary_check names dimension {d} of a rank-{p.rank} block pointer")
             idx, shape = self.index(name, p, d), self.part(name, "shape", d)
             lo = ast.Compare(left=idx, ops=[ast.GtE()], comparators=[ast.Constant(0)])
-            hi = ast.Compare(left=self.index(name, p, d), ops=[ast.Lt()], comparators=[shape])
+            hi = ast.Compare(left=idx, ops=[ast.Lt()], comparators=[shape])
             both = ast.BinOp(left=lo, op=ast.BitAnd(), right=hi)
             mask = both if mask is None else ast.BinOp(left=mask, op=ast.BitAnd(), right=both)
         return ptr, mask
@@ -198,12 +197,10 @@ class _Rewriter(ast.NodeTransformer):
                 offsets = self.elements(args["offsets"], "the offsets", rank, node)
                 block = self.elements(args["block_shape"], "the block shape", rank, node)
                 self.pointers[target] = _Pointer(rank, [self.visit(b) for b in block])
-                out = [self.assign(target, "base", 0, self.visit(args["base"]), node)]
-                for d in range(rank):
-                    out.append(self.assign(target, "shape", d, self.visit(shape[d]), node))
-                    out.append(self.assign(target, "stride", d, self.visit(strides[d]), node))
-                    out.append(self.assign(target, "off", d, self.visit(offsets[d]), node))
-                return out
+                given = {"base": [args["base"]], "shape": shape, "stride": strides, "off": offsets}
+                return [
+                    self.assign(target, part, d, self.visit(given[part][d]), node) for part, d in _parts(rank)
+                ]
             if len(value.args) != 2 or value.keywords:
                 raise self.refuse(node, "tl.advance(ptr, offsets) called otherwise")
             source, p = self.pointer_of(value.args[0], node)
@@ -213,10 +210,9 @@ class _Rewriter(ast.NodeTransformer):
                 if target in self.pointers and self.pointers[target].rank != p.rank:
                     raise self.refuse(node, "a variable holding block pointers of two ranks")
                 self.pointers[target] = p
-                out.append(self.assign(target, "base", 0, self.part(source, "base", 0), node))
-                for d in range(p.rank):
-                    out.append(self.assign(target, "shape", d, self.part(source, "shape", d), node))
-                    out.append(self.assign(target, "stride", d, self.part(source, "stride", d), node))
+                for part, d in _parts(p.rank):
+                    if part != "off":
+                        out.append(self.assign(target, part, d, self.part(source, part, d), node))
             for d in range(p.rank):
                 moved = ast.BinOp(left=self.part(source, "off", d), op=ast.Add(), right=self.visit(steps[d]))
                 out.append(self.assign(target, "off", d, moved, node))
@@ -277,10 +273,10 @@ class _Rewriter(ast.NodeTransformer):
                 keywords.append(ast.keyword(arg=name, value=self.visit(value)))
                 continue
             var, p = self.pointer_of(value, node)
-            for part, value_of in _parts(p.rank):
-                keywords.append(ast.keyword(arg=value_of(name), value=self.part(var, *part)))
+            for part, d in _parts(p.rank):
+                keywords.append(ast.keyword(arg=_name(name, part, d), value=self.part(var, part, d)))
             for d in range(p.rank):
-                keywords.append(ast.keyword(arg=f"{name}{SUFFIX}block{d}", value=p.block[d]))
+                keywords.append(ast.keyword(arg=_name(name, "block", d), value=p.block[d]))
         func = ast.copy_location(ast.Name(id=alias, ctx=ast.Load()), node.func)
         return ast.copy_location(ast.Call(func=func, args=[], keywords=keywords), node)
 
@@ -333,10 +329,10 @@ def _rewrite(
         at = next((i for i, a in enumerate(fn.args.args) if a.arg == name), None)
         if at is None:
             raise BlockPointerError(f"{kernel!r} has no parameter {name!r}", construct="tl.make_block_ptr")
-        params = [ast.arg(arg=value_of(name)) for _, value_of in _parts(rank)]
-        params += [ast.arg(arg=f"{name}{SUFFIX}block{d}", annotation=constexpr) for d in range(rank)]
+        params = [ast.arg(arg=_name(name, part, d)) for part, d in _parts(rank)]
+        params += [ast.arg(arg=_name(name, "block", d), annotation=constexpr) for d in range(rank)]
         fn.args.args[at : at + 1] = params
-        block = [ast.Name(id=f"{name}{SUFFIX}block{d}", ctx=ast.Load()) for d in range(rank)]
+        block = [ast.Name(id=_name(name, "block", d), ctx=ast.Load()) for d in range(rank)]
         rewriter.pointers[name] = _Pointer(rank, block)
     # a statement may become several (a block pointer's parts); NodeTransformer splices the lists of nested
     # blocks itself
@@ -347,13 +343,15 @@ def _rewrite(
     return ast.unparse(tree) + "\n", rewriter.callees
 
 
-def _parts(rank: int) -> list[tuple[tuple[str, int], Any]]:
-    """A rank-``rank`` block pointer's parts, ``((part, dim), name of that part of pointer p)``, in order."""
-    out: list[tuple[tuple[str, int], Any]] = [(("base", 0), lambda p: f"{p}{SUFFIX}base0")]
-    for d in range(rank):
-        for part in ("shape", "stride", "off"):
-            out.append(((part, d), lambda p, part=part, d=d: f"{p}{SUFFIX}{part}{d}"))
-    return out
+def _name(var: str, part: str, dim: int) -> str:
+    """The variable holding part ``part`` (``base``, ``shape``, ``stride``, ``off``, ``block``) of block
+    pointer ``var`` along ``dim``."""
+    return f"{var}{SUFFIX}{part}{dim}"
+
+
+def _parts(rank: int) -> list[tuple[str, int]]:
+    """A rank-``rank`` block pointer's parts, ``(part, dim)``, in the order a rewritten callee takes them."""
+    return [("base", 0), *((part, d) for d in range(rank) for part in ("shape", "stride", "off"))]
 
 
 def _as_list(x: Any) -> list:
@@ -384,10 +382,7 @@ def _rewrite_jit(jit_fn: Any, carried: tuple[tuple[str, int], ...] = ()) -> Any:
     namespace = {**fn.__globals__, **callees}
     scope: dict[str, Any] = {}
     exec(compile(src, filename, "exec"), namespace, scope)  # noqa: S102 - the kernel's own code
-    made = scope[fn.__name__]
-    new = types.FunctionType(made.__code__, namespace, fn.__name__, made.__defaults__, made.__closure__)
-    new.__annotations__ = made.__annotations__  # tl.constexpr marks the kernel's constexpr parameters
-    new.__kwdefaults__ = made.__kwdefaults__
+    new = scope[fn.__name__]  # its globals are the namespace above; tl.constexpr annotations kept
     new.__module__ = fn.__module__
     new.__qualname__ = fn.__qualname__
     # the decorator's options (do_not_specialize, noinline, ...) as the kernel was given them
