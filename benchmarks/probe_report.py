@@ -294,9 +294,8 @@ def row_element_steps(rows: list[dict], step_in_model: float) -> list[tuple[dict
     return out
 
 
-def row_element_step_s(rows: list[dict], step_in_model: float) -> float:
-    """The profile's ``row_element_step_s``: the median of :func:`row_element_steps`."""
-    steps = row_element_steps(rows, step_in_model)
+def row_element_step_s(steps: list[tuple[dict, float]]) -> float:
+    """The profile's ``row_element_step_s``: the median of :func:`row_element_steps`' values."""
     if not steps:
         raise ValueError("no row_ring softmax point with 16 or more elements a thread")
     return statistics.median(value for _, value in steps)
@@ -329,10 +328,11 @@ def _row_ring(_: argparse.Namespace) -> None:
     step, element = hw.row_loop_step_s, hw.row_element_step_s
     fitted = row_step_s(rows, step)
     print(f"row_loop_step_s: {fitted * 1e9:.1f} ns ({ROW_STEP_POINTS}; the profile has {step * 1e9:.1f})")
-    for r, value in row_element_steps(rows, element):
+    steps = row_element_steps(rows, element)
+    for r, value in steps:
         label = f"softmax {r['width']:5d} cols w{r['warps']:<2d}"
         print(f"  {label}: {value * 1e9:5.1f} ns an element beyond the hidden ones")
-    fitted = row_element_step_s(rows, element)
+    fitted = row_element_step_s(steps)
     print(f"row_element_step_s: {fitted * 1e9:.1f} ns (the profile has {element * 1e9:.1f})")
 
 
