@@ -441,6 +441,52 @@ def _residency(args: argparse.Namespace) -> None:
 POOL_EXCLUDED = frozenset(f"validation3{i}" for i in range(1, 7))
 
 
+def _pooled_records(root: Path, prefix: str):
+    """(record, where) of every measured launch whose id starts with ``prefix`` in the pooled Triton data:
+    ``root`` and its validation sets, less :data:`POOL_EXCLUDED`."""
+    import accuracy
+
+    dirs = [root, *sorted(d for d in root.glob("validation*") if d.is_dir() and d.name not in POOL_EXCLUDED)]
+    for data in dirs:
+        yield from accuracy.load(data, prefix)
+
+
+def _unaligned(args: argparse.Namespace) -> None:
+    """The pooled GEMM launches whose N or K is no multiple of 16 (Triton loads that operand one element a
+    lane, synchronously: odd K leaves A so, odd N B): how many and their MAPE, by which operands load so and
+    by spilling or not, and, for those that do not spill, the median measured / predicted by tile rows and
+    blocks resident an SM (the two sides of the sync-operand gap, README Known gaps)."""
+    import accuracy
+
+    import tilesight
+
+    errors = collections.defaultdict(list)
+    ratios = collections.defaultdict(list)
+    for record, where in _pooled_records(Path(args.data), "gemm/"):
+        problem = record.get("problem", {})
+        sync_a, sync_b = problem["K"] % 16 != 0, problem["N"] % 16 != 0
+        if not (sync_a or sync_b):
+            continue
+        launch = accuracy.rebuild(record, where)
+        report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
+        measured = record["measured_us"]["p50"]
+        error = abs(report.latency_s * 1e6 - measured) / measured
+        which = "A and B" if sync_a and sync_b else "A" if sync_a else "B"
+        spills = "spilling" if record.get("n_spills") else "not spilling"
+        for key in ("all", f"{which} synchronous", spills):
+            errors[key].append(error)
+        if not record.get("n_spills"):
+            rows = "16-32 rows" if record["constexprs"]["BLOCK_M"] <= 32 else "64-256 rows"
+            resident = report.occupancy.resident_blocks
+            blocks = "1-2 blocks an SM" if resident <= 2 else "3+ blocks an SM"
+            ratios[(rows, blocks)].append(measured / (report.latency_s * 1e6))
+    for key, v in errors.items():
+        print(f"{key:>15}: {len(v):4d} launches, MAPE {100 * statistics.mean(v):.1f}%")
+    for (rows, blocks), v in sorted(ratios.items()):
+        print(f"not spilling, {rows}, {blocks}: {len(v):3d} launches, median measured / predicted "
+              f"{statistics.median(v):.2f}")  # fmt: skip
+
+
 def _bottlenecks(args: argparse.Namespace) -> None:
     """Every non-spilling launch of ``--family`` in the pooled Triton data (benchmarks/data and its
     validation sets, less :data:`POOL_EXCLUDED`), grouped by the installed model's bottleneck: how many,
@@ -449,16 +495,13 @@ def _bottlenecks(args: argparse.Namespace) -> None:
 
     import tilesight
 
-    root = Path(args.data)
-    dirs = [root, *sorted(d for d in root.glob("validation*") if d.is_dir() and d.name not in POOL_EXCLUDED)]
     groups = collections.defaultdict(list)
-    for data in dirs:
-        for record, where in accuracy.load(data, f"{args.family}/"):
-            if record.get("n_spills"):
-                continue
-            launch = accuracy.rebuild(record, where)
-            report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
-            groups[report.bottleneck].append(report.latency_s * 1e6 / record["measured_us"]["p50"])
+    for record, where in _pooled_records(Path(args.data), f"{args.family}/"):
+        if record.get("n_spills"):
+            continue
+        launch = accuracy.rebuild(record, where)
+        report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
+        groups[report.bottleneck].append(report.latency_s * 1e6 / record["measured_us"]["p50"])
     for bottleneck, v in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         mape = 100 * statistics.mean(abs(r - 1) for r in v)
         print(f"{bottleneck}-bound: {len(v):4d} launches, median predicted / measured "
@@ -684,6 +727,7 @@ def main(argv: list[str] | None = None) -> int:
             "bottlenecks",
             "row_rates",
             "row_ring",
+            "unaligned",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -709,6 +753,7 @@ def main(argv: list[str] | None = None) -> int:
         "bottlenecks": _bottlenecks,
         "row_rates": _row_rates,
         "row_ring": _row_ring,
+        "unaligned": _unaligned,
     }[args.what](args)
     return 0
 

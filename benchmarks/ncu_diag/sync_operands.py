@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Probe: GEMMs whose operand loads Triton leaves synchronous (a row stride it cannot prove 16-aligned).
 
-Over the committed sweeps the 202 unaligned-shape GEMM launches are predicted at 22.8% MAPE (160 with both
-operands synchronous), two-sided: 16- and 32-row tiles at three to eight blocks an SM run 10-20% faster than
-predicted, 64- to 128-row tiles at one or two blocks an SM 15-30% slower. Every such loop issues its
+Over the pooled sweeps the GEMM launches whose N or K is no multiple of 16 are predicted at 21.0% MAPE (207
+launches, 160 with both operands synchronous at 22.8%; ``python benchmarks/probe_report.py unaligned``),
+two-sided: of those that do not spill, 16- and 32-row tiles at three or more blocks an SM run a median 0.87 of
+predicted, 64- to 256-row tiles at one or two blocks an SM 1.12. Every such loop issues its
 synchronous operand as element-wide (2-byte) global loads, stores them to shared memory, fences and runs the
 dot with nothing in flight. This probe times a set of them and, under ncu, counts what each block iteration
 issues and where its warps wait: global load instructions, requests and sectors (and the L1 hits among them),
