@@ -84,21 +84,26 @@ LD_SECTOR_HITS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
 ST_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 LDS_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 ST_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+ALL_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts.sum"
+INSTRUCTIONS = "smsp__inst_executed.sum"
+H200_SMS = 132  # the SMs the L1 wavefronts are summed over
 STALLS = ("long_scoreboard", "lg_throttle", "mio_throttle", "barrier", "wait", "math_pipe_throttle",
           "short_scoreboard", "membar", "dispatch_stall", "not_selected", "selected")  # fmt: skip
 
 
 def report(folder: Path) -> int:
-    """Per case: do_bench p50, ns per block iteration in its slot, and per block iteration the global load
-    instructions, their sectors per request and L1 hit share, shared-store wavefronts per instruction, and
-    the stall reasons (warps stalled per issue)."""
+    """Per case: do_bench p50; per block iteration the global load instructions, their sectors per request
+    and L1 hit share, the shared stores and their wavefronts per instruction, the shared-load wavefronts
+    and the instructions a warp issues; the L1 data pipe's wavefronts a cycle an SM (all of them: loads,
+    stores, shared memory), the clock, and the stall reasons (warps stalled per issue)."""
     from kmajor import ncu_launches
 
     timing = {r["case"]: r for r in map(json.loads, (folder / "sync_timing.jsonl").open())}
     ncu = ncu_launches((folder / "sync_ncu.csv").read_text())
     head = (
         f"{'case':40s} {'p50 us':>8s} {'ld/it':>6s} {'sect/req':>8s} {'L1 hit':>6s} {'sts/it':>6s} "
-        f"{'wf/sts':>6s} {'lds wf/it':>9s} {'GHz':>5s}  stalls (warps per issue)"
+        f"{'wf/sts':>6s} {'lds wf/it':>9s} {'ins/warp/it':>11s} {'wf/cyc':>6s} {'GHz':>5s}  "
+        "stalls (warps per issue)"
     )
     print(head)
     for case, row in timing.items():
@@ -115,7 +120,9 @@ def report(folder: Path) -> int:
         hits = m.get(LD_SECTOR_HITS, float("nan"))
         sts = m.get(ST_SHARED_INSTR, float("nan"))
         wf_per_sts = m.get(ST_WAVEFRONTS, float("nan")) / sts
-        ghz = m.get("sm__cycles_active.avg", float("nan")) / m.get("gpu__time_duration.sum", float("nan"))
+        cycles = m.get("sm__cycles_active.avg", float("nan"))
+        ghz = cycles / m.get("gpu__time_duration.sum", float("nan"))
+        wf_per_cycle = m.get(ALL_WAVEFRONTS, float("nan")) / H200_SMS / cycles
         stalls = " ".join(
             f"{s}={m[k]:.2f}"
             for s in STALLS
@@ -124,7 +131,8 @@ def report(folder: Path) -> int:
         print(
             f"{case:40s} {row['p50_us']:8.1f} {per_it(LD_INSTR):6.0f} {sectors / req:8.2f} "
             f"{hits / sectors:6.2f} {per_it(ST_SHARED_INSTR):6.0f} {wf_per_sts:6.2f} "
-            f"{per_it(LDS_WAVEFRONTS):9.0f} {ghz:5.2f}  {stalls}"
+            f"{per_it(LDS_WAVEFRONTS):9.0f} {per_it(INSTRUCTIONS) / c['w']:11.0f} {wf_per_cycle:6.2f} "
+            f"{ghz:5.2f}  {stalls}"
         )
     return 0
 
