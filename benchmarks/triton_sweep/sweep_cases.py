@@ -2319,6 +2319,81 @@ def validation64_cases() -> list[Case]:
     return _all_held_out(list(cases.values()), "validation64")
 
 
+def scan_case(
+    kind: str, batch: int, length: int, dim: int, block: tuple[int, int], dtype: str, warps: int
+) -> Case:
+    """One prefix scan (kernels/triton/scan.py), a whole scan line per program: ``kind`` "rows" is
+    ``tl.cumsum`` along each of ``batch`` rows of ``length`` (``block`` = (rows a program, ``length``));
+    "seq" is ``tl.cumsum`` and "recurrence" the linear recurrence along the sequences of a
+    ``[batch, length, dim]`` tensor (``block`` = (``length``, columns a program))."""
+    if kind == "rows":
+        block_r, block_c = block
+        x, y = Tensor((batch, length), dtype), Tensor((batch, length), dtype, init="empty")
+        kernel, grid = "kernels.triton.scan:cumsum_rows_kernel", (cdiv(batch, block_r),)
+        args, constexprs = (x, y, batch, length), {"BLOCK_R": block_r, "BLOCK_C": block_c}
+        tag = f"{batch}x{length}/r{block_r}w{warps}"
+    else:
+        block_l, block_d = block
+        shape = (batch, length, dim)
+        ins = (Tensor(shape, dtype),) * (2 if kind == "recurrence" else 1)
+        kernel = "kernels.triton.scan:" + (
+            "linear_recurrence_kernel" if kind == "recurrence" else "cumsum_seq_kernel"
+        )
+        grid = (batch, cdiv(dim, block_d))
+        args = (*ins, Tensor(shape, dtype, init="empty"), length, dim)
+        constexprs = {"BLOCK_L": block_l, "BLOCK_D": block_d}
+        tag = f"{batch}x{length}x{dim}/d{block_d}w{warps}"
+    return Case(
+        id=f"memory/scan_{kind}/{dtype}/{tag}",
+        family="memory",
+        kernel=kernel,
+        grid=grid,
+        args=args,
+        constexprs=constexprs,
+        num_warps=warps,
+        num_stages=1,
+        problem={"op": f"scan_{kind}", "batch": batch, "length": length, "dim": dim, "dtype": dtype},
+    )
+
+
+def validation66_cases() -> list[Case]:
+    """Prefix scans (stop 53): ``tl.cumsum`` along rows (the warp-shuffle scan) and along sequences, and a
+    linear recurrence through ``tl.associative_scan`` with a tuple combine, over scan lengths of 64-4,096,
+    2-16 warps and the three 16/32-bit float types: layouts that put the scanned axis across lanes, across
+    warps (the carries chained through shared memory) or within each thread. Predicted before it ran."""
+    cases = []
+    for (batch, length, block_r, warps), dtype in zip(
+        ((16384, 4096, 1, 8), (65536, 1024, 4, 4), (262144, 256, 16, 4), (262144, 128, 64, 8),
+         (8192, 8192, 1, 16), (32768, 2048, 2, 8), (4096, 16384, 1, 16), (131072, 512, 8, 4)),
+        ("float32", "float16", "bfloat16", "float16", "float32", "bfloat16", "float16", "float32"),
+        strict=True,
+    ):  # fmt: skip
+        cases.append(scan_case("rows", batch, length, 0, (block_r, length), dtype, warps))
+    seq = (
+        (16, 1024, 2048, 32, 8),
+        (64, 512, 1024, 32, 4),
+        (64, 256, 2048, 64, 4),
+        (8, 2048, 2048, 16, 8),
+        (64, 512, 2048, 16, 4),
+        (128, 128, 2048, 128, 4),
+        (256, 64, 2048, 256, 4),
+        (32, 512, 2048, 32, 8),
+    )
+    for (batch, length, dim, block_d, warps), dtype in zip(
+        seq,
+        ("bfloat16", "float16", "float32", "bfloat16", "float16", "bfloat16", "float32", "float16"),
+        strict=True,
+    ):
+        cases.append(scan_case("seq", batch, length, dim, (length, block_d), dtype, warps))
+    for (batch, length, dim, block_d, warps), dtype in zip(
+        seq,
+        ("float16", "bfloat16", "bfloat16", "float32", "bfloat16", "float16", "bfloat16", "float32"),
+        strict=True,
+    ):
+        cases.append(scan_case("recurrence", batch, length, dim, (length, block_d), dtype, warps))
+    return _all_held_out(cases, "validation66")
+
+
 def validation65_cases() -> list[Case]:
     """Kernels over block pointers (stop 52): ``tl.make_block_ptr`` GEMMs and attention, which the GPU's
     Triton 3.6 compiles itself and the frontend on this machine's 3.9 rewrites to pointer tensors
