@@ -163,6 +163,18 @@ def reference(rec: dict, args: list[Any]) -> tuple[torch.Tensor, torch.Tensor]:
         # the dequantised row against the input: within half a unit of the row's scale
         x, q, scale = args[0].float(), args[1], args[2]
         return q.float() * scale[:, None], x
+    if op == "scan_rows":
+        return args[1], torch.cumsum(args[0].float(), dim=1)
+    if op == "scan_seq":
+        return args[1], torch.cumsum(args[0].float(), dim=1)
+    if op == "scan_recurrence":
+        # h_t = a_t h_{t-1} + x_t along dim 1 of [batch, length, dim], on the slice spot_check compares
+        a, x, h = args[0][:512].float(), args[1][:512].float(), args[2]
+        want, carry = torch.empty_like(a), torch.zeros_like(a[:, 0])
+        for t in range(a.shape[1]):
+            carry = a[:, t] * carry + x[:, t]
+            want[:, t] = carry
+        return h[:512], want
     raise ValueError(f"{rec['id']}: no reference for op {op!r}")
 
 
