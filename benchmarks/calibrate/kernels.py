@@ -698,3 +698,28 @@ def row_ring(
             e = tl.exp(x - tl.max(x, axis=0))
             y = e / tl.sum(e, axis=0)
         tl.store(y_ptr + row * stride_row + cols, y.to(y_ptr.dtype.element_ty), mask=inside)
+
+
+@triton.jit
+def _scan_recurrence_step(a1, x1, a2, x2):
+    return a1 * a2, x1 * a2 + x2
+
+
+@triton.jit
+def scan_chain(x_ptr, out_ptr, iters, L: tl.constexpr, D: tl.constexpr, OPERANDS: tl.constexpr):
+    """``iters`` dependent scans along axis 0 of an on-chip [L, D] fp32 tile (loaded once, stored once):
+    with ``OPERANDS`` 1 ``tl.cumsum``, with 2 the linear recurrence through ``tl.associative_scan`` on a
+    tuple (a, x).
+    Spread over several warps along the axis, each scan chains its warps' chunk totals through shared memory
+    one after another (Triton's scan lowering), which is what the probe times."""
+    pid = tl.program_id(0)
+    offs = tl.arange(0, L)[:, None] * D + tl.arange(0, D)[None, :]
+    x = tl.load(x_ptr + offs)
+    a = x * 1e-3 + 0.5
+    for _ in range(iters):
+        if OPERANDS == 1:
+            x = tl.cumsum(x, axis=0) * 1e-3
+        else:
+            _, x = tl.associative_scan((a, x), axis=0, combine_fn=_scan_recurrence_step)
+            x = x * 1e-3
+    tl.store(out_ptr + pid * L * D + offs, x)

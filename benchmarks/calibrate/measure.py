@@ -962,6 +962,42 @@ def reductions() -> dict:
     return {"points": points}
 
 
+# scan_chain probe: dependent scans of an on-chip tile along an axis spread over warps (kernels.scan_chain)
+SCAN_POINTS = (  # (L, D, warps, operands): D 32 puts the 32 lanes across D, the warps along L
+    (256, 32, 4, 1),
+    (512, 32, 4, 1),
+    (1024, 32, 8, 1),
+    (512, 32, 8, 1),
+    (256, 32, 8, 1),
+    (512, 16, 4, 1),
+    (256, 32, 4, 2),
+    (512, 32, 4, 2),
+    (512, 32, 8, 2),
+    (256, 32, 8, 2),
+    (512, 16, 8, 2),
+)
+SCAN_ITERS = 64
+SCAN_PER_SM = (1, 2)
+
+
+def scan_chain() -> dict:
+    """Seconds per dependent scan of :func:`kernels.scan_chain` at one and two blocks an SM, by tile, warps
+    and operands (1: ``tl.cumsum``, 2: the tuple linear recurrence), ``SCAN_ITERS`` scans a launch: the time
+    Triton's cross-warp carry chain takes a step, ``s_per_scan`` over the chunk totals the axis holds."""
+    points = []
+    for (length, dim, warps, operands), per_sm in itertools.product(SCAN_POINTS, SCAN_PER_SM):
+        grid = (n_sm() * per_sm,)
+        x = torch.rand(length * dim, device="cuda")
+        out = torch.empty(grid[0] * length * dim, device="cuda")
+        meta = dict(L=length, D=dim, OPERANDS=operands, num_warps=warps)
+        point = timed_launch(K.scan_chain, grid, (x, out, SCAN_ITERS), meta)
+        point.update(length=length, dim=dim, warps=warps, operands=operands, per_sm=per_sm, iters=SCAN_ITERS)
+        if "s" in point:
+            point["s_per_scan"] = point["s"] / SCAN_ITERS
+        points.append(point)
+    return {"points": points}
+
+
 # row_ring probe: the row-striding softmax's pipelined row loop with bodies of known size (kernels.row_ring)
 ROW_RING_BODIES = (0, 1, 2)  # copy, one reduction, softmax
 ROW_RING_WIDTHS = (1024, 4096)

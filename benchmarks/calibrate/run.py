@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),
         ("reduce_throughput", M.reduce_throughput, ()),
+        ("scan_chain", M.scan_chain, ()),
         ("row_ring", M.row_ring, ()),
         ("row_ring_wide", M.row_ring_wide, ()),
         ("chunks", M.chunks, ()),
