@@ -126,6 +126,23 @@ def test_serial_chain_validation():
     assert TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0, chain=chain).chain is chain
 
 
+def test_scan_carry_validation():
+    from tilesight.plan import ScanCarry
+
+    with pytest.raises(PlanError, match="scan.steps"):
+        ScanCarry(steps=0)
+    with pytest.raises(PlanError, match="scan.lines"):
+        ScanCarry(steps=4, lines=0)
+    with pytest.raises(PlanError, match="scan.operands"):
+        ScanCarry(steps=4, operands=-1)
+    scan = ScanCarry(steps=128, lines=8, operands=2)
+    with pytest.raises(PlanError, match=r"action\[ew\].scan"):
+        TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0, scan=scan)
+    with pytest.raises(PlanError, match=r"action\[r\].scan"):
+        TileAction("r", ActionKind.REDUCE, flops=1.0, scan=(128, 8, 2))
+    assert TileAction("r", ActionKind.REDUCE, flops=1.0, scan=scan).scan is scan
+
+
 def test_kernel_sequence_validation():
     import dataclasses
 

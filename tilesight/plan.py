@@ -395,6 +395,30 @@ class SerialChain:
 
 
 @dataclass(frozen=True)
+class ScanCarry:
+    """The carry chain of a prefix scan (a REDUCE action that scans) whose axis spans several warps.
+
+    Triton lowers such a scan to per-thread and per-warp prefixes, then every thread reads the axis's chunk
+    totals (one per warp-local chunk: the lanes and registers of one warp along the axis) from shared memory
+    one after another, combining each into its running carry: ``steps`` chunk totals a scan, for each of the
+    ``lines`` scan lines a thread holds (a ``[L, D]`` tile scanned along L with each thread on several columns
+    has several), each combining ``operands`` values (2 for a linear recurrence's ``(a, x)`` pairs). The
+    steps depend on each other, so the scan takes at least ``steps x operands`` times a step's latency (the
+    lines' loads overlap within a step), and each warp's ``steps x lines x operands`` loads and combines hold
+    its scheduler's issue slots (the profile's ``scan_carry_latency_s`` / ``scan_carry_issue_s``).
+    """
+
+    steps: int
+    lines: int = 1
+    operands: int = 1
+
+    def __post_init__(self) -> None:
+        _positive_int("scan.steps", self.steps)
+        _positive_int("scan.lines", self.lines)
+        _positive_int("scan.operands", self.operands)
+
+
+@dataclass(frozen=True)
 class TileAction:
     """One node of a tile-action DAG.
 
@@ -441,6 +465,7 @@ class TileAction:
     convolution over whole-row tiles reads new input pixels only in its first filter row's steps.
     ``chain`` (ELEMENTWISE): the action's vector iterations run back to back in each thread
     (:class:`SerialChain`); their dependent latency is then a floor under its duration.
+    ``scan`` (REDUCE): the action is a prefix scan whose carries cross warps (:class:`ScanCarry`).
     ``deps`` name sibling nodes (actions or loops in the same body) that must finish first.
     """
 
@@ -466,6 +491,7 @@ class TileAction:
     rereads: tuple[tuple[int, float], ...] = ()
     fresh_steps: float = 1.0
     outputs: int = 1
+    scan: ScanCarry | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -527,6 +553,10 @@ class TileAction:
         if self.fresh_steps < 1.0 and not self.rereads:
             raise PlanError(where, self.fresh_steps, "below 1 only for a load with rereads")
         _positive_int(f"action[{self.name}].outputs", self.outputs)
+        if self.scan is not None and (
+            not isinstance(self.scan, ScanCarry) or self.kind is not ActionKind.REDUCE
+        ):
+            raise PlanError(f"action[{self.name}].scan", self.scan, "a ScanCarry, on a reduce action only")
         if self.outputs != 1 and self.kind is not ActionKind.REDUCE:
             raise PlanError(f"action[{self.name}].outputs", self.outputs, "only a reduction has outputs")
 

@@ -723,3 +723,26 @@ def scan_chain(x_ptr, out_ptr, iters, L: tl.constexpr, D: tl.constexpr, OPERANDS
             _, x = tl.associative_scan((a, x), axis=0, combine_fn=_scan_recurrence_step)
             x = x * 1e-3
     tl.store(out_ptr + pid * L * D + offs, x)
+
+
+@triton.jit
+def scan_rounds(
+    x_ptr, y_ptr, seq_len, dim, BLOCK_L: tl.constexpr, BLOCK_D: tl.constexpr, SCANS: tl.constexpr,
+    OPERANDS: tl.constexpr,
+):  # fmt: skip
+    """A ``[BLOCK_L, BLOCK_D]`` 16-bit tile of a ``[batch, seq_len, dim]`` tensor loaded, scanned along the
+    sequence ``SCANS`` times (0: a copy; ``tl.cumsum``, or with ``OPERANDS`` 2 the tuple linear recurrence)
+    and stored, one program a tile: what a scan adds to a program that loads and stores its tile, at the
+    layout a real launch gets."""
+    b = tl.program_id(0)
+    d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
+    t = tl.arange(0, BLOCK_L)
+    offs = b * seq_len * dim + t[:, None] * dim + d[None, :]
+    x = tl.load(x_ptr + offs).to(tl.float32)
+    a = x * 1e-3 + 0.5
+    for _ in tl.static_range(SCANS):
+        if OPERANDS == 1:
+            x = tl.cumsum(x, axis=0) * 1e-3
+        else:
+            _, x = tl.associative_scan((a, x), axis=0, combine_fn=_scan_recurrence_step)
+    tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty))

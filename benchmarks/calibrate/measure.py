@@ -980,10 +980,21 @@ SCAN_ITERS = 64
 SCAN_PER_SM = (1, 2)
 
 
+def scan_carry_steps(compiled: Any) -> tuple[int, int]:
+    """``(steps, lines)`` of the one scan of ``compiled``, its TTGIR read as the frontend reads it
+    (:func:`frontends.triton.layouts.scan_carries`: the chunk totals along the axis and the scan lines a
+    thread holds); ``(0, 0)`` where its carries do not cross warps."""
+    from frontends.triton.layouts import scan_carries
+
+    found = set(scan_carries(compiled.asm["ttgir"]).values())
+    return max(((steps, lines) for steps, lines, _ in found), default=(0, 0))
+
+
 def scan_chain() -> dict:
     """Seconds per dependent scan of :func:`kernels.scan_chain` at one and two blocks an SM, by tile, warps
-    and operands (1: ``tl.cumsum``, 2: the tuple linear recurrence), ``SCAN_ITERS`` scans a launch: the time
-    Triton's cross-warp carry chain takes a step, ``s_per_scan`` over the chunk totals the axis holds."""
+    and operands (1: ``tl.cumsum``, 2: the tuple linear recurrence), ``SCAN_ITERS`` scans a launch, with the
+    carry steps and lines of the layout Triton gave the scan (``carry_steps``, ``carry_lines``,
+    :func:`scan_carry_steps`)."""
     points = []
     for (length, dim, warps, operands), per_sm in itertools.product(SCAN_POINTS, SCAN_PER_SM):
         grid = (n_sm() * per_sm,)
@@ -992,8 +1003,45 @@ def scan_chain() -> dict:
         meta = dict(L=length, D=dim, OPERANDS=operands, num_warps=warps)
         point = timed_launch(K.scan_chain, grid, (x, out, SCAN_ITERS), meta)
         point.update(length=length, dim=dim, warps=warps, operands=operands, per_sm=per_sm, iters=SCAN_ITERS)
+        compiled = K.scan_chain.warmup(x, out, SCAN_ITERS, grid=grid, **meta)
+        point["carry_steps"], point["carry_lines"] = scan_carry_steps(compiled)
         if "s" in point:
             point["s_per_scan"] = point["s"] / SCAN_ITERS
+        points.append(point)
+    return {"points": points}
+
+
+# scan_rounds probe: a loaded and stored tile scanned 0-2 times (kernels.scan_rounds), validation 66's shapes
+SCAN_ROUND_POINTS = (  # (batch, seq_len, dim, BLOCK_D, warps, operands)
+    (16, 1024, 2048, 32, 8, 1),
+    (32, 512, 2048, 32, 8, 1),
+    (64, 512, 1024, 32, 4, 1),
+    (64, 512, 2048, 16, 4, 1),
+    (16, 1024, 2048, 32, 8, 2),
+    (32, 512, 2048, 32, 8, 2),
+    (64, 512, 2048, 16, 4, 2),
+)
+SCAN_ROUND_COUNTS = (0, 1, 2)
+
+
+def scan_rounds() -> dict:
+    """Seconds of :func:`kernels.scan_rounds` (bfloat16 tiles, one program a ``[seq_len, BLOCK_D]`` tile) at
+    0, 1 and 2 scans a tile: the launch's copy alone, and what each scan adds at the layout and blocks an SM
+    the real launch gets, with the carry steps and lines of that layout (:func:`scan_carry_steps`)."""
+    points = []
+    for (batch, length, dim, block_d, warps, operands), scans in itertools.product(
+        SCAN_ROUND_POINTS, SCAN_ROUND_COUNTS
+    ):
+        x = torch.randn(batch, length, dim, device="cuda", dtype=torch.bfloat16)
+        y = torch.empty_like(x)
+        grid = (batch, dim // block_d)
+        meta = dict(BLOCK_L=length, BLOCK_D=block_d, SCANS=scans, OPERANDS=operands, num_warps=warps)
+        point = timed_launch(K.scan_rounds, grid, (x, y, length, dim), meta)
+        point.update(batch=batch, length=length, dim=dim, block_d=block_d, warps=warps, operands=operands)
+        point["scans"] = scans
+        if scans:
+            compiled = K.scan_rounds.warmup(x, y, length, dim, grid=grid, **meta)
+            point["carry_steps"], point["carry_lines"] = scan_carry_steps(compiled)
         points.append(point)
     return {"points": points}
 

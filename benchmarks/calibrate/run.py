@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         ("reductions", M.reductions, ()),
         ("reduce_throughput", M.reduce_throughput, ()),
         ("scan_chain", M.scan_chain, ()),
+        ("scan_rounds", M.scan_rounds, ()),
         ("row_ring", M.row_ring, ()),
         ("row_ring_wide", M.row_ring_wide, ()),
         ("chunks", M.chunks, ()),

@@ -160,6 +160,7 @@ def _nodes(
                 rereads=n.get("rereads", ()),
                 fresh_steps=n.get("fresh_steps", 1.0),
                 outputs=int(n.get("outputs", 1)),
+                scan=n.get("scan"),
             )
         )
     return tuple(out)

@@ -40,6 +40,7 @@ from tilesight.plan import (
     AccessMode,
     ActionKind,
     MemLevel,
+    ScanCarry,
     walked_trips,
 )
 from tilesight.tensorspec import TensorSpec
@@ -69,6 +70,7 @@ from .layouts import (
     lane_strides,
     pipelined,
     reduce_warps,
+    scan_carries,
     scattered_copies,
     sync_loads_in_pipelined_loops,
     warp_local_gathers,
@@ -277,6 +279,7 @@ class Walker:
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
         self.reduce_warps = reduce_warps(ir.ttgir)
+        self.scan_carries = scan_carries(ir.ttgir)
         self.warp_local_gathers = warp_local_gathers(ir.ttgir)
         self.fn, self.fused = _module(ir.ttir)
         self.arg_types = dict(self.fn.args)  # kernel argument SSA name -> type
@@ -629,6 +632,9 @@ class Walker:
                 body.nodes[-1]["warps"] = warps
                 if warps > 1:
                     body.close_at_barrier(body.nodes[-1]["name"])
+            carry = at_op(self.scan_carries, op) if n == "tt.scan" else None
+            if carry is not None:
+                body.nodes[-1]["scan"] = ScanCarry(*carry)
             return
         if n == "tt.splat" or (n in ("tt.addptr", "tt.make_tensor_ptr") and op.operands):
             for o in op.operands[1:] if n != "tt.splat" else op.operands:

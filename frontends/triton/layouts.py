@@ -32,6 +32,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -516,6 +517,45 @@ def reduce_warps(ttgir: str) -> Mapping[str, int]:
             for key in op.keys:
                 out[key] = max(per_axis[k], out.get(key, 1))
     return MappingProxyType(out)
+
+
+_SCAN_OPERAND = re.compile(r"tensor<([\dx]+)x\w+, (#[\w]+)>")
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def scan_carries(ttgir: str) -> Mapping[str, tuple[int, int, int]]:
+    """Source location -> ``(steps, lines, operands)`` of the ``tt.scan`` there whose carries Triton chains
+    through shared memory (:class:`~tilesight.plan.ScanCarry`): the scanned axis spans several warps
+    (``warpsPerCTA``) while the lanes of a warp hold different scan lines (``threadsPerWarp`` along the axis
+    below the warp size: a ``[L, D]`` tile scanned along L with the lanes across D). Each thread then reads
+    the axis's chunk totals, ``steps = L / (sizePerThread x threadsPerWarp)`` of them, one after another, for
+    each of the ``lines`` scan lines it holds (its elements over those along the axis) and each operand.
+    Scans with a whole warp along the axis (a row's ``tl.cumsum``) read their totals several to a load and
+    are left out, as are layouts other than blocked. Keyed as :func:`reduce_warps`. Cached."""
+    blocked = _blocked(ttgir)
+    pairs = []
+    for op in walk_ops(parse_module(ttgir).body):
+        if op.name != "tt.scan" or op.loc is None:
+            continue
+        axis = op_axis(op.text)
+        operands = _SCAN_OPERAND.findall(op.rtype or "")
+        if axis is None or not operands:
+            continue
+        dims, alias = operands[0]
+        fields = blocked.get(alias)
+        shape = [int(x) for x in dims.split("x")]
+        if fields is None or not {"sizePerThread", "threadsPerWarp", "warpsPerCTA"} <= fields.keys():
+            continue
+        spt, tpw, wpc = (fields[f] for f in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
+        if axis >= len(shape) or not len(shape) == len(spt) == len(tpw) == len(wpc):
+            continue
+        steps = shape[axis] // (spt[axis] * tpw[axis])
+        lines = math.prod(
+            max(1, n // (t * w)) for d, (n, t, w) in enumerate(zip(shape, tpw, wpc, strict=True)) if d != axis
+        )
+        if wpc[axis] > 1 and tpw[axis] < math.prod(tpw) and steps > 1:
+            pairs.append((op, (steps, lines, len(operands))))
+    return _by_location(pairs, max)
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)

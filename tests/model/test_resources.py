@@ -1066,3 +1066,48 @@ def test_partial_write_sectors_invariants(round_hw, vector, apart, elems):
     assert sectors == pytest.approx(instructions * max(1.0, 32 * apart / 32))
     wider = TileAction("st", ActionKind.STORE, tensor="out", vector_bytes=vector, lane_stride_bytes=2 * apart)
     assert partial_write_sectors(wider, nbytes, round_hw) >= sectors  # lanes further apart span more sectors
+
+
+def test_scan_carry_chain_floor_and_issue(round_hw):
+    import dataclasses
+
+    from tilesight.plan import ScanCarry
+
+    # 8 warps on 4 schedulers (2 a scheduler); a scan of 100 carry steps, 4 lines a thread, 2 operands. At a
+    # step latency of 10 ns per operand the chain takes 100 x 2 x 10 ns = 2 us whatever else; its 800 carry
+    # loads a warp at 2 ns each, two warps a scheduler, hold the CUDA pipe 3.2 us on top of the 1e6 element
+    # ops' 1 us (2e6 FLOP over the round GPU's 2e12 FLOP/s an SM)
+    hw = dataclasses.replace(
+        round_hw, scan_carry_latency_s=10e-9, scan_carry_issue_s=2e-9, schedulers_per_sm=4
+    )
+    scan = TileAction("scan", ActionKind.REDUCE, flops=1e6, scan=ScanCarry(steps=100, lines=4, operands=2))
+    plan = dataclasses.replace(_plan(scan), resources=BlockResources(256))
+    d = action_demand(scan, plan, hw, _traffic(0.0, 1.0))
+    assert d.floor_s == pytest.approx(2 * US)
+    assert d.busy_s[CUDA] == pytest.approx(1 * US + 3.2 * US)
+    # a profile without the scan_chain calibration prices the element ops alone; so does a plain reduction
+    bare = action_demand(scan, plan, round_hw, _traffic(0.0, 1.0))
+    plain = action_demand(dataclasses.replace(scan, scan=None), plan, hw, _traffic(0.0, 1.0))
+    for other in (bare, plain):
+        assert other.floor_s == 0.0 and other.busy_s[CUDA] == pytest.approx(1 * US)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    steps=st.integers(2, 4096), lines=st.integers(1, 16), operands=st.integers(1, 3), more=st.integers(1, 64)
+)
+def test_scan_carry_cost_grows_with_its_steps(round_hw, steps, lines, operands, more):
+    import dataclasses
+
+    from tilesight.plan import ScanCarry
+
+    hw = dataclasses.replace(
+        round_hw, scan_carry_latency_s=20e-9, scan_carry_issue_s=3e-9, schedulers_per_sm=4
+    )
+
+    def demand(n: int):
+        scan = TileAction("scan", ActionKind.REDUCE, flops=1e4, scan=ScanCarry(n, lines, operands))
+        return action_demand(scan, _plan(scan), hw, _traffic(0.0, 1.0))
+
+    a, b = demand(steps), demand(steps + more)
+    assert b.floor_s > a.floor_s and b.busy_s[CUDA] > a.busy_s[CUDA]

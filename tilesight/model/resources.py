@@ -52,7 +52,12 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      memory and barriers, at the rate the reduce_throughput probe measures with many blocks an SM (H200:
      16 / 30 / 58 / 120 ns at 2 / 4 / 8 / 16 warps, about 7.5 ns a warp), which the latency measured at one
      block an SM already holds (the latency keeps the rest). A reduction to several values (a 2D tile's
-     rows) shuffles several with each instruction, which that probe does not measure: not charged. Where
+     rows) shuffles several with each instruction, which that probe does not measure: not charged. A REDUCE
+     that scans with a :class:`~tilesight.plan.ScanCarry` (its axis across warps, its lanes on other scan
+     lines) has a floor of ``steps x operands`` times the profile's ``scan_carry_latency_s`` (the chunk
+     totals one after another) and holds CUDA for ``steps x lines x operands`` times ``scan_carry_issue_s``
+     per warp the block puts on each scheduler (every warp loads and combines every total), the scan_chain
+     probe's two constants. Where
      the profile says
      ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
      exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
@@ -757,6 +762,7 @@ def action_demand(
     l2_efficiency = 1.0  # and L2's
     spill_s = moved = 0.0  # local-memory seconds and bytes of a spilling dot (added to SMEM)
     exchange_s = 0.0  # a cross-warp reduction's shuffles and shared-memory exchange (added to SMEM)
+    carry_issue_s = 0.0  # a scan's carry steps on its warps' schedulers (added to CUDA)
     where = f"action[{action.name}]"
     if kind in (ActionKind.LOAD, ActionKind.STORE, ActionKind.REMOTE):
         assert action.tensor is not None  # TileAction validates it
@@ -836,6 +842,15 @@ def action_demand(
             spill_s, moved = frame_pass(plan, hw, resident)
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
+        if action.scan is not None and hw.scan_carry_latency_s:
+            # a scan's carry chain (plan.ScanCarry): its steps one after another, at least a step's latency
+            # each, and every warp's loads and combines of the chunk totals, its scheduler issuing the warps'
+            # in turn
+            scan = action.scan
+            floor = scan.steps * scan.operands * hw.scan_carry_latency_s
+            warps_per_scheduler = plan.resources.threads / hw.warp_size / max(hw.schedulers_per_sm, 1)
+            loads = scan.steps * scan.lines * scan.operands
+            carry_issue_s = loads * hw.scan_carry_issue_s * warps_per_scheduler
         if kind is ActionKind.REDUCE and action.warps:
             latency = hw.reduction_latency(action.warps)  # partials meet in shared memory behind a barrier
             if action.outputs == 1:
@@ -922,6 +937,7 @@ def action_demand(
         busy[SMEM] += spill_s
         amounts[SMEM] += moved
     busy[SMEM] += exchange_s
+    busy[CUDA] += carry_issue_s
     burst = 0.0
     if (
         STORES_LEAVE_AT_L2_PORT

@@ -1018,3 +1018,69 @@ def test_a_device_print_is_named_in_a_note_not_priced():
     assert [a.kind for a, _ in plan.actions()] == [ActionKind.LOAD, ActionKind.STORE]
     (note,) = [n for n in plan.notes if "device_print" in n]
     assert "triton_fe_kernels.py:" in note and "not modelled" in note
+
+
+def test_a_scan_across_warps_carries_its_chunk_totals():
+    from kernels.triton import scan as sk
+    from tilesight.plan import ScanCarry
+
+    # tl.cumsum along a bfloat16 [1024, 32] tile on 8 warps: Triton 3.6-3.9 give it sizePerThread [1, 8],
+    # threadsPerWarp [8, 4], warpsPerCTA [8, 1], so each warp-local chunk is 8 rows, 1024 / 8 = 128 chunk
+    # totals along the sequence, and each thread carries 32 / 4 = 8 columns (lines); one operand
+    x = TensorSpec((16, 1024, 2048), "bfloat16")
+    args = ((16, 64), x, x, 1024, 2048)
+    plan = FE.plan(sk.cumsum_seq_kernel, args, dict(BLOCK_L=1024, BLOCK_D=32, num_warps=8), HW)
+    (scan,) = _find(plan.body, ActionKind.REDUCE)
+    assert scan.scan == ScanCarry(steps=128, lines=8, operands=1)
+    # the linear recurrence scans two operands (a, x) through the same chunks
+    rec = FE.plan(
+        sk.linear_recurrence_kernel,
+        ((16, 64), x, x, x, 1024, 2048),
+        dict(BLOCK_L=1024, BLOCK_D=32, num_warps=8),
+        HW,
+    )
+    (scan,) = _find(rec.body, ActionKind.REDUCE)
+    assert scan.scan == ScanCarry(steps=128, lines=8, operands=2)
+    # a row's cumsum has a whole warp along the axis (its totals read several to a load): no carry chain
+    rows = TensorSpec((4096, 4096), "float32")
+    plan = FE.plan(
+        sk.cumsum_rows_kernel,
+        ((4096,), rows, rows, 4096, 4096),
+        dict(BLOCK_R=1, BLOCK_C=4096, num_warps=8),
+        HW,
+    )
+    (scan,) = _find(plan.body, ActionKind.REDUCE)
+    assert scan.scan is None
+
+
+def test_scan_carries_read_from_the_layout():
+    from tilesight.frontends.triton.layouts import scan_carries
+
+    blocked = (
+        "#ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = {}, warpsPerCTA = {}, order = [1, 0]}}>"
+    )
+    pair = "tensor<512x32xf32, #blocked>, tensor<512x32xf32, #blocked>"
+    ttgir = "\n".join(
+        (
+            "#blocked = " + blocked.format("[4, 8]", "[4, 1]"),
+            "#blocked1 = " + blocked.format("[1, 32]", "[1, 4]"),
+            'module attributes {"ttg.num-warps" = 4 : i32} {',
+            "  tt.func public @k() {",
+            '    %0:2 = "tt.scan"(%a, %b) <{axis = 0 : i32, reverse = false}> ({',
+            "    ^bb0(%p: f32, %q: f32, %r: f32, %s: f32):",
+            "      tt.scan.return %p, %q : f32, f32",
+            f"    }}) : ({pair}) -> ({pair}) loc(#loc1)",
+            '    %1 = "tt.scan"(%c) <{axis = 1 : i32, reverse = false}> ({',
+            "    ^bb0(%p: f32, %q: f32):",
+            "      tt.scan.return %p : f32",
+            "    }) : (tensor<4x512xf32, #blocked1>) -> tensor<4x512xf32, #blocked1> loc(#loc2)",
+            "    tt.return",
+            "  }",
+            "}",
+            '#loc1 = loc("k.py":10:5)',
+            '#loc2 = loc("k.py":11:5)',
+        )
+    )
+    # axis 0 of 512 rows over chunks of 1 x 4 rows: 128 steps; 32 columns over 8 lanes: 4 lines; 2 operands.
+    # The second scan has 32 lanes along its axis (and one warp): no carry chain
+    assert dict(scan_carries(ttgir)) == {"k.py:10:5": (128, 4, 2), "k.py:10": (128, 4, 2)}
