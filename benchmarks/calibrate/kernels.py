@@ -707,14 +707,14 @@ def _scan_recurrence_step(a1, x1, a2, x2):
 
 @triton.jit
 def scan_chain(x_ptr, out_ptr, iters, L: tl.constexpr, D: tl.constexpr, OPERANDS: tl.constexpr):
-    """``iters`` dependent scans along axis 0 of an on-chip [L, D] fp32 tile (loaded once, stored once):
+    """``iters`` dependent scans along axis 0 of an on-chip [L, D] tile in fp32 (loaded once, stored once):
     with ``OPERANDS`` 1 ``tl.cumsum``, with 2 the linear recurrence through ``tl.associative_scan`` on a
     tuple (a, x).
     Spread over several warps along the axis, each scan chains its warps' chunk totals through shared memory
     one after another (Triton's scan lowering), which is what the probe times."""
     pid = tl.program_id(0)
     offs = tl.arange(0, L)[:, None] * D + tl.arange(0, D)[None, :]
-    x = tl.load(x_ptr + offs)
+    x = tl.load(x_ptr + offs).to(tl.float32)  # a 16-bit input gets the wider per-thread vector of its loads
     a = x * 1e-3 + 0.5
     for _ in range(iters):
         if OPERANDS == 1:

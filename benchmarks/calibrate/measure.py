@@ -963,18 +963,25 @@ def reductions() -> dict:
 
 
 # scan_chain probe: dependent scans of an on-chip tile along an axis spread over warps (kernels.scan_chain)
-SCAN_POINTS = (  # (L, D, warps, operands): D 32 puts the 32 lanes across D, the warps along L
-    (256, 32, 4, 1),
-    (512, 32, 4, 1),
-    (1024, 32, 8, 1),
-    (512, 32, 8, 1),
-    (256, 32, 8, 1),
-    (512, 16, 4, 1),
-    (256, 32, 4, 2),
-    (512, 32, 4, 2),
-    (512, 32, 8, 2),
-    (256, 32, 8, 2),
-    (512, 16, 8, 2),
+SCAN_POINTS = (  # (L, D, warps, operands, input dtype): the warps along L, the lanes across D
+    (256, 32, 4, 1, "float32"),
+    (512, 32, 4, 1, "float32"),
+    (1024, 32, 8, 1, "float32"),
+    (512, 32, 8, 1, "float32"),
+    (256, 32, 8, 1, "float32"),
+    (512, 16, 4, 1, "float32"),
+    (256, 32, 4, 2, "float32"),
+    (512, 32, 4, 2, "float32"),
+    (512, 32, 8, 2, "float32"),
+    (256, 32, 8, 2, "float32"),
+    (512, 16, 8, 2, "float32"),
+    # 16-bit inputs: Triton's layout gives each thread 8 columns (scan lines) instead of 4
+    (256, 32, 4, 1, "bfloat16"),
+    (512, 32, 4, 1, "bfloat16"),
+    (1024, 32, 8, 1, "bfloat16"),
+    (512, 32, 8, 1, "bfloat16"),
+    (256, 32, 4, 2, "bfloat16"),
+    (512, 32, 8, 2, "bfloat16"),
 )
 SCAN_ITERS = 64
 SCAN_PER_SM = (1, 2)
@@ -996,13 +1003,14 @@ def scan_chain() -> dict:
     carry steps and lines of the layout Triton gave the scan (``carry_steps``, ``carry_lines``,
     :func:`scan_carry_steps`)."""
     points = []
-    for (length, dim, warps, operands), per_sm in itertools.product(SCAN_POINTS, SCAN_PER_SM):
+    for (length, dim, warps, operands, dtype), per_sm in itertools.product(SCAN_POINTS, SCAN_PER_SM):
         grid = (n_sm() * per_sm,)
-        x = torch.rand(length * dim, device="cuda")
+        x = torch.rand(length * dim, device="cuda").to(getattr(torch, dtype))
         out = torch.empty(grid[0] * length * dim, device="cuda")
         meta = dict(L=length, D=dim, OPERANDS=operands, num_warps=warps)
         point = timed_launch(K.scan_chain, grid, (x, out, SCAN_ITERS), meta)
         point.update(length=length, dim=dim, warps=warps, operands=operands, per_sm=per_sm, iters=SCAN_ITERS)
+        point["dtype"] = dtype
         compiled = K.scan_chain.warmup(x, out, SCAN_ITERS, grid=grid, **meta)
         point["carry_steps"], point["carry_lines"] = scan_carry_steps(compiled)
         if "s" in point:
