@@ -117,6 +117,42 @@ def _coin(rng: random.Random) -> bool:
 
 
 _SIZES_1D = [1, 1000, 1 << 20, 1 << 26]
+
+
+def _scan_draw(rng: random.Random) -> tuple[int, int, int, int, str, int]:
+    """A scan launch's (batch, length, dim, block, dtype, warps): lengths of 1-4096 (a whole line a program,
+    so its power-of-two block), 1-256 lines a program within 32768 elements a tile (as a real kernel keeps
+    its tile in registers), 1-16 warps."""
+    length = rng.choice([1, 7, 64, 100, 512, 1024, 4096])
+    pow2 = 1 << max(length - 1, 0).bit_length()
+    block = rng.choice([b for b in (1, 4, 16, 32, 64, 256) if b * pow2 <= 32768])
+    dtype = rng.choice(["float16", "bfloat16", "float32"])
+    return (
+        rng.choice([1, 3, 64]),
+        length,
+        rng.choice([1, 30, 512, 2048]),
+        block,
+        dtype,
+        rng.choice([1, 2, 4, 8, 16]),
+    )
+
+
+def _fuzz_scan_case(kind: str, draw: tuple[int, int, int, int, str, int]):
+    import sweep_cases as S
+
+    batch, length, dim, block, dtype, warps = draw
+    pow2 = 1 << max(length - 1, 0).bit_length()
+    return S.scan_case(
+        kind,
+        batch,
+        length,
+        dim,
+        (block if kind == "rows" else pow2, pow2 if kind == "rows" else block),
+        dtype,
+        warps,
+    )
+
+
 # The other Triton kinds: the case builder of sweep_cases and what each of its arguments is drawn from, in
 # order (a list: one of its items; a function: its draw; anything else: as it stands).
 _OTHER_TRITON = {
@@ -158,13 +194,14 @@ _OTHER_TRITON = {
     "dropout": ("dropout_case", (_SIZES_1D, ["float16", "float32"], [0.0, 0.5], [256, 4096], [1, 4, 8])),
     "gelu": ("gelu_case", (_SIZES_1D, ["float16", "bfloat16"], _coin, [256, 4096], [1, 4, 8])),
     "quant": ("quant_case", ([1, 100, 16384], [64, 1000, 8192], ["float16", "bfloat16"], [1, 4, 16])),
+    "scan": ("_fuzz_scan_case", (["rows", "seq", "recurrence"], _scan_draw)),
 }
 
 
 def _other_triton_case(S, rng: random.Random):
     builder, spaces = _OTHER_TRITON[rng.choice(list(_OTHER_TRITON))]
     args = [rng.choice(x) if isinstance(x, list) else x(rng) if callable(x) else x for x in spaces]
-    return getattr(S, builder)(*args)
+    return (globals()[builder] if builder.startswith("_") else getattr(S, builder))(*args)
 
 
 def tilelang_cases(seed: int, count: int) -> list[dict]:

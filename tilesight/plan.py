@@ -403,9 +403,9 @@ class ScanCarry:
     one after another, combining each into its running carry: ``steps`` chunk totals a scan, for each of the
     ``lines`` scan lines a thread holds (a ``[L, D]`` tile scanned along L with each thread on several columns
     has several), each combining ``operands`` values (2 for a linear recurrence's ``(a, x)`` pairs). The
-    steps depend on each other, so the scan takes at least ``steps x operands`` times a step's latency (the
-    lines' loads overlap within a step), and each warp's ``steps x lines x operands`` loads and combines hold
-    its scheduler's issue slots (the profile's ``scan_carry_latency_s`` / ``scan_carry_issue_s``).
+    scan_chain probe times such a scan as ``steps x lines x operands`` dependent loads and combines, each at
+    least a latency (the profile's ``scan_carry_latency_s``) and an issue slot time on its warp's scheduler
+    (``scan_carry_issue_s``), whatever the split between steps and lines.
     """
 
     steps: int

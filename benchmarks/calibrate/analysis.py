@@ -778,24 +778,24 @@ def ddr_queue_fields(points: Sequence[Mapping[str, Any]]) -> dict:
 
 def scan_carry_fields(points: Sequence[Mapping[str, Any]], schedulers: int = 4) -> dict:
     """``scan_carry_latency_s`` and ``scan_carry_issue_s`` from the ``scan_chain`` probe (dependent scans of
-    an on-chip ``[L, D]`` fp32 tile along L over 4-8 warps, one and two blocks an SM), each point with the
-    ``carry_steps`` and ``carry_lines`` of the layout Triton gave it (:class:`tilesight.plan.ScanCarry`);
-    spilling points and scans without carry steps are left out. The latency is the median, over the points
-    with at most one warp a scheduler, of a scan's time over its steps and operands; the issue time the
-    median, over the points with two warps a scheduler or more, of a scan's time over its steps, lines,
-    operands and the warps a scheduler holds (the warps issue their carry loads and combines in turn).
-    Raises ValueError where either set is empty."""
+    an on-chip ``[L, D]`` tile along L over 4-8 warps, one and two blocks an SM), each point with the
+    ``carry_steps`` and ``carry_lines`` of the layout Triton gave it (:class:`tilesight.plan.ScanCarry`): a
+    scan loads and combines ``steps x lines x operands`` chunk totals a thread. Spilling points and scans
+    without carry steps are left out. The latency is the median, over the points with at most one warp a
+    scheduler, of a scan's time over its loads; the issue time the median, over the points with two warps a
+    scheduler or more, of that over the warps a scheduler holds (the warps issue theirs in turn). Raises
+    ValueError where either set is empty."""
     lone, shared = [], []
     for p in points:
         steps, lines = int(p.get("carry_steps", 0)), int(p.get("carry_lines", 0))
         if "s_per_scan" not in p or int(p.get("n_spills", 0)) or steps <= 0 or lines <= 0:
             continue
-        step = float(p["s_per_scan"]) / (steps * int(p["operands"]))
+        per_load = float(p["s_per_scan"]) / (steps * lines * int(p["operands"]))
         per_scheduler = int(p["warps"]) * int(p["per_sm"]) / schedulers
         if per_scheduler <= 1:
-            lone.append(step)
+            lone.append(per_load)
         else:
-            shared.append(step / (per_scheduler * lines))
+            shared.append(per_load / per_scheduler)
     if not lone or not shared:
         raise ValueError(
             "scan_carry_fields: needs scan_chain points at one and at two or more warps a scheduler"

@@ -29,7 +29,7 @@ from .compile import CompiledIR
 from .coords import block_keys, reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker, _walk_nodes
 from .layouts import pipelined, refills_after_compute, warpgroup_shares
-from .ptxas import AUTO_BAND, PtxasUsage
+from .ptxas import AUTO_BAND, AUTO_CEILING, PtxasUsage
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import memory_run_bytes, tile_extents
 
@@ -291,9 +291,18 @@ def build_plan(
     regs_used = min(regs, limit)
     extra_notes = []
     smem = ir.smem_bytes
+    beyond = registers == "auto" and regs > AUTO_CEILING * limit
+    if beyond:
+        extra_notes.append(
+            f"ptxas not run: the estimate, {regs} registers a thread, is over {AUTO_CEILING} times the "
+            f"{limit} a thread can have (most of it spills whatever ptxas does, and compiling it to a cubin "
+            "takes minutes); registers='ptxas' runs it anyway"
+        )
     if ptxas is not None and (
         registers == "ptxas"
-        or (registers == "auto" and _estimate_decides(regs, limit, threads, smem, programs, hw))
+        or (
+            registers == "auto" and not beyond and _estimate_decides(regs, limit, threads, smem, programs, hw)
+        )
     ):
         try:
             usage = ptxas()

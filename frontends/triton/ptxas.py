@@ -37,6 +37,13 @@ if TYPE_CHECKING:  # the mode helpers import without triton (the command line re
 # When ``registers="auto"`` asks ptxas: an estimate at or above this fraction of the per-thread limit (the
 # estimate's error band; on the measured launches no spill above 8 words had an estimate below 0.75).
 AUTO_BAND = 0.75
+# ... and where it does not: an estimate over this many times the limit. Such a kernel spills most of what it
+# holds whatever ptxas does, and its compile's LLVM and ptxas stages grow faster than the values a thread
+# holds: a softmax row of 32,768 elements compiles to a cubin in 13.6 s on two warps (an estimate of 528
+# registers a thread, 2.1 times the limit) and had not finished after 5 minutes on one (1,040, 4.1 times) on
+# this 2-core CPU, where the frontend reads its TTGIR in 0.1 s. Beyond it the estimate's spill frame stands,
+# and the report says why.
+AUTO_CEILING = 4
 MODES = ("auto", "estimate", "ptxas")
 # The environment variable that sets the default mode (``registers=`` on a call wins).
 MODE_ENV = "TILESIGHT_REGISTERS"

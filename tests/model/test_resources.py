@@ -1073,17 +1073,17 @@ def test_scan_carry_chain_floor_and_issue(round_hw):
 
     from tilesight.plan import ScanCarry
 
-    # 8 warps on 4 schedulers (2 a scheduler); a scan of 100 carry steps, 4 lines a thread, 2 operands. At a
-    # step latency of 10 ns per operand the chain takes 100 x 2 x 10 ns = 2 us whatever else; its 800 carry
-    # loads a warp at 2 ns each, two warps a scheduler, hold the CUDA pipe 3.2 us on top of the 1e6 element
-    # ops' 1 us (2e6 FLOP over the round GPU's 2e12 FLOP/s an SM)
+    # 8 warps on 4 schedulers (2 a scheduler); a scan of 100 carry steps, 4 lines a thread, 2 operands: 800
+    # chunk totals a thread loaded and combined one after another. At 10 ns each the chain takes 8 us
+    # whatever else; at 2 ns of issue each, two warps a scheduler, they hold the CUDA pipe 3.2 us on top of
+    # the 1e6 element ops' 1 us (2e6 FLOP over the round GPU's 2e12 FLOP/s an SM)
     hw = dataclasses.replace(
         round_hw, scan_carry_latency_s=10e-9, scan_carry_issue_s=2e-9, schedulers_per_sm=4
     )
     scan = TileAction("scan", ActionKind.REDUCE, flops=1e6, scan=ScanCarry(steps=100, lines=4, operands=2))
     plan = dataclasses.replace(_plan(scan), resources=BlockResources(256))
     d = action_demand(scan, plan, hw, _traffic(0.0, 1.0))
-    assert d.floor_s == pytest.approx(2 * US)
+    assert d.floor_s == pytest.approx(8 * US)
     assert d.busy_s[CUDA] == pytest.approx(1 * US + 3.2 * US)
     # a profile without the scan_chain calibration prices the element ops alone; so does a plain reduction
     bare = action_demand(scan, plan, round_hw, _traffic(0.0, 1.0))

@@ -54,21 +54,18 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      block an SM already holds (the latency keeps the rest). A reduction to several values (a 2D tile's
      rows) shuffles several with each instruction, which that probe does not measure: not charged. A REDUCE
      that scans with a :class:`~tilesight.plan.ScanCarry` (its axis across warps, its lanes on other scan
-     lines) has a floor of ``steps x operands`` times the profile's ``scan_carry_latency_s`` (the chunk
-     totals one after another) and holds CUDA for ``steps x lines x operands`` times ``scan_carry_issue_s``
-     per warp the block puts on each scheduler (every warp loads and combines every total), the scan_chain
-     probe's two constants. Where
-     the profile says
-     ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its dots' time plus its
-     exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU work also
-     occupies the TC pipeline for its SFU time, in kernels that have tensor-core work (a kernel without
-     dots leaves the tensor cores idle, and its report says so), except in a loop that two or more
-     consumer warpgroups share behind a producer (``sfu_holds_tc`` False: one group's SFU work, the
-     softmax's exponentials or a dequantiser's conversions, runs beside the other's dots; :mod:`.tile`
-     keeps each group's own in its chain). An ELEMENTWISE action with a
-     :class:`~tilesight.plan.SerialChain` (a shared-to-shared loop whose iterations the compiler keeps in
-     order) has a floor under its duration, :func:`serial_chain_s` (not a busy time: other warps and
-     blocks still issue around it).
+     lines) loads and combines ``steps x lines x operands`` chunk totals a thread one after another: a floor
+     of that many times the profile's ``scan_carry_latency_s``, and CUDA held for that many times
+     ``scan_carry_issue_s`` per warp the block puts on each scheduler, the scan_chain probe's two constants.
+     Where the profile says ``sfu_tc_serialised`` (Hopper: an attention loop without memory traffic takes its
+     dots' time plus its exponentials' time at every residency, benchmarks/data/calibration_chains.json), SFU
+     work also occupies the TC pipeline for its SFU time, in kernels that have tensor-core work (a kernel
+     without dots leaves the tensor cores idle, and its report says so), except in a loop that two or more
+     consumer warpgroups share behind a producer (``sfu_holds_tc`` False: one group's SFU work, the softmax's
+     exponentials or a dequantiser's conversions, runs beside the other's dots; :mod:`.tile` keeps each
+     group's own in its chain). An ELEMENTWISE action with a :class:`~tilesight.plan.SerialChain` (a
+     shared-to-shared loop whose iterations the compiler keeps in order) has a floor under its duration,
+     :func:`serial_chain_s` (not a busy time: other warps and blocks still issue around it).
    * REMOTE (or a load from a REMOTE tensor) -> Net, from the per-action network time the distributed layer
      supplies (``net_time_s``); absent, 0 (the evaluator adds a note).
 
@@ -843,13 +840,12 @@ def action_demand(
     elif kind in (ActionKind.ELEMENTWISE, ActionKind.REDUCE, ActionKind.SFU):
         flops = action.flops
         if action.scan is not None and hw.scan_carry_latency_s:
-            # a scan's carry chain (plan.ScanCarry): its steps one after another, at least a step's latency
-            # each, and every warp's loads and combines of the chunk totals, its scheduler issuing the warps'
-            # in turn
+            # a scan's carry chain (plan.ScanCarry): every thread loads and combines the chunk totals one
+            # after another, at least a load's latency each, its warps issuing theirs in turn on a scheduler
             scan = action.scan
-            floor = scan.steps * scan.operands * hw.scan_carry_latency_s
-            warps_per_scheduler = plan.resources.threads / hw.warp_size / max(hw.schedulers_per_sm, 1)
             loads = scan.steps * scan.lines * scan.operands
+            floor = loads * hw.scan_carry_latency_s
+            warps_per_scheduler = plan.resources.threads / hw.warp_size / max(hw.schedulers_per_sm, 1)
             carry_issue_s = loads * hw.scan_carry_issue_s * warps_per_scheduler
         if kind is ActionKind.REDUCE and action.warps:
             latency = hw.reduction_latency(action.warps)  # partials meet in shared memory behind a barrier

@@ -439,22 +439,22 @@ def test_the_full_rate_span_is_the_models():
 
 
 def test_scan_carry_fields_by_hand():
-    # one warp a scheduler (4 warps, one block): 64 steps x 1 operand in 1.6 us -> 25 ns a step; 64 steps x 2
-    # operands in 2.56 us -> 20 ns; 128 x 1 in 3.84 us -> 30 ns: median 25 ns. Two warps a scheduler (8 warps
-    # one block, or 4 warps two blocks): 128 steps x 4 lines in 3.2 us -> 3.2 us / (128 x 4 x 2) = 3.125 ns;
-    # four (8 warps two blocks): 128 x 4 x 1 in 6.4 us -> 3.125 ns; 64 x 4 x 2 in 3.6 us -> 3.515625 ns. A
-    # spilling point and one without carry steps are left out
+    # one warp a scheduler (4 warps, one block): 64 steps x 4 lines x 1 operand (256 loads) in 1.6 us -> 6.25
+    # ns a load; 64 x 4 x 2 (512) in 2.56 us -> 5 ns; 128 x 8 x 1 (1024) in 7.68 us -> 7.5 ns: median 6.25
+    # ns. Two warps a scheduler (8 warps one block, or 4 warps two blocks): 128 x 4 x 1 (512) in 3.2 us ->
+    # 6.25 ns a load, 3.125 over the two warps; four (8 warps two blocks): 512 in 6.4 us -> 3.125; 64 x 4 x 2
+    # (512) in 3.6 us at two -> 3.515625. A spilling point and one without carry steps are left out
     def pt(steps, lines, ops, warps, per_sm, us, spills=0):
         return {
             "carry_steps": steps, "carry_lines": lines, "operands": ops, "warps": warps, "per_sm": per_sm,
             "s_per_scan": us * 1e-6, "n_spills": spills, "length": 4 * steps, "dim": 32,
         }  # fmt: skip
 
-    pts = [pt(64, 4, 1, 4, 1, 1.6), pt(64, 4, 2, 4, 1, 2.56), pt(128, 4, 1, 4, 1, 3.84)]
+    pts = [pt(64, 4, 1, 4, 1, 1.6), pt(64, 4, 2, 4, 1, 2.56), pt(128, 8, 1, 4, 1, 7.68)]
     pts += [pt(128, 4, 1, 8, 1, 3.2), pt(128, 4, 1, 8, 2, 6.4), pt(64, 4, 2, 4, 2, 3.6)]
     pts += [pt(128, 4, 2, 4, 1, 99.0, spills=200), pt(0, 0, 1, 4, 1, 1.0)]
     f = analysis.scan_carry_fields(pts)
-    assert f["scan_carry_latency_s"] == pytest.approx(25e-9)
+    assert f["scan_carry_latency_s"] == pytest.approx(6.25e-9)
     assert f["scan_carry_issue_s"] == pytest.approx(3.125e-9)
     assert f["points"] == (3, 3)
     with pytest.raises(ValueError, match="two or more warps"):

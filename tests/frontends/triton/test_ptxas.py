@@ -143,3 +143,23 @@ def test_a_cuobjdump_that_cannot_run_is_a_frontend_error(monkeypatch, tmp_path):
     monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
     with pytest.raises(FrontendError, match="cuobjdump could not run for 'softmax'"):
         ptxas.ptxas_usage(K.softmax, b, hw)
+
+
+def test_auto_leaves_ptxas_out_far_over_the_limit(monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("ptxas was asked")
+
+    # a softmax row of 32,768 elements on one warp holds 1,024 values a thread: an estimate over four times
+    # the 255-register limit, whose cubin compile takes minutes; "auto" keeps the estimate and says why, and
+    # "ptxas" still asks for it
+    monkeypatch.setattr(ptxas, "ptxas_usage", never)
+    x = TensorSpec((100, 32768), "float32")
+    report = tilesight.estimate(K.softmax, (100,), x, x, 32768, 32768, 32768, hw=HW, BLOCK=32768, num_warps=1)
+    assert "ptxas not run" in _register_note(report)
+    assert any(
+        n.startswith("ptxas not run: the estimate") and "over 4 times the 255" in n for n in report.notes
+    )
+    with pytest.raises(AssertionError, match="ptxas was asked"):
+        tilesight.estimate(
+            K.softmax, (100,), x, x, 32768, 32768, 32768, hw=HW, BLOCK=32768, num_warps=1, registers="ptxas"
+        )
