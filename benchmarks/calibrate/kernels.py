@@ -746,3 +746,17 @@ def scan_rounds(
         else:
             _, x = tl.associative_scan((a, x), axis=0, combine_fn=_scan_recurrence_step)
     tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty))
+
+
+@triton.jit
+def scan_loop(x_ptr, y_ptr, seq_len, dim, scans, BLOCK_L: tl.constexpr, BLOCK_D: tl.constexpr):
+    """:func:`scan_rounds` with its ``tl.cumsum`` scans in a loop of ``scans`` trips (one scan's code, run
+    ``scans`` times) instead of unrolled (``scans`` copies of it, one after another)."""
+    b = tl.program_id(0)
+    d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
+    t = tl.arange(0, BLOCK_L)
+    offs = b * seq_len * dim + t[:, None] * dim + d[None, :]
+    x = tl.load(x_ptr + offs).to(tl.float32)
+    for _ in range(scans):
+        x = tl.cumsum(x, axis=0) * 1e-3
+    tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty))

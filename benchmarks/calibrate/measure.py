@@ -1054,6 +1054,39 @@ def scan_rounds() -> dict:
     return {"points": points}
 
 
+# scan_code probe: the same scans unrolled (kernels.scan_rounds) and in a loop (kernels.scan_loop)
+SCAN_CODE_POINTS = ((16, 1024, 2048, 32, 8), (32, 512, 2048, 32, 8))  # (batch, seq_len, dim, BLOCK_D, warps)
+SCAN_CODE_COUNTS = (1, 2, 3, 4)
+
+
+def scan_code() -> dict:
+    """Seconds of bfloat16 sequence tiles cumsummed 1-4 times, the scans unrolled (``kernels.scan_rounds``:
+    that many copies of a scan's straight-line code, 70 KB of SASS each for the 1024-row tile on 8 warps) and
+    in a loop (``kernels.scan_loop``: one copy run that many times), with the cubin's size: whether a
+    kernel's time grows with its code beyond what its instructions take (the SM's instruction cache)."""
+    points = []
+    for (batch, length, dim, block_d, warps), scans in itertools.product(SCAN_CODE_POINTS, SCAN_CODE_COUNTS):
+        x = torch.randn(batch, length, dim, device="cuda", dtype=torch.bfloat16)
+        y = torch.empty_like(x)
+        grid = (batch, dim // block_d)
+        for form in ("unrolled", "loop"):
+            if form == "unrolled":
+                kernel, args = K.scan_rounds, (x, y, length, dim)
+                meta = dict(BLOCK_L=length, BLOCK_D=block_d, SCANS=scans, OPERANDS=1, num_warps=warps)
+            else:
+                kernel, args = K.scan_loop, (x, y, length, dim, scans)
+                meta = dict(BLOCK_L=length, BLOCK_D=block_d, num_warps=warps)
+            point = timed_launch(kernel, grid, args, meta)
+            point.update(batch=batch, length=length, dim=dim, block_d=block_d, warps=warps, scans=scans)
+            point["form"] = form
+            try:
+                point["cubin_bytes"] = len(kernel.warmup(*args, grid=grid, **meta).asm["cubin"])
+            except Exception as e:  # the size is a detail; the timing stands without it
+                point["cubin_error"] = f"{type(e).__name__}: {str(e)[:120]}"
+            points.append(point)
+    return {"points": points}
+
+
 # row_ring probe: the row-striding softmax's pipelined row loop with bodies of known size (kernels.row_ring)
 ROW_RING_BODIES = (0, 1, 2)  # copy, one reduction, softmax
 ROW_RING_WIDTHS = (1024, 4096)

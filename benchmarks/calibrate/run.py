@@ -198,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         ("reduce_throughput", M.reduce_throughput, ()),
         ("scan_chain", M.scan_chain, ()),
         ("scan_rounds", M.scan_rounds, ()),
+        ("scan_code", M.scan_code, ()),
         ("row_ring", M.row_ring, ()),
         ("row_ring_wide", M.row_ring_wide, ()),
         ("chunks", M.chunks, ()),
