@@ -2358,8 +2358,8 @@ def scan_case(
 
 def validation66_cases() -> list[Case]:
     """Prefix scans (stop 53): ``tl.cumsum`` along rows (the warp-shuffle scan) and along sequences, and a
-    linear recurrence through ``tl.associative_scan`` with a tuple combine, over scan lengths of 64-4,096,
-    2-16 warps and the three 16/32-bit float types: layouts that put the scanned axis across lanes, across
+    linear recurrence through ``tl.associative_scan`` with a tuple combine, over scan lengths of 64-16,384,
+    4-16 warps and the three 16/32-bit float types: layouts that put the scanned axis across lanes, across
     warps (the carries chained through shared memory) or within each thread. Predicted before it ran."""
     cases = []
     for (batch, length, block_r, warps), dtype in zip(
