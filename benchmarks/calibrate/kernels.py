@@ -760,3 +760,16 @@ def scan_loop(x_ptr, y_ptr, seq_len, dim, scans, BLOCK_L: tl.constexpr, BLOCK_D:
     for _ in range(scans):
         x = tl.cumsum(x, axis=0) * 1e-3
     tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty))
+
+
+@triton.jit
+def code_size(x_ptr, y_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
+    """``iters`` trips of a loop whose body is ``UNROLL`` unrolled dependent fused multiply-adds on each of a
+    thread's ``BLOCK / threads`` values: the same arithmetic for any split of ``iters x UNROLL``, in a body of
+    ``UNROLL`` x values-a-thread instructions (16 bytes of SASS each). Nothing else touches memory."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    for _ in range(iters):
+        for _ in tl.static_range(UNROLL):
+            x = x * 1.0001 + 0.5
+    tl.store(y_ptr + tl.program_id(0) * BLOCK + offs, x)

@@ -1087,6 +1087,38 @@ def scan_code() -> dict:
     return {"points": points}
 
 
+# code_size probe: one amount of arithmetic in loop bodies of 1-384 KB of SASS (kernels.code_size)
+CODE_SIZE_STEPS = 49152  # unrolled steps a launch runs in all (iters x UNROLL)
+CODE_SIZE_UNROLLS = (256, 1024, 2048, 3072, 4096, 6144)
+CODE_SIZE_WARPS = (4, 8)
+CODE_SIZE_PER_SM = (1, 2)
+
+
+def code_size() -> dict:
+    """Seconds of :func:`kernels.code_size` (4 fp32 values a thread, ``CODE_SIZE_STEPS`` dependent
+    fused-multiply-add steps in all) with ``UNROLL`` steps unrolled in its loop body, on 4 and 8 warps, one
+    and two blocks an SM, with the cubin's size: how a kernel's time grows once its loop body outgrows what
+    the SM keeps of its instructions, against the same arithmetic in a small body."""
+    points = []
+    for unroll, warps, per_sm in itertools.product(CODE_SIZE_UNROLLS, CODE_SIZE_WARPS, CODE_SIZE_PER_SM):
+        block = 4 * 32 * warps
+        grid = (n_sm() * per_sm,)
+        x = torch.rand(block, device="cuda")
+        y = torch.empty(grid[0] * block, device="cuda")
+        iters = CODE_SIZE_STEPS // unroll
+        meta = dict(BLOCK=block, UNROLL=unroll, num_warps=warps)
+        point = timed_launch(K.code_size, grid, (x, y, iters), meta)
+        point.update(unroll=unroll, warps=warps, per_sm=per_sm, iters=iters, values_per_thread=4)
+        try:
+            point["cubin_bytes"] = len(K.code_size.warmup(x, y, iters, grid=grid, **meta).asm["cubin"])
+        except Exception as e:  # the size is a detail; the timing stands without it
+            point["cubin_error"] = f"{type(e).__name__}: {str(e)[:120]}"
+        if "s" in point:
+            point["s_per_step"] = point["s"] / (iters * unroll)
+        points.append(point)
+    return {"points": points}
+
+
 # row_ring probe: the row-striding softmax's pipelined row loop with bodies of known size (kernels.row_ring)
 ROW_RING_BODIES = (0, 1, 2)  # copy, one reduction, softmax
 ROW_RING_WIDTHS = (1024, 4096)

@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         ("scan_chain", M.scan_chain, ()),
         ("scan_rounds", M.scan_rounds, ()),
         ("scan_code", M.scan_code, ()),
+        ("code_size", M.code_size, ()),
         ("row_ring", M.row_ring, ()),
         ("row_ring_wide", M.row_ring_wide, ()),
         ("chunks", M.chunks, ()),
