@@ -119,38 +119,24 @@ def _coin(rng: random.Random) -> bool:
 _SIZES_1D = [1, 1000, 1 << 20, 1 << 26]
 
 
-def _scan_draw(rng: random.Random) -> tuple[int, int, int, int, str, int]:
-    """A scan launch's (batch, length, dim, block, dtype, warps): lengths of 1-4096 (a whole line a program,
-    so its power-of-two block), 1-256 lines a program within 32768 elements a tile (as a real kernel keeps
-    its tile in registers), 1-16 warps."""
+def _scan_draw(rng: random.Random) -> tuple[int, int, int, int, int, str, int]:
+    """A scan launch's (batch, length, line block, dim, lines, dtype, warps): lengths of 1-4096, a whole
+    line a program (its power-of-two block), 1-256 lines a program within 32768 elements a tile (as a real
+    kernel keeps its tile in registers), 1-16 warps."""
     length = rng.choice([1, 7, 64, 100, 512, 1024, 4096])
-    pow2 = 1 << max(length - 1, 0).bit_length()
-    block = rng.choice([b for b in (1, 4, 16, 32, 64, 256) if b * pow2 <= 32768])
+    line_block = 1 << max(length - 1, 0).bit_length()
+    lines = rng.choice([b for b in (1, 4, 16, 32, 64, 256) if b * line_block <= 32768])
     dtype = rng.choice(["float16", "bfloat16", "float32"])
-    return (
-        rng.choice([1, 3, 64]),
-        length,
-        rng.choice([1, 30, 512, 2048]),
-        block,
-        dtype,
-        rng.choice([1, 2, 4, 8, 16]),
-    )
+    batch, dim, warps = rng.choice([1, 3, 64]), rng.choice([1, 30, 512, 2048]), rng.choice([1, 2, 4, 8, 16])
+    return batch, length, line_block, dim, lines, dtype, warps
 
 
-def _fuzz_scan_case(kind: str, draw: tuple[int, int, int, int, str, int]):
+def _fuzz_scan_case(kind: str, draw: tuple[int, int, int, int, int, str, int]):
     import sweep_cases as S
 
-    batch, length, dim, block, dtype, warps = draw
-    pow2 = 1 << max(length - 1, 0).bit_length()
-    return S.scan_case(
-        kind,
-        batch,
-        length,
-        dim,
-        (block if kind == "rows" else pow2, pow2 if kind == "rows" else block),
-        dtype,
-        warps,
-    )
+    batch, length, line_block, dim, lines, dtype, warps = draw
+    block = (lines, line_block) if kind == "rows" else (line_block, lines)
+    return S.scan_case(kind, batch, length, dim, block, dtype, warps)
 
 
 # The other Triton kinds: the case builder of sweep_cases and what each of its arguments is drawn from, in

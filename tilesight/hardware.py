@@ -291,11 +291,11 @@ class HardwareProfile:
     # steps, each with the op combining its result): what a warp-wide shuffle tree's chain takes, a step
     # being log2(warp_size)-th of it; 0 = not given (a shuffle step then costs nothing in a serial chain)
     warp_reduction_latency_s: float = 0.0
-    # A prefix scan whose axis spans several warps (plan.ScanCarry: every warp reads the axis's chunk totals
-    # from shared memory one after another, combining each into its carry; the scan_chain probe): a step's
-    # dependent latency per operand it combines, and the issue time a step of one warp holds its scheduler
-    # for per operand (the blocks' warps on a scheduler take their steps in turn); 0 = not given (a scan then
-    # costs its element-wise work alone)
+    # A prefix scan whose axis spans several warps (plan.ScanCarry: every thread loads the axis's chunk totals
+    # from shared memory one after another, for each scan line and operand, combining each into its carry;
+    # the scan_chain probe): a load's dependent latency, and the issue time a load of one warp holds its
+    # scheduler for (the blocks' warps on a scheduler take theirs in turn); 0 = not given (a scan then costs
+    # its element-wise work alone)
     scan_carry_latency_s: float = 0.0
     scan_carry_issue_s: float = 0.0
     # What a software-pipelined persistent row loop's iteration adds to its row's serial time beyond the row's

@@ -412,6 +412,11 @@ class ScanCarry:
     lines: int = 1
     operands: int = 1
 
+    @property
+    def loads(self) -> int:
+        """Chunk totals a thread loads and combines one after another: ``steps x lines x operands``."""
+        return self.steps * self.lines * self.operands
+
     def __post_init__(self) -> None:
         _positive_int("scan.steps", self.steps)
         _positive_int("scan.lines", self.lines)

@@ -163,9 +163,7 @@ def reference(rec: dict, args: list[Any]) -> tuple[torch.Tensor, torch.Tensor]:
         # the dequantised row against the input: within half a unit of the row's scale
         x, q, scale = args[0].float(), args[1], args[2]
         return q.float() * scale[:, None], x
-    if op == "scan_rows":
-        return args[1], torch.cumsum(args[0].float(), dim=1)
-    if op == "scan_seq":
+    if op in ("scan_rows", "scan_seq"):  # along dim 1: a row's columns, a [batch, length, dim] sequence
         return args[1], torch.cumsum(args[0].float(), dim=1)
     if op == "scan_recurrence":
         # h_t = a_t h_{t-1} + x_t along dim 1 of [batch, length, dim], on the slice spot_check compares

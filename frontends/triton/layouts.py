@@ -519,9 +519,6 @@ def reduce_warps(ttgir: str) -> Mapping[str, int]:
     return MappingProxyType(out)
 
 
-_SCAN_OPERAND = re.compile(r"tensor<([\dx]+)x\w+, (#[\w]+)>")
-
-
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def scan_carries(ttgir: str) -> Mapping[str, tuple[int, int, int]]:
     """Source location -> ``(steps, lines, operands)`` of the ``tt.scan`` there whose carries Triton chains
@@ -537,13 +534,10 @@ def scan_carries(ttgir: str) -> Mapping[str, tuple[int, int, int]]:
     for op in walk_ops(parse_module(ttgir).body):
         if op.name != "tt.scan" or op.loc is None:
             continue
-        axis = op_axis(op.text)
-        operands = _SCAN_OPERAND.findall(op.rtype or "")
-        if axis is None or not operands:
+        axis, layout, typed = op_axis(op.text), _REDUCE_OPERAND.search(op.text), tensor_type(op.rtype or "")
+        if axis is None or layout is None or typed is None:
             continue
-        dims, alias = operands[0]
-        fields = blocked.get(alias)
-        shape = [int(x) for x in dims.split("x")]
+        fields, shape = blocked.get(layout.group(1)), typed[0]
         if fields is None or not {"sizePerThread", "threadsPerWarp", "warpsPerCTA"} <= fields.keys():
             continue
         spt, tpw, wpc = (fields[f] for f in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
@@ -554,7 +548,7 @@ def scan_carries(ttgir: str) -> Mapping[str, tuple[int, int, int]]:
             max(1, n // (t * w)) for d, (n, t, w) in enumerate(zip(shape, tpw, wpc, strict=True)) if d != axis
         )
         if wpc[axis] > 1 and tpw[axis] < math.prod(tpw) and steps > 1:
-            pairs.append((op, (steps, lines, len(operands))))
+            pairs.append((op, (steps, lines, len(op.operands))))
     return _by_location(pairs, max)
 
 

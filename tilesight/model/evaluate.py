@@ -1008,10 +1008,9 @@ def _notes(plan, traffic, demands, limits, main, tail, merge_s: float) -> tuple[
             )
         if isinstance(act, TileAction) and act.scan is not None and d is not None and d.floor_s > 0:
             sc = act.scan
-            loads = sc.steps * sc.lines * sc.operands
             notes.append(
-                f"{act.name}: a scan whose carries cross warps: each thread loads and combines {loads} chunk "
-                f"totals one after another ({sc.steps} along the axis x {sc.lines} scan lines x "
+                f"{act.name}: a scan whose carries cross warps: each thread loads and combines {sc.loads} "
+                f"chunk totals one after another ({sc.steps} along the axis x {sc.lines} scan lines x "
                 f"{sc.operands} operand{'' if sc.operands == 1 else 's'}): at least {d.floor_s * 1e6:.3g} us "
                 f"per occurrence, against {d.busy_s[CUDA] * 1e6:.3g} us of CUDA-core issue with one block "
                 "an SM"

@@ -842,11 +842,9 @@ def action_demand(
         if action.scan is not None and hw.scan_carry_latency_s:
             # a scan's carry chain (plan.ScanCarry): every thread loads and combines the chunk totals one
             # after another, at least a load's latency each, its warps issuing theirs in turn on a scheduler
-            scan = action.scan
-            loads = scan.steps * scan.lines * scan.operands
-            floor = loads * hw.scan_carry_latency_s
+            floor = action.scan.loads * hw.scan_carry_latency_s
             warps_per_scheduler = plan.resources.threads / hw.warp_size / max(hw.schedulers_per_sm, 1)
-            carry_issue_s = loads * hw.scan_carry_issue_s * warps_per_scheduler
+            carry_issue_s = action.scan.loads * hw.scan_carry_issue_s * warps_per_scheduler
         if kind is ActionKind.REDUCE and action.warps:
             latency = hw.reduction_latency(action.warps)  # partials meet in shared memory behind a barrier
             if action.outputs == 1:
