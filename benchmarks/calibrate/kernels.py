@@ -353,6 +353,39 @@ def overlap_dot(
 
 
 @triton.jit
+def tile_loop(
+    a_ptr, b_ptr, out_ptr, K, N, iters, share,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, DOTS: tl.constexpr, LOAD: tl.constexpr,
+):  # fmt: skip
+    """A GEMM tile's main loop on its own: every K step loads a [BM, BK] tile of the program's A row panel and
+    a [BK, BN] tile of its B column panel (``share`` consecutive programs read the same panels, at the same
+    steps) and runs ``DOTS`` dots on them, so the tensor-core work per loaded byte is the GEMM tile's (or
+    ``DOTS`` times it) with the L2 traffic either private or read by several SMs at once. The panels are
+    ``K`` wide and re-read every ``K / BK`` steps (L2-resident). ``LOAD=False`` runs the same dots on the
+    first tiles (the tensor-core time alone)."""
+    panel = tl.program_id(0) // share
+    offs_m = panel * BM + tl.arange(0, BM)
+    offs_n = panel * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_first = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :])
+    b_first = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    k_blocks = K // BK
+    for it in range(0, iters):
+        if LOAD:
+            k0 = (it % k_blocks) * BK
+            a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
+            b = tl.load(b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :])
+        else:
+            a = a_first
+            b = b_first
+        for _ in tl.static_range(DOTS):
+            acc = tl.dot(a, b, acc)
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    tl.store(out_ptr + rows[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+
+
+@triton.jit
 def narrow_tiles(src_ptr, out_ptr, stride, n_rows, reps, R: tl.constexpr, C: tl.constexpr):
     """A GEMM operand's loop loads on their own: each program walks its own ``C``-column panel of an
     L2-resident fp16 matrix ``R`` rows at a time (wrapping at ``n_rows``) and sums the tiles. With a row

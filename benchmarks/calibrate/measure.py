@@ -338,6 +338,45 @@ def overlap_alone() -> dict:
     return {"points": points}
 
 
+# A 128 x 128 GEMM tile's loop (both operands loaded every step, as kernels/triton/gemm.py does) with private
+# lines and with lines 2-8 SMs read at the same steps, at block_K 32 and 64, 4 and 8 warps, one and two
+# programs an SM, and twice the tensor-core work a loaded byte: how the L2 time the coalescer's merges save
+# and the tensor cores' time combine (the model takes the larger of the tensor cores' and the merged L2's).
+TILE_LOOP_BM, TILE_LOOP_BN, TILE_LOOP_K, TILE_LOOP_ITERS = 128, 128, 128, 512
+TILE_LOOP_BKS = (32, 64)
+TILE_LOOP_WARPS = (4, 8)
+TILE_LOOP_PER_SM = (1, 2)
+TILE_LOOP_SHARES = (1, 2, 4, 8)
+TILE_LOOP_DOTS = (1, 2)
+
+
+def tile_loop() -> dict:
+    """Seconds of :func:`kernels.tile_loop` by block_K, warps, programs per SM, sharing and dots a step, with
+    loads and without; stages 4 at block_K 32 or one program an SM, else 3 (two 96 KB blocks an SM)."""
+    bm, bn, k, iters = TILE_LOOP_BM, TILE_LOOP_BN, TILE_LOOP_K, TILE_LOOP_ITERS
+    points = []
+    for per_sm in TILE_LOOP_PER_SM:
+        programs = n_sm() * per_sm
+        a = torch.randn(programs * bm, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, programs * bn, device="cuda", dtype=torch.float16)
+        out = torch.empty(programs * bm, bn, device="cuda", dtype=torch.float32)
+        for bk in TILE_LOOP_BKS:
+            stages = 4 if bk == 32 or per_sm == 1 else 3
+            for warps in TILE_LOOP_WARPS:
+                for dots in TILE_LOOP_DOTS:
+                    for share, load in [(s, True) for s in TILE_LOOP_SHARES] + [(1, False)]:
+                        meta = dict(BM=bm, BN=bn, BK=bk, DOTS=dots, LOAD=load, num_warps=warps, num_stages=stages)
+                        r = timed_launch(K.tile_loop, (programs,), (a, b, out, k, programs * bn, iters, share), meta)
+                        moved = programs * iters * (bm + bn) * bk * 2 if load else 0
+                        point = {"BM": bm, "BN": bn, "BK": bk, "warps": warps, "stages": stages,
+                                 "programs_per_sm": per_sm, "share": share, "dots": dots, "load": load,
+                                 "K": k, "iters": iters, "bytes": moved,
+                                 "flops": 2 * programs * iters * dots * bm * bn * bk, **r}  # fmt: skip
+                        points.append(point)
+        del a, b, out
+    return {"points": points}
+
+
 # Element-wide tile loads in a loop (an unaligned GEMM operand's pattern), from an L2-resident fp16 matrix
 # with an odd row stride: warp instructions per second per SM by tile shape, warps and programs per SM. Each
 # SM's programs walk NARROW_TILE_SM_BYTES of panels: more than its L1 holds, and all SMs' within the L2.

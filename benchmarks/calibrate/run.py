@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_lag", M.l2_lag, ()),
         ("overlap", M.overlap, ()),
         ("overlap_alone", M.overlap_alone, ()),
+        ("tile_loop", M.tile_loop, ()),
         ("narrow_tiles", M.narrow_tiles, ()),
         ("blocks", M.blocks, ()),
         ("narrow", M.narrow, ()),
