@@ -360,19 +360,18 @@ def tile_loop() -> dict:
         a = torch.randn(programs * bm, k, device="cuda", dtype=torch.float16)
         b = torch.randn(k, programs * bn, device="cuda", dtype=torch.float16)
         out = torch.empty(programs * bm, bn, device="cuda", dtype=torch.float32)
-        for bk in TILE_LOOP_BKS:
+        runs = [(s, True) for s in TILE_LOOP_SHARES] + [(1, False)]
+        settings = itertools.product(TILE_LOOP_BKS, TILE_LOOP_WARPS, TILE_LOOP_DOTS, runs)
+        for bk, warps, dots, (share, load) in settings:
             stages = 4 if bk == 32 or per_sm == 1 else 3
-            for warps in TILE_LOOP_WARPS:
-                for dots in TILE_LOOP_DOTS:
-                    for share, load in [(s, True) for s in TILE_LOOP_SHARES] + [(1, False)]:
-                        meta = dict(BM=bm, BN=bn, BK=bk, DOTS=dots, LOAD=load, num_warps=warps, num_stages=stages)
-                        r = timed_launch(K.tile_loop, (programs,), (a, b, out, k, programs * bn, iters, share), meta)
-                        moved = programs * iters * (bm + bn) * bk * 2 if load else 0
-                        point = {"BM": bm, "BN": bn, "BK": bk, "warps": warps, "stages": stages,
-                                 "programs_per_sm": per_sm, "share": share, "dots": dots, "load": load,
-                                 "K": k, "iters": iters, "bytes": moved,
-                                 "flops": 2 * programs * iters * dots * bm * bn * bk, **r}  # fmt: skip
-                        points.append(point)
+            meta = dict(BM=bm, BN=bn, BK=bk, DOTS=dots, LOAD=load, num_warps=warps, num_stages=stages)
+            r = timed_launch(K.tile_loop, (programs,), (a, b, out, k, programs * bn, iters, share), meta)
+            moved = programs * iters * (bm + bn) * bk * 2 if load else 0
+            point = {"BM": bm, "BN": bn, "BK": bk, "warps": warps, "stages": stages,
+                     "programs_per_sm": per_sm, "share": share, "dots": dots, "load": load,
+                     "K": k, "iters": iters, "bytes": moved,
+                     "flops": 2 * programs * iters * dots * bm * bn * bk, **r}  # fmt: skip
+            points.append(point)
         del a, b, out
     return {"points": points}
 
