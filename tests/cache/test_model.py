@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -246,6 +247,13 @@ def test_replicas_shrink_the_capacity_left_for_distinct_lines():
     assert model_mod._replica_share(streams, part, 2) == pytest.approx(1.5 / 1.75)
     assert model_mod._replica_share(streams, part * 0, 1) == pytest.approx(1.0)  # one L2: one copy
     assert model_mod._replica_share(streams, part * 0, 2) == pytest.approx(1.0)  # all reads on one side
+    # a persistent grid counts the readers round by round (rounds: one per launch index): B's columns, read
+    # from one partition in each round, are held once there plus at home, 1.5 copies like A's rows -> the
+    # calibrated capacity
+    assert model_mod._replica_share(streams, part, 2, np.array([0, 0, 1, 1])) == pytest.approx(1.0)
+    # rounds that read each column from both partitions keep both copies: A's four (round, row) blocks at
+    # 1.5 copies, B's two (round, column) blocks at 2 -> 1.5 / (10 / 6)
+    assert model_mod._replica_share(streams, part, 2, np.array([0, 1, 0, 1])) == pytest.approx(0.9)
 
 
 def test_execution_skew_lengthens_reuse_distances():
