@@ -706,13 +706,13 @@ def _replica_share(
     sectors and 132 on 74%, where the whole-launch count gives them 62 and 67%; round by round, 85 and 70%.)
     """
     ref = 2.0 - 1.0 / partitions
+    nrounds = 1 if rounds is None or rounds.size == 0 else int(rounds.max()) + 1
     num = den = 0.0
     for s in streams:
         if s.write or s.block_bytes <= 0 or s.keys.size == 0:
             continue
         key = s.keys if rounds is None else rounds * s.nkeys + s.keys  # a key per round with rounds
-        bins = s.nkeys if rounds is None else s.nkeys * (int(rounds.max()) + 1)
-        k = _distinct_per_bin(key * partitions + part, partitions, bins)  # partitions reading each key
+        k = _distinct_per_bin(key * partitions + part, partitions, s.nkeys * nrounds)  # partitions per key
         k = k[k > 0]
         weight = s.block_bytes * s.slots.size
         num += weight * float((k + (partitions - k) / partitions).sum())
