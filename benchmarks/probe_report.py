@@ -20,6 +20,9 @@
     python benchmarks/probe_report.py row_rates  # stop 49's narrow_width / narrow_private rates by lane
     python benchmarks/probe_report.py row_ring   # calibration_row_ring{,_wide}.json: pipelined row loops,
                                                  # the profile's row_loop_step_s and row_element_step_s
+    python benchmarks/probe_report.py tile_loop  # calibration_tile_loop.json: a GEMM tile's loop against
+                                                 # max(tensor cores, L2), shared lines against private
+    python benchmarks/probe_report.py balance    # pooled GEMMs by block_K, residency and TC / L2 balance
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -508,6 +511,63 @@ def _bottlenecks(args: argparse.Namespace) -> None:
               f"{statistics.median(v):.3f}, MAPE {mape:.1f}%")  # fmt: skip
 
 
+def _tile_loop(_: argparse.Namespace) -> None:
+    """The ``tile_loop`` probe against the model's two terms: the tensor cores at the profile's float16
+    warpgroup rate (``t``) and L2 at its read bandwidth with private lines (``u``). Per block_K, warps,
+    programs an SM and dots a step: measured / max(t, u) with private lines, the shared-line times over the
+    private one (2, 4, 8 SMs reading each line), and the dots alone over ``t``."""
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    rate = hw.tc_rate("float16", "wgmma") * SM_COUNT / hw.sm_count
+    points = json.loads((DATA / "calibration_tile_loop.json").read_text())["measurements"]["tile_loop"][
+        "points"
+    ]
+    groups = collections.defaultdict(dict)
+    for p in points:
+        key = (p["BK"], p["warps"], p["programs_per_sm"], p["dots"])
+        groups[key][p["share"] if p["load"] else 0] = p
+    for (bk, warps, per_sm, dots), by_share in sorted(groups.items()):
+        private = by_share[1]
+        t, u = private["flops"] / rate, private["bytes"] / hw.l2_bw_bytes_per_s
+        shared = ", ".join(f"{s}: {by_share[s]['s'] / private['s']:.2f}" for s in sorted(by_share) if s > 1)
+        print(f"block_K {bk:3d}, {warps} warps, {per_sm} program(s) an SM, {dots} dot(s) a step: t / u "
+              f"{t / u:.2f}, private {private['s'] / max(t, u):.2f} x max(t, u), shared / private "
+              f"({shared}), dots alone {by_share[0]['s'] / t:.2f} x t")  # fmt: skip
+
+
+BALANCED = 0.85  # 'balance': tensor-core and L2 busy times within 15% of each other
+
+
+def _balance(args: argparse.Namespace) -> None:
+    """Every non-spilling GEMM launch of the pooled Triton data (benchmarks/data and its validation sets,
+    less :data:`POOL_EXCLUDED`), grouped by block_K (32 or less, 64 or more), blocks resident an SM (1, 2,
+    3+) and whether the installed model's tensor-core and L2 busy times are within 15% of each other: how
+    many and the median measured / predicted of each group (README Known gaps, stop 54)."""
+    import accuracy
+
+    import tilesight
+
+    groups = collections.defaultdict(list)
+    for record, where in _pooled_records(Path(args.data), "gemm/"):
+        if record.get("n_spills"):
+            continue
+        launch = accuracy.rebuild(record, where)
+        report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
+        busy = {str(k): v for k, v in report.busy_s.items()}
+        tc, l2 = busy.get("tc", 0.0), busy.get("l2", 0.0)
+        if tc <= 0.0 or l2 <= 0.0:
+            continue
+        wide = record["constexprs"]["BLOCK_K"] >= 64
+        resident = min(report.occupancy.resident_blocks, 3)
+        balanced = min(tc, l2) / max(tc, l2) > BALANCED
+        groups[(wide, resident, balanced)].append(record["measured_us"]["p50"] / (report.latency_s * 1e6))
+    for (wide, resident, balanced), v in sorted(groups.items()):
+        blocks = f"{resident}{'+' if resident == 3 else ''} block(s) an SM"
+        label = f"block_K {'>= 64' if wide else '<= 32'}, {blocks}, {'' if balanced else 'not '}balanced"
+        print(f"{label:>48}: {len(v):4d} launches, median measured / predicted {statistics.median(v):.3f}")
+
+
 SMEM_TRANSFORM_RUNS = ("calibration_smem_transform.json", "calibration_smem_transform_cast.json")
 
 
@@ -728,6 +788,8 @@ def main(argv: list[str] | None = None) -> int:
             "row_rates",
             "row_ring",
             "unaligned",
+            "tile_loop",
+            "balance",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -754,6 +816,8 @@ def main(argv: list[str] | None = None) -> int:
         "row_rates": _row_rates,
         "row_ring": _row_ring,
         "unaligned": _unaligned,
+        "tile_loop": _tile_loop,
+        "balance": _balance,
     }[args.what](args)
     return 0
 

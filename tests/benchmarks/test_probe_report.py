@@ -97,3 +97,14 @@ def test_overlap_model_rows_are_measured_over_predicted(report):
     rows = report.overlap_model_rows(points, lambda p: (2e-4 * p["programs_per_sm"], "TC-bound"))
     assert [(r["BN"], r["ratio"]) for r in rows] == [(64, pytest.approx(1.5)), (128, pytest.approx(1.25))]
     assert rows[1]["reason"] == "TC-bound"
+
+
+def test_tile_loop_against_the_models_two_terms(report, capsys):
+    # one dot a step of a 128 x 128 x 64 tile: t = 2 x 128 x 128 x 64 FLOP at 656.28 TFLOP/s, u = (128 + 128)
+    # x 64 x 2 bytes at 8.3355 TB/s, the same for every program and step: t / u = 3.1955 / 3.9312 = 0.81.
+    # The committed one-program-an-SM, 4-warp point takes 266.2 us against u = 132 x 512 x 32768 B / 8.3355
+    # TB/s = 265.7 us: 1.00 x max(t, u)
+    report.main(["tile_loop"])
+    lines = capsys.readouterr().out.splitlines()
+    line = next(x for x in lines if x.startswith("block_K  64, 4 warps, 1 program(s) an SM, 1 dot(s)"))
+    assert "t / u 0.81, private 1.00 x max(t, u)" in line
