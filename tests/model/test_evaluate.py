@@ -431,6 +431,10 @@ def test_blocks_left_alone_on_an_sm_run_at_their_own_latency():
     # a lone block is never faster than its latency nor slower than at full residency: with a latency
     # above 2 s it runs at the shared pace, and the schedule is the slots' again (2 x (1 + 3) = 8)
     assert _shared_makespan(np.array([1.0, 1.0, 1.0, 3.0]), 1, 2, 1.0, 5.0) == pytest.approx(8.0)
+    # two SMs of two slots, six equal blocks (pace 1 s, lone latency 1.5 s): each SM's two blocks end
+    # together at 2 x 1 = 2; the last two go one to each SM and run alone, ending at 2 + 1.5 = 3.5 (both to
+    # the first SM would share it and end at 2 + 2 = 4)
+    assert _shared_makespan(np.ones(6), 2, 2, 1.0, 1.5) == pytest.approx(3.5)
     # one slot an SM: the greedy list schedule itself
     w = np.array([3.0, 1.0, 1.0, 1.0, 2.0, 5.0, 1.0])
     assert _shared_makespan(w, 2, 1, 1.0, 9.0) == _makespan(w, 2)
