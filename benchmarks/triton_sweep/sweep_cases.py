@@ -2356,6 +2356,27 @@ def scan_case(
     )
 
 
+def validation67_cases() -> list[Case]:
+    """Causal attention at shapes no set timed (stop 55), blind for the turn in the unequal blocks' schedule
+    (``tilesight/model/evaluate.py``: ``_shared_makespan``, SMs that free slots at the same moment take the
+    waiting blocks one an SM in turn): the staged kernel on configs that keep two or more blocks an SM (its
+    causal grids are the ones the rule moves most), the one-loop and descriptor kernels beside it, and
+    non-causal controls the rule does not move."""
+    cases = []
+    for batch, heads, n_ctx, head_dim in ((3, 20, 3840, 64), (7, 16, 1536, 64), (2, 40, 2304, 128)):
+        shape = (batch, heads, n_ctx, head_dim)
+        for cfg in ((64, 32, 4, 3), (64, 64, 4, 3), (128, 32, 4, 3), (128, 64, 4, 3)):
+            cases.append(attention_case(*shape, True, cfg, staged=True))
+        cases += [
+            attention_case(*shape, True, (64, 64, 4, 3)),
+            attention_case(*shape, True, (128, 64, 4, 3)),
+            attention_case(*shape, True, (64, 64, 4, 3), tma=True),
+            attention_case(*shape, False, (64, 32, 4, 3), staged=True),
+            attention_case(*shape, False, (128, 64, 4, 3)),
+        ]
+    return _all_held_out(cases, "validation67")
+
+
 def validation66_cases() -> list[Case]:
     """Prefix scans (stop 53): ``tl.cumsum`` along rows (the warp-shuffle scan) and along sequences, and a
     linear recurrence through ``tl.associative_scan`` with a tuple combine, over scan lengths of 64-16,384,
