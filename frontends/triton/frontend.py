@@ -71,7 +71,7 @@ class TritonFrontend:
         from .binding import bind, resolve_grid
         from .blockptr import compatible
         from .compile import compile_ir
-        from .ptxas import ptxas_usage, resolve_mode
+        from .ptxas import compile_budget_s, ptxas_usage, resolve_mode
 
         if not args:
             raise TypeError(
@@ -87,6 +87,8 @@ class TritonFrontend:
         mode = resolve_mode(None if "registers" in names else kwargs.get("registers"))
         if "registers" not in names:
             kwargs = {k: v for k, v in kwargs.items() if k != "registers"}
+        # "auto" bounds the compile it asks for; "ptxas" waits for it
+        budget = compile_budget_s() if mode == "auto" else None
         for cfg in configs or [{}]:
             # a kernel parameter named like a launch option (the fused-softmax tutorial's ``num_stages``) is
             # the parameter; the launch option keeps Triton's default then, as when Triton launches it
@@ -108,7 +110,7 @@ class TritonFrontend:
                 regs_per_thread_max=hw.regs_per_thread_max,
                 regs_per_sm=hw.regs_per_sm,
                 registers=mode,
-                ptxas=functools.partial(ptxas_usage, jit_fn, binding, hw),
+                ptxas=functools.partial(ptxas_usage, jit_fn, binding, hw, budget),
                 hw=hw,
             )
             yield dataclasses.replace(plan, notes=(*plan.notes, rewrite_note)) if rewrite_note else plan

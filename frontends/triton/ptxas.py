@@ -44,6 +44,12 @@ AUTO_BAND = 0.75
 # this 2-core CPU, where the frontend reads its TTGIR in 0.1 s. Beyond it the estimate's spill frame stands,
 # and the report says why.
 AUTO_CEILING = 4
+# ... and how long it lets the compile run (LLVM and ptxas, seconds) before it keeps the estimate instead: the
+# estimate's band does not bound the compile time. A bf16 softmax row of 16,384 elements on one warp (an
+# estimate of about twice the limit) was still in LLVM after 20 minutes on this 2-core CPU, where most band
+# configs take 0.5-25 s. ``$TILESIGHT_PTXAS_BUDGET_S`` sets another budget; "ptxas" mode has none.
+AUTO_COMPILE_BUDGET_S = 90.0
+BUDGET_ENV = "TILESIGHT_PTXAS_BUDGET_S"
 MODES = ("auto", "estimate", "ptxas")
 # The environment variable that sets the default mode (``registers=`` on a call wins).
 MODE_ENV = "TILESIGHT_REGISTERS"
@@ -93,13 +99,23 @@ def _cuobjdump() -> str:
     return str(path)
 
 
-def ptxas_usage(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> PtxasUsage:
-    """Compile ``jit_fn`` as ``binding`` specialises it to a cubin for ``hw`` (no GPU) and read what ptxas
-    gave it. Cached by the specialisation; raises :class:`FrontendError` naming the kernel when the
-    compile fails."""
-    cached = _CACHE.lookup(binding.key)
-    if cached is not None:
-        return cached
+def compile_budget_s() -> float:
+    """The "auto" mode's compile budget: ``$TILESIGHT_PTXAS_BUDGET_S`` (a positive number of seconds), else
+    :data:`AUTO_COMPILE_BUDGET_S`."""
+    raw = os.environ.get(BUDGET_ENV)
+    if raw is None or raw == "":
+        return AUTO_COMPILE_BUDGET_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"${BUDGET_ENV}={raw!r}: a positive number of seconds")
+    return value
+
+
+def _compile_cubin(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> tuple[bytes, str]:
+    """``jit_fn`` compiled as ``binding`` specialises it, for ``hw``: its cubin and kernel name."""
     import triton
     from triton.compiler.compiler import ASTSource
 
@@ -108,14 +124,94 @@ def ptxas_usage(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> PtxasUsag
     src = ASTSource(jit_fn, binding.signature, binding.constexprs, binding.attrs)
     try:
         kernel = triton.compile(src, target=target_of(hw), options=dict(binding.options.__dict__))
-        cubin = kernel.asm["cubin"]
-        name = kernel.metadata.name
+        return kernel.asm["cubin"], kernel.metadata.name
     except Exception as e:  # ptxas or LLVM failing is Triton's error, reported as this kernel's
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         raise FrontendError(
             f"kernel {binding.fn_name!r}: compiling to a cubin for ptxas's register count failed: "
             f"{type(e).__name__}: {first[:200]}"
         ) from e
+
+
+def _compile_cubin_within(
+    jit_fn: Any, binding: Binding, hw: HardwareProfile, budget_s: float
+) -> tuple[bytes, str]:
+    """:func:`_compile_cubin` in a forked child that gets ``budget_s`` seconds: a compile that runs longer
+    (or dies) is stopped and raised as a :class:`FrontendError`, so the caller keeps its estimate. Where the
+    platform cannot fork, the compile runs here, unbounded."""
+    import multiprocessing
+    import sys
+    import warnings
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return _compile_cubin(jit_fn, binding, hw)
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+
+    def child() -> None:
+        try:
+            send.send(("ok", *_compile_cubin(jit_fn, binding, hw)))
+        except FrontendError as e:
+            send.send(("error", str(e)))
+        except BaseException as e:  # anything else the compile raises, named as the kernel's
+            send.send(
+                ("error", f"kernel {binding.fn_name!r}: compiling to a cubin failed: {type(e).__name__}")
+            )
+
+    for stream in (sys.stdout, sys.stderr):  # the child must not print the parent's buffered output again
+        stream.flush()
+    with warnings.catch_warnings():  # Python 3.12+ warns of forking a process that holds threads
+        warnings.simplefilter("ignore", DeprecationWarning)
+        proc = ctx.Process(target=child, name="tilesight-ptxas")
+        proc.start()
+    send.close()
+    try:
+        result = receive.recv() if receive.poll(budget_s) else None
+    except EOFError:  # the child ended without an answer (killed, or crashed inside LLVM or ptxas)
+        result = ("died",)
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        receive.close()
+    if result is None:
+        raise FrontendError(
+            f"kernel {binding.fn_name!r}: compiling to a cubin for ptxas's register count took more than "
+            f"{budget_s:g} s (${BUDGET_ENV} sets the budget; registers='ptxas' waits for it)"
+        )
+    if result[0] == "died":
+        raise FrontendError(
+            f"kernel {binding.fn_name!r}: the compile to a cubin ended without a result (exit code "
+            f"{proc.exitcode})"
+        )
+    if result[0] == "error":
+        raise FrontendError(result[1])
+    return result[1], result[2]
+
+
+def ptxas_usage(
+    jit_fn: Any, binding: Binding, hw: HardwareProfile, budget_s: float | None = None
+) -> PtxasUsage:
+    """Compile ``jit_fn`` as ``binding`` specialises it to a cubin for ``hw`` (no GPU) and read what ptxas
+    gave it. Cached by the specialisation; raises :class:`FrontendError` naming the kernel when the
+    compile fails, or, with ``budget_s``, when it runs longer than that (remembered: the next call with a
+    budget for the same specialisation raises at once; one without a budget compiles)."""
+    cached = _CACHE.lookup(binding.key)
+    if isinstance(cached, FrontendError):  # a compile over the budget: raised again within a budget
+        if budget_s is not None:
+            raise cached
+        cached = None
+    if cached is not None:
+        return cached
+    if budget_s is None:
+        cubin, name = _compile_cubin(jit_fn, binding, hw)
+    else:
+        try:
+            cubin, name = _compile_cubin_within(jit_fn, binding, hw, budget_s)
+        except FrontendError as e:
+            if "took more than" in str(e):
+                _CACHE.keep(binding.key, e)
+            raise
     with tempfile.TemporaryDirectory(prefix="tilesight-ptxas-") as tmp:
         path = os.path.join(tmp, "kernel.cubin")
         with open(path, "wb") as f:

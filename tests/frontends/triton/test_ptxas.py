@@ -163,3 +163,85 @@ def test_auto_leaves_ptxas_out_far_over_the_limit(monkeypatch):
         tilesight.estimate(
             K.softmax, (100,), x, x, 32768, 32768, 32768, hw=HW, BLOCK=32768, num_warps=1, registers="ptxas"
         )
+
+
+def _softmax_binding():
+    from tilesight.frontends.triton.binding import bind
+
+    from tilesight.hardware import load_profile
+
+    hw = load_profile(HW)
+    x = TensorSpec((4096,), "float32")
+    return hw, bind(K.softmax, (x, x, 64, 64, 64), {"BLOCK": 64}, hw)
+
+
+def test_a_compile_over_the_budget_is_stopped_and_remembered(monkeypatch):
+    import time
+
+    def slow(*args, **kwargs):
+        time.sleep(30)
+        raise AssertionError("the budget did not stop the compile")
+
+    hw, b = _softmax_binding()
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    monkeypatch.setattr(ptxas, "_compile_cubin", slow)
+    start = time.monotonic()
+    with pytest.raises(FrontendError, match=r"'softmax': .* took more than 0.5 s"):
+        ptxas.ptxas_usage(K.softmax, b, hw, budget_s=0.5)
+    assert time.monotonic() - start < 10  # stopped at the budget, not after the 30 s compile
+    # within a budget the same specialisation is refused at once; without one it is compiled
+    with pytest.raises(FrontendError, match="took more than"):
+        ptxas.ptxas_usage(K.softmax, b, hw, budget_s=60)
+    monkeypatch.setattr(ptxas, "_compile_cubin", lambda *a: (_ for _ in ()).throw(FrontendError("compiled")))
+    with pytest.raises(FrontendError, match="^compiled$"):
+        ptxas.ptxas_usage(K.softmax, b, hw)
+
+
+def test_a_compile_that_dies_or_fails_within_its_budget_is_a_frontend_error(monkeypatch):
+    import os
+
+    hw, b = _softmax_binding()
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    monkeypatch.setattr(ptxas, "_compile_cubin", lambda *a: os._exit(3))  # LLVM crashing the process
+    with pytest.raises(
+        FrontendError, match=r"'softmax': the compile .* ended without a result \(exit code 3\)"
+    ):
+        ptxas.ptxas_usage(K.softmax, b, hw, budget_s=30)
+
+    def fails(*args):
+        raise RuntimeError("inside LLVM")
+
+    monkeypatch.setattr(ptxas, "_compile_cubin", fails)
+    with pytest.raises(FrontendError, match="'softmax': compiling to a cubin failed: RuntimeError"):
+        ptxas.ptxas_usage(K.softmax, b, hw, budget_s=30)
+
+
+def test_the_budgeted_compile_gives_what_the_compile_here_gives():
+    hw, b = _softmax_binding()
+    cubin, name = ptxas._compile_cubin_within(K.softmax, b, hw, 120)
+    assert name == "softmax" and cubin == ptxas._compile_cubin(K.softmax, b, hw)[0]
+
+
+def test_auto_keeps_the_estimate_when_the_compile_runs_over_its_budget(monkeypatch):
+    import time
+
+    def slow(*args, **kwargs):
+        time.sleep(30)
+
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    monkeypatch.setattr(ptxas, "_compile_cubin", slow)
+    monkeypatch.setenv(ptxas.BUDGET_ENV, "0.5")
+    report = _gemm(64, 256, 16, 2, "auto", stages=1)
+    assert "ptxas not run" in _register_note(report)
+    assert any("took more than 0.5 s" in n and n.startswith("ptxas not used") for n in report.notes)
+
+
+def test_the_compile_budget_comes_from_the_environment(monkeypatch):
+    monkeypatch.delenv(ptxas.BUDGET_ENV, raising=False)
+    assert ptxas.compile_budget_s() == ptxas.AUTO_COMPILE_BUDGET_S
+    monkeypatch.setenv(ptxas.BUDGET_ENV, "12.5")
+    assert ptxas.compile_budget_s() == 12.5
+    for bad in ("soon", "0", "-3", "inf"):
+        monkeypatch.setenv(ptxas.BUDGET_ENV, bad)
+        with pytest.raises(ValueError, match=rf"\$TILESIGHT_PTXAS_BUDGET_S={bad!r}: a positive number"):
+            ptxas.compile_budget_s()
