@@ -19,6 +19,8 @@ This costs a full compile (LLVM and ptxas: 0.5-25 s a config on a 2-core CPU, ag
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -123,14 +125,26 @@ def _compile_cubin(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> tuple[
 
     src = ASTSource(jit_fn, binding.signature, binding.constexprs, binding.attrs)
     try:
-        kernel = triton.compile(src, target=target_of(hw), options=dict(binding.options.__dict__))
+        # Triton prints a failing ptxas run's whole PTX to stdout before raising: the error says enough
+        with contextlib.redirect_stdout(io.StringIO()):
+            kernel = triton.compile(src, target=target_of(hw), options=dict(binding.options.__dict__))
         return kernel.asm["cubin"], kernel.metadata.name
     except Exception as e:  # ptxas or LLVM failing is Triton's error, reported as this kernel's
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         raise FrontendError(
             f"kernel {binding.fn_name!r}: compiling to a cubin for ptxas's register count failed: "
-            f"{type(e).__name__}: {first[:200]}"
+            f"{type(e).__name__}: {compile_error_summary(e)}"
         ) from e
+
+
+def compile_error_summary(error: BaseException) -> str:
+    """The lines of a compile error worth a note: its first, and ptxas's fatal line where the first is only
+    a heading ("Internal Triton PTX codegen error", then ptxas's stderr and the PTX)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    detail = next((line for line in lines[1:] if " fatal " in f" {line} "), None)
+    text = f"{lines[0]}: {detail}" if detail else lines[0]
+    return text[:300]
 
 
 def _compile_cubin_within(

@@ -245,3 +245,35 @@ def test_the_compile_budget_comes_from_the_environment(monkeypatch):
         monkeypatch.setenv(ptxas.BUDGET_ENV, bad)
         with pytest.raises(ValueError, match=rf"\$TILESIGHT_PTXAS_BUDGET_S={bad!r}: a positive number"):
             ptxas.compile_budget_s()
+
+
+PTXAS_FAILURE = """Internal Triton PTX codegen error
+`ptxas` stderr:
+ptxas-blackwell fatal   : (C7602) Insufficient registers (128) to compile instruction at line 1258 in \
+function gemm. Try to compile with register target of 154 or higher.
+ptxas-blackwell fatal   : Ptx assembly aborted due to errors
+
+Repro command: ptxas -lineinfo -v --gpu-name=sm_90a /tmp/k.ptx -o /tmp/k.ptx.o
+"""
+
+
+def test_a_ptxas_failure_is_summarised_by_its_fatal_line():
+    summary = ptxas.compile_error_summary(RuntimeError(PTXAS_FAILURE))
+    assert summary.startswith("Internal Triton PTX codegen error: ptxas-blackwell fatal")
+    assert "Insufficient registers (128)" in summary and "Repro" not in summary
+    assert ptxas.compile_error_summary(RuntimeError("out of resource: shared memory")) == (
+        "out of resource: shared memory"
+    )
+    assert ptxas.compile_error_summary(RuntimeError("")) == ""
+
+
+def test_a_failing_compile_prints_nothing_and_names_ptxas_s_reason(monkeypatch, capsys):
+    def fails(*args, **kwargs):
+        print("\n// the whole PTX, as Triton prints it\n.version 9.4\n")
+        raise RuntimeError(PTXAS_FAILURE)
+
+    hw, b = _softmax_binding()
+    monkeypatch.setattr(triton, "compile", fails)
+    with pytest.raises(FrontendError, match=r"'softmax': .*failed: RuntimeError: .*Insufficient registers"):
+        ptxas._compile_cubin(K.softmax, b, hw)
+    assert capsys.readouterr().out == ""
