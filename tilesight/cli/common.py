@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tilesight.frontends.source import KernelSource
+from tilesight.frontends.triton.ptxas import AUTO_COMPILE_BUDGET_S, BUDGET_ENV
 from tilesight.frontends.triton.ptxas import MODE_ENV as REGISTER_MODE_ENV
 from tilesight.frontends.triton.ptxas import MODES as REGISTER_MODES
 from tilesight.hardware import load_profile
@@ -42,8 +43,9 @@ def add_launch_options(p: argparse.ArgumentParser, *, config: bool = True) -> No
         choices=REGISTER_MODES,
         default=None,
         help="where a Triton kernel's registers come from: 'auto' (ptxas, run on the CPU, where the estimate "
-        "decides; the default, `rank`'s is 'estimate'), 'estimate' (never ptxas), 'ptxas' (always); "
-        f"${REGISTER_MODE_ENV} sets the default",
+        f"decides, within a compile budget of {AUTO_COMPILE_BUDGET_S:g} s that ${BUDGET_ENV} changes; the "
+        "default, `rank`'s is 'estimate'), 'estimate' (never ptxas), 'ptxas' (always, however long it "
+        f"takes); ${REGISTER_MODE_ENV} sets the default",
     )
     add_json(p)
 
