@@ -1,0 +1,53 @@
+"""benchmarks/autotune/ceiling.py: the leave-one-problem-out per-config correction, worked out by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "autotune" / "ceiling.py"
+_spec = importlib.util.spec_from_file_location("autotune_ceiling", _PATH)
+ceiling = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ceiling)
+
+
+def _row(problem, config, predicted, measured):
+    return {"problem": problem, "config": config, "predicted_us": predicted, "measured_us": measured}
+
+
+def test_keys():
+    assert ceiling.family("attention/full/float16/b2h32n4096d64") == ("attention", "full", "64")
+    assert ceiling.family("gemm/grouped/float16/sq4096") == ("gemm", "grouped", "")
+    assert ceiling.config_key("m128n64w8s3", stages=False) == "m128n64w8"
+    assert ceiling.config_key("m128n128k64w8s3g8", stages=False) == "m128n128k64w8g8"
+    assert ceiling.config_key("m128n64w8s3", stages=True) == "m128n64w8s3"
+
+
+def test_a_config_bias_seen_on_the_other_problem_corrects_the_pick():
+    # two problems of one family, configs A (predicted 100, measured 110) and B (predicted 105, measured
+    # 100): predicted, both keep A, 100 / 110 of the best. Each problem's median log ratio is
+    # (ln 1.1 + ln(100 / 105)) / 2; relative to it A sits at +0.0720 and B at -0.0720 on the other problem,
+    # so A is scaled by e^0.0720 = 1.0747 (107.5) and B by 0.9305 (97.7): B is kept, the best
+    rows = [
+        _row(p, c, pred, meas)
+        for p in ("attention/full/float16/b1h1n64d64", "attention/full/float16/b2h1n64d64")
+        for c, pred, meas in (("m64n64w4s3", 100.0, 110.0), ("m64n32w4s3", 105.0, 100.0))
+    ]
+    problems = ceiling.by_problem(rows)
+    ks = dict.fromkeys(problems, 1)
+    assert ceiling.mean_ratio(problems, ks) == pytest.approx(100 / 110)
+    factor = ceiling.leave_one_out(problems)
+    shift = (math.log(1.1) - math.log(100 / 105)) / 2
+    assert factor("attention/full/float16/b1h1n64d64", rows[0]) == pytest.approx(math.exp(shift))
+    assert factor("attention/full/float16/b1h1n64d64", rows[1]) == pytest.approx(math.exp(-shift))
+    assert ceiling.mean_ratio(problems, ks, factor) == pytest.approx(1.0)
+    # a config no other problem of the family has is left as predicted
+    lone = _row("attention/causal/float16/b1h1n64d64", "m64n64w4s3", 100.0, 100.0)
+    assert ceiling.leave_one_out(ceiling.by_problem([lone]))(lone["problem"], lone) == 1.0
+
+
+def test_the_committed_data_reads():
+    assert ceiling.main([]) == 0
