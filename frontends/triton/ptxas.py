@@ -101,6 +101,10 @@ def _cuobjdump() -> str:
     return str(path)
 
 
+class CompileOverBudget(FrontendError):
+    """The compile for ptxas's register count ran past its budget (:func:`_compile_cubin_within`)."""
+
+
 def compile_budget_s() -> float:
     """The "auto" mode's compile budget: ``$TILESIGHT_PTXAS_BUDGET_S`` (a positive number of seconds), else
     :data:`AUTO_COMPILE_BUDGET_S`."""
@@ -189,7 +193,7 @@ def _compile_cubin_within(
         proc.join()
         receive.close()
     if result is None:
-        raise FrontendError(
+        raise CompileOverBudget(
             f"kernel {binding.fn_name!r}: compiling to a cubin for ptxas's register count took more than "
             f"{budget_s:g} s (${BUDGET_ENV} sets the budget; registers='ptxas' waits for it)"
         )
@@ -211,7 +215,7 @@ def ptxas_usage(
     compile fails, or, with ``budget_s``, when it runs longer than that (remembered: the next call with a
     budget for the same specialisation raises at once; one without a budget compiles)."""
     cached = _CACHE.lookup(binding.key)
-    if isinstance(cached, FrontendError):  # a compile over the budget: raised again within a budget
+    if isinstance(cached, CompileOverBudget):  # raised again within a budget
         if budget_s is not None:
             raise cached
         cached = None
@@ -222,9 +226,8 @@ def ptxas_usage(
     else:
         try:
             cubin, name = _compile_cubin_within(jit_fn, binding, hw, budget_s)
-        except FrontendError as e:
-            if "took more than" in str(e):
-                _CACHE.keep(binding.key, e)
+        except CompileOverBudget as e:
+            _CACHE.keep(binding.key, e)
             raise
     with tempfile.TemporaryDirectory(prefix="tilesight-ptxas-") as tmp:
         path = os.path.join(tmp, "kernel.cubin")
