@@ -36,6 +36,10 @@ class UnknownProfileError(ProfileError, KeyError):
         return self.args[0]
 
 
+class SettingError(TileSightError, ValueError):
+    """An option or environment variable holds a value TileSight does not take; names it and what it takes."""
+
+
 class LaunchError(TileSightError, ValueError):
     """The plan cannot launch on the GPU (shared memory, registers or threads beyond its limits)."""
 

@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tilesight.errors import FrontendError
+from tilesight.errors import FrontendError, SettingError
 from tilesight.hardware import HardwareProfile
 
 from .speccache import SpecialisationCache
@@ -77,7 +77,7 @@ def resolve_mode(mode: Any) -> str:
     else:
         where = "registers="
     if mode not in MODES:
-        raise ValueError(f"{where}{mode!r}: one of {', '.join(map(repr, MODES))}")
+        raise SettingError(f"{where}{mode!r}: one of {', '.join(map(repr, MODES))}")
     return str(mode)
 
 
@@ -116,7 +116,7 @@ def compile_budget_s() -> float:
     except ValueError:
         value = -1.0
     if not value > 0 or value == float("inf"):
-        raise ValueError(f"${BUDGET_ENV}={raw!r}: a positive number of seconds")
+        raise SettingError(f"${BUDGET_ENV}={raw!r}: a positive number of seconds")
     return value
 
 

@@ -245,6 +245,12 @@ def test_the_compile_budget_comes_from_the_environment(monkeypatch):
         monkeypatch.setenv(ptxas.BUDGET_ENV, bad)
         with pytest.raises(ValueError, match=rf"\$TILESIGHT_PTXAS_BUDGET_S={bad!r}: a positive number"):
             ptxas.compile_budget_s()
+    # typed, so the command line reports it in one line
+    with pytest.raises(tilesight.TileSightError):
+        ptxas.compile_budget_s()
+    monkeypatch.setenv(ptxas.MODE_ENV, "always")
+    with pytest.raises(tilesight.SettingError):
+        ptxas.resolve_mode(None)
 
 
 PTXAS_FAILURE = """Internal Triton PTX codegen error
