@@ -14,6 +14,9 @@ top-k ratio (``k`` per problem as the score file gives it) three ways:
   config-level bias from an error that depends on the problem as well;
 * the same with the config's stage count left out of its key (tile and warps only).
 
+It also prints how far two sessions' measurements of the same attention or GEMM launch lie apart (launches
+that two committed sweep files both time): the noise floor under any prediction.
+
 Stop 55 read it at b7e108e: all 120 problems 0.977 as predicted, 0.988 with the per-config correction
 (attention 0.978 -> 0.986, GEMM 0.957 -> 1.000), 0.973 without the stage count (attention 0.969): the 0.99
 target of the autotune issue is out of reach of any config-level correction of this model; it needs the
@@ -94,6 +97,23 @@ def mean_ratio(problems: dict[str, list[dict]], ks: dict[str, int], factor=None,
     return sum(vals) / len(vals) if vals else float("nan")
 
 
+def repeat_spread(data: Path, family_prefix: str = "attention/") -> tuple[int, float, float]:
+    """Launches of ``family_prefix`` measured in two or more committed sweep files (same case id and kernel):
+    their count and the median and 90th percentile of ``|ln(p50 of the first file / p50 of the second)|``,
+    the noise between sessions that no model could predict."""
+    seen: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for path in sorted(data.glob("**/triton_*.jsonl")):
+        for line in path.read_text().splitlines():
+            r = json.loads(line) if line.strip() else {}
+            p50 = (r.get("measured_us") or {}).get("p50") if isinstance(r.get("measured_us"), dict) else None
+            if p50 and str(r.get("id", "")).startswith(family_prefix):
+                seen[(r["id"], r.get("kernel", ""))].append(p50)
+    spread = sorted(abs(math.log(v[0] / v[1])) for v in seen.values() if len(v) > 1)
+    if not spread:
+        return 0, float("nan"), float("nan")
+    return len(spread), statistics.median(spread), spread[int(0.9 * len(spread))]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configs", type=Path, default=CONFIGS)
@@ -113,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{mean_ratio(problems, ks, with_stages, prefix):>11.4f} "
             f"{mean_ratio(problems, ks, without, prefix):>10.4f}"
         )
+    for prefix in ("attention/", "gemm/"):
+        n, median, p90 = repeat_spread(args.configs.parent, prefix)
+        print(f"{prefix:<12} launches timed in two sets: {n}, |ln ratio| median {median:.4f}, p90 {p90:.4f}")
     return 0
 
 

@@ -51,3 +51,23 @@ def test_a_config_bias_seen_on_the_other_problem_corrects_the_pick():
 
 def test_the_committed_data_reads():
     assert ceiling.main([]) == 0
+
+
+def test_repeat_spread_by_hand(tmp_path):
+    import json
+
+    def rec(case, p50):
+        return json.dumps({"id": case, "kernel": "k", "measured_us": {"p50": p50}})
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "triton_attention.jsonl").write_text(
+        "\n".join([rec("attention/x", 100.0), rec("attention/y", 200.0), rec("attention/z", 50.0)])
+    )
+    (tmp_path / "triton_attention.jsonl").write_text(
+        "\n".join([rec("attention/x", 110.0), rec("attention/y", 200.0)])
+    )
+    n, median, p90 = ceiling.repeat_spread(tmp_path)
+    # two launches timed twice: |ln(100 / 110)| = 0.0953 and 0; median of the two 0.0477, p90 the larger
+    assert n == 2
+    assert median == pytest.approx(math.log(1.1) / 2)
+    assert p90 == pytest.approx(math.log(1.1))
