@@ -23,6 +23,7 @@
     python benchmarks/probe_report.py tile_loop  # calibration_tile_loop.json: a GEMM tile's loop against
                                                  # max(tensor cores, L2), shared lines against private
     python benchmarks/probe_report.py balance    # pooled GEMMs by block_K, residency and TC / L2 balance
+    python benchmarks/probe_report.py causal_twins  # pooled causal attention beside its non-causal twins
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -752,6 +753,33 @@ def per_tile_costs(rows: list[dict]) -> list[dict]:
     return out
 
 
+def _causal_twins(args: argparse.Namespace) -> None:
+    """Every non-spilling attention launch of the pooled Triton data (benchmarks/data and its validation sets,
+    less :data:`POOL_EXCLUDED`) with a 64-row tile on 4 warps at head dim 64 or a 128 x 128 tile on 8 warps at
+    head dim 128, grouped by kernel (one loop, staged, descriptors; causal and not): how many and the median
+    predicted / measured, causal beside its non-causal twin (README Accuracy and Known gaps, stop 55)."""
+    import accuracy
+
+    import tilesight
+
+    groups = collections.defaultdict(list)
+    for record, where in _pooled_records(Path(args.data), "attention/"):
+        if record.get("n_spills"):
+            continue
+        c, head = record["constexprs"], record["problem"]["head_dim"]
+        tile = (c["BLOCK_M"], c["BLOCK_N"], record["num_warps"], head)
+        if not (tile[0] == 64 and tile[2] == 4 and head == 64) and tile != (128, 128, 8, 128):
+            continue
+        launch = accuracy.rebuild(record, where)
+        report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
+        groups[(tile, record["id"].split("/")[1])].append(
+            report.latency_s * 1e6 / record["measured_us"]["p50"]
+        )
+    for ((bm, bn, warps, head), kind), v in sorted(groups.items()):
+        print(f"{bm} x {bn} on {warps} warps, head dim {head}, {kind:>16}: {len(v):3d} launches, median "
+              f"predicted / measured {statistics.median(v):.3f}")  # fmt: skip
+
+
 def _persistent_tiles(_: argparse.Namespace) -> None:
     """persistent_tiles/persistent_tiles_h200.jsonl: per tile config, a tile's time at each K, an iteration's,
     and the rest of a tile."""
@@ -790,6 +818,7 @@ def main(argv: list[str] | None = None) -> int:
             "unaligned",
             "tile_loop",
             "balance",
+            "causal_twins",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -818,6 +847,7 @@ def main(argv: list[str] | None = None) -> int:
         "unaligned": _unaligned,
         "tile_loop": _tile_loop,
         "balance": _balance,
+        "causal_twins": _causal_twins,
     }[args.what](args)
     return 0
 
