@@ -426,6 +426,51 @@ def test_window_at_matches_full_window(keys, ngroups):
     assert model_mod._window_at([s], [hist], k.size, ngroups, at).tolist() == full.tolist()
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 6), min_size=12, max_size=12), min_size=1, max_size=3),
+    st.integers(1, 3),
+    st.lists(st.integers(0, 12), min_size=1, max_size=6, unique=True),
+)
+def test_window_at_matches_its_formula_written_out(streams_keys, ngroups, distances):
+    # the staggered window at a few distances n, against its docstring's formula summed gap by gap in plain
+    # Python: per stream, n / groups positions less sum_q max(0, n - g_q) / tiles over its reuse gaps g_q,
+    # kept within [0, nkeys], times the stream's occurrences and block bytes
+    import numpy as np
+
+    tiles = 12
+    streams, hists, gaps = [], [], []
+    for r, keys in enumerate(streams_keys):
+        k = np.array(keys)
+        streams.append(model_mod._Stream(f"load_{r}", f"t{r}", False, np.arange(r + 1), 4.0 * (r + 1), k, 7))
+        prev = model_mod._previous_same_key(k, 7)
+        g = [j - int(prev[j]) for j in range(tiles) if prev[j] >= 0]
+        gaps.append(g)
+        hists.append(np.bincount(np.array(g, dtype=np.int64), minlength=tiles + 1))
+    at = np.array(sorted(distances))
+    expected = []
+    for n in at.tolist():
+        total = 0.0
+        for s, g in zip(streams, gaps, strict=True):
+            distinct = n / ngroups - sum(max(0, n - q) for q in g) / tiles
+            total += s.slots.size * s.block_bytes * min(max(distinct, 0.0), s.nkeys)
+        expected.append(total)
+    got = model_mod._window_at(streams, np.array(hists), tiles, ngroups, at)
+    assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 9), st.data())
+def test_distinct_per_bin_counts_each_bins_distinct_ids(per_bin, bins, data):
+    # both ways of counting (column by column for a few ids per bin, a reduction for more) against sets
+    import numpy as np
+
+    ids = data.draw(st.lists(st.integers(0, per_bin * bins - 1), max_size=60))
+    got = model_mod._distinct_per_bin(np.array(ids, dtype=np.int64), per_bin, bins)
+    expected = [len({i for i in ids if i // per_bin == b}) for b in range(bins)]
+    assert got.tolist() == expected
+
+
 def test_chunked_walk_equals_one_pass(monkeypatch):
     # the walk's chunk size is a speed knob only: 1-tile chunks give the same traffic as the default
     hw = load_profile("h200")
