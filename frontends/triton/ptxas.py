@@ -73,7 +73,7 @@ def resolve_mode(mode: Any) -> str:
     """``mode`` checked, or the default: ``$TILESIGHT_REGISTERS``, else ``"auto"``."""
     if mode is None:
         mode = os.environ.get(MODE_ENV) or "auto"
-        where = f"${MODE_ENV}"
+        where = f"${MODE_ENV}="
     else:
         where = "registers="
     if mode not in MODES:

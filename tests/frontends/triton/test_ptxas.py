@@ -40,7 +40,7 @@ def test_mode_comes_from_the_call_then_the_environment(monkeypatch):
     with pytest.raises(ValueError, match=r"registers='fast': one of 'auto', 'estimate', 'ptxas'"):
         ptxas.resolve_mode("fast")
     monkeypatch.setenv(ptxas.MODE_ENV, "always")
-    with pytest.raises(ValueError, match=r"\$TILESIGHT_REGISTERS'always'"):
+    with pytest.raises(ValueError, match=r"\$TILESIGHT_REGISTERS='always'"):
         ptxas.resolve_mode(None)
 
 
