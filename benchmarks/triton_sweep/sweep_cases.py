@@ -2300,6 +2300,28 @@ def validation60_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation68_cases() -> list[Case]:
+    """An eighth random sample (stop 56, no Triton rule changed since validation 67): :func:`random_sample`
+    with its own seed and sizes no set has timed, GEMM accumulators up to 128 registers a thread, a quarter of
+    the pointer GEMMs at odd M and N (K odd in some), a fifth of the one-loop attention launches at lengths no
+    multiple of 128, row widths and element-wise sizes odd and even: a fresh draw of the kinds the project is
+    scored on, predicted before it runs."""
+    spec = RandomSample(
+        seed=68,
+        name="v68",
+        sizes=(704, 1472, 2432, 3712, 4736, 6272, 8832),
+        ksizes=(1280, 1920, 3328, 5888, 8448),
+        odd=(1789, 2999, 4321, 6553),
+        odd_k=(2047, 3071),
+        odd_share=0.25,
+        odd_length_share=0.2,
+        rows=(3500, 9216, 18000, 36864),
+        widths=(960, 1700, 2688, 4400, 7680, 9000),
+        sizes_1d=(6_000_000, 25_165_824, 60_000_000, 111_111_111),
+    )
+    return random_sample(spec)
+
+
 def validation64_cases() -> list[Case]:
     """Wide rows on few warps (stop 51, blind for the serial-row rule's per-element term, ``row_ring_wide``):
     24 row-striding softmax launches drawn at random over widths of 5,000-20,000 columns no set timed, 4 and 8
