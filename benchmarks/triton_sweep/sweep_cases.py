@@ -2301,7 +2301,7 @@ def validation60_cases() -> list[Case]:
 
 
 def validation68_cases() -> list[Case]:
-    """An eighth random sample (stop 56, no Triton rule changed since validation 67): :func:`random_sample`
+    """A ninth random sample (stop 56, no Triton rule changed since validation 67): :func:`random_sample`
     with its own seed and sizes no set has timed, GEMM accumulators up to 128 registers a thread, a quarter of
     the pointer GEMMs at odd M and N (K odd in some), a fifth of the one-loop attention launches at lengths no
     multiple of 128, row widths and element-wise sizes odd and even: a fresh draw of the kinds the project is
