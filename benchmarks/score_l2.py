@@ -22,8 +22,9 @@ pp apart on average) is scored beside it, split into thirds by the same hash.
 
 ``--sweep`` reports which values of the model's global knobs fit the calibration thirds best: the execution
 skew of compute-paced and memory-paced tiles (``tilesight.cache.model.EXECUTION_SKEW_COMPUTE`` and
-``EXECUTION_SKEW_MEMORY``) and the waves over which it builds up (``EXECUTION_SKEW_RAMP_WAVES``), over the
-calibration thirds of both studies, and ``LRC_MERGE_SPREAD`` and the
+``EXECUTION_SKEW_MEMORY``), the waves over which it builds up (``EXECUTION_SKEW_RAMP_WAVES``) and what each
+block an SM holds beyond the first adds to it (``EXECUTION_SKEW_PER_BLOCK``), over the calibration thirds of
+both studies, and ``LRC_MERGE_SPREAD`` and the
 coalescer's merge window ``LRC_WINDOW_BLOCK_LAG`` / ``LRC_WINDOW_POSITION_LAG`` (over the main study's, at
 the committed skews); the committed constants were set from it; the held-out thirds are never used for it.
 The L2 capacity is not swept: it is the profile's ``l2_effective_bytes``, calibrated from the read-bandwidth
@@ -58,9 +59,11 @@ TARGET_MAE_PP = 2.0
 TARGET_DRAM_REL = 0.10
 # Grid of the --sweep over the model's global knobs (calibration thirds only).
 SWEEP_SKEW_COMPUTE = np.array([0.15, 0.2, 0.25])
-SWEEP_SKEW_MEMORY = np.array([0.4, 0.45, 0.5])
+SWEEP_SKEW_MEMORY = np.array([0.3, 0.35, 0.4, 0.45])
 # EXECUTION_SKEW_RAMP_WAVES; 0: the full skew from the first wave on
-SWEEP_SKEW_RAMP = np.array([0, 3, 4, 5])
+SWEEP_SKEW_RAMP = np.array([0, 4, 5, 6])
+# EXECUTION_SKEW_PER_BLOCK; 0: the pacing rule alone
+SWEEP_SKEW_PER_BLOCK = np.array([0.0, 0.02, 0.03, 0.04])
 SWEEP_SPREAD = np.array([1.0, 1.5, 2.0, 2.5, 3.0, 4.0])
 SWEEP_WINDOW_BLOCK = np.array([0.2, 0.25, 0.3, 0.35, 0.4])
 SWEEP_WINDOW_POSITION = np.array([0.08, 0.1, 0.12, 0.14])
@@ -218,19 +221,26 @@ def _knobs(**values):
 
 
 def sweep_skew(
-    studies: list[list[dict]], hw, compute: np.ndarray, memory: np.ndarray, ramp: np.ndarray
-) -> list[tuple[float, float, float, float]]:
-    """(compute skew, memory skew, ramp waves, MAE) over the calibration thirds of ``studies`` pooled
-    (case-weighted), for every point of the grid with compute <= memory. The held-out thirds are never
-    used."""
+    studies: list[list[dict]],
+    hw,
+    compute: np.ndarray,
+    memory: np.ndarray,
+    ramp: np.ndarray,
+    per_block: np.ndarray | None = None,
+) -> list[tuple[float, float, float, float, float]]:
+    """(compute skew, memory skew, ramp waves, skew per extra block an SM, MAE) over the calibration thirds
+    of ``studies`` pooled (case-weighted), for every point of the grid with compute <= memory (``per_block``
+    None: the committed value only). The held-out thirds are never used."""
     cal = [c for cases in studies for c in _calibration(cases)]
+    blocks = [model_mod.EXECUTION_SKEW_PER_BLOCK] if per_block is None else per_block
     out = []
-    for lo, hi, waves in itertools.product(compute, memory, ramp):
+    for lo, hi, waves, extra in itertools.product(compute, memory, ramp, blocks):
         if hi < lo:
             continue
         knobs = dict(EXECUTION_SKEW_COMPUTE=float(lo), EXECUTION_SKEW_MEMORY=float(hi))
-        with _knobs(**knobs, EXECUTION_SKEW_RAMP_WAVES=int(waves)):
-            out.append((float(lo), float(hi), float(waves), _mae(predict(cal, hw, SdcmCacheModel()))))
+        with _knobs(**knobs, EXECUTION_SKEW_RAMP_WAVES=int(waves), EXECUTION_SKEW_PER_BLOCK=float(extra)):
+            mae = _mae(predict(cal, hw, SdcmCacheModel()))
+        out.append((float(lo), float(hi), float(waves), float(extra), mae))
     return out
 
 
@@ -326,12 +336,14 @@ def main(argv: list[str] | None = None) -> int:
             f"swizzle direction {n['swizzle_agree']}/{n['swizzle_total']}"
         )
     if args.sweep:
-        grid = sweep_skew([cases, narrow], hw, SWEEP_SKEW_COMPUTE, SWEEP_SKEW_MEMORY, SWEEP_SKEW_RAMP)
-        print("calibration thirds of both studies, best execution skews (and waves of their ramp):")
-        for lo, hi, waves, mae in sorted(grid, key=lambda g: g[3])[:10]:
+        grid = sweep_skew(
+            [cases, narrow], hw, SWEEP_SKEW_COMPUTE, SWEEP_SKEW_MEMORY, SWEEP_SKEW_RAMP, SWEEP_SKEW_PER_BLOCK
+        )
+        print("calibration thirds of both studies, best execution skews (waves of their ramp, per block):")
+        for lo, hi, waves, extra, mae in sorted(grid, key=lambda g: g[4])[:10]:
             print(
-                f"    compute-paced {lo:.2f}, memory-paced {hi:.2f}, ramp {waves:.0f} waves: "
-                f"calibration MAE {mae:.2f} pp"
+                f"    compute-paced {lo:.2f}, memory-paced {hi:.2f}, ramp {waves:.0f} waves, {extra:.2f} a "
+                f"block an SM beyond the first: calibration MAE {mae:.2f} pp"
             )
         print("main study's calibration third, request coalescer spread:")
         for ch, mae in sorted(sweep_spread(cases, hw, SWEEP_SPREAD), key=lambda g: g[1])[:4]:

@@ -308,9 +308,34 @@ def test_execution_skew_bounded_and_falls_with_tile_size(bm, bn):
     assert model_mod.execution_skew(gemm_plan(2048, 2048, 2048, bm, 2 * bn, 32), H200) <= skew
 
 
+def test_execution_skew_per_block_an_sm_by_hand():
+    # 128x128x64: the pacing rule's skew (above), plus 0.04 for each block an SM holds beyond the first, the
+    # wave's mean, up to six blocks (the most the NCU studies measured)
+    plan = gemm_plan(4096, 4096, 4096, 128, 128, 64)
+    pacing = model_mod.execution_skew(plan, H200)
+    assert model_mod.execution_skew(plan, H200, 1.0) == pacing
+    assert model_mod.execution_skew(plan, H200, 0.5) == pacing  # a partial wave: no block shares an SM
+    assert model_mod.execution_skew(plan, H200, 3.0) == pytest.approx(pacing + 0.08)
+    assert model_mod.execution_skew(plan, H200, 2.5) == pytest.approx(pacing + 0.06)
+    assert model_mod.execution_skew(plan, H200, 32.0) == pytest.approx(pacing + 0.2)  # 5 blocks beyond
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.0, 64.0), st.floats(0.0, 64.0))
+def test_execution_skew_grows_with_blocks_an_sm_and_stays_at_most_one(a, b):
+    plan = gemm_plan(2048, 2048, 2048, 16, 64, 32, variant="mma")
+    lo, hi = sorted((a, b))
+    assert model_mod.execution_skew(plan, H200, lo) <= model_mod.execution_skew(plan, H200, hi) <= 1.0
+
+
 def test_default_model_uses_the_pacing_rule():
+    from tilesight.cache.order import execution_order
+
     plan = gemm_plan(4096, 11008, 4096, 64, 64, 32)
-    rule = model_mod.execution_skew(plan, H200)
+    per_sm = execution_order(plan, H200).concurrency / H200.sm_count
+    assert per_sm > 1  # 64x64x32 tiles: several blocks an SM, so the per-block term is in the rule
+    rule = model_mod.execution_skew(plan, H200, per_sm)
+    assert rule > model_mod.execution_skew(plan, H200)
     assert SdcmCacheModel().traffic(plan, H200) == SdcmCacheModel(skew=rule).traffic(plan, H200)
     assert SdcmCacheModel().traffic(plan, H200) != SdcmCacheModel(skew=0.0).traffic(plan, H200)
 

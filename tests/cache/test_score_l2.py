@@ -99,17 +99,19 @@ def test_sweep_uses_calibration_third_only():
     cases = _measured(0.0)
     cal = [c for c in cases if not ncu_cases.is_held_out(c["case_id"])]
     lo, hi = model_mod.EXECUTION_SKEW_COMPUTE, model_mod.EXECUTION_SKEW_MEMORY
-    ramp = model_mod.EXECUTION_SKEW_RAMP_WAVES
+    ramp, per_block = model_mod.EXECUTION_SKEW_RAMP_WAVES, model_mod.EXECUTION_SKEW_PER_BLOCK
     # at the committed knobs the model reproduces its own "measurements"
-    ((sk_lo, sk_hi, sk_ramp, mae),) = score_l2.sweep_skew([cases], H200, [lo], [hi], [ramp])
-    assert (sk_lo, sk_hi, sk_ramp) == (lo, hi, ramp) and mae == pytest.approx(0.0) and cal
+    ((sk_lo, sk_hi, sk_ramp, sk_block, mae),) = score_l2.sweep_skew([cases], H200, [lo], [hi], [ramp])
+    assert (sk_lo, sk_hi, sk_ramp, sk_block) == (lo, hi, ramp, per_block)
+    assert mae == pytest.approx(0.0) and cal
     ((ch, mae),) = score_l2.sweep_spread(cases, H200, [LRC_MERGE_SPREAD])
     assert ch == LRC_MERGE_SPREAD and mae == pytest.approx(0.0)
     # other skews move the MAE only through the model, and the committed knobs come back afterwards
-    ((_, _, _, mae_other),) = score_l2.sweep_skew([cases], H200, [0.0], [1.0], [0])
+    ((_, _, _, _, mae_other),) = score_l2.sweep_skew([cases], H200, [0.0], [1.0], [0], [0.0])
     assert mae_other >= 0.0
     m = model_mod
     assert (m.EXECUTION_SKEW_COMPUTE, m.EXECUTION_SKEW_MEMORY, m.EXECUTION_SKEW_RAMP_WAVES) == (lo, hi, ramp)
+    assert m.EXECUTION_SKEW_PER_BLOCK == per_block
     # a pair with the compute-paced skew above the memory-paced one is not a candidate
     assert score_l2.sweep_skew([cases], H200, [0.5], [0.2], [ramp]) == []
 

@@ -132,9 +132,24 @@ LRC_WINDOW_POSITION_LAG = 0.12
 # GEMMs of a few waves (M=1024, N=16384, K=8192: 4-6 waves) keep more of their same-wave B reuse than the
 # full skew gives them, those of 10-20 waves lose more. The ramp and the pacing skews were set together on
 # the calibration thirds of both NCU studies (``benchmarks/score_l2.py --sweep``), never per case.
+#
+# Blocks that share an SM drift apart too (:data:`EXECUTION_SKEW_PER_BLOCK`, stop 56): its warp schedulers
+# interleave the resident blocks' warps unevenly (the oldest warps first), so one block runs ahead of another
+# on the same SM whatever paces them, and the more blocks an SM holds the wider their spread. Each block an
+# SM holds beyond the first (the wave's mean, ``concurrency / SMs``) adds ``EXECUTION_SKEW_PER_BLOCK`` to the
+# pacing rule's skew, up to :data:`EXECUTION_SKEW_BLOCKS_SEEN` blocks (the most the NCU studies measured: no
+# extrapolation past them). Seen in NCU: the GROUP_M=1 GEMMs whose skew decides their hit rate (a range of 20
+# pp or more over skews 0.05-1) match at 0.1-0.3 with one or two blocks an SM, 0.25-0.3 with three, 0.35-0.45
+# with four and 0.45-0.5 with six (64 x 64 x 32 tiles at 4096 x 11008 x 4096: B read 77% from DRAM, rows of
+# tiles passing B to the next row no better than the fully staggered schedule), where the pacing rule alone
+# gave 0.2-0.35. Set with the pacing skews and the ramp on the calibration thirds of both NCU studies
+# (``benchmarks/score_l2.py --sweep``: pooled calibration MAE 3.25 -> 3.14 pp, the memory-paced skew 0.45 ->
+# 0.35 and the ramp 4 -> 6 waves with it), never per case.
 EXECUTION_SKEW_COMPUTE = 0.2
-EXECUTION_SKEW_MEMORY = 0.45
-EXECUTION_SKEW_RAMP_WAVES = 4
+EXECUTION_SKEW_MEMORY = 0.35
+EXECUTION_SKEW_RAMP_WAVES = 6
+EXECUTION_SKEW_PER_BLOCK = 0.04
+EXECUTION_SKEW_BLOCKS_SEEN = 6
 # The single value the model used before the pacing rule (kept for callers that pass one skew).
 EXECUTION_SKEW = 0.2
 
@@ -630,10 +645,18 @@ def _ddr_wait(miss: float, concurrent: float) -> float:
     return 1.0 if miss >= first else miss / first
 
 
-def execution_skew(plan: TilePlan, hw: HardwareProfile) -> float:
+def execution_skew(plan: TilePlan, hw: HardwareProfile, blocks_per_sm: float = 1.0) -> float:
     """The plan's execution skew (see :data:`EXECUTION_SKEW_COMPUTE`): from its tile's tensor-core FLOPs per
     byte it reads from cached memory, against the ridge ``tensor-core rate / L2 bandwidth`` at the rates of
-    its own dots (a warp-level ``mma`` has a lower rate, so a lower ridge)."""
+    its own dots (a warp-level ``mma`` has a lower rate, so a lower ridge); plus
+    :data:`EXECUTION_SKEW_PER_BLOCK` for each of the ``blocks_per_sm`` (a wave's mean) beyond the first, up to
+    :data:`EXECUTION_SKEW_BLOCKS_SEEN`; at most 1."""
+    extra = min(max(blocks_per_sm - 1.0, 0.0), EXECUTION_SKEW_BLOCKS_SEEN - 1.0) * EXECUTION_SKEW_PER_BLOCK
+    return min(_pacing_skew(plan, hw) + extra, 1.0)
+
+
+def _pacing_skew(plan: TilePlan, hw: HardwareProfile) -> float:
+    """The pacing rule alone (:func:`execution_skew` for one block an SM)."""
     flops = tc_seconds = read_bytes = 0.0
     for act, loops in plan.actions():
         n = math.prod(loop.work_trips for loop in loops)
@@ -744,9 +767,9 @@ def _compute(
     skew: float | None = None,
     partitions: int = L2_PARTITIONS,
 ) -> tuple[CacheTraffic, tuple[AccessBreakdown, ...]]:
-    if skew is None:
-        skew = execution_skew(plan, hw)
     eo = execution_order(plan, hw, resident)
+    if skew is None:
+        skew = execution_skew(plan, hw, eo.concurrency / hw.sm_count)
     every = _streams(plan, eo.coords)
     # an action no walked iteration reaches (a loop whose mean trip count rounds to none) stays out of the
     # walk: it gets a row of no traffic below
