@@ -1,8 +1,11 @@
-"""The ``blind36`` NCU set: the cache model's predictions recorded before measuring, and their blind score.
+"""The blind NCU sets: the cache model's predictions recorded before measuring, and their blind score.
 
     python benchmarks/ncu_l2/blind.py --predict benchmarks/data/ncu_l2_blind36_predicted_before_measuring.json
     NCU_L2_SET=blind36 NCU_L2_EXTRA=<lrc counters> OUT=$OUT bash benchmarks/ncu_l2/run.sh     # on the H200
     python benchmarks/ncu_l2/blind.py --score benchmarks/data/ncu_l2_blind36_h200{,_run2}.json [--now]
+
+``--set blind56`` (stop 56) does the same for the second blind set, whose recorded predictions are
+``benchmarks/data/ncu_l2_blind56_predicted_before_measuring.json``.
 
 The set (:func:`ncu_cases.build_blind_cases`) holds shapes and shape x config pairs that neither the main nor
 the narrow study has. Its recorded predictions were made before anything was measured, with shared memory
@@ -64,11 +67,11 @@ def _prediction(case: dict, hw, model) -> dict:
     }
 
 
-def predict(out: Path) -> int:
+def predict(out: Path, name: str = SET) -> int:
     hw, model = load_profile("h200"), SdcmCacheModel()
-    rows = [_prediction(c, hw, model) for c in ncu_cases.cases_of(SET)]
+    rows = [_prediction(c, hw, model) for c in ncu_cases.cases_of(name)]
     doc = {
-        "command": f"python benchmarks/ncu_l2/blind.py --predict {out}",
+        "command": f"python benchmarks/ncu_l2/blind.py --set {name} --predict {out}",
         "model_commit": _commit(),
         "note": "registers and shared memory estimated: nothing measured yet",
         "rows": rows,
@@ -78,7 +81,7 @@ def predict(out: Path) -> int:
     return 0
 
 
-def score(measured: list[Path], recorded: Path, now: bool) -> int:
+def score(measured: list[Path], recorded: Path, now: bool, name: str = SET) -> int:
     cases = score_l2.mean_cases([json.loads(p.read_text()) for p in measured])
     if now:
         hw, model = load_profile("h200"), SdcmCacheModel()
@@ -104,7 +107,7 @@ def score(measured: list[Path], recorded: Path, now: bool) -> int:
     agree, total, failures = score_l2.swizzle_check(cases, rows)
     errors = np.array([r["pred_hit_pct"] - r["meas_hit_pct"] for r in rows])
     print(
-        f"{SET} ({'current model' if now else 'recorded before measuring'}), {len(rows)} cases, "
+        f"{name} ({'current model' if now else 'recorded before measuring'}), {len(rows)} cases, "
         f"{len(measured)} NCU run(s): L2 hit MAE "
         f"{np.mean(np.abs(errors)):.2f} pp (mean error {np.mean(errors):+.2f} pp); DRAM bytes mean rel. err. "
         f"{100 * score_l2._dram_rel(rows):.1f}%; GROUP_M direction {agree}/{total}"
@@ -136,18 +139,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--predict", type=Path, help="write the current model's predictions here")
     ap.add_argument("--score", type=Path, nargs="+", help="NCU runs of the set (ncu_parse.py's JSON)")
+    ap.add_argument("--set", default=SET, choices=("blind36", "blind56"), help="which blind set")
     ap.add_argument(
         "--recorded",
         type=Path,
-        default=HERE.parent / "data" / "ncu_l2_blind36_predicted_before_measuring.json",
-        help="the predictions recorded before measuring",
+        help="the predictions recorded before measuring (default: the set's own file in benchmarks/data)",
     )
     ap.add_argument("--now", action="store_true", help="score the current model instead of the recorded one")
     args = ap.parse_args(argv)
     if args.predict:
-        return predict(args.predict)
+        return predict(args.predict, args.set)
     if args.score:
-        return score(args.score, args.recorded, args.now)
+        own = HERE.parent / "data" / f"ncu_l2_{args.set}_predicted_before_measuring.json"
+        recorded = args.recorded or own
+        return score(args.score, recorded, args.now, args.set)
     ap.error("give --predict OUT or --score MEASURED")
     return 2
 

@@ -94,7 +94,18 @@ BLIND_SHAPES = [
 BLIND_CONFIGS_PER_SHAPE = 3
 BLIND_PERSISTENT_SHAPES = [(5120, 5120, 2560), (3072, 12288, 2048)]
 BLIND_PERSISTENT_PROGRAMS = (132, 264)
-SETS = ("main", "narrow", "blind36")
+# The "blind56" set (``--set blind56``, stop 56): grouped GEMMs at GROUP_M 1, 4 and 8 on four more shapes
+# none of the sets has (long K loops, LLM-like and square), each over a window of :data:`CONFIGS` that holds
+# small tiles of several blocks an SM, predicted before they were measured, to check the per-block execution
+# skew that stop 56 set on the two studies' calibration thirds. Every case is scored.
+BLIND56_SHAPES = [
+    (3584, 9728, 4096),
+    (5632, 5632, 5632),
+    (2560, 12800, 3072),
+    (4608, 4608, 9216),
+]
+BLIND56_CONFIGS_PER_SHAPE = 3
+SETS = ("main", "narrow", "blind36", "blind56")
 
 
 def smem_bytes(block_m: int, block_n: int, block_k: int, num_stages: int) -> int:
@@ -164,11 +175,23 @@ def build_blind_cases() -> list[dict]:
     return cases + _persistent_cases(BLIND_PERSISTENT_SHAPES, BLIND_PERSISTENT_PROGRAMS)
 
 
+def build_blind56_cases() -> list[dict]:
+    """The ``blind56`` set (see :data:`BLIND56_SHAPES`): grouped GEMMs at GROUP_M 1, 4 and 8, shape ``i`` over
+    :data:`CONFIGS` from ``2 i + 2`` on (64 x 64 x 32, 64 x 128 x 64 and 128 x 64 x 32 among them)."""
+    return _grouped_cases(BLIND56_SHAPES, 2, 2, BLIND56_CONFIGS_PER_SHAPE)
+
+
 def cases_of(name: str) -> list[dict]:
-    """The cases of a named set: ``main`` (the calibration study), ``narrow`` or ``blind36``."""
+    """The cases of a named set: ``main`` (the calibration study), ``narrow``, ``blind36`` or ``blind56``."""
     if name not in SETS:
         raise ValueError(f"unknown NCU case set {name!r}: one of {SETS}")
-    return {"main": build_cases, "narrow": build_narrow_cases, "blind36": build_blind_cases}[name]()
+    builders = {
+        "main": build_cases,
+        "narrow": build_narrow_cases,
+        "blind36": build_blind_cases,
+        "blind56": build_blind56_cases,
+    }
+    return builders[name]()
 
 
 def is_held_out(cid: str) -> bool:
