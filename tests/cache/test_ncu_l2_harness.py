@@ -42,6 +42,20 @@ def test_cases_cover_the_study():
         assert smem <= cases_mod.SMEM_PER_BLOCK_MAX_BYTES
 
 
+def test_blind56_holds_shapes_no_other_set_has():
+    cases = cases_mod.cases_of("blind56")
+    assert len(cases) == 36 and len({c["case_id"] for c in cases}) == 36
+    assert {c["group_m"] for c in cases} == {1, 4, 8} and {c["kernel"] for c in cases} == {"grouped"}
+    shapes = {(c["M"], c["N"], c["K"]) for c in cases}
+    others = {(c["M"], c["N"], c["K"]) for s in ("main", "narrow", "blind36") for c in cases_mod.cases_of(s)}
+    assert len(shapes) == 4 and not shapes & others
+    # the small tiles that hold several blocks an SM, where the per-block skew acts, are in it
+    tiles = {(c["block_m"], c["block_n"], c["block_k"]) for c in cases}
+    assert {(64, 64, 32), (64, 128, 64), (128, 64, 32)} <= tiles
+    with pytest.raises(ValueError, match="unknown NCU case set"):
+        cases_mod.cases_of("blind99")
+
+
 def test_held_out_split_is_a_fixed_third():
     ids = [c["case_id"] for c in cases_mod.build_cases()]
     held = [i for i in ids if cases_mod.is_held_out(i)]
