@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--predict", type=Path, help="write the current model's predictions here")
     ap.add_argument("--score", type=Path, nargs="+", help="NCU runs of the set (ncu_parse.py's JSON)")
-    ap.add_argument("--set", default=SET, choices=("blind36", "blind56"), help="which blind set")
+    blind_sets = [name for name in ncu_cases.SETS if name.startswith("blind")]
+    ap.add_argument("--set", default=SET, choices=blind_sets, help="which blind set")
     ap.add_argument(
         "--recorded",
         type=Path,

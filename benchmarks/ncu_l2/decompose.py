@@ -28,8 +28,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-import score_l2  # noqa: E402
+import oracle  # noqa: E402
 
 from tilesight.cache.model import SdcmCacheModel  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
@@ -48,26 +49,15 @@ def main(argv: list[str] | None = None) -> int:
     for c in cases:
         if not any(p in c["case_id"] for p in patterns):
             continue
-        _, rows = model.breakdown(score_l2.plan_for(c, hw), hw)
-        reads = [r for r in rows if not r.write]
-        req = sum(r.requested_bytes for r in reads)
-
-        def mean(field: str) -> float:
-            return sum(getattr(r, field) * r.requested_bytes for r in reads) / req  # noqa: B023
-
-        merged, lookups = mean("l2_merged"), mean("l2_lookups")
-        p2, hits = mean("l2_hit"), mean("l2_sector_hit")
-        fabric = lookups - (1.0 - merged)
-        requested = c["lrc__request_sectors_op_read_coalescable.sum"]
-        m_merged = c["lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum"] / requested
+        m, meas = oracle.modelled_terms(c, hw, model), oracle.measured_terms(c)
+        hits, lookups = m["base"] - m["merged"], 1.0 - m["merged"] + m["fabric"]
         tex = c["lts__t_sectors_srcunit_tex_op_read.sum"]
         near_hit = c["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / tex
-        fab = c["lts__t_sectors_srcunit_ltcfabric_op_read.sum"]
+        fab = c[oracle.FABRIC]
         fab_hit = c["lts__t_sectors_srcunit_ltcfabric_op_read_lookup_hit.sum"] / max(fab, 1.0)
-        m_p2 = 1.0 - c["dram_read_bytes"] / 32.0 / requested
         print(
-            f"{c['case_id'][:62]:62s} | {m_merged:5.2f} {merged:5.2f} | {near_hit:5.2f} | "
-            f"{fab / requested:5.2f} {fabric:5.2f} | {fab_hit:6.2f} | {m_p2:5.2f} {p2:5.2f} | "
+            f"{c['case_id'][:62]:62s} | {meas['merged']:5.2f} {m['merged']:5.2f} | {near_hit:5.2f} | "
+            f"{meas['fabric']:5.2f} {m['fabric']:5.2f} | {fab_hit:6.2f} | {meas['p2']:5.2f} {m['p2']:5.2f} | "
             f"{c['l2_read_hit_pct']:5.1f} {100 * hits / lookups:5.1f}"
         )
     return 0
