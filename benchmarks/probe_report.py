@@ -24,6 +24,8 @@
                                                  # max(tensor cores, L2), shared lines against private
     python benchmarks/probe_report.py balance    # pooled GEMMs by block_K, residency and TC / L2 balance
     python benchmarks/probe_report.py causal_twins  # pooled causal attention beside its non-causal twins
+    python benchmarks/probe_report.py ddr_mix    # calibration_ddr_mix.json: DRAM read / write mixes against
+                                                 # the profile's read and copy rates
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -537,6 +539,36 @@ def _tile_loop(_: argparse.Namespace) -> None:
               f"({shared}), dots alone {by_share[0]['s'] / t:.2f} x t")  # fmt: skip
 
 
+def harmonic_mix_rate(reads: int, writes: int, read_bw: float, copy_bw: float) -> float:
+    """Bytes a second of a stream of ``reads`` read and ``writes`` written bytes per element as the model
+    prices it (:func:`tilesight.model.resources.ddr_write_slowdown`): a read byte at ``1 / read_bw``, a
+    written one at ``1 / W`` with ``2 / copy_bw = 1 / read_bw + 1 / W``."""
+    inv_write = 2.0 / copy_bw - 1.0 / read_bw
+    return (reads + writes) / (reads / read_bw + writes * inv_write)
+
+
+def _ddr_mix(_: argparse.Namespace) -> None:
+    """The ``ddr_mix`` probe: each (reads, writes) mix's rate per kernel form, and the harmonic mix of the
+    profile's read rate ``R`` and copy rate ``C`` (a written byte at ``1 / W = 2 / C - 1 / R``) against each
+    mix's best, with ``C`` the profile's (the ``ddr`` probe's grid-stride copy) and the probe's best copy."""
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    probe = json.loads((DATA / "calibration_ddr_mix.json").read_text())["measurements"]["ddr_mix"]
+    for p in probe["points"]:
+        form = p["kernel"] + (f" {p['programs_per_sm']}/SM" if "programs_per_sm" in p else "")
+        form += f" BLOCK {p['block']} {p['warps']} warps" if p["kernel"] == "stream_mix" else ""
+        print(f"{p['reads']}r{p['writes']}w {form:>34}: {p['bytes_per_s'] / 1e12:5.2f} TB/s")
+    read = hw.ddr_read_bw_bytes_per_s
+    best = probe["best_bytes_per_s"]
+    for label, copy in (("profile", hw.ddr_bw_bytes_per_s), ("probe's best copy", best["1r1w"])):
+        mixes = []
+        for key, rate in best.items():
+            model = harmonic_mix_rate(int(key[0]), int(key[2]), read, copy)
+            mixes.append(f"{key} {model / 1e12:.2f} / {rate / 1e12:.2f}")
+        print(f"R {read / 1e12:.2f}, C {copy / 1e12:.2f} TB/s ({label}): modelled / best " + ", ".join(mixes))
+
+
 BALANCED = 0.85  # 'balance': tensor-core and L2 busy times within 15% of each other
 
 
@@ -819,6 +851,7 @@ def main(argv: list[str] | None = None) -> int:
             "tile_loop",
             "balance",
             "causal_twins",
+            "ddr_mix",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -848,6 +881,7 @@ def main(argv: list[str] | None = None) -> int:
         "tile_loop": _tile_loop,
         "balance": _balance,
         "causal_twins": _causal_twins,
+        "ddr_mix": _ddr_mix,
     }[args.what](args)
     return 0
 

@@ -51,6 +51,29 @@ def copy(src_ptr, dst_ptr, n_elem, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def stream_mix(a_ptr, b_ptr, y_ptr, z_ptr, out_ptr, n_elem, READS: tl.constexpr, WRITES: tl.constexpr,
+               BLOCK: tl.constexpr):  # fmt: skip
+    """One ``BLOCK``-element tile a program, as an element-wise kernel has it: ``READS`` input streams (0-2,
+    ``a`` then ``b``) summed, written to ``WRITES`` output streams (0-2, ``y`` then ``z`` = 2 y); with no
+    output stream each program stores its tile's sum (the loads stay live), with no input the tiles hold
+    the program's index. The read and write mixes of the ``ddr_mix`` probe."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    inside = offs < n_elem
+    v = tl.zeros((BLOCK,), tl.float32) + pid
+    if READS >= 1:
+        v = tl.load(a_ptr + offs, mask=inside, other=0.0).to(tl.float32)
+    if READS >= 2:
+        v += tl.load(b_ptr + offs, mask=inside, other=0.0).to(tl.float32)
+    if WRITES >= 1:
+        tl.store(y_ptr + offs, v.to(y_ptr.dtype.element_ty), mask=inside)
+    if WRITES >= 2:
+        tl.store(z_ptr + offs, (2.0 * v).to(z_ptr.dtype.element_ty), mask=inside)
+    if WRITES == 0:
+        tl.store(out_ptr + pid, tl.sum(v, axis=0))
+
+
+@triton.jit
 def reread(x_ptr, out_ptr, n_elem, reps, BLOCK: tl.constexpr):
     """Read the same n_elem buffer ``reps`` times in one launch, bypassing L1 (.cg): L2-resident sets show L2
     bandwidth, larger ones DRAM bandwidth."""

@@ -87,6 +87,68 @@ def ddr() -> dict:
     return result
 
 
+# DRAM streams as element-wise kernels have them (one tile a program, a grid of every tile): the rate of each
+# read / write mix (reads, writes per element) over tile sizes and warps, fp16, 2^28 elements a stream (512
+# MiB, ten times the L2). The ``ddr`` probe's grid-stride loops keep 4 programs an SM; this one asks whether
+# the mixes' own best rates are above them.
+DDR_MIX_ELEMS = 1 << 28
+DDR_MIX_MIXES = ((1, 0), (0, 1), (1, 1), (2, 1), (2, 2))  # (reads, writes) per element
+DDR_MIX_CONFIGS = ((1024, 4), (2048, 4), (4096, 8), (8192, 8))  # (BLOCK, warps)
+DDR_MIX_STRIDE_PER_SM = (4, 8, 16)  # the ddr probe's grid-stride read and copy at more programs an SM
+
+
+def _mix_points() -> list[dict]:
+    n = DDR_MIX_ELEMS
+    a, b, y, z = (torch.rand(n, device="cuda").half() for _ in range(4))
+    points = []
+    for (reads, writes), (block, warps) in itertools.product(DDR_MIX_MIXES, DDR_MIX_CONFIGS):
+        grid = (triton.cdiv(n, block),)
+        out = torch.empty(grid[0], device="cuda")
+        meta = dict(READS=reads, WRITES=writes, BLOCK=block, num_warps=warps)
+        t = bench_s(lambda grid=grid, out=out, meta=meta: K.stream_mix[grid](a, b, y, z, out, n, **meta))
+        points.append(
+            {"kernel": "stream_mix", "reads": reads, "writes": writes, "block": block, "warps": warps,
+             "programs": grid[0], "s": t, "bytes_per_s": (reads + writes) * n * 2 / t}
+        )  # fmt: skip
+    return points
+
+
+def _stride_points() -> list[dict]:
+    m = GiB // 2  # fp32 elements: 2 GiB a stream, as the ddr probe's copy
+    src, dst = torch.rand(m, device="cuda"), torch.empty(m, device="cuda")
+    points = []
+    meta = dict(BLOCK=STREAM_BLOCK, num_warps=8)
+    for per_sm in DDR_MIX_STRIDE_PER_SM:
+        grid = (n_sm() * per_sm,)
+        out = torch.empty(grid[0], device="cuda")
+        t_read = bench_s(lambda grid=grid, out=out: K.read_reduce[grid](src, out, m, **meta))
+        t_copy = bench_s(lambda grid=grid: K.copy[grid](src, dst, m, **meta))
+        for reads, writes, t in ((1, 0, t_read), (1, 1, t_copy)):
+            points.append(
+                {"kernel": "grid_stride", "reads": reads, "writes": writes, "block": STREAM_BLOCK, "warps": 8,
+                 "programs_per_sm": per_sm, "s": t, "bytes_per_s": (reads + writes) * m * 4 / t}
+            )  # fmt: skip
+    t = bench_s(lambda: dst.copy_(src))  # the framework's device-to-device copy, for reference
+    points.append(
+        {"kernel": "torch_copy", "reads": 1, "writes": 1, "s": t, "bytes_per_s": 2 * m * 4 / t}
+    )  # fmt: skip
+    return points
+
+
+def ddr_mix() -> dict:
+    """Bytes a second of each (reads, writes) mix of :func:`kernels.stream_mix`, per tile size and warps, the
+    ``ddr`` probe's grid-stride read and copy at more programs an SM, and torch's copy; each mix's best."""
+    points = _mix_points()
+    torch.cuda.empty_cache()
+    points += _stride_points()
+    torch.cuda.empty_cache()
+    best = {
+        f"{r}r{w}w": max(p["bytes_per_s"] for p in points if (p["reads"], p["writes"]) == (r, w))
+        for r, w in DDR_MIX_MIXES
+    }
+    return {"points": points, "best_bytes_per_s": best}
+
+
 def l2_sweep() -> dict:
     grid = (n_sm() * STREAM_PROGRAMS_PER_SM,)
     buf = torch.rand(max(SWEEP_MIB) * MiB // 4, device="cuda")

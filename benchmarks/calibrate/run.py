@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     probes = [
         ("launch", M.launch, ()),
         ("ddr", M.ddr, ()),
+        ("ddr_mix", M.ddr_mix, ()),
         ("l2_sweep", M.l2_sweep, ()),
         ("l2_peak", M.l2_peak, ()),
         ("l2_async", M.l2_async, ()),

@@ -108,3 +108,18 @@ def test_tile_loop_against_the_models_two_terms(report, capsys):
     lines = capsys.readouterr().out.splitlines()
     line = next(x for x in lines if x.startswith("block_K  64, 4 warps, 1 program(s) an SM, 1 dot(s)"))
     assert "t / u 0.81, private 1.00 x max(t, u)" in line
+
+
+def test_harmonic_mix_rate_by_hand(report):
+    # read 4, copy 3.2: 1 / W = 2 / 3.2 - 1 / 4 = 0.375; two reads and a write: 3 / (2 / 4 + 0.375) = 3.4286
+    assert report.harmonic_mix_rate(2, 1, 4.0, 3.2) == pytest.approx(3 / 0.875)
+    assert report.harmonic_mix_rate(1, 1, 4.0, 3.2) == pytest.approx(3.2)  # the copy itself
+    assert report.harmonic_mix_rate(0, 1, 4.0, 3.2) == pytest.approx(1 / 0.375)
+    assert report.harmonic_mix_rate(1, 0, 4.0, 3.2) == pytest.approx(4.0)
+
+
+def test_ddr_mix_prints_each_mix_against_the_profile(report, capsys):
+    report.main(["ddr_mix"])
+    out = capsys.readouterr().out
+    assert "1r1w                         torch_copy:  4.27 TB/s" in out
+    assert "R 4.59, C 3.81 TB/s (profile): modelled / best 1r0w 4.59 / 4.43" in out

@@ -62,6 +62,15 @@ K.atomic_tiles[(6,)](c, 2, 3, BLOCK=16, ATOMIC=True)  # 6 programs, 2 tiles: eac
 assert torch.all(c == 9), c
 K.atomic_tiles[(6,)](c, 2, 3, BLOCK=16, ATOMIC=False)
 assert torch.all(c == 1), c
+sa, sb = torch.rand(600).half(), torch.rand(600).half()
+sy, sz = torch.zeros(600).half(), torch.zeros(600).half()
+so = torch.zeros(3)  # three 256-element tiles over 600 elements: the last one masked past 600
+K.stream_mix[(3,)](sa, sb, sy, sz, so, 600, READS=2, WRITES=2, BLOCK=256)
+assert torch.allclose(sy.float(), sa.float() + sb.float(), atol=1e-2) and torch.allclose(sz, 2 * sy), (sy, sz)
+K.stream_mix[(3,)](sa, sb, sy, sz, so, 600, READS=1, WRITES=0, BLOCK=256)
+assert torch.allclose(so, torch.stack([t.float().sum() for t in sa.split(256)]), rtol=1e-3), so
+K.stream_mix[(3,)](sa, sb, sy, sz, so, 600, READS=0, WRITES=1, BLOCK=256)  # no input: the program index
+assert torch.equal(sy.float(), torch.arange(600).div(256, rounding_mode="floor").float()), sy
 K.empty[(1,)]()
 print("INTERPRETER_OK")
 """
