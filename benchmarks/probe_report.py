@@ -567,6 +567,32 @@ def _ddr_mix(_: argparse.Namespace) -> None:
             model = harmonic_mix_rate(int(key[0]), int(key[2]), read, copy)
             mixes.append(f"{key} {model / 1e12:.2f} / {rate / 1e12:.2f}")
         print(f"R {read / 1e12:.2f}, C {copy / 1e12:.2f} TB/s ({label}): modelled / best " + ", ".join(mixes))
+    for p, predicted in zip(probe["sizes"], ddr_mix_predictions(probe["sizes"]), strict=True):
+        mib = p["elements"] * 2 / 2**20
+        print(f"{p['reads']}r{p['writes']}w {mib:5.0f} MiB a stream: {p['s'] * 1e6:7.2f} us "
+              f"({p['bytes_per_s'] / 1e12:4.2f} TB/s), predicted {predicted * 1e6:7.2f} us, "
+              f"measured / predicted {p['s'] / predicted:.3f}")  # fmt: skip
+
+
+def ddr_mix_predictions(points: list[dict], hw: str = "h200") -> list[float]:
+    """The installed model's latency (seconds) of each ``ddr_mix`` stream-length point: the probe's own
+    kernel (``benchmarks/calibrate/kernels.py::stream_mix``) compiled on the CPU at the point's launch."""
+    sys.path.insert(0, str(HERE.parent))
+    import tilesight
+    from benchmarks.calibrate import kernels as K
+
+    out = []
+    for p in points:
+        n, block = p["elements"], p["block"]
+        grid = (-(-n // block),)
+        stream = tilesight.TensorSpec((n,), "float16", (1,))
+        sums = tilesight.TensorSpec((grid[0],), "float32", (1,))
+        meta = dict(READS=p["reads"], WRITES=p["writes"], BLOCK=block, num_warps=p["warps"])
+        report = tilesight.estimate(
+            K.stream_mix, grid, stream, stream, stream, stream, sums, n, hw=hw, **meta
+        )
+        out.append(report.latency_s)
+    return out
 
 
 BALANCED = 0.85  # 'balance': tensor-core and L2 busy times within 15% of each other

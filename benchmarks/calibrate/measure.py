@@ -95,6 +95,10 @@ DDR_MIX_ELEMS = 1 << 28
 DDR_MIX_MIXES = ((1, 0), (0, 1), (1, 1), (2, 1), (2, 2))  # (reads, writes) per element
 DDR_MIX_CONFIGS = ((1024, 4), (2048, 4), (4096, 8), (8192, 8))  # (BLOCK, warps)
 DDR_MIX_STRIDE_PER_SM = (4, 8, 16)  # the ddr probe's grid-stride read and copy at more programs an SM
+# stream lengths (elements a stream, 2 MiB to 512 MiB) for the time-against-bytes line of three mixes, each at
+# its best tile size above: the intercept is what a launch pays before its streams run at the slope's rate
+DDR_MIX_SIZES = tuple(1 << k for k in range(20, 29))
+DDR_MIX_SIZE_MIXES = ((1, 0, 4096, 8), (1, 1, 1024, 4), (2, 1, 1024, 4))  # (reads, writes, BLOCK, warps)
 
 
 def _mix_points() -> list[dict]:
@@ -109,6 +113,22 @@ def _mix_points() -> list[dict]:
         points.append(
             {"kernel": "stream_mix", "reads": reads, "writes": writes, "block": block, "warps": warps,
              "programs": grid[0], "s": t, "bytes_per_s": (reads + writes) * n * 2 / t}
+        )  # fmt: skip
+    return points
+
+
+def _size_points() -> list[dict]:
+    top = max(DDR_MIX_SIZES)
+    a, b, y, z = (torch.rand(top, device="cuda").half() for _ in range(4))
+    points = []
+    for (reads, writes, block, warps), n in itertools.product(DDR_MIX_SIZE_MIXES, DDR_MIX_SIZES):
+        grid = (triton.cdiv(n, block),)
+        out = torch.empty(grid[0], device="cuda")
+        meta = dict(READS=reads, WRITES=writes, BLOCK=block, num_warps=warps)
+        t = bench_s(lambda grid=grid, out=out, n=n, meta=meta: K.stream_mix[grid](a, b, y, z, out, n, **meta))
+        points.append(
+            {"kernel": "stream_mix", "reads": reads, "writes": writes, "block": block, "warps": warps,
+             "elements": n, "s": t, "bytes_per_s": (reads + writes) * n * 2 / t}
         )  # fmt: skip
     return points
 
@@ -137,7 +157,8 @@ def _stride_points() -> list[dict]:
 
 def ddr_mix() -> dict:
     """Bytes a second of each (reads, writes) mix of :func:`kernels.stream_mix`, per tile size and warps, the
-    ``ddr`` probe's grid-stride read and copy at more programs an SM, and torch's copy; each mix's best."""
+    ``ddr`` probe's grid-stride read and copy at more programs an SM, and torch's copy; each mix's best;
+    and three mixes over stream lengths of 2-512 MiB (``sizes``)."""
     points = _mix_points()
     torch.cuda.empty_cache()
     points += _stride_points()
@@ -146,7 +167,9 @@ def ddr_mix() -> dict:
         f"{r}r{w}w": max(p["bytes_per_s"] for p in points if (p["reads"], p["writes"]) == (r, w))
         for r, w in DDR_MIX_MIXES
     }
-    return {"points": points, "best_bytes_per_s": best}
+    sizes = _size_points()
+    torch.cuda.empty_cache()
+    return {"points": points, "best_bytes_per_s": best, "sizes": sizes}
 
 
 def l2_sweep() -> dict:
