@@ -26,6 +26,8 @@
     python benchmarks/probe_report.py causal_twins  # pooled causal attention beside its non-causal twins
     python benchmarks/probe_report.py ddr_mix    # calibration_ddr_mix.json: DRAM read / write mixes against
                                                  # the profile's read and copy rates
+    python benchmarks/probe_report.py ddr_flush  # calibration_ddr_flush.json: DRAM streams after a dirty
+                                                 # (do_bench's) and a clean L2
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -539,6 +541,18 @@ def _tile_loop(_: argparse.Namespace) -> None:
               f"({shared}), dots alone {by_share[0]['s'] / t:.2f} x t")  # fmt: skip
 
 
+def _ddr_flush(_: argparse.Namespace) -> None:
+    """The ``ddr_flush`` probe: each stream timed after do_bench's flush (a 256 MB buffer zeroed, the L2 left
+    full of dirty lines) and after a read of the buffer (clean lines), and the difference."""
+    probe = json.loads((DATA / "calibration_ddr_flush.json").read_text())["measurements"]["ddr_flush"]
+    for p in probe["points"]:
+        mib = p["elements"] * 2 / 2**20
+        dirty, clean = p["dirty_s"] * 1e6, p["clean_s"] * 1e6
+        mix = f"{p['reads']}r{p['writes']}w {mib:5.0f} MiB a stream"
+        after = f"after a dirty L2 {dirty:7.2f} us, after a clean one {clean:7.2f} us"
+        print(f"{mix}: {after}, {dirty - clean:+5.2f} us")
+
+
 def harmonic_mix_rate(reads: int, writes: int, read_bw: float, copy_bw: float) -> float:
     """Bytes a second of a stream of ``reads`` read and ``writes`` written bytes per element as the model
     prices it (:func:`tilesight.model.resources.ddr_write_slowdown`): a read byte at ``1 / read_bw``, a
@@ -878,6 +892,7 @@ def main(argv: list[str] | None = None) -> int:
             "balance",
             "causal_twins",
             "ddr_mix",
+            "ddr_flush",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -908,6 +923,7 @@ def main(argv: list[str] | None = None) -> int:
         "balance": _balance,
         "causal_twins": _causal_twins,
         "ddr_mix": _ddr_mix,
+        "ddr_flush": _ddr_flush,
     }[args.what](args)
     return 0
 

@@ -172,6 +172,60 @@ def ddr_mix() -> dict:
     return {"points": points, "best_bytes_per_s": best, "sizes": sizes}
 
 
+# Whether a launch's DRAM time depends on the L2 it finds: do_bench zeroes a 256 MB buffer before every
+# timed launch, so each starts with the L2 full of dirty lines, which its own traffic has to write back. The
+# same streams timed after that write (dirty) and after a read of the same buffer (clean lines), CUDA events
+# around the launch alone, median of DDR_FLUSH_REPS.
+DDR_FLUSH_SIZES = tuple(1 << k for k in range(22, 29, 2))  # 8 MiB to 512 MiB a stream
+DDR_FLUSH_MIXES = ((1, 0, 4096, 8), (1, 1, 1024, 4), (0, 1, 2048, 4))  # (reads, writes, BLOCK, warps)
+DDR_FLUSH_BYTES = 256 * 1000 * 1000  # do_bench's flush buffer
+DDR_FLUSH_REPS = 40
+
+
+def _after_flush(fn, flush) -> float:
+    """Median seconds of ``fn`` timed with CUDA events, ``flush`` run (untimed) before each repetition."""
+    pairs = []
+    for _ in range(DDR_FLUSH_REPS):
+        flush()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in pairs) * 1e-3
+
+
+def ddr_flush() -> dict:
+    """Each stream of :data:`DDR_FLUSH_MIXES` at each length, timed after do_bench's flush (a 256 MB buffer
+    zeroed: dirty L2 lines) and after a read of the same buffer (clean lines)."""
+    buf = torch.empty(DDR_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    fbuf = buf.view(torch.float32)
+    sums = torch.empty(n_sm() * STREAM_PROGRAMS_PER_SM, device="cuda")
+    flushes = {
+        "dirty": buf.zero_,
+        "clean": lambda: K.read_reduce[(sums.numel(),)](
+            fbuf, sums, fbuf.numel(), BLOCK=STREAM_BLOCK, num_warps=8
+        ),
+    }
+    top = max(DDR_FLUSH_SIZES)
+    a, b, y, z = (torch.rand(top, device="cuda").half() for _ in range(4))
+    points = []
+    for (reads, writes, block, warps), n in itertools.product(DDR_FLUSH_MIXES, DDR_FLUSH_SIZES):
+        grid = (triton.cdiv(n, block),)
+        out = torch.empty(grid[0], device="cuda")
+        meta = dict(READS=reads, WRITES=writes, BLOCK=block, num_warps=warps)
+        point = {"reads": reads, "writes": writes, "block": block, "warps": warps, "elements": n}
+        for name, flush in flushes.items():
+            t = _after_flush(
+                lambda grid=grid, out=out, n=n, meta=meta: K.stream_mix[grid](a, b, y, z, out, n, **meta),
+                flush,
+            )
+            point[f"{name}_s"] = t
+        points.append(point)
+    return {"points": points, "flush_bytes": DDR_FLUSH_BYTES, "reps": DDR_FLUSH_REPS}
+
+
 def l2_sweep() -> dict:
     grid = (n_sm() * STREAM_PROGRAMS_PER_SM,)
     buf = torch.rand(max(SWEEP_MIB) * MiB // 4, device="cuda")

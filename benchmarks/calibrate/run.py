@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         ("launch", M.launch, ()),
         ("ddr", M.ddr, ()),
         ("ddr_mix", M.ddr_mix, ()),
+        ("ddr_flush", M.ddr_flush, ()),
         ("l2_sweep", M.l2_sweep, ()),
         ("l2_peak", M.l2_peak, ()),
         ("l2_async", M.l2_async, ()),

@@ -124,3 +124,13 @@ def test_ddr_mix_prints_each_mix_against_the_profile(report, capsys):
     assert "1r1w                         torch_copy:  4.24 TB/s" in out
     assert "R 4.59, C 3.81 TB/s (profile): modelled / best 1r0w 4.59 / 4.53" in out
     assert out.count("MiB a stream") == 27  # three mixes at nine lengths, each beside its prediction
+
+
+def test_ddr_flush_prints_both_flushes_and_the_difference(report, capsys):
+    report.main(["ddr_flush"])
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 12  # three streams at four lengths
+    # the 128 MiB read stream: 40.96 us after do_bench's dirty flush, 33.39 after a clean one
+    assert (
+        "1r0w   128 MiB a stream: after a dirty L2   40.96 us, after a clean one   33.39 us, +7.57 us" in out
+    )
