@@ -405,16 +405,6 @@ def test_ddr_queue_fields_go_together():
         parse_profile(text)
 
 
-def test_dirty_writeback_fields_go_together_and_the_share_is_a_fraction():
-    text = _replace_value(H200_TEXT, "ddr_dirty_writeback_share", "0")
-    expected = r"ddr_dirty_writeback_bytes=34000000.0 and ddr_dirty_writeback_share=0.0 go together"
-    with pytest.raises(ts.ProfileError, match=expected):
-        parse_profile(text)
-    text = _replace_value(H200_TEXT, "ddr_dirty_writeback_share", "1.5")
-    with pytest.raises(ts.ProfileError, match=r"ddr_dirty_writeback_share=1.5 is a share .* at most 1"):
-        parse_profile(text)
-
-
 def test_eight_column_wgmma_efficiency_is_the_replicated_probes_measurement():
     # the replicated probe's 64 x 16 x 64 dot chains on 8 warps issue m64n8k16 instructions (each warpgroup
     # half the columns): their mean rate over 1-4 blocks per SM, over the 64-column chain rate, is the

@@ -135,8 +135,6 @@ _OPTIONAL = (
     "alu_op_cost",
     "ddr_queue_latency_s",
     "ddr_queue_bw_bytes_per_s",
-    "ddr_dirty_writeback_bytes",
-    "ddr_dirty_writeback_share",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -289,13 +287,6 @@ class HardwareProfile:
     # DRAM read bandwidth over ddr_queue_bw_bytes_per_s (the probe's least-squares fit of both); 0 = not given
     ddr_queue_latency_s: float = 0.0
     ddr_queue_bw_bytes_per_s: float = 0.0
-    # The L2 a launch finds full of another's dirty lines (do_bench zeroes a 256 MB buffer before every timed
-    # launch; a kernel after a write-heavy one meets the same): the lines the launch's DRAM reads bring in
-    # displace them, which costs DRAM writes, ddr_dirty_writeback_share of its DRAM read bytes up to
-    # ddr_dirty_writeback_bytes times its reads' share of its DRAM traffic (the ddr_flush probe: streams after
-    # that flush against after a clean one); 0 = not given (no write-back charged)
-    ddr_dirty_writeback_bytes: float = 0.0
-    ddr_dirty_writeback_share: float = 0.0
     # A dependent reduction across one warp's 32 lanes (the reductions probe at one warp: log2(32) shuffle
     # steps, each with the op combining its result): what a warp-wide shuffle tree's chain takes, a step
     # being log2(warp_size)-th of it; 0 = not given (a shuffle step then costs nothing in a serial chain)
@@ -379,17 +370,6 @@ class HardwareProfile:
             )
         if not self.tc_flops_per_s:
             raise ProfileError(f"profile {self.name!r}: [tensor_core] needs at least one dtype rate")
-        if bool(self.ddr_dirty_writeback_bytes) != bool(self.ddr_dirty_writeback_share):
-            raise ProfileError(
-                f"profile {self.name!r}: ddr_dirty_writeback_bytes={self.ddr_dirty_writeback_bytes!r} and "
-                f"ddr_dirty_writeback_share={self.ddr_dirty_writeback_share!r} go together "
-                "(both > 0, or both 0)"
-            )
-        if self.ddr_dirty_writeback_share > 1:
-            raise ProfileError(
-                f"profile {self.name!r}: field ddr_dirty_writeback_share="
-                f"{self.ddr_dirty_writeback_share!r} is a share of the DRAM read bytes: at most 1"
-            )
         if bool(self.ddr_queue_latency_s) != bool(self.ddr_queue_bw_bytes_per_s):
             raise ProfileError(
                 f"profile {self.name!r}: ddr_queue_latency_s={self.ddr_queue_latency_s!r} and "

@@ -9,8 +9,7 @@ from .plan import PIPELINES, Pipeline
 
 # The phase of the time the L2's merges of partly written sectors add beyond the schedule (split stores)
 MERGE_PHASE = "merges"
-WRITEBACK_PHASE = "writeback"
-PHASES = ("prologue", "steady", "epilogue", "tail", "lock", MERGE_PHASE, WRITEBACK_PHASE)
+PHASES = ("prologue", "steady", "epilogue", "tail", "lock", MERGE_PHASE)
 
 
 @dataclass(frozen=True)

@@ -482,16 +482,7 @@ def test_causal_blocks_launched_last_lengthen_the_kernel():
         )
         return dataclasses.replace(base, body=body)
 
-    # the schedules' ordering on the H200 numbers this test was worked with (the copy rate before stop 57's
-    # ddr_flush calibration, no write-back): the makespans of the two orders depend on each region's pace and
-    # lone latency, which the DRAM rates move (with the stop 57 profile the two orders end 0.5 us apart the
-    # other way round)
-    hw = dataclasses.replace(
-        ts.load_profile("h200"),
-        ddr_bw_bytes_per_s=3.8146e12,
-        ddr_dirty_writeback_bytes=0.0,
-        ddr_dirty_writeback_share=0.0,
-    )
+    hw = ts.load_profile("h200")
     up = evaluate(with_trips(rising), hw)
     down = evaluate(with_trips(tuple(reversed(rising))), hw)
     assert up.latency_s > down.latency_s
@@ -839,21 +830,3 @@ def test_split_sub_word_stores_wait_for_the_l2_merges(round_hw):
     for plan, profile in ((_split_store_plan(4, 16), hw), (_split_store_plan(), round_hw)):
         r = evaluate(plan, profile)
         assert r.latency_s < 2.1e-6 and not [p for p in r.phases if p.phase == "merges"]
-
-
-def test_the_previous_launchs_dirty_lines_cost_as_much_as_dram_is_busy(round_hw):
-    from dataclasses import replace
-
-    # test_two_stage_load_compute_pipeline's launch: 16 us, DRAM busy 4 us of its 14 us of schedule. It reads
-    # 4 tiles x 4 rows x 1e5 B = 1.6e6 B from DRAM and writes none: min(0.5 x 1.6e6, 1e6) = 8e5 B of
-    # write-back at 4e11 B/s = 2 us, exposed 4 / 14 of it: 0.571 us, its own phase
-    hw = replace(round_hw, ddr_dirty_writeback_bytes=1e6, ddr_dirty_writeback_share=0.5)
-    r = evaluate(stream_plan(tiles=4, trips=4, stages=2), hw)
-    assert r.latency_s == pytest.approx((16 + 2 * 4 / 14) * US)
-    ph = {p.phase: p for p in r.phases}
-    assert ph["writeback"].time_s == pytest.approx(2 * 4 / 14 * US)
-    assert ph["writeback"].bottleneck is Pipeline.DDR
-    assert "dirty lines" in ph["writeback"].reason
-    assert "writeback" not in {
-        p.phase for p in evaluate(stream_plan(tiles=4, trips=4, stages=2), round_hw).phases
-    }

@@ -1111,23 +1111,3 @@ def test_scan_carry_cost_grows_with_its_steps(round_hw, steps, lines, operands, 
 
     a, b = demand(steps), demand(steps + more)
     assert b.floor_s > a.floor_s and b.busy_s[CUDA] > a.busy_s[CUDA]
-
-
-def test_dirty_writeback_by_hand(round_hw):
-    from dataclasses import replace
-
-    from tilesight.model.resources import dirty_writeback_s
-
-    def traffic(read: float, written: float) -> CacheTraffic:
-        return CacheTraffic({}, 0.0, None, read, written, "test")
-
-    hw = replace(round_hw, ddr_dirty_writeback_bytes=1e6, ddr_dirty_writeback_share=0.5)
-    # the round GPU has no read-only rate: written bytes at the copy rate, 4e11 B/s
-    # 1 MB read, none written: min(0.5 x 1e6, 1e6 x 1) = 5e5 B -> 1.25 us
-    assert dirty_writeback_s(traffic(1e6, 0.0), hw) == pytest.approx(1.25 * US)
-    # 4 MB read: min(2e6, 1e6) = 1e6 B (the saturation) -> 2.5 us
-    assert dirty_writeback_s(traffic(4e6, 0.0), hw) == pytest.approx(2.5 * US)
-    # 4 MB read and 4 MB written: reads are half the traffic, min(2e6, 1e6 x 0.5) = 5e5 B -> 1.25 us
-    assert dirty_writeback_s(traffic(4e6, 4e6), hw) == pytest.approx(1.25 * US)
-    assert dirty_writeback_s(traffic(0.0, 4e6), hw) == 0.0  # a launch that only writes displaces nothing
-    assert dirty_writeback_s(traffic(4e6, 0.0), round_hw) == 0.0  # the profile gives no write-back

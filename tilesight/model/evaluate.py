@@ -49,7 +49,7 @@ from ..plan import (
     TileAction,
     TilePlan,
 )
-from ..report import MERGE_PHASE, WRITEBACK_PHASE, ActionStats, Occupancy, PhaseCost, Report
+from ..report import MERGE_PHASE, ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
 from .occupancy import Waves, residency, waves
@@ -65,7 +65,6 @@ from .resources import (
     ActionDemand,
     action_demand,
     ddr_queue_s,
-    dirty_writeback_s,
     full_share_rates,
     lone_load_burst,
     pipelined_load_latency,
@@ -460,7 +459,7 @@ class _Core:
 
     __slots__ = (
         "occ", "wv", "per_program", "traffic", "demands", "occurrences", "full", "tail", "main", "t_tail",
-        "latency", "lock_hold_s", "lock_s", "together", "merge_s", "writeback_s",
+        "latency", "lock_hold_s", "lock_s", "together", "merge_s",
     )  # fmt: skip
 
 
@@ -618,17 +617,6 @@ def _core_at(
         floor = sectors / hw.l2_partial_write_sectors_per_s + hw.launch_overhead_s
         c.merge_s = max(floor - c.latency, 0.0)
         c.latency += c.merge_s
-    # the dirty lines of the launch before, which the launch's DRAM reads displace: DRAM writes beside its own
-    # traffic, as much of them exposed as DRAM is busy (writeback_s is the time this adds)
-    c.writeback_s = 0.0
-    writeback = dirty_writeback_s(c.traffic, hw)
-    if writeback > 0:
-        busy = _scaled(main.unit_busy, main.units)
-        if tail is not None and full is not None:
-            busy = tuple(a + b for a, b in zip(busy, _scaled(tail.unit_busy, tail.units), strict=True))
-        ddr_share = min(busy[DDR] / max(c.latency - hw.launch_overhead_s, 1e-12), 1.0)
-        c.writeback_s = writeback * ddr_share
-        c.latency += c.writeback_s
     return c
 
 
@@ -859,14 +847,6 @@ def _evaluate(
         )
         idle = {pp: 0.0 for pp in PIPELINES}
         phases = (*phases, PhaseCost(MERGE_PHASE, c.merge_s, Pipeline.L2, idle, reason))
-    if c.writeback_s > 0:
-        reason = (
-            "the L2 holds the previous launch's dirty lines (do_bench zeroes a 256 MB buffer before each "
-            f"timed launch), which this launch's DRAM reads displace: {c.writeback_s * 1e6:.3g} us of DRAM "
-            "writes beyond the schedule"
-        )
-        idle = {pp: 0.0 for pp in PIPELINES}
-        phases = (*phases, PhaseCost(WRITEBACK_PHASE, c.writeback_s, Pipeline.DDR, idle, reason))
     bottleneck = max(phases, key=lambda ph: ph.time_s).bottleneck
     total_busy = sum(busy)
     overlap = (

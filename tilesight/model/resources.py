@@ -287,20 +287,6 @@ def ddr_write_slowdown(hw: HardwareProfile) -> float:
     return read * inv_write if inv_write > 0 else 1.0
 
 
-def dirty_writeback_s(traffic: CacheTraffic, hw: HardwareProfile) -> float:
-    """Seconds of DRAM writes a launch spends on the dirty lines it finds in the L2 (the profile's
-    ``ddr_dirty_writeback_bytes`` and ``ddr_dirty_writeback_share``): each line its DRAM reads bring in
-    displaces one, ``share x`` its DRAM read bytes, up to ``bytes x`` its reads' share of its DRAM traffic
-    (a stream that writes too leaves its own last lines dirty in their place), at the DRAM's write rate
-    (:func:`ddr_write_slowdown`). 0 where the profile gives no write-back or the launch reads no DRAM."""
-    read, written = traffic.dram_read_bytes, traffic.dram_write_bytes
-    if not hw.ddr_dirty_writeback_bytes or read <= 0:
-        return 0.0
-    share = read / (read + written)
-    nbytes = min(hw.ddr_dirty_writeback_share * read, hw.ddr_dirty_writeback_bytes * share)
-    return nbytes * ddr_write_slowdown(hw) / ddr_read_bw(hw)
-
-
 def share_rates(hw: HardwareProfile, active_sms: int, resident: int) -> tuple[float, ...]:
     """Per-block rates when ``active_sms`` SMs are active and ``resident`` blocks share each SM (TC: 0)."""
     p = float(resident)
