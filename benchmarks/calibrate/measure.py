@@ -101,31 +101,37 @@ DDR_MIX_SIZES = tuple(1 << k for k in range(20, 29))
 DDR_MIX_SIZE_MIXES = ((1, 0, 4096, 8), (1, 1, 1024, 4), (2, 1, 1024, 4))  # (reads, writes, BLOCK, warps)
 
 
+def _streams(n: int) -> tuple:
+    """The four fp16 streams of :func:`kernels.stream_mix` (two read, two written), ``n`` elements each."""
+    return tuple(torch.rand(n, device="cuda").half() for _ in range(4))
+
+
+def _stream_mix_launch(streams: tuple, n: int, reads: int, writes: int, block: int, warps: int):
+    """A launch of :func:`kernels.stream_mix` over the first ``n`` elements of ``streams``, as a callable."""
+    grid = (triton.cdiv(n, block),)
+    out = torch.empty(grid[0], device="cuda")
+    meta = dict(READS=reads, WRITES=writes, BLOCK=block, num_warps=warps)
+    return lambda: K.stream_mix[grid](*streams, out, n, **meta)
+
+
 def _mix_points() -> list[dict]:
     n = DDR_MIX_ELEMS
-    a, b, y, z = (torch.rand(n, device="cuda").half() for _ in range(4))
+    streams = _streams(n)
     points = []
     for (reads, writes), (block, warps) in itertools.product(DDR_MIX_MIXES, DDR_MIX_CONFIGS):
-        grid = (triton.cdiv(n, block),)
-        out = torch.empty(grid[0], device="cuda")
-        meta = dict(READS=reads, WRITES=writes, BLOCK=block, num_warps=warps)
-        t = bench_s(lambda grid=grid, out=out, meta=meta: K.stream_mix[grid](a, b, y, z, out, n, **meta))
+        t = bench_s(_stream_mix_launch(streams, n, reads, writes, block, warps))
         points.append(
             {"kernel": "stream_mix", "reads": reads, "writes": writes, "block": block, "warps": warps,
-             "programs": grid[0], "s": t, "bytes_per_s": (reads + writes) * n * 2 / t}
+             "programs": triton.cdiv(n, block), "s": t, "bytes_per_s": (reads + writes) * n * 2 / t}
         )  # fmt: skip
     return points
 
 
 def _size_points() -> list[dict]:
-    top = max(DDR_MIX_SIZES)
-    a, b, y, z = (torch.rand(top, device="cuda").half() for _ in range(4))
+    streams = _streams(max(DDR_MIX_SIZES))
     points = []
     for (reads, writes, block, warps), n in itertools.product(DDR_MIX_SIZE_MIXES, DDR_MIX_SIZES):
-        grid = (triton.cdiv(n, block),)
-        out = torch.empty(grid[0], device="cuda")
-        meta = dict(READS=reads, WRITES=writes, BLOCK=block, num_warps=warps)
-        t = bench_s(lambda grid=grid, out=out, n=n, meta=meta: K.stream_mix[grid](a, b, y, z, out, n, **meta))
+        t = bench_s(_stream_mix_launch(streams, n, reads, writes, block, warps))
         points.append(
             {"kernel": "stream_mix", "reads": reads, "writes": writes, "block": block, "warps": warps,
              "elements": n, "s": t, "bytes_per_s": (reads + writes) * n * 2 / t}
@@ -208,20 +214,13 @@ def ddr_flush() -> dict:
             fbuf, sums, fbuf.numel(), BLOCK=STREAM_BLOCK, num_warps=8
         ),
     }
-    top = max(DDR_FLUSH_SIZES)
-    a, b, y, z = (torch.rand(top, device="cuda").half() for _ in range(4))
+    streams = _streams(max(DDR_FLUSH_SIZES))
     points = []
     for (reads, writes, block, warps), n in itertools.product(DDR_FLUSH_MIXES, DDR_FLUSH_SIZES):
-        grid = (triton.cdiv(n, block),)
-        out = torch.empty(grid[0], device="cuda")
-        meta = dict(READS=reads, WRITES=writes, BLOCK=block, num_warps=warps)
+        launch = _stream_mix_launch(streams, n, reads, writes, block, warps)
         point = {"reads": reads, "writes": writes, "block": block, "warps": warps, "elements": n}
         for name, flush in flushes.items():
-            t = _after_flush(
-                lambda grid=grid, out=out, n=n, meta=meta: K.stream_mix[grid](a, b, y, z, out, n, **meta),
-                flush,
-            )
-            point[f"{name}_s"] = t
+            point[f"{name}_s"] = _after_flush(launch, flush)
         points.append(point)
     return {"points": points, "flush_bytes": DDR_FLUSH_BYTES, "reps": DDR_FLUSH_REPS}
 
