@@ -183,7 +183,9 @@ def ddr_mix() -> dict:
 # same streams timed after that write (dirty) and after a read of the same buffer (clean lines), CUDA events
 # around the launch alone, median of DDR_FLUSH_REPS.
 DDR_FLUSH_SIZES = tuple(1 << k for k in range(22, 29, 2))  # 8 MiB to 512 MiB a stream
-DDR_FLUSH_MIXES = ((1, 0, 4096, 8), (1, 1, 1024, 4), (0, 1, 2048, 4))  # (reads, writes, BLOCK, warps)
+DDR_FLUSH_MIXES = (  # (reads, writes, BLOCK, warps)
+    (1, 0, 4096, 8), (1, 1, 1024, 4), (0, 1, 2048, 4), (2, 0, 4096, 8), (2, 1, 1024, 4), (2, 2, 1024, 4),
+)  # fmt: skip
 DDR_FLUSH_BYTES = 256 * 1000 * 1000  # do_bench's flush buffer
 DDR_FLUSH_REPS = 40
 

@@ -129,8 +129,8 @@ def test_ddr_mix_prints_each_mix_against_the_profile(report, capsys):
 def test_ddr_flush_prints_both_flushes_and_the_difference(report, capsys):
     report.main(["ddr_flush"])
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 12  # three streams at four lengths
-    # the 128 MiB read stream: 40.96 us after do_bench's dirty flush, 33.39 after a clean one
+    assert len(out) == 24  # six streams at four lengths
+    # the 128 MiB read stream: 41.23 us after do_bench's dirty flush, 33.94 after a clean one
     assert (
-        "1r0w   128 MiB a stream: after a dirty L2   40.96 us, after a clean one   33.39 us, +7.57 us" in out
+        "1r0w   128 MiB a stream: after a dirty L2   41.23 us, after a clean one   33.94 us, +7.30 us" in out
     )
