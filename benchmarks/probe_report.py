@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import functools
 import importlib.util
 import json
@@ -553,12 +554,13 @@ def _ddr_flush(_: argparse.Namespace) -> None:
         print(f"{mix}: {after}, {dirty - clean:+5.2f} us")
 
 
-def harmonic_mix_rate(reads: int, writes: int, read_bw: float, copy_bw: float) -> float:
+def harmonic_mix_rate(reads: int, writes: int, hw) -> float:
     """Bytes a second of a stream of ``reads`` read and ``writes`` written bytes per element as the model
-    prices it (:func:`tilesight.model.resources.ddr_write_slowdown`): a read byte at ``1 / read_bw``, a
-    written one at ``1 / W`` with ``2 / copy_bw = 1 / read_bw + 1 / W``."""
-    inv_write = 2.0 / copy_bw - 1.0 / read_bw
-    return (reads + writes) / (reads / read_bw + writes * inv_write)
+    prices it on ``hw``: a read byte at the read rate (:func:`tilesight.model.resources.ddr_read_bw`), a
+    written one :func:`~tilesight.model.resources.ddr_write_slowdown` times longer."""
+    from tilesight.model.resources import ddr_read_bw, ddr_write_slowdown
+
+    return (reads + writes) * ddr_read_bw(hw) / (reads + writes * ddr_write_slowdown(hw))
 
 
 def _ddr_mix(_: argparse.Namespace) -> None:
@@ -578,7 +580,9 @@ def _ddr_mix(_: argparse.Namespace) -> None:
     for label, copy in (("profile", hw.ddr_bw_bytes_per_s), ("probe's best copy", best["1r1w"])):
         mixes = []
         for key, rate in best.items():
-            model = harmonic_mix_rate(int(key[0]), int(key[2]), read, copy)
+            model = harmonic_mix_rate(
+                int(key[0]), int(key[2]), dataclasses.replace(hw, ddr_bw_bytes_per_s=copy)
+            )
             mixes.append(f"{key} {model / 1e12:.2f} / {rate / 1e12:.2f}")
         print(f"R {read / 1e12:.2f}, C {copy / 1e12:.2f} TB/s ({label}): modelled / best " + ", ".join(mixes))
     for p, predicted in zip(probe["sizes"], ddr_mix_predictions(probe["sizes"]), strict=True):

@@ -112,10 +112,16 @@ def test_tile_loop_against_the_models_two_terms(report, capsys):
 
 def test_harmonic_mix_rate_by_hand(report):
     # read 4, copy 3.2: 1 / W = 2 / 3.2 - 1 / 4 = 0.375; two reads and a write: 3 / (2 / 4 + 0.375) = 3.4286
-    assert report.harmonic_mix_rate(2, 1, 4.0, 3.2) == pytest.approx(3 / 0.875)
-    assert report.harmonic_mix_rate(1, 1, 4.0, 3.2) == pytest.approx(3.2)  # the copy itself
-    assert report.harmonic_mix_rate(0, 1, 4.0, 3.2) == pytest.approx(1 / 0.375)
-    assert report.harmonic_mix_rate(1, 0, 4.0, 3.2) == pytest.approx(4.0)
+    import dataclasses
+
+    from tilesight.hardware import load_profile
+
+    # the rates in TB/s: read 4, copy 3.2
+    hw = dataclasses.replace(load_profile("h200"), ddr_read_bw_bytes_per_s=4e12, ddr_bw_bytes_per_s=3.2e12)
+    assert report.harmonic_mix_rate(2, 1, hw) == pytest.approx(3 / 0.875 * 1e12)
+    assert report.harmonic_mix_rate(1, 1, hw) == pytest.approx(3.2e12)  # the copy itself
+    assert report.harmonic_mix_rate(0, 1, hw) == pytest.approx(1 / 0.375 * 1e12)
+    assert report.harmonic_mix_rate(1, 0, hw) == pytest.approx(4.0e12)
 
 
 def test_ddr_mix_prints_each_mix_against_the_profile(report, capsys):
