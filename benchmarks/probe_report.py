@@ -28,6 +28,8 @@
                                                  # the profile's read and copy rates
     python benchmarks/probe_report.py ddr_flush  # calibration_ddr_flush.json: DRAM streams after a dirty
                                                  # (do_bench's) and a clean L2
+    python benchmarks/probe_report.py split_mix  # calibration_split_mix.json: split stores beside their
+                                                 # aligned twins, predicted; split_store_pacing_* fit
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -613,6 +615,126 @@ def ddr_mix_predictions(points: list[dict], hw: str = "h200") -> list[float]:
     return out
 
 
+def split_mix_launch(p: dict):
+    """(kernel, grid, args, meta) of one ``split_mix`` point: the probe's own kernels
+    (``benchmarks/calibrate/kernels.py``) and the reference element-wise kernels (``kernels/triton``), as
+    ``benchmarks/calibrate/measure.py::_split_mix_kernels`` launches them."""
+    sys.path.insert(0, str(HERE.parent))
+    import tilesight
+    from benchmarks.calibrate import kernels as K
+    from kernels.triton.dropout import seeded_dropout_kernel
+    from kernels.triton.gelu import gelu_kernel
+    from kernels.triton.vector_add import add_kernel
+
+    n, block, kernel = p["elements"], p["block"], p["kernel"]
+    grid = (-(-n // block),)
+    meta = {"BLOCK": block, "num_warps": p["warps"]}
+    flat = tilesight.TensorSpec((n,), p.get("dtype", "float16"), (1,))
+    if kernel == "stream_mix":
+        sums = tilesight.TensorSpec((grid[0],), "float32", (1,))
+        return K.stream_mix, grid, (flat, flat, flat, flat, sums, n), {**meta, "READS": p["reads"],
+                                                                        "WRITES": p["writes"]}  # fmt: skip
+    if kernel == "flat_copy_paced":
+        return K.flat_copy_paced, grid, (flat, flat, n), {**meta, "FMAS": p["fmas"]}
+    if kernel == "add":
+        return add_kernel, grid, (flat, flat, flat, n), meta
+    if kernel in ("gelu", "gelu_tanh"):
+        return gelu_kernel, grid, (flat, flat, n), {**meta, "APPROX": kernel == "gelu_tanh"}
+    if kernel == "dropout":
+        return seeded_dropout_kernel, grid, (flat, flat, n, 0.1, 1234), meta
+    raise ValueError(f"split_mix: unknown kernel {kernel!r}")
+
+
+def split_mix_rows(points: list[dict], hw) -> list[dict]:
+    """Every split ``split_mix`` point with the model's pieces on ``hw``: ``schedule`` (seconds with no merge
+    floor), ``merge`` (the L2's merges alone, :func:`tilesight.model.evaluate.split_store_floor_s` with no
+    pacing, launch overhead excluded), ``compute`` (the busiest SM's CUDA-core and SFU issue) and
+    ``predicted`` (the installed profile's latency)."""
+    import tilesight
+    from tilesight.plan import Pipeline
+
+    no_merges = dataclasses.replace(hw, l2_partial_write_sectors_per_s=0.0)
+    unpaced = dataclasses.replace(hw, split_store_pacing_relief=0.0)
+    rows = []
+    for p in points:
+        if not p["split"]:
+            continue
+        kernel, grid, args, meta = split_mix_launch(p)
+        bare = tilesight.estimate(kernel, grid, *args, hw=no_merges, **meta)
+        report = tilesight.estimate(kernel, grid, *args, hw=unpaced, **meta)
+        merges = sum(ph.time_s for ph in report.phases if ph.phase == "merges")
+        if merges <= 0.0:
+            continue  # the merges hide under the schedule: the point says nothing of their pacing
+        installed = tilesight.estimate(kernel, grid, *args, hw=hw, **meta)
+        rows.append({
+            "point": p, "measured": p["s"], "schedule": bare.latency_s,
+            "merge": report.latency_s - hw.launch_overhead_s,
+            "compute": report.busy_s[Pipeline.CUDA] + report.busy_s[Pipeline.SFU],
+            "predicted": installed.latency_s,
+        })  # fmt: skip
+    return rows
+
+
+def split_pacing_predict(row: dict, free: float, relief: float, launch_s: float) -> float:
+    """One :func:`split_mix_rows` row's latency with pacing constants ``free`` and ``relief``: the same rule
+    as :func:`tilesight.model.evaluate.split_store_floor_s`, on the row's pieces."""
+    merge = row["merge"]
+    floor = max(merge - relief * max(row["compute"] - free * merge, 0.0), 0.0) + launch_s
+    return max(row["schedule"], floor)
+
+
+def split_pacing_fit(rows: list[dict], launch_s: float) -> tuple[float, float]:
+    """The (``split_store_pacing_free``, ``split_store_pacing_relief``) that fit the ``flat_copy_paced`` rows
+    whose threads store at most :data:`tilesight.model.evaluate.SPLIT_STORE_PACED_BURST` elements a tile (the
+    rule's reach) best: least squares of log measured / predicted over a grid of steps of 0.01. The
+    arithmetic in front of those stores is fused multiply-adds of known count, nothing else differs."""
+    import numpy as np
+
+    from tilesight.model.evaluate import SPLIT_STORE_PACED_BURST
+
+    paced = [
+        r for r in rows
+        if r["point"]["kernel"] == "flat_copy_paced"
+        and r["point"]["block"] <= SPLIT_STORE_PACED_BURST * 32 * r["point"]["warps"]
+    ]  # fmt: skip
+    best = (float("inf"), 0.0, 0.0)
+    for free in np.arange(0.0, 0.61, 0.01):
+        for relief in np.arange(0.0, 1.51, 0.01):
+            err = sum(
+                np.log(r["measured"] / split_pacing_predict(r, free, relief, launch_s)) ** 2 for r in paced
+            )
+            best = min(best, (float(err), round(float(free), 2), round(float(relief), 2)))
+    return best[1], best[2]
+
+
+def _split_mix(_: argparse.Namespace) -> None:
+    """The ``split_mix`` probe: every kernel's split stores against its aligned twin, every split point
+    predicted (schedule, merges, compute issue), and the pacing constants the flat_copy_paced points fit."""
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    probe = json.loads((DATA / "calibration_split_mix.json").read_text())["measurements"]["split_mix"]
+
+    def key(p: dict) -> tuple:
+        return (p["kernel"], p["reads"], p["writes"], p.get("fmas"), p["block"], p["warps"],
+                p["elements"] // 16)  # fmt: skip
+
+    aligned = {key(p): p["s"] for p in probe["points"] if not p["split"]}
+    rows = split_mix_rows(probe["points"], hw)
+    for r in rows:
+        p = r["point"]
+        form = f"{p['kernel']} {p['reads']}r{p['writes']}w" + (f" {p['fmas']} FMAs" if "fmas" in p else "")
+        print(f"{form:>28} {p['elements'] / 1e6:6.1f}M BLOCK {p['block']:>4} {p['warps']} warps: "
+              f"{r['measured'] * 1e6:6.1f} us (aligned {aligned[key(p)] * 1e6:6.1f}), "
+              f"merges {r['merge'] * 1e6:6.1f}, compute {r['compute'] * 1e6:6.1f}, "
+              f"predicted {r['predicted'] * 1e6:6.1f}: "
+              f"measured / predicted {r['measured'] / r['predicted']:.3f}")  # fmt: skip
+    free, relief = split_pacing_fit(rows, hw.launch_overhead_s)
+    print(f"flat_copy_paced fit: split_store_pacing_free = {free:.2f}, "
+          f"split_store_pacing_relief = {relief:.2f} "
+          f"(profile: {hw.split_store_pacing_free:.2f}, {hw.split_store_pacing_relief:.2f})")  # fmt: skip
+
+
 BALANCED = 0.85  # 'balance': tensor-core and L2 busy times within 15% of each other
 
 
@@ -897,6 +1019,7 @@ def main(argv: list[str] | None = None) -> int:
             "causal_twins",
             "ddr_mix",
             "ddr_flush",
+            "split_mix",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -928,6 +1051,7 @@ def main(argv: list[str] | None = None) -> int:
         "causal_twins": _causal_twins,
         "ddr_mix": _ddr_mix,
         "ddr_flush": _ddr_flush,
+        "split_mix": _split_mix,
     }[args.what](args)
     return 0
 

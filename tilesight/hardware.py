@@ -123,6 +123,8 @@ _OPTIONAL = (
     "l2_atomic_elements_per_s",
     "atomic_elements_per_s_per_block",
     "l2_partial_write_sectors_per_s",
+    "split_store_pacing_free",
+    "split_store_pacing_relief",
     "wgmma_chain_flops_per_s",
     "tma_ddr_latency_s",
     "tma_l2_latency_s",
@@ -270,6 +272,12 @@ class HardwareProfile:
     # part of (the narrow_strided probe: 2-byte stores 16 bytes apart, each sector merged at the L2 once per
     # instruction); 0 = not given (such stores then cost what contiguous element-wide ones do)
     l2_partial_write_sectors_per_s: float = 0.0
+    # Arithmetic between a split store's loads and the store paces the stores and takes part of the merges'
+    # time off (the split_mix probe: flat_copy_paced's 0-64 fused multiply-adds an element before a split
+    # store): the busiest SM's CUDA-core and SFU issue time beyond ``split_store_pacing_free`` of the merge
+    # floor takes ``split_store_pacing_relief`` seconds off it per second; 0 = not given (no relief)
+    split_store_pacing_free: float = 0.0
+    split_store_pacing_relief: float = 0.0
     # fp16 FLOP/s of a chain of dependent warpgroup MMAs of 64 or more columns on shared-memory operands (the
     # dot_narrow / dot_shapes probes): what [wgmma_n_efficiency] scales for narrow instructions; 0 = not given
     wgmma_chain_flops_per_s: float = 0.0

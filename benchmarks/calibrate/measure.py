@@ -725,6 +725,69 @@ def strided_paced() -> dict:
     return {"points": points}
 
 
+# The split_mix probe: element-wise kernels whose stores the mask splits into 2-byte ones 16 bytes apart (a
+# length no multiple of 16) beside their aligned twins (the length rounded down to a multiple of 16): the
+# stream_mix tiles with 0-2 reads and 1-2 written streams, flat_copy_paced with 0-64 fused multiply-adds an
+# element, and the reference element-wise kernels (kernels/triton: the vector add, both GELUs, the seeded
+# dropout), at three lengths and two tile shapes. Whether the L2's merges of partly written sectors cost
+# every split kernel what they cost a bare write of the same length.
+SPLIT_MIX_LENGTHS = ((1 << 24) - 1, (1 << 26) - 1, 111_111_111)
+# (BLOCK, warps): 8, 8, 16, 32 and 64 elements a thread, so 8-64 split stores a thread back to back
+SPLIT_MIX_CONFIGS = ((1024, 4), (2048, 8), (4096, 8), (4096, 4), (8192, 4))
+SPLIT_MIX_STREAM_CONFIGS = SPLIT_MIX_CONFIGS[:2]  # the stream_mix tiles at the first two only
+SPLIT_MIX_PACED_CONFIGS = SPLIT_MIX_CONFIGS[:1] + SPLIT_MIX_CONFIGS[2:]  # flat_copy_paced's
+SPLIT_MIX_STREAMS = ((0, 1), (1, 1), (2, 1), (1, 2))  # (reads, writes)
+SPLIT_MIX_FMAS = (0, 16, 32, 64)
+
+
+def _split_mix_kernels(n: int, block: int, warps: int, streams: tuple, bf16: tuple) -> list[tuple[dict, Any]]:
+    """(point description, launch callable) for every split_mix kernel at length ``n`` and one tile shape:
+    ``streams`` the four float16 streams, ``bf16`` the bfloat16 input and output of the tanh GELU."""
+    from kernels.triton.dropout import seeded_dropout_kernel
+    from kernels.triton.gelu import gelu_kernel
+    from kernels.triton.vector_add import add_kernel
+
+    grid = (triton.cdiv(n, block),)
+    a, b, y, z = streams
+    kw = dict(BLOCK=block, num_warps=warps)
+    out: list[tuple[dict, Any]] = []
+    for reads, writes in SPLIT_MIX_STREAMS if (block, warps) in SPLIT_MIX_STREAM_CONFIGS else ():
+        out.append(({"kernel": "stream_mix", "reads": reads, "writes": writes},
+                    _stream_mix_launch(streams, n, reads, writes, block, warps)))  # fmt: skip
+    if (block, warps) in SPLIT_MIX_PACED_CONFIGS:
+        for fmas in SPLIT_MIX_FMAS:
+            out.append(({"kernel": "flat_copy_paced", "reads": 1, "writes": 1, "fmas": fmas},
+                        lambda fmas=fmas: K.flat_copy_paced[grid](a, y, n, FMAS=fmas, **kw)))  # fmt: skip
+    bf_a, bf_y = (t[:n] for t in bf16)
+    out += [
+        ({"kernel": "add", "reads": 2, "writes": 1}, lambda: add_kernel[grid](a, b, y, n, **kw)),
+        ({"kernel": "gelu", "reads": 1, "writes": 1}, lambda: gelu_kernel[grid](a, y, n, APPROX=False, **kw)),
+        ({"kernel": "gelu_tanh", "reads": 1, "writes": 1, "dtype": "bfloat16"},
+         lambda: gelu_kernel[grid](bf_a, bf_y, n, APPROX=True, **kw)),
+        ({"kernel": "dropout", "reads": 1, "writes": 1},
+         lambda: seeded_dropout_kernel[grid](a, y, n, 0.1, 1234, **kw)),
+    ]  # fmt: skip
+    return out
+
+
+def split_mix() -> dict:
+    """Seconds of each split_mix kernel (``kernel``, its streams, ``fmas`` where paced) at each length of
+    :data:`SPLIT_MIX_LENGTHS` (``split``: true) and its aligned twin, per tile shape of
+    :data:`SPLIT_MIX_CONFIGS` (the stream_mix tiles at :data:`SPLIT_MIX_STREAM_CONFIGS`, flat_copy_paced at
+    :data:`SPLIT_MIX_PACED_CONFIGS`); float16 unless ``dtype`` says otherwise."""
+    longest = max(SPLIT_MIX_LENGTHS)
+    # normal draws, as the sweeps' inputs: libdevice's tanh and erf take their longer paths on most of them
+    streams = tuple(torch.randn(longest, device="cuda", dtype=torch.float16) for _ in range(4))
+    bf16 = tuple(torch.randn(longest, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    points = []
+    for odd, (block, warps) in itertools.product(SPLIT_MIX_LENGTHS, SPLIT_MIX_CONFIGS):
+        for n, split in ((odd, True), (odd - odd % 16, False)):
+            for desc, fn in _split_mix_kernels(n, block, warps, streams, bf16):
+                point = {**desc, "elements": n, "split": split, "block": block, "warps": warps}
+                points.append({**point, "s": bench_s(fn)})
+    return {"points": points}
+
+
 def narrow_split() -> dict:
     """The narrow probe's loads and stores apart: element-wide (fp16, odd row stride) reads of every row
     summed to one value, and element-wide writes of every row; warp instructions per second per SM of each,

@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         ("narrow_split", M.narrow_split, ()),
         ("narrow_strided", M.narrow_strided, ()),
         ("strided_paced", M.strided_paced, ()),
+        ("split_mix", M.split_mix, ()),
         ("narrow_ept", M.narrow_ept, ()),
         ("narrow_l1", M.narrow_l1, ()),
         ("narrow_width", M.narrow_width, ()),

@@ -812,6 +812,53 @@ def _split_store_plan(vector=2, apart=16) -> ts.TilePlan:
     return TilePlan("split", TileGrid((4,)), (out,), (st_,), BlockResources(128))
 
 
+def _paced_split_store_plan(flops: float, tile: int = 1024) -> ts.TilePlan:
+    """:func:`_split_store_plan`'s four tiles of ``tile`` float16 elements, 2-byte lanes 16 bytes apart, with
+    ``flops`` (element ops) of element-wise arithmetic a tile in front of each store."""
+    from tilesight.plan import ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
+
+    out = TensorAccess("out", "float16", (4 * tile,), (tile,))
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=flops)
+    st_ = TileAction("st", ActionKind.STORE, tensor="out", vector_bytes=2, lane_stride_bytes=16, deps=("ew",))
+    return TilePlan("paced", TileGrid((4,)), (out,), (ew, st_), BlockResources(128))
+
+
+def test_split_store_floor_by_hand(round_hw):
+    import dataclasses
+
+    from tilesight.model.evaluate import split_store_floor_s
+
+    hw = dataclasses.replace(round_hw, l2_partial_write_sectors_per_s=1e9)
+    hw = dataclasses.replace(hw, split_store_pacing_free=0.25, split_store_pacing_relief=0.5)
+    # 2048 sectors: 2.048 us of merges; 1 us of arithmetic, 0.512 us of it free: 0.488 us paced, half of that
+    # (0.244 us) off the merges; plus the 2 us launch
+    assert split_store_floor_s(hw, 2048, 1e-6) == pytest.approx(2.048e-6 - 0.244e-6 + 2e-6, rel=1e-12)
+    # arithmetic within the free share, or a profile without the relief: the bare merges
+    assert split_store_floor_s(hw, 2048, 0.5e-6) == pytest.approx(4.048e-6, rel=1e-12)
+    bare = dataclasses.replace(hw, split_store_pacing_relief=0.0)
+    assert split_store_floor_s(bare, 2048, 1e-6) == pytest.approx(4.048e-6, rel=1e-12)
+    # never below the launch, whatever the arithmetic
+    assert split_store_floor_s(hw, 2048, 1.0) == pytest.approx(2e-6, rel=1e-12)
+
+
+def test_arithmetic_before_short_split_store_bursts_takes_time_off_the_merges(round_hw):
+    import dataclasses
+
+    from tilesight.plan import Pipeline as P
+
+    hw = dataclasses.replace(round_hw, l2_partial_write_sectors_per_s=1e9)
+    hw = dataclasses.replace(hw, split_store_pacing_free=0.25, split_store_pacing_relief=0.5)
+    # one tile an SM, 1e6 element ops of it at the SM's 1e12 op/s: 1 us of CUDA-core issue, under the 2.048 us
+    # of merges (2048 sectors, test_split_sub_word_stores_wait_for_the_l2_merges): 0.244 us off them
+    r = evaluate(_paced_split_store_plan(1e6), hw)
+    assert r.busy_s[P.CUDA] == pytest.approx(1e-6, rel=1e-12)
+    assert r.latency_s == pytest.approx(2.048e-6 - 0.244e-6 + 2e-6, rel=1e-12)
+    # eight stores a thread (1024 elements over 128 threads); at 64 a thread (8192 elements) the burst is
+    # longer than SPLIT_STORE_PACED_BURST: 16384 sectors, 16.384 us of merges, none taken off
+    long = evaluate(_paced_split_store_plan(1e6, tile=8192), hw)
+    assert long.latency_s == pytest.approx(16.384e-6 + 2e-6, rel=1e-12)
+
+
 def test_split_sub_word_stores_wait_for_the_l2_merges(round_hw):
     import dataclasses
 

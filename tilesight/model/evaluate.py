@@ -614,10 +614,55 @@ def _core_at(
     sectors = sum(d.merge_sectors * occurrences[name] for name, d in demands.items()) * grid.tiles
     c.merge_s = 0.0
     if sectors and hw.l2_partial_write_sectors_per_s:
-        floor = sectors / hw.l2_partial_write_sectors_per_s + hw.launch_overhead_s
+        paced = _split_store_burst(plan, demands) <= SPLIT_STORE_PACED_BURST
+        floor = split_store_floor_s(hw, sectors, _compute_issue_s(full, tail) if paced else 0.0)
         c.merge_s = max(floor - c.latency, 0.0)
         c.latency += c.merge_s
     return c
+
+
+# The most split stores a thread issues back to back (one tile's) that the arithmetic in front of them paces
+# (split_store_floor_s). The split_mix probe (python benchmarks/probe_report.py split_mix; times over the
+# bare merges): with 64 fused multiply-adds an element a copy of 8 and 16 elements a thread runs 0.62-0.80,
+# the GELUs 0.52-0.81; at 64 elements a thread the same kernels run 1.22-1.48 (the merges add to the
+# arithmetic rather than hide under it); at 32 the element-wise kernels fall between (0.54-0.97) and the
+# pooled row kernels that store 32 (softmax and int8 quantisation over padded rows) keep the whole merges.
+SPLIT_STORE_PACED_BURST = 16
+
+
+def _split_store_burst(plan: TilePlan, demands: Mapping[str, ActionDemand]) -> float:
+    """The most split stores (stores whose sectors the L2 merges: ``ActionDemand.merge_sectors``) a thread of
+    ``plan`` issues for one occurrence of one store action: its tile's bytes over the instruction's
+    ``vector_bytes`` and the block's threads."""
+    threads = plan.resources.threads
+    return max(
+        (
+            d.bytes / (act.vector_bytes * threads)
+            for act, _ in plan.actions()
+            if isinstance(act, TileAction) and (d := demands.get(act.name)) is not None and d.merge_sectors
+        ),
+        default=0.0,
+    )
+
+
+def _compute_issue_s(*regions: _Region | None) -> float:
+    """The busiest SM's CUDA-core and SFU issue time over ``regions`` (each region's per-unit busy time times
+    its units)."""
+    return sum((r.unit_busy[CUDA] + r.unit_busy[SFU]) * r.units for r in regions if r is not None)
+
+
+def split_store_floor_s(hw: HardwareProfile, sectors: float, compute_s: float) -> float:
+    """The least a launch takes whose stores write part of ``sectors`` 32-byte sectors (stores narrower than a
+    word, their lanes apart: :func:`tilesight.model.resources.partial_write_sectors`): the L2 merges them at
+    ``l2_partial_write_sectors_per_s``, less what the arithmetic in front of the stores (``compute_s``, the
+    busiest SM's CUDA-core and SFU issue time) takes off by pacing them: ``split_store_pacing_relief`` of its
+    part beyond ``split_store_pacing_free`` of the merge time (the split_mix probe: a split copy of 8 or 16
+    elements a thread with 32 and 64 fused multiply-adds an element before the store runs 0.84-0.90 and
+    0.62-0.80 of the bare merge time); plus the launch overhead. The evaluator passes no ``compute_s`` where a
+    thread stores more than :data:`SPLIT_STORE_PACED_BURST` split elements a tile."""
+    merge = sectors / hw.l2_partial_write_sectors_per_s
+    paced = max(compute_s - hw.split_store_pacing_free * merge, 0.0)
+    return max(merge - hw.split_store_pacing_relief * paced, 0.0) + hw.launch_overhead_s
 
 
 def lock_handoff_s(hw: HardwareProfile, resident: int) -> float:
