@@ -140,3 +140,44 @@ def test_ddr_flush_prints_both_flushes_and_the_difference(report, capsys):
     assert (
         "1r0w   128 MiB a stream: after a dirty L2   41.23 us, after a clean one   33.94 us, +7.30 us" in out
     )
+
+
+def _paced_row(block: int, merge: float, compute: float, measured: float, schedule: float = 1e-6) -> dict:
+    point = {"kernel": "flat_copy_paced", "block": block, "warps": 4}
+    return {"point": point, "merge": merge, "compute": compute, "measured": measured, "schedule": schedule}
+
+
+def test_split_pacing_predict_by_hand(report):
+    # merges 100 us, arithmetic 60 us, 0.2 of the merges free: 40 us paced, half of it off: 80 + 2 us launch
+    row = _paced_row(1024, 100e-6, 60e-6, 0.0)
+    assert report.split_pacing_predict(row, 0.2, 0.5, 2e-6) == pytest.approx(82e-6)
+    # within the free share: the bare merges; a schedule above the floor wins
+    assert report.split_pacing_predict(_paced_row(1024, 100e-6, 10e-6, 0.0), 0.2, 0.5, 2e-6) == pytest.approx(
+        102e-6
+    )
+    assert (
+        report.split_pacing_predict(row, 0.2, 0.5, 2e-6)
+        < report.split_pacing_predict({**row, "schedule": 90e-6}, 0.2, 0.5, 2e-6)
+        == pytest.approx(90e-6)
+    )
+
+
+def test_split_pacing_fit_recovers_the_constants_and_skips_long_bursts(report):
+    # rows made with free 0.25 and relief 0.6 at 8 elements a thread (BLOCK 1024 on 4 warps) come back; a
+    # 64-a-thread row (BLOCK 8192) far off the rule changes nothing: the fit leaves it out
+    made = [_paced_row(1024, 100e-6, c * 1e-6, 0.0) for c in (0, 10, 40, 60, 80, 95)]
+    for r in made:
+        r["measured"] = report.split_pacing_predict(r, 0.25, 0.6, 2e-6)
+    outlier = _paced_row(8192, 100e-6, 80e-6, 300e-6)
+    assert report.split_pacing_fit([*made, outlier], 2e-6) == (0.25, 0.6)
+
+
+def test_split_mix_prints_every_split_point_and_the_fit(report, capsys):
+    report.main(["split_mix"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith(
+        "flat_copy_paced fit: split_store_pacing_free = 0.09, split_store_pacing_relief = 0.49"
+    )
+    # the bare split write of 2^24 - 1 elements: 66.0 us of merges, 70.2 predicted with the launch
+    line = next(x for x in out if x.lstrip().startswith("stream_mix 0r1w   16.8M BLOCK 1024 4 warps"))
+    assert "merges   66.0, compute    0.0, predicted   70.2" in line
