@@ -30,6 +30,8 @@
                                                  # (do_bench's) and a clean L2
     python benchmarks/probe_report.py split_mix  # calibration_split_mix.json: split stores beside their
                                                  # aligned twins, predicted; split_store_pacing_* fit
+    python benchmarks/probe_report.py reduce_mix  # calibration_reduce_mix.json: element-wide row loads and
+                                                  # cross-warp reductions, odd widths beside aligned twins
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -735,6 +737,41 @@ def _split_mix(_: argparse.Namespace) -> None:
           f"(profile: {hw.split_store_pacing_free:.2f}, {hw.split_store_pacing_relief:.2f})")  # fmt: skip
 
 
+def reduce_mix_predictions(points: list[dict], hw: str = "h200") -> list[float]:
+    """The installed model's latency (seconds) of each ``reduce_mix`` point: the probe's own kernel
+    (``benchmarks/calibrate/kernels.py::row_reduce_mix``) compiled on the CPU at the point's launch."""
+    sys.path.insert(0, str(HERE.parent))
+    import tilesight
+    from benchmarks.calibrate import kernels as K
+
+    out = []
+    for p in points:
+        rows, width = p["rows"], p["width"]
+        x = tilesight.TensorSpec((rows * width,), "float16", (1,))
+        sums = tilesight.TensorSpec((rows,), "float32", (1,))
+        meta = {"REDS": p["reds"], "BLOCK": p["block"], "num_warps": p["warps"]}
+        report = tilesight.estimate(K.row_reduce_mix, (rows,), x, sums, width, width, hw=hw, **meta)
+        out.append(report.latency_s)
+    return out
+
+
+def _reduce_mix(_: argparse.Namespace) -> None:
+    """The ``reduce_mix`` probe: per BLOCK, warps and reductions a row, the odd width and its aligned twin
+    measured and predicted, and what the odd width adds in each."""
+    probe = json.loads((DATA / "calibration_reduce_mix.json").read_text())["measurements"]["reduce_mix"]
+    points = probe["points"]
+    predicted = reduce_mix_predictions(points)
+    for i in range(0, len(points), 2):
+        odd, twin = points[i], points[i + 1]
+        m_odd, m_al = odd["s"] * 1e6, twin["s"] * 1e6
+        p_odd, p_al = predicted[i] * 1e6, predicted[i + 1] * 1e6
+        print(f"width {odd['width']:>4} / {twin['width']:>4}, BLOCK {odd['block']:>4}, "
+              f"{odd['warps']:>2} warps, "
+              f"{odd['reds'] + 1} reduction(s) a row: measured {m_odd:6.1f} / {m_al:6.1f} us (odd adds "
+              f"{m_odd - m_al:+5.1f}), predicted {p_odd:6.1f} / {p_al:6.1f} (adds {p_odd - p_al:+5.1f}), "
+              f"measured / predicted {m_odd / p_odd:.2f} / {m_al / p_al:.2f}")  # fmt: skip
+
+
 BALANCED = 0.85  # 'balance': tensor-core and L2 busy times within 15% of each other
 
 
@@ -1020,6 +1057,7 @@ def main(argv: list[str] | None = None) -> int:
             "ddr_mix",
             "ddr_flush",
             "split_mix",
+            "reduce_mix",
         ),
     )
     ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
@@ -1052,6 +1090,7 @@ def main(argv: list[str] | None = None) -> int:
         "ddr_mix": _ddr_mix,
         "ddr_flush": _ddr_flush,
         "split_mix": _split_mix,
+        "reduce_mix": _reduce_mix,
     }[args.what](args)
     return 0
 

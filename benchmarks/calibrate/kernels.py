@@ -654,6 +654,21 @@ def reduce_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def row_reduce_mix(x_ptr, out_ptr, stride, n_cols, REDS: tl.constexpr, BLOCK: tl.constexpr):
+    """One fp16 row a program, ``n_cols`` of it (``stride`` elements apart: a stride or width no multiple
+    of 8 leaves each element its own load), reduced ``REDS + 1`` times across the block's warps one after
+    another (each sum fed back into the row, as a LayerNorm's mean into its variance), the last sum stored:
+    the row kernels' loads and cross-warp reductions with no store traffic beside them (the reduce_mix
+    probe)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    for _ in tl.static_range(REDS):
+        x = x - tl.sum(x, axis=0) * 1e-3
+    tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+
+@triton.jit
 def chunk_read(x_ptr, out_ptr, row_stride, ROWS: tl.constexpr, W: tl.constexpr):
     """Read a [ROWS, W] fp16 tile whose rows are ``row_stride`` elements apart: DRAM traffic in contiguous
     chunks of W x 2 bytes (a narrow GEMM operand tile's access pattern)."""

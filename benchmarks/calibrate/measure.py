@@ -1447,6 +1447,35 @@ def reduce_throughput() -> dict:
     return {"points": points}
 
 
+# The reduce_mix probe: rows of widths whose element-wide loads (odd) or vector loads (their aligned twins)
+# run beside 1-5 dependent cross-warp reductions a row, with no store traffic: whether the reductions'
+# exchanges and the narrow loads add on the SM.
+REDUCE_MIX_WIDTHS = ((700, 704, 1024), (2900, 2912, 4096), (4100, 4112, 8192))  # (odd, aligned, BLOCK)
+REDUCE_MIX_WARPS = (4, 8, 16)
+REDUCE_MIX_REDS = (0, 1, 2, 4)
+REDUCE_MIX_ROW_ELEMENTS = 1 << 25  # rows x width: 64 MiB of fp16 a launch
+
+
+def reduce_mix() -> dict:
+    """Seconds of :func:`kernels.row_reduce_mix` per width (odd, and its aligned twin at the same BLOCK),
+    warps and extra reductions ``reds`` (the row is reduced ``reds + 1`` times), one row a program."""
+    points = []
+    for odd, aligned, block in REDUCE_MIX_WIDTHS:
+        rows = REDUCE_MIX_ROW_ELEMENTS // aligned
+        x = torch.randn(rows * aligned, device="cuda", dtype=torch.float16)
+        out = torch.empty(rows, device="cuda")
+        for warps, reds, width in itertools.product(REDUCE_MIX_WARPS, REDUCE_MIX_REDS, (odd, aligned)):
+            meta = dict(REDS=reds, BLOCK=block, num_warps=warps)
+            t = bench_s(
+                lambda x=x, out=out, rows=rows, w=width, m=meta: K.row_reduce_mix[(rows,)](x, out, w, w, **m)
+            )
+            points.append(
+                {"width": width, "block": block, "warps": warps, "reds": reds, "rows": rows, "s": t}
+            )  # fmt: skip
+        del x, out
+    return {"points": points}
+
+
 # DRAM efficiency by contiguous chunk: fp16 rows 2 KiB apart, the first W elements of each read (32-512 B).
 CHUNK_WIDTHS = (16, 32, 64, 128, 256, 1024)
 CHUNK_ROW_STRIDE = 1024

@@ -200,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),
         ("reduce_throughput", M.reduce_throughput, ()),
+        ("reduce_mix", M.reduce_mix, ()),
         ("scan_chain", M.scan_chain, ()),
         ("scan_rounds", M.scan_rounds, ()),
         ("scan_code", M.scan_code, ()),

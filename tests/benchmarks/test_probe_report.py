@@ -181,3 +181,12 @@ def test_split_mix_prints_every_split_point_and_the_fit(report, capsys):
     # the bare split write of 2^24 - 1 elements: 66.0 us of merges, 70.2 predicted with the launch
     line = next(x for x in out if x.lstrip().startswith("stream_mix 0r1w   16.8M BLOCK 1024 4 warps"))
     assert "merges   66.0, compute    0.0, predicted   70.2" in line
+
+
+def test_reduce_mix_prints_each_odd_width_beside_its_twin(report, capsys):
+    report.main(["reduce_mix"])
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 36  # three widths x three warp counts x four reduction counts
+    # the 700-wide rows on 4 warps reduced once: 34.9 us against the 704-wide twin's 33.6
+    assert out[0].startswith("width  700 /  704, BLOCK 1024,  4 warps, 1 reduction(s) a row: ")
+    assert "measured   34.9 /   33.6 us (odd adds  +1.3)" in out[0]

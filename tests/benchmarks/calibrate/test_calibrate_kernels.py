@@ -71,6 +71,15 @@ K.stream_mix[(3,)](sa, sb, sy, sz, so, 600, READS=1, WRITES=0, BLOCK=256)
 assert torch.allclose(so, torch.stack([t.float().sum() for t in sa.split(256)]), rtol=1e-3), so
 K.stream_mix[(3,)](sa, sb, sy, sz, so, 600, READS=0, WRITES=1, BLOCK=256)  # no input: the program index
 assert torch.equal(sy.float(), torch.arange(600).div(256, rounding_mode="floor").float()), sy
+rx = torch.rand(3 * 37).half()  # three rows of 35 elements, 37 apart, in 64-wide blocks
+ro = torch.zeros(3)
+K.row_reduce_mix[(3,)](rx, ro, 37, 35, REDS=0, BLOCK=64)
+want = torch.stack([rx[r * 37 : r * 37 + 35].float().sum() for r in range(3)])
+assert torch.allclose(ro, want, rtol=1e-3), (ro, want)
+K.row_reduce_mix[(3,)](rx, ro, 37, 35, REDS=1, BLOCK=64)  # x - sum(x) / 1000 over the 64 lanes, summed
+masked = torch.stack([torch.cat([rx[r * 37 : r * 37 + 35].float(), torch.zeros(29)]) for r in range(3)])
+fed = masked - masked.sum(dim=1, keepdim=True) * 1e-3
+assert torch.allclose(ro, fed.sum(dim=1), rtol=1e-3), (ro, fed.sum(dim=1))
 K.empty[(1,)]()
 print("INTERPRETER_OK")
 """
