@@ -123,6 +123,7 @@ _OPTIONAL = (
     "l2_atomic_elements_per_s",
     "atomic_elements_per_s_per_block",
     "l2_partial_write_sectors_per_s",
+    "sync_load_issue_per_element",
     "split_store_pacing_free",
     "split_store_pacing_relief",
     "wgmma_chain_flops_per_s",
@@ -272,6 +273,11 @@ class HardwareProfile:
     # part of (the narrow_strided probe: 2-byte stores 16 bytes apart, each sector merged at the L2 once per
     # instruction); 0 = not given (such stores then cost what contiguous element-wide ones do)
     l2_partial_write_sectors_per_s: float = 0.0
+    # Instructions a warp issues per element a thread of a synchronous loop load (an operand Triton loads one
+    # element an instruction and stages in shared memory: address, mask, load, store; the sync_operands
+    # probe's ncu counts over its aligned twin's), which a block alone on its SM issues on the iteration's
+    # chain; 0 = not given
+    sync_load_issue_per_element: float = 0.0
     # Arithmetic between a split store's loads and the store paces the stores and takes part of the merges'
     # time off (the split_mix probe: flat_copy_paced's 0-64 fused multiply-adds an element before a split
     # store): the busiest SM's CUDA-core and SFU issue time beyond ``split_store_pacing_free`` of the merge

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -91,6 +92,40 @@ STALLS = ("long_scoreboard", "lg_throttle", "mio_throttle", "barrier", "wait", "
           "short_scoreboard", "membar", "dispatch_stall", "not_selected", "selected")  # fmt: skip
 
 
+ALIGNED_TWIN = "M4096_N4096_K4096_m128n128k32w8s4g1"  # both operands asynchronous: the loop's own issue
+
+
+def sync_elements_per_thread(c: dict[str, int]) -> float:
+    """Elements a thread loads synchronously each iteration of a case (:func:`parse`'s fields): A's tile where
+    K is no multiple of 16 (its row stride), B's where N is not."""
+    a = c["m"] * c["k"] if c["K"] % 16 else 0
+    b = c["k"] * c["n"] if c["N"] % 16 else 0
+    return (a + b) / (32 * c["w"])
+
+
+def issue_per_sync_element(folder: Path) -> tuple[float, list[tuple[str, float]]]:
+    """The instructions a warp issues per synchronously loaded element a thread, each iteration: per case
+    with a synchronous operand, (ncu's instructions a warp an iteration - the aligned twin's) / the case's
+    :func:`sync_elements_per_thread`; the median over the cases, and each case's value (the profile's
+    ``sync_load_issue_per_element``)."""
+    from kmajor import ncu_launches
+
+    ncu = ncu_launches((folder / "sync_ncu.csv").read_text())
+
+    def per_warp_iteration(case: str) -> float:
+        c = parse(case)
+        iters = math.ceil(c["M"] / c["m"]) * math.ceil(c["N"] / c["n"]) * math.ceil(c["K"] / c["k"])
+        return ncu[case][INSTRUCTIONS] / iters / c["w"]
+
+    base = per_warp_iteration(ALIGNED_TWIN)
+    values = [
+        (case, (per_warp_iteration(case) - base) / e)
+        for case in ncu
+        if INSTRUCTIONS in ncu[case] and (e := sync_elements_per_thread(parse(case))) > 0
+    ]
+    return statistics.median(v for _, v in values), values
+
+
 def report(folder: Path) -> int:
     """Per case: do_bench p50; per block iteration the global load instructions, their sectors per request
     and L1 hit share, the shared stores and their wavefronts per instruction, the shared-load wavefronts
@@ -134,6 +169,10 @@ def report(folder: Path) -> int:
             f"{per_it(LDS_WAVEFRONTS):9.0f} {per_it(INSTRUCTIONS) / c['w']:11.0f} {wf_per_cycle:6.2f} "
             f"{ghz:5.2f}  {stalls}"
         )
+    median, values = issue_per_sync_element(folder)
+    spread = ", ".join(f"{v:.1f}" for _, v in values)
+    print(f"instructions a warp issues per synchronous element a thread (over {ALIGNED_TWIN}'s): "
+          f"median {median:.2f} ({spread})")  # fmt: skip
     return 0
 
 

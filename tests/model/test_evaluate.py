@@ -877,3 +877,59 @@ def test_split_sub_word_stores_wait_for_the_l2_merges(round_hw):
     for plan, profile in ((_split_store_plan(4, 16), hw), (_split_store_plan(), round_hw)):
         r = evaluate(plan, profile)
         assert r.latency_s < 2.1e-6 and not [p for p in r.phases if p.phase == "merges"]
+
+
+def _sync_operand_plan(tiles: int) -> ts.TilePlan:
+    """``tiles`` blocks of 256 threads, each a 40-trip, 3-stage loop whose A tile (128 x 64 fp16: 32 elements
+    a thread) Triton left synchronous (element-wide loads the iteration waits for) and whose B tile (64 x 64)
+    is copied ahead, into one dot."""
+    from tilesight.plan import (
+        SYNC_LOAD,
+        ActionKind,
+        BlockResources,
+        Loop,
+        TensorAccess,
+        TileAction,
+        TileGrid,
+        TilePlan,
+    )
+
+    a = TensorAccess("a", "float16", (128 * tiles, 64 * 40), (128, 64))
+    b = TensorAccess("b", "float16", (64 * 40, 64), (64, 64))
+    load_a = TileAction("load_a", ActionKind.LOAD, tensor="a", variant=SYNC_LOAD, vector_bytes=2)
+    load_b = TileAction("load_b", ActionKind.LOAD, tensor="b")
+    mm = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 64, 64), deps=("load_a", "load_b"))
+    loop = Loop("k", 40, (load_a, load_b, mm), stages=3, reduction=True, waits_sync_loads=True)
+    return TilePlan("sync_a", TileGrid((tiles,)), (a, b), (loop,), BlockResources(256))
+
+
+def test_sync_issue_by_hand(round_hw):
+    import dataclasses
+
+    from tilesight.model.evaluate import sync_issue_s
+
+    plan = _sync_operand_plan(4)
+    a = plan.tensor("a")
+    hw = dataclasses.replace(round_hw, sync_load_issue_per_element=7.0, schedulers_per_sm=4)
+    # 128 x 64 elements over 256 threads: 32 a thread, 7 instructions each, 8 warps on 4 schedulers: two warps
+    # a scheduler, 2 x 224 = 448 cycles at 1 GHz
+    assert sync_issue_s(plan, a, hw) == pytest.approx(448e-9, rel=1e-12)
+    assert sync_issue_s(plan, a, round_hw) == 0.0  # a profile without the count
+    # 4 warps (one a scheduler) of the same tile: 64 elements a thread, 448 cycles again
+    four = dataclasses.replace(plan, resources=dataclasses.replace(plan.resources, threads=128))
+    assert sync_issue_s(four, a, hw) == pytest.approx(448e-9, rel=1e-12)
+
+
+def test_a_lone_block_issues_its_synchronous_loads_on_the_chain(round_hw):
+    import dataclasses
+
+    hw = dataclasses.replace(round_hw, schedulers_per_sm=4)
+    issuing = dataclasses.replace(hw, sync_load_issue_per_element=7.0)
+    # four blocks on four SMs, each alone: its iterations' chain 448 ns longer (test_sync_issue_by_hand), the
+    # 39 steady iterations by all of it, the first (its latency, the load's wait) by at most that
+    lone = _sync_operand_plan(4)
+    extra = evaluate(lone, issuing).latency_s - evaluate(lone, hw).latency_s
+    assert 39 * 448e-9 - 1e-15 <= extra <= 40 * 448e-9 + 1e-15
+    # sixteen blocks, four an SM: the other blocks fill the schedulers, nothing is added
+    shared = _sync_operand_plan(16)
+    assert evaluate(shared, issuing).latency_s == pytest.approx(evaluate(shared, hw).latency_s, rel=1e-12)

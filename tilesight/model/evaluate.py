@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import cache as cache_pkg
 from ..cache import CacheModel, CacheTraffic, default_cache_model
-from ..dtypes import canonical_dtype
+from ..dtypes import canonical_dtype, dtype_bytes
 from ..hardware import HardwareProfile
 from ..plan import (
     PIPELINES,
@@ -46,6 +46,7 @@ from ..plan import (
     KernelSequence,
     Loop,
     Pipeline,
+    TensorAccess,
     TileAction,
     TilePlan,
 )
@@ -565,6 +566,8 @@ def _core_at(
         elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
             tt = traffic.of(act.name, act.tensor or "")
             demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt, act, queue_s))
+        if act.variant == SYNC_LOAD and p == 1 and loops and loops[-1].waits_sync_loads:
+            demand = demand._replace(latency_s=demand.latency_s + sync_issue_s(plan, tensors[act.tensor], hw))
         burst = lone_load_burst(act, loops, plan, hw, p)
         if burst:
             demand = demand._replace(burst_bytes_per_s=burst)
@@ -643,6 +646,24 @@ def _split_store_burst(plan: TilePlan, demands: Mapping[str, ActionDemand]) -> f
         ),
         default=0.0,
     )
+
+
+def sync_issue_s(plan: TilePlan, tensor: TensorAccess, hw: HardwareProfile) -> float:
+    """What a block alone on its SM adds to each iteration's chain for a synchronous loop load of ``tensor``'s
+    tile: its warps issue ``sync_load_issue_per_element`` instructions per element a thread (the address,
+    the mask, the element-wide load and the store that stages it in shared memory) between the loads' return
+    and the dot, with no other block's work to fill the schedulers, each scheduler taking its warps' one
+    after another at one instruction a cycle. The sync_operands probe (``python
+    benchmarks/ncu_diag/sync_operands.py --report benchmarks/data/ncu_sync_operands``): 7.1 instructions an
+    element (3.9-9.3 over 20 launches) beyond the aligned loop's; the 128 x 128 x 64 tile on 8 warps, 32
+    elements a thread, takes 1.51-1.76 us an iteration with one operand synchronous where the chain without
+    this had 1.25."""
+    if not hw.sync_load_issue_per_element:
+        return 0.0
+    threads = plan.resources.threads
+    elements = tensor.tile_bytes / dtype_bytes(tensor.dtype) / threads
+    warps_per_scheduler = max(1.0, threads / hw.warp_size / max(hw.schedulers_per_sm, 1))
+    return hw.sync_load_issue_per_element * elements * warps_per_scheduler / hw.sm_clock_hz
 
 
 def _compute_issue_s(*regions: _Region | None) -> float:
