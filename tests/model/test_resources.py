@@ -429,11 +429,11 @@ def test_narrow_loads_issue_faster_where_l2_serves_them(round_hw):
 
 
 def test_row_loads_issue_at_the_row_rate_and_wide_spans_at_its_share(round_hw):
-    # 2-byte register loads of the 100,000-byte tile: 1562.5 warp instructions, 75% L2 hits, the rest at the
-    # copy rate (1e9 a second). In a kernel without dots L2 serves them at the row rate, 5e9:
-    # 1562.5 x (0.75 / 5e9 + 0.25 / 1e9) = 0.625 us. Lanes 8 bytes apart span 256 bytes: the same. Lanes 16
-    # bytes apart span 512 bytes (over LSU_FULL_RATE_SPAN_BYTES): 5e9 x 0.5 = 2.5e9, 1562.5 x (0.75 / 2.5e9
-    # + 0.25 / 1e9) = 0.859375 us. Beside a dot the loads keep lsu_l2_warp_instr_per_s_per_sm (4e9):
+    # 2-byte register loads of the 100,000-byte tile: 1562.5 warp instructions, 75% L2 hits. In a kernel
+    # without dots they issue at the row rate, 5e9, wherever their lines come from: 1562.5 / 5e9 = 0.3125 us.
+    # Lanes 8 bytes apart span 256 bytes: the same. Lanes 16 bytes apart span 512 bytes (over
+    # LSU_FULL_RATE_SPAN_BYTES): 5e9 x 0.5 = 2.5e9, 0.625 us. Beside a dot the loads keep
+    # lsu_l2_warp_instr_per_s_per_sm (4e9) for L2's share and the copy rate (1e9) for DRAM's:
     # 1562.5 x (0.75 / 4e9 + 0.25 / 1e9) = 0.68359375 us; a load into shared memory too.
     import dataclasses
 
@@ -450,9 +450,12 @@ def test_row_loads_issue_at_the_row_rate_and_wide_spans_at_its_share(round_hw):
         return action_demand(act, _plan(act, *others), hw, traffic).busy_s[SMEM] / US
 
     ld = TileAction("ld", ActionKind.LOAD, tensor="a", vector_bytes=2)
-    assert smem_us(ld) == pytest.approx(0.625)
-    assert smem_us(dataclasses.replace(ld, lane_stride_bytes=8)) == pytest.approx(0.625)
-    assert smem_us(dataclasses.replace(ld, lane_stride_bytes=16)) == pytest.approx(0.859375)
+    assert smem_us(ld) == pytest.approx(0.3125)
+    assert smem_us(dataclasses.replace(ld, lane_stride_bytes=8)) == pytest.approx(0.3125)
+    assert smem_us(dataclasses.replace(ld, lane_stride_bytes=16)) == pytest.approx(0.625)
+    # a row store still issues at the copy rate: 1562.5 / 1e9
+    st_ = TileAction("st", ActionKind.STORE, tensor="a", vector_bytes=2)
+    assert smem_us(st_) == pytest.approx(1.5625)
     dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64))
     assert smem_us(ld, dot) == pytest.approx(0.68359375)
     assert smem_us(dataclasses.replace(ld, dst=MemLevel.SMEM)) == pytest.approx(0.68359375)
