@@ -453,9 +453,11 @@ def test_row_loads_issue_at_the_row_rate_and_wide_spans_at_its_share(round_hw):
     assert smem_us(ld) == pytest.approx(0.3125)
     assert smem_us(dataclasses.replace(ld, lane_stride_bytes=8)) == pytest.approx(0.3125)
     assert smem_us(dataclasses.replace(ld, lane_stride_bytes=16)) == pytest.approx(0.625)
-    # a row store still issues at the copy rate: 1562.5 / 1e9
+    # a row store still issues at the copy rate: 1562.5 / 1e9; an 8-byte row load (390.625 instructions)
+    # keeps it for its DRAM share: 390.625 x (0.75 / 5e9 + 0.25 / 1e9) = 0.15625 us
     st_ = TileAction("st", ActionKind.STORE, tensor="a", vector_bytes=2)
     assert smem_us(st_) == pytest.approx(1.5625)
+    assert smem_us(dataclasses.replace(ld, vector_bytes=8)) == pytest.approx(0.15625)
     dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64))
     assert smem_us(ld, dot) == pytest.approx(0.68359375)
     assert smem_us(dataclasses.replace(ld, dst=MemLevel.SMEM)) == pytest.approx(0.68359375)

@@ -428,12 +428,14 @@ def lsu_seconds(
     issues at the profile's ``lsu_l2_row_warp_instr_per_s_per_sm`` where given (the ``narrow_width`` probe:
     element-wide re-reads of an L2-resident buffer, 0.74-0.85 G warp instructions a second an SM where
     ``narrow_tiles`` reached 0.48 G), times ``lsu_wide_span_share`` for an element-wide instruction whose
-    lanes span more than :data:`LSU_FULL_RATE_SPAN_BYTES` (:func:`lane_span_bytes`), whether L2 or DRAM
-    serves its lines: the DRAM wait is the DRAM pipeline's and the load's latency, not issue slots. (Stop 58:
-    at the copy probe's rate the DRAM-served row loads cost what the measurements do not show. The
-    ``narrow_ept`` probe's element-wide reads of DRAM-resident rows take 1.8-5.4 us more than their vector
-    twins, where that rate added 10-21 us; the ``reduce_mix`` probe's odd-width rows 1-9 us over their twins,
-    where it added 2-19.)
+    lanes span more than :data:`LSU_FULL_RATE_SPAN_BYTES` (:func:`lane_span_bytes`); an element-wide one (at
+    most :data:`WORD_BYTES` an instruction) at that rate whether L2 or DRAM serves its lines: the DRAM wait
+    is the DRAM pipeline's and the load's latency, not issue slots. (Stop 58: at the copy probe's rate the
+    DRAM-served element-wide row loads cost what the measurements do not show. The ``narrow_ept`` probe's
+    element-wide reads of DRAM-resident rows take 1.8-5.4 us more than their vector twins, where that rate
+    added 10-21 us; the ``reduce_mix`` probe's odd-width rows 1-9 us over their twins, where it added 2-19.
+    Wider row loads keep the copy rate for their DRAM share: the row-striding softmax's 8-byte rows are
+    closer so.)
     """
     vec = action.vector_bytes or FULL_VECTOR_BYTES
     passes = SYNC_LOAD_PASSES if action.variant == SYNC_LOAD else 1
@@ -446,8 +448,8 @@ def lsu_seconds(
         l2_rate = hw.lsu_l2_row_warp_instr_per_s_per_sm
         if hw.lsu_wide_span_share and lane_span_bytes(action, hw) > LSU_FULL_RATE_SPAN_BYTES:
             l2_rate *= hw.lsu_wide_span_share
-    if row and hw.lsu_l2_row_warp_instr_per_s_per_sm and action.kind is ActionKind.LOAD:
-        return instr / l2_rate  # wherever its lines come from (the docstring's last paragraph)
+    if row and hw.lsu_l2_row_warp_instr_per_s_per_sm and action.kind is ActionKind.LOAD and vec <= WORD_BYTES:
+        return instr / l2_rate  # an element-wide row load, wherever its lines come from (the docstring)
     if l2_hit is None or not l2_rate:
         return instr / base
     return instr * (l2_hit / l2_rate + (1.0 - l2_hit) / base)
