@@ -618,7 +618,8 @@ def _core_at(
     c.merge_s = 0.0
     if sectors and hw.l2_partial_write_sectors_per_s:
         paced = _split_store_burst(plan, demands) <= SPLIT_STORE_PACED_BURST
-        floor = split_store_floor_s(hw, sectors, _compute_issue_s(full, tail) if paced else 0.0)
+        busy = _busiest_busy(full, tail)
+        floor = split_store_floor_s(hw, sectors, busy[CUDA] + busy[SFU] if paced else 0.0)
         c.merge_s = max(floor - c.latency, 0.0)
         c.latency += c.merge_s
     return c
@@ -642,7 +643,7 @@ def _split_store_burst(plan: TilePlan, demands: Mapping[str, ActionDemand]) -> f
         (
             d.bytes / (act.vector_bytes * threads)
             for act, _ in plan.actions()
-            if isinstance(act, TileAction) and (d := demands.get(act.name)) is not None and d.merge_sectors
+            if (d := demands.get(act.name)) is not None and d.merge_sectors
         ),
         default=0.0,
     )
@@ -666,10 +667,15 @@ def sync_issue_s(plan: TilePlan, tensor: TensorAccess, hw: HardwareProfile) -> f
     return hw.sync_load_issue_per_element * elements * warps_per_scheduler / hw.sm_clock_hz
 
 
-def _compute_issue_s(*regions: _Region | None) -> float:
-    """The busiest SM's CUDA-core and SFU issue time over ``regions`` (each region's per-unit busy time times
-    its units)."""
-    return sum((r.unit_busy[CUDA] + r.unit_busy[SFU]) * r.units for r in regions if r is not None)
+def _busiest_busy(full: _Region | None, tail: _Region | None) -> tuple[float, ...]:
+    """The busiest SM's busy time per pipeline over the launch: each region's per-unit busy time times its
+    units, the full waves' and the tail's together."""
+    busy = [0.0] * NPIPES
+    for region in (full, tail):
+        if region is not None:
+            for r, b in enumerate(region.unit_busy):
+                busy[r] += b * region.units
+    return tuple(busy)
 
 
 def split_store_floor_s(hw: HardwareProfile, sectors: float, compute_s: float) -> float:
@@ -886,9 +892,7 @@ def _evaluate(
     blocks = grid.blocks
     per_program = c.per_program
 
-    busy = _scaled(main.unit_busy, main.units)
-    if tail is not None and full is not None:
-        busy = tuple(a + b for a, b in zip(busy, _scaled(tail.unit_busy, tail.units), strict=True))
+    busy = _busiest_busy(full, tail)
 
     per_tile_amount = [0.0] * NPIPES
     for name, d in demands.items():

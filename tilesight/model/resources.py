@@ -448,8 +448,8 @@ def lsu_seconds(
         l2_rate = hw.lsu_l2_row_warp_instr_per_s_per_sm
         if hw.lsu_wide_span_share and lane_span_bytes(action, hw) > LSU_FULL_RATE_SPAN_BYTES:
             l2_rate *= hw.lsu_wide_span_share
-    if row and hw.lsu_l2_row_warp_instr_per_s_per_sm and action.kind is ActionKind.LOAD and vec <= WORD_BYTES:
-        return instr / l2_rate  # an element-wide row load, wherever its lines come from (the docstring)
+        if action.kind is ActionKind.LOAD and vec <= WORD_BYTES:
+            return instr / l2_rate  # an element-wide row load, wherever its lines come from (the docstring)
     if l2_hit is None or not l2_rate:
         return instr / base
     return instr * (l2_hit / l2_rate + (1.0 - l2_hit) / base)
