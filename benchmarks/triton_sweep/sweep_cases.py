@@ -2344,6 +2344,27 @@ def validation69_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation70_cases() -> list[Case]:
+    """An eleventh random sample (stop 59, no model change since the tenth's): :func:`random_sample` with its
+    own seed and sizes no set has timed, a third of the pointer GEMMs at odd M and N (K odd in some), a
+    quarter of the one-loop attention launches at lengths no multiple of 128, row widths and element-wise
+    sizes odd and even: a fresh draw of the kinds the project is scored on, predicted before it runs."""
+    spec = RandomSample(
+        seed=70,
+        name="v70",
+        sizes=(576, 1216, 2304, 3200, 4608, 5760, 7168),
+        ksizes=(768, 1408, 3072, 5120, 7680, 11264),
+        odd=(1333, 2467, 4091, 6011),
+        odd_k=(1543, 3307),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(3000, 9000, 18432, 40000),
+        widths=(704, 1536, 2816, 4000, 5120, 12288),
+        sizes_1d=(5_555_555, 16_777_216, 33_333_333, 120_000_000),
+    )
+    return random_sample(spec)
+
+
 def validation64_cases() -> list[Case]:
     """Wide rows on few warps (stop 51, blind for the serial-row rule's per-element term, ``row_ring_wide``):
     24 row-striding softmax launches drawn at random over widths of 5,000-20,000 columns no set timed, 4 and 8
