@@ -679,20 +679,40 @@ def chunk_read(x_ptr, out_ptr, row_stride, ROWS: tl.constexpr, W: tl.constexpr):
     tl.store(out_ptr + pid, tl.sum(tl.sum(x.to(tl.float32), axis=1), axis=0))
 
 
-def local_frame_asm(frame_bytes: int, unroll: int = 8) -> str:
+# The static shared memory one block may declare (48 KB; more needs the dynamic opt-in Triton does not make
+# for memory its own compiler does not allocate).
+STATIC_SHARED_MAX_BYTES = 48 * 1024
+
+
+def local_frame_asm(frame_bytes: int, unroll: int = 8, shared_pad_bytes: int = 0) -> str:
     """PTX for :func:`local_stream`: a per-thread ``.local`` array of ``frame_bytes`` (what ptxas allocates
     for spilled registers), initialised from ``$1``, then ``$2`` passes that each load every 4-byte word with
     a scalar ``ld.local.u32`` (a spill reload: ptxas's spill code is almost all 32-bit LDL/STL), add 1 and
     store it back with ``st.local.u32``. The frame is ``unroll`` lanes side by side and a step touches one
     word of each, ``frame_bytes / unroll`` apart: ``unroll`` independent loads in flight, none that ptxas can
-    merge into a vector access. ``$0`` is the first word."""
+    merge into a vector access. ``$0`` is the first word.
+
+    ``shared_pad_bytes`` (at most the 48 KB of static shared memory a block may declare) reserves that much
+    shared memory for the block and writes the result into it once, so it is allocated: the SM's unified
+    L1 / shared array then keeps that much less L1 for the frames, as a GEMM's operand buffers do."""
     if frame_bytes % (4 * unroll):
         raise ValueError(f"frame_bytes {frame_bytes} is not a multiple of 4 x unroll ({4 * unroll})")
+    if not 0 <= shared_pad_bytes <= STATIC_SHARED_MAX_BYTES or shared_pad_bytes % 16:
+        raise ValueError(
+            f"shared_pad_bytes {shared_pad_bytes}: a multiple of 16 up to {STATIC_SHARED_MAX_BYTES}"
+        )
     lane = frame_bytes // unroll
     words = [f"w{j}" for j in range(unroll)]
     loads = "\n".join(f"ld.local.u32 {w}, [p+{lane * j}];" for j, w in enumerate(words))
     adds = "\n".join(f"add.u32 {w}, {w}, 1;" for w in words)
     stores = "\n".join(f"st.local.u32 [p+{lane * j}], {w};" for j, w in enumerate(words))
+    pad = ""
+    if shared_pad_bytes:
+        pad = f"""
+    {{ .shared .align 16 .b8 spad[{shared_pad_bytes}];
+    .reg .u32 sp;
+    mov.u32 sp, spad;
+    st.shared.u32 [sp], $0; }}"""
     return f"""{{ .local .align 16 .b8 frame[{frame_bytes}];
     .reg .u32 i, {", ".join(words)};
     .reg .u64 base, p, end, lane_end;
@@ -719,7 +739,7 @@ def local_frame_asm(frame_bytes: int, unroll: int = 8) -> str:
     add.u32 i, i, 1;
     setp.lt.u32 q, i, $2;
     @q bra LOCAL_PASS;
-    ld.local.u32 $0, [base]; }}"""
+    ld.local.u32 $0, [base];{pad} }}"""
 
 
 @triton.jit

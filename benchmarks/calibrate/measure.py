@@ -1836,3 +1836,50 @@ def local_memory() -> dict:
                     "n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None),
                 })  # fmt: skip
     return {"points": points, "sm_count": sms}
+
+
+# Register-spill traffic whose frames L1 cannot hold beside the block's shared memory (as a GEMM's operand
+# buffers take most of the unified array): blocks of these warps each reserve LOCAL_L2_SHARED_PAD_BYTES of
+# shared memory, LOCAL_L2_BLOCKS_PER_SM of them to an SM (the array's L1 left at most 256 KB less their
+# shared memory), frames of these sizes, 8 independent loads per step; every point also runs without the
+# reserve (the frames then in L1 where they fit).
+LOCAL_L2_FRAME_BYTES = (256, 512, 1024, 2048)
+LOCAL_L2_WARPS = (1, 2, 4)
+LOCAL_L2_BLOCKS_PER_SM = (2, 4)
+LOCAL_L2_SHARED_PAD_BYTES = 48 * 1024
+
+
+def local_l2() -> dict:
+    """Throughput of spill-like local-memory traffic (:func:`kernels.local_stream`, 8 loads per step) with and
+    without each block reserving ``LOCAL_L2_SHARED_PAD_BYTES`` of shared memory: with the reserve at 4 blocks
+    an SM, L1 keeps at most about 60 KB, so frames of 128-512 KB an SM (17-69 MB over the chip) are served by
+    L2, at 4-16 warps an SM, where the ``local_memory`` probe's frames either fit L1 or spill past the L2."""
+    points = []
+    sms = n_sm()
+    for frame, warps, per_sm, pad in itertools.product(
+        LOCAL_L2_FRAME_BYTES, LOCAL_L2_WARPS, LOCAL_L2_BLOCKS_PER_SM, (LOCAL_L2_SHARED_PAD_BYTES, 0)
+    ):
+        asm = K.local_frame_asm(frame, 8, shared_pad_bytes=pad)
+        block = 32 * warps
+        grid = (sms * per_sm,)
+        per_pass = 2 * frame * block * grid[0]
+        iters = max(4, LOCAL_TARGET_BYTES // per_pass)
+        out = torch.empty(grid[0] * block, device="cuda", dtype=torch.int32)
+        fn = lambda grid=grid, out=out, iters=iters, block=block, warps=warps, asm=asm: (  # noqa: E731
+            K.local_stream[grid](out, iters, BLOCK=block, ASM=asm, num_warps=warps)
+        )
+        k = fn()
+        torch.cuda.synchronize()
+        expect = torch.arange(out.numel(), device="cuda", dtype=torch.int32) + iters
+        if not torch.equal(out, expect):
+            raise RuntimeError(f"local_stream frame={frame} warps={warps} pad={pad}: wrong result")
+        t = bench_s(fn)
+        points.append({
+            "frame_bytes": frame, "unroll": 8, "warps": warps, "blocks_per_sm": per_sm,
+            "shared_pad_bytes": pad, "iters": iters, "s": t,
+            "bytes": per_pass * iters, "bytes_per_s": per_pass * iters / t,
+            "footprint_per_sm_bytes": frame * block * per_sm,
+            "footprint_bytes": frame * block * grid[0],
+            "n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None),
+        })  # fmt: skip
+    return {"points": points, "sm_count": sms}

@@ -210,6 +210,28 @@ def test_local_stream_spills_scalar_words_to_local_memory(K):
         K.local_frame_asm(100)
 
 
+@pytest.mark.triton
+def test_local_stream_reserves_the_shared_memory_it_is_asked_for(K, tmp_path):
+    # the local_l2 probe's blocks each hold 48 KB of shared memory (ptxas allocates it: the block stores its
+    # result there), which leaves L1 less of the SM's array; the frame's traffic is the same scalar LDL / STL
+    triton = pytest.importorskip("triton")
+    sig = {"out_ptr": "*i32", "iters": "i32"}
+    asm = K.local_frame_asm(1024, 8, shared_pad_bytes=48 * 1024)
+    k = _compile(K.local_stream, sig, {"BLOCK": 64, "ASM": asm}, num_warps=2)
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    cubin = tmp_path / "local_l2.cubin"
+    cubin.write_bytes(k.asm["cubin"])
+    usage = subprocess.run([str(cuobjdump), "-res-usage", str(cubin)], capture_output=True, text=True)
+    shared = int(re.search(r"SHARED:(\d+)", usage.stdout).group(1))
+    assert 48 * 1024 <= shared <= 49 * 1024 + 1024
+    assert len(re.findall(r"ld\.local\.u32", k.asm["ptx"])) == 8 + 1
+    no_pad = _compile(K.local_stream, sig, {"BLOCK": 64, "ASM": K.local_frame_asm(1024, 8)}, num_warps=2)
+    assert "spad" not in no_pad.asm["ptx"]
+    for bad in (48 * 1024 + 16, 100, -16):
+        with pytest.raises(ValueError, match="shared_pad_bytes"):
+            K.local_frame_asm(1024, 8, shared_pad_bytes=bad)
+
+
 def test_stage_latency_probe_pipelines_its_loads_and_predicts():
     # the probe's loop is what it claims to time: async copies of A and B ahead of a warpgroup MMA at every
     # stage count, and one program per SM with --dram reads its own rows and never re-reads a K block
