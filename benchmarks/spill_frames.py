@@ -23,6 +23,15 @@ for the launches in that band, ptxas here (this machine's Triton, on the CPU) ag
 registers and frame: how many get the same verdict on a frame over 32 bytes (the rest listed), and the
 launches whose register counts differ by more than 32 (a different allocation, such as a 32-register
 build with a large frame on one side).
+
+``rates``: what a byte of spill traffic costs the measured GEMMs that spilled (stop 59). ``--collect OUT
+DIR ...`` compiles every such launch of the given data directories (``triton_gemm.jsonl``, frames over 8
+words on the GPU) to a cubin on the CPU with Triton's own compile (its disk cache makes a second run quick),
+reads the local bytes a thread loads and stores in one iteration of the innermost loop holding matrix
+instructions (the K loop), predicts the launch with the committed model (``registers="ptxas"``) and writes a
+row per launch; ``--report FILE`` groups them: the effective rate is those bytes x threads x tiles x K
+iterations over the measured time and the SMs (as if the spill traffic took all of it), beside the model's
+frame pass (the frame reloaded and its non-invariant part stored back, ``resources.frame_pass``).
 """
 
 from __future__ import annotations
@@ -46,12 +55,15 @@ _SASS = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", re.M)
 _BRANCH = re.compile(r"\bBRA\b.*?0x([0-9a-f]+)")
 _LOCAL = re.compile(r"\b(LDL|STL)(?:\.(LU))?(?:\.(64|128))?\b")
 _FRAME = re.compile(r"(\d+) bytes stack frame")
+# SASS matrix instructions: warpgroup (HGMMA, QGMMA fp8, IGMMA int8) and warp-level (HMMA, IMMA)
+_MMA = re.compile(r"\b(?:HGMMA|QGMMA|IGMMA|HMMA|IMMA)\b")
 
 
-def loop_local_bytes(sass: str) -> tuple[int, int]:
+def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
     """Bytes per thread that the longest loop of ``sass`` (cuobjdump -sass text) loads and stores from local
     memory per iteration: ``LDL``/``STL`` of 4 bytes, ``.64`` of 8 and ``.128`` of 16, between a backward
-    branch's target and the branch. (0, 0) without a loop."""
+    branch's target and the branch. (0, 0) without a loop. ``innermost_mma``: the shortest loop holding a
+    matrix instruction instead (:data:`_MMA`: a persistent kernel's K loop, not its loop over tiles)."""
     ins = [(int(a, 16), text) for a, text in _SASS.findall(sass)]
     index = {addr: i for i, (addr, _) in enumerate(ins)}
     loops = []
@@ -59,9 +71,12 @@ def loop_local_bytes(sass: str) -> tuple[int, int]:
         m = _BRANCH.search(text)
         if m and int(m.group(1), 16) < addr and int(m.group(1), 16) in index:
             loops.append((index[int(m.group(1), 16)], i))
+    if innermost_mma:
+        loops = [(lo, hi) for lo, hi in loops if any(_MMA.search(t) for _, t in ins[lo : hi + 1])]
     if not loops:
         return 0, 0
-    lo, hi = max(loops, key=lambda span: span[1] - span[0])
+    pick = min if innermost_mma else max
+    lo, hi = pick(loops, key=lambda span: span[1] - span[0])
     loaded = stored = 0
     for _, text in ins[lo : hi + 1]:
         m = _LOCAL.search(text)
@@ -240,12 +255,125 @@ def sass(record: dict, where: str) -> tuple[int, int, int]:
     return (int(frame.group(1)) if frame else 0), loaded, stored
 
 
+def _cubin_sass(launch, hw) -> tuple[str, int]:
+    """(cuobjdump -sass text, ptxas frame bytes) of ``launch`` compiled for ``hw`` with ``triton.compile``
+    (Triton's disk cache keeps it)."""
+    import os
+
+    import triton
+    from tilesight.frontends.triton.binding import bind, target_of
+    from triton.compiler.compiler import ASTSource
+
+    b = bind(launch.fn, launch.args, dict(launch.options), hw)
+    src = ASTSource(launch.fn, b.signature, b.constexprs, b.attrs)
+    kernel = triton.compile(src, target=target_of(hw), options=dict(b.options.__dict__))
+    cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = Path(tmp) / "k.cubin"
+        cubin.write_bytes(kernel.asm["cubin"])
+        text = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, check=True)
+        usage = subprocess.run(
+            [cuobjdump, "-res-usage", str(cubin)], capture_output=True, text=True, check=True
+        )
+    stack = re.search(r"STACK:(\d+)", usage.stdout)
+    return text.stdout, int(stack.group(1)) if stack else 0
+
+
+def collect_rates(dirs: list[Path], out: Path) -> int:
+    """One row per measured GEMM launch of ``dirs`` that spilled more than 8 words on the GPU (``rates``)."""
+    import math
+
+    import tilesight
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    rows = 0
+    with out.open("w") as fh:
+        for data in dirs:
+            path = data / "triton_gemm.jsonl"
+            if not path.exists():
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                r = json.loads(line)
+                if r.get("status") != "ok" or (r.get("n_spills") or 0) <= 8 or not r.get("measured_us"):
+                    continue
+                where = f"{path}:{n}"
+                launch = accuracy.rebuild(r, where)
+                sass_text, frame = _cubin_sass(launch, hw)
+                loaded, stored = loop_local_bytes(sass_text, innermost_mma=True)
+                report = tilesight.estimate(
+                    launch.fn, launch.grid, *launch.args, hw=hw, registers="ptxas", **launch.options
+                )
+                p, c = r["problem"], r["constexprs"]
+                tiles = math.ceil(p["M"] / c["BLOCK_M"]) * math.ceil(p["N"] / c["BLOCK_N"])
+                row = {
+                    "id": r["id"], "where": where, "measured_us": r["measured_us"]["p50"],
+                    "predicted_us": report.latency_s * 1e6, "num_warps": r["num_warps"],
+                    "blocks_per_sm": report.occupancy.resident_blocks, "frame_bytes": frame,
+                    "gpu_frame_bytes": 4 * r["n_spills"], "gpu_regs": r["n_regs"],
+                    "loop_ldl_bytes": loaded, "loop_stl_bytes": stored, "tiles": tiles,
+                    "k_iterations": math.ceil(p["K"] / c["BLOCK_K"]),
+                    "aligned": p["K"] % 8 == 0 and p["N"] % 8 == 0, "shared_bytes": r.get("shared_bytes"),
+                }  # fmt: skip
+                fh.write(json.dumps(row) + "\n")
+                rows += 1
+    print(f"wrote {rows} launches to {out}")
+    return 0
+
+
+def rate_gb_s(row: dict, sm_count: int = 132) -> float:
+    """Spill traffic (the K loop's local bytes a thread x threads x tiles x iterations) over the measured
+    time and the SMs, GB/s an SM: what the launch's spills moved, as if they took all of its time."""
+    moved = (row["loop_ldl_bytes"] + row["loop_stl_bytes"]) * 32 * row["num_warps"]
+    return moved * row["tiles"] * row["k_iterations"] / (row["measured_us"] * 1e-6) / sm_count / 1e9
+
+
+def report_rates(path: Path) -> int:
+    """Group ``collect_rates`` rows by alignment, warps, blocks an SM and frame band (``rates``)."""
+    from tilesight.model.resources import SPILLABLE_STATE_BYTES
+
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r["gpu_regs"] >= 250 and r["loop_ldl_bytes"] + r["loop_stl_bytes"] > 0]
+    bands = ((0, 256), (256, 768), (768, 1536), (1536, 1 << 30))
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        band = next(f"{lo}-{hi if hi < 1 << 30 else ''}" for lo, hi in bands if lo <= r["frame_bytes"] < hi)
+        key = ("aligned" if r["aligned"] else "unaligned", r["num_warps"], r["blocks_per_sm"], band)
+        groups.setdefault(key, []).append(r)
+    print(
+        f"{len(rows)} spilling GEMM launches (ptxas here, 250+ registers on the GPU); per group, medians: "
+        "measured / predicted, the K loop's local bytes over the model's frame pass, GB/s an SM"
+    )
+    for key in sorted(groups, key=str):
+        g = groups[key]
+        ratio = statistics.median(r["measured_us"] / r["predicted_us"] for r in g)
+        passes = statistics.median(
+            (r["loop_ldl_bytes"] + r["loop_stl_bytes"])
+            / (r["frame_bytes"] + max(r["frame_bytes"] - SPILLABLE_STATE_BYTES, 0))
+            for r in g
+        )
+        rate = statistics.median(rate_gb_s(r) for r in g)
+        what = f"{key[0]:9s} {key[1]} warps, {key[2]} block(s) an SM, frame {key[3]:>9s} B"
+        figures = f"measured/predicted {ratio:.2f}  bytes/pass {passes:.2f}  {rate:5.1f}"
+        print(f"  {what}: n {len(g):3d}  {figures}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("ratio", "sass", "band", "agree"))
-    ap.add_argument("ids", nargs="*", help="sweep case ids (sass)")
+    ap.add_argument("what", choices=("ratio", "sass", "band", "agree", "rates"))
+    ap.add_argument("ids", nargs="*", help="sweep case ids (sass); data directories (rates --collect)")
     ap.add_argument("--data", type=Path, default=HERE / "data")
-    args = ap.parse_args(argv)
+    ap.add_argument("--collect", type=Path, help="rates: write the rows here")
+    ap.add_argument("--report", type=Path, help="rates: group the rows of this file")
+    args = ap.parse_intermixed_args(argv)
+    if args.what == "rates":
+        if args.collect:
+            return collect_rates([Path(d) for d in args.ids] or [args.data], args.collect)
+        if args.report:
+            return report_rates(args.report)
+        print("rates: --collect OUT [DIR ...] or --report FILE", file=sys.stderr)
+        return 2
     if args.what == "ratio":
         for split, values in ratios(args.data).items():
             if values:

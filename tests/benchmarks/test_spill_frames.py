@@ -41,6 +41,34 @@ def test_loop_local_bytes_reads_the_longest_loop(spill_frames):
     assert spill_frames.loop_local_bytes("        /*0000*/   EXIT ;") == (0, 0)
 
 
+def test_loop_local_bytes_can_read_the_innermost_loop_of_matrix_instructions(spill_frames):
+    # a loop over tiles (0x10..0x90) around a K loop (0x30..0x70) that holds the HGMMA: the K loop's LDL 4 and
+    # STL.64 8 bytes, not the outer loop's too; a loop with no matrix instruction is no K loop
+    sass = """
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0010*/                   LDL.128 R4, [R1+0x40] ;
+        /*0020*/                   STL [R1+0x50], R4 ;
+        /*0030*/                   LDL R8, [R1] ;
+        /*0040*/                   HGMMA.64x128x16.F32 R24, gdesc[UR4], R24 ;
+        /*0050*/                   STL.64 [R1+0x8], R10 ;
+        /*0070*/              @P0 BRA 0x30 ;
+        /*0080*/                   STL [R1+0x60], R2 ;
+        /*0090*/              @P1 BRA 0x10 ;
+        /*00a0*/                   EXIT ;
+"""
+    assert spill_frames.loop_local_bytes(sass, innermost_mma=True) == (4, 8)
+    assert spill_frames.loop_local_bytes(sass) == (4 + 16, 8 + 4 + 4)
+    assert spill_frames.loop_local_bytes(SASS.replace("HGMMA", "IADD3"), innermost_mma=True) == (0, 0)
+
+
+def test_spill_rate_is_the_loop_traffic_over_the_measured_time(spill_frames):
+    # 100 + 28 bytes a thread an iteration x 128 threads x 132 tiles x 10 iterations in 10 us over 132 SMs:
+    # 128 x 128 x 10 / 10e-6 = 16.384 GB/s an SM
+    row = {"loop_ldl_bytes": 100, "loop_stl_bytes": 28, "num_warps": 4, "tiles": 132, "k_iterations": 10,
+           "measured_us": 10.0}  # fmt: skip
+    assert spill_frames.rate_gb_s(row) == pytest.approx(16.384)
+
+
 def test_config_key_drops_only_the_shape(spill_frames):
     a = {"id": "gemm/grouped/float16/sq4096/m128n64k128w2s4g8"}
     b = {"id": "gemm/grouped/float16/llm_up/m128n64k128w2s4g8"}
