@@ -1803,38 +1803,47 @@ LOCAL_BLOCKS_PER_SM = (1, 2)
 LOCAL_TARGET_BYTES = 2 * GiB
 
 
+def _local_point(sms: int, frame: int, unroll: int, warps: int, per_sm: int, pad: int = 0) -> dict:
+    """One point of the local-memory probes: :func:`kernels.local_stream` over ``frame``-byte frames with
+    ``unroll`` loads a step, ``per_sm`` blocks of ``warps`` warps an SM, each reserving ``pad`` bytes of
+    shared memory, moving about ``LOCAL_TARGET_BYTES``; its result checked."""
+    asm = K.local_frame_asm(frame, unroll, shared_pad_bytes=pad)
+    block = 32 * warps
+    grid = (sms * per_sm,)
+    per_pass = 2 * frame * block * grid[0]
+    iters = max(4, LOCAL_TARGET_BYTES // per_pass)
+    out = torch.empty(grid[0] * block, device="cuda", dtype=torch.int32)
+
+    def fn():
+        return K.local_stream[grid](out, iters, BLOCK=block, ASM=asm, num_warps=warps)
+
+    k = fn()
+    torch.cuda.synchronize()
+    expect = torch.arange(out.numel(), device="cuda", dtype=torch.int32) + iters
+    if not torch.equal(out, expect):
+        raise RuntimeError(f"local_stream frame={frame} warps={warps} pad={pad}: wrong result")
+    t = bench_s(fn)
+    return {
+        "frame_bytes": frame, "unroll": unroll, "warps": warps, "blocks_per_sm": per_sm,
+        "shared_pad_bytes": pad, "iters": iters, "s": t,
+        "bytes": per_pass * iters, "bytes_per_s": per_pass * iters / t,
+        "footprint_per_sm_bytes": frame * block * per_sm,
+        "footprint_bytes": frame * block * grid[0],
+        "n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None),
+    }  # fmt: skip
+
+
 def local_memory() -> dict:
     """Throughput of spill-like local-memory traffic (scalar ``ld.local``/``st.local`` of every word of a
     per-thread frame, :func:`kernels.local_stream`) by frame size, warps per block and blocks per SM: whether
     the frames of the resident blocks fit in L1 (per SM) or in L2 (all SMs) decides where it is served."""
-    points = []
     sms = n_sm()
-    for frame, unroll in itertools.product(LOCAL_FRAME_BYTES, LOCAL_UNROLLS):
-        asm = K.local_frame_asm(frame, unroll)
-        for warps in LOCAL_WARPS:
-            for per_sm in LOCAL_BLOCKS_PER_SM:
-                block = 32 * warps
-                grid = (sms * per_sm,)
-                per_pass = 2 * frame * block * grid[0]
-                iters = max(4, LOCAL_TARGET_BYTES // per_pass)
-                out = torch.empty(grid[0] * block, device="cuda", dtype=torch.int32)
-                fn = lambda grid=grid, out=out, iters=iters, block=block, warps=warps, asm=asm: (  # noqa: E731
-                    K.local_stream[grid](out, iters, BLOCK=block, ASM=asm, num_warps=warps)
-                )
-                k = fn()
-                torch.cuda.synchronize()
-                expect = torch.arange(out.numel(), device="cuda", dtype=torch.int32) + iters
-                if not torch.equal(out, expect):
-                    raise RuntimeError(f"local_stream frame={frame} warps={warps}: wrong result")
-                t = bench_s(fn)
-                points.append({
-                    "frame_bytes": frame, "unroll": unroll, "warps": warps, "blocks_per_sm": per_sm,
-                    "iters": iters, "s": t,
-                    "bytes": per_pass * iters, "bytes_per_s": per_pass * iters / t,
-                    "footprint_per_sm_bytes": frame * block * per_sm,
-                    "footprint_bytes": frame * block * grid[0],
-                    "n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None),
-                })  # fmt: skip
+    points = [
+        _local_point(sms, frame, unroll, warps, per_sm)
+        for frame, unroll, warps, per_sm in itertools.product(
+            LOCAL_FRAME_BYTES, LOCAL_UNROLLS, LOCAL_WARPS, LOCAL_BLOCKS_PER_SM
+        )
+    ]
     return {"points": points, "sm_count": sms}
 
 
@@ -1854,32 +1863,11 @@ def local_l2() -> dict:
     without each block reserving ``LOCAL_L2_SHARED_PAD_BYTES`` of shared memory: with the reserve at 4 blocks
     an SM, L1 keeps at most about 60 KB, so frames of 128-512 KB an SM (17-69 MB over the chip) are served by
     L2, at 4-16 warps an SM, where the ``local_memory`` probe's frames either fit L1 or spill past the L2."""
-    points = []
     sms = n_sm()
-    for frame, warps, per_sm, pad in itertools.product(
-        LOCAL_L2_FRAME_BYTES, LOCAL_L2_WARPS, LOCAL_L2_BLOCKS_PER_SM, (LOCAL_L2_SHARED_PAD_BYTES, 0)
-    ):
-        asm = K.local_frame_asm(frame, 8, shared_pad_bytes=pad)
-        block = 32 * warps
-        grid = (sms * per_sm,)
-        per_pass = 2 * frame * block * grid[0]
-        iters = max(4, LOCAL_TARGET_BYTES // per_pass)
-        out = torch.empty(grid[0] * block, device="cuda", dtype=torch.int32)
-        fn = lambda grid=grid, out=out, iters=iters, block=block, warps=warps, asm=asm: (  # noqa: E731
-            K.local_stream[grid](out, iters, BLOCK=block, ASM=asm, num_warps=warps)
+    points = [
+        _local_point(sms, frame, 8, warps, per_sm, pad)
+        for frame, warps, per_sm, pad in itertools.product(
+            LOCAL_L2_FRAME_BYTES, LOCAL_L2_WARPS, LOCAL_L2_BLOCKS_PER_SM, (LOCAL_L2_SHARED_PAD_BYTES, 0)
         )
-        k = fn()
-        torch.cuda.synchronize()
-        expect = torch.arange(out.numel(), device="cuda", dtype=torch.int32) + iters
-        if not torch.equal(out, expect):
-            raise RuntimeError(f"local_stream frame={frame} warps={warps} pad={pad}: wrong result")
-        t = bench_s(fn)
-        points.append({
-            "frame_bytes": frame, "unroll": 8, "warps": warps, "blocks_per_sm": per_sm,
-            "shared_pad_bytes": pad, "iters": iters, "s": t,
-            "bytes": per_pass * iters, "bytes_per_s": per_pass * iters / t,
-            "footprint_per_sm_bytes": frame * block * per_sm,
-            "footprint_bytes": frame * block * grid[0],
-            "n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None),
-        })  # fmt: skip
+    ]
     return {"points": points, "sm_count": sms}
