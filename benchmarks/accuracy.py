@@ -52,6 +52,11 @@ class DataError(TileSightError, ValueError):
     """A measured case that cannot be rebuilt or predicted; names the file:line and the case id."""
 
 
+class NotMeasured(DataError):
+    """A validation set whose predictions are recorded (:data:`RECORDED_FILE`) but which has not run on the
+    GPU yet: no measured file at all."""
+
+
 @dataclass(frozen=True)
 class Launch:
     fn: Any
@@ -175,7 +180,15 @@ def recorded_predictions(data: Path, name: str = RECORDED_FILE) -> dict[str, flo
 
 
 def load(data: Path, only: str = "") -> list[tuple[dict, str]]:
-    """(record, "file:line") for every measured ("ok") record whose id contains ``only``."""
+    """(record, "file:line") for every measured ("ok") record whose id contains ``only``. Raises
+    :class:`NotMeasured` for a set predicted before measuring that has no measured file yet."""
+    if (data / RECORDED_FILE).exists() and not any(
+        (data / f"triton_{family}.jsonl").exists() for family in FAMILIES
+    ):
+        raise NotMeasured(
+            f"{data}: predictions recorded before measuring, not measured yet: run `bash "
+            f"benchmarks/triton_sweep/run.sh --{data.name}` on the H200 and commit its output"
+        )
     found = []
     for family in FAMILIES:
         path = data / f"triton_{family}.jsonl"
@@ -319,8 +332,15 @@ def main(argv: list[str] | None = None) -> int:
 
     jobs = []
     for folder in args.data:
+        try:
+            measured = load(folder, args.only)
+        except NotMeasured as e:
+            if len(args.data) == 1:
+                raise
+            print(f"note: {e}; left out", file=sys.stderr)  # a pooled run over every set goes on
+            continue
         recorded = recorded_predictions(folder, args.recorded_file) if args.recorded else None
-        for rec, where in load(folder, args.only):
+        for rec, where in measured:
             if recorded is not None and rec["id"] not in recorded:
                 raise DataError(
                     f"{where}: case {rec['id']!r} has no prediction in {folder / args.recorded_file}"

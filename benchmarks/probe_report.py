@@ -461,7 +461,11 @@ def _pooled_records(root: Path, prefix: str):
 
     dirs = [root, *sorted(d for d in root.glob("validation*") if d.is_dir() and d.name not in POOL_EXCLUDED)]
     for data in dirs:
-        yield from accuracy.load(data, prefix)
+        try:
+            records = accuracy.load(data, prefix)
+        except accuracy.NotMeasured:  # predicted, waiting for the GPU
+            continue
+        yield from records
 
 
 def _unaligned(args: argparse.Namespace) -> None:

@@ -120,6 +120,27 @@ def test_missing_data_fails_with_the_command_to_run(tmp_path):
         acc.load(tmp_path)
 
 
+def test_a_set_predicted_but_not_measured_is_named_and_left_out_of_a_pooled_run(
+    tmp_path, monkeypatch, capsys
+):
+    # validation70 has its predictions recorded and no measured file yet: alone it stops with the command to
+    # run; among other folders it is left out with a note and the others are scored (10%: 220 against 200)
+    waiting, done = tmp_path / "validation70", tmp_path / "validation69"
+    waiting.mkdir()
+    (waiting / acc.RECORDED_FILE).write_text(json.dumps({"predicted_us": {GEMM.id: 1.0}}))
+    done.mkdir()
+    _write_data(done, [measured(GEMM, 200.0)])
+    monkeypatch.setattr(acc, "predict_us", lambda record, where, hw: 220.0)
+    with pytest.raises(
+        acc.NotMeasured, match=r"validation70: .*not measured yet: run `bash .*--validation70`"
+    ):
+        acc.main(["--data", str(waiting)])
+    out = tmp_path / "acc.json"
+    acc.main(["--data", str(done), str(waiting), "--json", str(out)])
+    assert json.loads(out.read_text())["rows"][0]["mape_pct"] == pytest.approx(10.0)
+    assert "validation70" in capsys.readouterr().err
+
+
 def test_end_to_end_with_a_stand_in_predictor(tmp_path, monkeypatch, capsys):
     """The script's plumbing (load, score, table, plot, json) with predictions fixed at 1.05 x measured."""
     pytest.importorskip("matplotlib")
