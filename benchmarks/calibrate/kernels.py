@@ -684,7 +684,9 @@ def chunk_read(x_ptr, out_ptr, row_stride, ROWS: tl.constexpr, W: tl.constexpr):
 STATIC_SHARED_MAX_BYTES = 48 * 1024
 
 
-def local_frame_asm(frame_bytes: int, unroll: int = 8, shared_pad_bytes: int = 0) -> str:
+def local_frame_asm(
+    frame_bytes: int, unroll: int = 8, shared_pad_bytes: int = 0, dependent: bool = False
+) -> str:
     """PTX for :func:`local_stream`: a per-thread ``.local`` array of ``frame_bytes`` (what ptxas allocates
     for spilled registers), initialised from ``$1``, then ``$2`` passes that each load every 4-byte word with
     a scalar ``ld.local.u32`` (a spill reload: ptxas's spill code is almost all 32-bit LDL/STL), add 1 and
@@ -694,7 +696,12 @@ def local_frame_asm(frame_bytes: int, unroll: int = 8, shared_pad_bytes: int = 0
 
     ``shared_pad_bytes`` (at most the 48 KB of static shared memory a block may declare) reserves that much
     shared memory for the block and writes the result into it once, so it is allocated: the SM's unified
-    L1 / shared array then keeps that much less L1 for the frames, as a GEMM's operand buffers do."""
+    L1 / shared array then keeps that much less L1 for the frames, as a GEMM's operand buffers do.
+
+    ``dependent``: each step's ``unroll`` loads are a run that the next step waits for, as a spilled value is
+    reloaded for the instruction that uses it: the next step's address adds the run's words masked to zero by
+    a value ptxas cannot fold (``$2 >> 31``, the pass count, is 0 at run time), so a step takes at least one
+    load latency from wherever the frame lives."""
     if frame_bytes % (4 * unroll):
         raise ValueError(f"frame_bytes {frame_bytes} is not a multiple of 4 x unroll ({4 * unroll})")
     if not 0 <= shared_pad_bytes <= STATIC_SHARED_MAX_BYTES or shared_pad_bytes % 16:
@@ -706,6 +713,15 @@ def local_frame_asm(frame_bytes: int, unroll: int = 8, shared_pad_bytes: int = 0
     loads = "\n".join(f"ld.local.u32 {w}, [p+{lane * j}];" for j, w in enumerate(words))
     adds = "\n".join(f"add.u32 {w}, {w}, 1;" for w in words)
     stores = "\n".join(f"st.local.u32 [p+{lane * j}], {w};" for j, w in enumerate(words))
+    chain = ""
+    if dependent:
+        total = "\n".join(f"add.u32 dsum, dsum, {w};" for w in words)
+        chain = f"""
+    mov.u32 dsum, 0;
+    {total}
+    and.b32 dsum, dsum, zmask;
+    cvt.u64.u32 dd, dsum;
+    add.u64 p, p, dd;"""
     pad = ""
     if shared_pad_bytes:
         pad = f"""
@@ -714,8 +730,8 @@ def local_frame_asm(frame_bytes: int, unroll: int = 8, shared_pad_bytes: int = 0
     mov.u32 sp, spad;
     st.shared.u32 [sp], $0; }}"""
     return f"""{{ .local .align 16 .b8 frame[{frame_bytes}];
-    .reg .u32 i, {", ".join(words)};
-    .reg .u64 base, p, end, lane_end;
+    .reg .u32 i, dsum, zmask, {", ".join(words)};
+    .reg .u64 base, p, end, lane_end, dd;
     .reg .pred q;
     mov.u64 base, frame;
     add.u64 end, base, {frame_bytes};
@@ -727,12 +743,13 @@ def local_frame_asm(frame_bytes: int, unroll: int = 8, shared_pad_bytes: int = 0
     setp.lt.u64 q, p, end;
     @q bra LOCAL_INIT;
     mov.u32 i, 0;
+    shr.u32 zmask, $2, 31;
     LOCAL_PASS:
     mov.u64 p, base;
     LOCAL_STEP:
     {loads}
     {adds}
-    {stores}
+    {stores}{chain}
     add.u64 p, p, 4;
     setp.lt.u64 q, p, lane_end;
     @q bra LOCAL_STEP;

@@ -1803,11 +1803,14 @@ LOCAL_BLOCKS_PER_SM = (1, 2)
 LOCAL_TARGET_BYTES = 2 * GiB
 
 
-def _local_point(sms: int, frame: int, unroll: int, warps: int, per_sm: int, pad: int = 0) -> dict:
+def _local_point(
+    sms: int, frame: int, unroll: int, warps: int, per_sm: int, pad: int = 0, dependent: bool = False
+) -> dict:
     """One point of the local-memory probes: :func:`kernels.local_stream` over ``frame``-byte frames with
-    ``unroll`` loads a step, ``per_sm`` blocks of ``warps`` warps an SM, each reserving ``pad`` bytes of
-    shared memory, moving about ``LOCAL_TARGET_BYTES``; its result checked."""
-    asm = K.local_frame_asm(frame, unroll, shared_pad_bytes=pad)
+    ``unroll`` loads a step (a run the next step waits for where ``dependent``), ``per_sm`` blocks of
+    ``warps`` warps an SM, each reserving ``pad`` bytes of shared memory, moving about
+    ``LOCAL_TARGET_BYTES``; its result checked."""
+    asm = K.local_frame_asm(frame, unroll, shared_pad_bytes=pad, dependent=dependent)
     block = 32 * warps
     grid = (sms * per_sm,)
     per_pass = 2 * frame * block * grid[0]
@@ -1825,7 +1828,8 @@ def _local_point(sms: int, frame: int, unroll: int, warps: int, per_sm: int, pad
     t = bench_s(fn)
     return {
         "frame_bytes": frame, "unroll": unroll, "warps": warps, "blocks_per_sm": per_sm,
-        "shared_pad_bytes": pad, "iters": iters, "s": t,
+        "shared_pad_bytes": pad, "dependent": dependent, "iters": iters, "s": t,
+        "s_per_step": t / (iters * frame // (4 * unroll)),
         "bytes": per_pass * iters, "bytes_per_s": per_pass * iters / t,
         "footprint_per_sm_bytes": frame * block * per_sm,
         "footprint_bytes": frame * block * grid[0],
@@ -1870,4 +1874,27 @@ def local_l2() -> dict:
             LOCAL_L2_FRAME_BYTES, LOCAL_L2_WARPS, LOCAL_L2_BLOCKS_PER_SM, (LOCAL_L2_SHARED_PAD_BYTES, 0)
         )
     ]
+    return {"points": points, "sm_count": sms}
+
+
+# Spill reloads come in runs that an instruction waits for (the SASS of the spilling GEMMs: runs of 2-74 LDL
+# before a use): runs of these lengths, each step waiting for the previous one's loads, with the frames in L1
+# (LOCAL_RUNS_L1_FRAME_BYTES, no shared memory reserved, one block an SM) and in L2 (the local_l2 reserve at
+# 4 blocks an SM, frames of LOCAL_RUNS_L2_FOOTPRINT_PER_SM an SM), at these warps per block.
+LOCAL_RUNS = (1, 2, 4, 8, 16, 32)
+LOCAL_RUNS_WARPS = (1, 4)
+LOCAL_RUNS_L1_FRAME_BYTES = 512
+LOCAL_RUNS_L2_FOOTPRINT_PER_SM = 256 * 1024  # 34 MB over the chip: inside L2, four times what L1 keeps
+
+
+def local_runs() -> dict:
+    """Time per run of dependent spill-like reloads (:func:`kernels.local_frame_asm` with ``dependent``):
+    ``s_per_step`` is one run's latency plus its issue, from L1 and from L2, for the runs the spilling GEMMs'
+    K loops issue (README Known gaps, what a spilled byte costs)."""
+    sms = n_sm()
+    points = []
+    for run, warps in itertools.product(LOCAL_RUNS, LOCAL_RUNS_WARPS):
+        points.append(_local_point(sms, LOCAL_RUNS_L1_FRAME_BYTES, run, warps, 1, dependent=True))
+        frame = LOCAL_RUNS_L2_FOOTPRINT_PER_SM // (32 * warps * 4)
+        points.append(_local_point(sms, frame, run, warps, 4, LOCAL_L2_SHARED_PAD_BYTES, dependent=True))
     return {"points": points, "sm_count": sms}

@@ -216,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         ("l2_partition", M.l2_partition, ()),
         ("local_memory", M.local_memory, ()),
         ("local_l2", M.local_l2, ()),
+        ("local_runs", M.local_runs, ()),
         ("tensor_core", tensor_core, (suite,)),
     ]
     unknown = only - {name for name, _, _ in probes}

@@ -227,6 +227,12 @@ def test_local_stream_reserves_the_shared_memory_it_is_asked_for(K, tmp_path):
     assert len(re.findall(r"ld\.local\.u32", k.asm["ptx"])) == 8 + 1
     no_pad = _compile(K.local_stream, sig, {"BLOCK": 64, "ASM": K.local_frame_asm(1024, 8)}, num_warps=2)
     assert "spad" not in no_pad.asm["ptx"]
+    # the dependent variant: the next step's address waits for the run's words (masked by a value ptxas
+    # cannot fold), and it still compiles to a cubin with the same loads
+    dep = K.local_frame_asm(1024, 8, shared_pad_bytes=48 * 1024, dependent=True)
+    k_dep = _compile(K.local_stream, sig, {"BLOCK": 64, "ASM": dep}, num_warps=2)
+    assert "and.b32 dsum, dsum, zmask" in k_dep.asm["ptx"] and "shr.u32 zmask" in k_dep.asm["ptx"]
+    assert len(re.findall(r"ld\.local\.u32", k_dep.asm["ptx"])) == 8 + 1 and k_dep.asm["cubin"]
     for bad in (48 * 1024 + 16, 100, -16):
         with pytest.raises(ValueError, match="shared_pad_bytes"):
             K.local_frame_asm(1024, 8, shared_pad_bytes=bad)
