@@ -59,11 +59,10 @@ _FRAME = re.compile(r"(\d+) bytes stack frame")
 _MMA = re.compile(r"\b(?:HGMMA|QGMMA|IGMMA|HMMA|IMMA)\b")
 
 
-def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
-    """Bytes per thread that the longest loop of ``sass`` (cuobjdump -sass text) loads and stores from local
-    memory per iteration: ``LDL``/``STL`` of 4 bytes, ``.64`` of 8 and ``.128`` of 16, between a backward
-    branch's target and the branch. (0, 0) without a loop. ``innermost_mma``: the shortest loop holding a
-    matrix instruction instead (:data:`_MMA`: a persistent kernel's K loop, not its loop over tiles)."""
+def _loop_body(sass: str, innermost_mma: bool = False) -> list[str]:
+    """The instructions of the longest loop of ``sass`` (cuobjdump -sass text): from a backward branch's
+    target to the branch; ``innermost_mma``: of the shortest loop holding a matrix instruction instead
+    (:data:`_MMA`: a persistent kernel's K loop, not its loop over tiles). Empty without such a loop."""
     ins = [(int(a, 16), text) for a, text in _SASS.findall(sass)]
     index = {addr: i for i, (addr, _) in enumerate(ins)}
     loops = []
@@ -74,11 +73,19 @@ def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
     if innermost_mma:
         loops = [(lo, hi) for lo, hi in loops if any(_MMA.search(t) for _, t in ins[lo : hi + 1])]
     if not loops:
-        return 0, 0
+        return []
     pick = min if innermost_mma else max
     lo, hi = pick(loops, key=lambda span: span[1] - span[0])
+    return [text for _, text in ins[lo : hi + 1]]
+
+
+def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
+    """Bytes per thread that the longest loop of ``sass`` (cuobjdump -sass text) loads and stores from local
+    memory per iteration: ``LDL``/``STL`` of 4 bytes, ``.64`` of 8 and ``.128`` of 16, between a backward
+    branch's target and the branch. (0, 0) without a loop. ``innermost_mma``: the shortest loop holding a
+    matrix instruction instead (:data:`_MMA`: a persistent kernel's K loop, not its loop over tiles)."""
     loaded = stored = 0
-    for _, text in ins[lo : hi + 1]:
+    for text in _loop_body(sass, innermost_mma):
         m = _LOCAL.search(text)
         if m:
             size = {"64": 8, "128": 16}.get(m.group(3) or "", 4)
@@ -87,6 +94,23 @@ def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
             else:
                 stored += size
     return loaded, stored
+
+
+def loop_reload_runs(sass: str) -> list[int]:
+    """Lengths of the runs of consecutive ``LDL`` instructions (nothing else between them) in one iteration of
+    the innermost loop holding matrix instructions: how many spill reloads a warp has in flight before an
+    instruction that may use them."""
+    runs, current = [], 0
+    for text in _loop_body(sass, innermost_mma=True):
+        m = _LOCAL.search(text)
+        if m and m.group(1) == "LDL":
+            current += 1
+        elif current:
+            runs.append(current)
+            current = 0
+    if current:
+        runs.append(current)
+    return runs
 
 
 def _records(data: Path) -> list[tuple[dict, str]]:
@@ -301,6 +325,7 @@ def collect_rates(dirs: list[Path], out: Path) -> int:
                 launch = accuracy.rebuild(r, where)
                 sass_text, frame = _cubin_sass(launch, hw)
                 loaded, stored = loop_local_bytes(sass_text, innermost_mma=True)
+                runs = loop_reload_runs(sass_text)
                 report = tilesight.estimate(
                     launch.fn, launch.grid, *launch.args, hw=hw, registers="ptxas", **launch.options
                 )
@@ -311,7 +336,8 @@ def collect_rates(dirs: list[Path], out: Path) -> int:
                     "predicted_us": report.latency_s * 1e6, "num_warps": r["num_warps"],
                     "blocks_per_sm": report.occupancy.resident_blocks, "frame_bytes": frame,
                     "gpu_frame_bytes": 4 * r["n_spills"], "gpu_regs": r["n_regs"],
-                    "loop_ldl_bytes": loaded, "loop_stl_bytes": stored, "tiles": tiles,
+                    "loop_ldl_bytes": loaded, "loop_stl_bytes": stored, "reload_runs": len(runs),
+                    "reload_run_mean": sum(runs) / len(runs) if runs else 0.0, "tiles": tiles,
                     "k_iterations": math.ceil(p["K"] / c["BLOCK_K"]),
                     "aligned": p["K"] % 8 == 0 and p["N"] % 8 == 0, "shared_bytes": r.get("shared_bytes"),
                 }  # fmt: skip
@@ -342,7 +368,7 @@ def report_rates(path: Path) -> int:
         groups.setdefault(key, []).append(r)
     print(
         f"{len(rows)} spilling GEMM launches (ptxas here, 250+ registers on the GPU); per group, medians: "
-        "measured / predicted, the K loop's local bytes over the model's frame pass, GB/s an SM"
+        "measured / predicted, the K loop's local bytes over the model's frame pass, GB/s an SM, LDL a run"
     )
     for key in sorted(groups, key=str):
         g = groups[key]
@@ -353,8 +379,9 @@ def report_rates(path: Path) -> int:
             for r in g
         )
         rate = statistics.median(rate_gb_s(r) for r in g)
+        run = statistics.median(r.get("reload_run_mean", float("nan")) for r in g)
         what = f"{key[0]:9s} {key[1]} warps, {key[2]} block(s) an SM, frame {key[3]:>9s} B"
-        figures = f"measured/predicted {ratio:.2f}  bytes/pass {passes:.2f}  {rate:5.1f}"
+        figures = f"measured/predicted {ratio:.2f}  bytes/pass {passes:.2f}  {rate:5.1f}  run {run:4.1f}"
         print(f"  {what}: n {len(g):3d}  {figures}")
     return 0
 

@@ -61,6 +61,13 @@ def test_loop_local_bytes_can_read_the_innermost_loop_of_matrix_instructions(spi
     assert spill_frames.loop_local_bytes(SASS.replace("HGMMA", "IADD3"), innermost_mma=True) == (0, 0)
 
 
+def test_reload_runs_are_counted_in_the_k_loop(spill_frames):
+    # the K loop of SASS (0x20..0x60): LDL.LU then LDL.64 back to back (a run of 2) before the HGMMA; the LDL
+    # after the loop is outside it; no loop of matrix instructions, no runs
+    assert spill_frames.loop_reload_runs(SASS) == [2]
+    assert spill_frames.loop_reload_runs(SASS.replace("HGMMA", "IADD3")) == []
+
+
 def test_spill_rate_is_the_loop_traffic_over_the_measured_time(spill_frames):
     # 100 + 28 bytes a thread an iteration x 128 threads x 132 tiles x 10 iterations in 10 us over 132 SMs:
     # 128 x 128 x 10 / 10e-6 = 16.384 GB/s an SM
