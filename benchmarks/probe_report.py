@@ -32,6 +32,8 @@
                                                  # aligned twins, predicted; split_store_pacing_* fit
     python benchmarks/probe_report.py reduce_mix  # calibration_reduce_mix.json: element-wide row loads and
                                                   # cross-warp reductions, odd widths beside aligned twins
+    python benchmarks/probe_report.py local      # calibration_local_l2.json, calibration_local_runs.json:
+                                                 # spill-like frames served by L2, dependent reload runs
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -1031,6 +1033,44 @@ def _persistent_tiles(_: argparse.Namespace) -> None:
         print(f"{r['kernel']:<16}  {tile:<14} {at_k}  {extra}")
 
 
+def local_rows(points: list[dict], sm_count: int = SM_COUNT) -> list[dict]:
+    """The ``local_l2`` / ``local_runs`` probes' points as rows: each one's frames per SM and over the chip,
+    where they live (``L2`` where blocks reserved shared memory, else ``L1``), the rate per SM and, for a
+    dependent point, the time a step (one run of ``unroll`` reloads) takes."""
+    rows = []
+    for p in points:
+        steps = p["iters"] * p["frame_bytes"] // (4 * p["unroll"])
+        rows.append({
+            "frame_bytes": p["frame_bytes"], "warps": p["warps"], "blocks_per_sm": p["blocks_per_sm"],
+            "run": p["unroll"], "reserve": bool(p.get("shared_pad_bytes")),
+            "dependent": bool(p.get("dependent")), "footprint_kb": p["footprint_per_sm_bytes"] / 1024,
+            "chip_mb": p["footprint_bytes"] / 1e6, "gb_s_per_sm": p["bytes_per_s"] / sm_count / 1e9,
+            "ns_per_step": p["s"] / steps * 1e9,
+        })  # fmt: skip
+    return rows
+
+
+def _local(args: argparse.Namespace) -> None:
+    """The ``local_l2`` and ``local_runs`` probes (stop 59; README Known gaps, what a spilled byte costs)."""
+    for name, probe in (
+        ("calibration_local_l2.json", "local_l2"),
+        ("calibration_local_runs.json", "local_runs"),
+    ):
+        path = Path(args.data) / name
+        if not path.exists():
+            run = f"python3 benchmarks/calibrate/run.py --out $OUT/{name} --only {probe}"
+            print(f"{name}: not measured yet ({run})")
+            continue
+        points = json.loads(path.read_text())["measurements"][probe]["points"]
+        print(f"{name}:")
+        for r in local_rows(points):
+            where = "reserve" if r["reserve"] else "no reserve"
+            what = f"frame {r['frame_bytes']:5d} B, {r['warps']} warps x {r['blocks_per_sm']} blocks, {where}"
+            size = f"{r['footprint_kb']:6.0f} KB an SM ({r['chip_mb']:5.1f} MB)"
+            step = f", {r['ns_per_step']:7.1f} ns a run of {r['run']}" if r["dependent"] else ""
+            print(f"  {what}: {size}, {r['gb_s_per_sm']:6.1f} GB/s an SM{step}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -1062,9 +1102,12 @@ def main(argv: list[str] | None = None) -> int:
             "ddr_flush",
             "split_mix",
             "reduce_mix",
+            "local",
         ),
     )
-    ap.add_argument("--data", default=str(DATA), help="sweep data for 'residency'")
+    ap.add_argument(
+        "--data", default=str(DATA), help="sweep data for 'residency'; the probes' folder for 'local'"
+    )
     ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
     ap.add_argument("--family", default="memory", help="'bottlenecks': the family (memory, gemm, attention)")
     args = ap.parse_args(argv)
@@ -1095,6 +1138,7 @@ def main(argv: list[str] | None = None) -> int:
         "ddr_flush": _ddr_flush,
         "split_mix": _split_mix,
         "reduce_mix": _reduce_mix,
+        "local": _local,
     }[args.what](args)
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -190,3 +191,27 @@ def test_reduce_mix_prints_each_odd_width_beside_its_twin(report, capsys):
     # the 700-wide rows on 4 warps reduced once: 34.9 us against the 704-wide twin's 33.6
     assert out[0].startswith("width  700 /  704, BLOCK 1024,  4 warps, 1 reduction(s) a row: ")
     assert "measured   34.9 /   33.6 us (odd adds  +1.3)" in out[0]
+
+
+def test_local_rows_by_hand(report, tmp_path, capsys):
+    # a dependent point: 512 B frames, runs of 8 (16 steps a pass), 100 passes in 80 us: 1,600 steps, 50 ns a
+    # step; 4 warps x 4 blocks reserving shared memory: 512 x 128 x 4 = 256 KB an SM, 34.6 MB over 132 SMs;
+    # 2 x 512 x 128 x 528 blocks x 100 passes = 6.92 GB in 80 us over 132 SMs = 655 GB/s an SM
+    frame, threads, blocks = 512, 128, 4 * 132
+    moved = 2 * frame * threads * blocks * 100
+    point = {
+        "frame_bytes": frame, "unroll": 8, "warps": 4, "blocks_per_sm": 4, "shared_pad_bytes": 49152,
+        "dependent": True, "iters": 100, "s": 80e-6, "bytes": moved, "bytes_per_s": moved / 80e-6,
+        "footprint_per_sm_bytes": frame * threads * 4, "footprint_bytes": frame * threads * blocks,
+    }  # fmt: skip
+    (row,) = report.local_rows([point])
+    assert row["ns_per_step"] == pytest.approx(50.0)
+    assert row["footprint_kb"] == pytest.approx(256.0) and row["chip_mb"] == pytest.approx(34.603008)
+    assert row["gb_s_per_sm"] == pytest.approx(moved / 80e-6 / 132 / 1e9) and row["reserve"]
+    # the report names a probe not measured yet with its command, and prints a measured one's rows
+    report.main(["local", "--data", str(tmp_path)])
+    assert "calibration_local_runs.json: not measured yet" in capsys.readouterr().out
+    doc = {"measurements": {"local_runs": {"points": [point]}}}
+    (tmp_path / "calibration_local_runs.json").write_text(json.dumps(doc))
+    report.main(["local", "--data", str(tmp_path)])
+    assert "50.0 ns a run of 8" in capsys.readouterr().out
