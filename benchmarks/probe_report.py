@@ -32,8 +32,8 @@
                                                  # aligned twins, predicted; split_store_pacing_* fit
     python benchmarks/probe_report.py reduce_mix  # calibration_reduce_mix.json: element-wide row loads and
                                                   # cross-warp reductions, odd widths beside aligned twins
-    python benchmarks/probe_report.py local      # calibration_local_l2.json, calibration_local_runs.json:
-                                                 # spill-like frames served by L2, dependent reload runs
+    python benchmarks/probe_report.py local      # calibration_local*.json: the local_l2 and local_runs
+                                                 # probes (frames served by L2, dependent reload runs)
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -1051,18 +1051,21 @@ def local_rows(points: list[dict], sm_count: int = SM_COUNT) -> list[dict]:
 
 
 def _local(args: argparse.Namespace) -> None:
-    """The ``local_l2`` and ``local_runs`` probes (stop 59; README Known gaps, what a spilled byte costs)."""
-    for name, probe in (
-        ("calibration_local_l2.json", "local_l2"),
-        ("calibration_local_runs.json", "local_runs"),
-    ):
-        path = Path(args.data) / name
-        if not path.exists():
-            run = f"python3 benchmarks/calibrate/run.py --out $OUT/{name} --only {probe}"
-            print(f"{name}: not measured yet ({run})")
+    """The ``local_l2`` and ``local_runs`` probes (stop 59; README Known gaps, what a spilled byte costs),
+    from whichever ``calibration_local*.json`` of the data folder holds each (one run may hold both)."""
+    found: dict[str, tuple[str, list[dict]]] = {}
+    for path in sorted(Path(args.data).glob("calibration_local*.json")):
+        measurements = json.loads(path.read_text()).get("measurements", {})
+        for probe in ("local_l2", "local_runs"):
+            if probe in measurements and "points" in measurements[probe]:
+                found.setdefault(probe, (path.name, measurements[probe]["points"]))
+    for probe in ("local_l2", "local_runs"):
+        if probe not in found:
+            run = f"python3 benchmarks/calibrate/run.py --out $OUT/calibration_{probe}.json --only {probe}"
+            print(f"{probe}: not measured yet ({run})")
             continue
-        points = json.loads(path.read_text())["measurements"][probe]["points"]
-        print(f"{name}:")
+        name, points = found[probe]
+        print(f"{probe} ({name}):")
         for r in local_rows(points):
             where = "reserve" if r["reserve"] else "no reserve"
             what = f"frame {r['frame_bytes']:5d} B, {r['warps']} warps x {r['blocks_per_sm']} blocks, {where}"

@@ -210,8 +210,8 @@ def test_local_rows_by_hand(report, tmp_path, capsys):
     assert row["gb_s_per_sm"] == pytest.approx(moved / 80e-6 / 132 / 1e9) and row["reserve"]
     # the report names a probe not measured yet with its command, and prints a measured one's rows
     report.main(["local", "--data", str(tmp_path)])
-    assert "calibration_local_runs.json: not measured yet" in capsys.readouterr().out
-    doc = {"measurements": {"local_runs": {"points": [point]}}}
-    (tmp_path / "calibration_local_runs.json").write_text(json.dumps(doc))
+    assert "local_runs: not measured yet" in capsys.readouterr().out
+    doc = {"measurements": {"local_l2": {"error": "x"}, "local_runs": {"points": [point]}}}
+    (tmp_path / "calibration_local_l2.json").write_text(json.dumps(doc))  # one run holding both
     report.main(["local", "--data", str(tmp_path)])
     assert "50.0 ns a run of 8" in capsys.readouterr().out
