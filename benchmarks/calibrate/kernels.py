@@ -713,9 +713,12 @@ def local_frame_asm(
     loads = "\n".join(f"ld.local.u32 {w}, [p+{lane * j}];" for j, w in enumerate(words))
     adds = "\n".join(f"add.u32 {w}, {w}, 1;" for w in words)
     stores = "\n".join(f"st.local.u32 [p+{lane * j}], {w};" for j, w in enumerate(words))
-    chain = ""
+    # the dependent variant's registers, mask and chain (none of it in the independent frame, which the
+    # local_memory probe measured as it was)
+    regs32, regs64, mask, chain = "", "", "", ""
     if dependent:
         total = "\n".join(f"add.u32 dsum, dsum, {w};" for w in words)
+        regs32, regs64, mask = "dsum, zmask, ", ", dd", "\n    shr.u32 zmask, $2, 31;"
         chain = f"""
     mov.u32 dsum, 0;
     {total}
@@ -730,8 +733,8 @@ def local_frame_asm(
     mov.u32 sp, spad;
     st.shared.u32 [sp], $0; }}"""
     return f"""{{ .local .align 16 .b8 frame[{frame_bytes}];
-    .reg .u32 i, dsum, zmask, {", ".join(words)};
-    .reg .u64 base, p, end, lane_end, dd;
+    .reg .u32 i, {regs32}{", ".join(words)};
+    .reg .u64 base, p, end, lane_end{regs64};
     .reg .pred q;
     mov.u64 base, frame;
     add.u64 end, base, {frame_bytes};
@@ -742,8 +745,7 @@ def local_frame_asm(
     add.u64 p, p, 4;
     setp.lt.u64 q, p, end;
     @q bra LOCAL_INIT;
-    mov.u32 i, 0;
-    shr.u32 zmask, $2, 31;
+    mov.u32 i, 0;{mask}
     LOCAL_PASS:
     mov.u64 p, base;
     LOCAL_STEP:
