@@ -286,6 +286,7 @@ def _cubin_sass(launch, hw) -> tuple[str, int]:
 
     import triton
     from tilesight.frontends.triton.binding import bind, target_of
+    from tilesight.frontends.triton.ptxas import parse_res_usage
     from triton.compiler.compiler import ASTSource
 
     b = bind(launch.fn, launch.args, dict(launch.options), hw)
@@ -299,8 +300,7 @@ def _cubin_sass(launch, hw) -> tuple[str, int]:
         usage = subprocess.run(
             [cuobjdump, "-res-usage", str(cubin)], capture_output=True, text=True, check=True
         )
-    stack = re.search(r"STACK:(\d+)", usage.stdout)
-    return text.stdout, int(stack.group(1)) if stack else 0
+    return text.stdout, parse_res_usage(usage.stdout, kernel.metadata.name).stack_bytes
 
 
 def collect_rates(dirs: list[Path], out: Path) -> int:
