@@ -31,7 +31,9 @@ reads the local bytes a thread loads and stores in one iteration of the innermos
 instructions (the K loop), predicts the launch with the committed model (``registers="ptxas"``) and writes a
 row per launch; ``--report FILE`` groups them: the effective rate is those bytes x threads x tiles x K
 iterations over the measured time and the SMs (as if the spill traffic took all of it), beside the model's
-frame pass (the frame reloaded and its non-invariant part stored back, ``resources.frame_pass``).
+frame pass (the frame reloaded and its non-invariant part stored back, ``resources.frame_pass``). Since stop
+60 the rows also carry the K loop's reload waits (``frontends/triton/sass.py``: stops for slots the loop only
+reads and for slots it also stores to), which the report shows beside the measured time an iteration a stop.
 """
 
 from __future__ import annotations
@@ -49,33 +51,31 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import accuracy  # noqa: E402
+from tilesight.frontends.triton.sass import (  # noqa: E402
+    MMA,
+    instructions,
+    loops,
+    mma_loop_bodies,
+    reload_waits,
+)
 
-# SASS instruction line of cuobjdump: /*0abc*/  [@P0] OPCODE operands ;
-_SASS = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", re.M)
-_BRANCH = re.compile(r"\bBRA\b.*?0x([0-9a-f]+)")
 _LOCAL = re.compile(r"\b(LDL|STL)(?:\.(LU))?(?:\.(64|128))?\b")
 _FRAME = re.compile(r"(\d+) bytes stack frame")
-# SASS matrix instructions: warpgroup (HGMMA, QGMMA fp8, IGMMA int8) and warp-level (HMMA, IMMA)
-_MMA = re.compile(r"\b(?:HGMMA|QGMMA|IGMMA|HMMA|IMMA)\b")
 
 
 def _loop_body(sass: str, innermost_mma: bool = False) -> list[str]:
     """The instructions of the longest loop of ``sass`` (cuobjdump -sass text): from a backward branch's
     target to the branch; ``innermost_mma``: of the shortest loop holding a matrix instruction instead
-    (:data:`_MMA`: a persistent kernel's K loop, not its loop over tiles). Empty without such a loop."""
-    ins = [(int(a, 16), text) for a, text in _SASS.findall(sass)]
-    index = {addr: i for i, (addr, _) in enumerate(ins)}
-    loops = []
-    for i, (addr, text) in enumerate(ins):
-        m = _BRANCH.search(text)
-        if m and int(m.group(1), 16) < addr and int(m.group(1), 16) in index:
-            loops.append((index[int(m.group(1), 16)], i))
+    (:data:`~tilesight.frontends.triton.sass.MMA`: a persistent kernel's K loop, not its loop over tiles).
+    Empty without such a loop."""
+    ins = instructions(sass)
+    spans = loops(sass)
     if innermost_mma:
-        loops = [(lo, hi) for lo, hi in loops if any(_MMA.search(t) for _, t in ins[lo : hi + 1])]
-    if not loops:
+        spans = [(lo, hi) for lo, hi in spans if any(MMA.search(t) for _, t in ins[lo : hi + 1])]
+    if not spans:
         return []
     pick = min if innermost_mma else max
-    lo, hi = pick(loops, key=lambda span: span[1] - span[0])
+    lo, hi = pick(spans, key=lambda span: span[1] - span[0])
     return [text for _, text in ins[lo : hi + 1]]
 
 
@@ -83,7 +83,7 @@ def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
     """Bytes per thread that the longest loop of ``sass`` (cuobjdump -sass text) loads and stores from local
     memory per iteration: ``LDL``/``STL`` of 4 bytes, ``.64`` of 8 and ``.128`` of 16, between a backward
     branch's target and the branch. (0, 0) without a loop. ``innermost_mma``: the shortest loop holding a
-    matrix instruction instead (:data:`_MMA`: a persistent kernel's K loop, not its loop over tiles)."""
+    matrix instruction instead (a persistent kernel's K loop, not its loop over tiles)."""
     loaded = stored = 0
     for text in _loop_body(sass, innermost_mma):
         m = _LOCAL.search(text)
@@ -326,6 +326,7 @@ def collect_rates(dirs: list[Path], out: Path) -> int:
                 sass_text, frame = _cubin_sass(launch, hw)
                 loaded, stored = loop_local_bytes(sass_text, innermost_mma=True)
                 runs = loop_reload_runs(sass_text)
+                waits = [reload_waits(body) for body in mma_loop_bodies(sass_text)]
                 report = tilesight.estimate(
                     launch.fn, launch.grid, *launch.args, hw=hw, registers="ptxas", **launch.options
                 )
@@ -337,7 +338,9 @@ def collect_rates(dirs: list[Path], out: Path) -> int:
                     "blocks_per_sm": report.occupancy.resident_blocks, "frame_bytes": frame,
                     "gpu_frame_bytes": 4 * r["n_spills"], "gpu_regs": r["n_regs"],
                     "loop_ldl_bytes": loaded, "loop_stl_bytes": stored, "reload_runs": len(runs),
-                    "reload_run_mean": sum(runs) / len(runs) if runs else 0.0, "tiles": tiles,
+                    "reload_run_mean": sum(runs) / len(runs) if runs else 0.0,
+                    "reload_waits": sum(w[0] for w in waits), "stored_reload_waits": sum(w[1] for w in waits),
+                    "tiles": tiles,
                     "k_iterations": math.ceil(p["K"] / c["BLOCK_K"]),
                     "aligned": p["K"] % 8 == 0 and p["N"] % 8 == 0, "shared_bytes": r.get("shared_bytes"),
                 }  # fmt: skip
@@ -354,6 +357,24 @@ def rate_gb_s(row: dict, sm_count: int = 132) -> float:
     return moved * row["tiles"] * row["k_iterations"] / (row["measured_us"] * 1e-6) / sm_count / 1e9
 
 
+def _stops(row: dict) -> float:
+    """Reload waits an iteration of the K loop (read-only and stored slots: ``sass.reload_waits``); NaN for a
+    row collected before they were recorded."""
+    if "reload_waits" not in row:
+        return float("nan")
+    return row["reload_waits"] + row["stored_reload_waits"]
+
+
+def _ns_a_stop(row: dict, sm_count: int = 132) -> float:
+    """The measured time of one block's K-loop iteration (the launch over its rounds of resident blocks and
+    its K iterations) over the iteration's reload waits: what a stop would cost were the stops all of it."""
+    stops = _stops(row)
+    if not stops or stops != stops:
+        return float("nan")
+    rounds = -(-row["tiles"] // (sm_count * row["blocks_per_sm"]))
+    return row["measured_us"] * 1e3 / (rounds * row["k_iterations"]) / stops
+
+
 def report_rates(path: Path) -> int:
     """Group ``collect_rates`` rows by alignment, warps, blocks an SM and frame band (``rates``)."""
     from tilesight.model.resources import SPILLABLE_STATE_BYTES
@@ -368,7 +389,8 @@ def report_rates(path: Path) -> int:
         groups.setdefault(key, []).append(r)
     print(
         f"{len(rows)} spilling GEMM launches (ptxas here, 250+ registers on the GPU); per group, medians: "
-        "measured / predicted, the K loop's local bytes over the model's frame pass, GB/s an SM, LDL a run"
+        "measured / predicted, the K loop's local bytes over the model's frame pass, GB/s an SM, LDL a run, "
+        "reload waits an iteration, measured ns an iteration a wait"
     )
     for key in sorted(groups, key=str):
         g = groups[key]
@@ -380,8 +402,11 @@ def report_rates(path: Path) -> int:
         )
         rate = statistics.median(rate_gb_s(r) for r in g)
         run = statistics.median(r.get("reload_run_mean", float("nan")) for r in g)
+        stops = statistics.median(_stops(r) for r in g)
+        per_stop = statistics.median(_ns_a_stop(r) for r in g)
         what = f"{key[0]:9s} {key[1]} warps, {key[2]} block(s) an SM, frame {key[3]:>9s} B"
         figures = f"measured/predicted {ratio:.2f}  bytes/pass {passes:.2f}  {rate:5.1f}  run {run:4.1f}"
+        figures += f"  stops {stops:5.1f}  ns a stop {per_stop:6.0f}"
         print(f"  {what}: n {len(g):3d}  {figures}")
     return 0
 

@@ -61,6 +61,15 @@ def test_negative_trip_count():
         Loop("k", -1, body)
 
 
+def test_reload_waits_are_counts():
+    body = (TileAction("a", ActionKind.ELEMENTWISE, flops=1),)
+    with pytest.raises(PlanError, match=r"loop\[k\].reload_waits=-1"):
+        Loop("k", 4, body, reload_waits=-1)
+    with pytest.raises(PlanError, match=r"loop\[k\].stored_reload_waits=1.5"):
+        Loop("k", 4, body, stored_reload_waits=1.5)
+    assert Loop("k", 4, body, reload_waits=np.int64(3)).reload_waits == 3
+
+
 def test_unknown_dependency_and_duplicate_names():
     with pytest.raises(PlanError, match="is not a sibling"):
         TilePlan(

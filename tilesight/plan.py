@@ -591,6 +591,12 @@ class Loop:
     loads one whose row stride it cannot prove 16-byte aligned with plain loads in the body): every
     iteration waits for them before its compute, whatever the stages (the engine puts their latency on the
     iteration's chain).
+    ``reload_waits``, ``stored_reload_waits``: how many times a warp of the loop waits, in one iteration, for
+    a register-spill reload from local memory, of a slot the loop only reads (a spilled address) and of one
+    it also stores to (its changing state); read off the compiled kernel (``frontends/triton/sass.py``). The
+    engine puts each wait's latency on the iteration's chain: from where the resident frames live for the
+    first, from L2 for the second (:func:`tilesight.model.resources.reload_latency_s`). 0 where the kernel
+    does not spill or its code was not read.
     """
 
     name: str
@@ -606,6 +612,8 @@ class Loop:
     refill_after_compute: bool = False
     unroll: int = 1
     waits_sync_loads: bool = False
+    reload_waits: int = 0
+    stored_reload_waits: int = 0
 
     @property
     def work_trips(self) -> float:
@@ -641,6 +649,10 @@ class Loop:
             object.__setattr__(self, "trips_by_program", seq)
         _positive_int(f"loop[{self.name}].stages", self.stages)
         _positive_int(f"loop[{self.name}].unroll", self.unroll)
+        for field_name in ("reload_waits", "stored_reload_waits"):
+            value = getattr(self, field_name)
+            _positive_int(f"loop[{self.name}].{field_name}", value, allow_zero=True)
+            object.__setattr__(self, field_name, int(value))
         object.__setattr__(self, "body", tuple(self.body))
         object.__setattr__(self, "deps", tuple(self.deps))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, LaunchError
@@ -40,6 +41,15 @@ REGISTER_NOTE = (
 )
 PTXAS_NOTE = (
     "registers per thread from ptxas (compiled on the CPU): {regs} per thread{spill} (estimate {est})"
+)
+RELOAD_NOTE = (
+    "register spills: the times a warp waits for a local-memory reload in one iteration (the cubin's SASS), "
+    "of slots the loop only reads + of slots it also stores to: {loops}; the first wait as long as where "
+    "the resident frames live, the second as L2"
+)
+RELOAD_MISMATCH_NOTE = (
+    "register spills: the cubin has {sass} loop(s) of matrix instructions against {plan} loop(s) with dots "
+    "in the plan, so the reload waits of its SASS are not charged"
 )
 # A dot kernel reading a 16-bit tensor whose unit-stride dimension is not its last (a K-major B: ``x @ w.T``
 # with a Linear weight). Validation 40 measured such GEMMs up to 1.4x slower than their row-major twins on the
@@ -89,6 +99,45 @@ def _loads_only(body: list[dict]) -> bool:
     if any(n["kind"] is ActionKind.SFU for n in body):
         return False
     return ActionKind.LOAD in kinds and ActionKind.STORE not in kinds and "loop" not in kinds
+
+
+def _dot_loops(body: tuple) -> list[str]:
+    """Names of the loops of ``body`` whose own body holds a dot, in program order."""
+    out: list[str] = []
+    for node in body:
+        if isinstance(node, Loop):
+            if any(isinstance(n, TileAction) and n.kind is ActionKind.DOT for n in node.body):
+                out.append(node.name)
+            out.extend(_dot_loops(node.body))
+    return out
+
+
+def _set_reload_waits(body: tuple, waits: dict[str, tuple[int, int]]) -> tuple:
+    out = []
+    for n in body:
+        if isinstance(n, Loop):
+            read_only, stored = waits.get(n.name, (n.reload_waits, n.stored_reload_waits))
+            n = replace(
+                n,
+                body=_set_reload_waits(n.body, waits),
+                reload_waits=read_only,
+                stored_reload_waits=stored,
+            )
+        out.append(n)
+    return tuple(out)
+
+
+def with_reload_waits(body: tuple, reload_waits: tuple[tuple[int, int], ...]) -> tuple[tuple, str]:
+    """``body`` with each loop holding a dot given the reload waits ptxas's code has in the matching loop of
+    matrix instructions (:attr:`PtxasUsage.reload_waits`, in address order: the loops with dots in program
+    order), and the note that says so. Where the two counts differ, ``body`` unchanged and a note saying
+    the waits are not charged."""
+    loops = _dot_loops(body)
+    if len(loops) != len(reload_waits):
+        return body, RELOAD_MISMATCH_NOTE.format(sass=len(reload_waits), plan=len(loops))
+    waits = dict(zip(loops, reload_waits, strict=True))
+    named = ", ".join(f"{name} {r} + {w}" for name, (r, w) in waits.items())
+    return _set_reload_waits(body, waits), RELOAD_NOTE.format(loops=named)
 
 
 def _nodes(
@@ -314,6 +363,9 @@ def build_plan(
             spill, regs_used = usage.stack_bytes, min(usage.registers, limit)
             spilled = f", {spill} bytes of local-memory frame" if spill else ""
             register_note = PTXAS_NOTE.format(regs=usage.registers, spill=spilled, est=regs)
+            if spill and usage.reload_waits:
+                body, reload_note = with_reload_waits(body, usage.reload_waits)
+                extra_notes.append(reload_note)
     notes = [*walker.notes, register_note, *extra_notes]
     if persistent:
         notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")

@@ -25,12 +25,13 @@ import os
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tilesight.errors import FrontendError, SettingError
 from tilesight.hardware import HardwareProfile
 
+from .sass import mma_loop_bodies, reload_waits
 from .speccache import SpecialisationCache
 
 if TYPE_CHECKING:  # the mode helpers import without triton (the command line reads them)
@@ -63,10 +64,14 @@ _FUNCTION_RE = re.compile(r"Function\s+(\S+?):\s*\n\s*REG:(\d+)\s+STACK:(\d+)")
 
 @dataclass(frozen=True)
 class PtxasUsage:
-    """What ptxas gave one compiled kernel: registers a thread and the local-memory frame a thread."""
+    """What ptxas gave one compiled kernel: registers a thread and the local-memory frame a thread; where it
+    has a frame, ``reload_waits``: the times a warp waits for a reload of it in one iteration of each
+    innermost loop holding matrix instructions, in address order, as (waits for slots the loop only reads,
+    waits for slots it also stores to) (:func:`.sass.reload_waits`; empty without a frame)."""
 
     registers: int
     stack_bytes: int
+    reload_waits: tuple[tuple[int, int], ...] = ()
 
 
 def resolve_mode(mode: Any) -> str:
@@ -239,7 +244,24 @@ def ptxas_usage(
             )
         except OSError as e:  # present but not runnable here
             raise FrontendError(f"cuobjdump could not run for {binding.fn_name!r}: {e}") from e
+        if done.returncode != 0:
+            why = done.stderr.strip()[:300]
+            raise FrontendError(f"cuobjdump -res-usage failed on {binding.fn_name!r}: {why}")
+        usage = parse_res_usage(done.stdout, name)
+        if usage.stack_bytes:
+            usage = replace(usage, reload_waits=_reload_waits(path, binding.fn_name))
+    return _CACHE.keep(binding.key, usage)
+
+
+def _reload_waits(cubin_path: str, fn_name: str) -> tuple[tuple[int, int], ...]:
+    """Reload waits an iteration of each matrix-instruction loop of the cubin (:mod:`.sass`)."""
+    try:
+        done = subprocess.run(
+            [_cuobjdump(), "-sass", cubin_path], capture_output=True, text=True, check=False
+        )
+    except OSError as e:
+        raise FrontendError(f"cuobjdump could not run for {fn_name!r}: {e}") from e
     if done.returncode != 0:
         why = done.stderr.strip()[:300]
-        raise FrontendError(f"cuobjdump -res-usage failed on {binding.fn_name!r}: {why}")
-    return _CACHE.keep(binding.key, parse_res_usage(done.stdout, name))
+        raise FrontendError(f"cuobjdump -sass failed on {fn_name!r}: {why}")
+    return tuple(reload_waits(body) for body in mma_loop_bodies(done.stdout))

@@ -1116,3 +1116,27 @@ def test_scan_carry_cost_grows_with_its_steps(round_hw, steps, lines, operands, 
 
     a, b = demand(steps), demand(steps + more)
     assert b.floor_s > a.floor_s and b.busy_s[CUDA] > a.busy_s[CUDA]
+
+
+@pytest.mark.parametrize(
+    ("spill", "resident", "latencies"),
+    [
+        # no frame: no reload waits to pay
+        (0, 1, (0.0, 0.0)),
+        # 100 B x 128 threads = 12,800 B per SM fit the 32 KiB of L1: a read-only slot is an L1 hit (20 ns),
+        # a slot the loop stores to waits for L2 (0.5 us)
+        (100, 1, (20e-9, 5e-7)),
+        # 200 B at two blocks: 51,200 B per SM overflow L1: both from L2
+        (200, 2, (5e-7, 5e-7)),
+        # 8000 B: 4 MB of frames over the chip, beyond L2: still L2's latency (the docstring says why)
+        (8000, 1, (5e-7, 5e-7)),
+    ],
+)
+def test_a_spill_reload_waits_for_the_level_its_frame_lives_in(round_hw, spill, resident, latencies):
+    from dataclasses import replace
+
+    from tilesight.model.resources import reload_latency_s
+
+    hw = replace(round_hw, **LOCAL, local_l1_latency_s=20e-9)
+    _, plan = _spilling(spill)
+    assert reload_latency_s(plan, hw, resident) == pytest.approx(latencies, rel=1e-3)

@@ -560,3 +560,42 @@ def test_a_load_left_synchronous_in_a_pipelined_loop_is_on_the_chain():
         assert sub.sync_load_s == pytest.approx(3.0) and env.steady_s == pytest.approx(5.0)
     single = Loop("k", 40, (a, sync_b, mm), stages=1, reduction=True)
     assert eval_body((single,), demands, scale).loops[0][2].steady_s == pytest.approx(6.0)
+
+
+def test_spill_reload_waits_lengthen_each_iteration_chain():
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    # the GEMM-like loop (TC 3, L2 2, latency 5 over 4 stages: steady 3) with 2 waits for read-only slots at
+    # 1 each and 1 for a stored slot at 4: the warps' waits take 2 x 1 + 1 x 4 = 6 an iteration while the
+    # tensor cores run their 3: the chain is 6, the steady bound
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0)
+    plain = Loop("k", 100, body, stages=4, reduction=True)
+    spilled = Loop("k", 100, body, stages=4, reduction=True, reload_waits=2, stored_reload_waits=1)
+    assert eval_body((plain,), demands, scale, reload_latency=(1.0, 4.0)).loops[0][2].steady_s == 3.0
+    assert eval_body((spilled,), demands, scale).loops[0][2].steady_s == 3.0  # no latency given: free
+    cost = eval_body((spilled,), demands, scale, reload_latency=(1.0, 4.0))
+    assert cost.loops[0][2].steady_s == pytest.approx(6.0)
+    # waits shorter than the dots' chain hide under it
+    short = eval_body((spilled,), demands, scale, reload_latency=(0.5, 1.0)).loops[0][2]
+    assert short.steady_s == pytest.approx(3.0)
+    assert cost.loops[0][2].bound == "chain"
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 50), st.integers(0, 50), st.floats(0.0, 5.0), st.floats(0.0, 5.0))
+def test_more_reload_waits_never_shorten_a_loop(read_only, stored, l_read, l_stored):
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.5, 3.0)
+    latency = (l_read, l_stored)
+
+    def total(r, s):
+        loop = Loop("k", 10, body, stages=3, reduction=True, reload_waits=r, stored_reload_waits=s)
+        return eval_body((loop,), demands, scale, reload_latency=latency).latency_s
+
+    assert total(read_only + 1, stored) >= total(read_only, stored) - 1e-12
+    assert total(read_only, stored + 1) >= total(read_only, stored) - 1e-12

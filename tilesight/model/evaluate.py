@@ -71,6 +71,7 @@ from .resources import (
     pipelined_load_latency,
     producer_load_demand,
     region_scale,
+    reload_latency_s,
     waited_load_latency,
 )
 from .tile import BodyCost, eval_body, loop_busy_s, waits_on_dot, waits_on_own_loads
@@ -316,7 +317,13 @@ class _Region:
                 sc[r] *= few
             self.scale = tuple(sc)
         alone = resident == 1  # a block alone on its SM waits for its own loads (tilesight.model.tile)
-        if same_as is not None and same_as.scale == self.scale and (same_as.resident == 1) == alone:
+        reload = reload_latency_s(plan, hw, resident)
+        if (
+            same_as is not None
+            and same_as.scale == self.scale
+            and (same_as.resident == 1) == alone
+            and reload_latency_s(plan, hw, same_as.resident) == reload
+        ):
             self.cost: BodyCost = same_as.cost  # e.g. a tail that still fills every SM
         else:
             self.cost = eval_body(
@@ -330,6 +337,7 @@ class _Region:
                 port=(hw.l2_latency_s, hw.l2_bw_per_sm_bytes_per_s) if hw.l2_bw_per_sm_bytes_per_s else None,
                 softmax_serial=bool(hw.sfu_tc_serialised),
                 groups_own_rows=plan.resources.group_split is GroupSplit.ROWS,
+                reload_latency=reload,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by

@@ -498,6 +498,27 @@ def frame_pass(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[floa
     return seconds, float(moved)
 
 
+def reload_latency_s(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[float, float]:
+    """What one wait for a register-spill reload costs a warp of ``plan`` at ``resident`` blocks an SM, as
+    (a slot the loop only reads, :attr:`~tilesight.plan.Loop.reload_waits`; a slot it also stores to,
+    :attr:`~tilesight.plan.Loop.stored_reload_waits`).
+
+    A slot the loop only reads (a spilled address) is an L1 hit, the profile's ``local_l1_latency_s``, where
+    the frames of the SM's resident blocks fit in what their shared memory leaves of the L1 / shared array
+    (:func:`spill_seconds`' rule); else, like a slot the loop stores to wherever the frames live, it waits
+    ``l2_latency_s``. Frames too large for L2 are charged L2's latency too, not DRAM's: the measured GEMMs
+    whose frames over the chip are 230-720 MB wait 450-630 ns a stop, which DRAM's loaded latency (889 ns on
+    the H200) overshoots more than L2's (266 ns) undershoots (``frontends/triton/sass.py``; README, stop
+    60). (0, 0) for a plan without a spill frame."""
+    res = plan.resources
+    if not res.spill_bytes_per_thread:
+        return 0.0, 0.0
+    frame_per_sm = res.spill_bytes_per_thread * res.threads * resident
+    if hw.l1_smem_per_sm_bytes and frame_per_sm <= hw.l1_smem_per_sm_bytes - res.smem_bytes * resident:
+        return hw.local_l1_latency_s, hw.l2_latency_s
+    return hw.l2_latency_s, hw.l2_latency_s
+
+
 def _pass_openers(plan: TilePlan) -> frozenset[str]:
     """The first compute action (element-wise, reduction, SFU) of each body of ``plan`` that has one: the
     tile program's top level and every loop's body, each a pass over the tile's live state."""

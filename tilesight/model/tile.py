@@ -263,6 +263,7 @@ def eval_body(
     port: tuple[float, float] | None = None,
     softmax_serial: bool = False,
     groups_own_rows: bool = True,
+    reload_latency: tuple[float, float] = (0.0, 0.0),
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
@@ -274,7 +275,11 @@ def eval_body(
     (:func:`refill_span_s`; None leaves it out); ``softmax_serial``: the profile's ``sfu_tc_serialised``,
     under which a loop that waits for its dots also holds the tensor cores for its CUDA-core work beyond its
     SFU work (:func:`softmax_busy`); ``groups_own_rows``: the compute groups split the tile's rows
-    (``BlockResources.group_split``), where the waited step latency was measured."""
+    (``BlockResources.group_split``), where the waited step latency was measured; ``reload_latency``: what
+    one of a loop's :attr:`~tilesight.plan.Loop.reload_waits` and one of its
+    :attr:`~tilesight.plan.Loop.stored_reload_waits` cost its warps
+    (:func:`~tilesight.model.resources.reload_latency_s`): an iteration's chain, and its latency, are at
+    least their sum."""
     vecs: list[tuple[float, ...]] = []
     svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
     bursts = False
@@ -306,10 +311,15 @@ def eval_body(
         else:
             sub = eval_body(
                 node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency, port,
-                softmax_serial, groups_own_rows,
+                softmax_serial, groups_own_rows, reload_latency,
             )  # fmt: skip
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
+            # the warps stop for their spill reloads one after another in program order, while the tensor
+            # cores run the dots they issued: the iteration takes the longer of the two chains (other
+            # resident blocks run meanwhile: the tile stream's envelope)
+            reload_s = node.reload_waits * reload_latency[0] + node.stored_reload_waits * reload_latency[1]
+            chain = max(chain, reload_s)
             if node.waits_sync_loads and not node.producer_loads:
                 # a load the pipeliner left synchronous is issued in the iteration that uses it and waited for
                 # before its compute: its latency is on the chain, however many stages the copies run ahead
@@ -340,7 +350,7 @@ def eval_body(
             if waiting_consumers:
                 # ... and every step's latency holds the tensor cores too (module docstring)
                 busy = max(busy, sub_busy[TC] + step_latency)
-            env = envelope(sub.latency_s, sub.fill_s, busy, trips, depth, chain, load_s)
+            env = envelope(max(sub.latency_s, reload_s), sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub_busy))
             svecs.append(vecs[-1])
             durs.append(env.total_s)

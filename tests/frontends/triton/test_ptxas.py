@@ -283,3 +283,35 @@ def test_a_failing_compile_prints_nothing_and_names_ptxas_s_reason(monkeypatch, 
     with pytest.raises(FrontendError, match=r"'softmax': .*failed: RuntimeError: .*Insufficient registers"):
         ptxas._compile_cubin(K.softmax, b, hw)
     assert capsys.readouterr().out == ""
+
+
+def test_a_spilled_gemm_s_k_loop_gets_the_reload_waits_of_its_sass():
+    # the spilling GEMM above: its cubin's K loop (the innermost loop of matrix instructions) is read for the
+    # times a warp waits for a reload, and the plan's K loop carries them
+    report = _gemm(64, 256, 16, 2, "auto", stages=1)
+    (note,) = [n for n in report.notes if n.startswith("register spills: the times a warp waits")]
+    waits = note.split("also stores to: ")[1].split(";")[0]
+    name, read_only, plus, stored = waits.split(" ")
+    assert plus == "+" and int(read_only) + int(stored) >= 1
+
+
+def test_reload_waits_go_to_the_loops_with_dots_in_program_order():
+    from tilesight.frontends.triton.assemble import RELOAD_MISMATCH_NOTE, with_reload_waits
+
+    from tilesight.plan import ActionKind, Loop, TileAction
+
+    def dot(name):
+        return TileAction(name, ActionKind.DOT, dtype="float16", shape=(64, 64, 64))
+
+    inner = Loop("k2", 8, (dot("d2"),))
+    body = (
+        Loop("k1", 8, (dot("d1"),)),
+        Loop("tiles", 4, (TileAction("e", ActionKind.ELEMENTWISE, flops=1), inner)),
+    )
+    out, note = with_reload_waits(body, ((3, 1), (0, 5)))
+    assert (out[0].reload_waits, out[0].stored_reload_waits) == (3, 1)
+    assert (out[1].reload_waits, out[1].stored_reload_waits) == (0, 0)  # the loop over tiles holds no dot
+    assert (out[1].body[1].reload_waits, out[1].body[1].stored_reload_waits) == (0, 5)
+    assert "k1 3 + 1, k2 0 + 5" in note
+    same, why = with_reload_waits(body, ((3, 1),))
+    assert same == body and why == RELOAD_MISMATCH_NOTE.format(sass=1, plan=2)

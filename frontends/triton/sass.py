@@ -1,0 +1,134 @@
+"""What a spilled kernel's loops wait for, read off its cubin's SASS (``cuobjdump -sass``), no GPU needed.
+
+A kernel that spills reloads its frame with ``LDL`` (local loads) and keeps running until an instruction needs
+a reloaded register; there the warp waits for the load's whole latency (from L1 if the resident frames fit in
+what shared memory leaves of it, else from L2). ptxas schedules most reloads just before their use, so what
+the reloads cost an iteration is not their bytes (``resources.frame_pass`` charges those on the SM's
+load/store path) but how many times a warp stops for one: a run of fifty ``LDL`` before their uses waits
+once, fifty reloads each followed by its use wait fifty times. The measured GEMMs that spilled
+(``benchmarks/data/spill_rates_h200.jsonl``, stop 59) show it: K loops whose reloads come in runs of 27-64
+were measured at 0.69-1.16x the model's time, ones with runs of 1-7 at 1.06-2.27x.
+
+:func:`reload_waits` counts those stops in one pass over a loop body, in program order: a warp waits when an
+instruction reads (or overwrites) a register an ``LDL`` is still loading, and after the wait every earlier
+reload has arrived too. It tells the stops for slots the loop also stores to (its changing state) from those
+for slots it only reads (spilled addresses and bounds): on the measured GEMMs the first wait as long as an
+L2 access even where the resident frames fit in L1 (the decode GEMMs of 64 x 256 tiles on two warps, 28 KB
+of frames an SM: ~290 ns a stop), the second as an L1 hit there (the unaligned 128 x 128 x 32 tiles, whose
+34 stops an iteration are all for addresses: 2.9 us an iteration, where 34 L2 accesses would be 9).
+
+:func:`mma_loop_bodies` finds the loops to read: each innermost loop that holds matrix instructions (a
+GEMM's or attention's K loop; in a persistent kernel the K loop, not the loop over tiles), in address
+order, which is the order of the plan's loops with dots.
+"""
+
+from __future__ import annotations
+
+import re
+
+# one instruction of cuobjdump -sass: /*0abc*/  [@P0] OPCODE operands ;
+SASS_LINE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", re.M)
+_BRANCH = re.compile(r"\bBRA\b.*?0x([0-9a-f]+)")
+# matrix instructions: warpgroup (HGMMA, QGMMA fp8, IGMMA int8) and warp-level (HMMA, IMMA)
+MMA = re.compile(r"\b(?:HGMMA|QGMMA|IGMMA|HMMA|IMMA)\b")
+_INSTRUCTION = re.compile(r"^(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9]*)((?:\.[A-Z0-9_]+)*)\s*(.*)$")
+# a general register, with the width of a 64- or 128-bit operand (``[R54.64]``); RZ, URn and SR_* are not
+_REGISTER = re.compile(r"\bR(\d+)(?:\.(64|128))?\b")
+_WIDTH = {"64": 2, "128": 4}
+# instructions whose first operand is not a register they write
+_NO_DESTINATION = frozenset({"ST", "STL", "STS", "STG", "STSM", "RED", "REDG", "BAR", "BRA", "EXIT", "NOP"})
+
+
+def instructions(sass: str) -> list[tuple[int, str]]:
+    """(address, text) of every instruction in ``sass``, in order."""
+    return [(int(address, 16), text.strip()) for address, text in SASS_LINE.findall(sass)]
+
+
+def loops(sass: str) -> list[tuple[int, int]]:
+    """Every loop of ``sass`` as (first, last) instruction indices: a backward branch's target to the
+    branch."""
+    ins = instructions(sass)
+    index = {address: i for i, (address, _) in enumerate(ins)}
+    spans = []
+    for i, (address, text) in enumerate(ins):
+        m = _BRANCH.search(text)
+        if m and int(m.group(1), 16) < address and int(m.group(1), 16) in index:
+            spans.append((index[int(m.group(1), 16)], i))
+    return spans
+
+
+def mma_loop_bodies(sass: str) -> list[list[str]]:
+    """The instructions of each innermost loop of ``sass`` that holds a matrix instruction (:data:`MMA`), in
+    address order: a loop none of whose inner loops holds one."""
+    ins = instructions(sass)
+    holding = [(lo, hi) for lo, hi in loops(sass) if any(MMA.search(t) for _, t in ins[lo : hi + 1])]
+    innermost = [
+        (lo, hi)
+        for lo, hi in holding
+        if not any((a, b) != (lo, hi) and lo <= a and b <= hi for a, b in holding)
+    ]
+    return [[text for _, text in ins[lo : hi + 1]] for lo, hi in sorted(set(innermost))]
+
+
+def _registers(operands: str) -> list[int]:
+    out: list[int] = []
+    for m in _REGISTER.finditer(operands):
+        first = int(m.group(1))
+        out.extend(range(first, first + _WIDTH.get(m.group(2) or "", 1)))
+    return out
+
+
+_LOCAL_ADDRESS = re.compile(r"\[\s*(R\d+|RZ)?\s*(?:\+?\s*(-?0x[0-9a-f]+|-?\d+))?\s*\]")
+
+
+def _local_bytes(operands: str, modifiers: str) -> frozenset[tuple[str, int]] | None:
+    """The frame bytes an ``LDL`` / ``STL`` with ``operands`` touches, as (base register, byte) pairs; None
+    where its address is not a register plus a constant offset."""
+    m = _LOCAL_ADDRESS.search(operands)
+    if not m:
+        return None
+    base, offset = m.group(1) or "RZ", int(m.group(2) or "0", 0)
+    width = 16 if ".128" in modifiers else 8 if ".64" in modifiers else 4
+    return frozenset((base, offset + i) for i in range(width))
+
+
+def reload_waits(body: list[str]) -> tuple[int, int]:
+    """How many times one pass over ``body`` (instruction texts in program order) waits for a local-memory
+    reload (module docstring), as (waits for slots ``body`` only reads, waits for slots it also stores to):
+    an instruction that reads or writes a register an ``LDL`` before it is still loading waits, and then has
+    every earlier reload. A slot is stored to where an ``STL`` of ``body`` writes any of its bytes (the loop's
+    changing state: a reload of it waits as long as L2, the measured GEMMs say, while read-only slots, such as
+    spilled addresses, are served where the frames live); a reload whose address is not a register plus an
+    offset counts as stored to."""
+    stored: set[tuple[str, int]] = set()
+    for text in body:
+        m = _INSTRUCTION.match(text)
+        if m and m.group(1) == "STL":
+            touched = _local_bytes(m.group(3), m.group(2))
+            stored.update(touched or ())
+    pending: dict[int, bool] = {}  # register an LDL is loading -> its slot is stored to
+    read_only = written_back = 0
+    for text in body:
+        m = _INSTRUCTION.match(text)
+        if not m:
+            continue
+        opcode, modifiers, operands = m.groups()
+        parts = [p.strip() for p in operands.split(",")] if operands.strip() else []
+        if opcode in _NO_DESTINATION or not parts or parts[0].startswith("["):
+            written, read = [], _registers(operands)
+        else:
+            written, read = _registers(parts[0]), _registers(",".join(parts[1:]))
+        waited = [pending[r] for r in (*read, *written) if r in pending]
+        if waited:
+            if any(waited):
+                written_back += 1
+            else:
+                read_only += 1
+            pending.clear()
+        if opcode == "LDL" and written:
+            width = 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
+            touched = _local_bytes(operands, modifiers)
+            slot_stored = touched is None or bool(touched & stored)
+            for r in range(written[0], written[0] + width):
+                pending[r] = slot_stored
+    return read_only, written_back

@@ -1,0 +1,68 @@
+"""frontends/triton/sass.py: reload waits and loops read off hand-written cuobjdump -sass lines."""
+
+from __future__ import annotations
+
+from tilesight.frontends.triton.sass import mma_loop_bodies, reload_waits
+
+
+def _sass(*lines: str, start: int = 0) -> str:
+    return "\n".join(f"        /*{start + 16 * i:04x}*/   {text} ;" for i, text in enumerate(lines))
+
+
+def test_a_run_of_reloads_before_their_uses_waits_once():
+    body = [
+        "LDL R4, [R1+0x10]",
+        "LDL R5, [R1+0x14]",
+        "LDL.64 R6, [R1+0x18]",
+        "IMAD R8, R4, R5, RZ",  # waits: every reload above has arrived after it
+        "IADD3 R9, R6, R7, RZ",
+    ]
+    assert reload_waits(body) == (1, 0)
+
+
+def test_each_reload_used_at_once_waits_and_stored_slots_are_told_apart():
+    body = [
+        "LDL R54, [R1+0x168]",
+        "LDL R55, [R1+0x16c]",
+        "@P2 LOP3.LUT R55, R55, R54, RZ, 0x3c, !PT",  # wait 1: an address slot the loop only reads
+        "@P2 LDG.E.U16 R204, desc[UR24][R54.64]",
+        "LDL.64 R20, [R1+0x10]",
+        "IMAD R3, R4, R5, R6",  # no reloaded register: no wait
+        "HMMA.16816.F32 R24, R20, R8, R24",  # wait 2: R20-R21 come from 0x10-0x17, which the STL below writes
+        "STL [R1+0x14], R25",
+        "LDL R30, [R1+0x200]",
+        "STL [R1+0x204], R30",  # wait 3: a store reads the reloaded register (its slot is read-only)
+    ]
+    assert reload_waits(body) == (2, 1)
+
+
+def test_overwriting_a_register_still_loading_waits_too():
+    assert reload_waits(["LDL R4, [R1]", "MOV R4, 0x1"]) == (1, 0)
+    assert reload_waits(["LDL R4, [R1]", "MOV R5, 0x1", "EXIT"]) == (0, 0)
+
+
+def test_a_reload_without_a_register_plus_offset_address_counts_as_stored():
+    assert reload_waits(["LDL R4, [R2.X4+UR4]", "IMAD R5, R4, R4, RZ"]) == (0, 1)
+
+
+def test_the_innermost_loops_holding_matrix_instructions_in_address_order():
+    sass = _sass(
+        "MOV R1, c[0x0][0x28]",  # 0x00
+        "HMMA.16816.F32 R24, R20, R8, R24",  # 0x10: K loop 1, 0x10-0x30
+        "LDL R4, [R1]",  # 0x20
+        "BRA 0x10",  # 0x30
+        "IMAD R5, R4, R4, RZ",  # 0x40: an outer loop over tiles, 0x40-0xa0, around K loop 2
+        "HGMMA.64x128x16.F32 R24, gdesc[UR4], R24",  # 0x50: K loop 2, 0x50-0x70
+        "LDL R6, [R1+0x4]",  # 0x60
+        "BRA 0x50",  # 0x70
+        "IADD3 R7, R6, R6, RZ",  # 0x80
+        "NOP",  # 0x90
+        "BRA 0x40",  # 0xa0
+        "LDL R9, [R1+0x8]",  # 0xb0: a loop without matrix instructions, 0xb0-0xc0
+        "BRA 0xb0",  # 0xc0
+        "EXIT",
+    )
+    bodies = mma_loop_bodies(sass)
+    assert [len(b) for b in bodies] == [3, 3]
+    assert bodies[0][0].startswith("HMMA") and bodies[1][0].startswith("HGMMA")
+    assert mma_loop_bodies(_sass("HMMA.16816.F32 R24, R20, R8, R24", "EXIT")) == []
