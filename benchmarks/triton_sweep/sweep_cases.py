@@ -2365,6 +2365,37 @@ def validation70_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation71_cases() -> list[Case]:
+    """Register spills at random (stop 60, blind for the reload-wait rule: ``Loop.reload_waits``, read off the
+    cubin's SASS): 28 pointer GEMM launches drawn over tiles that hold 256-512 fp32 accumulator values a
+    thread (aligned shapes) or 128 (unaligned ones, whose operands Triton stages through registers), block_K,
+    stages that fit shared memory and GROUP_M, at sizes no set timed, fp16 and bf16. Predicted with the rule
+    and, from a committed copy of f0a7664, without it, before it runs."""
+    import random
+
+    rng = random.Random(71)
+    aligned = (("v71_a", 2944, 3712, 2816), ("v71_b", 5248, 1664, 4864), ("v71_c", 1664, 6784, 1792))
+    unaligned = (("v71_u", 3323, 2243, 2719), ("v71_v", 1999, 4411, 1541))
+    # (BLOCK_M, BLOCK_N, warps): 256 or 512 accumulator registers a thread; 128 for the unaligned shapes
+    spilling = ((64, 256, 2), (256, 64, 2), (128, 128, 2), (128, 256, 4), (256, 128, 4), (256, 256, 8),
+                (256, 128, 2), (128, 256, 2), (256, 256, 4))  # fmt: skip
+    staged = ((128, 128, 4), (64, 256, 4), (256, 64, 4), (128, 64, 2), (64, 128, 2), (256, 128, 8))
+    smem_limit = 227 * 1024
+    cases: dict[str, Case] = {}
+    while len(cases) < 28:
+        odd = len(cases) >= 20
+        bm, bn, warps = rng.choice(staged if odd else spilling)
+        bk = rng.choice((64, 128) if odd else (32, 64, 128))
+        stages = rng.choice([s for s in (2, 3, 4, 5) if s * (bm * bk + bk * bn) * 2 <= smem_limit] or [1])
+        if stages == 1:
+            continue
+        cfg = GemmConfig(bm, bn, bk, warps, stages, rng.choice((1, 8)))
+        shape = rng.choice(unaligned if odd else aligned)
+        case = gemm_case("grouped", shape, rng.choice(("float16", "bfloat16")), cfg)
+        cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "validation71")
+
+
 def validation64_cases() -> list[Case]:
     """Wide rows on few warps (stop 51, blind for the serial-row rule's per-element term, ``row_ring_wide``):
     24 row-striding softmax launches drawn at random over widths of 5,000-20,000 columns no set timed, 4 and 8
