@@ -47,6 +47,9 @@ RELOAD_NOTE = (
     "of slots the loop only reads + of slots it also stores to: {loops}; the first wait as long as where "
     "the resident frames live, the second as L2"
 )
+RELOAD_UNREAD_NOTE = (
+    "register spills: the reload waits of the cubin's loops were not read ({why}), so not charged"
+)
 RELOAD_MISMATCH_NOTE = (
     "register spills: the cubin has {sass} loop(s) of matrix instructions against {plan} loop(s) with dots "
     "in the plan, so the reload waits of its SASS are not charged"
@@ -366,6 +369,8 @@ def build_plan(
             if spill and usage.reload_waits:
                 body, reload_note = with_reload_waits(body, usage.reload_waits)
                 extra_notes.append(reload_note)
+            elif spill and usage.sass_error:
+                extra_notes.append(RELOAD_UNREAD_NOTE.format(why=usage.sass_error))
     notes = [*walker.notes, register_note, *extra_notes]
     if persistent:
         notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")

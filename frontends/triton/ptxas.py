@@ -67,11 +67,15 @@ class PtxasUsage:
     """What ptxas gave one compiled kernel: registers a thread and the local-memory frame a thread; where it
     has a frame, ``reload_waits``: the times a warp waits for a reload of it in one iteration of each
     innermost loop holding matrix instructions, in address order, as (waits for slots the loop only reads,
-    waits for slots it also stores to) (:func:`.sass.reload_waits`; empty without a frame)."""
+    waits for slots it also stores to) (:func:`.sass.reload_waits`; empty without a frame, or with
+    ``sass_error`` saying why they could not be read)."""
 
     registers: int
     stack_bytes: int
     reload_waits: tuple[tuple[int, int], ...] = ()
+    # why the reload waits could not be read (the disassembly failed), where that happened; the registers
+    # and frame stand
+    sass_error: str = ""
 
 
 def resolve_mode(mode: Any) -> str:
@@ -249,7 +253,10 @@ def ptxas_usage(
             raise FrontendError(f"cuobjdump -res-usage failed on {binding.fn_name!r}: {why}")
         usage = parse_res_usage(done.stdout, name)
         if usage.stack_bytes:
-            usage = replace(usage, reload_waits=_reload_waits(path, binding.fn_name))
+            try:
+                usage = replace(usage, reload_waits=_reload_waits(path, binding.fn_name))
+            except FrontendError as e:
+                usage = replace(usage, sass_error=str(e))
     return _CACHE.keep(binding.key, usage)
 
 

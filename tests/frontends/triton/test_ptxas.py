@@ -315,3 +315,18 @@ def test_reload_waits_go_to_the_loops_with_dots_in_program_order():
     assert "k1 3 + 1, k2 0 + 5" in note
     same, why = with_reload_waits(body, ((3, 1),))
     assert same == body and why == RELOAD_MISMATCH_NOTE.format(sass=1, plan=2)
+
+
+def test_a_failing_disassembly_keeps_ptxas_s_registers_and_says_the_waits_are_not_charged(monkeypatch):
+    from tilesight.frontends.triton.assemble import RELOAD_UNREAD_NOTE
+
+    def broken(cubin_path, fn_name):
+        raise FrontendError(f"cuobjdump -sass failed on {fn_name!r}: boom")
+
+    monkeypatch.setattr(ptxas, "_reload_waits", broken)
+    monkeypatch.setattr(ptxas, "_CACHE", ptxas.SpecialisationCache(4))  # compile again, not the cached usage
+    report = _gemm(64, 256, 16, 2, "ptxas", stages=1)
+    assert _register_note(report).startswith("registers per thread from ptxas")
+    why = "cuobjdump -sass failed on 'gemm': boom"
+    assert RELOAD_UNREAD_NOTE.format(why=why) in report.notes
+    assert not any(n.startswith("register spills: the times a warp waits") for n in report.notes)
