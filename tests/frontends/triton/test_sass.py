@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tilesight.frontends.triton.sass import mma_loop_bodies, reload_waits
 
 
@@ -66,3 +68,23 @@ def test_the_innermost_loops_holding_matrix_instructions_in_address_order():
     assert [len(b) for b in bodies] == [3, 3]
     assert bodies[0][0].startswith("HMMA") and bodies[1][0].startswith("HGMMA")
     assert mma_loop_bodies(_sass("HMMA.16816.F32 R24, R20, R8, R24", "EXIT")) == []
+
+
+_OPS = st.one_of(
+    st.builds(lambda r, o: f"LDL R{r}, [R1+{hex(4 * o)}]", st.integers(2, 12), st.integers(0, 16)),
+    st.builds(lambda r, o: f"STL [R1+{hex(4 * o)}], R{r}", st.integers(2, 12), st.integers(0, 16)),
+    st.builds(lambda d, a, b: f"IMAD R{d}, R{a}, R{b}, RZ", *(st.integers(2, 12),) * 3),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_OPS, max_size=40))
+def test_a_warp_waits_at_most_once_a_reload_and_never_without_one(body):
+    read_only, stored = reload_waits(body)
+    loads = sum(text.startswith("LDL") for text in body)
+    assert 0 <= read_only + stored <= loads
+    # loads into distinct registers with every other instruction moved after them wait at most once (a
+    # second load into a register still loading waits for the first)
+    loads_by_register = {t.split(",")[0]: t for t in reversed(body) if t.startswith("LDL")}
+    ordered = list(loads_by_register.values()) + [t for t in body if not t.startswith("LDL")]
+    assert sum(reload_waits(ordered)) <= 1
