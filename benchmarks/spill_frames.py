@@ -60,7 +60,6 @@ from tilesight.frontends.triton.sass import (  # noqa: E402
 )
 
 _LOCAL = re.compile(r"\b(LDL|STL)(?:\.(LU))?(?:\.(64|128))?\b")
-_FRAME = re.compile(r"(\d+) bytes stack frame")
 
 
 def _loop_body(sass: str, innermost_mma: bool = False) -> list[str]:
@@ -234,49 +233,14 @@ def agree(data: Path) -> None:
 
 
 def sass(record: dict, where: str) -> tuple[int, int, int]:
-    """(ptxas frame bytes, loop LDL bytes, loop STL bytes) per thread of one sweep case, compiled on CPU."""
-    import os
-
-    from tilesight.frontends.triton.binding import backend_for, bind, target_of
-    from triton._C.libtriton import ir
-    from triton.backends.nvidia.compiler import get_ptxas
-    from triton.compiler.compiler import ASTSource
-
+    """(ptxas frame bytes, loop LDL bytes, loop STL bytes) per thread of one sweep case, compiled on CPU by
+    Triton's own compile (:func:`_cubin_sass`: its ptxas with its flags; Triton 3.9 passes
+    ``--regAllocOptLevel=2``, which a hand-run ptxas without it does not, and gets other frames)."""
     from tilesight.hardware import load_profile
 
-    launch = accuracy.rebuild(record, where)
-    hw = load_profile("h200")
-    b = bind(launch.fn, launch.args, dict(launch.options), hw)
-    target = target_of(hw)
-    backend = backend_for(target.backend, target.arch, target.warp_size)
-    src = ASTSource(launch.fn, b.signature, b.constexprs, b.attrs)
-    stages: dict = {}
-    backend.add_stages(stages, b.options, src.language)
-    ctx = ir.context()
-    ir.load_dialects(ctx)
-    backend.load_dialects(ctx)
-    codegen = backend.get_codegen_implementation(b.options)
-    module = src.make_ir(target, b.options, codegen, backend.get_module_map(), ctx)
-    metadata: dict = {}
-    for stage in ("ttir", "ttgir", "llir", "ptx"):
-        module = stages[stage](module, metadata)
-    ptxas = get_ptxas(int(target.arch)).path
-    with tempfile.TemporaryDirectory() as tmp:
-        ptx, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
-        ptx.write_text(module)
-        out = subprocess.run(
-            [ptxas, "-v", f"--gpu-name=sm_{target.arch}a", str(ptx), "-o", str(cubin)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        cuobjdump = os.path.join(os.path.dirname(ptxas), "cuobjdump")
-        text = subprocess.run(
-            [cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, check=True
-        ).stdout
-    frame = _FRAME.search(out.stderr)
+    text, frame = _cubin_sass(accuracy.rebuild(record, where), load_profile("h200"))
     loaded, stored = loop_local_bytes(text)
-    return (int(frame.group(1)) if frame else 0), loaded, stored
+    return frame, loaded, stored
 
 
 def _cubin_sass(launch, hw) -> tuple[str, int]:
