@@ -78,6 +78,33 @@ def test_a_compute_chain_bound_loop_says_so(round_hw):
     assert "each iteration's compute runs one step after another (loop: 3000 ns an iteration" in steady.reason
 
 
+def test_a_loop_bound_by_its_spill_reloads_says_so(round_hw):
+    # the chain-bound loop above, spilling 8 bytes a thread, whose warps stop 10 times an iteration for a
+    # reload of a slot the loop stores to: 10 x the L2 latency (0.5 us) = 5 us, longer than the compute's 3
+    from dataclasses import replace
+
+    from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+
+    from .plans import ROW_ELEMS
+
+    x = TensorAccess("x", "float32", (16, ROW_ELEMS), (1, ROW_ELEMS))
+    body = (
+        TileAction("load", ActionKind.LOAD, tensor="x"),
+        TileAction("scale", ActionKind.ELEMENTWISE, flops=1e6, deps=("load",)),
+        TileAction("exp", ActionKind.SFU, flops=2e5, deps=("scale",)),
+    )
+    loop = Loop("loop", 4, body=body, stages=4, stored_reload_waits=10)
+    resources = BlockResources(128, regs_per_thread=255, spill_bytes_per_thread=8)
+    plan = TilePlan("spilled", TileGrid((4,)), (x,), (loop,), resources)
+    steady = {p.phase: p for p in evaluate(plan, round_hw).phases}["steady"]
+    why = "wait for their register-spill reloads one after another (loop: 10 waits, 5000 ns an iteration"
+    assert why in steady.reason
+    # without the waits the compute chain bounds it, as above
+    plain = replace(plan, body=(replace(loop, stored_reload_waits=0),))
+    steady = {p.phase: p for p in evaluate(plain, round_hw).phases}["steady"]
+    assert "each iteration's compute runs one step after another (loop: 3000 ns an iteration" in steady.reason
+
+
 def test_best_order_differs_from_program_order(round_hw):
     # load_x: DDR 1 us + 1 us latency -> done at 2; cx 1 us CUDA (needs x); cy 2 us CUDA.
     # program order (load_x, cx, cy): cx 2..3, cy 3..5 -> L = 5 us;

@@ -286,7 +286,9 @@ def _sub(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
 class _Region:
     """One region of the tile stream (full waves or tail): its unit cost and envelope."""
 
-    __slots__ = ("active", "resident", "units", "scale", "cost", "unit_busy", "pace_s", "serial_s", "env")
+    __slots__ = (
+        "active", "resident", "units", "scale", "cost", "unit_busy", "pace_s", "serial_s", "env", "reload",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -317,7 +319,7 @@ class _Region:
                 sc[r] *= few
             self.scale = tuple(sc)
         alone = resident == 1  # a block alone on its SM waits for its own loads (tilesight.model.tile)
-        reload = reload_latency_s(plan, hw, resident)
+        reload = self.reload = reload_latency_s(plan, hw, resident)
         if (
             same_as is not None
             and same_as.scale == self.scale
@@ -986,6 +988,14 @@ def _latency_why(region: _Region) -> str:
     env = cost.main_env
     if cost.main_loop is not None and env is not None and env.latency_bound:
         lp = cost.main_loop
+        reload_s = lp.reload_waits * region.reload[0] + lp.stored_reload_waits * region.reload[1]
+        if env.bound == "chain" and reload_s >= env.steady_s * (1.0 - 1e-9):
+            waits = lp.reload_waits + lp.stored_reload_waits
+            return (
+                f"each iteration's warps wait for their register-spill reloads one after another ({lp.name}: "
+                f"{waits} waits, {env.steady_s * 1e9:.0f} ns an iteration; fewer spilled registers, from a "
+                "smaller tile or more warps, shorten it)"
+            )
         if env.bound == "chain":
             return (
                 f"each iteration's compute runs one step after another ({lp.name}: "
