@@ -42,7 +42,6 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -52,7 +51,6 @@ sys.path.insert(0, str(HERE))
 
 import accuracy  # noqa: E402
 from tilesight.frontends.triton.sass import (  # noqa: E402
-    MMA,
     instructions,
     loops,
     mma_loop_bodies,
@@ -65,16 +63,15 @@ _LOCAL = re.compile(r"\b(LDL|STL)(?:\.(LU))?(?:\.(64|128))?\b")
 def _loop_body(sass: str, innermost_mma: bool = False) -> list[str]:
     """The instructions of the longest loop of ``sass`` (cuobjdump -sass text): from a backward branch's
     target to the branch; ``innermost_mma``: of the shortest loop holding a matrix instruction instead
-    (:data:`~tilesight.frontends.triton.sass.MMA`: a persistent kernel's K loop, not its loop over tiles).
+    (``sass.mma_loop_bodies``: a persistent kernel's K loop, not its loop over tiles).
     Empty without such a loop."""
+    if innermost_mma:  # the shortest loop holding one is one of the innermost such loops
+        return min(mma_loop_bodies(sass), key=len, default=[])
     ins = instructions(sass)
     spans = loops(sass)
-    if innermost_mma:
-        spans = [(lo, hi) for lo, hi in spans if any(MMA.search(t) for _, t in ins[lo : hi + 1])]
     if not spans:
         return []
-    pick = min if innermost_mma else max
-    lo, hi = pick(spans, key=lambda span: span[1] - span[0])
+    lo, hi = max(spans, key=lambda span: span[1] - span[0])
     return [text for _, text in ins[lo : hi + 1]]
 
 
@@ -244,27 +241,19 @@ def sass(record: dict, where: str) -> tuple[int, int, int]:
 
 
 def _cubin_sass(launch, hw) -> tuple[str, int]:
-    """(cuobjdump -sass text, ptxas frame bytes) of ``launch`` compiled for ``hw`` with ``triton.compile``
-    (Triton's disk cache keeps it)."""
-    import os
-
-    import triton
-    from tilesight.frontends.triton.binding import bind, target_of
-    from tilesight.frontends.triton.ptxas import parse_res_usage
-    from triton.compiler.compiler import ASTSource
+    """(cuobjdump -sass text, ptxas frame bytes) of ``launch`` compiled for ``hw`` by the frontend's own
+    compile for ptxas (Triton's ``triton.compile``, whose disk cache keeps it)."""
+    from tilesight.frontends.triton.binding import bind
+    from tilesight.frontends.triton.ptxas import _compile_cubin, cuobjdump_output, parse_res_usage
 
     b = bind(launch.fn, launch.args, dict(launch.options), hw)
-    src = ASTSource(launch.fn, b.signature, b.constexprs, b.attrs)
-    kernel = triton.compile(src, target=target_of(hw), options=dict(b.options.__dict__))
-    cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    cubin, name = _compile_cubin(launch.fn, b, hw)
     with tempfile.TemporaryDirectory() as tmp:
-        cubin = Path(tmp) / "k.cubin"
-        cubin.write_bytes(kernel.asm["cubin"])
-        text = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, check=True)
-        usage = subprocess.run(
-            [cuobjdump, "-res-usage", str(cubin)], capture_output=True, text=True, check=True
-        )
-    return text.stdout, parse_res_usage(usage.stdout, kernel.metadata.name).stack_bytes
+        path = str(Path(tmp) / "k.cubin")
+        Path(path).write_bytes(cubin)
+        text = cuobjdump_output("-sass", path, b.fn_name)
+        usage = cuobjdump_output("-res-usage", path, b.fn_name)
+    return text, parse_res_usage(usage, name).stack_bytes
 
 
 def collect_rates(dirs: list[Path], out: Path) -> int:

@@ -785,7 +785,7 @@ class TilePlan:
             raise PlanError("body", (), "a tile program needs at least one action")
         tensors = set(names)
         seen: set[str] = set()
-        for node in _walk(self.body):
+        for node in walk(self.body):
             if node.name in seen:
                 raise PlanError("body", node.name, "action and loop names must be unique in a plan")
             seen.add(node.name)
@@ -822,7 +822,7 @@ class TilePlan:
 
     def loops(self) -> Iterator[Loop]:
         """Every loop of the tile program, each before the loops it holds."""
-        yield from (n for n in _walk(self.body) if isinstance(n, Loop))
+        yield from (n for n in walk(self.body) if isinstance(n, Loop))
 
     def tensor(self, name: str) -> TensorAccess:
         for t in self.tensors:
@@ -870,11 +870,12 @@ class KernelSequence:
             raise PlanError("plans", sorted(dup), "kernel names must be unique in a sequence")
 
 
-def _walk(body: tuple[Node, ...]) -> Iterator[Node]:
+def walk(body: tuple[Node, ...]) -> Iterator[Node]:
+    """Every node of ``body`` in program order, each loop before the nodes it holds."""
     for node in body:
         yield node
         if isinstance(node, Loop):
-            yield from _walk(node.body)
+            yield from walk(node.body)
 
 
 def _actions(

@@ -22,6 +22,7 @@ from tilesight.plan import (
     TileAction,
     TileGrid,
     TilePlan,
+    walk,
 )
 from tilesight.tensorspec import TensorSpec
 
@@ -106,13 +107,12 @@ def _loads_only(body: list[dict]) -> bool:
 
 def _dot_loops(body: tuple) -> list[str]:
     """Names of the loops of ``body`` whose own body holds a dot, in program order."""
-    out: list[str] = []
-    for node in body:
-        if isinstance(node, Loop):
-            if any(isinstance(n, TileAction) and n.kind is ActionKind.DOT for n in node.body):
-                out.append(node.name)
-            out.extend(_dot_loops(node.body))
-    return out
+    return [
+        node.name
+        for node in walk(body)
+        if isinstance(node, Loop)
+        and any(isinstance(n, TileAction) and n.kind is ActionKind.DOT for n in node.body)
+    ]
 
 
 def _set_reload_waits(body: tuple, waits: dict[str, tuple[int, int]]) -> tuple:

@@ -242,16 +242,7 @@ def ptxas_usage(
         path = os.path.join(tmp, "kernel.cubin")
         with open(path, "wb") as f:
             f.write(cubin)
-        try:
-            done = subprocess.run(
-                [_cuobjdump(), "-res-usage", path], capture_output=True, text=True, check=False
-            )
-        except OSError as e:  # present but not runnable here
-            raise FrontendError(f"cuobjdump could not run for {binding.fn_name!r}: {e}") from e
-        if done.returncode != 0:
-            why = done.stderr.strip()[:300]
-            raise FrontendError(f"cuobjdump -res-usage failed on {binding.fn_name!r}: {why}")
-        usage = parse_res_usage(done.stdout, name)
+        usage = parse_res_usage(cuobjdump_output("-res-usage", path, binding.fn_name), name)
         if usage.stack_bytes:
             try:
                 usage = replace(usage, reload_waits=_reload_waits(path, binding.fn_name))
@@ -260,15 +251,20 @@ def ptxas_usage(
     return _CACHE.keep(binding.key, usage)
 
 
-def _reload_waits(cubin_path: str, fn_name: str) -> tuple[tuple[int, int], ...]:
-    """Reload waits an iteration of each matrix-instruction loop of the cubin (:mod:`.sass`)."""
+def cuobjdump_output(flag: str, cubin_path: str, fn_name: str) -> str:
+    """What Triton's ``cuobjdump`` prints with ``flag`` (``-res-usage``, ``-sass``) for the cubin at
+    ``cubin_path``; a :class:`FrontendError` naming kernel ``fn_name`` where it cannot run or fails."""
     try:
-        done = subprocess.run(
-            [_cuobjdump(), "-sass", cubin_path], capture_output=True, text=True, check=False
-        )
-    except OSError as e:
+        done = subprocess.run([_cuobjdump(), flag, cubin_path], capture_output=True, text=True, check=False)
+    except OSError as e:  # present but not runnable here
         raise FrontendError(f"cuobjdump could not run for {fn_name!r}: {e}") from e
     if done.returncode != 0:
         why = done.stderr.strip()[:300]
-        raise FrontendError(f"cuobjdump -sass failed on {fn_name!r}: {why}")
-    return tuple(reload_waits(body) for body in mma_loop_bodies(done.stdout))
+        raise FrontendError(f"cuobjdump {flag} failed on {fn_name!r}: {why}")
+    return done.stdout
+
+
+def _reload_waits(cubin_path: str, fn_name: str) -> tuple[tuple[int, int], ...]:
+    """Reload waits an iteration of each matrix-instruction loop of the cubin (:mod:`.sass`)."""
+    sass = cuobjdump_output("-sass", cubin_path, fn_name)
+    return tuple(reload_waits(body) for body in mma_loop_bodies(sass))

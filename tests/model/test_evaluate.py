@@ -55,11 +55,8 @@ def test_single_stage_serialises_the_loop(round_hw):
     assert "latency-bound in steady state: too few iterations in flight (loop: stages=1" in reason
 
 
-def test_a_compute_chain_bound_loop_says_so(round_hw):
-    # per iteration: load (DDR 1 us + 1 us latency), then 1e6 element ops on the CUDA cores (1 us at 1e12
-    # op/s) and 2e5 exponentials on the SFU (2 us at 1e11 op/s), one after the other: busiest pipeline 2 us,
-    # compute chain 3 us, L = 5 us over d + 1 = 4 -> 1.25: the chain sets the steady state, 3 us, which more
-    # stages would not shorten
+def _chain_plan(stored_reload_waits: int = 0, spill_bytes_per_thread: int = 0):
+    """A loop whose iteration loads a row, then scales it and exponentiates it one after the other."""
     from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
 
     from .plans import ROW_ELEMS
@@ -70,9 +67,21 @@ def test_a_compute_chain_bound_loop_says_so(round_hw):
         TileAction("scale", ActionKind.ELEMENTWISE, flops=1e6, deps=("load",)),
         TileAction("exp", ActionKind.SFU, flops=2e5, deps=("scale",)),
     )
-    loop = Loop("loop", 4, body=body, stages=4)
-    plan = TilePlan("chain", TileGrid((4,)), (x,), (loop,), BlockResources(128))
-    r = evaluate(plan, round_hw)
+    loop = Loop("loop", 4, body=body, stages=4, stored_reload_waits=stored_reload_waits)
+    resources = BlockResources(
+        128,
+        regs_per_thread=255 if spill_bytes_per_thread else None,
+        spill_bytes_per_thread=spill_bytes_per_thread,
+    )
+    return TilePlan("chain", TileGrid((4,)), (x,), (loop,), resources)
+
+
+def test_a_compute_chain_bound_loop_says_so(round_hw):
+    # per iteration: load (DDR 1 us + 1 us latency), then 1e6 element ops on the CUDA cores (1 us at 1e12
+    # op/s) and 2e5 exponentials on the SFU (2 us at 1e11 op/s), one after the other: busiest pipeline 2 us,
+    # compute chain 3 us, L = 5 us over d + 1 = 4 -> 1.25: the chain sets the steady state, 3 us, which more
+    # stages would not shorten
+    r = evaluate(_chain_plan(), round_hw)
     steady = {p.phase: p for p in r.phases}["steady"]
     assert r.extras["steady_per_unit_s"] == pytest.approx(r.extras["tile_latency_s"])
     assert "each iteration's compute runs one step after another (loop: 3000 ns an iteration" in steady.reason
@@ -81,26 +90,12 @@ def test_a_compute_chain_bound_loop_says_so(round_hw):
 def test_a_loop_bound_by_its_spill_reloads_says_so(round_hw):
     # the chain-bound loop above, spilling 8 bytes a thread, whose warps stop 10 times an iteration for a
     # reload of a slot the loop stores to: 10 x the L2 latency (0.5 us) = 5 us, longer than the compute's 3
-    from dataclasses import replace
-
-    from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
-
-    from .plans import ROW_ELEMS
-
-    x = TensorAccess("x", "float32", (16, ROW_ELEMS), (1, ROW_ELEMS))
-    body = (
-        TileAction("load", ActionKind.LOAD, tensor="x"),
-        TileAction("scale", ActionKind.ELEMENTWISE, flops=1e6, deps=("load",)),
-        TileAction("exp", ActionKind.SFU, flops=2e5, deps=("scale",)),
-    )
-    loop = Loop("loop", 4, body=body, stages=4, stored_reload_waits=10)
-    resources = BlockResources(128, regs_per_thread=255, spill_bytes_per_thread=8)
-    plan = TilePlan("spilled", TileGrid((4,)), (x,), (loop,), resources)
-    steady = {p.phase: p for p in evaluate(plan, round_hw).phases}["steady"]
+    spilled = _chain_plan(stored_reload_waits=10, spill_bytes_per_thread=8)
+    steady = {p.phase: p for p in evaluate(spilled, round_hw).phases}["steady"]
     why = "wait for their register-spill reloads one after another (loop: 10 waits, 5000 ns an iteration"
     assert why in steady.reason
     # without the waits the compute chain bounds it, as above
-    plain = replace(plan, body=(replace(loop, stored_reload_waits=0),))
+    plain = _chain_plan(spill_bytes_per_thread=8)
     steady = {p.phase: p for p in evaluate(plain, round_hw).phases}["steady"]
     assert "each iteration's compute runs one step after another (loop: 3000 ns an iteration" in steady.reason
 

@@ -324,7 +324,7 @@ class _Region:
             same_as is not None
             and same_as.scale == self.scale
             and (same_as.resident == 1) == alone
-            and reload_latency_s(plan, hw, same_as.resident) == reload
+            and same_as.reload == reload
         ):
             self.cost: BodyCost = same_as.cost  # e.g. a tail that still fills every SM
         else:

@@ -498,6 +498,12 @@ def frame_pass(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[floa
     return seconds, float(moved)
 
 
+def frames_fit_l1(hw: HardwareProfile, frame_per_sm: float, smem_per_sm: float) -> bool:
+    """Whether the spill frames of an SM's resident blocks fit in what their shared memory leaves of the
+    profile's L1 / shared array (False where the profile gives no array size)."""
+    return bool(hw.l1_smem_per_sm_bytes) and frame_per_sm <= hw.l1_smem_per_sm_bytes - smem_per_sm
+
+
 def reload_latency_s(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[float, float]:
     """What one wait for a register-spill reload costs a warp of ``plan`` at ``resident`` blocks an SM, as
     (a slot the loop only reads, :attr:`~tilesight.plan.Loop.reload_waits`; a slot it also stores to,
@@ -514,7 +520,7 @@ def reload_latency_s(plan: TilePlan, hw: HardwareProfile, resident: int) -> tupl
     if not res.spill_bytes_per_thread:
         return 0.0, 0.0
     frame_per_sm = res.spill_bytes_per_thread * res.threads * resident
-    if hw.l1_smem_per_sm_bytes and frame_per_sm <= hw.l1_smem_per_sm_bytes - res.smem_bytes * resident:
+    if frames_fit_l1(hw, frame_per_sm, res.smem_bytes * resident):
         return hw.local_l1_latency_s, hw.l2_latency_s
     return hw.l2_latency_s, hw.l2_latency_s
 
@@ -556,7 +562,7 @@ def spill_seconds(
     bound (the spill then costs its bytes alone)."""
     l2_share = min(hw.l2_bw_bytes_per_s / hw.sm_count, hw.l2_bw_per_sm_bytes_per_s)
     peak = hw.local_bw_per_sm_bytes_per_s or l2_share
-    if hw.l1_smem_per_sm_bytes and frame_per_sm <= hw.l1_smem_per_sm_bytes - smem_per_sm:
+    if frames_fit_l1(hw, frame_per_sm, smem_per_sm):
         return nbytes / peak
     line = hw.l2_line_bytes
     hit = float(hit_probability(frame_chip / line, hw.l2_effective_bytes / line, hw.l2_associativity))
