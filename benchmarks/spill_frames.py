@@ -4,6 +4,8 @@
     python benchmarks/spill_frames.py sass ID [ID ...] [--data benchmarks/data]
     python benchmarks/spill_frames.py band [--data benchmarks/data]
     python benchmarks/spill_frames.py agree [--data benchmarks/data]
+    python benchmarks/spill_frames.py rates --collect OUT DIR ... | --report FILE
+    python benchmarks/spill_frames.py recipes --collect OUT --ptxas PATH | --report FILE
 
 ``ratio``: for every distinct GEMM config of the committed sweep whose register estimate says it spills, the
 ptxas frame recorded on the GPU (``n_spills`` x 4 bytes: Triton reports the local frame in 4-byte words)
@@ -34,6 +36,10 @@ iterations over the measured time and the SMs (as if the spill traffic took all 
 frame pass (the frame reloaded and its non-invariant part stored back, ``resources.frame_pass``). Since stop
 60 the rows also carry the K loop's reload waits (``frontends/triton/sass.py``: stops for slots the loop only
 reads and for slots it also stores to), which the report shows beside the measured time an iteration a stop.
+
+``recipes`` (stop 60): ``--collect OUT --ptxas PATH [--every N]`` compiles every n-th measured GEMM launch
+with this machine's Triton and runs the same PTX through another ptxas (Triton 3.6's 12.8, the GPU's) as
+Triton 3.6 runs it; ``--report FILE`` counts the launches each gives the GPU's registers and frame exactly.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import argparse
 import json
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -364,14 +371,97 @@ def report_rates(path: Path) -> int:
     return 0
 
 
+def _ptxas_usage_of(ptxas: str, ptx: str, arch: str) -> tuple[int, int]:
+    """(registers, stack frame bytes) ptxas ``ptxas`` gives ``ptx`` for ``arch`` run as Triton 3.6 runs it
+    (``-lineinfo -v --gpu-name``, no ``--regAllocOptLevel``), the PTX's ``.version`` lowered to 8.7, which
+    ptxas 12.8 reads."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
+        src.write_text(re.sub(r"\.version \d+\.\d+", ".version 8.7", ptx))
+        done = subprocess.run(
+            [ptxas, "-lineinfo", "-v", f"--gpu-name={arch}", str(src), "-o", str(out)],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"{ptxas} failed: {done.stderr.strip()[:300]}")
+    regs = re.search(r"Used (\d+) registers", done.stderr)
+    frame = re.search(r"(\d+) bytes stack frame", done.stderr)
+    return int(regs.group(1)) if regs else 0, int(frame.group(1)) if frame else 0
+
+
+def collect_recipes(data: Path, out: Path, ptxas: str, every: int) -> int:
+    """One row for every ``every``-th measured GEMM launch of ``data`` (``recipes``): the registers and frame
+    the GPU's compile gave it (recorded with the timing), this machine's Triton compile gave it (its own ptxas
+    and flags), and ``ptxas`` gave the PTX of that compile run as Triton 3.6 runs it."""
+    import triton
+    from tilesight.frontends.triton.binding import bind, target_of
+    from tilesight.frontends.triton.ptxas import cuobjdump_output, parse_res_usage
+    from triton.compiler.compiler import ASTSource
+
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    arch = f"sm_{target_of(hw).arch}a"
+    rows = 0
+    with out.open("w") as fh:
+        for n, (r, where) in enumerate(_records(data), 1):
+            if n % every or r.get("n_regs") is None:
+                continue
+            launch = accuracy.rebuild(r, where)
+            b = bind(launch.fn, launch.args, dict(launch.options), hw)
+            kernel = triton.compile(
+                ASTSource(launch.fn, b.signature, b.constexprs, b.attrs),
+                target=target_of(hw), options=dict(b.options.__dict__),
+            )  # fmt: skip
+            with tempfile.TemporaryDirectory() as tmp:
+                path = str(Path(tmp) / "k.cubin")
+                Path(path).write_bytes(kernel.asm["cubin"])
+                usage = cuobjdump_output("-res-usage", path, b.fn_name)
+            here = parse_res_usage(usage, kernel.metadata.name)
+            other = _ptxas_usage_of(ptxas, kernel.asm["ptx"], arch)
+            row = {
+                "id": r["id"], "where": where, "gpu": [r["n_regs"], 4 * (r.get("n_spills") or 0)],
+                "here": [here.registers, here.stack_bytes], "ptxas": list(other),
+                "triton": triton.__version__,
+            }  # fmt: skip
+            fh.write(json.dumps(row) + "\n")
+            rows += 1
+    print(f"wrote {rows} launches to {out}")
+    return 0
+
+
+def report_recipes(path: Path) -> int:
+    """How many of ``collect_recipes``' launches each compile gives the GPU's registers and frame exactly."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    here = sum(r["here"] == r["gpu"] for r in rows)
+    other = sum(r["ptxas"] == r["gpu"] for r in rows)
+    print(
+        f"{len(rows)} GEMM launches: the GPU's registers and frame exactly from this Triton's compile "
+        f"{here}, from the PTX through the other ptxas as Triton 3.6 runs it {other}"
+    )
+    for r in rows:
+        if r["ptxas"] == r["gpu"] != r["here"]:
+            print(f"  {r['id']}: GPU {r['gpu']}, here {r['here']}, other ptxas {r['ptxas']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("ratio", "sass", "band", "agree", "rates"))
+    ap.add_argument("what", choices=("ratio", "sass", "band", "agree", "rates", "recipes"))
     ap.add_argument("ids", nargs="*", help="sweep case ids (sass); data directories (rates --collect)")
     ap.add_argument("--data", type=Path, default=HERE / "data")
     ap.add_argument("--collect", type=Path, help="rates: write the rows here")
-    ap.add_argument("--report", type=Path, help="rates: group the rows of this file")
+    ap.add_argument("--report", type=Path, help="rates, recipes: group the rows of this file")
+    ap.add_argument("--ptxas", help="recipes --collect: the other ptxas (Triton 3.6's 12.8)")
+    ap.add_argument("--every", type=int, default=4, help="recipes --collect: every n-th GEMM launch")
     args = ap.parse_intermixed_args(argv)
+    if args.what == "recipes":
+        if args.collect and args.ptxas:
+            return collect_recipes(args.data, args.collect, args.ptxas, args.every)
+        if args.report:
+            return report_recipes(args.report)
+        print("recipes: --collect OUT --ptxas PATH [--every N] or --report FILE", file=sys.stderr)
+        return 2
     if args.what == "rates":
         if args.collect:
             return collect_rates([Path(d) for d in args.ids] or [args.data], args.collect)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -86,3 +87,18 @@ def test_config_key_drops_only_the_shape(spill_frames):
         == "grouped/float16/m128n64k128w2s4g8/aligned"
     )
     assert spill_frames._config_key(c).endswith("/unaligned")
+
+
+def test_recipes_report_counts_exact_matches_of_the_gpu_s_registers_and_frame(spill_frames, tmp_path, capsys):
+    rows = [
+        {"id": "a", "gpu": [168, 8], "here": [176, 0], "ptxas": [168, 8]},
+        {"id": "b", "gpu": [255, 2856], "here": [255, 2856], "ptxas": [255, 2856]},
+        {"id": "c", "gpu": [109, 0], "here": [116, 0], "ptxas": [116, 0]},
+    ]
+    path = tmp_path / "recipes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert spill_frames.report_recipes(path) == 0
+    out = capsys.readouterr().out
+    assert "3 GEMM launches" in out and "compile 1, from the PTX" in out and "Triton 3.6 runs it 2" in out
+    # only the launch the other ptxas alone gets right is listed
+    assert "  a: GPU [168, 8], here [176, 0], other ptxas [168, 8]" in out and "  c:" not in out
