@@ -1072,6 +1072,23 @@ def _local(args: argparse.Namespace) -> None:
             size = f"{r['footprint_kb']:6.0f} KB an SM ({r['chip_mb']:5.1f} MB)"
             step = f", {r['ns_per_step']:7.1f} ns a run of {r['run']}" if r["dependent"] else ""
             print(f"  {what}: {size}, {r['gb_s_per_sm']:6.1f} GB/s an SM{step}")
+    if "local_runs" in found:
+        from calibrate import analysis
+
+        from tilesight.hardware import load_profile
+
+        try:
+            fields = analysis.local_reload_latency(found["local_runs"][1])
+        except ValueError as exc:
+            print(f"local_l1_latency_s: not read ({exc})")
+            return
+        f = fields["local_l1_latency_s"]
+        print(f"local_l1_latency_s = {f['value']:.4e} ({f['note']})")
+        l2, ref = fields["_l2_step_s"]["value"], load_profile("h200").l2_latency_s
+        print(
+            f"a run of one reload from L2: {l2 * 1e9:.1f} ns "
+            f"(the model charges l2_latency_s, {ref * 1e9:.1f} ns)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -389,6 +389,33 @@ def local_memory(
     }
 
 
+def local_reload_latency(points: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``local_l1_latency_s`` from the ``local_runs`` probe: what a warp waits for one spill reload whose
+    frame L1 holds (``Loop.reload_waits``), and, as a check beside it, the same wait with the frames in L2.
+
+    A run of one dependent ``ld.local`` a step, frames in L1 (one block an SM, no shared memory reserved):
+    the median step over the warp counts is the field. The L2 points (blocks that reserve shared memory, so
+    the frames leave L1) give ``_l2_step_s``, which the model does not read (it charges ``l2_latency_s`` for
+    those waits) but which should sit near it. Raises ValueError when a class of points is missing."""
+    ones = [p for p in points if "error" not in p and p.get("unroll") == 1 and p.get("s_per_step")]
+    l1 = sorted(p["s_per_step"] for p in ones if not p.get("shared_pad_bytes") and p["blocks_per_sm"] == 1)
+    l2 = sorted(p["s_per_step"] for p in ones if p.get("shared_pad_bytes"))
+    if not l1 or not l2:
+        raise ValueError("local_reload_latency: need runs of one reload with the frames in L1 and in L2")
+
+    def median(xs: list[float]) -> float:
+        return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+
+    return {
+        "local_l1_latency_s": {
+            "value": median(l1),
+            "note": "runs of one dependent ld.local a step over L1-resident 512 B frames, median over "
+            f"{len(l1)} warp counts ({min(l1) * 1e9:.1f}-{max(l1) * 1e9:.1f} ns a step)",
+        },
+        "_l2_step_s": {"value": median(l2), "note": "the same runs with the frames in L2 (not a field)"},
+    }
+
+
 def l2_exposed_under_tc(measurements: Mapping[str, Any]) -> dict[str, Any]:
     """``l2_exposed_under_tc`` from the ``overlap`` probe: the share of a loop's L2 time that still shows
     when its tensor cores are the busier pipeline. Private lines (``share`` 1): the loads alone take the time

@@ -473,3 +473,21 @@ def test_scan_carry_fields_from_the_committed_probe():
     h200 = load_profile("h200")
     assert h200.scan_carry_latency_s == pytest.approx(f["scan_carry_latency_s"], rel=1e-4)
     assert h200.scan_carry_issue_s == pytest.approx(f["scan_carry_issue_s"], rel=1e-4)
+
+
+def test_local_reload_latency_is_the_median_l1_run_of_one():
+    def pt(run, warps, blocks, pad, ns):
+        return {"unroll": run, "warps": warps, "blocks_per_sm": blocks, "shared_pad_bytes": pad,
+                "s_per_step": ns * 1e-9}  # fmt: skip
+
+    pts = [
+        pt(1, 1, 1, 0, 40.0), pt(1, 4, 1, 0, 42.0),  # L1, runs of one: median (40 + 42) / 2 = 41 ns
+        pt(1, 1, 4, 49152, 270.0), pt(1, 4, 4, 49152, 280.0),  # L2: 275 ns, the check beside it
+        pt(2, 1, 1, 0, 44.0), pt(1, 1, 4, 0, 90.0),  # a run of two; four blocks without a reserve: neither
+        {"unroll": 1, "error": "boom"},
+    ]  # fmt: skip
+    f = analysis.local_reload_latency(pts)
+    assert f["local_l1_latency_s"]["value"] == pytest.approx(41e-9)
+    assert f["_l2_step_s"]["value"] == pytest.approx(275e-9)
+    with pytest.raises(ValueError, match="in L1 and in L2"):
+        analysis.local_reload_latency(pts[:2])
