@@ -2365,6 +2365,28 @@ def validation70_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation72_cases() -> list[Case]:
+    """A twelfth random sample (stop 61, measured with the eleventh and the H200's measured L1 reload latency in
+    the profile): :func:`random_sample` with its own seed and sizes no set has timed, a third of the pointer
+    GEMMs at odd M and N (K odd in some), a quarter of the one-loop attention launches at lengths no multiple of
+    128, row widths and element-wise sizes odd and even: a fresh draw of the kinds the project is scored on,
+    predicted before it runs."""
+    spec = RandomSample(
+        seed=72,
+        name="v72",
+        sizes=(704, 1472, 2560, 3584, 4480, 6016, 7424),
+        ksizes=(640, 1792, 2944, 4352, 6656, 10240),
+        odd=(1487, 2593, 3719, 5851),
+        odd_k=(1361, 2897),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(2600, 8000, 16384, 36000),
+        widths=(896, 1792, 2432, 3800, 5632, 10240),
+        sizes_1d=(6_666_667, 25_165_824, 41_000_003, 100_000_000),
+    )
+    return random_sample(spec)
+
+
 def validation71_cases() -> list[Case]:
     """Register spills at random (stop 60, blind for the reload-wait rule: ``Loop.reload_waits``, read off the
     cubin's SASS): 28 pointer GEMM launches drawn over tiles that hold 256-512 fp32 accumulator values a
