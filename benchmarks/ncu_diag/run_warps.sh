@@ -16,13 +16,10 @@ WARPS_SIZE=8192 python3 "$here/warps.py" --time >> "$out/warps_timing.jsonl"
 minimal=gpu__time_duration.sum,sm__cycles_active.avg,lts__t_sector_hit_rate.pct
 minimal+=,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum
 minimal+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active
-tensor=$minimal,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active
-tensor+=,sm__inst_executed_pipe_tensor_op_gmma.sum
-full=$tensor
-for s in barrier long_scoreboard wait math_pipe_throttle short_scoreboard mio_throttle lg_throttle dispatch_stall \
-         no_instruction sleeping membar misc selected not_selected drain branch_resolving imc_miss tex_throttle; do
-  full+=,smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio
-done
+# shellcheck source=ncu_metrics.sh
+source "$here/ncu_metrics.sh"
+tensor=$minimal,$NCU_TENSOR_METRICS
+full=$tensor,$NCU_STALL_METRICS
 for metrics in "$full" "$tensor" "$minimal"; do
   cmd=("$ncu_bin" --clock-control none --cache-control all -k regex:matmul_kernel --metrics "$metrics"
        --csv python3 "$here/warps.py")
