@@ -11,6 +11,8 @@ K, so ``time = T x (tile overhead + K / BLOCK_K x iteration)`` reads both off th
 
     python3 benchmarks/ncu_diag/persistent_tiles.py > persistent_tiles.jsonl   # one row per launch
     python3 benchmarks/ncu_diag/persistent_tiles.py --waits   # stop 61's cases (run_persistent_waits.sh)
+    python3 benchmarks/ncu_diag/persistent_tiles.py --copies  # copies-a-thread series (WAITS_SET=--copies)
+    python3 benchmarks/ncu_diag/persistent_tiles.py --copies --time > copies.jsonl   # do_bench rows of it
 """
 
 from __future__ import annotations
@@ -72,13 +74,33 @@ WAIT_CONFIGS = (
 )
 WAIT_TILES = (1, 8)
 WAIT_K = 4096
+# ``--copies``: the same pass over lone persistent programs (eight tiles each) whose copies a thread a K step
+# run from 4 to 16 ((BLOCK_M + BLOCK_N) x BLOCK_K x 2 bytes / 16 / threads), at one and four times the
+# tensor-core work a copy, 2-8 warps and 3-4 stages: the cycles a step against the copies a thread that
+# issue it (stop 61: 506 cycles at 8 copies, 912 at 16 on 4 warps).
+COPY_CONFIGS = (
+    ("persistent", 64, 64, 32, 4, 3),
+    ("persistent", 64, 64, 64, 4, 4),
+    ("persistent", 128, 64, 64, 4, 3),
+    ("persistent", 64, 128, 64, 4, 3),
+    ("persistent", 128, 128, 32, 4, 3),
+    ("persistent", 128, 128, 64, 8, 3),
+    ("persistent", 64, 64, 64, 2, 3),
+    ("persistent", 128, 256, 64, 8, 3),
+)
+COPY_TILES = (8,)
 
 
 def main() -> None:
     install_allocator()
     torch.manual_seed(0)
-    waits = "--waits" in sys.argv[1:]
-    configs, ks, tiles = (WAIT_CONFIGS, (WAIT_K,), WAIT_TILES) if waits else (CONFIGS, KS, TILES_PER_PROGRAM)
+    copies = "--copies" in sys.argv[1:]
+    chosen = copies or "--waits" in sys.argv[1:]
+    # --time: do_bench rows (as without a flag) for the chosen set, not the two bare launches ncu reads
+    waits = chosen and "--time" not in sys.argv[1:]
+    configs, ks, tiles = (WAIT_CONFIGS, (WAIT_K,), WAIT_TILES) if chosen else (CONFIGS, KS, TILES_PER_PROGRAM)
+    if copies:
+        configs, tiles = COPY_CONFIGS, COPY_TILES
     for kind, bm, bn, bk, warps, stages in configs:
         for K in ks:
             for per in tiles:
@@ -92,11 +114,10 @@ def main() -> None:
                 if waits:
                     run()  # the launch to read under ncu
                     torch.cuda.synchronize()
-                    print(
-                        json.dumps(
-                            dict(kernel=kind, block_m=bm, block_n=bn, tiles_per_program=per, M=M, N=N, K=K)
-                        )
+                    tile = dict(
+                        kernel=kind, block_m=bm, block_n=bn, block_k=bk, num_warps=warps, num_stages=stages
                     )
+                    print(json.dumps(dict(tile, tiles_per_program=per, M=M, N=N, K=K)))
                     continue
                 ok = torch.allclose(c.float(), (a.float() @ b.float()), atol=1.0, rtol=2e-2)
                 p50, p20, p80 = triton.testing.do_bench(run, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])

@@ -6,7 +6,8 @@ read lookups that missed, DRAM bytes and the five largest warp-stall reasons per
 
 The CSV is ncu's ``--csv`` page of ``run_persistent_waits.sh``, with the cases' own JSON lines (printed by
 ``persistent_tiles.py --waits``, one per case) among ncu's rows; each case launches its kernel twice and the
-second profile is the one read. ``BLOCK_K`` is 64 in every case.
+second profile is the one read. A case without ``block_k`` (the first pass's) has ``BLOCK_K`` 64; one with
+``num_warps`` also gets its copies a thread a K step, ``(BLOCK_M + BLOCK_N) x BLOCK_K x 2 / 16 / threads``.
 """
 
 from __future__ import annotations
@@ -46,12 +47,18 @@ def read(text: str) -> list[dict]:
 
 def summary(row: dict) -> dict:
     m = row["metrics"]
-    steps = row["tiles_per_program"] * row["K"] // BLOCK_K
+    bk = row.get("block_k", BLOCK_K)
+    steps = row["tiles_per_program"] * row["K"] // bk
+    warps = row.get("num_warps")
+    copies = (row["block_m"] + row["block_n"]) * bk * 2 / 16 / (32 * warps) if warps else None
     stalls = {k.split("stalled_")[1].split("_per_")[0]: v for k, v in m.items() if "_stalled_" in k}
     reads = m.get("lts__t_sectors_srcunit_tex_op_read.sum", 0.0)
     missed = m.get("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", 0.0)
     return {
-        "case": f"{row['kernel']} {row['block_m']}x{row['block_n']} T{row['tiles_per_program']}",
+        "case": f"{row['kernel']} {row['block_m']}x{row['block_n']}x{bk}"
+        + (f" w{warps} s{row['num_stages']}" if warps else "")
+        + f" T{row['tiles_per_program']}",
+        "copies": copies,
         "us": m["gpu__time_duration.sum"] / 1e3,
         "cycles_per_step": m["sm__cycles_active.avg"] / steps,
         "l2_hit_pct": m.get("lts__t_sector_hit_rate.pct", float("nan")),
@@ -67,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     for row in read(path.read_text()):
         s = summary(row)
         stalls = ", ".join(f"{k} {v:.2f}" for k, v in s["stalls"])
-        print(f"{s['case']:20s} {s['us']:8.1f} us, {s['cycles_per_step']:5.0f} cycles a K step, L2 hit "
+        each = f" ({s['copies']:.0f} copies a thread)" if s["copies"] else ""
+        print(f"{s['case']:28s} {s['us']:8.1f} us, {s['cycles_per_step']:5.0f} cycles a K step{each}, L2 hit "
               f"{s['l2_hit_pct']:5.1f}%, read lookups missed {s['read_miss']:.3f}, "
               f"DRAM {s['dram_mb']:6.1f} MB; stalls per issue: {stalls}")  # fmt: skip
     return 0

@@ -5,6 +5,7 @@
 # stall breakdown (a DRAM wait shows as the copies' wait, a tensor-core bound loop as math throttle).
 #
 #   OUT=/some/dir bash benchmarks/ncu_diag/run_persistent_waits.sh   # writes $OUT/persistent_waits_ncu.csv
+#   WAITS_SET=--copies OUT=... bash ...   # the copies-a-thread series instead (persistent_tiles.py --copies)
 # A metric this ncu does not know fails the whole pass, so it is retried with fewer (as run_warps.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,7 @@ tensor=$minimal,$NCU_TENSOR_METRICS
 full=$tensor,$NCU_STALL_METRICS
 for metrics in "$full" "$tensor" "$minimal"; do
   cmd=("$ncu_bin" --clock-control none --cache-control all -k regex:matmul --metrics "$metrics"
-       --csv python3 "$here/persistent_tiles.py" --waits)
+       --csv python3 "$here/persistent_tiles.py" "${WAITS_SET:---waits}")
   echo "${cmd[*]}" > "$out/persistent_waits_command.txt"
   if "${cmd[@]}" > "$out/persistent_waits_ncu.csv" 2> "$out/persistent_waits_stderr.txt"; then
     echo "[persistent_waits] done: $(wc -l < "$out/persistent_waits_ncu.csv") lines"

@@ -47,7 +47,7 @@ def test_reads_the_second_launch_of_each_case(report):
     }
     (row,) = report.read(_csv(case, [warm, read]))
     s = report.summary(row)
-    assert s["case"] == "persistent 64x64 T2"
+    assert s["case"] == "persistent 64x64x64 T2" and s["copies"] is None
     assert s["us"] == pytest.approx(12.8) and s["cycles_per_step"] == pytest.approx(500.0)
     assert s["read_miss"] == pytest.approx(0.125) and s["dram_mb"] == pytest.approx(2.0)
     assert s["stalls"] == [("wait", 1.5), ("barrier", 0.5)]
@@ -57,3 +57,13 @@ def test_a_missing_launch_is_an_error(report):
     case = _case(1, 64)
     with pytest.raises(ValueError, match="1 profiled launches for 1 cases"):
         report.read(_csv(case, [{"gpu__time_duration.sum": "1"}]))
+
+
+def test_a_case_with_its_tile_counts_its_copies(report):
+    case = {**_case(8, 4096), "block_m": 128, "block_n": 128, "block_k": 32, "num_warps": 4, "num_stages": 3}
+    metrics = {"gpu__time_duration.sum": "1000", "sm__cycles_active.avg": "512,000"}
+    (row,) = report.read(_csv(case, [metrics, metrics]))
+    s = report.summary(row)
+    # 8 tiles x 4096 / 32 = 1024 K steps: 500 cycles a step; (128 + 128) x 32 x 2 B / 16 B / 128 threads = 8
+    assert s["case"] == "persistent 128x128x32 w4 s3 T8"
+    assert s["cycles_per_step"] == pytest.approx(500.0) and s["copies"] == pytest.approx(8.0)
