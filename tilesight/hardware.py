@@ -251,8 +251,9 @@ class HardwareProfile:
     local_bw_per_sm_bytes_per_s: float = 0.0
     local_inflight_bytes_per_warp: float = 0.0
     local_ddr_bw_bytes_per_s: float = 0.0
-    # The latency a warp waits for one spill reload whose frame L1 holds (Loop.reload_waits; frames L2 holds
-    # wait l2_latency_s, DRAM's ddr_latency_s); 0 = not given, such waits cost nothing
+    # The latency a warp waits for one spill reload whose frame L1 holds (Loop.reload_waits; every other
+    # reload waits l2_latency_s, frames beyond L2 too: resources.reload_latency_s); 0 = not given, such waits
+    # cost nothing
     local_l1_latency_s: float = 0.0
     # share of a loop iteration's L2 time that still shows when its tensor cores are the busier pipeline
     # (the overlap probe: a dot chain that outlasts its loads takes its own time plus this share of theirs);

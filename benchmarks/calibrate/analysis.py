@@ -402,17 +402,16 @@ def local_reload_latency(points: Sequence[Mapping[str, Any]]) -> dict[str, dict[
     l2 = sorted(p["s_per_step"] for p in ones if p.get("shared_pad_bytes"))
     if not l1 or not l2:
         raise ValueError("local_reload_latency: need runs of one reload with the frames in L1 and in L2")
-
-    def median(xs: list[float]) -> float:
-        return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
-
     return {
         "local_l1_latency_s": {
-            "value": median(l1),
+            "value": statistics.median(l1),
             "note": "runs of one dependent ld.local a step over L1-resident 512 B frames, median over "
             f"{len(l1)} warp counts ({min(l1) * 1e9:.1f}-{max(l1) * 1e9:.1f} ns a step)",
         },
-        "_l2_step_s": {"value": median(l2), "note": "the same runs with the frames in L2 (not a field)"},
+        "_l2_step_s": {
+            "value": statistics.median(l2),
+            "note": "the same runs with the frames in L2 (not a field)",
+        },
     }
 
 

@@ -2366,11 +2366,11 @@ def validation70_cases() -> list[Case]:
 
 
 def validation72_cases() -> list[Case]:
-    """A twelfth random sample (stop 61, measured with the eleventh and the H200's measured L1 reload latency in
-    the profile): :func:`random_sample` with its own seed and sizes no set has timed, a third of the pointer
-    GEMMs at odd M and N (K odd in some), a quarter of the one-loop attention launches at lengths no multiple of
-    128, row widths and element-wise sizes odd and even: a fresh draw of the kinds the project is scored on,
-    predicted before it runs."""
+    """A twelfth random sample (stop 61, predicted with the H200's measured L1 reload latency in the
+    profile): :func:`random_sample` with its own seed and sizes no set has timed, a third of the pointer
+    GEMMs at odd M and N (K odd in some), a quarter of the one-loop attention launches at lengths no
+    multiple of 128, row widths and element-wise sizes odd and even: a fresh draw of the kinds the project
+    is scored on, predicted before it runs."""
     spec = RandomSample(
         seed=72,
         name="v72",

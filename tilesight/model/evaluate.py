@@ -74,7 +74,7 @@ from .resources import (
     reload_latency_s,
     waited_load_latency,
 )
-from .tile import BodyCost, eval_body, loop_busy_s, waits_on_dot, waits_on_own_loads
+from .tile import BodyCost, eval_body, loop_busy_s, reload_chain_s, waits_on_dot, waits_on_own_loads
 
 # Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
 # the same shapes while a frontend sweeps configurations.
@@ -988,8 +988,7 @@ def _latency_why(region: _Region) -> str:
     env = cost.main_env
     if cost.main_loop is not None and env is not None and env.latency_bound:
         lp = cost.main_loop
-        reload_s = lp.reload_waits * region.reload[0] + lp.stored_reload_waits * region.reload[1]
-        if env.bound == "chain" and reload_s >= env.steady_s * (1.0 - 1e-9):
+        if env.bound == "chain" and reload_chain_s(lp, region.reload) >= env.steady_s * (1.0 - 1e-9):
             waits = lp.reload_waits + lp.stored_reload_waits
             return (
                 f"each iteration's warps wait for their register-spill reloads one after another ({lp.name}: "

@@ -221,6 +221,13 @@ def _async_tail(body: tuple[Node, ...]) -> tuple[int, ...]:
     )
 
 
+def reload_chain_s(loop: Loop, reload_latency: tuple[float, float]) -> float:
+    """How long one iteration of ``loop`` waits for its register-spill reloads, one after another: its
+    :attr:`~tilesight.plan.Loop.reload_waits` and :attr:`~tilesight.plan.Loop.stored_reload_waits` at
+    ``reload_latency`` (:func:`~tilesight.model.resources.reload_latency_s`) each."""
+    return loop.reload_waits * reload_latency[0] + loop.stored_reload_waits * reload_latency[1]
+
+
 def refill_span_s(
     loop: Loop,
     sub: BodyCost,
@@ -318,7 +325,7 @@ def eval_body(
             # the warps stop for their spill reloads one after another in program order, while the tensor
             # cores run the dots they issued: the iteration takes the longer of the two chains (other
             # resident blocks run meanwhile: the tile stream's envelope)
-            reload_s = node.reload_waits * reload_latency[0] + node.stored_reload_waits * reload_latency[1]
+            reload_s = reload_chain_s(node, reload_latency)
             chain = max(chain, reload_s)
             if node.waits_sync_loads and not node.producer_loads:
                 # a load the pipeliner left synchronous is issued in the iteration that uses it and waited for
