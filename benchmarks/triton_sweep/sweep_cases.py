@@ -2387,6 +2387,28 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation73_cases() -> list[Case]:
+    """A thirteenth random sample (stop 62, no model change since the twelfth's): :func:`random_sample` with
+    its own seed and sizes no set has timed, a third of the pointer GEMMs at odd M and N (K odd in some), a
+    quarter of the one-loop attention launches at lengths no multiple of 128, row widths and element-wise
+    sizes odd and even: a fresh draw of the kinds the project is scored on, predicted before it runs (six of
+    its memory launches draw the fixed shapes of kinds validations 61 and 62 timed)."""
+    spec = RandomSample(
+        seed=73,
+        name="v73",
+        sizes=(832, 1600, 2688, 3968, 4864, 6272, 7936),
+        ksizes=(896, 1664, 3328, 4736, 6912, 9728),
+        odd=(1201, 2789, 3911, 5437),
+        odd_k=(1129, 3557),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(2400, 7200, 15360, 33000),
+        widths=(960, 1664, 2688, 3456, 5888, 11264),
+        sizes_1d=(7_340_033, 28_311_552, 45_000_007, 110_000_000),
+    )
+    return random_sample(spec)
+
+
 def validation71_cases() -> list[Case]:
     """Register spills at random (stop 60, blind for the reload-wait rule: ``Loop.reload_waits``, read off the
     cubin's SASS): 28 pointer GEMM launches drawn over tiles that hold 256-512 fp32 accumulator values a
