@@ -56,6 +56,18 @@ def test_blind56_holds_shapes_no_other_set_has():
         cases_mod.cases_of("blind99")
 
 
+def test_crowded_holds_configs_no_other_set_has():
+    cases = cases_mod.cases_of("crowded")
+    assert len(cases) == 16 and len({c["case_id"] for c in cases}) == 16
+    assert {c["group_m"] for c in cases} == {1, 8} and {c["kernel"] for c in cases} == {"grouped"}
+    others = {c["case_id"] for s in ("main", "narrow", "blind36", "blind56") for c in cases_mod.cases_of(s)}
+    assert not {c["case_id"] for c in cases} & others
+    # every tile fits a block's shared memory; 16 x 64 x 32 at 2 stages takes 2 x (16 x 32 + 32 x 64) x 2 B
+    assert cases_mod.smem_bytes(16, 64, 32, 2) == 10240
+    assert all(cases_mod.smem_bytes(*[c[k] for k in ("block_m", "block_n", "block_k", "num_stages")])
+               <= cases_mod.SMEM_PER_BLOCK_MAX_BYTES for c in cases)  # fmt: skip
+
+
 def test_held_out_split_is_a_fixed_third():
     ids = [c["case_id"] for c in cases_mod.build_cases()]
     held = [i for i in ids if cases_mod.is_held_out(i)]
