@@ -328,6 +328,53 @@ def test_execution_skew_grows_with_blocks_an_sm_and_stays_at_most_one(a, b):
     assert model_mod.execution_skew(plan, H200, lo) <= model_mod.execution_skew(plan, H200, hi) <= 1.0
 
 
+def test_latency_paced_loops_keep_the_compute_skew_by_hand():
+    # 16x64x32 at two stages: one iteration of loads in flight, (16*32 + 32*64) * 2 = 5,120 B an iteration,
+    # 40.4 ns at the SM's 126.7 GB/s L2 port against the 266.3 ns L2 latency: paced by the latency, so the
+    # compute skew at any blocks an SM; at three stages the pacing rule and the per-block drift again
+    lo = model_mod.EXECUTION_SKEW_COMPUTE
+    assert H200.l2_latency_s * H200.l2_bw_per_sm_bytes_per_s == pytest.approx(33740, abs=1)
+    two = gemm_plan(4096, 14336, 4096, 16, 64, 32, num_stages=2, variant="mma")
+    assert model_mod._latency_paced(two, H200)
+    assert model_mod.execution_skew(two, H200) == model_mod.execution_skew(two, H200, 14.0) == lo
+    three = gemm_plan(4096, 14336, 4096, 16, 64, 32, num_stages=3, variant="mma")
+    assert not model_mod._latency_paced(three, H200)
+    assert model_mod.execution_skew(three, H200, 14.0) > model_mod.execution_skew(three, H200) > lo
+    # the threshold: 64x64x128 moves 32,768 B an iteration (258.6 ns: latency-paced), 128x64x128 49,152 B
+    # (387.9 ns), 16x256x128 69,632 B (549.6 ns, the narrow study's tile that keeps its misses)
+    assert model_mod._latency_paced(gemm_plan(4096, 4096, 4096, 64, 64, 128, num_stages=2), H200)
+    assert not model_mod._latency_paced(gemm_plan(4096, 4096, 4096, 128, 64, 128, num_stages=2), H200)
+    wide = gemm_plan(4096, 14336, 4096, 16, 256, 128, num_stages=2, variant="mma")
+    assert not model_mod._latency_paced(wide, H200)
+
+
+def test_latency_paced_needs_a_loop():
+    copy = TilePlan(
+        name="copy",
+        grid=TileGrid(shape=(64,), dims=("i",)),
+        tensors=(TensorAccess("x", "float32", (65536,), (1024,), AccessMode.READ),),
+        body=(TileAction("load_x", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),),
+        resources=BlockResources(threads=128),
+    )
+    assert not model_mod._latency_paced(copy, H200)  # no loop: the pacing rule decides
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    bm=st.sampled_from([16, 32, 64, 128]),
+    bn=st.sampled_from([32, 64, 128, 256]),
+    bk=st.sampled_from([32, 64, 128]),
+    stages=st.sampled_from([1, 2, 3, 4]),
+    per_sm=st.floats(0.0, 16.0),
+)
+def test_latency_paced_skew_is_never_above_the_rule(bm, bn, bk, stages, per_sm):
+    plan = gemm_plan(4096, 4096, 4096, bm, bn, bk, num_stages=stages)
+    skew = model_mod.execution_skew(plan, H200, per_sm)
+    assert model_mod.EXECUTION_SKEW_COMPUTE <= skew <= 1.0
+    if model_mod._latency_paced(plan, H200):
+        assert stages <= model_mod.LATENCY_PACED_STAGES and skew == model_mod.EXECUTION_SKEW_COMPUTE
+
+
 def test_default_model_uses_the_pacing_rule():
     from tilesight.cache.order import execution_order
 

@@ -57,7 +57,7 @@ import numpy as np
 
 from ..errors import TileSightError
 from ..hardware import HardwareProfile
-from ..plan import AccessMode, ActionKind, Loop, MemLevel, Node, TilePlan
+from ..plan import AccessMode, ActionKind, Loop, MemLevel, Node, TileAction, TilePlan
 from .base import CacheTraffic, TensorTraffic
 from .order import ExecutionOrder, execution_order
 from .reuse import reuse_keys
@@ -152,6 +152,18 @@ EXECUTION_SKEW_PER_BLOCK = 0.04
 EXECUTION_SKEW_BLOCKS_SEEN = 6
 # The single value the model used before the pacing rule (kept for callers that pass one skew).
 EXECUTION_SKEW = 0.2
+# A loop that keeps one iteration of loads in flight (at most ``LATENCY_PACED_STAGES`` stages) and moves so
+# few bytes an iteration that their transfer at the SM's L2 port takes no longer than the L2 latency waits out
+# that latency every iteration: every block's step takes the same round trip, whatever its neighbours' hits
+# and misses, so its wave stays close to lockstep, as a compute-paced one does (``EXECUTION_SKEW_COMPUTE``,
+# and no per-block drift: :func:`_latency_paced`). Seen in NCU (stop 62, the ``crowded`` set,
+# ``benchmarks/data/ncu_l2_crowded_h200{,_run2}.json``): 16 x 64 x 32 GEMM tiles at two stages, 9-14 blocks
+# an SM, GROUP_M=1 on the LLM shapes hit L2 on 58-87% of sectors where the memory-paced skew gave 17-41%
+# (DRAM 1.8-10 GB against 18-28 GB predicted), while 16 x 128 x 32 at four stages on the same shapes drifts
+# as the rule says (25% on llm_up), and the narrow study's 16 x 256 x 128 at two stages (68 KB an
+# iteration, twice the latency at the port) keeps its misses. No value is fitted: the skew is the compute
+# one, the threshold the latency itself.
+LATENCY_PACED_STAGES = 2
 
 # L2 partitions where the profile gives no ``l2_partitions`` (see the module docstring for the partitioned
 # model). SMs map to partitions by the profile's ``[sm_placement] l2_partition`` when it describes this many
@@ -650,9 +662,33 @@ def execution_skew(plan: TilePlan, hw: HardwareProfile, blocks_per_sm: float = 1
     byte it reads from cached memory, against the ridge ``tensor-core rate / L2 bandwidth`` at the rates of
     its own dots (a warp-level ``mma`` has a lower rate, so a lower ridge); plus
     :data:`EXECUTION_SKEW_PER_BLOCK` for each of the ``blocks_per_sm`` (a wave's mean) beyond the first, up to
-    :data:`EXECUTION_SKEW_BLOCKS_SEEN`; at most 1."""
+    :data:`EXECUTION_SKEW_BLOCKS_SEEN`; at most 1. A plan whose loops are paced by the L2 latency
+    (:func:`_latency_paced`) keeps ``EXECUTION_SKEW_COMPUTE`` however many blocks an SM holds."""
+    if _latency_paced(plan, hw):
+        return EXECUTION_SKEW_COMPUTE
     extra = min(max(blocks_per_sm - 1.0, 0.0), EXECUTION_SKEW_BLOCKS_SEEN - 1.0) * EXECUTION_SKEW_PER_BLOCK
     return min(_pacing_skew(plan, hw) + extra, 1.0)
+
+
+def _latency_paced(plan: TilePlan, hw: HardwareProfile) -> bool:
+    """Whether every loop of the tile program keeps at most :data:`LATENCY_PACED_STAGES` stages (one
+    iteration of loads in flight) and loads no more bytes an iteration than the SM's L2 port moves in the L2
+    latency: each iteration then waits out the round trip, which paces every block alike (see
+    :data:`LATENCY_PACED_STAGES`). False for a program without loops."""
+    loops = [node for node in plan.body if isinstance(node, Loop)]
+    if not loops:
+        return False
+    for loop in loops:
+        if loop.stages > LATENCY_PACED_STAGES:
+            return False
+        loads = [
+            node for node in loop.body
+            if isinstance(node, TileAction) and node.kind is ActionKind.LOAD and node.tensor is not None
+        ]  # fmt: skip
+        nbytes = sum(plan.tensor(a.tensor).tile_bytes for a in loads)
+        if not loads or nbytes / hw.l2_bw_per_sm_bytes_per_s > hw.l2_latency_s:
+            return False
+    return True
 
 
 def _pacing_skew(plan: TilePlan, hw: HardwareProfile) -> float:
