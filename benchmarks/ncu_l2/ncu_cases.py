@@ -113,7 +113,21 @@ BLIND56_CONFIGS_PER_SHAPE = 3
 CROWDED_SHAPES = [(4096, 14336, 4096), (4096, 4096, 14336)]
 CROWDED_CONFIGS = [(16, 64, 32, 2, 2), (16, 64, 32, 2, 4), (16, 128, 32, 4, 2), (64, 32, 32, 5, 4)]
 CROWDED_GROUP_MS = (1, 8)
-SETS = ("main", "narrow", "blind36", "blind56", "crowded")
+# The "crowded62" set (``--set crowded62``, stop 62): a blind test of the latency-paced rule that the
+# crowded set prompted (``tilesight.cache.model.LATENCY_PACED_STAGES``), on shapes and tiles neither set has:
+# two-stage tiles the rule calls latency-paced (16 x 64 x 64, 32 x 64 x 32, 32 x 128 x 32, 64 x 64 x 32)
+# beside three-stage twins, which it leaves to the pacing rule, at GROUP_M 1 (and 8 for two of them).
+# Predicted before it was measured; every case is scored.
+CROWDED62_SHAPES = [(3584, 9728, 4096), (2560, 12800, 5120)]
+CROWDED62_CONFIGS = [
+    (16, 64, 64, 2, 4),
+    (32, 64, 32, 2, 4),
+    (32, 128, 32, 2, 4),
+    (64, 64, 32, 2, 4),
+    (32, 64, 32, 3, 4),
+    (64, 64, 32, 3, 4),
+]
+SETS = ("main", "narrow", "blind36", "blind56", "crowded", "crowded62")
 
 
 def smem_bytes(block_m: int, block_n: int, block_k: int, num_stages: int) -> int:
@@ -198,9 +212,20 @@ def build_crowded_cases() -> list[dict]:
     ]
 
 
+def build_crowded62_cases() -> list[dict]:
+    """The ``crowded62`` set (see :data:`CROWDED62_SHAPES`): every config at GROUP_M 1, and the first two at 8
+    too, grouped by shape."""
+    return [
+        _case("grouped", shape, cfg, g)
+        for shape in CROWDED62_SHAPES
+        for i, cfg in enumerate(CROWDED62_CONFIGS)
+        for g in ((1, 8) if i < 2 else (1,))
+    ]
+
+
 def cases_of(name: str) -> list[dict]:
-    """The cases of a named set: ``main`` (the calibration study), ``narrow``, ``blind36``, ``blind56`` or
-    ``crowded``."""
+    """The cases of a named set: ``main`` (the calibration study), ``narrow``, ``blind36``, ``blind56``,
+    ``crowded`` or ``crowded62``."""
     if name not in SETS:
         raise ValueError(f"unknown NCU case set {name!r}: one of {SETS}")
     builders = {
@@ -209,6 +234,7 @@ def cases_of(name: str) -> list[dict]:
         "blind36": build_blind_cases,
         "blind56": build_blind56_cases,
         "crowded": build_crowded_cases,
+        "crowded62": build_crowded62_cases,
     }
     return builders[name]()
 

@@ -2387,6 +2387,26 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation74_cases() -> list[Case]:
+    """The timing side of the NCU ``crowded62`` set (stop 62, a blind test of the latency-paced rule in the
+    cache model, ``tilesight.cache.model.LATENCY_PACED_STAGES``): the same 16 launches, two-stage
+    16 x 64 x 64, 32 x 64 x 32, 32 x 128 x 32 and 64 x 64 x 32 tiles beside the three-stage 32 x 64 x 32 and
+    64 x 64 x 32, at 3584 x 9728 x 4096 and 2560 x 12800 x 5120, GROUP_M 1 (and 8 for the first two tiles),
+    fp16 on 4 warps.
+    Predicted before it runs."""
+    shapes = (("v74_a", 3584, 9728, 4096), ("v74_b", 2560, 12800, 5120))
+    tiles = (
+        (16, 64, 64, 2), (32, 64, 32, 2), (32, 128, 32, 2), (64, 64, 32, 2), (32, 64, 32, 3), (64, 64, 32, 3),
+    )  # fmt: skip
+    cases = [
+        gemm_case("grouped", shape, "float16", GemmConfig(bm, bn, bk, 4, stages, g))
+        for shape in shapes
+        for i, (bm, bn, bk, stages) in enumerate(tiles)
+        for g in ((1, 8) if i < 2 else (1,))
+    ]
+    return _all_held_out(cases, "validation74")
+
+
 def validation73_cases() -> list[Case]:
     """A thirteenth random sample (stop 62, no model change since the twelfth's): :func:`random_sample` with
     its own seed and sizes no set has timed, a third of the pointer GEMMs at odd M and N (K odd in some), a
