@@ -79,12 +79,14 @@ REPORT_METRICS = {
 }
 
 
-def ncu_launches(text: str) -> dict[str, dict[str, float]]:
-    """Each case's metrics from an ncu CSV run of this script: the second of its two launches (the driver's
-    ``NCU_DIAG_CASE`` lines give the order)."""
+def ncu_metrics_by_id(text: str) -> dict[int, dict[str, float]]:
+    """Every profiled launch's metrics (name -> value; NaN for ``n/a`` or empty) from ncu's ``--csv`` page,
+    keyed by ncu's launch ID; lines before its ``"ID"`` header (the driver's own output) are skipped. Raises
+    ValueError without that header."""
     lines = text.splitlines()
-    names = [ln.split()[1] for ln in lines if ln.startswith("NCU_DIAG_CASE ")]
-    start = next(i for i, ln in enumerate(lines) if ln.startswith('"ID"'))
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
+    if start is None:
+        raise ValueError("no ncu rows in the file")
     rows = csv.DictReader(io.StringIO("\n".join(ln for ln in lines[start:] if ln.startswith('"'))))
     by_id: dict[int, dict[str, float]] = {}
     for row in rows:
@@ -92,6 +94,14 @@ def ncu_launches(text: str) -> dict[str, dict[str, float]]:
             value = row["Metric Value"].replace(",", "").strip()
             number = float(value) if value not in ("", "n/a") else float("nan")
             by_id.setdefault(int(row["ID"]), {})[row["Metric Name"]] = number
+    return by_id
+
+
+def ncu_launches(text: str) -> dict[str, dict[str, float]]:
+    """Each case's metrics from an ncu CSV run of this script: the second of its two launches (the driver's
+    ``NCU_DIAG_CASE`` lines give the order)."""
+    names = [ln.split()[1] for ln in text.splitlines() if ln.startswith("NCU_DIAG_CASE ")]
+    by_id = ncu_metrics_by_id(text)
     ids = sorted(by_id)
     if len(ids) != 2 * len(names):
         raise SystemExit(f"{len(ids)} ncu launches for {len(names)} cases (two a case expected)")

@@ -12,12 +12,14 @@ second profile is the one read. A case without ``block_k`` (the first pass's) ha
 
 from __future__ import annotations
 
-import csv
-import io
 import json
+import math
 import sys
-from collections import defaultdict
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from kmajor import ncu_metrics_by_id  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "benchmarks/data/persistent_waits/persistent_waits_ncu.csv"
 BLOCK_K = 64
@@ -25,24 +27,16 @@ BLOCK_K = 64
 
 def read(text: str) -> list[dict]:
     """One row per case: the case's fields plus ``metrics`` (name -> float) of its second launch."""
-    lines = text.splitlines()
-    cases = [json.loads(line) for line in lines if line.startswith("{")]
-    table = list(csv.reader(io.StringIO("\n".join(line for line in lines if line.startswith('"')))))
-    if not table:
-        raise ValueError("no ncu rows in the file")
-    head, body = table[0], table[1:]
-    at = {name: head.index(name) for name in ("ID", "Metric Name", "Metric Value")}
-    launches: dict[int, dict[str, float]] = defaultdict(dict)
-    for row in body:
-        value = row[at["Metric Value"]].replace(",", "")
-        try:
-            launches[int(row[at["ID"]])][row[at["Metric Name"]]] = float(value)
-        except ValueError:
-            continue  # "n/a": a counter this chip does not have
+    cases = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    launches = ncu_metrics_by_id(text)
     ids = sorted(launches)
     if len(ids) != 2 * len(cases):
         raise ValueError(f"{len(ids)} profiled launches for {len(cases)} cases (expected two each)")
-    return [dict(case, metrics=launches[ids[2 * i + 1]]) for i, case in enumerate(cases)]
+    # "n/a" (a counter this chip does not have) is left out
+    return [
+        dict(case, metrics={k: v for k, v in launches[ids[2 * i + 1]].items() if not math.isnan(v)})
+        for i, case in enumerate(cases)
+    ]
 
 
 def summary(row: dict) -> dict:
