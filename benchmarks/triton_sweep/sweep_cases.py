@@ -2389,20 +2389,29 @@ def validation72_cases() -> list[Case]:
 
 def validation74_cases() -> list[Case]:
     """The timing side of the NCU ``crowded62`` set (stop 62, a blind test of the latency-paced rule in the
-    cache model, ``tilesight.cache.model.LATENCY_PACED_STAGES``): the same 16 launches, two-stage
-    16 x 64 x 64, 32 x 64 x 32, 32 x 128 x 32 and 64 x 64 x 32 tiles beside the three-stage 32 x 64 x 32 and
-    64 x 64 x 32, at 3584 x 9728 x 4096 and 2560 x 12800 x 5120, GROUP_M 1 (and 8 for the first two tiles),
-    fp16 on 4 warps.
-    Predicted before it runs."""
-    shapes = (("v74_a", 3584, 9728, 4096), ("v74_b", 2560, 12800, 5120))
-    tiles = (
-        (16, 64, 64, 2), (32, 64, 32, 2), (32, 128, 32, 2), (64, 64, 32, 2), (32, 64, 32, 3), (64, 64, 32, 3),
-    )  # fmt: skip
+    cache model, ``tilesight.cache.model.LATENCY_PACED_STAGES``): the same 16 launches, read from
+    ``benchmarks/ncu_l2/ncu_cases.build_crowded62_cases`` (two-stage 16 x 64 x 64, 32 x 64 x 32, 32 x 128 x 32
+    and 64 x 64 x 32 tiles beside three-stage 32 x 64 x 32 and 64 x 64 x 32 on two shapes, GROUP_M 1 and 8),
+    fp16, the shapes named ``v74_a``, ``v74_b`` in the set's order. Predicted before it runs."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "ncu_l2" / "ncu_cases.py"
+    spec = importlib.util.spec_from_file_location("tilesight_bench_ncu_cases", path)
+    ncu_cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ncu_cases)
+    launches = ncu_cases.build_crowded62_cases()
+    shapes = dict.fromkeys((c["M"], c["N"], c["K"]) for c in launches)
+    names = {mnk: f"v74_{chr(ord('a') + i)}" for i, mnk in enumerate(shapes)}
+    fields = ("block_m", "block_n", "block_k", "num_warps", "num_stages", "group_m")  # GemmConfig's order
     cases = [
-        gemm_case("grouped", shape, "float16", GemmConfig(bm, bn, bk, 4, stages, g))
-        for shape in shapes
-        for i, (bm, bn, bk, stages) in enumerate(tiles)
-        for g in ((1, 8) if i < 2 else (1,))
+        gemm_case(
+            "grouped",
+            (names[c["M"], c["N"], c["K"]], c["M"], c["N"], c["K"]),
+            c["dtype"],
+            GemmConfig(*(c[k] for k in fields)),
+        )
+        for c in launches
     ]
     return _all_held_out(cases, "validation74")
 
