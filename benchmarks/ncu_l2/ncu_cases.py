@@ -181,13 +181,16 @@ def build_cases() -> list[dict]:
     return cases
 
 
+def _shape_grid(shapes: list, configs: list, group_ms: tuple[int, ...]) -> list[dict]:
+    """Grouped GEMMs of every config at every GROUP_M on each shape, grouped by shape."""
+    return [
+        _case("grouped", shape, cfg, g) for shape in shapes for cfg, g in itertools.product(configs, group_ms)
+    ]
+
+
 def build_narrow_cases() -> list[dict]:
     """The ``narrow`` validation set (see :data:`NARROW_SHAPES`), grouped by shape."""
-    return [
-        _case("grouped", shape, cfg, g)
-        for shape in NARROW_SHAPES
-        for cfg, g in itertools.product(NARROW_CONFIGS, NARROW_GROUP_MS)
-    ]
+    return _shape_grid(NARROW_SHAPES, NARROW_CONFIGS, NARROW_GROUP_MS)
 
 
 def build_blind_cases() -> list[dict]:
@@ -205,11 +208,7 @@ def build_blind56_cases() -> list[dict]:
 
 def build_crowded_cases() -> list[dict]:
     """The ``crowded`` set (see :data:`CROWDED_SHAPES`), grouped by shape."""
-    return [
-        _case("grouped", shape, cfg, g)
-        for shape in CROWDED_SHAPES
-        for cfg, g in itertools.product(CROWDED_CONFIGS, CROWDED_GROUP_MS)
-    ]
+    return _shape_grid(CROWDED_SHAPES, CROWDED_CONFIGS, CROWDED_GROUP_MS)
 
 
 def build_crowded62_cases() -> list[dict]:
