@@ -671,10 +671,12 @@ def execution_skew(plan: TilePlan, hw: HardwareProfile, blocks_per_sm: float = 1
 
 
 def _latency_paced(plan: TilePlan, hw: HardwareProfile) -> bool:
-    """Whether every loop of the tile program keeps at most :data:`LATENCY_PACED_STAGES` stages (one
-    iteration of loads in flight) and loads no more bytes an iteration than the SM's L2 port moves in the L2
-    latency: each iteration then waits out the round trip, which paces every block alike (see
-    :data:`LATENCY_PACED_STAGES`). False for a program without loops."""
+    """Whether every loop at the top of the tile program (``plan.body``; the loops nested in them are not
+    looked at) keeps at most :data:`LATENCY_PACED_STAGES` stages (one iteration of loads in flight) and loads,
+    with its own load actions, no more bytes an iteration than the SM's L2 port moves in the L2 latency: each
+    iteration then waits out the round trip, which paces every block alike (see
+    :data:`LATENCY_PACED_STAGES`). False for a program without loops or with a top-level loop that loads
+    nothing itself."""
     loops = [node for node in plan.body if isinstance(node, Loop)]
     if not loops:
         return False
