@@ -65,7 +65,12 @@ def summary(row: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else DEFAULT
-    for row in read(path.read_text()):
+    try:
+        rows = read(path.read_text())
+    except (OSError, ValueError) as e:
+        print(f"persistent_waits_report.py: error: {path}: {e}", file=sys.stderr)
+        return 2
+    for row in rows:
         s = summary(row)
         stalls = ", ".join(f"{k} {v:.2f}" for k, v in s["stalls"])
         each = f" ({s['copies']:.0f} copies a thread)" if s["copies"] else ""

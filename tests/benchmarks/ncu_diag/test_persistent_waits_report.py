@@ -67,3 +67,12 @@ def test_a_case_with_its_tile_counts_its_copies(report):
     # 8 tiles x 4096 / 32 = 1024 K steps: 500 cycles a step; (128 + 128) x 32 x 2 B / 16 B / 128 threads = 8
     assert s["case"] == "persistent 128x128x32 w4 s3 T8"
     assert s["cycles_per_step"] == pytest.approx(500.0) and s["copies"] == pytest.approx(8.0)
+
+
+def test_a_missing_or_empty_file_is_a_clear_error(report, tmp_path, capsys):
+    assert report.main([str(tmp_path / "absent.csv")]) == 2
+    assert "absent.csv" in capsys.readouterr().err
+    empty = tmp_path / "empty.csv"
+    empty.write_text("==PROF== Connected\n")
+    assert report.main([str(empty)]) == 2
+    assert "no ncu rows in the file" in capsys.readouterr().err
