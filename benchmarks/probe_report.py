@@ -452,7 +452,8 @@ def _residency(args: argparse.Namespace) -> None:
         print(f"{label:>28}: {len(v):3d} launches, median predicted / measured {statistics.median(v):.3f}")
 
 
-# Validation sets the pooled Triton figure leaves out (README: the Liger-Kernel and survey-style sets 31-36)
+# Validation sets the pooled Triton figure leaves out (docs/accuracy-triton.md: the Liger-Kernel and
+# survey-style sets 31-36)
 POOL_EXCLUDED = frozenset(f"validation3{i}" for i in range(1, 7))
 
 
@@ -474,7 +475,7 @@ def _unaligned(args: argparse.Namespace) -> None:
     """The pooled GEMM launches whose N or K is no multiple of 16 (Triton loads that operand one element a
     lane, synchronously: odd K leaves A so, odd N B): how many and their MAPE, by which operands load so and
     by spilling or not, and, for those that do not spill, the median measured / predicted by tile rows and
-    blocks resident an SM (the two sides of the sync-operand gap, README Known gaps)."""
+    blocks resident an SM (the two sides of the sync-operand gap, docs/known-gaps.md)."""
     import accuracy
 
     import tilesight
@@ -785,7 +786,7 @@ def _balance(args: argparse.Namespace) -> None:
     """Every non-spilling GEMM launch of the pooled Triton data (benchmarks/data and its validation sets,
     less :data:`POOL_EXCLUDED`), grouped by block_K (32 or less, 64 or more), blocks resident an SM (1, 2,
     3+) and whether the installed model's tensor-core and L2 busy times are within 15% of each other: how
-    many and the median measured / predicted of each group (README Known gaps, stop 54)."""
+    many and the median measured / predicted of each group (docs/known-gaps.md, stop 54)."""
     import accuracy
 
     import tilesight
@@ -998,7 +999,8 @@ def _causal_twins(args: argparse.Namespace) -> None:
     """Every non-spilling attention launch of the pooled Triton data (benchmarks/data and its validation sets,
     less :data:`POOL_EXCLUDED`) with a 64-row tile on 4 warps at head dim 64 or a 128 x 128 tile on 8 warps at
     head dim 128, grouped by kernel (one loop, staged, descriptors; causal and not): how many and the median
-    predicted / measured, causal beside its non-causal twin (README Accuracy and Known gaps, stop 55)."""
+    predicted / measured, causal beside its non-causal twin (docs/accuracy-triton.md and docs/known-gaps.md,
+    stop 55)."""
     import accuracy
 
     import tilesight
@@ -1051,7 +1053,7 @@ def local_rows(points: list[dict], sm_count: int = SM_COUNT) -> list[dict]:
 
 
 def _local(args: argparse.Namespace) -> None:
-    """The ``local_l2`` and ``local_runs`` probes (stop 59; README Known gaps, what a spilled byte costs),
+    """The ``local_l2`` and ``local_runs`` probes (stop 59; docs/known-gaps.md, what a spilled byte costs),
     from whichever ``calibration_local*.json`` of the data folder holds each (one run may hold both)."""
     found: dict[str, tuple[str, list[dict]]] = {}
     for path in sorted(Path(args.data).glob("calibration_local*.json")):

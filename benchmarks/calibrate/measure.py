@@ -1890,7 +1890,7 @@ LOCAL_RUNS_L2_FOOTPRINT_PER_SM = 256 * 1024  # 34 MB over the chip: inside L2, f
 def local_runs() -> dict:
     """Time per run of dependent spill-like reloads (:func:`kernels.local_frame_asm` with ``dependent``):
     ``s_per_step`` is one run's latency plus its issue, from L1 and from L2, for the runs the spilling GEMMs'
-    K loops issue (README Known gaps, what a spilled byte costs)."""
+    K loops issue (docs/known-gaps.md, what a spilled byte costs)."""
     sms = n_sm()
     points = []
     for run, warps in itertools.product(LOCAL_RUNS, LOCAL_RUNS_WARPS):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Probe (GPU): how a pipelined GEMM-shaped loop's iteration time falls with its stages, at one to four
-programs per SM, against how much it reads (data for the GEMM stage bias in README's known gaps).
+programs per SM, against how much it reads (data for the GEMM stage bias in docs/known-gaps.md).
 
     python3 benchmarks/calibrate/stage_latency.py --out $OUT/calibration_stage_latency.json
 

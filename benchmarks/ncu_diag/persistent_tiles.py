@@ -65,7 +65,7 @@ def launch(kind, a, b, c, bm, bn, bk, warps, stages):
 
 # ``--waits``: the cases stop 61 profiles under ncu (run_persistent_waits.sh): the pointer kernel's 64x64 and
 # 128x128 tiles alone on their SMs, at one tile a program and at eight, where the model's steady iteration is
-# right for 128x128 at every T and grows 1.07 -> 1.44x too slow for 64x64 (README Known gaps, persistent
+# right for 128x128 at every T and grows 1.07 -> 1.44x too slow for 64x64 (docs/known-gaps.md, persistent
 # GEMMs); each launched twice (the second is the one to read), without do_bench's hundred repetitions.
 WAIT_CONFIGS = (
     ("persistent", 64, 64, 64, 4, 3),

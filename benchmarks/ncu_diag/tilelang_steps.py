@@ -5,7 +5,8 @@
     ncu --section ... python3 benchmarks/ncu_diag/tilelang_steps.py --launch-only     # two launches a config
 
 The model predicts the reference GEMM's block_K=32 configs 10-20% fast and its 2-stage configs 11-15% slow
-(README, "Noticed and left"); every config runs one block per SM. This times the configs at 4096^3 fp16
+(docs/tilelang.md: the biases per block configuration; docs/known-gaps.md: TileLang GEMM); every config
+runs one block per SM. This times the configs at 4096^3 fp16
 and, under ncu, gives the tensor pipe's activity and the warps' stall reasons per config: the data for a
 per-step cost of warp-specialised loops. Every config is launched twice (compile, then the launch ncu keeps).
 """

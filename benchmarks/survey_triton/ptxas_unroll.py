@@ -15,7 +15,7 @@ What it showed (stop 37, Triton 3.9): ptxas unrolls four times up to 8 elements 
 at 16, but at 8 not the argmax or the polynomial (longer bodies: 51-67 instructions an iteration, where the
 unrolled ones run 20-40). The frontend unrolls all of them. Taking the 16-element loops as one trip at a
 time moved the pooled memory launches 8.51 -> 8.59% (the RMSNorm passes of 1024 columns on 2 warps, already
-slow in the model, slower), so the frontend keeps its rule; the gap is in the README's known gaps.
+slow in the model, slower), so the frontend keeps its rule; the gap is in docs/known-gaps.md.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ RELOAD_MISMATCH_NOTE = (
 # H200 (the GPU's Triton gives their load loop 22-33% more instructions), which the model does not price.
 KMAJOR_NOTE = (
     "{name} is read K-major (its unit-stride dimension is not its last): 16-bit GEMMs read so ran up to 1.4x "
-    "slower on the H200 than with a row-major operand, which the model does not price (README, known gaps)"
+    "slower on the H200 than with a row-major operand, which the model does not price (docs/known-gaps.md)"
 )
 PTXAS_FAILED_NOTE = "ptxas not used ({why}); registers estimated instead"
 

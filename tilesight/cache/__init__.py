@@ -24,8 +24,8 @@ CACHE_MODELS: dict[str, type] = {"sdcm": SdcmCacheModel, "compulsory": Compulsor
 
 # The engine's default: the SDCM model. Against the NCU L2 study on the H200 (benchmarks/score_l2.py on
 # benchmarks/data/ncu_l2_h200.json) it is well ahead of the compulsory baseline (held-out L2 hit MAE 5.3 vs
-# 17.8 pp, DRAM bytes 18 vs 51 % mean error) though short of the 2 pp target; see README "Cache model
-# accuracy" and benchmarks/data/ncu_l2_score_h200.json.
+# 17.8 pp, DRAM bytes 18 vs 51 % mean error) though short of the 2 pp target; see docs/cache-model.md
+# and benchmarks/data/ncu_l2_score_h200.json.
 DEFAULT_CACHE_MODEL = "sdcm"
 
 

@@ -247,10 +247,11 @@ def tail_sharing_sms(wv: Waves) -> float:
     tail_blocks`` of it (two of 192: a 96th), not a 132nd. Where every active SM holds as many blocks,
     this is the active SM count, as before.
 
-    Effect over the pooled launches (README, stop 37): GEMM 9.22 -> 8.94% over 1,152, attention 6.57 ->
-    6.51%, memory 8.47% unchanged; blind on validation 39, 13.0 -> 8.6%. The main set's decode-shaped GEMMs
-    (7.7 -> 11.4%) and its row kernels with tails (memory 6.58 -> 6.83%) come out faster than measured; they
-    were already fast. Called for a tail only (``tail_blocks`` > 0, so ``tail_per_sm`` >= 1)."""
+    Effect over the pooled launches (docs/accuracy-triton.md, stop 37): GEMM 9.22 -> 8.94% over 1,152,
+    attention 6.57 -> 6.51%, memory 8.47% unchanged; blind on validation 39, 13.0 -> 8.6%. The main set's
+    decode-shaped GEMMs (7.7 -> 11.4%) and its row kernels with tails (memory 6.58 -> 6.83%) come out faster
+    than measured; they were already fast. Called for a tail only (``tail_blocks`` > 0, so
+    ``tail_per_sm`` >= 1)."""
     return wv.tail_blocks / wv.tail_per_sm
 
 
@@ -264,8 +265,8 @@ def started_together_s(region: _Region) -> float:
     the stream of tiles: its busiest pipeline with the exposed L2 share, or the block dispatch). A grid with
     full waves and a tail already has this: the tail starts :func:`tail_overlap` ``= (p - 1) T_steady``
     before the full waves end, the same stagger given back; so this applies where the region is the
-    launch's only one (whole waves, or a single partial wave). README, stop 37, has what it does to the
-    measured launches.
+    launch's only one (whole waves, or a single partial wave). docs/accuracy-triton.md, stop 37, has what it
+    does to the measured launches.
     """
     k = min(region.units, region.resident)
     if k <= 1:

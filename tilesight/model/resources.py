@@ -123,7 +123,7 @@ STORES_RETIRE_AT_ISSUE = True
 # predicted). Applied to tile programs without dots only: on the dot kernels measured (1,119 GEMM and 1,896
 # attention launches) the rule (at one resident block) moved GEMMs from 9.28 to 9.17% and attention from 6.62
 # to 6.86% (their lone-block epilogues were already predicted a little fast), so there it is not applied
-# (README, known gaps). Validation 32 checked it blind at one resident block (13.5% against 16.3% without);
+# (docs/known-gaps.md). Validation 32 checked it blind at one resident block (13.5% against 16.3% without);
 # at every residency, as it now stands, it gives 11.6% there (seen); the 430 measured memory launches of the
 # main set and validations 1-30 go from 8.1 to 8.0% with the two rules of stop 35.
 STORES_LEAVE_AT_L2_PORT = True
@@ -138,7 +138,8 @@ STORES_LEAVE_AT_L2_PORT = True
 # (each loop trip loads 64 KB and then reduces it; measured 752 and 478 us where the DRAM-share chain gave
 # 1029 and 648; its DRAM busy time is 641 us), Liger's softmax and Triton's 16-warp LayerNorms: the 521
 # measured memory launches of the main set and every validation set go from 8.73 to 8.39%, held-out 8.95 to
-# 8.58% (README, stop 37). The TileLang set `regs`'s 512-thread LayerNorm, already 9% fast, becomes 27% fast.
+# 8.58% (docs/accuracy-triton.md, stop 37). The TileLang set `regs`'s 512-thread LayerNorm, already 9% fast,
+# becomes 27% fast.
 LOADS_LEAVE_AT_L2_PORT_ALONE = True
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
@@ -514,8 +515,8 @@ def reload_latency_s(plan: TilePlan, hw: HardwareProfile, resident: int) -> tupl
     (:func:`spill_seconds`' rule); else, like a slot the loop stores to wherever the frames live, it waits
     ``l2_latency_s``. Frames too large for L2 are charged L2's latency too, not DRAM's: the measured GEMMs
     whose frames over the chip are 230-720 MB wait 450-630 ns a stop, which DRAM's loaded latency (889 ns on
-    the H200) overshoots more than L2's (266 ns) undershoots (``frontends/triton/sass.py``; README, stop
-    60). (0, 0) for a plan without a spill frame."""
+    the H200) overshoots more than L2's (266 ns) undershoots (``frontends/triton/sass.py``;
+    docs/tilelang.md, stop 60). (0, 0) for a plan without a spill frame."""
     res = plan.resources
     if not res.spill_bytes_per_thread:
         return 0.0, 0.0

@@ -34,7 +34,7 @@ pipeline, and each group's chain keeps its own), and the step latency holds the 
 the chain: the groups meet at the stage's barrier every step, with no dot of theirs in flight across it.
 The step latency is the ``fa_steps`` set's, of groups on their own rows; groups on their own columns of the
 same rows (``BlockResources.group_split``: TileLang's two warpgroups of a 128 x 256 fp8 GEMM, each promoting
-its half of the accumulator) share the chain and run side by side without it (README, stop 45).
+its half of the accumulator) share the chain and run side by side without it (docs/tilelang.md, stop 45).
 At head dim 128, where the dots outlast a group's chain, the ``fa_steps`` steps are the dots' time at the
 profile's rate plus 0.32 / 0.27 / 0.32 us at ``block_N`` 32 / 64 / 128 (against the dots' time plus the
 exponentials' 0.53 us at 128 before). (One consumer warpgroup per block keeps its whole chain, already
