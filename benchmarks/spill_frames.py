@@ -59,6 +59,7 @@ sys.path.insert(0, str(HERE))
 import accuracy  # noqa: E402
 from tilesight.frontends.triton.sass import (  # noqa: E402
     instructions,
+    local_bytes,
     loops,
     mma_loop_bodies,
     reload_waits,
@@ -84,19 +85,10 @@ def _loop_body(sass: str, innermost_mma: bool = False) -> list[str]:
 
 def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
     """Bytes per thread that the longest loop of ``sass`` (cuobjdump -sass text) loads and stores from local
-    memory per iteration: ``LDL``/``STL`` of 4 bytes, ``.64`` of 8 and ``.128`` of 16, between a backward
-    branch's target and the branch. (0, 0) without a loop. ``innermost_mma``: the shortest loop holding a
-    matrix instruction instead (a persistent kernel's K loop, not its loop over tiles)."""
-    loaded = stored = 0
-    for text in _loop_body(sass, innermost_mma):
-        m = _LOCAL.search(text)
-        if m:
-            size = {"64": 8, "128": 16}.get(m.group(3) or "", 4)
-            if m.group(1) == "LDL":
-                loaded += size
-            else:
-                stored += size
-    return loaded, stored
+    memory per iteration (:func:`tilesight.frontends.triton.sass.local_bytes`), between a backward branch's
+    target and the branch. (0, 0) without a loop. ``innermost_mma``: the shortest loop holding a matrix
+    instruction instead (a persistent kernel's K loop, not its loop over tiles)."""
+    return local_bytes(_loop_body(sass, innermost_mma))
 
 
 def loop_reload_runs(sass: str) -> list[int]:
@@ -251,10 +243,16 @@ def _cubin_sass(launch, hw) -> tuple[str, int]:
     """(cuobjdump -sass text, ptxas frame bytes) of ``launch`` compiled for ``hw`` by the frontend's own
     compile for ptxas (Triton's ``triton.compile``, whose disk cache keeps it)."""
     from tilesight.frontends.triton.binding import bind
-    from tilesight.frontends.triton.ptxas import _compile_cubin, cuobjdump_output, parse_res_usage
+    from tilesight.frontends.triton.ptxas import (
+        _compile_cubin,
+        cuobjdump_output,
+        parse_res_usage,
+        target_ptxas,
+    )
 
     b = bind(launch.fn, launch.args, dict(launch.options), hw)
-    cubin, name = _compile_cubin(launch.fn, b, hw)
+    target = target_ptxas()  # $TILESIGHT_PTXAS: the GPU's ptxas, where set
+    cubin, name = _compile_cubin(launch.fn, b, hw, target[0] if target else None)
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "k.cubin")
         Path(path).write_bytes(cubin)

@@ -41,8 +41,10 @@ REGISTER_NOTE = (
     "registers per thread estimated from the accumulators or tiles (ptxas not run): {regs} per thread{spill}"
 )
 PTXAS_NOTE = (
-    "registers per thread from ptxas (compiled on the CPU): {regs} per thread{spill} (estimate {est})"
+    "registers per thread from ptxas (compiled on the CPU{which}): {regs} per thread{spill} (estimate {est})"
 )
+# where ``$TILESIGHT_PTXAS`` chose the ptxas (.ptxas.PTXAS_ENV)
+PTXAS_RELEASE = " by $TILESIGHT_PTXAS, release {release}"
 RELOAD_NOTE = (
     "register spills: the times a warp waits for a local-memory reload in one iteration (the cubin's SASS), "
     "of slots the loop only reads + of slots it also stores to: {loops}; the first wait as long as where "
@@ -365,7 +367,8 @@ def build_plan(
         else:
             spill, regs_used = usage.stack_bytes, min(usage.registers, limit)
             spilled = f", {spill} bytes of local-memory frame" if spill else ""
-            register_note = PTXAS_NOTE.format(regs=usage.registers, spill=spilled, est=regs)
+            which = PTXAS_RELEASE.format(release=usage.ptxas_release) if usage.ptxas_release else ""
+            register_note = PTXAS_NOTE.format(which=which, regs=usage.registers, spill=spilled, est=regs)
             if spill and usage.reload_waits:
                 body, reload_note = with_reload_waits(body, usage.reload_waits)
                 extra_notes.append(reload_note)

@@ -71,7 +71,7 @@ class TritonFrontend:
         from .binding import bind, resolve_grid
         from .blockptr import compatible
         from .compile import compile_ir
-        from .ptxas import compile_budget_s, ptxas_usage, resolve_mode
+        from .ptxas import compile_budget_s, ptxas_usage, resolve_mode, target_ptxas
 
         if not args:
             raise TypeError(
@@ -89,6 +89,8 @@ class TritonFrontend:
             kwargs = {k: v for k, v in kwargs.items() if k != "registers"}
         # "auto" bounds the compile it asks for; "ptxas" waits for it
         budget = compile_budget_s() if mode == "auto" else None
+        if mode != "estimate":
+            target_ptxas()  # a $TILESIGHT_PTXAS that names no ptxas is an error before any compile
         for cfg in configs or [{}]:
             # a kernel parameter named like a launch option (the fused-softmax tutorial's ``num_stages``) is
             # the parameter; the launch option keeps Triton's default then, as when Triton launches it

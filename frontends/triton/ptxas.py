@@ -20,11 +20,13 @@ This costs a full compile (LLVM and ptxas: 0.5-25 s a config on a 2-core CPU, ag
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +59,15 @@ MODES = ("auto", "estimate", "ptxas")
 # The environment variable that sets the default mode (``registers=`` on a call wins).
 MODE_ENV = "TILESIGHT_REGISTERS"
 CACHE_ENTRIES = 512
+# The environment variable naming the ptxas of the toolchain the GPU will build the kernel with, where it is
+# not the installed Triton's own. Register allocation differs between ptxas releases: Triton 3.6 (the lent
+# H200's) assembles Hopper kernels with its ptxas 12.8, Triton 3.9 with 13.x, and 12.8 builds some unaligned
+# GEMMs that spill heavily at 32 registers and a 2.9 KB frame where 13.x gives 255 and 592 B (those run about
+# 9x slower); ``TILESIGHT_PTXAS=<Triton 3.6>/backends/nvidia/bin/ptxas`` makes the register count the GPU's.
+PTXAS_ENV = "TILESIGHT_PTXAS"
+# Triton's own settings for the ptxas it runs: the first before sm_90 (3.9) or sm_100 (3.6), the second after
+_TRITON_PTXAS_ENVS = ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH")
+_RELEASE_RE = re.compile(r"release (\d+\.\d+)")
 
 _CACHE = SpecialisationCache(CACHE_ENTRIES)
 _FUNCTION_RE = re.compile(r"Function\s+(\S+?):\s*\n\s*REG:(\d+)\s+STACK:(\d+)")
@@ -76,6 +87,57 @@ class PtxasUsage:
     # why the reload waits could not be read (the disassembly failed), where that happened; the registers
     # and frame stand
     sass_error: str = ""
+    # the ptxas release that assembled it where ``$TILESIGHT_PTXAS`` chose it ("12.8"); empty for Triton's own
+    ptxas_release: str = ""
+
+
+def target_ptxas() -> tuple[str, str] | None:
+    """``$TILESIGHT_PTXAS`` checked, as (absolute path, release such as "12.8"), or None where it is unset.
+    A :class:`SettingError` names the variable where the file is missing, not executable or not a ptxas
+    (Triton would otherwise fall back to its own ptxas without a word)."""
+    raw = os.environ.get(PTXAS_ENV)
+    if not raw:
+        return None
+    path = os.path.abspath(os.path.expanduser(raw))
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise SettingError(f"${PTXAS_ENV}={raw!r}: no executable file there (the GPU's Triton's ptxas)")
+    return path, _release(path, raw)
+
+
+@functools.lru_cache(maxsize=8)
+def _release(path: str, raw: str) -> str:
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SettingError(f"${PTXAS_ENV}={raw!r}: could not run it: {e}") from e
+    m = _RELEASE_RE.search(done.stdout + done.stderr)
+    if done.returncode != 0 or not m or "ptxas" not in (done.stdout + done.stderr).lower():
+        raise SettingError(f"${PTXAS_ENV}={raw!r}: `--version` does not name a ptxas release")
+    return m.group(1)
+
+
+@contextlib.contextmanager
+def _ptxas_for_compile(path: str | None) -> Iterator[None]:
+    """Within the block, Triton's compile runs ``path`` as its ptxas for every architecture (and picks the
+    PTX version that release reads); Triton's settings and its cached ptxas version are restored after."""
+    if path is None:
+        yield
+        return
+    from triton.backends.nvidia import compiler
+
+    forget = getattr(compiler.get_ptxas_version, "cache_clear", lambda: None)
+    saved = {key: os.environ.get(key) for key in _TRITON_PTXAS_ENVS}
+    os.environ.update(dict.fromkeys(_TRITON_PTXAS_ENVS, path))
+    forget()
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        forget()
 
 
 def resolve_mode(mode: Any) -> str:
@@ -129,8 +191,11 @@ def compile_budget_s() -> float:
     return value
 
 
-def _compile_cubin(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> tuple[bytes, str]:
-    """``jit_fn`` compiled as ``binding`` specialises it, for ``hw``: its cubin and kernel name."""
+def _compile_cubin(
+    jit_fn: Any, binding: Binding, hw: HardwareProfile, ptxas_path: str | None = None
+) -> tuple[bytes, str]:
+    """``jit_fn`` compiled as ``binding`` specialises it, for ``hw``: its cubin and kernel name; assembled by
+    ``ptxas_path`` where given (:data:`PTXAS_ENV`), else by the installed Triton's own ptxas."""
     import triton
     from triton.compiler.compiler import ASTSource
 
@@ -139,7 +204,7 @@ def _compile_cubin(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> tuple[
     src = ASTSource(jit_fn, binding.signature, binding.constexprs, binding.attrs)
     try:
         # Triton prints a failing ptxas run's whole PTX to stdout before raising: the error says enough
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), _ptxas_for_compile(ptxas_path):
             kernel = triton.compile(src, target=target_of(hw), options=dict(binding.options.__dict__))
         return kernel.asm["cubin"], kernel.metadata.name
     except Exception as e:  # ptxas or LLVM failing is Triton's error, reported as this kernel's
@@ -161,7 +226,7 @@ def compile_error_summary(error: BaseException) -> str:
 
 
 def _compile_cubin_within(
-    jit_fn: Any, binding: Binding, hw: HardwareProfile, budget_s: float
+    jit_fn: Any, binding: Binding, hw: HardwareProfile, budget_s: float, ptxas_path: str | None = None
 ) -> tuple[bytes, str]:
     """:func:`_compile_cubin` in a forked child that gets ``budget_s`` seconds: a compile that runs longer
     (or dies) is stopped and raised as a :class:`FrontendError`, so the caller keeps its estimate. Where the
@@ -171,13 +236,13 @@ def _compile_cubin_within(
     import warnings
 
     if "fork" not in multiprocessing.get_all_start_methods():
-        return _compile_cubin(jit_fn, binding, hw)
+        return _compile_cubin(jit_fn, binding, hw, ptxas_path)
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
 
     def child() -> None:
         try:
-            send.send(("ok", *_compile_cubin(jit_fn, binding, hw)))
+            send.send(("ok", *_compile_cubin(jit_fn, binding, hw, ptxas_path)))
         except FrontendError as e:
             send.send(("error", str(e)))
         except BaseException as e:  # anything else the compile raises, named as the kernel's
@@ -220,10 +285,14 @@ def ptxas_usage(
     jit_fn: Any, binding: Binding, hw: HardwareProfile, budget_s: float | None = None
 ) -> PtxasUsage:
     """Compile ``jit_fn`` as ``binding`` specialises it to a cubin for ``hw`` (no GPU) and read what ptxas
-    gave it. Cached by the specialisation; raises :class:`FrontendError` naming the kernel when the
+    gave it; the ptxas is ``$TILESIGHT_PTXAS`` where set (:data:`PTXAS_ENV`), else the installed Triton's.
+    Cached by the specialisation and that ptxas; raises :class:`FrontendError` naming the kernel when the
     compile fails, or, with ``budget_s``, when it runs longer than that (remembered: the next call with a
     budget for the same specialisation raises at once; one without a budget compiles)."""
-    cached = _CACHE.lookup(binding.key)
+    target = target_ptxas()
+    path, release = target if target else (None, "")
+    key = f"{binding.key}|ptxas={path}" if path else binding.key
+    cached = _CACHE.lookup(key)
     if isinstance(cached, CompileOverBudget):  # raised again within a budget
         if budget_s is not None:
             raise cached
@@ -231,24 +300,25 @@ def ptxas_usage(
     if cached is not None:
         return cached
     if budget_s is None:
-        cubin, name = _compile_cubin(jit_fn, binding, hw)
+        cubin, name = _compile_cubin(jit_fn, binding, hw, path)
     else:
         try:
-            cubin, name = _compile_cubin_within(jit_fn, binding, hw, budget_s)
+            cubin, name = _compile_cubin_within(jit_fn, binding, hw, budget_s, path)
         except CompileOverBudget as e:
-            _CACHE.keep(binding.key, e)
+            _CACHE.keep(key, e)
             raise
     with tempfile.TemporaryDirectory(prefix="tilesight-ptxas-") as tmp:
-        path = os.path.join(tmp, "kernel.cubin")
-        with open(path, "wb") as f:
+        cubin_path = os.path.join(tmp, "kernel.cubin")
+        with open(cubin_path, "wb") as f:
             f.write(cubin)
-        usage = parse_res_usage(cuobjdump_output("-res-usage", path, binding.fn_name), name)
+        usage = parse_res_usage(cuobjdump_output("-res-usage", cubin_path, binding.fn_name), name)
+        usage = replace(usage, ptxas_release=release)
         if usage.stack_bytes:
             try:
-                usage = replace(usage, reload_waits=_reload_waits(path, binding.fn_name))
+                usage = replace(usage, reload_waits=_reload_waits(cubin_path, binding.fn_name))
             except FrontendError as e:
                 usage = replace(usage, sass_error=str(e))
-    return _CACHE.keep(binding.key, usage)
+    return _CACHE.keep(key, usage)
 
 
 def cuobjdump_output(flag: str, cubin_path: str, fn_name: str) -> str:

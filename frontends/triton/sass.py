@@ -92,6 +92,21 @@ def _local_bytes(operands: str, modifiers: str) -> frozenset[tuple[str, int]] | 
     return frozenset((base, offset + i) for i in range(width))
 
 
+def local_bytes(body: list[str]) -> tuple[int, int]:
+    """Bytes a thread loads from and stores to local memory in one pass over ``body`` (instruction texts):
+    ``LDL`` / ``STL`` of 4 bytes, ``.64`` of 8, ``.128`` of 16."""
+    loaded = stored = 0
+    for text in body:
+        m = _INSTRUCTION.match(text)
+        if m and m.group(1) in ("LDL", "STL"):
+            size = 16 if ".128" in m.group(2) else 8 if ".64" in m.group(2) else 4
+            if m.group(1) == "LDL":
+                loaded += size
+            else:
+                stored += size
+    return loaded, stored
+
+
 def reload_waits(body: list[str]) -> tuple[int, int]:
     """How many times one pass over ``body`` (instruction texts in program order) waits for a local-memory
     reload (module docstring), as (waits for slots ``body`` only reads, waits for slots it also stores to):

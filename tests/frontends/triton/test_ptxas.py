@@ -1,5 +1,7 @@
 """Registers and spill frames from ptxas; when ``registers="auto"`` asks for them."""
 
+import os
+
 import pytest
 
 triton = pytest.importorskip("triton")
@@ -330,3 +332,68 @@ def test_a_failing_disassembly_keeps_ptxas_s_registers_and_says_the_waits_are_no
     why = "cuobjdump -sass failed on 'gemm': boom"
     assert RELOAD_UNREAD_NOTE.format(why=why) in report.notes
     assert not any(n.startswith("register spills: the times a warp waits") for n in report.notes)
+
+
+def _logging_ptxas(tmp_path, real):
+    """A ptxas that writes its arguments to a log, then runs ``real`` with them."""
+    log = tmp_path / "ptxas.log"
+    wrapper = tmp_path / "ptxas"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper, log
+
+
+def _bundled_ptxas():
+    from triton import knobs
+
+    return knobs.nvidia.ptxas.path  # the pre-Hopper ptxas Triton bundles: a release of its own
+
+
+def test_the_ptxas_the_gpu_runs_assembles_the_register_count_where_set(monkeypatch, tmp_path):
+    wrapper, log = _logging_ptxas(tmp_path, _bundled_ptxas())
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))  # Triton must assemble, not reuse
+    monkeypatch.setenv(ptxas.PTXAS_ENV, str(wrapper))
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    saved = {key: os.environ.get(key) for key in ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH")}
+    note = _register_note(_gemm(64, 64, 32, 4, "ptxas"))
+    release = ptxas.target_ptxas()[1]
+    assert f"compiled on the CPU by $TILESIGHT_PTXAS, release {release}):" in note
+    # Triton ran the wrapper to assemble the kernel for the H200, not only for its version
+    assert any("--gpu-name=sm_90a" in line for line in log.read_text().splitlines())
+    # and Triton's own settings are as they were
+    assert {key: os.environ.get(key) for key in saved} == saved
+
+
+def test_the_installed_triton_s_ptxas_is_used_where_the_setting_is_unset(monkeypatch):
+    monkeypatch.delenv(ptxas.PTXAS_ENV, raising=False)
+    assert ptxas.target_ptxas() is None
+    note = _register_note(_gemm(64, 64, 32, 4, "ptxas"))
+    assert "(compiled on the CPU):" in note
+
+
+def test_a_ptxas_setting_that_names_no_ptxas_is_a_setting_error(monkeypatch, tmp_path):
+    from tilesight.errors import SettingError
+
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    monkeypatch.setenv(ptxas.PTXAS_ENV, str(tmp_path / "missing"))
+    with pytest.raises(SettingError, match=r"\$TILESIGHT_PTXAS=.*missing.*no executable file"):
+        _gemm(64, 64, 32, 4, "auto")
+    not_ptxas = tmp_path / "echo"
+    not_ptxas.write_text("#!/bin/sh\necho hello\n")
+    not_ptxas.chmod(0o755)
+    monkeypatch.setenv(ptxas.PTXAS_ENV, str(not_ptxas))
+    with pytest.raises(SettingError, match="does not name a ptxas release"):
+        _gemm(64, 64, 32, 4, "ptxas")
+    # the estimate compiles nothing, so the setting is not read
+    assert "ptxas not run" in _register_note(_gemm(64, 64, 32, 4, "estimate"))
+
+
+def test_results_are_kept_apart_by_the_ptxas_that_made_them(monkeypatch, tmp_path):
+    wrapper, log = _logging_ptxas(tmp_path, _bundled_ptxas())
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    monkeypatch.delenv(ptxas.PTXAS_ENV, raising=False)
+    _gemm(64, 64, 32, 4, "ptxas")  # the installed Triton's ptxas; kept under its own key
+    monkeypatch.setenv(ptxas.PTXAS_ENV, str(wrapper))
+    note = _register_note(_gemm(64, 64, 32, 4, "ptxas"))
+    assert "$TILESIGHT_PTXAS" in note and "--gpu-name=sm_90a" in log.read_text()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tilesight.frontends.triton.sass import mma_loop_bodies, reload_waits
+from tilesight.frontends.triton.sass import local_bytes, mma_loop_bodies, reload_waits
 
 
 def _sass(*lines: str, start: int = 0) -> str:
@@ -45,6 +45,21 @@ def test_overwriting_a_register_still_loading_waits_too():
 
 def test_a_reload_without_a_register_plus_offset_address_counts_as_stored():
     assert reload_waits(["LDL R4, [R2.X4+UR4]", "IMAD R5, R4, R4, RZ"]) == (0, 1)
+
+
+def test_local_bytes_count_each_width_and_nothing_else():
+    body = [
+        "LDL R2, [R1+0x10]",  # 4
+        "LDL.64 R4, [R1+0x18]",  # 8
+        "@P0 LDL.LU.128 R8, [R1+0x20]",  # 16, predicated
+        "STL [R1+0x30], R2",  # 4
+        "STL.64 [R1+0x38], R4",  # 8
+        "LDS.128 R12, [R3]",  # shared memory: not local
+        "LDG.E.64 R14, desc[UR4][R6.64]",  # global: not local
+        "HMMA.16816.F32 R20, R8, R12, R20",
+    ]
+    assert local_bytes(body) == (4 + 8 + 16, 4 + 8)
+    assert local_bytes([]) == (0, 0)
 
 
 def test_the_innermost_loops_holding_matrix_instructions_in_address_order():
