@@ -228,3 +228,21 @@ def test_tilelang_varlen_offsets_by_their_contents(capsys: pytest.CaptureFixture
         "max_seqlen_q=200",
     )
     assert rc != 0 and "cu_seqlens_q" in err
+
+
+def test_ptxas_option_names_the_ptxas_the_registers_come_from(
+    scale_file: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tilesight.frontends.triton import ptxas
+    from triton import knobs
+
+    monkeypatch.setenv(ptxas.PTXAS_ENV, "")  # unset (empty) now; what the option sets here is undone after
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    bundled = knobs.nvidia.ptxas.path
+    argv = launch(scale_file, "--config", "BLOCK=1024", "--registers", "ptxas", "--ptxas", bundled, "--json")
+    rc, out, _ = run(capsys, "predict", *argv)
+    assert rc == 0
+    note = next(n for n in json.loads(out)["report"]["notes"] if n.startswith("registers per thread"))
+    assert f"compiled on the CPU by $TILESIGHT_PTXAS, release {ptxas.target_ptxas()[1]})" in note
+    rc, _, err = run(capsys, "predict", *launch(scale_file, "--ptxas", str(tmp_path / "nowhere")))
+    assert rc == 2 and "$TILESIGHT_PTXAS=" in err and "no executable file" in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tilesight.frontends.source import KernelSource
-from tilesight.frontends.triton.ptxas import AUTO_COMPILE_BUDGET_S, BUDGET_ENV
+from tilesight.frontends.triton.ptxas import AUTO_COMPILE_BUDGET_S, BUDGET_ENV, PTXAS_ENV, target_ptxas
 from tilesight.frontends.triton.ptxas import MODE_ENV as REGISTER_MODE_ENV
 from tilesight.frontends.triton.ptxas import MODES as REGISTER_MODES
 from tilesight.hardware import load_profile
@@ -47,6 +48,14 @@ def add_launch_options(p: argparse.ArgumentParser, *, config: bool = True) -> No
         "default, `rank`'s is 'estimate'), 'estimate' (never ptxas), 'ptxas' (always, however long it "
         f"takes); ${REGISTER_MODE_ENV} sets the default",
     )
+    p.add_argument(
+        "--ptxas",
+        default=None,
+        metavar="PATH",
+        help="the ptxas the GPU's Triton runs, for those register counts (e.g. Triton 3.6's "
+        f"backends/nvidia/bin/ptxas, CUDA 12.8, where 3.9 is installed); ${PTXAS_ENV} sets the default, "
+        "else the installed Triton's own",
+    )
     add_json(p)
 
 
@@ -64,6 +73,9 @@ class Prepared:
 def prepare(ns: argparse.Namespace, config_text: str | None = None) -> Prepared:
     """Check the cheap things first (GPU name, syntax, the kernel's presence), then import the kernel."""
     load_profile(ns.hw)
+    if getattr(ns, "ptxas", None):
+        os.environ[PTXAS_ENV] = ns.ptxas  # this process's compiles (and any it starts) use it
+        target_ptxas()  # a path that is no ptxas fails here, before the kernel is imported
     args = parse_args_text(ns.args)
     config = parse_config_text(ns.config if config_text is None else config_text)
     source = resolve(parse_target(ns.target))
