@@ -395,5 +395,8 @@ def test_results_are_kept_apart_by_the_ptxas_that_made_them(monkeypatch, tmp_pat
     monkeypatch.delenv(ptxas.PTXAS_ENV, raising=False)
     _gemm(64, 64, 32, 4, "ptxas")  # the installed Triton's ptxas; kept under its own key
     monkeypatch.setenv(ptxas.PTXAS_ENV, str(wrapper))
+    # Triton's own cache keys a build by the ptxas release, which may be the installed one's (3.6 bundles
+    # one 12.8 for both): a fresh one, so that only this module's cache could hand back the first result
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache2"))
     note = _register_note(_gemm(64, 64, 32, 4, "ptxas"))
     assert "$TILESIGHT_PTXAS" in note and "--gpu-name=sm_90a" in log.read_text()
