@@ -2387,6 +2387,27 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation75_cases() -> list[Case]:
+    """Lone K loops against their dots (stop 63): does a block alone on its SM, streaming its operand
+    from DRAM, take an iteration of ``max(dot, load span / (stages - 1))``, as the engine prices it, or of
+    their sum? Decode GEMMs on one wave run a median 0.93 of measured and the two-stage 128-deep tiles
+    0.66-0.75, and a lone persistent block's K step measured the sum (stop 62). One wave of lone blocks:
+    M = 16 at N = 8448 (132 column tiles of 64, one an SM) and K = 8192, fp16, 4 warps, GROUP_M 1; BLOCK_K
+    32 / 64 / 128 and two to four stages, each at BLOCK_M 16, 64 and 128: the rows past 16 are masked, so
+    the dot grows with BLOCK_M while the bytes read do not (Triton still issues the masked rows' copies,
+    zero-filled). The same tiles at M = BLOCK_M (64, 128) read their whole A, which every block shares
+    through L2, to tell the masked copies' cost from the dot's. 45 launches, predicted before they run."""
+    n, k = 132 * 64, 8192
+    cases = []
+    for bk in (32, 64, 128):
+        for stages in (2, 3, 4):
+            for bm in (16, 64, 128):
+                for m in sorted({16, bm}):
+                    cfg = GemmConfig(bm, 64, bk, 4, stages, 1)
+                    cases.append(gemm_case("grouped", (f"v75_m{m}", m, n, k), "float16", cfg))
+    return _all_held_out(cases, "validation75")
+
+
 def validation74_cases() -> list[Case]:
     """The timing side of the NCU ``crowded62`` set (stop 62, a blind test of the latency-paced rule in the
     cache model, ``tilesight.cache.model.LATENCY_PACED_STAGES``): the same 16 launches, read from
