@@ -418,3 +418,12 @@ def test_eight_column_wgmma_efficiency_is_the_replicated_probes_measurement():
     hw = ts.load_profile("h200")
     assert len(rates) == 3
     assert hw.mma_n_efficiency(8) == pytest.approx(sum(rates) / 3 / hw.wgmma_chain_flops_per_s, abs=0.001)
+
+
+def test_the_ptxas_release_a_profile_s_gpu_builds_with():
+    named = H200_TEXT.replace("triton_arch = 90\n", 'triton_arch = 90\nptxas_release = "12.8"\n', 1)
+    assert parse_profile(named).ptxas_release == "12.8"
+    assert parse_profile(H200_TEXT.replace('ptxas_release = "12.8"\n', "")).ptxas_release == ""
+    for bad in ("12.8", '"12"', '"twelve"'):
+        with pytest.raises(ts.ProfileError, match="ptxas_release=.* must be a release such as"):
+            parse_profile(named.replace('ptxas_release = "12.8"', f"ptxas_release = {bad}"))

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -373,6 +374,9 @@ class HardwareProfile:
     sm_l2_partition: tuple[int, ...] = ()
     # the same for a wave of at most len(...) blocks, which the scheduler spreads one per TPC first
     sm_dispatch_order_sparse: tuple[int, ...] = ()
+    # the ptxas release ("12.8") that builds Triton kernels on the machine the profile describes (its Triton's
+    # own); empty: whatever the installed Triton runs. Registers and spills differ between releases.
+    ptxas_release: str = ""
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -618,6 +622,11 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         if key not in doc:
             raise ProfileError(f"{origin}: missing top-level key {key!r}")
         top[key] = doc[key]
+    if "ptxas_release" in doc:
+        release = doc["ptxas_release"]
+        if not isinstance(release, str) or not re.fullmatch(r"\d+\.\d+", release):
+            raise ProfileError(f'{origin}: ptxas_release={release!r} must be a release such as "12.8"')
+        top["ptxas_release"] = release
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     known = set(_REQUIRED) | set(_OPTIONAL)

@@ -31,7 +31,7 @@ from .compile import CompiledIR
 from .coords import block_keys, reuse_dims, tile_coordinates
 from .extract import _ELEM, Walker, _walk_nodes
 from .layouts import pipelined, refills_after_compute, warpgroup_shares
-from .ptxas import AUTO_BAND, AUTO_CEILING, PtxasUsage
+from .ptxas import AUTO_BAND, AUTO_CEILING, PtxasUsage, toolchain_note
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
 from .strides import memory_run_bytes, tile_extents
 
@@ -43,8 +43,8 @@ REGISTER_NOTE = (
 PTXAS_NOTE = (
     "registers per thread from ptxas (compiled on the CPU{which}): {regs} per thread{spill} (estimate {est})"
 )
-# where ``$TILESIGHT_PTXAS`` chose the ptxas (.ptxas.PTXAS_ENV)
-PTXAS_RELEASE = " by $TILESIGHT_PTXAS, release {release}"
+# where the ptxas is not the installed Triton's own (.ptxas.target_ptxas: $TILESIGHT_PTXAS, or the profile's)
+PTXAS_RELEASE = " by {chosen_by} ptxas, release {release}"
 RELOAD_NOTE = (
     "register spills: the times a warp waits for a local-memory reload in one iteration (the cubin's SASS), "
     "of slots the loop only reads + of slots it also stores to: {loops}; the first wait as long as where "
@@ -367,14 +367,20 @@ def build_plan(
         else:
             spill, regs_used = usage.stack_bytes, min(usage.registers, limit)
             spilled = f", {spill} bytes of local-memory frame" if spill else ""
-            which = PTXAS_RELEASE.format(release=usage.ptxas_release) if usage.ptxas_release else ""
+            which = (
+                PTXAS_RELEASE.format(chosen_by=usage.ptxas_chosen_by, release=usage.ptxas_release)
+                if usage.ptxas_release
+                else ""
+            )
             register_note = PTXAS_NOTE.format(which=which, regs=usage.registers, spill=spilled, est=regs)
             if spill and usage.reload_waits:
                 body, reload_note = with_reload_waits(body, usage.reload_waits)
                 extra_notes.append(reload_note)
             elif spill and usage.sass_error:
                 extra_notes.append(RELOAD_UNREAD_NOTE.format(why=usage.sass_error))
-    notes = [*walker.notes, register_note, *extra_notes]
+            if not usage.ptxas_release and hw is not None:
+                extra_notes.append(toolchain_note(hw))
+    notes = [*walker.notes, register_note, *(n for n in extra_notes if n)]
     if persistent:
         notes.append(f"persistent kernel: {programs} programs stride over {coords.sequence.shape[0]} tiles")
     return TilePlan(

@@ -90,7 +90,7 @@ class TritonFrontend:
         # "auto" bounds the compile it asks for; "ptxas" waits for it
         budget = compile_budget_s() if mode == "auto" else None
         if mode != "estimate":
-            target_ptxas()  # a $TILESIGHT_PTXAS that names no ptxas is an error before any compile
+            target_ptxas(hw)  # a $TILESIGHT_PTXAS that names no ptxas is an error before any compile
         for cfg in configs or [{}]:
             # a kernel parameter named like a launch option (the fused-softmax tutorial's ``num_stages``) is
             # the parameter; the launch option keeps Triton's default then, as when Triton launches it

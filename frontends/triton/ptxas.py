@@ -65,6 +65,8 @@ CACHE_ENTRIES = 512
 # GEMMs that spill heavily at 32 registers and a 2.9 KB frame where 13.x gives 255 and 592 B (those run about
 # 9x slower); ``TILESIGHT_PTXAS=<Triton 3.6>/backends/nvidia/bin/ptxas`` makes the register count the GPU's.
 PTXAS_ENV = "TILESIGHT_PTXAS"
+# ... whose value ``triton`` keeps the installed Triton's own ptxas whatever the profile names
+INSTALLED = "triton"
 # Triton's own settings for the ptxas it runs: the first before sm_90 (3.9) or sm_100 (3.6), the second after
 _TRITON_PTXAS_ENVS = ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH")
 _RELEASE_RE = re.compile(r"release (\d+\.\d+)")
@@ -87,21 +89,88 @@ class PtxasUsage:
     # why the reload waits could not be read (the disassembly failed), where that happened; the registers
     # and frame stand
     sass_error: str = ""
-    # the ptxas release that assembled it where ``$TILESIGHT_PTXAS`` chose it ("12.8"); empty for Triton's own
+    # the ptxas release that assembled it ("12.8") and who chose that ptxas (``TargetPtxas.chosen_by``); empty
+    # for the installed Triton's own
     ptxas_release: str = ""
+    ptxas_chosen_by: str = ""
 
 
-def target_ptxas() -> tuple[str, str] | None:
-    """``$TILESIGHT_PTXAS`` checked, as (absolute path, release such as "12.8"), or None where it is unset.
-    A :class:`SettingError` names the variable where the file is missing, not executable or not a ptxas
-    (Triton would otherwise fall back to its own ptxas without a word)."""
+@dataclass(frozen=True)
+class TargetPtxas:
+    """The ptxas a register count is compiled with, where it is not the installed Triton's own: its path,
+    its release ("12.8") and who chose it (``$TILESIGHT_PTXAS``, or the profile's ``ptxas_release``)."""
+
+    path: str
+    release: str
+    chosen_by: str
+
+
+def target_ptxas(hw: HardwareProfile | None = None) -> TargetPtxas | None:
+    """Which ptxas compiles a kernel's register count for ``hw``: ``$TILESIGHT_PTXAS`` where set (a path, or
+    ``triton`` for the installed Triton's own); else, where the profile names the release its GPU's Triton
+    builds with (``ptxas_release``) and the installed Triton's is another, a ptxas of that release found here
+    (:func:`_release_candidates`); else None, the installed Triton's own (:func:`toolchain_note` says when
+    that is not the profile's). A :class:`SettingError` names the variable where its file is missing, not
+    executable or not a ptxas (Triton would otherwise fall back to its own without a word)."""
     raw = os.environ.get(PTXAS_ENV)
-    if not raw:
+    if raw == INSTALLED:
         return None
-    path = os.path.abspath(os.path.expanduser(raw))
-    if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise SettingError(f"${PTXAS_ENV}={raw!r}: no executable file there (the GPU's Triton's ptxas)")
-    return path, _release(path, raw)
+    if raw:
+        path = os.path.abspath(os.path.expanduser(raw))
+        if not os.path.isfile(path) or not os.access(path, os.X_OK):
+            raise SettingError(
+                f"${PTXAS_ENV}={raw!r}: no executable file there (a ptxas, or {INSTALLED!r} for the "
+                "installed Triton's own)"
+            )
+        return TargetPtxas(path, _release(path, raw), f"the ${PTXAS_ENV}")
+    if hw is None or not hw.ptxas_release or installed_release(hw) == hw.ptxas_release:
+        return None
+    for path in _release_candidates():
+        try:
+            release = _release(path, path)
+        except SettingError:
+            continue
+        if release == hw.ptxas_release:
+            return TargetPtxas(path, release, f"the {hw.name} profile's")
+    return None
+
+
+def toolchain_note(hw: HardwareProfile) -> str:
+    """A report note where the profile names a ptxas release that neither ``$TILESIGHT_PTXAS`` nor this
+    machine provides, so the installed Triton's (another release) compiled the register count; else ""."""
+    if os.environ.get(PTXAS_ENV) or not hw.ptxas_release or target_ptxas(hw) is not None:
+        return ""
+    installed = installed_release(hw)
+    if installed == hw.ptxas_release:
+        return ""
+    return (
+        f"the {hw.name} profile's GPU builds Triton kernels with ptxas {hw.ptxas_release}, which is not "
+        "installed here: the registers come from the installed Triton's ptxas "
+        f"{installed or '(release unknown)'} (pip install 'nvidia-cuda-nvcc-cu12=={hw.ptxas_release}.*', or "
+        f"${PTXAS_ENV})"
+    )
+
+
+def installed_release(hw: HardwareProfile) -> str:
+    """The release of the ptxas the installed Triton runs for ``hw``'s architecture ("" where unknown)."""
+    try:
+        from triton.backends.nvidia.compiler import get_ptxas
+
+        tool = get_ptxas(int(hw.triton_arch))
+    except (ImportError, AttributeError, RuntimeError, TypeError, ValueError):
+        return ""
+    return str(getattr(tool, "version", "") or "")
+
+
+def _release_candidates() -> list[str]:
+    """ptxas binaries this machine has besides Triton's own: the ``nvidia-cuda-nvcc-cu12`` wheel's."""
+    try:
+        import nvidia.cuda_nvcc as nvcc  # type: ignore[import-not-found]
+    except ImportError:
+        return []
+    roots = [*getattr(nvcc, "__path__", ()), os.path.dirname(getattr(nvcc, "__file__", None) or "")]
+    found = [os.path.join(root, "bin", "ptxas") for root in roots if root]
+    return [path for path in dict.fromkeys(found) if os.path.isfile(path) and os.access(path, os.X_OK)]
 
 
 @functools.lru_cache(maxsize=8)
@@ -289,8 +358,8 @@ def ptxas_usage(
     Cached by the specialisation and that ptxas; raises :class:`FrontendError` naming the kernel when the
     compile fails, or, with ``budget_s``, when it runs longer than that (remembered: the next call with a
     budget for the same specialisation raises at once; one without a budget compiles)."""
-    target = target_ptxas()
-    path, release = target if target else (None, "")
+    target = target_ptxas(hw)
+    path = target.path if target else None
     key = f"{binding.key}|ptxas={path}" if path else binding.key
     cached = _CACHE.lookup(key)
     if isinstance(cached, CompileOverBudget):  # raised again within a budget
@@ -312,7 +381,8 @@ def ptxas_usage(
         with open(cubin_path, "wb") as f:
             f.write(cubin)
         usage = parse_res_usage(cuobjdump_output("-res-usage", cubin_path, binding.fn_name), name)
-        usage = replace(usage, ptxas_release=release)
+        if target:
+            usage = replace(usage, ptxas_release=target.release, ptxas_chosen_by=target.chosen_by)
         if usage.stack_bytes:
             try:
                 usage = replace(usage, reload_waits=_reload_waits(cubin_path, binding.fn_name))

@@ -243,6 +243,7 @@ def test_ptxas_option_names_the_ptxas_the_registers_come_from(
     rc, out, _ = run(capsys, "predict", *argv)
     assert rc == 0
     note = next(n for n in json.loads(out)["report"]["notes"] if n.startswith("registers per thread"))
-    assert f"compiled on the CPU by $TILESIGHT_PTXAS, release {ptxas.target_ptxas()[1]})" in note
+    release = ptxas.target_ptxas().release
+    assert f"compiled on the CPU by the $TILESIGHT_PTXAS ptxas, release {release})" in note
     rc, _, err = run(capsys, "predict", *launch(scale_file, "--ptxas", str(tmp_path / "nowhere")))
     assert rc == 2 and "$TILESIGHT_PTXAS=" in err and "no executable file" in err

@@ -1,6 +1,7 @@
 """Registers and spill frames from ptxas; when ``registers="auto"`` asks for them."""
 
 import os
+import re
 
 import pytest
 
@@ -81,7 +82,7 @@ def test_a_gemm_over_the_register_file_spills_the_frame_ptxas_gives():
     report = _gemm(64, 256, 16, 2, "auto", stages=1)
     note = _register_note(report)
     assert note.startswith("registers per thread from ptxas")
-    frame = int(note.split(", ")[1].split(" bytes")[0])
+    frame = int(re.search(r"(\d+) bytes of local-memory frame", note).group(1))
     assert frame >= (256 - 255) * 4  # at least the accumulator's excess goes to the stack
     assert any(f"register spills: {frame} bytes per thread" in n for n in report.notes)
     estimated = _gemm(64, 256, 16, 2, "estimate", stages=1)
@@ -356,19 +357,64 @@ def test_the_ptxas_the_gpu_runs_assembles_the_register_count_where_set(monkeypat
     monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
     saved = {key: os.environ.get(key) for key in ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH")}
     note = _register_note(_gemm(64, 64, 32, 4, "ptxas"))
-    release = ptxas.target_ptxas()[1]
-    assert f"compiled on the CPU by $TILESIGHT_PTXAS, release {release}):" in note
+    release = ptxas.target_ptxas().release
+    assert f"compiled on the CPU by the $TILESIGHT_PTXAS ptxas, release {release}):" in note
     # Triton ran the wrapper to assemble the kernel for the H200, not only for its version
     assert any("--gpu-name=sm_90a" in line for line in log.read_text().splitlines())
     # and Triton's own settings are as they were
     assert {key: os.environ.get(key) for key in saved} == saved
 
 
-def test_the_installed_triton_s_ptxas_is_used_where_the_setting_is_unset(monkeypatch):
+def _profile_naming(release):
+    import dataclasses
+
+    from tilesight.hardware import load_profile
+
+    return dataclasses.replace(load_profile(HW), ptxas_release=release)
+
+
+def test_the_installed_triton_s_ptxas_where_the_setting_says_triton_or_the_profile_names_none(monkeypatch):
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    monkeypatch.setenv(ptxas.PTXAS_ENV, ptxas.INSTALLED)
+    assert ptxas.target_ptxas(_profile_naming("12.8")) is None
+    assert "(compiled on the CPU):" in _register_note(_gemm(64, 64, 32, 4, "ptxas"))
+    monkeypatch.delenv(ptxas.PTXAS_ENV)
+    assert ptxas.target_ptxas(_profile_naming("")) is None
+    # a profile that names the installed Triton's own release needs nothing else
+    assert ptxas.target_ptxas(_profile_naming(ptxas.installed_release(_profile_naming("")))) is None
+
+
+def test_the_profile_s_ptxas_release_is_found_among_this_machine_s_ptxas(monkeypatch, tmp_path):
+    wrapper, log = _logging_ptxas(tmp_path, _bundled_ptxas())
+    bundled_release = ptxas._release(_bundled_ptxas(), "bundled")
     monkeypatch.delenv(ptxas.PTXAS_ENV, raising=False)
-    assert ptxas.target_ptxas() is None
-    note = _register_note(_gemm(64, 64, 32, 4, "ptxas"))
-    assert "(compiled on the CPU):" in note
+    monkeypatch.setattr(ptxas, "_release_candidates", lambda: [str(tmp_path / "missing"), str(wrapper)])
+    monkeypatch.setattr(ptxas, "installed_release", lambda hw: "99.9")  # the installed Triton's is another
+    target = ptxas.target_ptxas(_profile_naming(bundled_release))
+    assert target == ptxas.TargetPtxas(str(wrapper), bundled_release, "the h200 profile's")
+    assert ptxas.toolchain_note(_profile_naming(bundled_release)) == ""
+    # a release no candidate has: the installed Triton's, and a note that says so and how to get the other
+    assert ptxas.target_ptxas(_profile_naming("11.0")) is None
+    note = ptxas.toolchain_note(_profile_naming("11.0"))
+    assert "builds Triton kernels with ptxas 11.0" in note and "installed Triton's ptxas 99.9" in note
+    assert "nvidia-cuda-nvcc-cu12==11.0.*" in note and "$TILESIGHT_PTXAS" in note
+
+
+def test_a_profile_without_its_ptxas_here_gets_the_note_in_the_report(monkeypatch):
+    monkeypatch.delenv(ptxas.PTXAS_ENV, raising=False)
+    monkeypatch.setattr(ptxas, "_CACHE", type(ptxas._CACHE)(ptxas.CACHE_ENTRIES))
+    monkeypatch.setattr(ptxas, "_release_candidates", lambda: [])
+    monkeypatch.setattr(ptxas, "installed_release", lambda hw: "99.9")
+    m = n = k = 1024
+    a, b, c = TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16")
+    report = tilesight.estimate(
+        K.gemm, ((m // 64) * (n // 64),), a, b, c, m, n, k, k, 1, n, 1, n, 1,
+        hw=_profile_naming("11.0"), BM=64, BN=64, BK=32, GROUP_M=8, num_warps=4, num_stages=3,
+        registers="ptxas",
+    )  # fmt: skip
+    assert "(compiled on the CPU):" in _register_note(report)
+    heading = "the h200 profile's GPU builds Triton kernels with ptxas 11.0"
+    assert any(n.startswith(heading) for n in report.notes)
 
 
 def test_a_ptxas_setting_that_names_no_ptxas_is_a_setting_error(monkeypatch, tmp_path):
