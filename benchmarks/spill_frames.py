@@ -251,8 +251,8 @@ def _cubin_sass(launch, hw) -> tuple[str, int]:
     )
 
     b = bind(launch.fn, launch.args, dict(launch.options), hw)
-    target = target_ptxas()  # $TILESIGHT_PTXAS: the GPU's ptxas, where set
-    cubin, name = _compile_cubin(launch.fn, b, hw, target[0] if target else None)
+    target = target_ptxas(hw)  # $TILESIGHT_PTXAS or the profile's release: the GPU's ptxas, where set
+    cubin, name = _compile_cubin(launch.fn, b, hw, target.path if target else None)
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "k.cubin")
         Path(path).write_bytes(cubin)

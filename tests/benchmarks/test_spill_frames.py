@@ -102,3 +102,35 @@ def test_recipes_report_counts_exact_matches_of_the_gpu_s_registers_and_frame(sp
     assert "3 GEMM launches" in out and "compile 1, from the PTX" in out and "Triton 3.6 runs it 2" in out
     # only the launch the other ptxas alone gets right is listed
     assert "  a: GPU [168, 8], here [176, 0], other ptxas [168, 8]" in out and "  c:" not in out
+
+
+def test_the_cubin_is_assembled_by_the_ptxas_the_setting_names(spill_frames, monkeypatch, tmp_path):
+    # a ptxas that only answers --version stands in; the compile is stopped where it would start, and the
+    # path it was handed is the one $TILESIGHT_PTXAS names
+    from tilesight.frontends.triton import ptxas
+
+    from tilesight.hardware import load_profile
+
+    fake = tmp_path / "ptxas"
+    fake.write_text(
+        "#!/bin/sh\necho 'ptxas: NVIDIA (R) Ptx optimizing assembler'\n"
+        "echo 'Cuda compilation tools, release 12.8, V12.8.93'\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv(ptxas.PTXAS_ENV, str(fake))
+    handed = []
+
+    class Stop(Exception):
+        pass
+
+    def compile_cubin(fn, binding, hw, ptxas_path=None):
+        handed.append(ptxas_path)
+        raise Stop
+
+    monkeypatch.setattr(ptxas, "_compile_cubin", compile_cubin)
+    path = ROOT / "benchmarks" / "data" / "triton_gemm.jsonl"
+    record = json.loads(path.read_text().splitlines()[0])
+    launch = spill_frames.accuracy.rebuild(record, f"{path}:1")
+    with pytest.raises(Stop):
+        spill_frames._cubin_sass(launch, load_profile("h200"))
+    assert handed == [str(fake)]
