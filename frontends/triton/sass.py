@@ -88,8 +88,12 @@ def _local_bytes(operands: str, modifiers: str) -> frozenset[tuple[str, int]] | 
     if not m:
         return None
     base, offset = m.group(1) or "RZ", int(m.group(2) or "0", 0)
-    width = 16 if ".128" in modifiers else 8 if ".64" in modifiers else 4
-    return frozenset((base, offset + i) for i in range(width))
+    return frozenset((base, offset + i) for i in range(_local_width(modifiers)))
+
+
+def _local_width(modifiers: str) -> int:
+    """Bytes one ``LDL`` / ``STL`` with ``modifiers`` moves a thread: 4, ``.64`` 8, ``.128`` 16."""
+    return 16 if ".128" in modifiers else 8 if ".64" in modifiers else 4
 
 
 def local_bytes(body: list[str]) -> tuple[int, int]:
@@ -99,7 +103,7 @@ def local_bytes(body: list[str]) -> tuple[int, int]:
     for text in body:
         m = _INSTRUCTION.match(text)
         if m and m.group(1) in ("LDL", "STL"):
-            size = 16 if ".128" in m.group(2) else 8 if ".64" in m.group(2) else 4
+            size = _local_width(m.group(2))
             if m.group(1) == "LDL":
                 loaded += size
             else:
