@@ -140,6 +140,7 @@ _OPTIONAL = (
     "alu_op_cost",
     "ddr_queue_latency_s",
     "ddr_queue_bw_bytes_per_s",
+    "ddr_stream_per_sm_bytes_per_s",
 )
 # A measured rate may exceed its datasheet peak by this factor at most: boost clocks above the clock the
 # datasheet quotes and timer granularity give a few percent; more than that is a copy-paste or unit error.
@@ -307,6 +308,12 @@ class HardwareProfile:
     # DRAM read bandwidth over ddr_queue_bw_bytes_per_s (the probe's least-squares fit of both); 0 = not given
     ddr_queue_latency_s: float = 0.0
     ddr_queue_bw_bytes_per_s: float = 0.0
+    # The rate one block alone on its SM pulls its own asynchronous copies (cp.async, the threads' pointer
+    # loads a pipelined loop issues ahead) from DRAM at, whatever the rest of the chip does (the sm_stream
+    # probe: 8-32 programs, one an SM, each streaming its own panel); a lone block's pipelined loads move
+    # their DRAM-served lines at this rate, their L2-served ones at l2_bw_per_sm_bytes_per_s; 0 = not given
+    # (such loads then hold their share of the chip's DRAM, as with other blocks beside them)
+    ddr_stream_per_sm_bytes_per_s: float = 0.0
     # A dependent reduction across one warp's 32 lanes (the reductions probe at one warp: log2(32) shuffle
     # steps, each with the op combining its result): what a warp-wide shuffle tree's chain takes, a step
     # being log2(warp_size)-th of it; 0 = not given (a shuffle step then costs nothing in a serial chain)

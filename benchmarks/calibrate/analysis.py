@@ -243,6 +243,13 @@ def profile_fields(
             f"({sms_probe['stages'] - 1} async-copy stages) over the "
             f"{sms_probe['bytes_per_s_per_sm'] / 1e9:.1f} GB/s one block streams from DRAM",
         )
+        put(
+            "ddr_stream_per_sm_bytes_per_s",
+            sms_probe["bytes_per_s_per_sm"],
+            f"sm_stream: programs one an SM each streaming its own {sms_probe['BM']} x {sms_probe['BK']} "
+            f"float16 panel from DRAM through a {sms_probe['stages']}-stage pipelined tl.load loop: the "
+            "highest per-SM rate",
+        )
     tc = measurements.get("tensor_core")
     if _ok(tc):
         for family, table in (("wgmma", "tensor_core"), ("legacy", "tensor_core_legacy")):

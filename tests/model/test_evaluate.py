@@ -805,6 +805,44 @@ def test_a_dram_stream_of_tiles_meets_a_loaded_dram(round_hw):
     assert evaluate(plain, queued).latency_s == pytest.approx(evaluate(plain, base).latency_s)
 
 
+def test_a_lone_blocks_pipelined_copies_stream_at_its_sms_own_dram_rate(round_hw):
+    # _dram_stream through the threads' own copies (dst registers): one block an SM, every 1e5-byte row from
+    # DRAM. With the profile's one-block stream rate (1.5e11 B/s, above the round GPU's 1e11 B/s DRAM share of
+    # a SM) each step's copy transfers at that rate, 0.667 us against 1 us at the share, so the launch is
+    # faster; its DRAM time still counts in full in the busy sums. A TMA copy (dst shared memory) moves at the
+    # port (2e11 B/s).
+    import dataclasses
+
+    from tilesight.model import evaluate as E
+    from tilesight.plan import MemLevel
+
+    def stream(dst):
+        plan = _dram_stream(trips=20)
+        loop = plan.body[0]
+        load = dataclasses.replace(loop.body[0], dst=dst)
+        return dataclasses.replace(plan, body=(dataclasses.replace(loop, body=(load, loop.body[1])),))
+
+    base = dataclasses.replace(round_hw, tma_ddr_latency_s=0.8 * US, tma_l2_latency_s=0.2 * US)
+    fast = dataclasses.replace(base, ddr_stream_per_sm_bytes_per_s=1.5e11)
+    model, key = E._model_and_key(None)
+    rates = {}
+    cases = (("share", base, MemLevel.REG), ("stream", fast, MemLevel.REG), ("tma", fast, MemLevel.SMEM))
+    for name, hw, dst in cases:
+        clear_caches()
+        plan = stream(dst)
+        c = E._core(plan, hw, model, None, hash(plan), key)
+        ddr = evaluate(plan, hw).busy_s[Pipeline.DDR]
+        rates[name] = (c.demands["load"].burst_bytes_per_s, c.latency, ddr)
+    clear_caches()
+    assert rates["share"][0] == 0.0  # no stream rate in the profile: the load holds its DRAM share
+    assert rates["stream"][0] == pytest.approx(1.5e11)
+    assert rates["tma"][0] == pytest.approx(round_hw.l2_bw_per_sm_bytes_per_s) == 2e11
+    assert rates["stream"][1] < rates["share"][1]
+    # the DRAM busy time is the same: 20 rows x 1e5 B at the 1e11 B/s share of a SM, 20 us
+    assert rates["stream"][2] == pytest.approx(rates["share"][2])
+    assert rates["share"][2] == pytest.approx(20 * US)
+
+
 def test_a_loop_of_no_trips_costs_nothing_though_its_tensor_has_no_traffic(round_hw):
     # the stream plan with a second loop of 0 trips reading w, a tensor nothing else reads: the cache model
     # walks no access of w (no traffic), the engine charges the loop nothing: the time of the plan without it

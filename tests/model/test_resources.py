@@ -860,8 +860,11 @@ def test_pipelined_load_waits_for_its_slowest_line_by_hand(round_hw):
     # = 0.557 us
     hw = dataclasses.replace(round_hw, tma_ddr_latency_s=0.8 * US, tma_l2_latency_s=0.2 * US)
     assert pipelined_load_latency(hw, d, tt) == pytest.approx(0.557 * US)
-    # never below the mean: nothing waits for DRAM
-    assert pipelined_load_latency(hw, d, dataclasses.replace(tt, ddr_wait=0.0)) == pytest.approx(0.525 * US)
+    # nothing waits for DRAM: both lines at L2's 0.5 us, not the mean's 0.525 (which mixes in the loaded
+    # DRAM figure: a stream's tiles in flight over its rate, their transfer the duration charges again)
+    assert pipelined_load_latency(hw, d, dataclasses.replace(tt, ddr_wait=0.0)) == pytest.approx(0.5 * US)
+    # every line waits for DRAM: the unloaded 0.8 us, below the loaded 1 us the mean would approach
+    assert pipelined_load_latency(hw, d, dataclasses.replace(tt, ddr_wait=1.0)) == pytest.approx(0.8 * US)
     assert pipelined_load_latency(hw, d, None) == d.latency_s
     # 0.2 us of DRAM queueing on the slow lines: 0.19 x 1.0 + 0.81 x 0.5 = 0.595 us
     assert pipelined_load_latency(hw, d, tt, queue_s=0.2 * US) == pytest.approx(0.595 * US)
@@ -932,6 +935,40 @@ def test_a_lone_blocks_waited_load_bursts_at_the_sm_port(round_hw):
     # nor for a load from shared memory, which does not come through the L2 port
     staged = dataclasses.replace(plan, tensors=(dataclasses.replace(plan.tensors[0], level=MemLevel.SMEM),))
     assert lone_load_burst(ld, (), staged, round_hw, 1) == 0.0
+
+
+def test_a_lone_blocks_pipelined_dot_loop_streams_its_copies_at_the_sms_own_rates(round_hw):
+    import dataclasses
+
+    from tilesight.model.resources import lone_load_burst
+
+    # the round GPU's port 2e11 B/s a SM; a one-block DRAM stream of 5e10 B/s. A pipelined (3-stage) loop
+    # with a dot, its threads' own copies (dst registers): at a DRAM share of 0.25 the harmonic mix
+    # 1 / (0.75 / 2e11 + 0.25 / 5e10) = 1 / (3.75e-12 + 5e-12) = 1.142857e11 B/s
+    hw = dataclasses.replace(round_hw, ddr_stream_per_sm_bytes_per_s=5e10)
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.REG)
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), variant="wgmma")
+    loop = Loop("k", 8, (ld, dot), stages=3)
+    plan = dataclasses.replace(_plan(ld), body=(loop,))
+    assert lone_load_burst(ld, (loop,), plan, hw, 1, 0.25) == pytest.approx(1.142857e11, rel=1e-6)
+    assert lone_load_burst(ld, (loop,), plan, hw, 1, 0.0) == pytest.approx(2e11)  # all from L2: the port
+    assert lone_load_burst(ld, (loop,), plan, hw, 1, 1.0) == pytest.approx(5e10)  # all from DRAM
+    # a persistent program's loop too (one program an SM)
+    persistent = dataclasses.replace(plan, grid=TileGrid((4,), programs=2))
+    assert lone_load_burst(ld, (loop,), persistent, hw, 1, 1.0) == pytest.approx(5e10)
+    # a TMA copy (lands in shared memory without the threads) at the port rate whatever its DRAM share
+    tma = dataclasses.replace(ld, dst=MemLevel.SMEM)
+    assert lone_load_burst(tma, (loop,), plan, hw, 1, 1.0) == pytest.approx(2e11)
+    # not with a second resident block, a producer warpgroup's loads, an unpipelined loop's (the waited-load
+    # rule: a program with dots holds its DRAM share), a loop without dots, or without the profile's rate
+    assert lone_load_burst(ld, (loop,), plan, hw, 2, 1.0) == 0.0
+    producer = dataclasses.replace(loop, producer_loads=True)
+    assert lone_load_burst(ld, (producer,), dataclasses.replace(plan, body=(producer,)), hw, 1, 1.0) == 0.0
+    flat = dataclasses.replace(loop, stages=1)
+    assert lone_load_burst(ld, (flat,), dataclasses.replace(plan, body=(flat,)), hw, 1, 1.0) == 0.0
+    no_dot = Loop("k", 8, (ld,), stages=3)
+    assert lone_load_burst(ld, (no_dot,), dataclasses.replace(plan, body=(no_dot,)), hw, 1, 1.0) == 0.0
+    assert lone_load_burst(ld, (loop,), plan, round_hw, 1, 1.0) == 0.0
 
 
 def test_a_spilling_kernel_without_dots_reloads_its_frame_once_a_pass(round_hw):

@@ -579,7 +579,9 @@ def _core_at(
             demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt, act, queue_s))
         if act.variant == SYNC_LOAD and p == 1 and loops and loops[-1].waits_sync_loads:
             demand = demand._replace(latency_s=demand.latency_s + sync_issue_s(plan, tensors[act.tensor], hw))
-        burst = lone_load_burst(act, loops, plan, hw, p)
+        tt = traffic.of(act.name, act.tensor or "") if act.kind is ActionKind.LOAD else None
+        served = tt.l15_hit + tt.l2_hit if tt is not None else 0.0  # what of the load the caches serve
+        burst = lone_load_burst(act, loops, plan, hw, p, max(1.0 - served, 0.0))
         if burst:
             demand = demand._replace(burst_bytes_per_s=burst)
         demands[act.name] = demand

@@ -141,6 +141,19 @@ STORES_LEAVE_AT_L2_PORT = True
 # 8.58% (docs/accuracy-triton.md, stop 37). The TileLang set `regs`'s 512-thread LayerNorm, already 9% fast,
 # becomes 27% fast.
 LOADS_LEAVE_AT_L2_PORT_ALONE = True
+# Whether a block alone on its SM moves the loads of a software-pipelined loop with dots (a GEMM's or
+# attention's K loop, the threads' own copies issued stages ahead; not a producer warpgroup's, which
+# producer_load_demand already bursts) at its own SM's rates, not at its share of the chip's DRAM: its
+# L2-served lines at the SM's L2 port rate, its DRAM-served ones at the profile's
+# ddr_stream_per_sm_bytes_per_s (the sm_stream probe: 55 GB/s, where the DRAM share of one of 132 SMs is
+# 29), TMA (descriptor) copies all at the port rate as the tma_latency probe read them. A lone block waits for
+# each iteration's copies (stages - 1 of them in flight) while the rest of the chip's SMs are between their
+# own bursts, so the fair share of DRAM is not what one iteration's copies take; the DRAM time of every load
+# still counts in the pipelines' sums, the throughput bound once the SMs load at once. Measured on the pooled
+# Triton GEMMs (stop 64): persistent GEMMs at one program an SM, predicted 1.2x slow at two stages (an
+# iteration of a 128 x 64 x 32 tile waits 0.74 us for a 4 KB tile of B from DRAM and 8 KB of A from L2, where
+# the DRAM share took 0.96 us), and decode tiles alone on their SMs (docs/known-gaps.md).
+PIPELINED_LOADS_STREAM_ALONE = True
 # The widest memory access one thread issues (128-bit vector loads and stores, cp.async of 16 bytes).
 FULL_VECTOR_BYTES = 16
 # Widest span (bytes from a warp instruction's first lane to its last) at which an element-wide load still
@@ -689,8 +702,10 @@ def pipelined_load_latency(
     wave's first request for it still in flight), each line independently; such a fetch meets a DRAM far
     from saturation in a tile loop whose lines mostly hit, so it takes the ``tma_latency`` probe's unloaded
     figure (``tma_ddr_latency_s``, a pipelined load step at 16 programs, one per SM), not the profile's
-    loaded ``ddr_latency_s`` (Little's law on a streaming copy). Never below the demand's mean latency; the
-    demand's own where the cache model gives no traffic or the profile has no unloaded figure. ``act``: the
+    loaded ``ddr_latency_s`` (Little's law on a streaming copy: its tiles in flight over the rate one block
+    streams them at, so the figure holds their transfer too, which the load's duration charges again beside
+    its latency); not the demand's mean latency either, which mixes that loaded figure in. The demand's own
+    where the cache model gives no traffic or the profile has no unloaded figure. ``act``: the
     load, whose re-reads of its own steps place its DRAM waits (:func:`waited_tile_latency`). ``queue_s``:
     what DRAM queueing adds to that unloaded figure where the launch streams its tiles from DRAM
     (:func:`ddr_queue_s`, which :mod:`.evaluate` solves for)."""
@@ -698,8 +713,7 @@ def pipelined_load_latency(
         return demand.latency_s
     served = 1.0 - tt.ddr_wait
     slow = hw.tma_ddr_latency_s + queue_s
-    slowest = waited_tile_latency(hw, served, demand.bytes, hw.l2_latency_s, slow, act)
-    return max(demand.latency_s, slowest)
+    return waited_tile_latency(hw, served, demand.bytes, hw.l2_latency_s, slow, act)
 
 
 def producer_load_demand(
@@ -731,13 +745,36 @@ def producer_load_demand(
 
 
 def lone_load_burst(
-    act: TileAction, loops: tuple[Loop, ...], plan: TilePlan, hw: HardwareProfile, resident: int
+    act: TileAction,
+    loops: tuple[Loop, ...],
+    plan: TilePlan,
+    hw: HardwareProfile,
+    resident: int,
+    ddr_share: float = 1.0,
 ) -> float:
-    """The SM port rate at which a load of a block alone on its SM transfers (see
-    :data:`LOADS_LEAVE_AT_L2_PORT_ALONE`; ``loops``: the loops enclosing ``act``, outermost first), or 0 where
-    the load holds its DRAM share: more than one resident block, a load a pipelined loop or a producer
-    warpgroup issues ahead, a tile program with dots, or a persistent one; and 0 for a load that does not
-    come through the L2 (from shared memory or registers)."""
+    """The SM rate at which a load of a block alone on its SM transfers, or 0 where the load holds its DRAM
+    share. ``loops``: the loops enclosing ``act``, outermost first.
+
+    * A load of a software-pipelined loop with dots, issued by the block's own threads
+      (:data:`PIPELINED_LOADS_STREAM_ALONE`): the harmonic mix of the SM's L2 port rate for the share of its
+      bytes the caches serve and the profile's ``ddr_stream_per_sm_bytes_per_s`` for the ``ddr_share`` DRAM
+      serves (one less the cache model's hit rates: a line that waits for another SM's fetch still arrives
+      from L2); a TMA (descriptor) copy, which lands in shared memory without the threads, all at the port
+      rate.
+    * Any other load (see :data:`LOADS_LEAVE_AT_L2_PORT_ALONE`): the port rate, but 0 for a load a pipelined
+      loop or a producer warpgroup issues ahead, a tile program with dots, or a persistent one.
+
+    0 at more than one resident block and for a load that does not come through the L2 (from shared memory
+    or registers)."""
+    if act.kind is ActionKind.LOAD and act.tensor is not None and resident == 1:
+        streamed = _streams_alone(act, loops, plan, hw)
+        if streamed:
+            if act.dst is MemLevel.SMEM:  # a TMA copy
+                return hw.l2_bw_per_sm_bytes_per_s
+            miss = min(max(ddr_share, 0.0), 1.0)
+            return 1.0 / (
+                (1.0 - miss) / hw.l2_bw_per_sm_bytes_per_s + miss / hw.ddr_stream_per_sm_bytes_per_s
+            )
     if (
         not LOADS_LEAVE_AT_L2_PORT_ALONE
         or act.kind is not ActionKind.LOAD
@@ -748,6 +785,20 @@ def lone_load_burst(
     ):
         return 0.0
     return hw.l2_bw_per_sm_bytes_per_s
+
+
+def _streams_alone(act: TileAction, loops: tuple[Loop, ...], plan: TilePlan, hw: HardwareProfile) -> bool:
+    """Whether :data:`PIPELINED_LOADS_STREAM_ALONE` covers ``act`` (a load through the L2 in a pipelined loop
+    of a tile program with dots, its own threads' copies) and the profile gives the stream rate."""
+    return (
+        PIPELINED_LOADS_STREAM_ALONE
+        and bool(hw.ddr_stream_per_sm_bytes_per_s)
+        and plan.has_dots
+        and bool(loops)
+        and loops[-1].stages > 1
+        and not loops[-1].producer_loads
+        and plan.tensor(act.tensor).level in _GLOBAL_LEVELS
+    )
 
 
 def _leaves_at_port(plan: TilePlan, tensor: TensorAccess) -> bool:

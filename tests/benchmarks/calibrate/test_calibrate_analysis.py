@@ -393,6 +393,16 @@ def test_ddr_queue_fields_need_three_points_and_a_growing_latency():
         analysis.ddr_queue_fields(flat)
 
 
+def test_sm_stream_gives_the_one_block_dram_rate_and_its_littles_law_latency():
+    # 4 stages of a 128 x 64 float16 panel: 3 x 16,384 B in flight; at 5e10 B/s a SM that is 983 ns
+    probe = {"points": [], "bytes_per_s_per_sm": 5e10, "BM": 128, "BK": 64, "BN": 16, "stages": 4}
+    f = analysis.profile_fields({"sm_stream": probe})
+    assert f["ddr_stream_per_sm_bytes_per_s"]["value"] == 5e10
+    assert "4-stage" in f["ddr_stream_per_sm_bytes_per_s"]["note"]
+    assert f["ddr_latency_s"]["value"] == pytest.approx(3 * 16_384 / 5e10)
+    assert "ddr_stream_per_sm_bytes_per_s" not in analysis.profile_fields({"sm_stream": {"error": "x"}})
+
+
 def test_partial_write_rate_from_the_narrow_strided_probe():
     # 2^24 - 1 float16 elements written 2 bytes a lane, lanes 16 bytes apart: (2^24 - 1) / 32 warp stores of
     # 16 sectors, (2^24 - 1) / 2 sectors; the aligned length and float32 do not count
