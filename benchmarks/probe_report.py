@@ -13,6 +13,7 @@
     python benchmarks/probe_report.py steps      # tilelang_fa_steps/: FlashAttention step time by block_N
     python benchmarks/probe_report.py attn_mix   # calibration_attn_mix.json: element-wise work between dots
     python benchmarks/probe_report.py stage_latency   # calibration_stage_latency*.json: stages x residency
+    python benchmarks/probe_report.py lone_step       # calibration_lone_step.json: a lone DRAM step by bytes
     python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
     python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
@@ -965,6 +966,55 @@ def _stage_latency(_: argparse.Namespace) -> None:
                 print(f"  {tile[0]}x{tile[1]} n{tile[2]} w{tile[3]} r{r}: " + "  ".join(cells))
 
 
+def lone_step_fit(points: list[dict]) -> tuple[float, float] | None:
+    """(latency s, rate B/s) of the least-squares line of a lone block's step (``s_per_iter``) against its A
+    tile's bytes, over the points of 128-byte rows (``block_k`` 64, float16); the rate is 0 where the slope is
+    not positive. None for fewer than two such points."""
+    rows = [p for p in points if p["block_k"] == 64]
+    if len(rows) < 2:
+        return None
+    b, a = slope([p["block_m"] * p["block_k"] * 2 for p in rows], [p["s_per_iter"] for p in rows])
+    return a, (1.0 / b if b > 0 else 0.0)
+
+
+def _lone_step(_: argparse.Namespace) -> None:
+    """calibration_lone_step.json (``stage_latency.py --lone``): one program an SM streaming A from DRAM, per
+    SM count and stages, each tile's ns a step (measured / predicted), and at each SM and stage count the
+    least-squares line of the measured step against the tile's bytes: its intercept (a lone block's DRAM
+    latency) and the rate its slope gives (the SM's copy rate), beside the profile's ``tma_ddr_latency_s``
+    and ``ddr_stream_per_sm_bytes_per_s``."""
+    from tilesight.hardware import load_profile
+
+    path = DATA / "calibration_lone_step.json"
+    if not path.exists():
+        print(f"{path.name}: not measured yet (python3 benchmarks/calibrate/stage_latency.py --lone)")
+        return
+    hw = load_profile("h200")
+    doc = json.loads(path.read_text())
+    iters = doc["iters"]
+    points = [p for p in doc["points"] if "s_per_iter" in p]
+    print(f"{path.name}: ns a step, measured / predicted, by A tile (BLOCK_M x BLOCK_K, float16)")
+    for sms, stages in sorted({(p["sms"], p["stages"]) for p in points}):
+        group = sorted(
+            (p for p in points if (p["sms"], p["stages"]) == (sms, stages)),
+            key=lambda p: p["block_m"] * p["block_k"],
+        )
+        cells = []
+        for p in group:
+            pred = f"{p['predicted_us'] * 1e3 / iters:.0f}" if "predicted_us" in p else "-"
+            cells.append(f"{p['block_m']}x{p['block_k']} {p['s_per_iter'] * 1e9:.0f}/{pred}")
+        print(f"  {sms} SMs, {stages} stages: " + "  ".join(cells))
+        fit = lone_step_fit(group)
+        if fit is not None:
+            latency, rate = fit
+            at = f"{rate / 1e9:.0f} GB/s" if rate > 0 else "no positive slope"
+            print(f"    128-byte rows: {latency * 1e9:.0f} ns + bytes at {at}")
+    print(
+        f"  profile: tma_ddr_latency_s {hw.tma_ddr_latency_s * 1e9:.0f} ns, "
+        f"ddr_stream_per_sm_bytes_per_s {hw.ddr_stream_per_sm_bytes_per_s / 1e9:.1f} GB/s"
+    )
+
+
 def slope(xs: list[float], ys: list[float]) -> tuple[float, float]:
     """Least-squares line through the points: (slope, intercept)."""
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
@@ -1110,6 +1160,7 @@ def main(argv: list[str] | None = None) -> int:
             "steps",
             "attn_mix",
             "stage_latency",
+            "lone_step",
             "persistent_tiles",
             "chains_model",
             "probes_model",
@@ -1146,6 +1197,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps": _steps,
         "attn_mix": _attn_mix,
         "stage_latency": _stage_latency,
+        "lone_step": _lone_step,
         "persistent_tiles": _persistent_tiles,
         "chains_model": _chains_model,
         "probes_model": _probes_model,

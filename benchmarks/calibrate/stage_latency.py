@@ -14,6 +14,14 @@ tile). The grid is ``per_sm`` programs per SM, all resident at once where shared
 (``n_regs`` and ``smem_bytes`` are recorded so a point whose programs did not fit is visible). TileSight
 predicts every point too (``predicted_us``). With ``--dram`` every program reads its own rows of A and never
 the same K block twice (``ITERS`` K blocks), so A streams from DRAM while B stays in L2.
+
+``--lone`` (implies ``--dram``) times what a block alone on its SM waits for a DRAM tile (stop 64's open
+question: is the one-block DRAM rate of the ``sm_stream`` probe, 55 GB/s, the SM's copy rate or its in-flight
+bytes over the latency?): one program an SM on 16 or 132 SMs, N 16 (the loads almost alone), two and three
+stages, A tiles of 4-32 KB at 128-byte rows (``BLOCK_M`` 32-256 at ``BLOCK_K`` 64) and 16 KB at 64- and
+256-byte rows. A step's time against the tile's bytes at two stages is the latency plus the bytes at the rate.
+
+    python3 benchmarks/calibrate/stage_latency.py --lone --out $OUT/calibration_lone_step.json
 """
 
 from __future__ import annotations
@@ -60,7 +68,27 @@ def stage_latency_kernel(
     tl.store(out_ptr + pid * BLOCK_M * N + tl.arange(0, BLOCK_M)[:, None] * N + cols[None, :], acc)
 
 
-def points() -> list[dict]:
+# --lone: (BLOCK_M, BLOCK_K) of A at N 16 on 4 warps, one program an SM on LONE_SMS SMs, LONE_STAGES stages
+LONE_TILES = ((32, 64), (64, 64), (128, 64), (256, 64), (256, 32), (64, 128))
+LONE_SMS = (16, 132)
+LONE_STAGES = (2, 3)
+
+
+def points(lone: bool = False) -> list[dict]:
+    if lone:
+        return [
+            {
+                "block_m": bm,
+                "block_k": bk,
+                "n": 16,
+                "warps": 4,
+                "stages": s,
+                "per_sm": 1,
+                "sms": sms,
+                "dram": True,
+            }
+            for (bm, bk), sms, s in itertools.product(LONE_TILES, LONE_SMS, LONE_STAGES)
+        ]
     return [
         {"block_m": bm, "block_k": bk, "n": n, "warps": w, "stages": s, "per_sm": r}
         for (bm, bk, n, w), s, r in itertools.product(TILES, STAGES, PER_SM)
@@ -71,13 +99,14 @@ def _shape(p: dict) -> tuple[int, int]:
     """(row blocks, K blocks) of A for point ``p``: shared L2-resident rows, or with ``dram`` one row block
     a program and ``ITERS`` K blocks (A streams from DRAM)."""
     if p.get("dram"):
-        return SMS * p["per_sm"], ITERS
+        return p.get("sms", SMS) * p["per_sm"], ITERS
     return ROW_BLOCKS, K_TILES
 
 
 def _args(p: dict, make):
-    """(a, b, out) built by ``make(shape, dtype)`` for point ``p``; its grid."""
-    programs = SMS * p["per_sm"]
+    """(a, b, out) built by ``make(shape, dtype)`` for point ``p`` (``sms``: the SMs it runs on, all 132 where
+    the point does not say); its grid."""
+    programs = p.get("sms", SMS) * p["per_sm"]
     rows, k_tiles = _shape(p)
     a = make((rows * p["block_m"], k_tiles * p["block_k"]), "float16")
     b = make((k_tiles * p["block_k"], p["n"]), "float16")
@@ -111,7 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--no-predict", action="store_true", help="leave out TileSight's predictions")
     ap.add_argument("--dram", action="store_true", help="A streams from DRAM (see the module docstring)")
+    ap.add_argument(
+        "--lone", action="store_true", help="lone blocks' DRAM steps over tile sizes (implies --dram)"
+    )
     args = ap.parse_args(argv)
+    args.dram = args.dram or args.lone
     torch.manual_seed(0)
     t0 = time.time()
     out = []
@@ -120,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     def make(shape: tuple[int, ...], dtype: str):
         return torch.randn(shape, device="cuda", dtype=dtypes[dtype]) * 0.1
 
-    for p in points():
+    for p in points(args.lone):
         p = {**p, "dram": args.dram}
         tensors, grid = _args(p, make)
         timed = timed_launch(stage_latency_kernel, grid, (*tensors, ITERS), _meta(p))
@@ -142,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         "k_tiles": ITERS if args.dram else K_TILES,
         "row_blocks": "one a program" if args.dram else ROW_BLOCKS,
         "dram": args.dram,
+        "lone": args.lone,
         "device": torch.cuda.get_device_name(0),
         "triton": triton.__version__,
         "elapsed_s": round(time.time() - t0, 1),

@@ -215,3 +215,18 @@ def test_local_rows_by_hand(report, tmp_path, capsys):
     (tmp_path / "calibration_local_l2.json").write_text(json.dumps(doc))  # one run holding both
     report.main(["local", "--data", str(tmp_path)])
     assert "50.0 ns a run of 8" in capsys.readouterr().out
+
+
+def test_lone_step_fit_reads_a_latency_and_a_rate_off_the_128_byte_rows(report):
+    # 4 / 8 / 16 KB tiles (BLOCK_M 32 / 64 / 128 at BLOCK_K 64) taking 700 ns + bytes at 100 GB/s: 740.96 /
+    # 781.92 / 863.84 ns; a 64 x 128 point (256-byte rows) off the line is left out of the fit
+    def point(bm, bk, ns):
+        return {"block_m": bm, "block_k": bk, "s_per_iter": ns * 1e-9}
+
+    pts = [point(bm, 64, 700 + bm * 128 / 100) for bm in (32, 64, 128)] + [point(64, 128, 5000)]
+    latency, rate = report.lone_step_fit(pts)
+    assert latency == pytest.approx(700e-9)
+    assert rate == pytest.approx(100e9)
+    assert report.lone_step_fit(pts[:1] + pts[3:]) is None
+    flat = [point(32, 64, 800), point(64, 64, 790)]
+    assert report.lone_step_fit(flat)[1] == 0.0

@@ -260,3 +260,18 @@ def test_stage_latency_probe_pipelines_its_loads_and_predicts():
     assert S._shape({**p, "dram": True}) == (S.SMS, S.ITERS)
     assert S._shape(p) == (S.ROW_BLOCKS, S.K_TILES)
     assert 0 < S.predict_us(p) < 1e5
+    # --lone: one program an SM on 16 or 132 SMs, A from DRAM, tiles of 4-32 KB at 128-byte rows and 16 KB at
+    # 64- and 256-byte rows, two and three stages
+    lone = S.points(lone=True)
+    assert len(lone) == len(S.LONE_TILES) * len(S.LONE_SMS) * len(S.LONE_STAGES) == 24
+    assert all(q["dram"] and q["per_sm"] == 1 and q["n"] == 16 for q in lone)
+    assert sorted({q["block_m"] * q["block_k"] * 2 for q in lone if q["block_k"] == 64}) == [
+        4096,
+        8192,
+        16384,
+        32768,
+    ]
+    q = next(q for q in lone if q["sms"] == 16 and q["stages"] == 2 and q["block_m"] == 64)
+    (a, b, out), grid = S._args(q, lambda shape, dtype: TensorSpec(shape, dtype))
+    assert grid == (16,) and a.shape == (16 * 64, S.ITERS * 64) and out.shape == (16 * 64, 16)
+    assert 0 < S.predict_us(q) < 1e5
