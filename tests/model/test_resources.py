@@ -971,6 +971,36 @@ def test_a_lone_blocks_pipelined_dot_loop_streams_its_copies_at_the_sms_own_rate
     assert lone_load_burst(ld, (loop,), plan, round_hw, 1, 1.0) == 0.0
 
 
+@given(
+    stream=st.floats(1e9, 1e12),
+    shares=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=6),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_lone_pipelined_copys_rate_lies_between_its_two_rates_and_falls_with_its_dram_share(
+    round_hw, stream, shares
+):
+    import dataclasses
+
+    from tilesight.model.resources import lone_load_burst
+
+    # whatever the stream rate against the port (2e11 B/s), the mixed rate lies between the two, is the port's
+    # with nothing from DRAM and the stream's with everything, and moves towards the stream's as the DRAM
+    # share grows
+    hw = dataclasses.replace(round_hw, ddr_stream_per_sm_bytes_per_s=stream)
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.REG)
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), variant="wgmma")
+    loop = Loop("k", 8, (ld, dot), stages=2)
+    plan = dataclasses.replace(_plan(ld), body=(loop,))
+    port = hw.l2_bw_per_sm_bytes_per_s
+    rates = [lone_load_burst(ld, (loop,), plan, hw, 1, share) for share in sorted(shares)]
+    low, high = min(port, stream), max(port, stream)
+    assert all(low * (1 - 1e-9) <= r <= high * (1 + 1e-9) for r in rates)
+    toward = [abs(r - stream) for r in rates]
+    assert all(b <= a * (1 + 1e-9) + 1e-3 for a, b in zip(toward[:-1], toward[1:], strict=True))
+    assert lone_load_burst(ld, (loop,), plan, hw, 1, 0.0) == pytest.approx(port)
+    assert lone_load_burst(ld, (loop,), plan, hw, 1, 1.0) == pytest.approx(stream)
+
+
 def test_a_spilling_kernel_without_dots_reloads_its_frame_once_a_pass(round_hw):
     import dataclasses
 
