@@ -517,6 +517,24 @@ def test_a_burst_load_before_a_pipelined_loop_leaves_the_loops_refill_at_the_por
     assert cost.loops[0][2].steady_s >= 3.0
 
 
+def test_a_refill_waits_for_its_loads_mean_line_latency_where_longer_than_l2s():
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body, refill_span_s
+    from tilesight.plan import Loop
+
+    # a two-stage loop whose one load moves 1000 B at the port's 500 B/s: 1 (L2's latency) + 2. A load whose
+    # lines come partly from DRAM waits its mean line latency instead (3.5: refill 6.5); never less than L2's
+    body, demands, scale = _load_dot_loop(L2, 4.0, 3.0, 2.0)
+    demands["ld"] = demands["ld"]._replace(bytes=1000.0)
+    loop = Loop("k", 10, body, stages=2, reduction=True)
+    sub = eval_body(body, demands, scale)
+    assert refill_span_s(loop, sub, demands, (1.0, 500.0), 0.0, 1) == pytest.approx(3.0)
+    slow = {**demands, "ld": demands["ld"]._replace(refill_latency_s=4.5)}
+    assert refill_span_s(loop, sub, slow, (1.0, 500.0), 0.0, 1) == pytest.approx(6.5)
+    fast = {**demands, "ld": demands["ld"]._replace(refill_latency_s=0.5)}
+    assert refill_span_s(loop, sub, fast, (1.0, 500.0), 0.0, 1) == pytest.approx(3.0)
+
+
 def test_a_load_left_synchronous_in_a_pipelined_loop_is_on_the_chain():
     """Two loads feed a dot (tensor cores 2): a (L2 busy 0.5, latency 3) copied asynchronously stages - 1
     iterations ahead, b (the same) left synchronous by the pipeliner. Their transfers end at 0.5 and 1 on

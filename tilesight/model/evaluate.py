@@ -69,6 +69,7 @@ from .resources import (
     full_share_rates,
     lone_load_burst,
     pipelined_load_latency,
+    pipelined_refill_latency,
     producer_load_demand,
     region_scale,
     reload_latency_s,
@@ -576,7 +577,10 @@ def _core_at(
             demand = producer_load_demand(hw, demand, traffic.of(act.name, act.tensor or ""), act, queue_s)
         elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
             tt = traffic.of(act.name, act.tensor or "")
-            demand = demand._replace(latency_s=pipelined_load_latency(hw, demand, tt, act, queue_s))
+            demand = demand._replace(
+                latency_s=pipelined_load_latency(hw, demand, tt, act, queue_s),
+                refill_latency_s=pipelined_refill_latency(hw, tt, queue_s),
+            )
         if act.variant == SYNC_LOAD and p == 1 and loops and loops[-1].waits_sync_loads:
             demand = demand._replace(latency_s=demand.latency_s + sync_issue_s(plan, tensors[act.tensor], hw))
         tt = traffic.of(act.name, act.tensor or "") if act.kind is ActionKind.LOAD else None

@@ -238,7 +238,9 @@ def refill_span_s(
 ) -> float:
     """How long one iteration's loads take from the start of the iteration that issues them until they have
     arrived, which ``stages - 1`` iterations in flight must cover (the envelope's ``load_s``): the loads'
-    latency ``port[0]`` (the profile's L2 latency) plus their bytes at the SM's L2 port rate ``port[1]``,
+    latency, the longest of their mean line latencies (:attr:`ActionDemand.refill_latency_s`: L2's for the
+    bytes the caches serve, DRAM's for the rest) and at least ``port[0]`` (the profile's L2 latency), plus
+    their bytes at the SM's L2 port rate ``port[1]``,
     and, where the warps issue them after the iteration's compute
     (:attr:`~tilesight.plan.Loop.refill_after_compute`), that compute too: ``chain`` (the iteration's chain
     per compute group) less its share of the trailing asynchronous dots (:attr:`BodyCost.async_tail_s`,
@@ -248,12 +250,12 @@ def refill_span_s(
     iteration after ``P V`` is issued) waits for each K/V tile behind ``S = Q K^T`` and the softmax; at
     three stages the same tile has a whole iteration more. A GEMM loop's dot is its asynchronous tail: its
     refill waits only for the latency."""
-    nbytes = sum(
-        demands[n.name].bytes for n in loop.body if isinstance(n, TileAction) and n.kind is ActionKind.LOAD
-    )
+    loads = [demands[n.name] for n in loop.body if isinstance(n, TileAction) and n.kind is ActionKind.LOAD]
+    nbytes = sum(d.bytes for d in loads)
     if nbytes <= 0:
         return 0.0
     latency, rate = port
+    latency = max(latency, *(d.refill_latency_s for d in loads))
     before = max(chain - sub.async_tail_s / groups, 0.0) if loop.refill_after_compute else 0.0
     return latency + nbytes / rate + before
 
