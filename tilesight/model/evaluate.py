@@ -579,7 +579,7 @@ def _core_at(
             tt = traffic.of(act.name, act.tensor or "")
             demand = demand._replace(
                 latency_s=pipelined_load_latency(hw, demand, tt, act, queue_s),
-                refill_latency_s=pipelined_refill_latency(hw, tt, queue_s),
+                refill_latency_s=pipelined_refill_latency(hw, tt),
             )
         if act.variant == SYNC_LOAD and p == 1 and loops and loops[-1].waits_sync_loads:
             demand = demand._replace(latency_s=demand.latency_s + sync_issue_s(plan, tensors[act.tensor], hw))

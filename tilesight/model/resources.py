@@ -222,7 +222,7 @@ class ActionDemand(NamedTuple):
     # launch's floor, evaluate._core_at)
     merge_sectors: float = 0.0
     # a pipelined loop's load (its own threads' copies): the mean latency of its lines, L2's for the bytes the
-    # caches serve and the unloaded DRAM latency (with the launch's queueing) for the rest
+    # caches serve and the unloaded DRAM latency for the rest
     # (pipelined_refill_latency); what the loop's refill bound waits for (tile.refill_span_s; 0 = L2's)
     refill_latency_s: float = 0.0
 
@@ -721,19 +721,21 @@ def pipelined_load_latency(
     return waited_tile_latency(hw, served, demand.bytes, hw.l2_latency_s, slow, act)
 
 
-def pipelined_refill_latency(hw: HardwareProfile, tt: TensorTraffic | None, queue_s: float = 0.0) -> float:
+def pipelined_refill_latency(hw: HardwareProfile, tt: TensorTraffic | None) -> float:
     """What one iteration's copies of a pipelined load wait for on average, for the loop's refill bound
     (:func:`tilesight.model.tile.refill_span_s`): ``l2_latency_s`` for the share of its bytes the caches
-    serve, the unloaded DRAM latency (``tma_ddr_latency_s``) plus ``queue_s`` of DRAM queueing
-    (:func:`ddr_queue_s`) for the share DRAM serves (one less the cache model's hit rates). A mean, not the
-    slowest line (:func:`pipelined_load_latency`, a lone block's wait): a tile's misses come together, its
-    lines fetched by the first block to read the tile, so a step waits for DRAM in about the miss share of the
-    steps and for L2 in the rest (the pooled two-stage GEMMs, docs/tilelang.md stop 64; the slowest line there
-    takes them 1.6x slow). 0 without traffic or the profile's unloaded figure."""
+    serve, the unloaded DRAM latency (``tma_ddr_latency_s``) for the share DRAM serves (one less the cache
+    model's hit rates). A mean, not the slowest line (:func:`pipelined_load_latency`, a lone block's wait): a
+    tile's misses come together, its lines fetched by the first block to read the tile, so a step waits for
+    DRAM in about the miss share of the steps and for L2 in the rest (the pooled two-stage GEMMs,
+    docs/tilelang.md stop 64; the slowest line there takes them 1.6x slow). Unloaded: where the launch loads
+    DRAM towards saturation its DRAM pipeline's busy time is the bound, and the queueing that saturation
+    builds (:func:`ddr_queue_s`) on every block's refill as well would count it twice (a paged decode
+    streaming K/V at 4.0 TB/s, 1.28x slow with it). 0 without traffic or the profile's unloaded figure."""
     if tt is None or not hw.tma_ddr_latency_s:
         return 0.0
     miss = min(max(1.0 - tt.l15_hit - tt.l2_hit, 0.0), 1.0)
-    return (1.0 - miss) * hw.l2_latency_s + miss * (hw.tma_ddr_latency_s + queue_s)
+    return (1.0 - miss) * hw.l2_latency_s + miss * hw.tma_ddr_latency_s
 
 
 def producer_load_demand(
