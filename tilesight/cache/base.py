@@ -54,13 +54,18 @@ class TensorTraffic:
         if self.l15_hit + self.l2_hit > 1.0 + 1e-9:
             raise ValueError(f"TensorTraffic[{self.tensor}]: l15_hit + l2_hit > 1")
         if self.ddr_wait < 0:
-            object.__setattr__(self, "ddr_wait", max(0.0, 1.0 - self.l15_hit - self.l2_hit))
+            object.__setattr__(self, "ddr_wait", self.ddr_share)
         if not 0.0 <= self.ddr_wait <= 1.0 + 1e-12:
             raise ValueError(f"TensorTraffic[{self.tensor}].ddr_wait={self.ddr_wait} outside [0, 1]")
         for name in ("l2_lookups", "l2_merged"):
             v = getattr(self, name)
             if not v >= 0.0:
                 raise ValueError(f"TensorTraffic[{self.tensor}].{name}={v} must be >= 0")
+
+    @property
+    def ddr_share(self) -> float:
+        """The share of the requested bytes DRAM serves: what neither the L1.5 nor the L2 hits."""
+        return max(0.0, 1.0 - self.l15_hit - self.l2_hit)
 
 
 @dataclass(frozen=True)

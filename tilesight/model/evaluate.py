@@ -563,6 +563,7 @@ def _core_at(
             act, plan, hw, traffic, net_time_s, tensors=tensors, rates=rates, resident=p, waited=waited,
             sfu_holds_tc=not side_by_side,
         )  # fmt: skip
+        tt = traffic.of(act.name, act.tensor or "") if act.kind is ActionKind.LOAD else None
         if (
             act.variant == SYNC_LOAD
             and (act.vector_bytes or FULL_VECTOR_BYTES) >= FULL_VECTOR_BYTES
@@ -574,18 +575,15 @@ def _core_at(
             latency = waited_load_latency(hw, demand, tensors[act.tensor].tile_bytes)
             demand = demand._replace(latency_s=latency)
         elif act.kind is ActionKind.LOAD and p == 1 and loops and loops[-1].producer_loads:
-            demand = producer_load_demand(hw, demand, traffic.of(act.name, act.tensor or ""), act, queue_s)
+            demand = producer_load_demand(hw, demand, tt, act, queue_s)
         elif act.kind is ActionKind.LOAD and loops and loops[-1].stages >= 2 and not loops[-1].producer_loads:
-            tt = traffic.of(act.name, act.tensor or "")
             demand = demand._replace(
                 latency_s=pipelined_load_latency(hw, demand, tt, act, queue_s),
                 refill_latency_s=pipelined_refill_latency(hw, tt),
             )
         if act.variant == SYNC_LOAD and p == 1 and loops and loops[-1].waits_sync_loads:
             demand = demand._replace(latency_s=demand.latency_s + sync_issue_s(plan, tensors[act.tensor], hw))
-        tt = traffic.of(act.name, act.tensor or "") if act.kind is ActionKind.LOAD else None
-        served = tt.l15_hit + tt.l2_hit if tt is not None else 0.0  # what of the load the caches serve
-        burst = lone_load_burst(act, loops, plan, hw, p, max(1.0 - served, 0.0))
+        burst = lone_load_burst(act, loops, plan, hw, p, tt.ddr_share if tt is not None else 1.0)
         if burst:
             demand = demand._replace(burst_bytes_per_s=burst)
         demands[act.name] = demand

@@ -734,8 +734,7 @@ def pipelined_refill_latency(hw: HardwareProfile, tt: TensorTraffic | None) -> f
     streaming K/V at 4.0 TB/s, 1.28x slow with it). 0 without traffic or the profile's unloaded figure."""
     if tt is None or not hw.tma_ddr_latency_s:
         return 0.0
-    miss = min(max(1.0 - tt.l15_hit - tt.l2_hit, 0.0), 1.0)
-    return (1.0 - miss) * hw.l2_latency_s + miss * hw.tma_ddr_latency_s
+    return (1.0 - tt.ddr_share) * hw.l2_latency_s + tt.ddr_share * hw.tma_ddr_latency_s
 
 
 def producer_load_demand(
