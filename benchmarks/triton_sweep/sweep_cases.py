@@ -2387,6 +2387,27 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation76_cases() -> list[Case]:
+    """A fourteenth random sample (stop 65, after stop 64's two lone-block rules): :func:`random_sample` with
+    its own seed and sizes no set has timed, a third of the pointer GEMMs at odd M and N (K odd in some), a
+    quarter of the one-loop attention launches at lengths no multiple of 128, row widths and element-wise
+    sizes odd and even: a fresh draw of the kinds the project is scored on, predicted before it runs."""
+    spec = RandomSample(
+        seed=76,
+        name="v76",
+        sizes=(704, 1472, 2176, 3200, 4416, 5760, 7040),
+        ksizes=(1216, 2240, 3904, 5248, 7680, 10752),
+        odd=(1337, 2459, 4111, 6007),
+        odd_k=(1551, 4093),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(1800, 5400, 11000, 27000),
+        widths=(832, 1920, 3200, 4480, 6656, 9216),
+        sizes_1d=(5_242_881, 19_922_944, 60_000_011, 134_217_728),
+    )
+    return random_sample(spec)
+
+
 def validation75_cases() -> list[Case]:
     """Lone K loops against their dots (stop 63): does a block alone on its SM, streaming its operand
     from DRAM, take an iteration of ``max(dot, load span / (stages - 1))``, as the engine prices it, or of
