@@ -133,6 +133,32 @@ def test_tail_wave_gets_a_larger_bandwidth_share(round_hw, monkeypatch):
     clear_caches()
 
 
+def test_first_wave_blocks_that_take_turns_exit_together(round_hw):
+    # 10 tiles, 40,000 B smem each -> 41,984 B a block: 2 resident on 4 SMs, one full wave of 8 and a tail of
+    # 2 on 2 SMs. A tile loops twice over load (DDR 1 us + 1 us latency at the SM's full share) then compute
+    # (3 us CUDA), one stage: L = 2 x 5 = 10 us, U = 6 us CUDA.
+    # full region: 2 units at d = 1; ring 10 / 2 = 5 < U = 6, the two queue for the CUDA cores (mean value
+    #   analysis, service 6, the other 4 elsewhere): n=1: R=6, X=1/10, Q=0.6; n=2: R=6 x 1.6=9.6, X=2/13.6
+    #   -> T_steady 6.8; the region ends at 10 + 6.8 = 16.8 us.
+    # tail on 2 SMs: DDR share 2e11 -> 0.5 us + 1 latency, compute 3 -> L = 2 x 4.5 = 9 us.
+    # The stagger alone (tail_overlap) starts the tail (p - 1) x 6.8 before the region ends, at 10 us: the
+    # tail would add 9 - 6.8 = 2.2 us. But the wave's two blocks started together and take turns on the SM
+    # iteration by iteration (first_wave_exit_s): the first exits at 2 x 6.8 = 13.6 us, so the tail ends at
+    # 13.6 + 9 = 22.6 us and adds 5.8. T = 16.8 + 5.8 + 2 launch = 24.6 us.
+    r = evaluate(stream_plan(tiles=10, trips=2, stages=1, smem=40_000), round_hw)
+    occ = r.occupancy
+    assert (occ.resident_blocks, occ.full_waves, occ.tail_blocks) == (2, 1, 2)
+    assert r.extras["full_region_s"] == pytest.approx(16.8 * US)
+    assert {p.phase: p for p in r.phases}["tail"].time_s == pytest.approx(5.8 * US)
+    assert r.latency_s == pytest.approx(24.6 * US)
+    # a tile without a loop of two or more iterations runs each pipeline's work in one piece, the first block
+    # ahead of the second: the first exits as the stagger has it. Trips 1: L = 5, U = 3, T_steady 3.4 (the
+    # test above), region 5 + 3.4 = 8.4; tail L = 4.5 starts at 8.4 - 3.4 = 5 and adds 1.1 us.
+    r = evaluate(stream_plan(tiles=10, trips=1, stages=1, smem=40_000), round_hw)
+    assert {p.phase: p for p in r.phases}["tail"].time_s == pytest.approx(1.1 * US)
+    assert r.latency_s == pytest.approx((8.4 + 1.1 + 2) * US)
+
+
 def test_partial_single_wave_has_no_tail(round_hw):
     # 2 tiles on 4 SMs: the only wave is partial, active = 2: DDR share 2e11 -> 0.5 us; L2 min(4e11, 2e11)
     # -> 0.5 us; load = 0.5 + 1 latency = 1.5; compute 3 -> L = 4.5 us; + 2 launch = 6.5 us.
