@@ -9,6 +9,8 @@
 # v74, v75, v76: validation 74 (the same 16 launches timed), validation 75 (lone K loops against their dots),
 #       validation 76 (a fourteenth random sample, stop 65), up to 2.5 minutes each;
 # c62b: the `crowded62` set again, as run 2;
+# tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
+#       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
 # lone: the `stage_latency --lone` probe (stop 64: a lone block's two- and three-stage DRAM step over tile bytes,
 #    which separates the latency from the rate of ddr_stream_per_sm_bytes_per_s).
 # Everything lands in $OUT/queued.tgz; unpack it and copy as benchmarks/data/README.md's rows for
@@ -20,17 +22,18 @@ out=${OUT:?OUT must be set (the device tool sets it)}
 mkdir -p "$out"
 extra=lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,lts__t_sectors_srcunit_ltcfabric_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum
 status=0
-steps=${*:-c62 v74 v75 v76 c62b lone}
+steps=${*:-c62 v74 v75 v76 c62b tma lone}
 for step in $steps; do
   case $step in
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
     v74|v75|v76) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
+    tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (c62 v74 v75 v76 c62b lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 tma_attn lone 2>/dev/null)) \
     || status=$?
 exit "$status"
