@@ -18,7 +18,6 @@ instructions, the SM clock and the warps' stall reasons.
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from pathlib import Path
 
@@ -51,7 +50,7 @@ def name(c: tuple) -> str:
 
 def main() -> int:
     import torch
-    import triton
+    from kmajor import time_or_mark
 
     from kernels.triton.attention import attention
     from kernels.triton.attention_staged import attention_staged
@@ -63,18 +62,7 @@ def main() -> int:
         q, k, v = (torch.randn(BATCH, HEADS, N_CTX, d, device="cuda", dtype=torch.float16) for _ in range(3))
         fn = attention if kernel == "loop" else attention_staged
         cfg = dict(causal=causal, block_m=bm, block_n=bn, num_warps=w, num_stages=s)
-        if timing:
-            fn(q, k, v, **cfg)
-            torch.cuda.synchronize()
-            run = functools.partial(fn, q, k, v, **cfg)
-            p50, p20, p80 = triton.testing.do_bench(run, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
-            row = {"case": name(c), "p50_us": p50 * 1e3, "p20_us": p20 * 1e3, "p80_us": p80 * 1e3}
-            print(json.dumps(row), flush=True)
-        else:
-            print(f"NCU_DIAG_CASE {name(c)}", flush=True)
-            for _ in range(2):  # the parser keeps the second launch (warm instruction cache, compiled)
-                fn(q, k, v, **cfg)
-            torch.cuda.synchronize()
+        time_or_mark(name(c), functools.partial(fn, q, k, v, **cfg), timing)
     return 0
 
 

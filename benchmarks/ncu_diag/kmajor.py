@@ -20,10 +20,12 @@ K-major beside row-major with their ratio.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -79,6 +81,27 @@ REPORT_METRICS = {
 }
 
 
+def time_or_mark(case: str, run: Callable[[], object], timing: bool, **fields: object) -> None:
+    """One case of an ncu_diag probe driver. ``timing``: a warm launch of ``run``, then ``do_bench``'s p50 /
+    p20 / p80 printed as a JSON row ``{"case": case, **fields, "p50_us", "p20_us", "p80_us"}``. Else, for the
+    ncu pass: an ``NCU_DIAG_CASE case`` marker and two launches (:func:`ncu_launches` keeps the second: warm
+    instruction cache, compiled)."""
+    import torch
+    import triton
+
+    if timing:
+        run()
+        torch.cuda.synchronize()
+        p50, p20, p80 = triton.testing.do_bench(run, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
+        row = {"case": case, **fields, "p50_us": p50 * 1e3, "p20_us": p20 * 1e3, "p80_us": p80 * 1e3}
+        print(json.dumps(row), flush=True)
+    else:
+        print(f"NCU_DIAG_CASE {case}", flush=True)
+        for _ in range(2):
+            run()
+        torch.cuda.synchronize()
+
+
 def ncu_metrics_by_id(text: str) -> dict[int, dict[str, float]]:
     """Every profiled launch's metrics (name -> value; NaN for ``n/a`` or empty) from ncu's ``--csv`` page,
     keyed by ncu's launch ID; lines before its ``"ID"`` header (the driver's own output) are skipped. Raises
@@ -127,7 +150,6 @@ def main() -> int:
     if "--report" in sys.argv:
         return report(Path(sys.argv[sys.argv.index("--report") + 1]))
     import torch
-    import triton
 
     from kernels.triton.gemm import matmul
 
@@ -146,19 +168,8 @@ def main() -> int:
         bm, bn, bk, w, s, g = c
         cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_m=g, num_warps=w, num_stages=s)
         for k_major, b in ((False, b_row), (True, b_kmajor)):
-            if timing:
-                matmul(a, b, **cfg)
-                torch.cuda.synchronize()
-                run = lambda cfg=cfg, a=a, b=b: matmul(a, b, **cfg)  # noqa: E731
-                p50, p20, p80 = triton.testing.do_bench(run, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
-                row = {"case": name(shape, c, k_major), "shape": [M, N, K]}
-                row |= {"p50_us": p50 * 1e3, "p20_us": p20 * 1e3, "p80_us": p80 * 1e3}
-                print(json.dumps(row), flush=True)
-            else:
-                print(f"NCU_DIAG_CASE {name(shape, c, k_major)}", flush=True)
-                for _ in range(2):  # the parser keeps the second launch (warm instruction cache, compiled)
-                    matmul(a, b, **cfg)
-                torch.cuda.synchronize()
+            run = functools.partial(matmul, a, b, **cfg)
+            time_or_mark(name(shape, c, k_major), run, timing, shape=[M, N, K])
     return 0
 
 

@@ -16,6 +16,7 @@ the second of its two ncu launches the time, SM cycles and clock, L2 sector thro
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -119,7 +120,7 @@ def main() -> int:
     if "--report" in sys.argv:
         return report(Path(sys.argv[sys.argv.index("--report") + 1]))
     import torch
-    import triton
+    from kmajor import time_or_mark
 
     from kernels.triton.gemm import matmul
 
@@ -130,19 +131,7 @@ def main() -> int:
     for c in CASES:
         bm, bn, bk, w, s, g = c
         cfg = dict(block_m=bm, block_n=bn, block_k=bk, group_m=g, num_warps=w, num_stages=s)
-        if timing:
-            matmul(a, b, **cfg)
-            torch.cuda.synchronize()
-            p50, p20, p80 = triton.testing.do_bench(lambda cfg=cfg: matmul(a, b, **cfg), warmup=25, rep=100,
-                                                    quantiles=[0.5, 0.2, 0.8])  # fmt: skip
-            row = {"case": name(c), "size": SIZE}
-            row |= {"p50_us": p50 * 1e3, "p20_us": p20 * 1e3, "p80_us": p80 * 1e3}
-            print(json.dumps(row), flush=True)
-        else:
-            print(f"NCU_DIAG_CASE {name(c)}", flush=True)
-            for _ in range(2):  # the parser keeps the second launch (warm instruction cache, compiled)
-                matmul(a, b, **cfg)
-            torch.cuda.synchronize()
+        time_or_mark(name(c), functools.partial(matmul, a, b, **cfg), timing, size=SIZE)
     return 0
 
 
