@@ -2387,6 +2387,25 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation77_cases() -> list[Case]:
+    """A fifteenth random sample (stop 66): :func:`random_sample` with its own seed and sizes no set has
+    timed, drawn like :func:`validation76_cases`, predicted with stop 65's final model before it runs."""
+    spec = RandomSample(
+        seed=77,
+        name="v77",
+        sizes=(832, 1664, 2432, 3456, 4672, 6016, 7296),
+        ksizes=(1408, 2624, 4288, 5632, 8064, 11264),
+        odd=(1231, 2677, 4397, 6311),
+        odd_k=(1777, 4457),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(2100, 6200, 12500, 30000),
+        widths=(704, 1664, 2944, 4736, 7040, 9984),
+        sizes_1d=(6_291_457, 23_068_672, 70_000_003, 150_994_944),
+    )
+    return random_sample(spec)
+
+
 def validation76_cases() -> list[Case]:
     """A fourteenth random sample (stop 65, after stop 64's two lone-block rules): :func:`random_sample` with
     its own seed and sizes no set has timed, a third of the pointer GEMMs at odd M and N (K odd in some), a
