@@ -979,10 +979,14 @@ def lone_step_fit(points: list[dict]) -> tuple[float, float] | None:
 
 def _lone_step(_: argparse.Namespace) -> None:
     """calibration_lone_step.json (``stage_latency.py --lone``): one program an SM streaming A from DRAM, per
-    SM count and stages, each tile's ns a step (measured / predicted), and at each SM and stage count the
-    least-squares line of the measured step against the tile's bytes: its intercept (a lone block's DRAM
-    latency) and the rate its slope gives (the SM's copy rate), beside the profile's ``tma_ddr_latency_s``
-    and ``ddr_stream_per_sm_bytes_per_s``."""
+    SM count and stages, each tile's ns a step (measured / predicted: the prediction the run recorded, else
+    the installed model's, on CPU), and at each SM and stage count the least-squares line of the measured
+    step against the tile's bytes: its intercept (a lone block's DRAM latency) and the rate its slope gives
+    (the SM's copy rate), beside the profile's ``tma_ddr_latency_s`` and ``ddr_stream_per_sm_bytes_per_s``
+    and the per-load rate :func:`calibrate.analysis.lone_step_fields` reads off the fewest SMs."""
+    from calibrate import analysis
+    from calibrate.stage_latency import predict_us
+
     from tilesight.hardware import load_profile
 
     path = DATA / "calibration_lone_step.json"
@@ -993,6 +997,7 @@ def _lone_step(_: argparse.Namespace) -> None:
     doc = json.loads(path.read_text())
     iters = doc["iters"]
     points = [p for p in doc["points"] if "s_per_iter" in p]
+    keys = ("block_m", "block_k", "n", "warps", "stages", "per_sm", "sms", "dram")
     print(f"{path.name}: ns a step, measured / predicted, by A tile (BLOCK_M x BLOCK_K, float16)")
     for sms, stages in sorted({(p["sms"], p["stages"]) for p in points}):
         group = sorted(
@@ -1001,8 +1006,8 @@ def _lone_step(_: argparse.Namespace) -> None:
         )
         cells = []
         for p in group:
-            pred = f"{p['predicted_us'] * 1e3 / iters:.0f}" if "predicted_us" in p else "-"
-            cells.append(f"{p['block_m']}x{p['block_k']} {p['s_per_iter'] * 1e9:.0f}/{pred}")
+            us = p["predicted_us"] if "predicted_us" in p else predict_us({k: p[k] for k in keys})
+            cells.append(f"{p['block_m']}x{p['block_k']} {p['s_per_iter'] * 1e9:.0f}/{us * 1e3 / iters:.0f}")
         print(f"  {sms} SMs, {stages} stages: " + "  ".join(cells))
         fit = lone_step_fit(group)
         if fit is not None:
@@ -1013,6 +1018,12 @@ def _lone_step(_: argparse.Namespace) -> None:
         f"  profile: tma_ddr_latency_s {hw.tma_ddr_latency_s * 1e9:.0f} ns, "
         f"ddr_stream_per_sm_bytes_per_s {hw.ddr_stream_per_sm_bytes_per_s / 1e9:.1f} GB/s"
     )
+    try:
+        f = analysis.lone_step_fields(points)["ddr_stream_per_sm_bytes_per_s"]
+    except ValueError as e:
+        print(f"  per-load rate: {e}")
+    else:
+        print(f"  per-load rate {f['value'] / 1e9:.1f} GB/s ({f['note']})")
 
 
 def slope(xs: list[float], ys: list[float]) -> tuple[float, float]:

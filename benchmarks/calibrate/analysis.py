@@ -762,6 +762,53 @@ def reduction_sm_fields(points: Sequence[Mapping[str, Any]]) -> dict:
     return out
 
 
+def lone_step_fields(points: Sequence[Mapping[str, Any]]) -> dict:
+    """``ddr_stream_per_sm_bytes_per_s`` from the lone-step probe (``stage_latency.py --lone``): one program
+    an SM streaming its own rows of A from DRAM through a pipelined ``tl.load`` loop (cp.async), at several
+    A tiles, stage counts and SM counts, each point's ``s_per_iter``.
+
+    A step's copy is issued ``stages - 1`` steps before it is consumed and each copy runs on its own, so a
+    step lasts ``(latency + bytes / rate) / (stages - 1)``: over the points at the fewest SMs (DRAM far from
+    its bandwidth), the least-squares line of ``s_per_iter x (stages - 1)`` against the A tile's bytes has
+    the latency as its intercept and ``1 / rate`` as its slope. The rate is what one load moves at after its
+    latency, which is what the model charges a lone block's DRAM-served copies on top of that latency; the
+    ``sm_stream`` probe's per-SM figure is a throughput with the latency inside it (its copies in flight over
+    their round trip), half of this at its four stages. The intercept is reported beside, for comparison with
+    ``tma_ddr_latency_s``. Raises ValueError for fewer than two tile sizes at the fewest SMs or a slope that
+    is not positive."""
+    ok = [p for p in points if p.get("s_per_iter") and int(p.get("stages", 0)) >= 2 and not p.get("n_spills")]
+    if not ok:
+        raise ValueError("lone_step_fields: no measured point")
+    fewest = min(int(p["sms"]) for p in ok)
+    mine = [p for p in ok if int(p["sms"]) == fewest]
+    xs = [float(p["block_m"] * p["block_k"] * 2) for p in mine]
+    ys = [float(p["s_per_iter"]) * (int(p["stages"]) - 1) for p in mine]
+    if len(set(xs)) < 2:
+        raise ValueError(f"lone_step_fields: fewer than two tile sizes at {fewest} SMs")
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    if slope <= 0:
+        raise ValueError("lone_step_fields: the step does not grow with the tile's bytes")
+    latency = my - slope * mx
+    rms = math.sqrt(sum((latency + slope * x - y) ** 2 for x, y in zip(xs, ys, strict=True)) / n)
+    note = (
+        f"lone blocks at {fewest} SMs, one an SM, each streaming its own rows of A from DRAM ({n} points: "
+        f"{len(set(xs))} tile sizes of {min(xs) / 1024:.0f}-{max(xs) / 1024:.0f} KB, "
+        f"{min(int(p['stages']) for p in mine)}-{max(int(p['stages']) for p in mine)} stages): least squares "
+        f"of the step x (stages - 1) against the tile's bytes, {latency * 1e9:.0f} ns + bytes at "
+        f"{1 / slope / 1e9:.1f} GB/s, rms {rms * 1e9:.0f} ns"
+    )
+    return {
+        "ddr_stream_per_sm_bytes_per_s": {
+            "value": 1.0 / slope,
+            "note": note,
+            "latency_s": latency,
+            "rms_s": rms,
+        }
+    }
+
+
 # The DRAM bandwidths (bytes/s) the loaded-latency fit tries as the queue's saturation point, above every
 # probe point: 3.0 to 6.0 TB/s in 50 GB/s steps.
 DDR_QUEUE_BW_GRID = tuple(3.0e12 + 5.0e10 * i for i in range(61))

@@ -393,6 +393,41 @@ def test_ddr_queue_fields_need_three_points_and_a_growing_latency():
         analysis.ddr_queue_fields(flat)
 
 
+def test_lone_step_fields_read_the_latency_and_one_loads_rate_at_the_fewest_sms():
+    # 700 ns + bytes at 1e11 B/s a load, over stages - 1 loads in flight: 8,192 B at two stages 781.92 ns,
+    # 16,384 B at two 863.84 ns and at three 431.92 ns; the 132-SM point (DRAM loaded) is left out
+    def point(bm, stages, sms, s):
+        return {"block_m": bm, "block_k": 64, "stages": stages, "sms": sms, "s_per_iter": s}
+
+    points = [
+        point(64, 2, 16, 781.92e-9),
+        point(128, 2, 16, 863.84e-9),
+        point(128, 3, 16, 431.92e-9),
+        point(128, 2, 132, 2000e-9),
+        {"block_m": 64, "block_k": 64, "stages": 2, "sms": 16, "error": "OutOfResources"},
+    ]
+    f = analysis.lone_step_fields(points)["ddr_stream_per_sm_bytes_per_s"]
+    assert f["value"] == pytest.approx(1e11)
+    assert f["latency_s"] == pytest.approx(700e-9)
+    assert f["rms_s"] == pytest.approx(0.0, abs=1e-15)
+    assert "16 SMs" in f["note"] and "3 points" in f["note"]
+
+
+def test_lone_step_fields_need_two_tile_sizes_and_a_growing_step():
+    one = [
+        {"block_m": 64, "block_k": 64, "stages": s, "sms": 16, "s_per_iter": 7e-7 / (s - 1)} for s in (2, 3)
+    ]
+    with pytest.raises(ValueError, match="fewer than two tile sizes"):
+        analysis.lone_step_fields(one)
+    shrinking = [
+        {"block_m": m, "block_k": 64, "stages": 2, "sms": 16, "s_per_iter": 1e-6 / m} for m in (32, 64)
+    ]
+    with pytest.raises(ValueError, match="does not grow"):
+        analysis.lone_step_fields(shrinking)
+    with pytest.raises(ValueError, match="no measured point"):
+        analysis.lone_step_fields([{"error": "x"}])
+
+
 def test_sm_stream_gives_the_one_block_dram_rate_and_its_littles_law_latency():
     # 4 stages of a 128 x 64 float16 panel: 3 x 16,384 B in flight; at 5e10 B/s a SM that is 983 ns
     probe = {"points": [], "bytes_per_s_per_sm": 5e10, "BM": 128, "BK": 64, "BN": 16, "stages": 4}
