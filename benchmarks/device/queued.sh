@@ -6,8 +6,9 @@
 #
 # c62:  the NCU L2 set `crowded62` (the latency-paced rule's blind test), with the four coalescer / fabric
 #       counters of the blind56 row, as run 1 (about 2.5 minutes);
-# v74, v75, v76: validation 74 (the same 16 launches timed), validation 75 (lone K loops against their dots),
-#       validation 76 (a fourteenth random sample, stop 65), up to 2.5 minutes each;
+# v74, v75, v76, v77: validation 74 (the same 16 launches timed), validation 75 (lone K loops against their
+#       dots), validations 76 and 77 (the fourteenth and fifteenth random samples, stops 65 and 66), up to 2.5
+#       minutes each (stop 66 measured all but v77 on the H200; v77 only came up on an H100);
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -21,19 +22,26 @@ cd "$(dirname "$0")/../.."
 out=${OUT:?OUT must be set (the device tool sets it)}
 mkdir -p "$out"
 extra=lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,lts__t_sectors_srcunit_ltcfabric_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum
+# The committed data are the H200's: a loan that comes up on another GPU (stop 66 got an H100 from a plain call)
+# runs nothing unless QUEUED_ANY_GPU=1 says to (then keep its output apart, as benchmarks/data/h100_validation77/).
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+if [[ "$gpu" != *H200* && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; nothing run (QUEUED_ANY_GPU=1 runs anyway)" >&2
+  exit 3
+fi
 status=0
-steps=${*:-c62 v74 v75 v76 c62b tma lone}
+steps=${*:-v77 c62 v74 v75 v76 c62b tma lone}
 for step in $steps; do
   case $step in
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
-    v74|v75|v76) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
+    v74|v75|v76|v77) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v77 c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 tma_attn lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 tma_attn lone 2>/dev/null)) \
     || status=$?
 exit "$status"
