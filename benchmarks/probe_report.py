@@ -14,6 +14,7 @@
     python benchmarks/probe_report.py attn_mix   # calibration_attn_mix.json: element-wise work between dots
     python benchmarks/probe_report.py stage_latency   # calibration_stage_latency*.json: stages x residency
     python benchmarks/probe_report.py lone_step       # calibration_lone_step.json: a lone DRAM step by bytes
+    python benchmarks/probe_report.py lone_deep       # calibration_lone_deep.json: the same at 2-5 stages
     python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
     python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
@@ -56,6 +57,7 @@ import collections
 import dataclasses
 import functools
 import importlib.util
+import itertools
 import json
 import statistics
 import sys
@@ -1026,6 +1028,34 @@ def _lone_step(_: argparse.Namespace) -> None:
         print(f"  per-load rate {f['value'] / 1e9:.1f} GB/s ({f['note']})")
 
 
+def _lone_deep(_: argparse.Namespace) -> None:
+    """calibration_lone_deep.json (``stage_latency.py --deep``): one program an SM on 16 SMs streaming A from
+    DRAM at 2-5 stages, per warps and N, each A tile's ns a step (measured / predicted, the installed model's
+    on CPU where the run recorded none) and measured x (stages - 1): flat where the step keeps falling as
+    1 / (stages - 1), growing where the bytes in flight stop paying."""
+    from calibrate.stage_latency import predict_us
+
+    path = DATA / "calibration_lone_deep.json"
+    if not path.exists():
+        print(f"{path.name}: not measured yet (python3 benchmarks/calibrate/stage_latency.py --deep)")
+        return
+    doc = json.loads(path.read_text())
+    iters = doc["iters"]
+    points = [p for p in doc["points"] if "s_per_iter" in p]
+    keys = ("block_m", "block_k", "n", "warps", "stages", "per_sm", "sms", "dram")
+    print(f"{path.name}: ns a step, measured / predicted [measured x (stages - 1)], by stages")
+    for (warps, n, bm, bk), group in itertools.groupby(
+        sorted(points, key=lambda p: (p["warps"], p["n"], p["block_m"], p["block_k"], p["stages"])),
+        key=lambda p: (p["warps"], p["n"], p["block_m"], p["block_k"]),
+    ):
+        cells = []
+        for p in group:
+            us = p["predicted_us"] if "predicted_us" in p else predict_us({k: p[k] for k in keys})
+            step = p["s_per_iter"] * 1e9
+            cells.append(f"s{p['stages']} {step:.0f}/{us * 1e3 / iters:.0f} [{step * (p['stages'] - 1):.0f}]")
+        print(f"  {warps} warps, N {n}, A {bm}x{bk} ({bm * bk * 2 // 1024} KB): " + "  ".join(cells))
+
+
 def slope(xs: list[float], ys: list[float]) -> tuple[float, float]:
     """Least-squares line through the points: (slope, intercept)."""
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
@@ -1172,6 +1202,7 @@ def main(argv: list[str] | None = None) -> int:
             "attn_mix",
             "stage_latency",
             "lone_step",
+            "lone_deep",
             "persistent_tiles",
             "chains_model",
             "probes_model",
@@ -1209,6 +1240,7 @@ def main(argv: list[str] | None = None) -> int:
         "attn_mix": _attn_mix,
         "stage_latency": _stage_latency,
         "lone_step": _lone_step,
+        "lone_deep": _lone_deep,
         "persistent_tiles": _persistent_tiles,
         "chains_model": _chains_model,
         "probes_model": _probes_model,

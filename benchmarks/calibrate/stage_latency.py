@@ -22,6 +22,15 @@ stages, A tiles of 4-32 KB at 128-byte rows (``BLOCK_M`` 32-256 at ``BLOCK_K`` 6
 256-byte rows. A step's time against the tile's bytes at two stages is the latency plus the bytes at the rate.
 
     python3 benchmarks/calibrate/stage_latency.py --lone --out $OUT/calibration_lone_step.json
+
+``--deep`` (implies ``--lone``) asks what stop 66 left open: the lone-block GEMMs of the pooled sets run
+slower than the lone probe's line the more bytes they hold in flight (measured / predicted 0.94 under 16 KB of
+``(stages - 1) x`` the tile, 1.21 above 128 KB), where the probe stops at three stages. At 16 SMs, four and
+five stages of 64-256 x 64 A tiles (up to 128 KB in flight), each at N 16 (the loads almost alone) and N 128
+(a GEMM tile's dot), on 4 and 8 warps: whether the step keeps falling as ``1 / (stages - 1)``, and whether the
+dot or the warps change that.
+
+    python3 benchmarks/calibrate/stage_latency.py --deep --out $OUT/calibration_lone_deep.json
 """
 
 from __future__ import annotations
@@ -72,9 +81,28 @@ def stage_latency_kernel(
 LONE_TILES = ((32, 64), (64, 64), (128, 64), (256, 64), (256, 32), (64, 128))
 LONE_SMS = (16, 132)
 LONE_STAGES = (2, 3)
+# --deep: (BLOCK_M, BLOCK_K) of A, N and warps, one program an SM on 16 SMs, DEEP_STAGES stages
+DEEP_TILES = ((64, 64), (128, 64), (256, 64))
+DEEP_N = (16, 128)
+DEEP_WARPS = (4, 8)
+DEEP_STAGES = (2, 3, 4, 5)
 
 
-def points(lone: bool = False) -> list[dict]:
+def points(lone: bool = False, deep: bool = False) -> list[dict]:
+    if deep:
+        return [
+            {
+                "block_m": bm,
+                "block_k": bk,
+                "n": n,
+                "warps": w,
+                "stages": s,
+                "per_sm": 1,
+                "sms": 16,
+                "dram": True,
+            }
+            for (bm, bk), n, w, s in itertools.product(DEEP_TILES, DEEP_N, DEEP_WARPS, DEEP_STAGES)
+        ]
     if lone:
         return [
             {
@@ -143,7 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--lone", action="store_true", help="lone blocks' DRAM steps over tile sizes (implies --dram)"
     )
+    ap.add_argument(
+        "--deep",
+        action="store_true",
+        help="lone blocks at 2-5 stages, N 16 and 128, 4 and 8 warps (implies --lone)",
+    )
     args = ap.parse_args(argv)
+    args.lone = args.lone or args.deep
     args.dram = args.dram or args.lone
     torch.manual_seed(0)
     t0 = time.time()
@@ -153,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     def make(shape: tuple[int, ...], dtype: str):
         return torch.randn(shape, device="cuda", dtype=dtypes[dtype]) * 0.1
 
-    for p in points(args.lone):
+    for p in points(args.lone, args.deep):
         p = {**p, "dram": args.dram}
         tensors, grid = _args(p, make)
         timed = timed_launch(stage_latency_kernel, grid, (*tensors, ITERS), _meta(p))
@@ -176,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         "row_blocks": "one a program" if args.dram else ROW_BLOCKS,
         "dram": args.dram,
         "lone": args.lone,
+        "deep": args.deep,
         "device": torch.cuda.get_device_name(0),
         "triton": triton.__version__,
         "elapsed_s": round(time.time() - t0, 1),

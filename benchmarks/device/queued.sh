@@ -12,6 +12,9 @@
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
+# deep: the `stage_latency --deep` probe (stop 66: lone blocks at 2-5 stages, N 16 and 128, 4 and 8 warps,
+#       about 2 minutes; lone/calibration_lone_deep.json goes to benchmarks/data/, read by
+#       `python benchmarks/probe_report.py lone_deep`);
 # lone: the `stage_latency --lone` probe (stop 64: a lone block's two- and three-stage DRAM step over tile bytes,
 #    which separates the latency from the rate of ddr_stream_per_sm_bytes_per_s).
 # Everything lands in $OUT/queued.tgz; unpack it and copy as benchmarks/data/README.md's rows for
@@ -30,16 +33,18 @@ if [[ "$gpu" != *H200* && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
   exit 3
 fi
 status=0
-steps=${*:-v77 c62 v74 v75 v76 c62b tma lone}
+steps=${*:-v77 deep c62 v74 v75 v76 c62b tma lone}
 for step in $steps; do
   case $step in
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
     v74|v75|v76|v77) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
+    deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
+            --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v77 c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
 (cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 tma_attn lone 2>/dev/null)) \

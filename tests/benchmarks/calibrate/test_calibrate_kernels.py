@@ -271,6 +271,12 @@ def test_stage_latency_probe_pipelines_its_loads_and_predicts():
         16384,
         32768,
     ]
+    # --deep: 16 SMs, 2-5 stages of 8-32 KB tiles, N 16 and 128, 4 and 8 warps
+    deep = S.points(lone=True, deep=True)
+    assert len(deep) == 3 * 2 * 2 * 4 == 48
+    assert {(q["sms"], q["per_sm"], q["dram"]) for q in deep} == {(16, 1, True)}
+    assert {q["stages"] for q in deep} == {2, 3, 4, 5} and {q["n"] for q in deep} == {16, 128}
+    assert max((q["stages"] - 1) * q["block_m"] * q["block_k"] * 2 for q in deep) == 4 * 32768
     q = next(q for q in lone if q["sms"] == 16 and q["stages"] == 2 and q["block_m"] == 64)
     (a, b, out), grid = S._args(q, lambda shape, dtype: TensorSpec(shape, dtype))
     assert grid == (16,) and a.shape == (16 * 64, S.ITERS * 64) and out.shape == (16 * 64, 16)
