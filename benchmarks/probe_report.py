@@ -979,7 +979,7 @@ def lone_step_fit(points: list[dict]) -> tuple[float, float] | None:
     return a, (1.0 / b if b > 0 else 0.0)
 
 
-def _lone_step(_: argparse.Namespace) -> None:
+def _lone_step(args: argparse.Namespace) -> None:
     """calibration_lone_step.json (``stage_latency.py --lone``): one program an SM streaming A from DRAM, per
     SM count and stages, each tile's ns a step (measured / predicted: the prediction the run recorded, else
     the installed model's, on CPU), and at each SM and stage count the least-squares line of the measured
@@ -991,7 +991,7 @@ def _lone_step(_: argparse.Namespace) -> None:
 
     from tilesight.hardware import load_profile
 
-    path = DATA / "calibration_lone_step.json"
+    path = Path(args.data) / "calibration_lone_step.json"
     if not path.exists():
         print(f"{path.name}: not measured yet (python3 benchmarks/calibrate/stage_latency.py --lone)")
         return
@@ -1028,14 +1028,14 @@ def _lone_step(_: argparse.Namespace) -> None:
         print(f"  per-load rate {f['value'] / 1e9:.1f} GB/s ({f['note']})")
 
 
-def _lone_deep(_: argparse.Namespace) -> None:
+def _lone_deep(args: argparse.Namespace) -> None:
     """calibration_lone_deep.json (``stage_latency.py --deep``): one program an SM on 16 SMs streaming A from
     DRAM at 2-5 stages, per warps and N, each A tile's ns a step (measured / predicted, the installed model's
     on CPU where the run recorded none) and measured x (stages - 1): flat where the step keeps falling as
     1 / (stages - 1), growing where the bytes in flight stop paying."""
     from calibrate.stage_latency import predict_us
 
-    path = DATA / "calibration_lone_deep.json"
+    path = Path(args.data) / "calibration_lone_deep.json"
     if not path.exists():
         print(f"{path.name}: not measured yet (python3 benchmarks/calibrate/stage_latency.py --deep)")
         return
@@ -1221,7 +1221,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     ap.add_argument(
-        "--data", default=str(DATA), help="sweep data for 'residency'; the probes' folder for 'local'"
+        "--data", default=str(DATA), help="sweep data for 'residency'; the probes' folder for 'local', 'lone_step' and 'lone_deep'"
     )
     ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
     ap.add_argument("--family", default="memory", help="'bottlenecks': the family (memory, gemm, attention)")
