@@ -1026,6 +1026,23 @@ def _lone_step(args: argparse.Namespace) -> None:
         print(f"  per-load rate: {e}")
     else:
         print(f"  per-load rate {f['value'] / 1e9:.1f} GB/s ({f['note']})")
+    _print_cost_fit(points)
+
+
+def _print_cost_fit(points: list[dict]) -> None:
+    """The lone-step probes' three-term fit (:func:`calibrate.analysis.lone_step_cost_fit`), or why not."""
+    from calibrate import analysis
+
+    try:
+        f = analysis.lone_step_cost_fit(points)
+    except ValueError as e:
+        print(f"  with an iteration's own cost: {e}")
+        return
+    print(
+        f"  with an iteration's own cost ({f['points']} points at N 16 on 4 warps): "
+        f"({f['latency_s'] * 1e9:.0f} ns + bytes at {f['bytes_per_s'] / 1e9:.1f} GB/s) / (stages - 1) "
+        f"+ {f['cost_s'] * 1e9:.1f} ns, rms {f['rms_s'] * 1e9:.0f} ns"
+    )
 
 
 def _lone_deep(args: argparse.Namespace) -> None:
@@ -1054,6 +1071,7 @@ def _lone_deep(args: argparse.Namespace) -> None:
             step = p["s_per_iter"] * 1e9
             cells.append(f"s{p['stages']} {step:.0f}/{us * 1e3 / iters:.0f} [{step * (p['stages'] - 1):.0f}]")
         print(f"  {warps} warps, N {n}, A {bm}x{bk} ({bm * bk * 2 // 1024} KB): " + "  ".join(cells))
+    _print_cost_fit(points)
 
 
 def slope(xs: list[float], ys: list[float]) -> tuple[float, float]:
@@ -1221,7 +1239,9 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     ap.add_argument(
-        "--data", default=str(DATA), help="sweep data for 'residency'; the probes' folder for 'local', 'lone_step' and 'lone_deep'"
+        "--data",
+        default=str(DATA),
+        help="sweep data for 'residency'; the probes' folder for 'local', 'lone_step' and 'lone_deep'",
     )
     ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
     ap.add_argument("--family", default="memory", help="'bottlenecks': the family (memory, gemm, attention)")

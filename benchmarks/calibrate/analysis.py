@@ -809,6 +809,45 @@ def lone_step_fields(points: Sequence[Mapping[str, Any]]) -> dict:
     }
 
 
+def lone_step_cost_fit(points: Sequence[Mapping[str, Any]], sms: int | None = None) -> dict:
+    """The lone-step and deep probes' steps as ``(latency + bytes / rate) / (stages - 1) + cost``: a load's
+    latency and rate shared by the ``stages - 1`` iterations in flight, and a cost every iteration pays on
+    its own (the wait for the oldest copy group, the barrier, the next copies' issue), by least squares over
+    the points at ``sms`` SMs (default: the fewest) with N 16 on 4 warps (the loads almost alone) and two
+    stage counts or more. Returns ``latency_s``, ``bytes_per_s``, ``cost_s``, ``rms_s`` and ``points``.
+    Raises ValueError where the points do not determine the three (fewer than two stage counts or tile
+    sizes) or the rate comes out not positive."""
+    import numpy as np
+
+    ok = [
+        p
+        for p in points
+        if p.get("s_per_iter") and int(p.get("stages", 0)) >= 2 and not p.get("n_spills")
+        and int(p.get("n", 16)) == 16 and int(p.get("warps", 4)) == 4
+    ]  # fmt: skip
+    if not ok:
+        raise ValueError("lone_step_cost_fit: no measured point at N 16 on 4 warps")
+    at = min(int(p["sms"]) for p in ok) if sms is None else sms
+    mine = [p for p in ok if int(p["sms"]) == at]
+    if len({int(p["stages"]) for p in mine}) < 2 or len({p["block_m"] * p["block_k"] for p in mine}) < 2:
+        raise ValueError(f"lone_step_cost_fit: fewer than two stage counts or tile sizes at {at} SMs")
+    a = np.array([[1.0, p["block_m"] * p["block_k"] * 2.0, int(p["stages"]) - 1.0] for p in mine])
+    a[:, :2] /= a[:, 2:3]
+    a[:, 2] = 1.0
+    y = np.array([float(p["s_per_iter"]) for p in mine])
+    (latency, inv_rate, cost), *_ = np.linalg.lstsq(a, y, rcond=None)
+    if inv_rate <= 0:
+        raise ValueError("lone_step_cost_fit: the step does not grow with the tile's bytes")
+    rms = float(np.sqrt(np.mean((a @ np.array([latency, inv_rate, cost]) - y) ** 2)))
+    return {
+        "latency_s": float(latency),
+        "bytes_per_s": float(1.0 / inv_rate),
+        "cost_s": float(cost),
+        "rms_s": rms,
+        "points": len(mine),
+    }
+
+
 # The DRAM bandwidths (bytes/s) the loaded-latency fit tries as the queue's saturation point, above every
 # probe point: 3.0 to 6.0 TB/s in 50 GB/s steps.
 DDR_QUEUE_BW_GRID = tuple(3.0e12 + 5.0e10 * i for i in range(61))

@@ -428,6 +428,39 @@ def test_lone_step_fields_need_two_tile_sizes_and_a_growing_step():
         analysis.lone_step_fields([{"error": "x"}])
 
 
+def test_lone_step_cost_fit_separates_the_span_from_an_iterations_own_cost():
+    # (600 ns + bytes at 1e11 B/s) / (stages - 1) + 40 ns: 8,192 B at 2 / 3 / 4 stages 721.92 / 380.96 /
+    # 267.31 ns, 16,384 B at 2 / 5 stages 803.84 / 230.96 ns; N 128, 8 warps and 132 SMs are left out
+    def point(bm, stages, s, **kw):
+        return {
+            "block_m": bm,
+            "block_k": 64,
+            "stages": stages,
+            "sms": 16,
+            "n": 16,
+            "warps": 4,
+            "s_per_iter": s,
+            **kw,
+        }
+
+    def step(nbytes, stages):
+        return (600e-9 + nbytes / 1e11) / (stages - 1) + 40e-9
+
+    points = [point(64, s, step(8192, s)) for s in (2, 3, 4)] + [
+        point(128, s, step(16384, s)) for s in (2, 5)
+    ]
+    points += [point(64, 2, 5e-6, n=128), point(64, 2, 5e-6, warps=8), point(64, 2, 5e-6, sms=132)]
+    f = analysis.lone_step_cost_fit(points)
+    assert f["latency_s"] == pytest.approx(600e-9)
+    assert f["bytes_per_s"] == pytest.approx(1e11)
+    assert f["cost_s"] == pytest.approx(40e-9)
+    assert f["rms_s"] == pytest.approx(0.0, abs=1e-15) and f["points"] == 5
+    with pytest.raises(ValueError, match="fewer than two stage counts"):
+        analysis.lone_step_cost_fit([point(64, 2, 7e-7), point(128, 2, 8e-7)])
+    with pytest.raises(ValueError, match="no measured point"):
+        analysis.lone_step_cost_fit([point(64, 2, 7e-7, n=128)])
+
+
 def test_sm_stream_gives_the_one_block_dram_rate_and_its_littles_law_latency():
     # 4 stages of a 128 x 64 float16 panel: 3 x 16,384 B in flight; at 5e10 B/s a SM that is 983 ns
     probe = {"points": [], "bytes_per_s_per_sm": 5e10, "BM": 128, "BK": 64, "BN": 16, "stages": 4}
