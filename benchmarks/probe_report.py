@@ -987,7 +987,6 @@ def _lone_step(args: argparse.Namespace) -> None:
     (the SM's copy rate), beside the profile's ``tma_ddr_latency_s`` and ``ddr_stream_per_sm_bytes_per_s``
     and the per-load rate :func:`calibrate.analysis.lone_step_fields` reads off the fewest SMs."""
     from calibrate import analysis
-    from calibrate.stage_latency import predict_us
 
     from tilesight.hardware import load_profile
 
@@ -999,7 +998,6 @@ def _lone_step(args: argparse.Namespace) -> None:
     doc = json.loads(path.read_text())
     iters = doc["iters"]
     points = [p for p in doc["points"] if "s_per_iter" in p]
-    keys = ("block_m", "block_k", "n", "warps", "stages", "per_sm", "sms", "dram")
     print(f"{path.name}: ns a step, measured / predicted, by A tile (BLOCK_M x BLOCK_K, float16)")
     for sms, stages in sorted({(p["sms"], p["stages"]) for p in points}):
         group = sorted(
@@ -1008,7 +1006,7 @@ def _lone_step(args: argparse.Namespace) -> None:
         )
         cells = []
         for p in group:
-            us = p["predicted_us"] if "predicted_us" in p else predict_us({k: p[k] for k in keys})
+            us = _lone_predicted_us(p)
             cells.append(f"{p['block_m']}x{p['block_k']} {p['s_per_iter'] * 1e9:.0f}/{us * 1e3 / iters:.0f}")
         print(f"  {sms} SMs, {stages} stages: " + "  ".join(cells))
         fit = lone_step_fit(group)
@@ -1027,6 +1025,16 @@ def _lone_step(args: argparse.Namespace) -> None:
     else:
         print(f"  per-load rate {f['value'] / 1e9:.1f} GB/s ({f['note']})")
     _print_cost_fit(points)
+
+
+def _lone_predicted_us(p: dict) -> float:
+    """A lone-step probe point's prediction in us: the one its run recorded, else the installed model's."""
+    from calibrate.stage_latency import predict_us
+
+    if "predicted_us" in p:
+        return p["predicted_us"]
+    keys = ("block_m", "block_k", "n", "warps", "stages", "per_sm", "sms", "dram")
+    return predict_us({k: p[k] for k in keys})
 
 
 def _print_cost_fit(points: list[dict]) -> None:
@@ -1050,8 +1058,6 @@ def _lone_deep(args: argparse.Namespace) -> None:
     DRAM at 2-5 stages, per warps and N, each A tile's ns a step (measured / predicted, the installed model's
     on CPU where the run recorded none) and measured x (stages - 1): flat where the step keeps falling as
     1 / (stages - 1), growing where the bytes in flight stop paying."""
-    from calibrate.stage_latency import predict_us
-
     path = Path(args.data) / "calibration_lone_deep.json"
     if not path.exists():
         print(f"{path.name}: not measured yet (python3 benchmarks/calibrate/stage_latency.py --deep)")
@@ -1059,7 +1065,6 @@ def _lone_deep(args: argparse.Namespace) -> None:
     doc = json.loads(path.read_text())
     iters = doc["iters"]
     points = [p for p in doc["points"] if "s_per_iter" in p]
-    keys = ("block_m", "block_k", "n", "warps", "stages", "per_sm", "sms", "dram")
     print(f"{path.name}: ns a step, measured / predicted [measured x (stages - 1)], by stages")
     for (warps, n, bm, bk), group in itertools.groupby(
         sorted(points, key=lambda p: (p["warps"], p["n"], p["block_m"], p["block_k"], p["stages"])),
@@ -1067,7 +1072,7 @@ def _lone_deep(args: argparse.Namespace) -> None:
     ):
         cells = []
         for p in group:
-            us = p["predicted_us"] if "predicted_us" in p else predict_us({k: p[k] for k in keys})
+            us = _lone_predicted_us(p)
             step = p["s_per_iter"] * 1e9
             cells.append(f"s{p['stages']} {step:.0f}/{us * 1e3 / iters:.0f} [{step * (p['stages'] - 1):.0f}]")
         print(f"  {warps} warps, N {n}, A {bm}x{bk} ({bm * bk * 2 // 1024} KB): " + "  ".join(cells))

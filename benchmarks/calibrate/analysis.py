@@ -762,6 +762,21 @@ def reduction_sm_fields(points: Sequence[Mapping[str, Any]]) -> dict:
     return out
 
 
+def _lone_points(
+    points: Sequence[Mapping[str, Any]], who: str, sms: int | None = None, loads_alone: bool = False
+) -> tuple[int, list[Mapping[str, Any]]]:
+    """(SM count, points) the lone-step fits read: measured points of two stages or more without spills at
+    ``sms`` SMs (default: the fewest measured); with ``loads_alone`` only those at N 16 on 4 warps (the
+    loads almost alone). Raises ValueError, naming ``who``, where no point qualifies."""
+    ok = [p for p in points if p.get("s_per_iter") and int(p.get("stages", 0)) >= 2 and not p.get("n_spills")]
+    if loads_alone:
+        ok = [p for p in ok if int(p.get("n", 16)) == 16 and int(p.get("warps", 4)) == 4]
+    if not ok:
+        raise ValueError(f"{who}: no measured point" + (" at N 16 on 4 warps" if loads_alone else ""))
+    at = min(int(p["sms"]) for p in ok) if sms is None else sms
+    return at, [p for p in ok if int(p["sms"]) == at]
+
+
 def lone_step_fields(points: Sequence[Mapping[str, Any]]) -> dict:
     """``ddr_stream_per_sm_bytes_per_s`` from the lone-step probe (``stage_latency.py --lone``): one program
     an SM streaming its own rows of A from DRAM through a pipelined ``tl.load`` loop (cp.async), at several
@@ -776,21 +791,15 @@ def lone_step_fields(points: Sequence[Mapping[str, Any]]) -> dict:
     their round trip), half of this at its four stages. The intercept is reported beside, for comparison with
     ``tma_ddr_latency_s``. Raises ValueError for fewer than two tile sizes at the fewest SMs or a slope that
     is not positive."""
-    ok = [p for p in points if p.get("s_per_iter") and int(p.get("stages", 0)) >= 2 and not p.get("n_spills")]
-    if not ok:
-        raise ValueError("lone_step_fields: no measured point")
-    fewest = min(int(p["sms"]) for p in ok)
-    mine = [p for p in ok if int(p["sms"]) == fewest]
+    fewest, mine = _lone_points(points, "lone_step_fields")
     xs = [float(p["block_m"] * p["block_k"] * 2) for p in mine]
     ys = [float(p["s_per_iter"]) * (int(p["stages"]) - 1) for p in mine]
     if len(set(xs)) < 2:
         raise ValueError(f"lone_step_fields: fewer than two tile sizes at {fewest} SMs")
     n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    slope, latency = statistics.linear_regression(xs, ys)
     if slope <= 0:
         raise ValueError("lone_step_fields: the step does not grow with the tile's bytes")
-    latency = my - slope * mx
     rms = math.sqrt(sum((latency + slope * x - y) ** 2 for x, y in zip(xs, ys, strict=True)) / n)
     note = (
         f"lone blocks at {fewest} SMs, one an SM, each streaming its own rows of A from DRAM ({n} points: "
@@ -819,16 +828,7 @@ def lone_step_cost_fit(points: Sequence[Mapping[str, Any]], sms: int | None = No
     sizes) or the rate comes out not positive."""
     import numpy as np
 
-    ok = [
-        p
-        for p in points
-        if p.get("s_per_iter") and int(p.get("stages", 0)) >= 2 and not p.get("n_spills")
-        and int(p.get("n", 16)) == 16 and int(p.get("warps", 4)) == 4
-    ]  # fmt: skip
-    if not ok:
-        raise ValueError("lone_step_cost_fit: no measured point at N 16 on 4 warps")
-    at = min(int(p["sms"]) for p in ok) if sms is None else sms
-    mine = [p for p in ok if int(p["sms"]) == at]
+    at, mine = _lone_points(points, "lone_step_cost_fit", sms, loads_alone=True)
     if len({int(p["stages"]) for p in mine}) < 2 or len({p["block_m"] * p["block_k"] for p in mine}) < 2:
         raise ValueError(f"lone_step_cost_fit: fewer than two stage counts or tile sizes at {at} SMs")
     a = np.array([[1.0, p["block_m"] * p["block_k"] * 2.0, int(p["stages"]) - 1.0] for p in mine])

@@ -89,37 +89,21 @@ DEEP_STAGES = (2, 3, 4, 5)
 
 
 def points(lone: bool = False, deep: bool = False) -> list[dict]:
+    if not (lone or deep):
+        return [
+            {"block_m": bm, "block_k": bk, "n": n, "warps": w, "stages": s, "per_sm": r}
+            for (bm, bk, n, w), s, r in itertools.product(TILES, STAGES, PER_SM)
+        ]
+    # one program an SM streaming its own rows of A from DRAM: (tile, N, warps, stages, SMs)
     if deep:
-        return [
-            {
-                "block_m": bm,
-                "block_k": bk,
-                "n": n,
-                "warps": w,
-                "stages": s,
-                "per_sm": 1,
-                "sms": 16,
-                "dram": True,
-            }
-            for (bm, bk), n, w, s in itertools.product(DEEP_TILES, DEEP_N, DEEP_WARPS, DEEP_STAGES)
-        ]
-    if lone:
-        return [
-            {
-                "block_m": bm,
-                "block_k": bk,
-                "n": 16,
-                "warps": 4,
-                "stages": s,
-                "per_sm": 1,
-                "sms": sms,
-                "dram": True,
-            }
-            for (bm, bk), sms, s in itertools.product(LONE_TILES, LONE_SMS, LONE_STAGES)
-        ]
+        grid = itertools.product(DEEP_TILES, DEEP_N, DEEP_WARPS, DEEP_STAGES, (16,))
+    else:
+        grid = (
+            (tile, 16, 4, s, sms) for tile, sms, s in itertools.product(LONE_TILES, LONE_SMS, LONE_STAGES)
+        )
     return [
-        {"block_m": bm, "block_k": bk, "n": n, "warps": w, "stages": s, "per_sm": r}
-        for (bm, bk, n, w), s, r in itertools.product(TILES, STAGES, PER_SM)
+        {"block_m": bm, "block_k": bk, "n": n, "warps": w, "stages": s, "per_sm": 1, "sms": sms, "dram": True}
+        for (bm, bk), n, w, s, sms in grid
     ]
 
 
