@@ -2387,6 +2387,45 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation78_cases() -> list[Case]:
+    """Register spills at random, for the choice of ptxas (stop 67): the GPU's Triton 3.6 assembles with CUDA
+    12.8's ptxas, this CPU's Triton 3.9 with 13.x's, and the two allot other registers and frames to the same
+    tiles. 20 pointer GEMMs over tiles of 256-512 fp32 accumulator values a thread (aligned shapes), 8 at odd
+    shapes whose operands Triton stages through registers (16- to 256-row tiles, 128-256 values a thread), and
+    16 attention launches on 4 warps at 128-row tiles (one loop, staged, descriptor; head dim 64 or 128), at
+    sizes no set timed. Every one held out; predicted with both ptxas releases before it runs."""
+    import random
+
+    rng = random.Random(78)
+    aligned = (("v78_a", 3456, 2688, 3072), ("v78_b", 1920, 5504, 2432), ("v78_c", 4864, 1408, 4352))
+    unaligned = (("v78_u", 2897, 3541, 2203), ("v78_v", 4423, 1787, 3079))
+    spilling = ((64, 256, 2), (256, 64, 2), (128, 128, 2), (128, 256, 4), (256, 128, 4), (256, 256, 8),
+                (256, 128, 2), (128, 256, 2), (256, 256, 4))  # fmt: skip
+    staged = ((16, 128, 4), (16, 256, 4), (32, 128, 4), (128, 128, 4), (64, 256, 4), (256, 128, 8))
+    smem_limit = 227 * 1024
+    cases: dict[str, Case] = {}
+    while len(cases) < 28:
+        odd = len(cases) >= 20
+        bm, bn, warps = rng.choice(staged if odd else spilling)
+        bk = rng.choice((64, 128) if odd else (32, 64, 128))
+        stages = rng.choice([s for s in (2, 3, 4, 5) if s * (bm * bk + bk * bn) * 2 <= smem_limit] or [1])
+        if stages == 1:
+            continue
+        cfg = GemmConfig(bm, bn, bk, warps, stages, rng.choice((1, 8)))
+        shape = rng.choice(unaligned if odd else aligned)
+        case = gemm_case("grouped", shape, rng.choice(("float16", "bfloat16")), cfg)
+        cases.setdefault(case.id, case)
+    while len(cases) < 44:
+        variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
+        causal, d = rng.random() < 0.5, rng.choice((64, 128, 128))
+        b, h, n_ctx = rng.choice((1, 2, 4)), rng.choice((8, 16, 24)), 128 * rng.randint(8, 28)
+        cfg = (128, rng.choice((64, 128)), 4, rng.choice((2, 3, 4)))
+        case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
+        if kernel_precondition(case.to_json()) is None:
+            cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "validation78")
+
+
 def validation77_cases() -> list[Case]:
     """A fifteenth random sample (stop 66): :func:`random_sample` with its own seed and sizes no set has
     timed, drawn like :func:`validation76_cases`, predicted with stop 65's final model before it runs."""
