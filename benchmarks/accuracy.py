@@ -1,4 +1,4 @@
-"""Accuracy of TileSight's Triton predictions against the committed H200 measurements (CPU only).
+"""Accuracy of TileSight's Triton predictions against the committed measurements (CPU only).
 
     python benchmarks/accuracy.py [--data benchmarks/data] [--hw h200] [--plot fig.png] [--json out.json]
                                   [--only SUBSTRING] [--jobs N] [--allow-errors]
@@ -240,11 +240,24 @@ def _num(x: float, fmt: str) -> str:
     return "-" if math.isnan(x) else format(x, fmt)
 
 
-def render(rows: list[Row], errors: list[str]) -> None:
+def measured_on(folders: list[Path]) -> str:
+    """The GPUs the folders' ``triton_meta.json`` name (``"gpu"``), in order of first appearance; "H200" where
+    none does (the committed sets are the H200's)."""
+    gpus: dict[str, None] = {}
+    for folder in folders:
+        meta = folder / "triton_meta.json"
+        if meta.exists():
+            gpu = json.loads(meta.read_text()).get("gpu")
+            if gpu:
+                gpus.setdefault(str(gpu).removeprefix("NVIDIA ").split(" ")[0], None)
+    return " / ".join(gpus) or "H200"
+
+
+def render(rows: list[Row], errors: list[str], gpu: str = "H200") -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="TileSight vs H200 measurements (p50 latency, MAPE %)")
+    table = Table(title=f"TileSight vs {gpu} measurements (p50 latency, MAPE %)")
     for col in ("family", "n", "TileSight", "roofline", "main", "held-out", "held/main", "target", "pass"):
         table.add_column(col, justify="left" if col == "family" else "right")
     for r in rows:
@@ -359,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         raise DataError(f"{len(errors)} case(s) failed; first: {errors[0]}")
     cases = [r for r in results if isinstance(r, Scored)]
     rows = summarize(cases)
-    render(rows, errors)
+    render(rows, errors, measured_on(args.data))
     if args.plot:
         plot(cases, args.plot)
     if args.json:

@@ -225,3 +225,15 @@ def test_several_folders_are_scored_together(tmp_path):
     assert result["rows"][0]["mape_pct"] == pytest.approx(20.0)
     with pytest.raises(acc.DataError, match="one --data folder"):
         acc.main(["--data", str(a), str(b), "--tilelang"])
+
+
+def test_the_table_names_the_gpu_its_folders_were_measured_on(tmp_path):
+    # each folder's triton_meta.json names its GPU; folders without one are the committed H200 sets
+    h100, h200, bare = tmp_path / "h100", tmp_path / "h200", tmp_path / "bare"
+    for folder, gpu in ((h100, "NVIDIA H100 80GB HBM3"), (h200, "NVIDIA H200")):
+        folder.mkdir()
+        (folder / "triton_meta.json").write_text(json.dumps({"gpu": gpu}))
+    bare.mkdir()
+    assert acc.measured_on([h100]) == "H100"
+    assert acc.measured_on([h200, h100, h200]) == "H200 / H100"
+    assert acc.measured_on([bare]) == "H200"
