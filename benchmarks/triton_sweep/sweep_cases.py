@@ -2387,6 +2387,26 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation80_cases() -> list[Case]:
+    """A sixteenth random sample (stop 67, after the profile named 12.8's ptxas and the unequal blocks'
+    schedule took its jitter): :func:`random_sample` with its own seed and sizes no set has timed, drawn like
+    :func:`validation77_cases`, predicted with stop 67's final model before it runs."""
+    spec = RandomSample(
+        seed=80,
+        name="v80",
+        sizes=(896, 1792, 2688, 3712, 4992, 6272, 7552),
+        ksizes=(1344, 2752, 4160, 5504, 8320, 10880),
+        odd=(1291, 2593, 4259, 6143),
+        odd_k=(1699, 4211),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(2300, 6600, 13100, 31000),
+        widths=(736, 1760, 3008, 4864, 7232, 10112),
+        sizes_1d=(6_553_601, 24_117_248, 72_000_007, 155_189_248),
+    )
+    return random_sample(spec)
+
+
 def validation79_cases() -> list[Case]:
     """Masked rows (stop 67): the one-block row kernels at row widths from a power of two down to just above
     the next lower one, so the block (the next power of two) is 1.0-1.97x the row. Over the pooled sets the
