@@ -2436,22 +2436,8 @@ def validation78_cases() -> list[Case]:
     rng = random.Random(78)
     aligned = (("v78_a", 3456, 2688, 3072), ("v78_b", 1920, 5504, 2432), ("v78_c", 4864, 1408, 4352))
     unaligned = (("v78_u", 2897, 3541, 2203), ("v78_v", 4423, 1787, 3079))
-    spilling = ((64, 256, 2), (256, 64, 2), (128, 128, 2), (128, 256, 4), (256, 128, 4), (256, 256, 8),
-                (256, 128, 2), (128, 256, 2), (256, 256, 4))  # fmt: skip
     staged = ((16, 128, 4), (16, 256, 4), (32, 128, 4), (128, 128, 4), (64, 256, 4), (256, 128, 8))
-    smem_limit = 227 * 1024
-    cases: dict[str, Case] = {}
-    while len(cases) < 28:
-        odd = len(cases) >= 20
-        bm, bn, warps = rng.choice(staged if odd else spilling)
-        bk = rng.choice((64, 128) if odd else (32, 64, 128))
-        stages = rng.choice([s for s in (2, 3, 4, 5) if s * (bm * bk + bk * bn) * 2 <= smem_limit] or [1])
-        if stages == 1:
-            continue
-        cfg = GemmConfig(bm, bn, bk, warps, stages, rng.choice((1, 8)))
-        shape = rng.choice(unaligned if odd else aligned)
-        case = gemm_case("grouped", shape, rng.choice(("float16", "bfloat16")), cfg)
-        cases.setdefault(case.id, case)
+    cases = _spilling_gemm_draw(rng, aligned, unaligned, staged)
     while len(cases) < 44:
         variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
         causal, d = rng.random() < 0.5, rng.choice((64, 128, 128))
@@ -2586,15 +2572,27 @@ def validation71_cases() -> list[Case]:
     rng = random.Random(71)
     aligned = (("v71_a", 2944, 3712, 2816), ("v71_b", 5248, 1664, 4864), ("v71_c", 1664, 6784, 1792))
     unaligned = (("v71_u", 3323, 2243, 2719), ("v71_v", 1999, 4411, 1541))
-    # (BLOCK_M, BLOCK_N, warps): 256 or 512 accumulator registers a thread; 128 for the unaligned shapes
-    spilling = ((64, 256, 2), (256, 64, 2), (128, 128, 2), (128, 256, 4), (256, 128, 4), (256, 256, 8),
-                (256, 128, 2), (128, 256, 2), (256, 256, 4))  # fmt: skip
+    # (BLOCK_M, BLOCK_N, warps) for the unaligned shapes: 128 accumulator registers a thread
     staged = ((128, 128, 4), (64, 256, 4), (256, 64, 4), (128, 64, 2), (64, 128, 2), (256, 128, 8))
+    cases = _spilling_gemm_draw(rng, aligned, unaligned, staged)
+    return _all_held_out(list(cases.values()), "validation71")
+
+
+# (BLOCK_M, BLOCK_N, warps) whose fp32 accumulator takes 256 or 512 registers a thread: Triton spills them
+SPILLING_TILES = ((64, 256, 2), (256, 64, 2), (128, 128, 2), (128, 256, 4), (256, 128, 4), (256, 256, 8),
+                  (256, 128, 2), (128, 256, 2), (256, 256, 4))  # fmt: skip
+
+
+def _spilling_gemm_draw(rng, aligned: tuple, unaligned: tuple, staged: tuple) -> dict[str, Case]:
+    """28 distinct pointer GEMM launches drawn with ``rng`` (validations 71 and 78): 20 of
+    :data:`SPILLING_TILES` at one of the ``aligned`` shapes, block_K 32-128, then 8 of the ``staged`` tiles at
+    one of the ``unaligned`` shapes (operands staged through registers), block_K 64-128; stages that fit
+    shared memory, GROUP_M 1 or 8, fp16 or bf16."""
     smem_limit = 227 * 1024
     cases: dict[str, Case] = {}
     while len(cases) < 28:
         odd = len(cases) >= 20
-        bm, bn, warps = rng.choice(staged if odd else spilling)
+        bm, bn, warps = rng.choice(staged if odd else SPILLING_TILES)
         bk = rng.choice((64, 128) if odd else (32, 64, 128))
         stages = rng.choice([s for s in (2, 3, 4, 5) if s * (bm * bk + bk * bn) * 2 <= smem_limit] or [1])
         if stages == 1:
@@ -2603,7 +2601,7 @@ def validation71_cases() -> list[Case]:
         shape = rng.choice(unaligned if odd else aligned)
         case = gemm_case("grouped", shape, rng.choice(("float16", "bfloat16")), cfg)
         cases.setdefault(case.id, case)
-    return _all_held_out(list(cases.values()), "validation71")
+    return cases
 
 
 def validation64_cases() -> list[Case]:
