@@ -2387,6 +2387,27 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation81_cases() -> list[Case]:
+    """A seventeenth random sample (stop 67, queued): :func:`random_sample` with its own seed and sizes no set
+    has timed, drawn like :func:`validation80_cases`, predicted before it runs with stop 67's final model and
+    with stop 57's write-back rule on top (``docs/tried/stop67_dirty_writeback.patch``), to decide the rule
+    blind."""
+    spec = RandomSample(
+        seed=81,
+        name="v81",
+        sizes=(960, 1856, 2816, 3840, 5120, 6400, 7680),
+        ksizes=(1472, 2880, 4032, 5760, 8448, 11136),
+        odd=(1373, 2711, 4363, 6217),
+        odd_k=(1637, 4327),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(2500, 7100, 13900, 29000),
+        widths=(672, 1632, 2880, 4992, 7360, 9856),
+        sizes_1d=(7_077_889, 25_165_824, 66_000_013, 142_606_336),
+    )
+    return random_sample(spec)
+
+
 def validation80_cases() -> list[Case]:
     """A sixteenth random sample (stop 67, after the profile named 12.8's ptxas and the unequal blocks'
     schedule took its jitter): :func:`random_sample` with its own seed and sizes no set has timed, drawn like
