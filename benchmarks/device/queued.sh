@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The measurements queued for the next lent GPU (stops 62-65), in one device call of about 12 minutes, or in parts:
+# The measurements queued for the next lent GPU (stops 62-67): with no step named, what is still queued (v81); or in parts:
 #
-#   OUT=... bash benchmarks/device/queued.sh                 # every step (the device tool sets OUT)
+#   OUT=... bash benchmarks/device/queued.sh                 # the queued steps (the device tool sets OUT)
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (a call may run 10 minutes)
 #
 # c62:  the NCU L2 set `crowded62` (the latency-paced rule's blind test), with the four coalescer / fabric
 #       counters of the blind56 row, as run 1 (about 2.5 minutes);
-# v74, v75, v76, v77: validation 74 (the same 16 launches timed), validation 75 (lone K loops against their
-#       dots), validations 76 and 77 (the fourteenth and fifteenth random samples, stops 65 and 66), up to 2.5
-#       minutes each (stop 66 measured all but v77 on the H200; v77 only came up on an H100);
+# v74, v75, v76, v77, v81: validation 74 (the same 16 launches timed), validation 75 (lone K loops against
+#       their dots), validations 76, 77 and 81 (the fourteenth, fifteenth and seventeenth random samples, stops
+#       65-67), up to 2.5 minutes each (all but v81 are measured on the H200; v81 is queued: it decides stop 57's
+#       write-back rule blind, `--recorded-file predicted_write_back.json` against `--recorded`);
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -33,20 +34,20 @@ if [[ "$gpu" != *H200* && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
   exit 3
 fi
 status=0
-steps=${*:-v77 deep c62 v74 v75 v76 c62b tma lone}
+steps=${*:-v81}
 for step in $steps; do
   case $step in
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
-    v74|v75|v76|v77) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
+    v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 tma_attn lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 tma_attn lone 2>/dev/null)) \
     || status=$?
 exit "$status"
