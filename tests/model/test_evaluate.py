@@ -540,10 +540,7 @@ def test_the_unequal_schedule_moves_smoothly_with_its_inputs():
 def test_block_jitters_stay_near_one_within_the_budget(n_blocks):
     from tilesight.model import evaluate as ev
 
-    runs = ev._block_jitters(n_blocks) if n_blocks <= 70_000 else None
-    if runs is None:  # large grids: the count only (drawing 300k factors per example is slow)
-        assert max(1, min(ev.JITTER_RUNS, ev.JITTER_BLOCK_BUDGET // n_blocks)) == 1
-        return
+    runs = ev._block_jitters(n_blocks)
     assert 1 <= len(runs) <= ev.JITTER_RUNS
     assert len(runs) == 1 or len(runs) * n_blocks <= ev.JITTER_BLOCK_BUDGET
     for factors in runs:
@@ -580,13 +577,14 @@ def test_causal_blocks_launched_last_lengthen_the_kernel():
     from tilesight.model.evaluate import _core, _model_and_key
 
     model, key = _model_and_key(None)
-    extra = {}
+    extra, mains = {}, {}
     for name, seq in (("up", rising), ("down", tuple(reversed(rising))), ("flat", (16,) * blocks)):
         plan = with_trips(seq)
-        extra[name] = unequal_blocks_s(plan, _core(plan, hw, model, None, hash(plan), key).main, hw.sm_count)
+        mains[name] = _core(plan, hw, model, None, hash(plan), key).main
+        extra[name] = unequal_blocks_s(plan, mains[name], hw.sm_count)
     # flat: nothing beyond the schedules' jitter (equal blocks then end a little apart: well under 1% of a
     # block's latency)
-    latency = _core(with_trips((16,) * blocks), hw, model, None, 0, key).main.cost.latency_s
+    latency = mains["flat"].cost.latency_s
     assert extra["up"] > extra["down"] >= 0.0 and 0.0 <= extra["flat"] < 0.01 * latency
 
 
