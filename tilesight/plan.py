@@ -690,7 +690,10 @@ class BlockResources:
     bounds first). A frame of accumulators that every iteration updates has 0. ``spill_openers``: the
     actions around which the frame is reloaded and stored, once each time they run (a promoted accumulator
     that only its promotion touches); None for the engine's default (around every dot; in a plan without
-    dots, at the first compute action of each pass over the tile).
+    dots, at the first compute action of each pass over the tile). ``spill_pass_bytes``: the bytes a thread
+    moves to and from its frame in one such pass where the machine code says so (the Triton frontend reads
+    a spilled kernel's SASS: the distinct frame bytes its K loop reloads and stores an iteration, over the
+    loop's dots); None for the engine's rule (the frame reloaded, its changing part stored back).
     """
 
     threads: int
@@ -701,6 +704,7 @@ class BlockResources:
     spill_invariant_bytes: int | None = None
     spill_openers: tuple[str, ...] | None = None
     group_split: GroupSplit = GroupSplit.ROWS
+    spill_pass_bytes: int | None = None
 
     def __post_init__(self) -> None:
         _positive_int("resources.threads", self.threads)
@@ -714,6 +718,8 @@ class BlockResources:
         _positive_int("resources.spill_bytes_per_thread", self.spill_bytes_per_thread, allow_zero=True)
         if self.spill_invariant_bytes is not None:
             _positive_int("resources.spill_invariant_bytes", self.spill_invariant_bytes, allow_zero=True)
+        if self.spill_pass_bytes is not None:
+            _positive_int("resources.spill_pass_bytes", self.spill_pass_bytes, allow_zero=True)
         if self.spill_openers is not None:
             object.__setattr__(self, "spill_openers", tuple(self.spill_openers))
 

@@ -117,6 +117,19 @@ def _dot_loops(body: tuple) -> list[str]:
     ]
 
 
+def spill_pass_bytes(body: tuple, loop_slots: tuple[tuple[int, int], ...]) -> int | None:
+    """Bytes a thread moves to and from its spilled frame around one dot, as ptxas's code has it: the
+    distinct frame bytes an iteration of the first loop of matrix instructions loads and stores
+    (:attr:`PtxasUsage.loop_slots`) over the dots an iteration of the matching loop of ``body`` runs. None
+    where the plan's loops with dots and the SASS's do not match up."""
+    names = set(_dot_loops(body))
+    loops = [n for n in walk(body) if isinstance(n, Loop) and n.name in names]
+    if not loop_slots or len(loops) != len(loop_slots):
+        return None
+    dots = sum(1 for n in loops[0].body if isinstance(n, TileAction) and n.kind is ActionKind.DOT)
+    return -(-sum(loop_slots[0]) // max(dots, 1))
+
+
 def _set_reload_waits(body: tuple, waits: dict[str, tuple[int, int]]) -> tuple:
     out = []
     for n in body:
@@ -345,6 +358,7 @@ def build_plan(
     regs_used = min(regs, limit)
     extra_notes = []
     smem = ir.smem_bytes
+    pass_bytes = None  # a dot's pass over the spilled frame, where the SASS says (spill_pass_bytes)
     beyond = registers == "auto" and regs > AUTO_CEILING * limit
     if beyond:
         extra_notes.append(
@@ -374,6 +388,7 @@ def build_plan(
             )
             register_note = PTXAS_NOTE.format(which=which, regs=usage.registers, spill=spilled, est=regs)
             if spill and usage.reload_waits:
+                pass_bytes = spill_pass_bytes(body, usage.loop_slots)
                 body, reload_note = with_reload_waits(body, usage.reload_waits)
                 extra_notes.append(reload_note)
             elif spill and usage.sass_error:
@@ -394,6 +409,7 @@ def build_plan(
             regs_per_thread=regs_used,
             spill_bytes_per_thread=spill,
             compute_groups=warpgroup_shares(ir.ttgir),
+            spill_pass_bytes=pass_bytes,
         ),
         source="triton",
         notes=tuple(dict.fromkeys(notes)),

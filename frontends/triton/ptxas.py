@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from tilesight.errors import FrontendError, SettingError
 from tilesight.hardware import HardwareProfile
 
-from .sass import mma_loop_bodies, reload_waits
+from .sass import local_slots, mma_loop_bodies, reload_waits
 from .speccache import SpecialisationCache
 
 if TYPE_CHECKING:  # the mode helpers import without triton (the command line reads them)
@@ -93,6 +93,9 @@ class PtxasUsage:
     # for the installed Triton's own
     ptxas_release: str = ""
     ptxas_chosen_by: str = ""
+    # the distinct frame bytes a thread loads and stores in one iteration of each loop of ``reload_waits``
+    # (:func:`.sass.local_slots`)
+    loop_slots: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -385,7 +388,7 @@ def ptxas_usage(
             usage = replace(usage, ptxas_release=target.release, ptxas_chosen_by=target.chosen_by)
         if usage.stack_bytes:
             try:
-                usage = replace(usage, reload_waits=_reload_waits(cubin_path, binding.fn_name))
+                usage = replace(usage, **_spill_code(cubin_path, binding.fn_name))
             except FrontendError as e:
                 usage = replace(usage, sass_error=str(e))
     return _CACHE.keep(key, usage)
@@ -404,7 +407,11 @@ def cuobjdump_output(flag: str, cubin_path: str, fn_name: str) -> str:
     return done.stdout
 
 
-def _reload_waits(cubin_path: str, fn_name: str) -> tuple[tuple[int, int], ...]:
-    """Reload waits an iteration of each matrix-instruction loop of the cubin (:mod:`.sass`)."""
-    sass = cuobjdump_output("-sass", cubin_path, fn_name)
-    return tuple(reload_waits(body) for body in mma_loop_bodies(sass))
+def _spill_code(cubin_path: str, fn_name: str) -> dict[str, tuple[tuple[int, int], ...]]:
+    """The reload waits and frame slots of an iteration of each matrix-instruction loop of the cubin
+    (:mod:`.sass`), as :class:`PtxasUsage` fields."""
+    bodies = mma_loop_bodies(cuobjdump_output("-sass", cubin_path, fn_name))
+    return {
+        "reload_waits": tuple(reload_waits(body) for body in bodies),
+        "loop_slots": tuple(local_slots(body) for body in bodies),
+    }

@@ -111,6 +111,25 @@ def local_bytes(body: list[str]) -> tuple[int, int]:
     return loaded, stored
 
 
+def local_slots(body: list[str]) -> tuple[int, int]:
+    """Distinct frame bytes a thread loads (``LDL``) and stores (``STL``) in one pass over ``body``: a slot
+    reloaded twice counts once, its second reload an L1 hit. A local access whose address is not a register
+    plus an offset counts its width each time."""
+    loaded: set[tuple[str, int]] = set()
+    stored: set[tuple[str, int]] = set()
+    loose = {"LDL": 0, "STL": 0}
+    for text in body:
+        m = _INSTRUCTION.match(text)
+        if not m or m.group(1) not in loose:
+            continue
+        touched = _local_bytes(m.group(3), m.group(2))
+        if touched is None:
+            loose[m.group(1)] += _local_width(m.group(2))
+        else:
+            (loaded if m.group(1) == "LDL" else stored).update(touched)
+    return len(loaded) + loose["LDL"], len(stored) + loose["STL"]
+
+
 def reload_waits(body: list[str]) -> tuple[int, int]:
     """How many times one pass over ``body`` (instruction texts in program order) waits for a local-memory
     reload (module docstring), as (waits for slots ``body`` only reads, waits for slots it also stores to):

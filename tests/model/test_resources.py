@@ -1071,6 +1071,30 @@ def test_a_frame_the_plan_places_moves_at_its_openers_only(round_hw):
     assert action_demand(ew, default, hw, t).busy_s[SMEM] == action_demand(ew, plain, hw, t).busy_s[SMEM]
 
 
+def test_a_dot_moves_the_frame_bytes_the_machine_code_moves_where_the_plan_gives_them(round_hw):
+    import dataclasses
+
+    hw = dataclasses.replace(round_hw, **LOCAL)
+    # a 100 B frame (12,800 B an SM: L1 holds it, 1e11 B/s): by the rule each dot reloads it and stores
+    # nothing back (all of it loop-invariant state), 100 x 128 = 12,800 B; where the SASS says the K loop
+    # touches 24 distinct bytes around its one dot, 24 x 128 = 3,072 B; none, 0 B
+    dot = TileAction("mm", ActionKind.DOT, dtype="float16", shape=(128, 128, 64), variant="wgmma")
+    plan = TilePlan("p", TileGrid((4,)), (), (Loop("k", 8, (dot,)),), BlockResources(128))
+
+    def with_frame(**kw):
+        res = dataclasses.replace(plan.resources, regs_per_thread=255, spill_bytes_per_thread=100, **kw)
+        return dataclasses.replace(plan, resources=res)
+
+    plain = dataclasses.replace(plan, resources=dataclasses.replace(plan.resources, regs_per_thread=255))
+    t = _traffic(0.0, 1.0)
+    base = action_demand(dot, plain, hw, t).busy_s[SMEM]
+    for kw, moved in (({}, 12_800), ({"spill_pass_bytes": 24}, 3_072), ({"spill_pass_bytes": 0}, 0)):
+        extra = action_demand(dot, with_frame(**kw), hw, t).busy_s[SMEM] - base
+        assert extra == pytest.approx(moved / 1e11, rel=1e-6, abs=1e-15)
+    with pytest.raises(PlanError, match="spill_pass_bytes"):
+        BlockResources(128, spill_pass_bytes=-1)
+
+
 def test_spill_openers_must_name_actions_of_the_plan():
     from tilesight.errors import PlanError
 

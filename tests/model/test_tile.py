@@ -601,6 +601,25 @@ def test_spill_reload_waits_lengthen_each_iteration_chain():
     assert cost.loops[0][2].bound == "chain"
 
 
+def test_spill_reload_waits_add_to_the_chain_of_a_loop_that_waits_for_its_dots():
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    # the same loop with a softmax reading the dot's result (attention's): no dot is in flight while the
+    # warps stop for a reload, so the 2 x 1 + 1 x 4 = 6 of waits follow the dot's 3 (chain 9) where the
+    # GEMM-like loop above takes the longer of the two (6); the 2 x 0.5 + 1 x 1 = 2 of short waits still
+    # add (5), where they hid under the GEMM loop's dots
+    body, demands, scale = _load_dot_loop(L2, 2.0, 0.0, 3.0, waits=True)
+    spilled = Loop("k", 100, body, stages=4, reduction=True, reload_waits=2, stored_reload_waits=1)
+    plain = Loop("k", 100, body, stages=4, reduction=True)
+    assert eval_body((plain,), demands, scale, reload_latency=(1.0, 4.0)).loops[0][2].steady_s == 3.0
+    cost = eval_body((spilled,), demands, scale, reload_latency=(1.0, 4.0)).loops[0][2]
+    assert cost.steady_s == pytest.approx(9.0) and cost.bound == "chain"
+    short = eval_body((spilled,), demands, scale, reload_latency=(0.5, 1.0)).loops[0][2]
+    assert short.steady_s == pytest.approx(5.0)
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.integers(0, 50), st.integers(0, 50), st.floats(0.0, 5.0), st.floats(0.0, 5.0))
 def test_more_reload_waits_never_shorten_a_loop(read_only, stored, l_read, l_stored):

@@ -1158,10 +1158,14 @@ def _notes(plan, traffic, demands, limits, main, tail, merge_s: float) -> tuple[
             around = "each dot"
         else:
             around = "each pass over the tile (the program, a loop's iteration)"
+        moved = (
+            f"moves {res.spill_pass_bytes} bytes of them, as the machine code says"
+            if res.spill_pass_bytes is not None
+            else "reloads them and stores back what it changes"
+        )
         notes.append(
             f"register spills: {res.spill_bytes_per_thread} bytes per thread go to local memory "
-            f"({around} reloads them and stores back what it changes, on the SM's load/store path, "
-            "from L1, L2 or DRAM as the resident frames fit)"
+            f"({around} {moved}, on the SM's load/store path, from L1, L2 or DRAM as the resident frames fit)"
         )
     if "registers" not in limits:
         notes.append("registers per thread not given: occupancy ignores the register limit")

@@ -39,8 +39,10 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      (and at least the load/store-unit issue time of those bytes when the action's ``vector_bytes`` says the
      warps load them into registers themselves, as warp-level ``mma`` does with ``ldmatrix``),
      plus, when the plan spills registers, SMEM (the load/store path local memory takes) is busy for
-     :func:`spill_seconds` of a reload of every thread's spilled frame and a store of its part the loop
-     changes (``SPILLABLE_STATE_BYTES`` of loop-invariant state are only reloaded).
+     :func:`spill_seconds` of the frame bytes the machine code moves around the dot where the frontend read
+     them (``BlockResources.spill_pass_bytes``: the Triton frontend's distinct frame slots of the K loop's
+     SASS), else of a reload of every thread's spilled frame and a store of its part the loop changes
+     (``SPILLABLE_STATE_BYTES`` of loop-invariant state are only reloaded).
    * ELEMENTWISE and REDUCE -> CUDA, SFU -> SFU (plus SMEM when the action states ``smem_bytes``); an
      element operation occupies a CUDA lane for one issue slot, which the FMA-counted rate calls
      ``FLOP_PER_OP`` = 2 FLOP; an ELEMENTWISE action's ``alu_ops`` (compares, selects, min / max, integer
@@ -497,14 +499,19 @@ def partial_write_sectors(action: TileAction, nbytes: float, hw: HardwareProfile
 
 def frame_pass(plan: TilePlan, hw: HardwareProfile, resident: int) -> tuple[float, float]:
     """(seconds, bytes) of one pass over a block's spilled frame (``spill_bytes_per_thread`` of the plan's
-    resources): every thread reloads the whole frame and stores back what of it is not loop-invariant state
-    (all but the plan's ``spill_invariant_bytes``, by default :data:`SPILLABLE_STATE_BYTES`), at
-    :func:`spill_seconds`' rate for where the resident frames live."""
+    resources): every thread moves the plan's ``spill_pass_bytes`` where the frontend read them from the
+    machine code (the distinct frame bytes a loop's code reloads and stores around a dot), else reloads the
+    whole frame and stores back what of it is not loop-invariant state (all but the plan's
+    ``spill_invariant_bytes``, by default :data:`SPILLABLE_STATE_BYTES`); at :func:`spill_seconds`' rate for
+    where the resident frames live."""
     res = plan.resources
     spill, threads = res.spill_bytes_per_thread, res.threads
     active = min(plan.grid.blocks, hw.sm_count)
-    invariant = SPILLABLE_STATE_BYTES if res.spill_invariant_bytes is None else res.spill_invariant_bytes
-    moved = (spill + max(spill - invariant, 0)) * threads
+    if res.spill_pass_bytes is not None:
+        moved = res.spill_pass_bytes * threads
+    else:
+        invariant = SPILLABLE_STATE_BYTES if res.spill_invariant_bytes is None else res.spill_invariant_bytes
+        moved = (spill + max(spill - invariant, 0)) * threads
     seconds = spill_seconds(
         hw,
         moved,

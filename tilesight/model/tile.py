@@ -288,7 +288,8 @@ def eval_body(
     one of a loop's :attr:`~tilesight.plan.Loop.reload_waits` and one of its
     :attr:`~tilesight.plan.Loop.stored_reload_waits` cost its warps
     (:func:`~tilesight.model.resources.reload_latency_s`): an iteration's chain, and its latency, are at
-    least their sum."""
+    least their sum, or, in a loop whose warps wait for their dots (:func:`waits_on_dot`), the sum is added
+    to them."""
     vecs: list[tuple[float, ...]] = []
     svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
     bursts = False
@@ -326,14 +327,22 @@ def eval_body(
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
             # the warps stop for their spill reloads one after another in program order, while the tensor
             # cores run the dots they issued: the iteration takes the longer of the two chains (other
-            # resident blocks run meanwhile: the tile stream's envelope)
+            # resident blocks run meanwhile: the tile stream's envelope). Where the warps wait for their
+            # dots' results within the iteration (waits_on_dot: attention's softmax reads S, the next
+            # rescale reads P V), no dot is in flight while they stop for a reload: the stops add to the
+            # chain, and to an iteration's latency
             reload_s = reload_chain_s(node, reload_latency)
-            chain = max(chain, reload_s)
+            waits = waits_on_dot(node.body)
+            if waits:
+                chain += reload_s
+                iteration_s = sub.latency_s + reload_s
+            else:
+                chain = max(chain, reload_s)
+                iteration_s = max(sub.latency_s, reload_s)
             if node.waits_sync_loads and not node.producer_loads:
                 # a load the pipeliner left synchronous is issued in the iteration that uses it and waited for
                 # before its compute: its latency is on the chain, however many stages the copies run ahead
                 chain += sub.sync_load_s
-            waits = waits_on_dot(node.body)
             # consumer warpgroups that a producer feeds and that wait for their own dots (FlashAttention)
             waiting_consumers = groups > 1 and waits and node.producer_loads and groups_own_rows
             if groups > 1 and not node.producer_loads:
@@ -359,7 +368,7 @@ def eval_body(
             if waiting_consumers:
                 # ... and every step's latency holds the tensor cores too (module docstring)
                 busy = max(busy, sub_busy[TC] + step_latency)
-            env = envelope(max(sub.latency_s, reload_s), sub.fill_s, busy, trips, depth, chain, load_s)
+            env = envelope(iteration_s, sub.fill_s, busy, trips, depth, chain, load_s)
             vecs.append(tuple(u * trips for u in sub_busy))
             svecs.append(vecs[-1])
             durs.append(env.total_s)

@@ -298,6 +298,27 @@ def test_a_spilled_gemm_s_k_loop_gets_the_reload_waits_of_its_sass():
     assert plus == "+" and int(read_only) + int(stored) >= 1
 
 
+def test_a_dot_s_frame_pass_is_its_loop_s_distinct_frame_bytes_over_its_dots():
+    from tilesight.frontends.triton.assemble import spill_pass_bytes
+
+    from tilesight.plan import ActionKind, Loop, TileAction
+
+    def dot(name):
+        return TileAction(name, ActionKind.DOT, dtype="float16", shape=(64, 64, 64))
+
+    # attention's loop runs two dots an iteration: 100 loaded + 41 stored bytes, 71 (rounded up) a dot
+    body = (Loop("kv", 8, (dot("qk"), TileAction("e", ActionKind.ELEMENTWISE, flops=1), dot("pv"))),)
+    assert spill_pass_bytes(body, ((100, 41),)) == 71
+    assert spill_pass_bytes(body, ()) is None  # no SASS read
+    assert spill_pass_bytes(body, ((1, 1), (2, 2))) is None  # the SASS's loops and the plan's differ
+
+
+def test_a_spilled_gemm_s_frame_pass_comes_from_its_sass():
+    report = _gemm(64, 256, 16, 2, "auto", stages=1)
+    (note,) = [n for n in report.notes if n.startswith("register spills: ") and "go to local memory" in n]
+    assert "each dot moves" in note and "as the machine code says" in note
+
+
 def test_reload_waits_go_to_the_loops_with_dots_in_program_order():
     from tilesight.frontends.triton.assemble import RELOAD_MISMATCH_NOTE, with_reload_waits
 
@@ -326,7 +347,7 @@ def test_a_failing_disassembly_keeps_ptxas_s_registers_and_says_the_waits_are_no
     def broken(cubin_path, fn_name):
         raise FrontendError(f"cuobjdump -sass failed on {fn_name!r}: boom")
 
-    monkeypatch.setattr(ptxas, "_reload_waits", broken)
+    monkeypatch.setattr(ptxas, "_spill_code", broken)
     monkeypatch.setattr(ptxas, "_CACHE", ptxas.SpecialisationCache(4))  # compile again, not the cached usage
     report = _gemm(64, 256, 16, 2, "ptxas", stages=1)
     assert _register_note(report).startswith("registers per thread from ptxas")

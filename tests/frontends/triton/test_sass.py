@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tilesight.frontends.triton.sass import local_bytes, mma_loop_bodies, reload_waits
+from tilesight.frontends.triton.sass import local_bytes, local_slots, mma_loop_bodies, reload_waits
 
 
 def _sass(*lines: str, start: int = 0) -> str:
@@ -60,6 +60,23 @@ def test_local_bytes_count_each_width_and_nothing_else():
     ]
     assert local_bytes(body) == (4 + 8 + 16, 4 + 8)
     assert local_bytes([]) == (0, 0)
+
+
+def test_local_slots_count_each_frame_byte_once_and_loose_addresses_each_time():
+    body = [
+        "LDL R2, [R1+0x10]",  # bytes 0x10-0x13
+        "LDL R3, [R1+0x10]",  # the same slot again: no new byte
+        "LDL.64 R4, [R1+0x12]",  # 0x12-0x19: 6 new (0x14-0x19)
+        "STL [R1+0x10], R2",  # stored: 0x10-0x13
+        "@P0 STL.128 [R1+0x40], R8",  # 16 stored
+        "LDL R6, [R7]",  # a register alone is its own base: 4 more
+        "LDL R9, [0x20]",  # an absolute address is a slot too: 4 more, once
+        "LDL R9, [0x20]",
+        "LDL R10, [R1+UR4]",  # not a register plus a constant: its width every time
+        "LDL R10, [R1+UR4]",
+    ]
+    assert local_slots(body) == (4 + 6 + 4 + 4 + 4 + 4, 4 + 16)
+    assert local_bytes(body) == (4 + 4 + 8 + 4 + 4 + 4 + 4 + 4, 4 + 16)
 
 
 def test_the_innermost_loops_holding_matrix_instructions_in_address_order():
