@@ -2387,6 +2387,32 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation82_cases() -> list[Case]:
+    """Register spills at random, for the frame pass of the K loop's machine code (stop 68): drawn like
+    :func:`validation78_cases` with its own seed and sizes no set timed (20 pointer GEMMs over tiles of
+    256-512 fp32 accumulator values a thread at aligned shapes, 8 at odd shapes whose operands Triton stages
+    through registers, 16 attention launches on 4 warps at 128-row tiles: one loop, staged, descriptor; head
+    dim 64 or 128). Every one held out; predicted before it runs with stop 67's model (the whole frame around
+    every dot) and stop 68's (the distinct frame bytes the K loop's SASS moves, and reload stops added to the
+    chain of a loop that waits for its dots), for the ``h200`` and ``h100`` profiles with 12.8's ptxas."""
+    import random
+
+    rng = random.Random(82)
+    aligned = (("v82_a", 2944, 3712, 2560), ("v82_b", 5248, 1664, 3584), ("v82_c", 1536, 4736, 5120))
+    unaligned = (("v82_u", 3319, 2477, 2651), ("v82_v", 1871, 4093, 3697))
+    staged = ((16, 128, 4), (16, 256, 4), (32, 128, 4), (128, 128, 4), (64, 256, 4), (256, 128, 8))
+    cases = _spilling_gemm_draw(rng, aligned, unaligned, staged)
+    while len(cases) < 44:
+        variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
+        causal, d = rng.random() < 0.5, rng.choice((64, 128, 128))
+        b, h, n_ctx = rng.choice((1, 2, 3)), rng.choice((12, 20, 32)), 128 * rng.randint(7, 30) + 64
+        cfg = (128, rng.choice((64, 128)), 4, rng.choice((2, 3, 4)))
+        case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
+        if kernel_precondition(case.to_json()) is None:
+            cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "validation82")
+
+
 def validation81_cases() -> list[Case]:
     """A seventeenth random sample (stop 67, queued): :func:`random_sample` with its own seed and sizes no set
     has timed, drawn like :func:`validation80_cases`, predicted before it runs with stop 67's final model and
