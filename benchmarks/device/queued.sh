@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The measurements queued for the next lent GPU (stops 62-67): with no step named, what is still queued (v81); or in parts:
+# The measurements queued for the next lent GPU (stops 62-68): with no step named, what is still queued (v82, and
+# v81 on an H200); or in parts:
 #
 #   OUT=... bash benchmarks/device/queued.sh                 # the queued steps (the device tool sets OUT)
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (a call may run 10 minutes)
@@ -10,6 +11,8 @@
 #       their dots), validations 76, 77 and 81 (the fourteenth, fifteenth and seventeenth random samples, stops
 #       65-67), up to 2.5 minutes each (all but v81 are measured on the H200; v81 is queued: it decides stop 57's
 #       write-back rule blind, `--recorded-file predicted_write_back.json` against `--recorded`);
+# v82:  validation 82 (stop 68: register spills at random, predicted with stop 67's and stop 68's frame pass for
+#       both the h200 and the h100 profile), about 2 minutes; on any GPU: an H100's folder is h100_validation82/;
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -28,15 +31,22 @@ mkdir -p "$out"
 extra=lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,lts__t_sectors_srcunit_ltcfabric_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum
 # The committed data are the H200's: a loan that comes up on another GPU (stop 66 got an H100 from a plain call)
 # runs nothing unless QUEUED_ANY_GPU=1 says to (then keep its output apart, as benchmarks/data/h100_validation77/).
+# Validation 82 was predicted for both profiles, so it runs on either GPU, into a folder that names an H100.
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-if [[ "$gpu" != *H200* && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
-  echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; nothing run (QUEUED_ANY_GPU=1 runs anyway)" >&2
-  exit 3
-fi
+h200=0
+[[ "$gpu" == *H200* ]] && h200=1
+if [[ $h200 == 1 ]]; then default_steps="v82 v81"; else default_steps=v82; fi
 status=0
-steps=${*:-v81}
+steps=${*:-$default_steps}
 for step in $steps; do
+  if [[ $step != v82 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+    echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
+    status=3
+    continue
+  fi
   case $step in
+    v82) if [[ $h200 == 1 ]]; then dir=validation82; else dir=h100_validation82; fi
+         OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation82 --budget-s 200 ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
@@ -45,9 +55,9 @@ for step in $steps; do
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 tma_attn lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 tma_attn lone 2>/dev/null)) \
     || status=$?
 exit "$status"
