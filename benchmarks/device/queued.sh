@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The measurements queued for the next lent GPU (stops 62-68): with no step named, what is still queued (v82, and
-# v81 on an H200); or in parts:
+# The measurements queued for a lent GPU (stops 62-68), by name; nothing is queued now (stop 68 ran v81 and v82 on
+# the H200), so with no step named it runs nothing:
 #
 #   OUT=... bash benchmarks/device/queued.sh                 # the queued steps (the device tool sets OUT)
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (a call may run 10 minutes)
@@ -9,7 +9,7 @@
 #       counters of the blind56 row, as run 1 (about 2.5 minutes);
 # v74, v75, v76, v77, v81: validation 74 (the same 16 launches timed), validation 75 (lone K loops against
 #       their dots), validations 76, 77 and 81 (the fourteenth, fifteenth and seventeenth random samples, stops
-#       65-67), up to 2.5 minutes each (all but v81 are measured on the H200; v81 is queued: it decides stop 57's
+#       65-67), up to 2.5 minutes each (all measured on the H200; v81, stop 68, decided stop 57's
 #       write-back rule blind, `--recorded-file predicted_write_back.json` against `--recorded`);
 # v82:  validation 82 (stop 68: register spills at random, predicted with stop 67's and stop 68's frame pass for
 #       both the h200 and the h100 profile), about 2 minutes; on any GPU: an H100's folder is h100_validation82/;
@@ -35,9 +35,9 @@ extra=lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 h200=0
 [[ "$gpu" == *H200* ]] && h200=1
-if [[ $h200 == 1 ]]; then default_steps="v82 v81"; else default_steps=v82; fi
 status=0
-steps=${*:-$default_steps}
+steps=${*:-}
+[[ -z "$steps" ]] && echo "queued.sh: nothing queued; name the steps to run (v82 v81 v77 deep c62 ...)" >&2
 for step in $steps; do
   if [[ $step != v82 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
