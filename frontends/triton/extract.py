@@ -1177,6 +1177,20 @@ class Walker:
         if copies:
             # the MMA layout's warps cover the result more than once: each copy is computed (layouts)
             node["flops"] = 2.0 * m * batch * nn * k * copies
+        if variant == "wgmma" and node["mma_n"]:
+            # Every warpgroup MMA instruction (m64 x mma_n x k16) reads its A rows and B columns from shared
+            # memory itself: B once for each 64 rows of the tile, A once for each mma_n columns (and again for
+            # each copy of a replicated layout); an A computed in registers (attention's P) is not read. The
+            # SM's shared-memory data stage counts these reads (benchmarks/data/ncu_warps: 128 B wavefronts
+            # per MFLOP of six GEMM tiles fit the instructions' operand bytes within 2%, not each operand
+            # once: 195 for a 128 x 128 tile on m64n128 instructions, 162 for 128 x 256 on m64n256).
+            elem = dtype_bytes(node["dtype"])
+            a_prods = [p for p in self.get(op.operands[0]).prods if p in body.index]
+            a_in_regs = any(body.index[p]["kind"] is not ActionKind.LOAD for p in a_prods)
+            b_reads = -(-m // WGMMA_ROWS) * (copies or 1)
+            a_reads = -(-nn // node["mma_n"]) * (copies or 1)
+            a_bytes = 0 if a_in_regs else a_reads * m * k
+            node["smem_bytes"] = float(batch * elem * (a_bytes + b_reads * k * nn))
         warps = _mma_v2_warps(self.ir.ttgir) if variant == "mma" else None
         if warps is not None:
             # Warp-level mma: warp (i, j) of the wm x wn grid loads its A rows (m / wm x k) and B columns
@@ -1707,6 +1721,8 @@ def _has_work(regions: list[list[Op]]) -> bool:
 
 # ldmatrix.x4 moves four 8x8 matrices of 16-bit elements per warp: 16 bytes per thread per instruction.
 LDMATRIX_BYTES_PER_THREAD = 16
+# Rows of one warpgroup MMA instruction (wgmma m64nNk16): a warpgroup covers its rows 64 at a time.
+WGMMA_ROWS = 64
 _MMA_V2_WARPS = re.compile(r"nvidia_mma<\{versionMajor = 2,[^}]*?warpsPerCTA = \[(\d+), (\d+)\]")
 
 

@@ -488,6 +488,41 @@ def test_causal_mask_is_charged_per_iteration():
     assert work[True] - work[False] == 2 * 128 * 64
 
 
+@pytest.mark.parametrize(
+    ("tile", "warps", "mma_n", "smem"),
+    [
+        # m64n128 instructions: B (64 x 128) read by both 64-row halves, A (128 x 64) once: 2 x (8192 + 16384)
+        ((128, 128, 64), 8, 128, 49152),
+        ((128, 128, 64), 4, 128, 49152),
+        # one 64-row instruction row on m64n256: each operand once, 2 x (4096 + 16384)
+        ((64, 256, 64), 4, 256, 40960),
+        # four 64-row halves on m64n128: B four times, 2 x (16384 + 4 x 8192)
+        ((256, 128, 64), 8, 128, 98304),
+    ],
+)
+def test_warpgroup_mma_reads_its_operands_per_instruction(tile, warps, mma_n, smem):
+    from tilesight.kernels.triton.gemm import matmul_kernel
+
+    bm, bn, bk = tile
+    meta = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=warps, num_stages=3)
+    plan = FE.plan(matmul_kernel, ((1024 // bm * 1024 // bn,), *_gemm_args(1024, 1024, 1024)), meta, HW)
+    (dot,) = _all(plan.body, ActionKind.DOT)
+    assert dot.variant == "wgmma" and dot.mma_n == mma_n and dot.smem_bytes == smem
+
+
+def test_attention_s_p_operand_is_not_read_from_shared_memory():
+    from tilesight.kernels.triton.attention import attention_fwd_kernel
+
+    # 128 x 64 x d64 on m64n64 instructions: S = Q K^T reads Q once and K^T for each 64-row half,
+    # 2 x (8192 + 2 x 4096); O += P V takes P from registers and reads V twice, 2 x 2 x 4096
+    q = f16(1, 2, 512, 64)
+    args = ((4, 2), q, q, q, q, 0.125, 2 * 512 * 64, 512 * 64, 64, 1, 2, 512)
+    meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=False, num_warps=4, num_stages=2)
+    (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
+    qk, pv = _all(loop.body, ActionKind.DOT)
+    assert (qk.smem_bytes, pv.smem_bytes) == (32768, 16384)
+
+
 @pytest.mark.parametrize(("warps", "grid", "smem"), [(8, (2, 4), 12288), (4, (2, 2), 8192)])
 def test_warp_level_mma_fetches_operand_fragments_per_warp(warps, grid, smem):
     from tilesight.kernels.triton.gemm import matmul_kernel
