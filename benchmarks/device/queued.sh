@@ -13,6 +13,8 @@
 #       write-back rule blind, `--recorded-file predicted_write_back.json` against `--recorded`);
 # v82:  validation 82 (stop 68: register spills at random, predicted with stop 67's and stop 68's frame pass for
 #       both the h200 and the h100 profile), about 2 minutes; on any GPU: an H100's folder is h100_validation82/;
+# v83:  validation 83 (stop 68: an eighteenth random sample, predicted with stop 68's final model for both
+#       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -39,7 +41,7 @@ status=0
 steps=${*:-}
 [[ -z "$steps" ]] && echo "queued.sh: nothing queued; name the steps to run (v82 v81 v77 deep c62 ...)" >&2
 for step in $steps; do
-  if [[ $step != v82 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -49,15 +51,17 @@ for step in $steps; do
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation82 --budget-s 200 ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
+    v83) if [[ $h200 == 1 ]]; then dir=validation83; else dir=h100_validation83; fi
+         OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation83 --budget-s 200 ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v83 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 tma_attn lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 tma_attn lone 2>/dev/null)) \
     || status=$?
 exit "$status"

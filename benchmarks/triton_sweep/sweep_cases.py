@@ -2387,6 +2387,26 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation83_cases() -> list[Case]:
+    """An eighteenth random sample (stop 68): :func:`random_sample` with its own seed and sizes no set has
+    timed, drawn like :func:`validation81_cases`, predicted before it runs with stop 68's final model (its
+    frame pass and warpgroup operand reads) for the ``h200`` and ``h100`` profiles."""
+    spec = RandomSample(
+        seed=83,
+        name="v83",
+        sizes=(1088, 1984, 3008, 4224, 5376, 6656, 7936),
+        ksizes=(1600, 3136, 4288, 6016, 8704, 11392),
+        odd=(1409, 2789, 4447, 6311),
+        odd_k=(1753, 4493),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(2300, 6600, 12700, 31000),
+        widths=(736, 1568, 3008, 5248, 7104, 10112),
+        sizes_1d=(7_340_033, 27_262_976, 71_000_017, 150_994_944),
+    )
+    return random_sample(spec)
+
+
 def validation82_cases() -> list[Case]:
     """Register spills at random, for the frame pass of the K loop's machine code (stop 68): drawn like
     :func:`validation78_cases` with its own seed and sizes no set timed (20 pointer GEMMs over tiles of
