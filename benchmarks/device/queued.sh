@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The measurements queued for a lent GPU (stops 62-68), by name; nothing is queued now (stop 68 ran v81 and v82 on
-# the H200), so with no step named it runs nothing:
+# The measurements queued for a lent GPU (stops 62-68): with no step named, what is still queued (v83, on either
+# GPU: stop 68 ran v81 and v82 on the H200); or in parts:
 #
 #   OUT=... bash benchmarks/device/queued.sh                 # the queued steps (the device tool sets OUT)
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (a call may run 10 minutes)
@@ -38,8 +38,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 h200=0
 [[ "$gpu" == *H200* ]] && h200=1
 status=0
-steps=${*:-}
-[[ -z "$steps" ]] && echo "queued.sh: nothing queued; name the steps to run (v82 v81 v77 deep c62 ...)" >&2
+steps=${*:-v83}
 for step in $steps; do
   if [[ $step != v82 && $step != v83 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
