@@ -33,7 +33,7 @@ mkdir -p "$out"
 extra=lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,lts__t_sectors_srcunit_ltcfabric_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum
 # The committed data are the H200's: a loan that comes up on another GPU (stop 66 got an H100 from a plain call)
 # runs nothing unless QUEUED_ANY_GPU=1 says to (then keep its output apart, as benchmarks/data/h100_validation77/).
-# Validation 82 was predicted for both profiles, so it runs on either GPU, into a folder that names an H100.
+# Validations 82 and 83 were predicted for both profiles, so they run on either GPU, into a folder naming an H100.
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 h200=0
 [[ "$gpu" == *H200* ]] && h200=1
