@@ -2422,14 +2422,7 @@ def validation82_cases() -> list[Case]:
     unaligned = (("v82_u", 3319, 2477, 2651), ("v82_v", 1871, 4093, 3697))
     staged = ((16, 128, 4), (16, 256, 4), (32, 128, 4), (128, 128, 4), (64, 256, 4), (256, 128, 8))
     cases = _spilling_gemm_draw(rng, aligned, unaligned, staged)
-    while len(cases) < 44:
-        variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
-        causal, d = rng.random() < 0.5, rng.choice((64, 128, 128))
-        b, h, n_ctx = rng.choice((1, 2, 3)), rng.choice((12, 20, 32)), 128 * rng.randint(7, 30) + 64
-        cfg = (128, rng.choice((64, 128)), 4, rng.choice((2, 3, 4)))
-        case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
-        if kernel_precondition(case.to_json()) is None:
-            cases.setdefault(case.id, case)
+    _spilling_attention_draw(rng, cases, (1, 2, 3), (12, 20, 32), (7, 30), 64)
     return _all_held_out(list(cases.values()), "validation82")
 
 
@@ -2505,14 +2498,7 @@ def validation78_cases() -> list[Case]:
     unaligned = (("v78_u", 2897, 3541, 2203), ("v78_v", 4423, 1787, 3079))
     staged = ((16, 128, 4), (16, 256, 4), (32, 128, 4), (128, 128, 4), (64, 256, 4), (256, 128, 8))
     cases = _spilling_gemm_draw(rng, aligned, unaligned, staged)
-    while len(cases) < 44:
-        variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
-        causal, d = rng.random() < 0.5, rng.choice((64, 128, 128))
-        b, h, n_ctx = rng.choice((1, 2, 4)), rng.choice((8, 16, 24)), 128 * rng.randint(8, 28)
-        cfg = (128, rng.choice((64, 128)), 4, rng.choice((2, 3, 4)))
-        case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
-        if kernel_precondition(case.to_json()) is None:
-            cases.setdefault(case.id, case)
+    _spilling_attention_draw(rng, cases, (1, 2, 4), (8, 16, 24), (8, 28), 0)
     return _all_held_out(list(cases.values()), "validation78")
 
 
@@ -2669,6 +2655,24 @@ def _spilling_gemm_draw(rng, aligned: tuple, unaligned: tuple, staged: tuple) ->
         case = gemm_case("grouped", shape, rng.choice(("float16", "bfloat16")), cfg)
         cases.setdefault(case.id, case)
     return cases
+
+
+def _spilling_attention_draw(
+    rng, cases: dict[str, Case], batches: tuple, heads: tuple, blocks: tuple[int, int], extra: int
+) -> None:
+    """Add attention launches drawn with ``rng`` to ``cases`` until it holds 44 (validations 78 and 82): the
+    one-loop, staged or descriptor kernel, causal or not, head dim 64 or 128, on 4 warps at 128-row tiles with
+    64 or 128 keys a step and 2-4 stages (where ptxas spills), one of ``batches`` x ``heads``, a sequence of
+    ``128 x blocks`` (drawn in that range) plus ``extra``; a draw the kernel's precondition refuses is drawn
+    again."""
+    while len(cases) < 44:
+        variant = rng.choice(("one-loop", "one-loop", "staged", "tma"))
+        causal, d = rng.random() < 0.5, rng.choice((64, 128, 128))
+        b, h, n_ctx = rng.choice(batches), rng.choice(heads), 128 * rng.randint(*blocks) + extra
+        cfg = (128, rng.choice((64, 128)), 4, rng.choice((2, 3, 4)))
+        case = attention_case(b, h, n_ctx, d, causal, cfg, staged=variant == "staged", tma=variant == "tma")
+        if kernel_precondition(case.to_json()) is None:
+            cases.setdefault(case.id, case)
 
 
 def validation64_cases() -> list[Case]:
