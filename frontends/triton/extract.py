@@ -1181,12 +1181,12 @@ class Walker:
             # Every warpgroup MMA instruction (m64 x mma_n x k16) reads its A rows and B columns from shared
             # memory itself: B once for each 64 rows of the tile, A once for each mma_n columns (and again for
             # each copy of a replicated layout); an A computed in registers (attention's P) is not read. The
-            # SM's shared-memory data stage counts these reads (benchmarks/data/ncu_warps: 128 B wavefronts
-            # per MFLOP of six GEMM tiles fit the instructions' operand bytes within 2%, not each operand
-            # once: 195 for a 128 x 128 tile on m64n128 instructions, 162 for 128 x 256 on m64n256).
+            # SM's shared-memory data stage follows these reads: over the sixteen GEMM configs of
+            # benchmarks/data/ncu_warps it counts 1.05-1.10 wavefronts of 128 B per 128 B of them (the rest
+            # is the copies), against 1.08-2.10 per 128 B of each operand read once
+            # (`python benchmarks/ncu_diag/warps.py --operands benchmarks/data/ncu_warps`).
             elem = dtype_bytes(node["dtype"])
-            a_prods = [p for p in self.get(op.operands[0]).prods if p in body.index]
-            a_in_regs = any(body.index[p]["kind"] is not ActionKind.LOAD for p in a_prods)
+            a_in_regs = self._a_in_registers(op, body)
             b_reads = -(-m // WGMMA_ROWS) * (copies or 1)
             a_reads = -(-nn // node["mma_n"]) * (copies or 1)
             a_bytes = 0 if a_in_regs else a_reads * m * k
@@ -1198,12 +1198,17 @@ class Walker:
             # by wn warps and every B column by wm; an A computed in registers (attention's P) is not fetched.
             wm, wn = warps
             elem = dtype_bytes(node["dtype"])
-            a_prods = [p for p in self.get(op.operands[0]).prods if p in body.index]
-            a_in_regs = any(body.index[p]["kind"] is not ActionKind.LOAD for p in a_prods)
+            a_in_regs = self._a_in_registers(op, body)
             node["smem_bytes"] = float(batch * elem * ((0 if a_in_regs else wn * m * k) + wm * k * nn))
             node["vector_bytes"] = LDMATRIX_BYTES_PER_THREAD
         body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
+
+    def _a_in_registers(self, op: Op, body: _Body) -> bool:
+        """Whether a dot's A operand is computed in registers in ``body`` (attention's P), not loaded: the
+        MMA then takes it from the warps' registers and reads no A from shared memory."""
+        a_prods = [p for p in self.get(op.operands[0]).prods if p in body.index]
+        return any(body.index[p]["kind"] is not ActionKind.LOAD for p in a_prods)
 
     def scaled_dot(self, op: Op, body: _Body, vin: V, m: int, n: int, k: int, dtype: str) -> tuple[int, str]:
         """``tl.dot_scaled``: its K (an ``e2m1`` operand packs two values a byte along K) and the dtype its
