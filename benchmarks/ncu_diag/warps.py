@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -84,6 +85,7 @@ REPORT_METRICS = {
     "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio": "long sb",
     "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": "wait",
     "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio": "math",
+    "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio": "dispatch",
 }
 _SCALE = {"gpu__time_duration.sum": 1e-3, "sm__cycles_active.avg": 1e-3}
 
@@ -116,9 +118,63 @@ def report(folder: Path) -> int:
     return 0
 
 
+# The ncu counters the operand table reads: shared-memory data-stage wavefronts (128 B each) and warp-level
+# warpgroup-MMA instructions (a warpgroup's m64 x n x k16 instruction counts once for each of its 4 warps)
+WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+GMMA_WARP_INSTRUCTIONS = "sm__inst_executed_pipe_tensor_op_gmma.sum"
+WAVEFRONT_BYTES = 128
+SM_COUNT = 132  # the H200 the committed passes ran on
+
+
+def operand_rows(
+    ncu: dict[str, dict[str, float]], size: int = SIZE
+) -> list[tuple[str, int, float, float, float]]:
+    """Per case of an ncu pass at ``size``^3 fp16: (case, the instructions' N, the data stage's wavefronts per
+    MFLOP, the wavefronts per MFLOP of its warpgroup MMAs' operands read once per instruction (A 64 x 16 and B
+    16 x N, 2 bytes each), and of each tile operand read once). The instructions' N follows from the FLOPs
+    over the instruction count. Cases without the two counters are left out."""
+    rows = []
+    for case, metrics in ncu.items():
+        waves, warp_instructions = metrics.get(WAVEFRONTS), metrics.get(GMMA_WARP_INSTRUCTIONS)
+        if not waves or not warp_instructions:
+            continue
+        bm, bn = (int(v) for v in re.match(r"m(\d+)n(\d+)", case).groups())
+        mflop = 2.0 * size**3 / 1e6
+        instructions = warp_instructions / 4
+        n = round(2.0 * size**3 / (instructions * 2 * 64 * 16))
+        per_instruction = (64 * 16 + 16 * n) * 2 / WAVEFRONT_BYTES
+        once = size**3 * (1 / bn + 1 / bm) * 2 / WAVEFRONT_BYTES  # A read once per N tile, B per M tile
+        rows.append((case, n, waves / mflop, instructions * per_instruction / mflop, once / mflop))
+    return rows
+
+
+def operands(folder: Path) -> int:
+    """Print, per case of ``folder``'s ncu pass, the shared-memory wavefronts beside the two counts of the
+    warpgroup MMAs' operand reads (:func:`operand_rows`): which one the SM's data stage follows; and the
+    wavefronts an SM per active cycle, how busy the data stage (one wavefront a cycle) ran."""
+    from kmajor import ncu_launches
+
+    print(
+        f"{'case':20s} {'N':>4s} {'wavefronts/MFLOP':>17s} {'per instruction':>16s} {'ratio':>6s}"
+        f" {'once':>8s} {'ratio':>6s} {'per cycle':>9s}"
+    )
+    ncu = ncu_launches((folder / "warps_ncu.csv").read_text())
+    for case, n, waves, per_instruction, once in operand_rows(ncu):
+        metrics = ncu[case]
+        # the data stage takes one wavefront a cycle: its busy share of the SMs' active cycles
+        busy = metrics[WAVEFRONTS] / SM_COUNT / metrics.get("sm__cycles_active.avg", float("nan"))
+        print(
+            f"{case:20s} {n:4d} {waves:17.1f} {per_instruction:16.1f} {waves / per_instruction:6.2f}"
+            f" {once:8.1f} {waves / once:6.2f} {busy:9.2f}"
+        )
+    return 0
+
+
 def main() -> int:
     if "--report" in sys.argv:
         return report(Path(sys.argv[sys.argv.index("--report") + 1]))
+    if "--operands" in sys.argv:
+        return operands(Path(sys.argv[sys.argv.index("--operands") + 1]))
     import torch
     from kmajor import time_or_mark
 
