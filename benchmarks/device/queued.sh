@@ -46,12 +46,10 @@ for step in $steps; do
     continue
   fi
   case $step in
-    v82) if [[ $h200 == 1 ]]; then dir=validation82; else dir=h100_validation82; fi
-         OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation82 --budget-s 200 ;;
+    v82|v83) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
+         OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 200 ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
-    v83) if [[ $h200 == 1 ]]; then dir=validation83; else dir=h100_validation83; fi
-         OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation83 --budget-s 200 ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
