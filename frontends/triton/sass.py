@@ -39,6 +39,12 @@ _WIDTH = {"64": 2, "128": 4}
 _NO_DESTINATION = frozenset({"ST", "STL", "STS", "STG", "STSM", "RED", "REDG", "BAR", "BRA", "EXIT", "NOP"})
 
 
+def instruction_opcode(text: str) -> str | None:
+    """The opcode of one instruction's text (``@P0 LDL.64 R2, [R1]`` -> ``LDL``), None if it is not one."""
+    m = _INSTRUCTION.match(text)
+    return m.group(1) if m else None
+
+
 def instructions(sass: str) -> list[tuple[int, str]]:
     """(address, text) of every instruction in ``sass``, in order."""
     return [(int(address, 16), text.strip()) for address, text in SASS_LINE.findall(sass)]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tilesight.frontends.triton.sass import local_bytes, local_slots, mma_loop_bodies, reload_waits
+from tilesight.frontends.triton.sass import (
+    instruction_opcode,
+    local_bytes,
+    local_slots,
+    mma_loop_bodies,
+    reload_waits,
+)
 
 
 def _sass(*lines: str, start: int = 0) -> str:
@@ -120,3 +126,9 @@ def test_a_warp_waits_at_most_once_a_reload_and_never_without_one(body):
     loads_by_register = {t.split(",")[0]: t for t in reversed(body) if t.startswith("LDL")}
     ordered = list(loads_by_register.values()) + [t for t in body if not t.startswith("LDL")]
     assert sum(reload_waits(ordered)) <= 1
+
+
+def test_instruction_opcode_drops_the_predicate_and_the_modifiers():
+    assert instruction_opcode("@!P0 LDL.64 R2, [R1+0x10]") == "LDL"
+    assert instruction_opcode("HGMMA.64x128x16.F32 R24, gdesc[UR4], R24") == "HGMMA"
+    assert instruction_opcode("not an instruction") is None

@@ -1,0 +1,154 @@
+"""What the one-loop causal attention kernel's mask costs, measured against predicted (CPU only; stop 68).
+
+    python benchmarks/autotune/causal_mask.py [--configs benchmarks/data/autotune_configs_h200.jsonl]
+    python benchmarks/autotune/causal_mask.py \
+        --schedule attention/causal/bfloat16/b2h24n3584d128 m128n128w8s3 1
+
+The attention sweeps time every config of the tutorial's space on the one-loop kernel (which masks every key
+block of a causal program) and on the staged one (which masks only the diagonal's), causal and not, at the
+same shapes. Per config and head dim, the default table gives the median over the shapes of the mask's cost,
+causal minus staged causal, as a share of the causal time, measured and predicted, and the median of
+measured over predicted cost (from ``score_autotune.py``'s ``--configs-jsonl`` rows: every config's
+prediction and p50 timing).
+
+``--schedule PROBLEM CONFIG RESIDENT`` lays the causal problem's blocks (launch order: query block fastest,
+one to ``n_ctx / BLOCK_M`` key blocks each) on 132 SMs of ``RESIDENT`` slots greedily, each block taking the
+full (non-causal) launch's measured time per key block (0-4 us fixed a block), and prints the makespan beside
+the measured causal time: the causal launch at the full kernel's pace, its mask free.
+
+``--sass FILE ID [ID ...]`` compiles the named launches of a sweep file on this CPU (the frontend's own
+compile, the profile's ptxas: ``spill_frames._cubin_sass``) and counts the instructions of one iteration
+of each loop holding matrix instructions, by opcode: what the causal mask adds to a warp's iteration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = ROOT / "benchmarks" / "data" / "autotune_configs_h200.jsonl"
+SM_COUNT = 132
+SHAPE = re.compile(r"b(\d+)h(\d+)n(\d+)d(\d+)$")
+TILE = re.compile(r"m(\d+)n(\d+)")
+
+
+def load(path: Path) -> dict[tuple[str, str], dict]:
+    """Rows by (problem, config)."""
+    return {(r["problem"], r["config"]): r for r in map(json.loads, path.open()) if r.get("problem")}
+
+
+def mask_costs(rows: dict[tuple[str, str], dict]) -> dict[tuple[str, int], list[tuple[float, float, float]]]:
+    """Per (config, head dim): (measured share, predicted share, measured / predicted) of the mask's cost,
+    causal minus staged causal, one per shape timed and predicted on both kernels."""
+    out: dict[tuple[str, int], list[tuple[float, float, float]]] = defaultdict(list)
+    for (problem, config), causal in rows.items():
+        if not problem.startswith("attention/causal/"):
+            continue
+        staged = rows.get((problem.replace("/causal/", "/staged-causal/"), config))
+        pair = (causal, staged)
+        if staged is None or not all(r["measured_us"] and r["predicted_us"] for r in pair):
+            continue
+        measured = causal["measured_us"] - staged["measured_us"]
+        predicted = causal["predicted_us"] - staged["predicted_us"]
+        head_dim = int(SHAPE.search(problem).group(4))
+        ratio = measured / predicted if predicted else float("nan")
+        out[config, head_dim].append(
+            (measured / causal["measured_us"], predicted / causal["predicted_us"], ratio)
+        )
+    return out
+
+
+def makespan(q_blocks: int, programs: int, per_step_s: float, fixed_s: float, slots: int) -> float:
+    """Greedy list schedule of ``programs`` x ``q_blocks`` causal blocks in launch order (query block
+    fastest; block ``q`` runs ``q + 1`` key steps of ``per_step_s`` plus ``fixed_s``) on ``slots`` slots."""
+    free = [0.0] * slots
+    for _ in range(programs):
+        for q in range(q_blocks):
+            start = heapq.heappop(free)
+            heapq.heappush(free, start + fixed_s + (q + 1) * per_step_s)
+    return max(free)
+
+
+def schedule(rows: dict[tuple[str, str], dict], problem: str, config: str, resident: int) -> None:
+    b, h, n_ctx, _ = (int(v) for v in SHAPE.search(problem).groups())
+    block_m, block_n = (int(v) for v in TILE.match(config).groups())
+    full = rows[problem.replace("/causal/", "/full/"), config]["measured_us"]
+    causal = rows[problem, config]["measured_us"]
+    q_blocks, steps = n_ctx // block_m, n_ctx // block_n
+    blocks = q_blocks * b * h
+    slots = SM_COUNT * resident
+    print(f"{problem} {config}: measured full {full:.1f} us, causal {causal:.1f} us")
+    for fixed in (0.0, 2.0, 4.0):
+        # the full launch's time a block over its key steps (one block a slot at a time)
+        per_step = (full / (blocks / slots) - fixed) / steps
+        # the causal kernel's key steps a block are BLOCK_M / BLOCK_N a query block
+        span = makespan(q_blocks, b * h, per_step * block_m / block_n, fixed, slots)
+        print(f"  fixed {fixed:.0f} us a block: {per_step:.3f} us a key step, greedy makespan {span:.1f} us")
+
+
+def sass_counts(path: Path, ids: list[str]) -> None:
+    """Print, per launch id of the sweep file ``path``, its matrix-instruction loops' opcode counts."""
+    import sys
+    from collections import Counter
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import accuracy
+    from spill_frames import _cubin_sass
+    from tilesight.frontends.triton.sass import instruction_opcode, mma_loop_bodies
+
+    from tilesight.hardware import load_profile
+
+    records = {}
+    for line_no, line in enumerate(path.open(), 1):
+        rec = json.loads(line)
+        if rec["id"] in ids:
+            records[rec["id"]] = (rec, f"{path}:{line_no}")
+    missing = [i for i in ids if i not in records]
+    if missing:
+        raise SystemExit(f"causal_mask.py: no launch {', '.join(missing)} in {path}")
+    hw = load_profile("h200")
+    for ident in ids:
+        text, _ = _cubin_sass(accuracy.rebuild(*records[ident]), hw)
+        for body in mma_loop_bodies(text):
+            counts = Counter(op for op in map(instruction_opcode, body) if op)
+            top = " ".join(f"{op} {n}" for op, n in counts.most_common(10))
+            print(f"{ident}: {sum(counts.values())} instructions a warp an iteration ({top})")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--configs", type=Path, default=DEFAULT)
+    ap.add_argument("--schedule", nargs=3, metavar=("PROBLEM", "CONFIG", "RESIDENT"))
+    ap.add_argument("--sass", nargs="+", metavar=("FILE", "ID"))
+    args = ap.parse_args()
+    for path in [args.configs] + ([Path(args.sass[0])] if args.sass else []):
+        if not path.is_file():
+            raise SystemExit(f"causal_mask.py: no file {path}")
+    if args.sass:
+        if len(args.sass) < 2:
+            raise SystemExit("causal_mask.py: --sass takes a sweep file and at least one launch id")
+        sass_counts(Path(args.sass[0]), args.sass[1:])
+        return 0
+    rows = load(args.configs)
+    if args.schedule:
+        problem, config, resident = args.schedule
+        if (problem, config) not in rows:
+            raise SystemExit(f"causal_mask.py: no row for {problem} {config} in {args.configs}")
+        schedule(rows, problem, config, int(resident))
+        return 0
+    head = f"{'config':14s} {'d':>4s} {'n':>3s} {'share meas':>10s} {'share pred':>10s}"
+    print(head + f" {'cost meas/pred':>14s}")
+    for (config, head_dim), costs in sorted(mask_costs(rows).items()):
+        med = [statistics.median(c[i] for c in costs) for i in range(3)]
+        print(f"{config:14s} {head_dim:4d} {len(costs):3d} {med[0]:10.3f} {med[1]:10.3f} {med[2]:14.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
