@@ -122,3 +122,15 @@ def test_tilelang_factory_that_tilelang_refuses(tmp_path: Path, capsys: pytest.C
     # TileLang's own shape check, at the T.gemm line (14) of the factory, in one line
     assert "TileLang " in err and "could not compile kernel 'gemm_bad' at bad_gemm.py:14" in err
     assert "AssertionError: T.gemm K shape check failed" in err and "(in `T.gemm(A_s, B_s, C_l)`)" in err
+
+
+def test_usage_errors_name_the_command_once(capsys: pytest.CaptureFixture[str]) -> None:
+    err = fails(capsys)
+    assert err == (
+        "tilesight: error: the following arguments are required: COMMAND (see `tilesight --help`)\n"
+    )
+    err = fails(capsys, "estimate")
+    assert err.startswith("tilesight: error: argument COMMAND: invalid choice: 'estimate'")
+    assert err.count("tilesight") == 2  # the prefix and the pointer to --help, not a second prefix
+    err = fails(capsys, "predict", "--no-such-flag")
+    assert err.startswith("tilesight: error: predict: ") and "(see `tilesight predict --help`)" in err

@@ -30,7 +30,11 @@ class UsageError(TileSightError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        # main() prints "tilesight: error: "; a subcommand's refusal names the subcommand once
+        # ("predict: ..."), and every one says where the usage is
+        command = self.prog.removeprefix("tilesight").strip()
+        where = f"{command}: " if command else ""
+        raise UsageError(f"{where}{message} (see `{self.prog} --help`)")
 
 
 def parser() -> argparse.ArgumentParser:
