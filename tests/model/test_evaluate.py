@@ -1062,3 +1062,16 @@ def test_a_lone_block_issues_its_synchronous_loads_on_the_chain(round_hw):
     # sixteen blocks, four an SM: the other blocks fill the schedulers, nothing is added
     shared = _sync_operand_plan(16)
     assert evaluate(shared, issuing).latency_s == pytest.approx(evaluate(shared, hw).latency_s, rel=1e-12)
+
+
+def test_block_jitters_are_seeded_kept_and_read_only():
+    from tilesight.model import evaluate as ev
+
+    first, again = ev._block_jitters(2048), ev._block_jitters(2048)
+    assert first is again  # kept: a ranking asks for the same grid's factors config after config
+    assert all(not f.flags.writeable for f in first)
+    fresh = ev._seeded_block_jitters(2048)
+    assert all(np.array_equal(a, b) for a, b in zip(first, fresh, strict=True))
+    big = ev.JITTER_BLOCK_BUDGET + 1  # not kept, the same values
+    assert ev._block_jitters(big) is not ev._block_jitters(big)
+    assert np.array_equal(ev._block_jitters(big)[0], ev._seeded_block_jitters(big)[0])

@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections import OrderedDict
@@ -835,12 +836,27 @@ JITTER_RUNS = 16
 JITTER_BLOCK_BUDGET = 1 << 16
 
 
-def _block_jitters(n_blocks: int) -> list[np.ndarray]:
-    """The work factors of the runs of :func:`unequal_blocks_s`' unequal schedule (:data:`BLOCK_JITTER`)."""
+def _block_jitters(n_blocks: int) -> tuple[np.ndarray, ...]:
+    """The work factors of the runs of :func:`unequal_blocks_s`' unequal schedule (:data:`BLOCK_JITTER`):
+    seeded, so the same for every call with ``n_blocks``; read-only, and kept for grids within
+    :data:`JITTER_BLOCK_BUDGET` blocks (a ranking evaluates many configs of one grid)."""
+    if n_blocks <= JITTER_BLOCK_BUDGET:
+        return _kept_block_jitters(n_blocks)
+    return _seeded_block_jitters(n_blocks)
+
+
+def _seeded_block_jitters(n_blocks: int) -> tuple[np.ndarray, ...]:
     runs = max(1, min(JITTER_RUNS, JITTER_BLOCK_BUDGET // max(n_blocks, 1)))
-    return [
-        1.0 + BLOCK_JITTER * np.random.default_rng(seed).uniform(-1.0, 1.0, n_blocks) for seed in range(runs)
-    ]
+    factors = []
+    for seed in range(runs):
+        f = 1.0 + BLOCK_JITTER * np.random.default_rng(seed).uniform(-1.0, 1.0, n_blocks)
+        f.flags.writeable = False
+        factors.append(f)
+    return tuple(factors)
+
+
+# at most JITTER_BLOCK_BUDGET factors an entry (512 KB): 16 entries, 8 MB
+_kept_block_jitters = functools.lru_cache(maxsize=16)(_seeded_block_jitters)
 
 
 def _shared_makespan(work: np.ndarray, sms: int, per_sm: int, pace_s: float, alone_s: float) -> float:
