@@ -3,6 +3,7 @@
     python benchmarks/autotune/causal_mask.py [--configs benchmarks/data/autotune_configs_h200.jsonl]
     python benchmarks/autotune/causal_mask.py \
         --schedule attention/causal/bfloat16/b2h24n3584d128 m128n128w8s3 1
+    python benchmarks/autotune/causal_mask.py --ablation [benchmarks/data/validation84]
 
 The attention sweeps time every config of the tutorial's space on the one-loop kernel (which masks every key
 block of a causal program) and on the staged one (which masks only the diagonal's), causal and not, at the
@@ -15,6 +16,15 @@ prediction and p50 timing).
 one to ``n_ctx / BLOCK_M`` key blocks each) on 132 SMs of ``RESIDENT`` slots greedily, each block taking the
 full (non-causal) launch's measured time per key block (0-4 us fixed a block), and prints the makespan beside
 the measured causal time: the causal launch at the full kernel's pace, its mask free.
+
+``--ablation [FOLDER]`` reads validation 84 (stop 69; ``sweep_cases.validation84_cases``): the one-loop kernel
+timed causal, causal with its per-element mask skipped (``CAUSAL_MASK=False``, the same loop bounds) and not
+causal, at each tile and shape. Per launch triple it prints measured over predicted for each and the mask's
+cost (causal minus unmasked) measured and predicted, from the folder's ``triton_attention.jsonl`` and the
+predictions recorded before it ran (``predicted_before_measuring.json``; an H100's folder holds
+``predicted_h100.json``, which ``--recorded-file`` names). Where the unmasked launch matches its prediction
+and the masked one does not, the mask is what the model misprices; where the unmasked one misses too, the
+triangular schedule is.
 
 ``--sass FILE ID [ID ...]`` compiles the named launches of a sweep file on this CPU (the frontend's own
 compile, the profile's ptxas: ``spill_frames._cubin_sass``) and counts the instructions of one iteration
@@ -121,12 +131,48 @@ def sass_counts(path: Path, ids: list[str]) -> None:
             print(f"{ident}: {sum(counts.values())} instructions a warp an iteration ({top})")
 
 
+def ablation(folder: Path, recorded: str) -> None:
+    """Print validation 84's launch triples (see the module docstring) from ``folder``."""
+    sweep, pred_path = folder / "triton_attention.jsonl", folder / recorded
+    for path in (sweep, pred_path):
+        if not path.is_file():
+            raise SystemExit(f"causal_mask.py: no file {path} (validation 84 not measured yet?)")
+    predicted = json.loads(pred_path.read_text())["predicted_us"]
+    measured = {}
+    for rec in map(json.loads, sweep.open()):
+        if rec.get("status") == "ok" and rec.get("measured_us"):
+            measured[rec["id"]] = rec["measured_us"]["p50"]
+    kinds = ("causal", "causal-unmasked", "full")
+    print(f"{'launch':34s} {'causal m/p':>10s} {'unmasked m/p':>12s} {'full m/p':>9s} {'mask meas us':>12s} "
+          f"{'mask pred us':>12s}")  # fmt: skip
+    ratios: dict[str, list[float]] = defaultdict(list)
+    for ident in sorted(i for i in measured if i.startswith("attention/causal/")):
+        ids = [ident.replace("/causal/", f"/{k}/") for k in kinds]
+        if not all(i in measured and isinstance(predicted.get(i), (int, float)) for i in ids):
+            continue
+        m = [measured[i] for i in ids]
+        p = [predicted[i] for i in ids]
+        for k, mi, pi in zip(kinds, m, p, strict=True):
+            ratios[k].append(mi / pi)
+        name = ident.removeprefix("attention/causal/")
+        print(f"{name:34s} {m[0] / p[0]:10.2f} {m[1] / p[1]:12.2f} {m[2] / p[2]:9.2f} {m[0] - m[1]:12.1f} "
+              f"{p[0] - p[1]:12.1f}")  # fmt: skip
+    for k in kinds:
+        if ratios[k]:
+            print(f"{k}: median measured / predicted {statistics.median(ratios[k]):.3f} ({len(ratios[k])})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configs", type=Path, default=DEFAULT)
     ap.add_argument("--schedule", nargs=3, metavar=("PROBLEM", "CONFIG", "RESIDENT"))
     ap.add_argument("--sass", nargs="+", metavar=("FILE", "ID"))
+    ap.add_argument("--ablation", nargs="?", type=Path, const=ROOT / "benchmarks" / "data" / "validation84")
+    ap.add_argument("--recorded-file", default="predicted_before_measuring.json")
     args = ap.parse_args()
+    if args.ablation:
+        ablation(args.ablation, args.recorded_file)
+        return 0
     for path in [args.configs] + ([Path(args.sass[0])] if args.sass else []):
         if not path.is_file():
             raise SystemExit(f"causal_mask.py: no file {path}")

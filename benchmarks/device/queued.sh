@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The measurements queued for a lent GPU (stops 62-68): with no step named, what is still queued (v83, on either
-# GPU: stop 68 ran v81 and v82 on the H200); or in parts:
+# The measurements queued for a lent GPU (stops 62-69): with no step named, what is still queued (v84 and v83, on
+# either GPU: stop 68 ran v81 and v82 on the H200); or in parts:
 #
 #   OUT=... bash benchmarks/device/queued.sh                 # the queued steps (the device tool sets OUT)
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (a call may run 10 minutes)
@@ -15,6 +15,9 @@
 #       both the h200 and the h100 profile), about 2 minutes; on any GPU: an H100's folder is h100_validation82/;
 # v83:  validation 83 (stop 68: an eighteenth random sample, predicted with stop 68's final model for both
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
+# v84:  validation 84 (stop 69: the one-loop causal attention with and without its per-element mask beside the
+#       non-causal launch, 132 launches predicted for both profiles), about 3 minutes; on any GPU: an H100's
+#       folder is h100_validation84/; read by `python benchmarks/autotune/causal_mask.py --ablation [FOLDER]`;
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -38,16 +41,17 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 h200=0
 [[ "$gpu" == *H200* ]] && h200=1
 status=0
-steps=${*:-v83}
+steps=${*:-v84 v83}
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
   fi
   case $step in
-    v82|v83) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
-         OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 200 ;;
+    v82|v83|v84) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
+         budget=200; [[ $step == v84 ]] && budget=240  # v84's 132 attention launches compile longer
+         OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
@@ -56,9 +60,9 @@ for step in $steps; do
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v83 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v84 v83 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 tma_attn lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn lone 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -4,6 +4,10 @@ Q, K, V and O are ``(batch, heads, n_ctx, head_dim)`` tensors sharing one set of
 ``BLOCK_M`` query rows of one (batch, head) and streams K/V in ``BLOCK_N`` blocks, keeping the running row max
 ``m``, row sum ``l`` and the unnormalised output in fp32; grid ``(cdiv(N_CTX, BLOCK_M), batch * heads)``. With
 ``CAUSAL`` a program stops after the block holding its last query row and masks keys after each query.
+
+``CAUSAL_MASK=False`` (a timing ablation, never for results: the output is then not causal attention) keeps
+the causal loop bounds and skips the per-element mask, so that a launch's mask cost and its triangular
+schedule can be timed apart (``benchmarks/autotune/causal_mask.py --ablation``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ def attention_fwd_kernel(
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     CAUSAL: tl.constexpr,
+    CAUSAL_MASK: tl.constexpr = True,
 ):
     q_block = tl.program_id(0)
     zh = tl.program_id(1)
@@ -63,7 +68,7 @@ def attention_fwd_kernel(
         )
         s = tl.dot(q, kt) * scale
         keep = key_ok[None, :]
-        if CAUSAL:
+        if CAUSAL and CAUSAL_MASK:
             keep = keep & (rows[:, None] >= keys[None, :])
         s = tl.where(keep, s, -float("inf"))
         m_new = tl.maximum(row_max, tl.max(s, axis=1))

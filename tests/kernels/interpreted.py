@@ -119,6 +119,21 @@ def check_attention() -> None:
             o = attention(q, k, v, causal=causal, block_m=block_m, block_n=block_n)
             want = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
             close(f"attention causal={causal} n={n_ctx} {block_m}x{block_n}", o, want, TOL_FP16)
+    # CAUSAL_MASK=False (the timing ablation): the causal loop bounds without the per-element mask, so a
+    # query attends to every key up to the end of its own query block
+    from tilesight.kernels.triton.attention import attention_fwd_kernel, attention_grid
+
+    n_ctx, block_m, block_n = 40, 16, 16
+    q, k, v = (torch.randn(2, 3, n_ctx, 16, dtype=torch.float16) for _ in range(3))
+    o = torch.empty_like(q)
+    attention_fwd_kernel[attention_grid(n_ctx, 6, {"BLOCK_M": block_m})](
+        q, k, v, o, 16**-0.5, *q.stride(), 3, n_ctx,
+        HEAD_DIM=16, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=True, CAUSAL_MASK=False,
+    )  # fmt: skip
+    block_end = (torch.arange(n_ctx) // block_m + 1) * block_m
+    visible = torch.arange(n_ctx)[None, :] < block_end[:, None]
+    want = sdpa(q.float(), k.float(), v.float(), attn_mask=visible)
+    close("attention causal bounds, mask skipped", o, want, TOL_FP16)
 
 
 def check_gather_rows() -> None:

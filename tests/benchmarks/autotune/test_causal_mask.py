@@ -41,3 +41,39 @@ def test_greedy_makespan_by_hand(mask):
     assert mask.makespan(3, 2, 1.0, 0.0, 2) == pytest.approx(7.0)
     # a fixed 0.5 us a block adds to each: A 0-1.5, B 0-2.5, A 1.5-5, B 2.5-4, B 4-6.5, A 5-8.5
     assert mask.makespan(3, 2, 1.0, 0.5, 2) == pytest.approx(8.5)
+
+
+def test_ablation_separates_the_mask_from_the_schedule(mask, tmp_path, capsys):
+    """Validation 84's triples: measured over predicted per kind, and the mask's cost (causal minus unmasked)
+    measured and predicted; a triple with a launch missing or not ok is left out."""
+    import json
+
+    def rec(kind, shape, us, status="ok"):
+        ident = f"attention/{kind}/bfloat16/{shape}/m128n128w8s3"
+        return ident, {"id": ident, "status": status, "measured_us": {"p50": us} if us else None}
+
+    rows, predicted = [], {}
+    for kind, us, pred in (
+        ("causal", 540.0, 500.0),
+        ("causal-unmasked", 450.0, 440.0),
+        ("full", 770.0, 770.0),
+    ):
+        ident, row = rec(kind, "b2h24n3584d128", us)
+        rows.append(row)
+        predicted[ident] = pred
+    ident, row = rec("causal", "b1h16n8192d128", 900.0)  # its unmasked twin failed: no triple
+    rows.append(row)
+    predicted[ident] = 850.0
+    ident, row = rec("causal-unmasked", "b1h16n8192d128", None, status="skipped")
+    rows.append(row)
+    (tmp_path / "triton_attention.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "predicted_before_measuring.json").write_text(json.dumps({"predicted_us": predicted}))
+    mask.ablation(tmp_path, "predicted_before_measuring.json")
+    out = capsys.readouterr().out.splitlines()
+    (line,) = [x for x in out if x.startswith("bfloat16/")]
+    # 540 / 500, 450 / 440, 770 / 770; mask 540 - 450 measured, 500 - 440 predicted
+    assert line.split()[1:] == ["1.08", "1.02", "1.00", "90.0", "60.0"]
+    assert "causal: median measured / predicted 1.080 (1)" in out
+    assert not any("8192" in x for x in out)
+    with pytest.raises(SystemExit, match="not measured yet"):
+        mask.ablation(tmp_path / "none", "predicted_before_measuring.json")
