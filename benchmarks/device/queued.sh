@@ -18,6 +18,9 @@
 # v84:  validation 84 (stop 69: the one-loop causal attention with and without its per-element mask beside the
 #       non-causal launch, 132 launches predicted for both profiles), about 3 minutes; on any GPU: an H100's
 #       folder is h100_validation84/; read by `python benchmarks/autotune/causal_mask.py --ablation [FOLDER]`;
+# lrc:  the coalescer-pairs probe (stop 69: `benchmarks/ncu_diag/run_lrc_pairs.sh`, H200 only, about 1.5 minutes,
+#       not in the default steps: a second call, `queued.sh lrc`); its folder goes to
+#       benchmarks/data/ncu_lrc_pairs/, read by `python benchmarks/ncu_diag/lrc_pairs.py --report FOLDER`;
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -56,13 +59,14 @@ for step in $steps; do
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
+    lrc) OUT=$out/lrc_pairs timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v84 v83 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v84 v83 lrc v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn lrc_pairs lone 2>/dev/null)) \
     || status=$?
 exit "$status"
