@@ -131,8 +131,31 @@ def sass_counts(path: Path, ids: list[str]) -> None:
             print(f"{ident}: {sum(counts.values())} instructions a warp an iteration ({top})")
 
 
+def resident_blocks(rec: dict) -> int:
+    """Blocks of a measured launch an H200 SM holds, from the registers and shared memory the GPU's compile
+    gave it (``n_regs``, ``shared_bytes``; registers in steps of 8 a thread, 1 KB of shared memory reserved a
+    block) and its threads."""
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    threads = 32 * rec["num_warps"]
+    regs = -(-max(rec.get("n_regs") or 1, 1) // 8) * 8
+    return max(
+        1,
+        min(
+            hw.regs_per_sm // (regs * threads),
+            hw.smem_per_sm_bytes // (rec.get("shared_bytes", 0) + 1024),
+            hw.max_threads_per_sm // threads,
+            hw.max_blocks_per_sm,
+        ),
+    )
+
+
 def ablation(folder: Path, recorded: str) -> None:
-    """Print validation 84's launch triples (see the module docstring) from ``folder``."""
+    """Print validation 84's launch triples (see the module docstring) from ``folder``, with the greedy
+    schedule of the causal blocks at the non-causal launch's measured pace (:func:`makespan`, nothing fixed a
+    block, :func:`resident_blocks` slots an SM): what the unmasked launch takes if its schedule is all that
+    differs."""
     sweep, pred_path = folder / "triton_attention.jsonl", folder / recorded
     for path in (sweep, pred_path):
         if not path.is_file():
@@ -141,22 +164,28 @@ def ablation(folder: Path, recorded: str) -> None:
     measured = {}
     for rec in map(json.loads, sweep.open()):
         if rec.get("status") == "ok" and rec.get("measured_us"):
-            measured[rec["id"]] = rec["measured_us"]["p50"]
+            measured[rec["id"]] = rec
     kinds = ("causal", "causal-unmasked", "full")
     print(f"{'launch':34s} {'causal m/p':>10s} {'unmasked m/p':>12s} {'full m/p':>9s} {'mask meas us':>12s} "
-          f"{'mask pred us':>12s}")  # fmt: skip
+          f"{'mask pred us':>12s} {'unmasked us':>11s} {'greedy us':>9s}")  # fmt: skip
     ratios: dict[str, list[float]] = defaultdict(list)
     for ident in sorted(i for i in measured if i.startswith("attention/causal/")):
         ids = [ident.replace("/causal/", f"/{k}/") for k in kinds]
         if not all(i in measured and isinstance(predicted.get(i), (int, float)) for i in ids):
             continue
-        m = [measured[i] for i in ids]
+        m = [measured[i]["measured_us"]["p50"] for i in ids]
         p = [predicted[i] for i in ids]
         for k, mi, pi in zip(kinds, m, p, strict=True):
             ratios[k].append(mi / pi)
+        b, h, n_ctx, _ = (int(v) for v in SHAPE.search(ident.rsplit("/", 1)[0]).groups())
+        block_m, block_n = (int(v) for v in TILE.match(ident.rsplit("/", 1)[1]).groups())
+        slots = SM_COUNT * resident_blocks(measured[ids[2]])
+        q_blocks = -(-n_ctx // block_m)
+        per_step = m[2] / (q_blocks * b * h / slots) / -(-n_ctx // block_n)  # the full launch's pace
+        greedy = makespan(q_blocks, b * h, per_step * block_m / block_n, 0.0, slots)
         name = ident.removeprefix("attention/causal/")
         print(f"{name:34s} {m[0] / p[0]:10.2f} {m[1] / p[1]:12.2f} {m[2] / p[2]:9.2f} {m[0] - m[1]:12.1f} "
-              f"{p[0] - p[1]:12.1f}")  # fmt: skip
+              f"{p[0] - p[1]:12.1f} {m[1]:11.1f} {greedy:9.1f}")  # fmt: skip
     for k in kinds:
         if ratios[k]:
             print(f"{k}: median measured / predicted {statistics.median(ratios[k]):.3f} ({len(ratios[k])})")

@@ -50,7 +50,9 @@ def test_ablation_separates_the_mask_from_the_schedule(mask, tmp_path, capsys):
 
     def rec(kind, shape, us, status="ok"):
         ident = f"attention/{kind}/bfloat16/{shape}/m128n128w8s3"
-        return ident, {"id": ident, "status": status, "measured_us": {"p50": us} if us else None}
+        # validation 23's compile of this tile: one block an SM by its shared memory
+        row = {"id": ident, "status": status, "num_warps": 8, "n_regs": 239, "shared_bytes": 229376}
+        return ident, {**row, "measured_us": {"p50": us} if us else None}
 
     rows, predicted = [], {}
     for kind, us, pred in (
@@ -71,8 +73,15 @@ def test_ablation_separates_the_mask_from_the_schedule(mask, tmp_path, capsys):
     mask.ablation(tmp_path, "predicted_before_measuring.json")
     out = capsys.readouterr().out.splitlines()
     (line,) = [x for x in out if x.startswith("bfloat16/")]
-    # 540 / 500, 450 / 440, 770 / 770; mask 540 - 450 measured, 500 - 440 predicted
-    assert line.split()[1:] == ["1.08", "1.02", "1.00", "90.0", "60.0"]
+    # 540 / 500, 450 / 440, 770 / 770; mask 540 - 450 measured, 500 - 440 predicted; the unmasked 450 beside
+    # the greedy schedule of 48 programs x 28 query blocks on 132 slots at the full launch's pace: 770 us over
+    # 48 x 28 / 132 blocks a slot and 28 key steps a block (query block q runs q + 1 steps of 128 / 128 keys)
+    pace = 770.0 / (48 * 28 / 132) / 28
+    greedy = mask.makespan(28, 48, pace, 0.0, 132)
+    assert line.split()[1:] == ["1.08", "1.02", "1.00", "90.0", "60.0", "450.0", f"{greedy:.1f}"]
+    assert mask.resident_blocks(rows[0]) == 1
+    # 64 x 64 on 4 warps: 168 registers (3 blocks by registers), 112 KB + 1 KB (2 by shared memory)
+    assert mask.resident_blocks({"num_warps": 4, "n_regs": 168, "shared_bytes": 114688}) == 2
     assert "causal: median measured / predicted 1.080 (1)" in out
     assert not any("8192" in x for x in out)
     with pytest.raises(SystemExit, match="not measured yet"):
