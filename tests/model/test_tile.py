@@ -70,6 +70,35 @@ def test_groups_meeting_at_a_barrier_queue_on_the_busiest_pipe():
     assert drifting.loops[0][2].steady_s == pytest.approx(3.0)
 
 
+def test_groups_without_loads_run_apart():
+    """Two compute groups in a loop with no loads (an on-chip attention loop) have no barrier between them:
+    no queueing on the busiest pipe, and each keeps an iteration of its own in flight, so the loop runs at its
+    pipelines' busy time instead of one iteration's latency after another."""
+    from tilesight.model.resources import CUDA, NPIPES, TC
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    acts = (
+        TileAction("mm", ActionKind.DOT, dtype="float16", shape=(64, 64, 64)),
+        TileAction("ew", ActionKind.ELEMENTWISE, flops=1.0, deps=("mm",)),
+        TileAction("mm2", ActionKind.DOT, dtype="float16", shape=(64, 64, 64), deps=("ew",)),
+    )
+    demands = {
+        "mm": _demand("mm", ActionKind.DOT, TC, 3.0),
+        "ew": _demand("ew", ActionKind.ELEMENTWISE, CUDA, 1.0),
+        "mm2": _demand("mm2", ActionKind.DOT, TC, 3.0),
+    }
+    body = (Loop("loop", 100, acts, stages=1),)
+    # one iteration: dot 3, element-wise 1, dot 3 in a row: L = 7, chain 7; busiest pipe TC 6; depth 0
+    one = eval_body(body, demands, (1.0,) * NPIPES, groups=1).loops[0][2]
+    two = eval_body(body, demands, (1.0,) * NPIPES, groups=2).loops[0][2]
+    # one group: max(6, L 7, chain 7) = 7; two: max(6, L / 2 = 3.5, chain 7 / 2 = 3.5) = 6, the tensor cores
+    # (before stop 69: 7 / 2 + 6 / 2 = 6.5 on the chain and L 7 a step, as if a barrier held them together)
+    assert one.steady_s == pytest.approx(7.0)
+    assert two.steady_s == pytest.approx(6.0)
+    assert two.bound == "pipeline"
+
+
 def test_refill_slack_by_hand():
     from tilesight.model.tile import _refill_slack, body_deps
     from tilesight.plan import ActionKind, TileAction

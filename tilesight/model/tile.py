@@ -24,7 +24,8 @@ hide it again through the tile stream's envelope.
 
 Compute groups (``BlockResources.compute_groups``: warpgroups on their own rows) share a loop iteration's
 chain. Groups whose own warps load the loop's tiles meet at the block's barrier every iteration and queue on
-the busiest pipeline they share. Consumer warpgroups that a producer warpgroup feeds run their shares side
+the busiest pipeline they share; in a loop without loads nothing holds them together, and each group keeps an
+iteration of its own in flight. Consumer warpgroups that a producer warpgroup feeds run their shares side
 by side; where they wait for their own dots and read the results (:func:`waits_on_dot`, FlashAttention),
 each one's step also takes the profile's ``waited_step_latency_s``: the ``fa_steps`` set's FlashAttention
 steps with two consumer warpgroups take ``a + b x block_N`` with ``a`` about 300 ns, where the shares of the
@@ -345,7 +346,12 @@ def eval_body(
                 chain += sub.sync_load_s
             # consumer warpgroups that a producer feeds and that wait for their own dots (FlashAttention)
             waiting_consumers = groups > 1 and waits and node.producer_loads and groups_own_rows
-            if groups > 1 and not node.producer_loads:
+            # the groups meet at the block's barrier every iteration only where their own warps load the
+            # loop's tiles (the stage's wait); a loop without loads has no barrier between them
+            own_loads = not node.producer_loads and any(
+                isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in node.body
+            )
+            if groups > 1 and own_loads:
                 # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
                 # each runs its share of the chain, one after another on the busiest pipeline they share,
                 # so the last ends its own share plus the others' time there
@@ -355,6 +361,11 @@ def eval_body(
                 # profile's waited_step_latency_s)
                 chain += step_latency
             depth = node.ahead + sub.refill_slack  # 0 unless a producer refills the loop's buffers
+            if groups > 1 and not own_loads and not node.producer_loads:
+                # no barrier between the groups: each runs its own iterations, so a group's iteration is in
+                # flight while another's runs (the on-chip softmax_dot probes' 128-row tiles on two
+                # warpgroups run at their pipelines' busy time, not one iteration's latency after another)
+                depth = max(depth, groups - 1)
             # a lone block waits for its own loads; a producer-loads loop's are the ring of its stages, which
             # the envelope's L / (d + 1) already is (a stage is refilled only once its tiles are consumed)
             load_s = sub.load_span_s if alone and not node.producer_loads else 0.0
