@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "autotune" / "causal_mask.py"
 
 
 @pytest.fixture(scope="module")
-def mask():
-    spec = importlib.util.spec_from_file_location("causal_mask", PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def mask(load_script):
+    return load_script("benchmarks/autotune/causal_mask.py", on_path=False)
 
 
 def _row(problem, config, measured, predicted):

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def probe():
-    sys.path.insert(0, str(ROOT / "benchmarks" / "ncu_diag"))
-    spec = importlib.util.spec_from_file_location(
-        "lrc_pairs", ROOT / "benchmarks" / "ncu_diag" / "lrc_pairs.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def probe(load_script):
+    return load_script("benchmarks/ncu_diag/lrc_pairs.py")
 
 
 @pytest.fixture(scope="module")

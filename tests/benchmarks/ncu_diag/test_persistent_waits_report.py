@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-PATH = Path(__file__).resolve().parents[3] / "benchmarks/ncu_diag/persistent_waits_report.py"
-
 
 @pytest.fixture(scope="module")
-def report():
-    spec = importlib.util.spec_from_file_location("persistent_waits_report", PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def report(load_script):
+    return load_script("benchmarks/ncu_diag/persistent_waits_report.py", on_path=False)
 
 
 def _case(tiles: int, k: int) -> dict:

@@ -3,8 +3,6 @@ profile's sync_load_issue_per_element is read from, on the committed ncu data.""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +12,8 @@ DATA = ROOT / "benchmarks" / "data" / "ncu_sync_operands"
 
 
 @pytest.fixture(scope="module")
-def sync():
-    sys.path.insert(0, str(ROOT / "benchmarks" / "ncu_diag"))
-    path = ROOT / "benchmarks" / "ncu_diag" / "sync_operands.py"
-    spec = importlib.util.spec_from_file_location("sync_operands", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def sync(load_script):
+    return load_script("benchmarks/ncu_diag/sync_operands.py")
 
 
 def test_sync_elements_per_thread_by_hand(sync):

@@ -3,23 +3,14 @@ calls stubbed: the timing row it prints and the ncu pass's marker and launches."
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-
 
 @pytest.fixture(scope="module")
-def kmajor():
-    sys.path.insert(0, str(ROOT / "benchmarks" / "ncu_diag"))
-    spec = importlib.util.spec_from_file_location("kmajor", ROOT / "benchmarks" / "ncu_diag" / "kmajor.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def kmajor(load_script):
+    return load_script("benchmarks/ncu_diag/kmajor.py")
 
 
 @pytest.fixture

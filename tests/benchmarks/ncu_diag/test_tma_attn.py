@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-
 
 @pytest.fixture(scope="module")
-def probe():
-    sys.path.insert(0, str(ROOT / "benchmarks" / "ncu_diag"))
-    path = ROOT / "benchmarks" / "ncu_diag" / "tma_attn.py"
-    spec = importlib.util.spec_from_file_location("tma_attn", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def probe(load_script):
+    return load_script("benchmarks/ncu_diag/tma_attn.py")
 
 
 def test_every_config_is_timed_with_both_kernels_under_distinct_names(probe):

@@ -3,22 +3,12 @@ operand reads counted per instruction and once per tile, on hand-made counters."
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def warps():
-    sys.path.insert(0, str(ROOT / "benchmarks" / "ncu_diag"))
-    spec = importlib.util.spec_from_file_location("warps", ROOT / "benchmarks" / "ncu_diag" / "warps.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def warps(load_script):
+    return load_script("benchmarks/ncu_diag/warps.py")
 
 
 def test_operand_rows_count_each_instruction_s_operands(warps):
