@@ -132,23 +132,19 @@ def sass_counts(path: Path, ids: list[str]) -> None:
 
 
 def resident_blocks(rec: dict) -> int:
-    """Blocks of a measured launch an H200 SM holds, from the registers and shared memory the GPU's compile
-    gave it (``n_regs``, ``shared_bytes``; registers in steps of 8 a thread, 1 KB of shared memory reserved a
-    block) and its threads."""
+    """Blocks of a measured launch an H200 SM holds (:func:`tilesight.model.occupancy.residency`), from the
+    registers and shared memory the GPU's compile gave it (``n_regs``, ``shared_bytes``) and its threads."""
     from tilesight.hardware import load_profile
+    from tilesight.model.occupancy import residency
+    from tilesight.plan import BlockResources
 
     hw = load_profile("h200")
-    threads = 32 * rec["num_warps"]
-    regs = -(-max(rec.get("n_regs") or 1, 1) // 8) * 8
-    return max(
-        1,
-        min(
-            hw.regs_per_sm // (regs * threads),
-            hw.smem_per_sm_bytes // (rec.get("shared_bytes", 0) + 1024),
-            hw.max_threads_per_sm // threads,
-            hw.max_blocks_per_sm,
-        ),
+    res = BlockResources(
+        threads=hw.warp_size * rec["num_warps"],
+        smem_bytes=rec.get("shared_bytes", 0),
+        regs_per_thread=rec.get("n_regs") or None,
     )
+    return residency(res, hw, hw.sm_count * hw.max_blocks_per_sm).resident_blocks
 
 
 def ablation(folder: Path, recorded: str) -> None:
