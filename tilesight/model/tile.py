@@ -348,10 +348,8 @@ def eval_body(
             waiting_consumers = groups > 1 and waits and node.producer_loads and groups_own_rows
             # the groups meet at the block's barrier every iteration only where their own warps load the
             # loop's tiles (the stage's wait); a loop without loads has no barrier between them
-            own_loads = not node.producer_loads and any(
-                isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in node.body
-            )
-            if groups > 1 and own_loads:
+            loads = any(isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in node.body)
+            if groups > 1 and loads and not node.producer_loads:
                 # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
                 # each runs its share of the chain, one after another on the busiest pipeline they share,
                 # so the last ends its own share plus the others' time there
@@ -361,7 +359,7 @@ def eval_body(
                 # profile's waited_step_latency_s)
                 chain += step_latency
             depth = node.ahead + sub.refill_slack  # 0 unless a producer refills the loop's buffers
-            if groups > 1 and not own_loads and not node.producer_loads:
+            if groups > 1 and not loads and not node.producer_loads:
                 # no barrier between the groups: each runs its own iterations, so a group's iteration is in
                 # flight while another's runs (the on-chip softmax_dot probes' 128-row tiles on two
                 # warpgroups run at their pipelines' busy time, not one iteration's latency after another)
