@@ -158,8 +158,12 @@ def report(folder: Path) -> int:
 
     from tilesight.hardware import load_profile
 
+    csv = folder / "lrc_pairs_ncu.csv"
+    if not csv.is_file():
+        run = "benchmarks/ncu_diag/run_lrc_pairs.sh"
+        raise SystemExit(f"lrc_pairs.py: no file {csv} (run {run} on the H200)")
     part = list(load_profile("h200").sm_l2_partition)
-    ncu = ncu_launches((folder / "lrc_pairs_ncu.csv").read_text())
+    ncu = ncu_launches(csv.read_text())
     by_kind: dict[str, list[float]] = {}
     print(f"{'case':14s} {'blocks':>16s} {'partitions':>10s} {'merged':>7s} {'hit %':>6s} {'kind'}")
     for name, a, b in cases():

@@ -71,3 +71,8 @@ def test_report_reads_the_second_launch_of_each_case(probe, tmp_path, capsys):
     assert row.split() == [second[0], "b0", "/", "b0", "0", "/", "0", "0.020", "2.0", "one", "TPC"]
     assert "one reader                         median merged share 0.000 (1)" in out
     assert "one TPC                            median merged share 0.020 (1)" in out
+
+
+def test_report_names_a_missing_run(probe, tmp_path):
+    with pytest.raises(SystemExit, match="no file .*lrc_pairs_ncu.csv"):
+        probe.report(tmp_path)
