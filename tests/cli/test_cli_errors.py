@@ -134,3 +134,8 @@ def test_usage_errors_name_the_command_once(capsys: pytest.CaptureFixture[str]) 
     assert err.count("tilesight") == 2  # the prefix and the pointer to --help, not a second prefix
     err = fails(capsys, "predict", "--no-such-flag")
     assert err.startswith("tilesight: error: predict: ") and "(see `tilesight predict --help`)" in err
+    err = fails(capsys, "profiles", "--no-such-flag")  # a subcommand whose own arguments are all met
+    assert err == (
+        "tilesight: error: profiles: unrecognized arguments: --no-such-flag"
+        " (see `tilesight profiles --help`)\n"
+    )

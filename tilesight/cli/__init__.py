@@ -44,6 +44,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
     for command in COMMANDS:
         command.register(sub)
+    p.commands = sub.choices  # each subcommand's parser, by name
     return p
 
 
@@ -52,7 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # CLI compiles what the user would launch, under the same default, so the notice is only noise here
     warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION is unset")
     try:
-        ns = parser().parse_args(argv)
+        top = parser()
+        ns, extra = top.parse_known_args(argv)
+        if extra:  # argparse refuses them at the top level: the subcommand they were given to refuses them
+            top.commands[ns.command].error(f"unrecognized arguments: {' '.join(extra)}")
         return int(ns.run(ns, Output(getattr(ns, "json", False))))
     except TileSightError as exc:
         print(f"tilesight: error: {exc}", file=sys.stderr)
