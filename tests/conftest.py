@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
+import _scripts
 import pytest
 
 # Triton before 3.9 turns a one-element tensor into a Python int with ``int(array)`` in its CPU interpreter
@@ -34,3 +35,11 @@ def check_interpreted():
         raise AssertionError(f"{what} failed under TRITON_INTERPRET=1:\n{proc.stdout}\n{proc.stderr[-4000:]}")
 
     return check
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    """Call with a script's path under the repository (``"benchmarks/ncu_diag/kmajor.py"``) to import it by
+    path (the scripts are not a package): ``_scripts.load_script``, the one loader, which module-level code
+    imports itself."""
+    return _scripts.load_script

@@ -90,7 +90,8 @@ def schedule(rows: dict[tuple[str, str], dict], problem: str, config: str, resid
     block_m, block_n = (int(v) for v in TILE.match(config).groups())
     full = rows[problem.replace("/causal/", "/full/"), config]["measured_us"]
     causal = rows[problem, config]["measured_us"]
-    q_blocks, steps = -(-n_ctx // block_m), -(-n_ctx // block_n)  # the grid's query blocks, the loop's key steps
+    # the grid's query blocks and the loop's key steps
+    q_blocks, steps = -(-n_ctx // block_m), -(-n_ctx // block_n)
     blocks = q_blocks * b * h
     slots = SM_COUNT * resident
     print(f"{problem} {config}: measured full {full:.1f} us, causal {causal:.1f} us")

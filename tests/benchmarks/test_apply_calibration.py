@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 import tilesight as ts
 from tilesight.hardware import _profile_dir, parse_profile
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "apply_calibration.py"
-_spec = importlib.util.spec_from_file_location("apply_calibration", _PATH)
-apply_calibration = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(apply_calibration)
-
 # The shipped profile without its [calibration] table (the last table in the file): the tests apply a
 # calibration to a profile that has none yet, whatever the shipped one carries.
 H200 = (_profile_dir() / "h200.toml").read_text().split("\n[calibration]\n")[0].rstrip("\n") + "\n"
 DATA = "benchmarks/data/calibration_h200.json"
+
+
+@pytest.fixture(scope="module")
+def apply_calibration(load_script):
+    return load_script("benchmarks/apply_calibration.py", on_path=False)
 
 
 def _doc(**fields):
@@ -37,7 +35,7 @@ def _doc(**fields):
     }
 
 
-def test_rewrites_only_the_calibrated_fields():
+def test_rewrites_only_the_calibrated_fields(apply_calibration):
     doc = _doc(ddr_bw_bytes_per_s=4.3e12, l2_effective_bytes=48.7e6, **{"tensor_core_legacy.float16": 6.1e14})
     text, changes = apply_calibration.apply(H200, doc, DATA)
     p = parse_profile(text)
@@ -55,19 +53,19 @@ def test_rewrites_only_the_calibrated_fields():
     assert new[: len(old)][0] == old[0]
 
 
-def test_applying_twice_keeps_one_calibration_table():
+def test_applying_twice_keeps_one_calibration_table(apply_calibration):
     text, _ = apply_calibration.apply(H200, _doc(ddr_bw_bytes_per_s=4.3e12), DATA)
     text2, _ = apply_calibration.apply(text, _doc(ddr_bw_bytes_per_s=4.25e12), DATA)
     assert text2.count("\n[calibration]\n") == 1
     assert parse_profile(text2).ddr_bw_bytes_per_s == 4.25e12
 
 
-def test_a_value_above_the_datasheet_is_refused():
+def test_a_value_above_the_datasheet_is_refused(apply_calibration):
     with pytest.raises(ts.ProfileError, match="ddr_bw_bytes_per_s=.*exceeds ddr_bw_spec_bytes_per_s"):
         apply_calibration.apply(H200, _doc(ddr_bw_bytes_per_s=6e12), DATA)
 
 
-def test_empty_fields_and_missing_meta_are_refused():
+def test_empty_fields_and_missing_meta_are_refused(apply_calibration):
     with pytest.raises(ts.ProfileError, match="profile_fields is empty"):
         apply_calibration.apply(H200, _doc(), DATA)
     doc = _doc(ddr_bw_bytes_per_s=4.3e12)
@@ -76,13 +74,13 @@ def test_empty_fields_and_missing_meta_are_refused():
         apply_calibration.apply(H200, doc, DATA)
 
 
-def test_unknown_field_is_skipped_not_invented():
+def test_unknown_field_is_skipped_not_invented(apply_calibration):
     text, changes = apply_calibration.apply(H200, _doc(**{"tensor_core.float64": 1e14}), DATA)
     assert "float64" not in parse_profile(text).tc_flops_per_s
     assert changes == ["skip tensor_core.float64: not in <profile> [tensor_core]"]
 
 
-def test_main_writes_the_file(tmp_path):
+def test_main_writes_the_file(apply_calibration, tmp_path):
     prof = tmp_path / "h200.toml"
     prof.write_text(H200)
     data = tmp_path / "cal.json"

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
+from _scripts import load_script
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "score_autotune.py"
-_spec = importlib.util.spec_from_file_location("score_autotune", _PATH)
-score_autotune = importlib.util.module_from_spec(_spec)
-sys.modules["score_autotune"] = score_autotune  # its dataclasses look their module up by name
-_spec.loader.exec_module(score_autotune)
+# named in sys.modules: its dataclasses look their module up by name
+score_autotune = load_script("benchmarks/score_autotune.py", on_path=False, name="score_autotune")
 Candidate = score_autotune.Candidate
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,13 +24,9 @@ SASS = """
 
 
 @pytest.fixture(scope="module")
-def spill_frames():
+def spill_frames(load_script):
     pytest.importorskip("triton")
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("spill_frames", ROOT / "benchmarks" / "spill_frames.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/spill_frames.py")
 
 
 def test_loop_local_bytes_reads_the_longest_loop(spill_frames):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -10,16 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from _scripts import load_script
 
 HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "ncu_l2"
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"tilesight_bench_{name}", HARNESS / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(f"benchmarks/ncu_l2/{name}.py", on_path=False, name=f"tilesight_bench_{name}")
 
 
 cases_mod = _load("ncu_cases")

@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
+from _scripts import load_script
 
 import tilesight.cache.model as model_mod
 from tilesight.cache.model import LRC_MERGE_SPREAD, SdcmCacheModel
 from tilesight.hardware import load_profile
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-score_l2 = _load(BENCH / "score_l2.py", "tilesight_bench_score_l2")
-ncu_cases = _load(BENCH / "ncu_l2" / "ncu_cases.py", "tilesight_bench_ncu_cases")
+score_l2 = load_script("benchmarks/score_l2.py", on_path=False, name="tilesight_bench_score_l2")
+ncu_cases = load_script("benchmarks/ncu_l2/ncu_cases.py", on_path=False, name="tilesight_bench_ncu_cases")
 H200 = load_profile("h200")
 
 

@@ -3,25 +3,12 @@ recover the network it was made from (a regression guard for the calibration ste
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 import tilesight
 from tilesight.distributed.network import load_network, parse_network
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +24,8 @@ def sweep(tmp_path_factory):
     return path
 
 
-def test_two_ops_recover_everything(sweep):
-    cal = _load("calibrate_network")
+def test_two_ops_recover_everything(sweep, load_script):
+    cal = load_script("benchmarks/calibrate_network.py", on_path=False, name="calibrate_network")
     net = load_network("h200_nvlink2")
     samples, gpus = cal.load_samples(sweep, ["all_gather", "all_reduce"], net)
     fit = cal.calibrate(samples, net, "nvlink4")
@@ -59,8 +46,8 @@ def test_two_ops_recover_everything(sweep):
     )
 
 
-def test_score_on_own_data_is_zero(sweep):
-    score = _load("score_collectives")
+def test_score_on_own_data_is_zero(sweep, load_script):
+    score = load_script("benchmarks/score_collectives.py", on_path=False, name="score_collectives")
     data = json.loads(sweep.read_text())
     assert score.score_collectives(data, load_network("h200_nvlink2"))["wmape"] == pytest.approx(0, abs=1e-9)
     held = score.holdout_network(sweep, "all_gather", "h200_nvlink2", "nvlink4")

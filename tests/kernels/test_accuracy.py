@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import math
 import sys
@@ -11,21 +10,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from _scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-acc = _load(ROOT / "benchmarks" / "accuracy.py", "tilesight_bench_accuracy")
-sc = sys.modules.get("triton_sweep_sweep_cases") or _load(
-    ROOT / "benchmarks" / "triton_sweep" / "sweep_cases.py", "triton_sweep_sweep_cases"
+acc = load_script("benchmarks/accuracy.py", on_path=False, name="tilesight_bench_accuracy")
+sc = sys.modules.get("triton_sweep_sweep_cases") or load_script(
+    "benchmarks/triton_sweep/sweep_cases.py", on_path=False, name="triton_sweep_sweep_cases"
 )
 roofline = acc.roofline
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import inspect
 import os
 import subprocess
@@ -11,19 +11,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from _scripts import load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[2]
-SWEEP = ROOT / "benchmarks" / "triton_sweep"
-
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"triton_sweep_{name}", SWEEP / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+    return load_script(f"benchmarks/triton_sweep/{name}.py", on_path=False, name=f"triton_sweep_{name}")
 
 
 sc = _load("sweep_cases")

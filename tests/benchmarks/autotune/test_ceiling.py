@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "autotune" / "ceiling.py"
-_spec = importlib.util.spec_from_file_location("autotune_ceiling", _PATH)
-ceiling = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ceiling)
+
+@pytest.fixture(scope="module")
+def ceiling(load_script):
+    return load_script("benchmarks/autotune/ceiling.py", on_path=False)
 
 
 def _row(problem, config, predicted, measured):
     return {"problem": problem, "config": config, "predicted_us": predicted, "measured_us": measured}
 
 
-def test_keys():
+def test_keys(ceiling):
     assert ceiling.family("attention/full/float16/b2h32n4096d64") == ("attention", "full", "64")
     assert ceiling.family("gemm/grouped/float16/sq4096") == ("gemm", "grouped", "")
     assert ceiling.config_key("m128n64w8s3", stages=False) == "m128n64w8"
@@ -26,7 +24,7 @@ def test_keys():
     assert ceiling.config_key("m128n64w8s3", stages=True) == "m128n64w8s3"
 
 
-def test_a_config_bias_seen_on_the_other_problem_corrects_the_pick():
+def test_a_config_bias_seen_on_the_other_problem_corrects_the_pick(ceiling):
     # two problems of one family, configs A (predicted 100, measured 110) and B (predicted 105, measured
     # 100): predicted, both keep A, 100 / 110 of the best. Each problem's median log ratio is
     # (ln 1.1 + ln(100 / 105)) / 2; relative to it A sits at +0.0720 and B at -0.0720 on the other problem,
@@ -49,11 +47,11 @@ def test_a_config_bias_seen_on_the_other_problem_corrects_the_pick():
     assert ceiling.leave_one_out(ceiling.by_problem([lone]))(lone["problem"], lone) == 1.0
 
 
-def test_the_committed_data_reads():
+def test_the_committed_data_reads(ceiling):
     assert ceiling.main([]) == 0
 
 
-def test_repeat_spread_by_hand(tmp_path):
+def test_repeat_spread_by_hand(ceiling, tmp_path):
     import json
 
     def rec(case, p50):

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
 import pytest
+from _scripts import load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "calibrate" / "analysis.py"
-_spec = importlib.util.spec_from_file_location("calibrate_analysis", _PATH)
-analysis = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(analysis)
+analysis = load_script("benchmarks/calibrate/analysis.py", on_path=False)
 
 MiB = 1 << 20
 

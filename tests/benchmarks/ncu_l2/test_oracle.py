@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-_ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(_ROOT / "benchmarks"))  # oracle.py imports score_l2 from there
-_spec = importlib.util.spec_from_file_location("ncu_l2_oracle", _ROOT / "benchmarks" / "ncu_l2" / "oracle.py")
-oracle = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(oracle)
+
+@pytest.fixture(scope="module")
+def oracle(load_script):
+    return load_script("benchmarks/ncu_l2/oracle.py", on_path=False)  # it puts benchmarks/ on the path itself
 
 
-def test_hit_rate_counts_writes_as_hits_and_merges_as_neither():
+def test_hit_rate_counts_writes_as_hits_and_merges_as_neither(oracle):
     # 100 B read, 50 B written; reads hit 0.9 before merging, 0.3 merged, 0.1 looked up again over the fabric:
     # hits 100 x (0.9 - 0.3) + 50 = 110 over lookups 100 x (1 - 0.3 + 0.1) + 50 = 130
     assert oracle.hit_rate_pct(100.0, 50.0, 0.9, 0.3, 0.1) == pytest.approx(100.0 * 110.0 / 130.0)
@@ -24,7 +19,7 @@ def test_hit_rate_counts_writes_as_hits_and_merges_as_neither():
     assert oracle.hit_rate_pct(0.0, 0.0, 0.5, 0.0, 0.0) == 0.0
 
 
-def test_measured_terms_per_requested_read_sector():
+def test_measured_terms_per_requested_read_sector(oracle):
     case = {
         oracle.COALESCABLE: 1000.0,
         oracle.COALESCED: 250.0,
@@ -34,7 +29,7 @@ def test_measured_terms_per_requested_read_sector():
     assert oracle.measured_terms(case) == pytest.approx({"p2": 0.8, "merged": 0.25, "fabric": 0.08})
 
 
-def test_substitution_replaces_one_term_and_shifts_the_hits_with_p2():
+def test_substitution_replaces_one_term_and_shifts_the_hits_with_p2(oracle):
     model = {"reads": 100.0, "writes": 0.0, "p2": 0.9, "base": 0.95, "merged": 0.2, "fabric": 0.1}
     meas = {"p2": 0.7, "merged": 0.4, "fabric": 0.0}
     # the model itself: (0.95 - 0.2) / (1 - 0.2 + 0.1) = 0.75 / 0.9
