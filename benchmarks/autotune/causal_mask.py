@@ -24,7 +24,8 @@ cost (causal minus unmasked) measured and predicted, from the folder's ``triton_
 predictions recorded before it ran (``predicted_before_measuring.json``; an H100's folder holds
 ``predicted_h100.json``, which ``--recorded-file`` names). Where the unmasked launch matches its prediction
 and the masked one does not, the mask is what the model misprices; where the unmasked one misses too, the
-triangular schedule is.
+triangular schedule is. A second table puts the mask's cost per score element, per tile and head dim
+(:func:`mask_slot_ns`): measured and predicted, the median over the shapes.
 
 ``--sass FILE ID [ID ...]`` compiles the named launches of a sweep file on this CPU (the frontend's own
 compile, the profile's ptxas: ``spill_frames._cubin_sass``) and counts the instructions of one iteration
@@ -148,6 +149,26 @@ def resident_blocks(rec: dict) -> int:
     return residency(res, hw, hw.sm_count * hw.max_blocks_per_sm).resident_blocks
 
 
+def score_slots(n_ctx: int, programs: int, block_m: int, block_n: int, num_warps: int) -> int:
+    """Warp-wide slots of score elements a causal launch's warps hold over its loop: every query block ``q``
+    runs ``ceil(min((q + 1) BLOCK_M, n_ctx) / BLOCK_N)`` key blocks of ``BLOCK_M x BLOCK_N`` scores, held
+    once, or once a warpgroup where its warpgroups get fewer than 64 rows each (a warpgroup MMA's height: the
+    64-row tiles on 8 warps compute and hold the whole score tile on both), over 32 lanes."""
+    groups = max(num_warps // 4, 1)
+    copies = max(1, 64 * groups // block_m)
+    elements = sum(
+        -(-min((q + 1) * block_m, n_ctx) // block_n) * block_m * block_n for q in range(-(-n_ctx // block_m))
+    )
+    return programs * elements * copies // 32
+
+
+def mask_slot_ns(mask_us: float, slots: int) -> float:
+    """A mask's cost (``mask_us``, the launch's causal minus unmasked time) per warp-wide slot of score
+    elements, in ns of one of an SM's four schedulers: ``mask_us x SMs x 4 / slots``. The model's ALU
+    charge makes it about the same for every tile; the GPU's differs by tile."""
+    return mask_us * 1e3 * SM_COUNT * 4 / slots
+
+
 def ablation(folder: Path, recorded: str) -> None:
     """Print validation 84's launch triples (see the module docstring) from ``folder``, with the greedy
     schedule of the causal blocks at the non-causal launch's measured pace (:func:`makespan`, nothing fixed a
@@ -166,6 +187,7 @@ def ablation(folder: Path, recorded: str) -> None:
     print(f"{'launch':34s} {'causal m/p':>10s} {'unmasked m/p':>12s} {'full m/p':>9s} {'mask meas us':>12s} "
           f"{'mask pred us':>12s} {'unmasked us':>11s} {'greedy us':>9s}")  # fmt: skip
     ratios: dict[str, list[float]] = defaultdict(list)
+    per_slot: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
     for ident in sorted(i for i in measured if i.startswith("attention/causal/")):
         ids = [ident.replace("/causal/", f"/{k}/") for k in kinds]
         if not all(i in measured and isinstance(predicted.get(i), (int, float)) for i in ids):
@@ -174,8 +196,9 @@ def ablation(folder: Path, recorded: str) -> None:
         p = [predicted[i] for i in ids]
         for k, mi, pi in zip(kinds, m, p, strict=True):
             ratios[k].append(mi / pi)
-        b, h, n_ctx, _ = (int(v) for v in SHAPE.search(ident.rsplit("/", 1)[0]).groups())
-        block_m, block_n = (int(v) for v in TILE.match(ident.rsplit("/", 1)[1]).groups())
+        problem, tile = ident.rsplit("/", 1)
+        b, h, n_ctx, head_dim = (int(v) for v in SHAPE.search(problem).groups())
+        block_m, block_n = (int(v) for v in TILE.match(tile).groups())
         slots = SM_COUNT * resident_blocks(measured[ids[2]])
         q_blocks = -(-n_ctx // block_m)
         per_step = m[2] / (q_blocks * b * h / slots) / -(-n_ctx // block_n)  # the full launch's pace
@@ -183,9 +206,15 @@ def ablation(folder: Path, recorded: str) -> None:
         name = ident.removeprefix("attention/causal/")
         print(f"{name:34s} {m[0] / p[0]:10.2f} {m[1] / p[1]:12.2f} {m[2] / p[2]:9.2f} {m[0] - m[1]:12.1f} "
               f"{p[0] - p[1]:12.1f} {m[1]:11.1f} {greedy:9.1f}")  # fmt: skip
+        score = score_slots(n_ctx, b * h, block_m, block_n, measured[ids[0]]["num_warps"])
+        per_slot[tile, head_dim].append((mask_slot_ns(m[0] - m[1], score), mask_slot_ns(p[0] - p[1], score)))
     for k in kinds:
         if ratios[k]:
             print(f"{k}: median measured / predicted {statistics.median(ratios[k]):.3f} ({len(ratios[k])})")
+    print(f"{'tile':14s} {'d':>4s} {'n':>3s} {'mask ns a slot, measured':>25s} {'predicted':>10s}")
+    for (tile, head_dim), v in sorted(per_slot.items()):
+        meas, pred = statistics.median(x[0] for x in v), statistics.median(x[1] for x in v)
+        print(f"{tile:14s} {head_dim:4d} {len(v):3d} {meas:25.2f} {pred:10.2f}")
 
 
 def main() -> int:

@@ -76,5 +76,23 @@ def test_ablation_separates_the_mask_from_the_schedule(mask, tmp_path, capsys):
     assert mask.resident_blocks({"num_warps": 4, "n_regs": 168, "shared_bytes": 114688}) == 2
     assert "causal: median measured / predicted 1.080 (1)" in out
     assert not any("8192" in x for x in out)
+    # the per-slot table: one shape of the tile at d128, 90 us measured and 60 predicted over its score slots
+    score = mask.score_slots(3584, 48, 128, 128, 8)
+    (row,) = [x for x in out if x.startswith("m128n128w8s3")]
+    expected = ["128", "1", f"{mask.mask_slot_ns(90.0, score):.2f}", f"{mask.mask_slot_ns(60.0, score):.2f}"]
+    assert row.split()[1:] == expected
     with pytest.raises(SystemExit, match="not measured yet"):
         mask.ablation(tmp_path / "none", "predicted_before_measuring.json")
+
+
+def test_score_slots_and_the_mask_per_slot_by_hand(mask):
+    # n_ctx 256, 128 x 64 tiles on 4 warps, 2 programs: query block 0 runs 2 key blocks, block 1 runs 4, of
+    # 128 x 64 scores each: 6 x 8192 = 49152 a program, 98304 in all, over 32 lanes
+    assert mask.score_slots(256, 2, 128, 64, 4) == 3072
+    # 64 x 64 tiles on 8 warps: two warpgroups of 32 rows each hold the whole score tile (twice the scores);
+    # n_ctx 128, one program: 1 + 2 key blocks of 4096 scores, 12288 x 2 / 32
+    assert mask.score_slots(128, 1, 64, 64, 8) == 768
+    # 128-row tiles on 8 warps give each warpgroup 64 rows: held once
+    assert mask.score_slots(256, 2, 128, 64, 8) == 3072
+    # 1 us of mask over 3072 slots on 132 SMs of 4 schedulers: 1000 x 528 / 3072 ns
+    assert mask.mask_slot_ns(1.0, 3072) == pytest.approx(171.875)
