@@ -16,8 +16,9 @@
 # v83:  validation 83 (stop 68: an eighteenth random sample, predicted with stop 68's final model for both
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
 # v84:  validation 84 (stop 69: the one-loop causal attention with and without its per-element mask beside the
-#       non-causal launch, 132 launches predicted for both profiles), about 3 minutes; on any GPU: an H100's
-#       folder is h100_validation84/; read by `python benchmarks/autotune/causal_mask.py --ablation [FOLDER]`;
+#       non-causal launch, 132 launches predicted for both profiles), under a minute on the GPU; on any GPU: an
+#       H100's folder is h100_validation84/ (stop 70 ran it and v83 on an H100: both stay queued for the H200);
+#       read by `python benchmarks/autotune/causal_mask.py --ablation [FOLDER]`;
 # lrc:  the coalescer-pairs probe (stop 69: `benchmarks/ncu_diag/run_lrc_pairs.sh`, H200 only, about 1.5 minutes,
 #       not in the default steps: a second call, `queued.sh lrc`); its folder goes to
 #       benchmarks/data/ncu_lrc_pairs/, read by `python benchmarks/ncu_diag/lrc_pairs.py --report FOLDER`;
