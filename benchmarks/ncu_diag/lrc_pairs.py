@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -97,9 +98,28 @@ def _kernel():
     return pair_read
 
 
-def cases() -> list[tuple[str, int, int]]:
-    """(case name, sm_a, sm_b) in launch order; sm_b -1 for one reader."""
-    return [(f"solo_{a}", a, -1) for a in SOLO] + [(f"pair_{a}_{b}", a, b) for a, b in PAIRS]
+def cases(spec: str | None = None) -> list[tuple[str, int, int]]:
+    """(case name, sm_a, sm_b) in launch order; sm_b -1 for one reader. ``spec`` (``$LRC_PAIRS`` when the
+    probe runs: ``"0-32,0-48"``) names other pairs than :data:`PAIRS`, after the same one-reader cases."""
+    pairs = PAIRS
+    if spec:
+        try:
+            pairs = tuple(tuple(int(v) for v in p.split("-")) for p in spec.split(","))
+        except ValueError:
+            raise SystemExit(f"lrc_pairs: LRC_PAIRS {spec!r}: want pairs of SM ids as 'a-b,a-b'") from None
+        if any(len(p) != 2 or p[0] == p[1] or min(p) < 0 for p in pairs):
+            raise SystemExit(f"lrc_pairs: LRC_PAIRS {spec!r}: each pair names two different SMs, 'a-b'")
+    return [(f"solo_{a}", a, -1) for a in SOLO] + [(f"pair_{a}_{b}", a, b) for a, b in pairs]
+
+
+def _cases_of(names: list[str]) -> list[tuple[str, int, int]]:
+    """The cases a run measured, from its ncu markers' names (``solo_A``, ``pair_A_B``)."""
+    out = []
+    for name in names:
+        kind, *sms = name.split("_")
+        if kind in ("solo", "pair") and all(v.isdigit() for v in sms):
+            out.append((name, int(sms[0]), int(sms[1]) if len(sms) == 2 else -1))
+    return out
 
 
 def run() -> int:
@@ -119,7 +139,7 @@ def run() -> int:
         gate.zero_()
         kernel[(GRID_PER_SM * sms,)](buf, out, claim, gate, buf.numel(), a, b, 1 if b < 0 else 2, BLOCK=BLOCK)
 
-    for name, a, b in cases():
+    for name, a, b in cases(os.environ.get("LRC_PAIRS")):
         if max(a, b) >= sms:
             print(f"lrc_pairs: {name} skipped: this GPU has {sms} SMs", file=sys.stderr)
             continue
@@ -166,10 +186,8 @@ def report(folder: Path) -> int:
     ncu = ncu_launches(csv.read_text())
     by_kind: dict[str, list[float]] = {}
     print(f"{'case':14s} {'blocks':>16s} {'partitions':>10s} {'merged':>7s} {'hit %':>6s} {'kind'}")
-    for name, a, b in cases():
-        m = ncu.get(name)
-        if m is None:
-            continue
+    for name, a, b in _cases_of(list(ncu)):
+        m = ncu[name]
         share = m.get(COALESCED, math.nan) / m[COALESCABLE] if m.get(COALESCABLE) else math.nan
         kind = _kind(a, b, part)
         by_kind.setdefault(kind, []).append(share)

@@ -1,12 +1,12 @@
-"""Stop 69: four forms of the L2 request coalescer's merge window tried against the NCU studies, none kept.
+"""Stops 69-70: five forms of the L2 request coalescer's merge window tried on the NCU studies, none kept.
 
     python docs/tried/stop69_merge_window_variants.py VARIANT [POSITION_LAG] [BLOCK_LAG]
 
-VARIANT is ``base`` (the committed model), ``ramp``, ``time``, ``gpc``, ``gpcpart`` or ``persistent`` (below).
-It patches :func:`tilesight.cache.model._merge_window` in this process only and prints the main study's
-calibration and held-out L2 hit-rate MAE, DRAM bytes, GROUP_M directions and the merged share against run 3's
-coalescer counters, the narrow study's thirds, and the four blind / crowded sets (the current model's
-predictions, as ``blind.py --now`` gives them). Each run takes a few seconds on the CPU.
+VARIANT is ``base`` (the committed model), ``ramp``, ``time``, ``gpc``, ``gpcpart``, ``gpcsm`` or
+``persistent`` (below). It patches :func:`tilesight.cache.model._merge_window` in this process only and prints
+the main study's calibration and held-out L2 hit-rate MAE, DRAM bytes, GROUP_M directions and the merged share
+against run 3's coalescer counters, the narrow study's thirds, and the four blind / crowded sets (the current
+model's predictions, as ``blind.py --now`` gives them). Each run takes a few seconds on the CPU.
 
 What each variant asks, and what it gave (committed model: main 2.80 / 2.15 pp, merged-share MAE 0.086 /
 0.071, blind36 2.68, blind56 2.71, crowded 7.92, crowded62 4.50):
@@ -29,6 +29,14 @@ What each variant asks, and what it gave (committed model: main 2.80 / 2.15 pp, 
   1024^3 128 x 128 at GROUP_M 1 / 4 / 8: 0.38 / 0.45 / 0.38 against 0.37 / 0.56 / 0.36 measured), but over
   every launch the best of BLOCK 0-0.8 and POSITION 0-0.12 is main 3.02-3.03 / 2.30-2.34 pp (``gpcpart``,
   GPC x partition: 3.07 / 2.39), blind36 2.86-3.06.
+* ``gpcsm`` (stop 70): ``gpc`` with the GPCs the coalescer-pairs probe found
+  (``benchmarks/data/ncu_lrc_pairs_h100/``, an H100: the same die): two SMs merge a shared read only within
+  one TPC or with the SM 16 (SMs 0-63) or 14 (64-119) ``%smid`` further on, never within one 16-SM block of
+  the dispatch order, so a GPC is one TPC of every block: TPC ``t = sm // 2`` in GPC ``t mod 8`` below SM 64,
+  ``(t - 32) mod 7`` from 64 to 119, and SMs 120-131 (which merged with none of GPC 1's SMs) in GPCs 0, 2, 3,
+  4, 5, 6. At the committed knobs main 2.87 / 2.38 pp, GROUP_M 100 / 106 (blind36 2.90, blind56 2.49,
+  crowded62 4.56); the best of POSITION 0-0.3 and BLOCK 0-0.4 is 2.82 / 2.35 (0.16, 0.1): the right unit does
+  not beat the partitions' window.
 * ``persistent``: no position lag for a persistent grid's programs (all dispatched at launch): POSITION 0
   gives main 4.54 / 4.84 pp; the committed 0.12 stays best (0.09: 2.83 / 2.16).
 """
@@ -60,6 +68,9 @@ _sms = np.arange(132)
 GPC = np.where(_sms < 64, _sms // 16, np.where(_sms < 120, 4 + (_sms - 64) // 14, 0))
 for _sm, _g in ((124, 4), (126, 5), (128, 6), (130, 7), (122, 6), (120, 7)):
     GPC[_sm] = GPC[_sm + 1] = _g
+_tpc = _sms // 2  # gpcsm: the coalescer-pairs probe's GPCs (docstring)
+GPC_SM = np.where(_sms < 64, _tpc % 8, np.where(_sms < 120, (_tpc - 32) % 7, 0))
+GPC_SM[120:] = np.repeat((0, 2, 3, 4, 5, 6), 2)
 
 _state: dict = {}
 _committed_window = M._merge_window
@@ -83,7 +94,7 @@ def _window(streams, near, eo, part, per_sm):
             return _committed_window(streams, near, eo, part, per_sm)
         finally:
             M.LRC_WINDOW_POSITION_LAG = saved
-    cells = {"gpc": GPC[eo.sm], "gpcpart": GPC[eo.sm] * 2 + part}.get(VARIANT, part)
+    cells = {"gpc": GPC[eo.sm], "gpcpart": GPC[eo.sm] * 2 + part, "gpcsm": GPC_SM[eo.sm]}.get(VARIANT, part)
     groups = int(cells.max()) + 1
     waves = int(eo.wave.max()) + 1
     pos = eo.pos.astype(np.int64)
@@ -100,7 +111,7 @@ def _window(streams, near, eo, part, per_sm):
         elif VARIANT == "time":
             lag = BLOCK * per_sm + POSITION * _state["skew"] * ramp * behind / wave_size * s.slots.size
             reuse = near[s.action][2]
-        elif VARIANT in ("gpc", "gpcpart"):
+        elif VARIANT in ("gpc", "gpcpart", "gpcsm"):
             lag, reuse = BLOCK * per_sm + POSITION * behind, behind > 0
         else:
             raise SystemExit(f"unknown variant {VARIANT!r}")
