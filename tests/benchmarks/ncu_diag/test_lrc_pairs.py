@@ -76,3 +76,18 @@ def test_report_reads_the_second_launch_of_each_case(probe, tmp_path, capsys):
 def test_report_names_a_missing_run(probe, tmp_path):
     with pytest.raises(SystemExit, match="no file .*lrc_pairs_ncu.csv"):
         probe.report(tmp_path)
+
+
+def test_pairs_named_by_spec_and_read_back_from_a_run(probe):
+    # LRC_PAIRS names other pairs than PAIRS, after the same one-reader cases
+    cases = probe.cases("0-32,120-0")
+    assert cases[-2:] == [("pair_0_32", 0, 32), ("pair_120_0", 120, 0)]
+    assert len(cases) == len(probe.SOLO) + 2
+    for bad in ("0-32,7", "0-0", "a-b", "0-1-2"):
+        with pytest.raises(SystemExit, match="LRC_PAIRS"):
+            probe.cases(bad)
+    # the report takes the cases from the run's markers, whatever pairs it measured
+    assert probe._cases_of(["solo_64", "pair_0_32", "pair_read", "solo_x"]) == [
+        ("solo_64", 64, -1),
+        ("pair_0_32", 0, 32),
+    ]
