@@ -19,9 +19,12 @@
 #       non-causal launch, 132 launches predicted for both profiles), under a minute on the GPU; on any GPU: an
 #       H100's folder is h100_validation84/ (stop 70 ran it and v83 on an H100: both stay queued for the H200);
 #       read by `python benchmarks/autotune/causal_mask.py --ablation [FOLDER]`;
-# lrc:  the coalescer-pairs probe (stop 69: `benchmarks/ncu_diag/run_lrc_pairs.sh`, H200 only, about 1.5 minutes,
-#       not in the default steps: a second call, `queued.sh lrc`); its folder goes to
-#       benchmarks/data/ncu_lrc_pairs/, read by `python benchmarks/ncu_diag/lrc_pairs.py --report FOLDER`;
+# lrc:  the coalescer-pairs probe (stop 69: `benchmarks/ncu_diag/run_lrc_pairs.sh`, H200 only, about 25 s on the
+#       GPU, not in the default steps: a second call, `queued.sh lrc lrc2`; stop 70 ran it on an H100,
+#       benchmarks/data/ncu_lrc_pairs_h100/); its folder goes to benchmarks/data/ncu_lrc_pairs/, read by
+#       `python benchmarks/ncu_diag/lrc_pairs.py --report FOLDER`;
+# lrc2: the same probe over the pairs that place a GPC's other SMs (0 with 32, 48, 64 ...) and SMs 120-131
+#       (stop 70's $LRC2_PAIRS below); its folder lrc_pairs2/ goes to benchmarks/data/ncu_lrc_pairs2/;
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -41,6 +44,12 @@ extra=lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_
 # The committed data are the H200's: a loan that comes up on another GPU (stop 66 got an H100 from a plain call)
 # runs nothing unless QUEUED_ANY_GPU=1 says to (then keep its output apart, as benchmarks/data/h100_validation77/).
 # Validations 82 and 83 were predicted for both profiles, so they run on either GPU, into a folder naming an H100.
+# lrc2's pairs: SM 0 against the SMs its GPC would hold on stop 70's map (32, 48; 64-119: unknown) and others,
+# SM 1 / 2 / 16 likewise, and SMs 120-131 against one SM of each GPC of the first 64
+LRC2_PAIRS="0-3,0-4,0-6,0-10,0-12,0-14,0-17,0-32,0-33,0-48,0-49,0-64,0-65,0-78,0-92,0-106,0-120,1-16,1-17,\
+2-3,2-18,2-19,2-34,2-50,16-32,16-48,8-40,64-66,64-79,64-92,64-93,64-106,78-92,120-122,120-124,120-126,120-128,\
+120-130,121-123,124-126,120-0,120-2,120-4,120-6,120-8,120-10,120-12,120-14,124-0,124-2,124-4,124-6,124-8,124-10,\
+124-12,124-14,128-0,128-2,128-4,128-6,128-8,128-10,128-12,128-14"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 h200=0
 [[ "$gpu" == *H200* ]] && h200=1
@@ -61,13 +70,14 @@ for step in $steps; do
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     lrc) OUT=$out/lrc_pairs timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
+    lrc2) LRC_PAIRS=$LRC2_PAIRS OUT=$out/lrc_pairs2 timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v84 v83 lrc v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v84 v83 lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn lrc_pairs lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
     || status=$?
 exit "$status"
