@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The measurements queued for a lent GPU (stops 62-69): with no step named, what is still queued (v84 and v83, on
-# either GPU: stop 68 ran v81 and v82 on the H200); or in parts:
+# The measurements queued for a lent GPU (stops 62-70): with no step named, what is still queued (v84, v83 and
+# mask, on either GPU: stop 68 ran v81 and v82 on the H200); or in parts:
 #
 #   OUT=... bash benchmarks/device/queued.sh                 # the queued steps (the device tool sets OUT)
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (a call may run 10 minutes)
@@ -25,6 +25,11 @@
 #       `python benchmarks/ncu_diag/lrc_pairs.py --report FOLDER`;
 # lrc2: the same probe over the pairs that place a GPC's other SMs (0 with 32, 48, 64 ...) and SMs 120-131
 #       (stop 70's $LRC2_PAIRS below); its folder lrc_pairs2/ goes to benchmarks/data/ncu_lrc_pairs2/;
+# mask: the attention issue probe's mask set (stop 70: `ATTN_ISSUE_SET=mask` for
+#       benchmarks/ncu_diag/run_attn_issue.sh: the one-loop kernel causal and unmasked on six tiles under ncu's
+#       issue and stall counters, about 2 minutes, either GPU); its folder attn_mask/ goes to
+#       benchmarks/data/ncu_attn_mask/ (an H100's to ncu_attn_mask_h100/), read by
+#       `python benchmarks/ncu_diag/attn_issue.py --report FOLDER`;
 # c62b: the `crowded62` set again, as run 2;
 # tma:  the descriptor-attention probe (stop 65: `benchmarks/ncu_diag/run_tma_attn.sh`, about 2 minutes; its
 #       folder goes to benchmarks/data/ncu_tma_attn/, read by `python benchmarks/ncu_diag/tma_attn.py --report`);
@@ -54,9 +59,9 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 h200=0
 [[ "$gpu" == *H200* ]] && h200=1
 status=0
-steps=${*:-v84 v83}
+steps=${*:-v84 v83 mask}
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != mask && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -70,14 +75,15 @@ for step in $steps; do
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     lrc) OUT=$out/lrc_pairs timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
+    mask) ATTN_ISSUE_SET=mask OUT=$out/attn_mask timeout 300 bash benchmarks/ncu_diag/run_attn_issue.sh ;;
     lrc2) LRC_PAIRS=$LRC2_PAIRS OUT=$out/lrc_pairs2 timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v84 v83 lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn attn_mask lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
     || status=$?
 exit "$status"

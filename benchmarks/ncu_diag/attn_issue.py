@@ -11,21 +11,33 @@ instructions, the SM clock and the warps' stall reasons.
 
     python3 benchmarks/ncu_diag/attn_issue.py --time > attn_issue_timing.jsonl   # do_bench p50/p20/p80
     ncu ... --metrics ... python3 benchmarks/ncu_diag/attn_issue.py              # one marker per case
+    python3 benchmarks/ncu_diag/attn_issue.py --report DIR                         # CPU: the run in DIR
 
-(``run_attn_issue.sh`` runs both and writes ``$OUT``.)
+(``run_attn_issue.sh`` runs both and writes ``$OUT``.) ``ATTN_ISSUE_SET=mask`` (stop 70) runs the mask set
+instead: the one-loop kernel causal and with its per-element mask skipped (``attention(causal_mask=False)``,
+the same loop bounds), at validation 84's fp16 d128 shape, on the tiles whose mask cost most and least there
+(``benchmarks/data/h100_validation84``: 1.1-2.1x the model's charge on 128-row tiles, 0.35-1.1x on 64-row
+ones, with the same SASS instructions a score element). ``--report`` prints each case's time, issue and pipe
+use and its commonest stalls, then each causal launch against its unmasked twin: what the mask adds in time,
+cycles, instructions and each stall reason's cycles.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import math
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 BATCH, HEADS, N_CTX = 3, 28, 1664
 # (kernel, causal, head_dim, BLOCK_M, BLOCK_N, num_warps, num_stages); kernel "loop" is
-# kernels/triton/attention.py (masks every step), "staged" kernels/triton/attention_staged.py
+# kernels/triton/attention.py (masks every step), "loop-unmasked" the same with its mask skipped, "staged"
+# kernels/triton/attention_staged.py
 CASES = (
     ("loop", True, 64, 64, 64, 8, 3),
     ("loop", True, 64, 64, 32, 4, 3),
@@ -42,13 +54,86 @@ CASES = (
 )
 
 
+# the mask set (ATTN_ISSUE_SET=mask): validation 84's b3h20n3200d128 in fp16, causal and unmasked
+MASK_SHAPE = (3, 20, 3200)
+MASK_TILES = ((128, 128, 8), (128, 64, 8), (128, 32, 4), (64, 128, 4), (64, 64, 4), (64, 32, 8))
+MASK_CASES = tuple(
+    (kernel, True, 128, bm, bn, w, 3) for bm, bn, w in MASK_TILES for kernel in ("loop", "loop-unmasked")
+)
+STALLS = ("barrier", "long_scoreboard", "wait", "math_pipe_throttle", "short_scoreboard", "mio_throttle",
+          "lg_throttle", "dispatch_stall", "no_instruction", "sleeping", "misc", "selected", "not_selected",
+          "branch_resolving")  # fmt: skip
+STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+CYCLES = "sm__cycles_active.avg"
+
+
+def case_set(which: str | None) -> tuple[tuple[int, int, int], tuple[tuple, ...]]:
+    """(batch, heads, n_ctx) and the cases of the set ``which`` (``$ATTN_ISSUE_SET``: unset or ``mask``)."""
+    if not which:
+        return (BATCH, HEADS, N_CTX), CASES
+    if which == "mask":
+        return MASK_SHAPE, MASK_CASES
+    raise SystemExit(f"attn_issue: ATTN_ISSUE_SET={which!r}: unknown set (unset, or 'mask')")
+
+
 def name(c: tuple) -> str:
     kernel, causal, d, bm, bn, w, s = c
     kind = ("staged-" if kernel == "staged" else "") + ("causal" if causal else "full")
+    if kernel == "loop-unmasked":
+        kind += "-unmasked"
     return f"{kind}/d{d}/m{bm}n{bn}w{w}s{s}"
 
 
+def report(folder: Path) -> int:
+    """Print the run in ``folder`` (``attn_issue_timing.jsonl``, ``attn_issue_ncu.csv``): per case its p50,
+    SM cycles, issue slots used, the ALU / FMA / XU pipes' busy share and its three commonest stalls (warps
+    stalled an issue); then each causal launch beside its ``-unmasked`` twin, what the mask adds."""
+    from kmajor import ncu_launches
+
+    timing_path, ncu_path = folder / "attn_issue_timing.jsonl", folder / "attn_issue_ncu.csv"
+    for path in (timing_path, ncu_path):
+        if not path.is_file():
+            raise SystemExit(f"attn_issue.py: no file {path} (run benchmarks/ncu_diag/run_attn_issue.sh)")
+    p50 = {r["case"]: r["p50_us"] for r in map(json.loads, timing_path.open())}
+    ncu = ncu_launches(ncu_path.read_text())
+
+    def get(case: str, metric: str) -> float:
+        return ncu.get(case, {}).get(metric, math.nan)
+
+    def stalled(case: str, reason: str) -> float:
+        """A stall reason's warp-cycles a scheduler: warps stalled an issue x issues (slots used x cycles)."""
+        return get(case, STALL.format(reason)) * get(case, ISSUE) / 100 * get(case, CYCLES)
+
+    pipes = {p: f"sm__pipe_{p}_cycles_active.avg.pct_of_peak_sustained_active" for p in ("alu", "fma", "xu")}
+    print(f"{'case':34s} {'p50 us':>8s} {'cycles':>10s} {'issue %':>7s} {'alu %':>6s} {'fma %':>6s} "
+          f"{'xu %':>5s}  commonest stalls (warps an issue)")  # fmt: skip
+    for case in ncu:
+        stalls = [(get(case, STALL.format(s)), s) for s in STALLS if s != "selected"]
+        top = ", ".join(
+            f"{s} {v:.2f}" for v, s in sorted((x for x in stalls if not math.isnan(x[0])), reverse=True)[:3]
+        )
+        use = " ".join(f"{get(case, pipes[p]):{w}.1f}" for p, w in (("alu", 6), ("fma", 6), ("xu", 5)))
+        print(f"{case:34s} {p50.get(case, math.nan):8.1f} {get(case, CYCLES):10.0f} {get(case, ISSUE):7.1f} "
+              f"{use}  {top}")  # fmt: skip
+    for case in [c for c in ncu if c.startswith("causal/")]:
+        twin = case.replace("causal/", "causal-unmasked/", 1)
+        if twin not in ncu:
+            continue
+        cycles = get(case, CYCLES) - get(twin, CYCLES)
+        inst = get(case, "sm__inst_executed.sum") - get(twin, "sm__inst_executed.sum")
+        print(f"\n{case}: the mask adds {p50.get(case, math.nan) - p50.get(twin, math.nan):.1f} us, "
+              f"{cycles:.0f} cycles an SM, {inst:.4g} warp instructions")  # fmt: skip
+        for reason in STALLS:
+            masked, unmasked = stalled(case, reason), stalled(twin, reason)
+            if not math.isnan(masked - unmasked) and abs(masked - unmasked) >= 0.02 * max(abs(cycles), 1.0):
+                print(f"  {reason:20s} {unmasked:12.0f} -> {masked:12.0f} warp-cycles a scheduler")
+    return 0
+
+
 def main() -> int:
+    if "--report" in sys.argv:
+        return report(Path(sys.argv[sys.argv.index("--report") + 1]))
     import torch
     from kmajor import time_or_mark
 
@@ -56,11 +141,13 @@ def main() -> int:
     from kernels.triton.attention_staged import attention_staged
 
     timing = "--time" in sys.argv
+    (batch, heads, n_ctx), cases = case_set(os.environ.get("ATTN_ISSUE_SET"))
     torch.manual_seed(0)
-    for c in CASES:
+    for c in cases:
         kernel, causal, d, bm, bn, w, s = c
-        q, k, v = (torch.randn(BATCH, HEADS, N_CTX, d, device="cuda", dtype=torch.float16) for _ in range(3))
-        fn = attention if kernel == "loop" else attention_staged
+        q, k, v = (torch.randn(batch, heads, n_ctx, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        fn = {"loop": attention, "staged": attention_staged}.get(kernel)
+        fn = fn or functools.partial(attention, causal_mask=False)
         cfg = dict(causal=causal, block_m=bm, block_n=bn, num_warps=w, num_stages=s)
         time_or_mark(name(c), functools.partial(fn, q, k, v, **cfg), timing)
     return 0
