@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _ncu import ncu_csv
 
 
 @pytest.fixture(scope="module")
@@ -22,13 +23,6 @@ def test_the_mask_set_pairs_each_causal_tile_with_its_unmasked_twin(probe):
     assert probe.name(("staged", False, 64, 64, 32, 4, 3)) == "staged-full/d64/m64n32w4s3"
     with pytest.raises(SystemExit, match="ATTN_ISSUE_SET='nope'"):
         probe.case_set("nope")
-
-
-def _csv(launches: list[dict[str, float]]) -> str:
-    rows = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
-    for i, metrics in enumerate(launches):
-        rows += [f'"{i}","attention_fwd_kernel","{name}","","{value}"' for name, value in metrics.items()]
-    return "\n".join(rows) + "\n"
 
 
 def test_report_puts_the_mask_beside_its_twin(probe, tmp_path, capsys):
@@ -52,7 +46,7 @@ def test_report_puts_the_mask_beside_its_twin(probe, tmp_path, capsys):
         launch(1.0e6, 35.0, 7e8, 1.0),
     ]
     markers = f"NCU_DIAG_CASE {causal}\nNCU_DIAG_CASE {twin}\n"
-    (tmp_path / "attn_issue_ncu.csv").write_text(markers + _csv(launches))
+    (tmp_path / "attn_issue_ncu.csv").write_text(markers + ncu_csv(launches, "attention_fwd_kernel"))
     timing = [{"case": causal, "p50_us": 540.0}, {"case": twin, "p50_us": 440.0}]
     (tmp_path / "attn_issue_timing.jsonl").write_text("".join(json.dumps(r) + "\n" for r in timing))
     assert probe.report(tmp_path) == 0

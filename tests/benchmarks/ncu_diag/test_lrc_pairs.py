@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _ncu import ncu_csv
 
 
 @pytest.fixture(scope="module")
@@ -45,13 +46,6 @@ def test_kinds_by_hand(probe, partitions):
             "two blocks, two partitions"} <= kinds  # fmt: skip
 
 
-def _csv(launches: list[dict[str, float]]) -> str:
-    rows = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
-    for i, metrics in enumerate(launches):
-        rows += [f'"{i}","pair_read","{name}","","{value}"' for name, value in metrics.items()]
-    return "\n".join(rows) + "\n"
-
-
 def test_report_reads_the_second_launch_of_each_case(probe, tmp_path, capsys):
     cases = probe.cases()
     first, second = cases[0], cases[len(probe.SOLO)]  # one reader on SM 0, the first pair (SMs 0 and 1)
@@ -63,7 +57,7 @@ def test_report_reads_the_second_launch_of_each_case(probe, tmp_path, capsys):
         {probe.COALESCABLE: 1000.0, probe.COALESCED: 900.0},
         {probe.COALESCABLE: 2000.0, probe.COALESCED: 40.0, "lts__t_sector_hit_rate.pct": 2.0},
     ]
-    (tmp_path / "lrc_pairs_ncu.csv").write_text(markers + _csv(launches))
+    (tmp_path / "lrc_pairs_ncu.csv").write_text(markers + ncu_csv(launches, "pair_read"))
     assert probe.report(tmp_path) == 0
     out = capsys.readouterr().out
     (row,) = [ln for ln in out.splitlines() if ln.startswith(second[0] + " ")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _ncu import ncu_csv
 
 
 @pytest.fixture(scope="module")
@@ -18,10 +19,7 @@ def _case(tiles: int, k: int) -> dict:
 
 
 def _csv(case: dict, launches: list[dict[str, str]]) -> str:
-    rows = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
-    for i, metrics in enumerate(launches):
-        rows += [f'"{i}","matmul","{k}","","{v}"' for k, v in metrics.items()]
-    return "\n".join(["==PROF== Connected", json.dumps(case), *rows])
+    return "\n".join(["==PROF== Connected", json.dumps(case), ncu_csv(launches, "matmul")])
 
 
 def test_reads_the_second_launch_of_each_case(report):
