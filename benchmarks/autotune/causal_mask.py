@@ -86,21 +86,27 @@ def makespan(q_blocks: int, programs: int, per_step_s: float, fixed_s: float, sl
     return max(free)
 
 
-def schedule(rows: dict[tuple[str, str], dict], problem: str, config: str, resident: int) -> None:
+def full_pace_makespan(
+    problem: str, config: str, full_us: float, slots: int, fixed_s: float = 0.0
+) -> tuple[float, float]:
+    """(the full launch's time a key step, :func:`makespan`) of the causal launch of ``problem`` at tile
+    ``config`` on ``slots`` slots, its blocks run at the non-causal launch's measured pace (``full_us``, one
+    block a slot at a time) with ``fixed_s`` of each block's time not in its key steps."""
     b, h, n_ctx, _ = (int(v) for v in SHAPE.search(problem).groups())
     block_m, block_n = (int(v) for v in TILE.match(config).groups())
-    full = rows[problem.replace("/causal/", "/full/"), config]["measured_us"]
-    causal = rows[problem, config]["measured_us"]
     # the grid's query blocks and the loop's key steps
     q_blocks, steps = -(-n_ctx // block_m), -(-n_ctx // block_n)
-    blocks = q_blocks * b * h
-    slots = SM_COUNT * resident
+    per_step = (full_us / (q_blocks * b * h / slots) - fixed_s) / steps
+    # the causal kernel's key steps a block are BLOCK_M / BLOCK_N a query block
+    return per_step, makespan(q_blocks, b * h, per_step * block_m / block_n, fixed_s, slots)
+
+
+def schedule(rows: dict[tuple[str, str], dict], problem: str, config: str, resident: int) -> None:
+    full = rows[problem.replace("/causal/", "/full/"), config]["measured_us"]
+    causal = rows[problem, config]["measured_us"]
     print(f"{problem} {config}: measured full {full:.1f} us, causal {causal:.1f} us")
     for fixed in (0.0, 2.0, 4.0):
-        # the full launch's time a block over its key steps (one block a slot at a time)
-        per_step = (full / (blocks / slots) - fixed) / steps
-        # the causal kernel's key steps a block are BLOCK_M / BLOCK_N a query block
-        span = makespan(q_blocks, b * h, per_step * block_m / block_n, fixed, slots)
+        per_step, span = full_pace_makespan(problem, config, full, SM_COUNT * resident, fixed)
         print(f"  fixed {fixed:.0f} us a block: {per_step:.3f} us a key step, greedy makespan {span:.1f} us")
 
 
@@ -172,8 +178,8 @@ def mask_slot_ns(mask_us: float, slots: int) -> float:
 def ablation(folder: Path, recorded: str) -> None:
     """Print validation 84's launch triples (see the module docstring) from ``folder``, with the greedy
     schedule of the causal blocks at the non-causal launch's measured pace (:func:`makespan`, nothing fixed a
-    block, :func:`resident_blocks` slots an SM): what the unmasked launch takes if its schedule is all that
-    differs."""
+    block, :func:`resident_blocks` slots an SM: :func:`full_pace_makespan`): what the unmasked launch takes
+    if its schedule is all that differs."""
     sweep, pred_path = folder / "triton_attention.jsonl", folder / recorded
     for path in (sweep, pred_path):
         if not path.is_file():
@@ -199,10 +205,7 @@ def ablation(folder: Path, recorded: str) -> None:
         problem, tile = ident.rsplit("/", 1)
         b, h, n_ctx, head_dim = (int(v) for v in SHAPE.search(problem).groups())
         block_m, block_n = (int(v) for v in TILE.match(tile).groups())
-        slots = SM_COUNT * resident_blocks(measured[ids[2]])
-        q_blocks = -(-n_ctx // block_m)
-        per_step = m[2] / (q_blocks * b * h / slots) / -(-n_ctx // block_n)  # the full launch's pace
-        greedy = makespan(q_blocks, b * h, per_step * block_m / block_n, 0.0, slots)
+        _, greedy = full_pace_makespan(problem, tile, m[2], SM_COUNT * resident_blocks(measured[ids[2]]))
         name = ident.removeprefix("attention/causal/")
         print(f"{name:34s} {m[0] / p[0]:10.2f} {m[1] / p[1]:12.2f} {m[2] / p[2]:9.2f} {m[0] - m[1]:12.1f} "
               f"{p[0] - p[1]:12.1f} {m[1]:11.1f} {greedy:9.1f}")  # fmt: skip
