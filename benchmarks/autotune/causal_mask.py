@@ -29,7 +29,8 @@ triangular schedule is. A second table puts the mask's cost per score element, p
 
 ``--sass FILE ID [ID ...]`` compiles the named launches of a sweep file on this CPU (the frontend's own
 compile, the profile's ptxas: ``spill_frames._cubin_sass``) and counts the instructions of one iteration
-of each loop holding matrix instructions, by opcode: what the causal mask adds to a warp's iteration.
+of each loop holding matrix instructions, by opcode: what the causal mask adds to a warp's iteration; then
+the same iteration split at its waits and barriers (:func:`segments`): where the mask's compares fall.
 """
 
 from __future__ import annotations
@@ -134,9 +135,31 @@ def sass_counts(path: Path, ids: list[str]) -> None:
     for ident in ids:
         text, _ = _cubin_sass(accuracy.rebuild(*records[ident]), hw)
         for body in mma_loop_bodies(text):
-            counts = Counter(op for op in map(instruction_opcode, body) if op)
+            ops = [op for op in map(instruction_opcode, body) if op]
+            counts = Counter(ops)
             top = " ".join(f"{op} {n}" for op, n in counts.most_common(10))
             print(f"{ident}: {sum(counts.values())} instructions a warp an iteration ({top})")
+            for ops_before, wait in segments(ops):
+                seg = " ".join(f"{op} {n}" for op, n in Counter(ops_before).most_common(6))
+                print(f"    {seg or '-'} | {wait}")
+
+
+SYNC_OPCODES = ("WARPGROUP", "BAR", "DEPBAR")  # warpgroup-MMA arrive / wait, block barrier, copy-group wait
+
+
+def segments(ops: list[str]) -> list[tuple[list[str], str]]:
+    """An iteration's opcodes split at its waits and barriers (:data:`SYNC_OPCODES`): (the opcodes before
+    each, that wait's opcode), the last segment ending at ``end``. Where the compares of a mask fall against
+    the wait for the score dot (``WARPGROUP`` after the HGMMAs) shows whether they can run under it."""
+    out, current = [], []
+    for op in ops:
+        if op in SYNC_OPCODES:
+            out.append((current, op))
+            current = []
+        else:
+            current.append(op)
+    out.append((current, "end"))
+    return out
 
 
 def resident_blocks(rec: dict) -> int:

@@ -96,3 +96,15 @@ def test_score_slots_and_the_mask_per_slot_by_hand(mask):
     assert mask.score_slots(256, 2, 128, 64, 8) == 3072
     # 1 us of mask over 3072 slots on 132 SMs of 4 schedulers: 1000 x 528 / 3072 ns
     assert mask.mask_slot_ns(1.0, 3072) == pytest.approx(171.875)
+
+
+def test_segments_split_an_iteration_at_its_waits(mask):
+    ops = ["LDGSTS", "DEPBAR", "BAR", "HGMMA", "HGMMA", "WARPGROUP", "ISETP", "FSEL", "BAR", "FMUL"]
+    assert mask.segments(ops) == [
+        (["LDGSTS"], "DEPBAR"),
+        ([], "BAR"),
+        (["HGMMA", "HGMMA"], "WARPGROUP"),
+        (["ISETP", "FSEL"], "BAR"),
+        (["FMUL"], "end"),
+    ]
+    assert mask.segments([]) == [([], "end")]
