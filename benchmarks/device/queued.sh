@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The measurements queued for a lent GPU (stops 62-70): with no step named, what is still queued (v84, v83 and
-# mask, on either GPU: stop 68 ran v81 and v82 on the H200); or in parts:
+# The measurements written for a lent GPU (stops 62-71), by name: stop 71 ran the last queued ones (v84, v83,
+# mask, lrc, lrc2) on the H200, so with no step named it runs nothing and lists the steps:
 #
-#   OUT=... bash benchmarks/device/queued.sh                 # the queued steps (the device tool sets OUT)
-#   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (a call may run 10 minutes)
+#   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
+#                                                            # may run 10 minutes)
 #
 # c62:  the NCU L2 set `crowded62` (the latency-paced rule's blind test), with the four coalescer / fabric
 #       counters of the blind56 row, as run 1 (about 2.5 minutes);
@@ -59,7 +59,11 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 h200=0
 [[ "$gpu" == *H200* ]] && h200=1
 status=0
-steps=${*:-v84 v83 mask}
+steps=${*:-}
+if [[ -z $steps ]]; then
+  echo "queued.sh: nothing queued; name steps (v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  exit 0
+fi
 for step in $steps; do
   if [[ $step != v82 && $step != v83 && $step != v84 && $step != mask && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
