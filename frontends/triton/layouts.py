@@ -413,10 +413,15 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
     """Source location -> how many times the warps compute each element of the tile an op there works on,
     where that tile lies in an MMA layout that wraps around it (as :func:`dot_replication` says of a dot's
     result: a 64-row score tile on 8 warps is held, and its softmax computed, by both warpgroups). The ops
-    other than dots whose result (a reduction: whose operand) is such a tensor; only factors above 1 are
-    listed. Cached, read-only."""
+    other than dots whose result (a reduction: whose operand) is such a tensor; factors above 1 are listed
+    by "file:line:col" and "file:line", and an op in an MMA layout that does not wrap has 1 under its own
+    "file:line:col" where no op there wraps, so that an op sharing a line with a wrapped one keeps its own
+    count (attention's ``acc = acc * rescale[:, None] + tl.dot(p.to(v.dtype), v)``: ``p`` lies in the score
+    tile's wrapped layout, ``acc`` in the ``P V`` dot's unwrapped one, and is computed once). Cached,
+    read-only."""
     layouts = _mma_layouts(ttgir)
     pairs = []
+    once: set[str] = set()
     for op in walk_ops(parse_module(ttgir).body):
         if op.name in ("ttng.warp_group_dot", "tt.dot") or op.name.startswith("ttg.") or op.loc is None:
             continue
@@ -431,7 +436,12 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
         factor = _wraps(warps, instr, dims)
         if factor > 1:
             pairs.append((op, factor))
-    return _by_location(pairs, max)
+        elif op.where is not None:
+            once.add(op.where)
+    table = dict(_by_location(pairs, max))
+    for where in once - table.keys():
+        table[where] = 1
+    return MappingProxyType(table)
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)

@@ -68,3 +68,35 @@ module {
     # vector is not counted (copies of one value)
     table = element_replication(ttgir)
     assert table["k.py:10"] == 2 and "k.py:11" not in table and "k.py:12" not in table
+
+
+def test_element_replication_keeps_an_unwrapped_op_on_a_wrapped_line():
+    """attention's ``acc = acc * rescale[:, None] + tl.dot(p.to(v.dtype), v)`` on 64 rows and 8 warps: the
+    cast of ``p`` lies in the score tile's wrapped layout (two copies), the rescale of ``acc`` in the P V
+    dot's layout, which splits the columns and does not wrap (one copy), on the same line."""
+    from tilesight.frontends.triton.layouts import element_replication
+
+    head = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA"
+    split = f"#mma = {head} = [4, 2], instrShape = [16, 32, 16]}}>\n"
+    layouts = split + f"#mma1 = {head} = [8, 1], instrShape = [16, 32, 16]}}>\n"
+    ttgir = (
+        layouts
+        + """#loc1 = loc("/src/k.py":83:15)
+#loc2 = loc("/src/k.py":83:47)
+#loc3 = loc("/src/k.py":84:4)
+module {
+  tt.func public @k() {
+    %a = arith.mulf %acc, %r : tensor<64x64xf32, #mma> loc(#loc1)
+    %p = arith.truncf %s : tensor<64x64xf32, #mma1> to tensor<64x64xf16, #mma1> loc(#loc2)
+    %b = arith.mulf %acc, %acc : tensor<64x64xf32, #mma> loc(#loc3)
+    tt.return loc(#loc1)
+  } loc(#loc1)
+} loc(#loc1)
+"""
+    )
+    table = element_replication(ttgir)
+    # 8 x 16 rows over 64: the cast is computed twice; 4 x 16 rows and 2 x 32 columns cover 64 x 64 once
+    assert table["k.py:83:47"] == 2 and table["k.py:83"] == 2
+    assert table["k.py:83:15"] == 1
+    # a line with no wrapped op keeps no line entry (nothing to fall back to), only its op's own
+    assert "k.py:84" not in table and table["k.py:84:4"] == 1
