@@ -15,6 +15,8 @@
 #       both the h200 and the h100 profile), about 2 minutes; on any GPU: an H100's folder is h100_validation82/;
 # v83:  validation 83 (stop 68: an eighteenth random sample, predicted with stop 68's final model for both
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
+# v85:  validation 85 (stop 71: a nineteenth random sample, predicted with stop 71's model), about 2 minutes,
+#       H200 only;
 # v84:  validation 84 (stop 69: the one-loop causal attention with and without its per-element mask beside the
 #       non-causal launch, 132 launches predicted for both profiles), under a minute on the GPU; on any GPU: an
 #       H100's folder is h100_validation84/ (stop 70 ran it and v83 on an H100: both stay queued for the H200);
@@ -61,7 +63,7 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v85 v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
@@ -76,6 +78,7 @@ for step in $steps; do
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
+    v85) OUT=$out/validation85 bash benchmarks/triton_sweep/run.sh --validation85 --budget-s 200 ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     lrc) OUT=$out/lrc_pairs timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
@@ -85,9 +88,9 @@ for step in $steps; do
             --out "$out/lone/calibration_lone_deep.json" ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v85 v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 tma_attn attn_mask lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 validation85 h100_validation84 tma_attn attn_mask lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
     || status=$?
 exit "$status"

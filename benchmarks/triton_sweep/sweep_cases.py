@@ -2396,6 +2396,26 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation85_cases() -> list[Case]:
+    """A nineteenth random sample (stop 71): :func:`random_sample` with its own seed and sizes no set has
+    timed, drawn like :func:`validation83_cases`, predicted before it runs with stop 71's model (an op beside
+    a wrapped-layout op on its source line keeps its own copy count)."""
+    spec = RandomSample(
+        seed=85,
+        name="v85",
+        sizes=(832, 1856, 2880, 3968, 5248, 6272, 7808),
+        ksizes=(1472, 2496, 3904, 5440, 7552, 9856),
+        odd=(1319, 2411, 3833, 5507),
+        odd_k=(1567, 3391),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(3100, 7300, 14900, 27000),
+        widths=(672, 1376, 2752, 4480, 6528, 9344),
+        sizes_1d=(9_437_185, 31_457_280, 63_000_011, 125_829_120),
+    )
+    return random_sample(spec)
+
+
 def validation84_cases() -> list[Case]:
     """The causal mask timed apart from the causal schedule (stop 69, #6's worst top-1 picks): the one-loop
     attention kernel causal with its per-element mask, causal with the mask skipped (``CAUSAL_MASK=False``:

@@ -253,3 +253,16 @@ def test_causal_mask_ablation_set():
         assert c.to_json()["problem"].get("check", True) is not unmasked
     with pytest.raises(ValueError, match="one-loop"):
         sc.attention_case(1, 2, 256, 64, False, (64, 64, 4, 3), causal_mask=False)
+
+
+def test_nineteenth_random_sample_is_new_held_out_and_valid():
+    """Validation 85 draws the random sample's 60 launches (24 GEMM, 14 attention, 22 row and element-wise
+    kernels), all held out, its GEMMs and attention at sizes the eighteenth sample did not draw (the gather,
+    RoPE and transpose kinds draw from fixed shapes that samples share)."""
+    val = sc.validation85_cases()
+    assert Counter(c.family for c in val) == {"gemm": 24, "attention": 14, "memory": 22}
+    assert all(c.split == "holdout" for c in val) and len({c.id for c in val}) == 60
+    drawn = {c.id for c in sc.validation83_cases() if c.family != "memory"}
+    assert not {c.id for c in val if c.family != "memory"} & drawn
+    for i, c in enumerate(val):
+        schema.validate_record(skipped_record(c), f"validation85 case {i}")
