@@ -15,8 +15,8 @@
 #       both the h200 and the h100 profile), about 2 minutes; on any GPU: an H100's folder is h100_validation82/;
 # v83:  validation 83 (stop 68: an eighteenth random sample, predicted with stop 68's final model for both
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
-# v85:  validation 85 (stop 71: a nineteenth random sample, predicted with stop 71's model), about 2 minutes,
-#       H200 only;
+# v85:  validation 85 (stop 71: a nineteenth random sample, predicted with stop 71's model for both profiles),
+#       about 2 minutes; on any GPU: an H100's folder is h100_validation85/;
 # v84:  validation 84 (stop 69: the one-loop causal attention with and without its per-element mask beside the
 #       non-causal launch, 132 launches predicted for both profiles), under a minute on the GPU; on any GPU: an
 #       H100's folder is h100_validation84/ (stop 70 ran it and v83 on an H100: both stay queued for the H200);
@@ -67,18 +67,17 @@ if [[ -z $steps ]]; then
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != mask && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != mask && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
   fi
   case $step in
-    v82|v83|v84) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
+    v82|v83|v84|v85) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
          budget=200; [[ $step == v84 ]] && budget=240  # v84's 132 attention launches compile longer
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
-    v85) OUT=$out/validation85 bash benchmarks/triton_sweep/run.sh --validation85 --budget-s 200 ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     lrc) OUT=$out/lrc_pairs timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
@@ -91,6 +90,6 @@ for step in $steps; do
     *) echo "queued.sh: unknown step $step (v85 v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 validation85 h100_validation84 tma_attn attn_mask lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
     || status=$?
 exit "$status"
