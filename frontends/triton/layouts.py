@@ -406,6 +406,8 @@ def dot_replication(ttgir: str) -> Mapping[str, int]:
 
 # a tensor of rank 2 or more in an MMA layout: the result type of an element-wise op, or a reduction's operand
 _MMA_TENSOR = re.compile(r"tensor<((?:\d+x){2,})\w+, (#mma\d*)>")
+# a tile of two or more dims in any layout (an op on one is computed once unless its MMA layout wraps)
+_TILE_TENSOR = re.compile(r"tensor<(?:\d+x){2,}\w+, #")
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
@@ -414,8 +416,9 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
     where that tile lies in an MMA layout that wraps around it (as :func:`dot_replication` says of a dot's
     result: a 64-row score tile on 8 warps is held, and its softmax computed, by both warpgroups). The ops
     other than dots whose result (a reduction: whose operand) is such a tensor; factors above 1 are listed
-    by "file:line:col" and "file:line", and an op in an MMA layout that does not wrap has 1 under its own
-    "file:line:col" where no op there wraps, so that an op sharing a line with a wrapped one keeps its own
+    by "file:line:col" and "file:line", and an op on a tile in a layout that does not wrap (an MMA layout
+    that covers it once, a blocked one) has 1 under its own "file:line:col" where no op there wraps, so that
+    an op sharing a line with a wrapped one keeps its own
     count (attention's ``acc = acc * rescale[:, None] + tl.dot(p.to(v.dtype), v)``: ``p`` lies in the score
     tile's wrapped layout, ``acc`` in the ``P V`` dot's unwrapped one, and is computed once). Cached,
     read-only."""
@@ -428,6 +431,8 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
         text = op.text if op.name == "tt.reduce" else op.rtype
         m = _MMA_TENSOR.search(text or "")
         if m is None or m.group(2) not in layouts:
+            if op.where is not None and _TILE_TENSOR.search(text or ""):
+                once.add(op.where)  # a tile in a blocked (or other) layout: each element computed once
             continue
         dims = tuple(int(d) for d in m.group(1).split("x") if d)
         if min(dims[-2:]) <= 1:

@@ -84,11 +84,13 @@ def test_element_replication_keeps_an_unwrapped_op_on_a_wrapped_line():
         + """#loc1 = loc("/src/k.py":83:15)
 #loc2 = loc("/src/k.py":83:47)
 #loc3 = loc("/src/k.py":84:4)
+#loc4 = loc("/src/k.py":83:60)
 module {
   tt.func public @k() {
     %a = arith.mulf %acc, %r : tensor<64x64xf32, #mma> loc(#loc1)
     %p = arith.truncf %s : tensor<64x64xf32, #mma1> to tensor<64x64xf16, #mma1> loc(#loc2)
     %b = arith.mulf %acc, %acc : tensor<64x64xf32, #mma> loc(#loc3)
+    %c = arith.addi %o, %o : tensor<64x64xi32, #blocked> loc(#loc4)
     tt.return loc(#loc1)
   } loc(#loc1)
 } loc(#loc1)
@@ -98,5 +100,7 @@ module {
     # 8 x 16 rows over 64: the cast is computed twice; 4 x 16 rows and 2 x 32 columns cover 64 x 64 once
     assert table["k.py:83:47"] == 2 and table["k.py:83"] == 2
     assert table["k.py:83:15"] == 1
+    # so does a blocked-layout tile's op on that line (an offset computed once)
+    assert table["k.py:83:60"] == 1
     # a line with no wrapped op keeps no line entry (nothing to fall back to), only its op's own
     assert "k.py:84" not in table and table["k.py:84:4"] == 1
