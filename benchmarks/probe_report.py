@@ -17,6 +17,7 @@
     python benchmarks/probe_report.py lone_deep       # calibration_lone_deep.json: the same at 2-5 stages
     python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
     python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
+    python benchmarks/probe_report.py wrapped       # the attention loop's two dots alone, 8 warps against 4
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
     python benchmarks/probe_report.py bottlenecks [--family memory]  # pooled launches by predicted bottleneck
     python benchmarks/probe_report.py row_rates  # stop 49's narrow_width / narrow_private rates by lane
@@ -206,6 +207,41 @@ def _chains_model(_: argparse.Namespace) -> None:
             f"{p['s'] * 1e6:7.1f} us, predicted {predicted * 1e6:7.1f} us, predicted / measured "
             f"{predicted / p['s']:.2f}"
         )
+
+
+def _wrapped_model(args: argparse.Namespace) -> None:
+    """The installed model against the ``wrapped`` probe (stop 71, ``calibration_wrapped.json``: the attention
+    loop's two dots alone, ``benchmarks/calibrate/kernels.py::chained_dot_chain``; h200 profile), each 8-warp
+    64-row point beside its 4-warp twin: what the score dot's wrapped copy costs, measured and predicted."""
+    import tilesight
+    from tilesight import TensorSpec
+
+    path = Path(args.data or DATA)
+    if path.is_dir():
+        path = path / "calibration_wrapped.json"  # --data FILE reads another run (an H100's)
+    points = [p for p in json.loads(path.read_text())["measurements"]["wrapped"]["points"] if "s" in p]
+    predicted = {}
+    for p in points:
+        bm, bn, d, programs = p["BM"], p["BN"], p["D"], SM_COUNT * p["blocks_per_sm"]
+        q, k, v = (TensorSpec(s, "float16") for s in ((bm, d), (d, bn), (bn, d)))
+        out = TensorSpec((programs * bm * d,), "float32")
+        report = tilesight.estimate(
+            _probe_kernels().chained_dot_chain, (programs,), q, k, v, out, CHAIN_ITERS, hw="h200",
+            BM=bm, BN=bn, D=d, num_warps=p["warps"],
+        )  # fmt: skip
+        key = (bm, bn, d, p["warps"], p["blocks_per_sm"])
+        predicted[key] = report.latency_s
+        label = f"wrapped {bm} x {bn} d{d} w{p['warps']} per_sm {p['blocks_per_sm']}"
+        _ratio(label, p["s"], report.latency_s)
+    measured = {(p["BM"], p["BN"], p["D"], p["warps"], p["blocks_per_sm"]): p["s"] for p in points}
+    for (bm, bn, d, warps, per_sm), s in sorted(measured.items()):
+        twin = (bm, bn, d, 4, per_sm)
+        if warps == 8 and bm == 64 and twin in measured:
+            ratio = predicted[bm, bn, d, warps, per_sm] / predicted[twin]
+            print(
+                f"64 x {bn} d{d} per_sm {per_sm}: 8 warps over 4, measured {s / measured[twin]:.2f}, "
+                f"predicted {ratio:.2f}"
+            )
 
 
 def _ratio(label: str, measured_s: float, predicted_s: float) -> None:
@@ -1228,6 +1264,7 @@ def main(argv: list[str] | None = None) -> int:
             "lone_deep",
             "persistent_tiles",
             "chains_model",
+            "wrapped",
             "probes_model",
             "bottlenecks",
             "row_rates",
@@ -1246,7 +1283,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--data",
         default=str(DATA),
-        help="sweep data for 'residency'; the probes' folder for 'local', 'lone_step' and 'lone_deep'",
+        help="sweep data for 'residency'; the probes' folder for 'local', 'lone_step' and 'lone_deep'; "
+        "the folder or file for 'wrapped'",
     )
     ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
     ap.add_argument("--family", default="memory", help="'bottlenecks': the family (memory, gemm, attention)")
@@ -1268,6 +1306,7 @@ def main(argv: list[str] | None = None) -> int:
         "lone_deep": _lone_deep,
         "persistent_tiles": _persistent_tiles,
         "chains_model": _chains_model,
+        "wrapped": _wrapped_model,
         "probes_model": _probes_model,
         "bottlenecks": _bottlenecks,
         "row_rates": _row_rates,

@@ -640,6 +640,29 @@ def softmax_dot_chain(
 
 
 @triton.jit
+def chained_dot_chain(
+    q_ptr, k_ptr, v_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr
+):
+    """The attention loop's two dots alone, ``iters`` times on operands loaded once: S = Q K^T, then
+    acc += S V (S cast to fp16, no softmax). The first dot's result feeds the second, so Triton gives it the
+    chained-dot MMA layout (``warpsPerCTA [num_warps, 1]``): on 8 warps a 64-row S wraps, and both warpgroups
+    compute all of it (the score dot of a 64-row attention tile on 8 warps); the second dot splits its columns
+    between them. Beside the same tile on 4 warps this times what the wrapped copy costs the tensor cores."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    kt = tl.load(k_ptr + rd[:, None] * BN + rn[None, :])
+    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
+    acc = tl.zeros((BM, D), dtype=tl.float32)
+    for _ in range(iters):
+        s = tl.dot(q, kt)
+        acc = tl.dot(s.to(tl.float16), v, acc)
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid * BM * D + rm[:, None] * D + rd[None, :], acc)
+
+
+@triton.jit
 def reduce_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr):
     """``iters`` dependent row reductions of a [BLOCK] vector (max, then fed back): with more than one warp
     each one combines the warps' partial results through shared memory behind a barrier."""

@@ -1117,6 +1117,45 @@ def replicated() -> dict:
             "softmax": softmax_dot(REPLICATED_SOFTMAX_SHAPES)["points"]}  # fmt: skip
 
 
+# The wrapped probe (stop 71): the replicated probe's dot chains are accumulator chains, whose layout splits a
+# 64-row tile's columns between the two warpgroups of 8 warps (warpsPerCTA [4, 2]); the attention score dot's
+# is the chained-dot layout [8, 1], which wraps a 64-row tile. These are that dot and its P V dot alone.
+WRAPPED_SHAPES = (
+    (64, 32, 64, 8), (64, 64, 64, 8), (64, 128, 64, 8), (64, 32, 64, 4), (64, 64, 64, 4), (64, 128, 64, 4),
+    (64, 32, 128, 8), (64, 32, 128, 4), (128, 64, 64, 8),
+)  # fmt: skip
+
+
+def wrapped() -> dict:
+    """:func:`~kernels.chained_dot_chain` at :data:`WRAPPED_SHAPES` and 1, 2 and 4 blocks per SM: seconds of
+    SOFTMAX_DOT_ITERS iterations, and the two dots' FLOP/s counting each element of S once."""
+    points = []
+    for bm, bn, d, warps in WRAPPED_SHAPES:
+        q = torch.randn(bm, d, device="cuda", dtype=torch.float16)
+        k = torch.randn(d, bn, device="cuda", dtype=torch.float16)
+        v = torch.randn(bn, d, device="cuda", dtype=torch.float16)
+        for per_sm in CHAIN_BLOCKS_PER_SM:
+            grid = (n_sm() * per_sm,)
+            out = torch.empty(grid[0] * bm * d, device="cuda", dtype=torch.float32)
+            kw = dict(BM=bm, BN=bn, D=d, num_warps=warps)
+            try:
+                t = bench_s(
+                    lambda grid=grid, out=out, q=q, k=k, v=v, kw=kw: K.chained_dot_chain[grid](
+                        q, k, v, out, SOFTMAX_DOT_ITERS, **kw
+                    )
+                )
+            except Exception as exc:  # out of resources at 4 blocks per SM: record and go on
+                points.append({"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm,
+                               "error": f"{type(exc).__name__}: {exc}"[:200]})  # fmt: skip
+                continue
+            flops = 4 * bm * bn * d * SOFTMAX_DOT_ITERS * grid[0]
+            points.append(
+                {"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm, "s": t,
+                 "s_per_iter_per_sm": t / SOFTMAX_DOT_ITERS, "dot_flops_per_s": flops / t}
+            )  # fmt: skip
+    return {"points": points}
+
+
 def softmax_dot(shapes: tuple = SOFTMAX_DOT_SHAPES) -> dict:
     """The attention inner loop on register/shared-resident operands: seconds per iteration per block."""
     points = []

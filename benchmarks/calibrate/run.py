@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         ("dot_narrow", M.dot_narrow, ()),
         ("softmax_dot", M.softmax_dot, ()),
         ("replicated", M.replicated, ()),
+        ("wrapped", M.wrapped, ()),
         ("masked_softmax", M.masked_softmax, ()),
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),

@@ -17,6 +17,10 @@
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
 # v85:  validation 85 (stop 71: a nineteenth random sample, predicted with stop 71's model for both profiles),
 #       about 2 minutes; on any GPU: an H100's folder is h100_validation85/;
+# wrapped: the wrapped-dot probe (stop 71: `benchmarks/calibrate/run.py --only wrapped`, the attention loop's two
+#       dots alone, 64-row tiles on 8 warps against 4, either GPU, under a minute); its file goes to
+#       benchmarks/data/calibration_wrapped.json (an H100's: calibration_wrapped_h100.json), read by
+#       `python benchmarks/probe_report.py wrapped`;
 # v84:  validation 84 (stop 69: the one-loop causal attention with and without its per-element mask beside the
 #       non-causal launch, 132 launches predicted for both profiles), under a minute on the GPU; on any GPU: an
 #       H100's folder is h100_validation84/ (stop 70 ran it and v83 on an H100: both stay queued for the H200);
@@ -63,11 +67,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v85 v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v85 wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != mask && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != wrapped && $step != mask && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -85,11 +89,13 @@ for step in $steps; do
     lrc2) LRC_PAIRS=$LRC2_PAIRS OUT=$out/lrc_pairs2 timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
             --out "$out/lone/calibration_lone_deep.json" ;;
+    wrapped) mkdir -p "$out/wrapped" && timeout 240 python3 benchmarks/calibrate/run.py \
+            --out "$out/wrapped/calibration_wrapped.json" --only wrapped ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v85 v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v85 wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask lrc_pairs lrc_pairs2 lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask lrc_pairs lrc_pairs2 wrapped lone 2>/dev/null)) \
     || status=$?
 exit "$status"
