@@ -395,13 +395,25 @@ def dot_replication(ttgir: str) -> Mapping[str, int]:
     layout whose warps cover more rows (``warpsPerCTA[0] x 16``) or columns (``warpsPerCTA[1] x
     instrShape[1]``) than the result has wraps around, and the extra warps issue the same MMA instructions on
     the same data (a 64-row attention score tile on 8 warps: two warpgroups, both computing all 64 rows).
-    Only locations with a factor above 1 are listed. Cached, read-only."""
-    pairs = []
-    for op, dims, _, warps, instr in _mma_dots(ttgir):
-        factor = _wraps(warps, instr, dims)
-        if factor > 1 and op.loc is not None:
-            pairs.append((op, factor))
-    return _by_location(pairs, max)
+    Keyed as :func:`_copies_by_location` keys it: a dot in a layout that does not wrap keeps 1 beside a
+    wrapped one on its line (``tl.dot(tl.dot(q, k).to(tl.float16), v, acc)``). Cached, read-only."""
+    dots = [(op, _wraps(warps, instr, dims)) for op, dims, _, warps, instr in _mma_dots(ttgir)]
+    return _copies_by_location((op, n) for op, n in dots if op.loc is not None)
+
+
+def _copies_by_location(pairs) -> Mapping[str, int]:
+    """Location -> copies from ``(op, copies)`` pairs: copies above 1 by "file:line:col" and by "file:line"
+    (the most of the line's wrapped ops, for an op looked up by its line alone), and 1 by an op's own
+    "file:line:col" where no wrapped op stands there, so that an op sharing a line with a wrapped one keeps
+    its own count (attention's ``acc = acc * rescale[:, None] + tl.dot(p.to(v.dtype), v)`` on 64 rows and 8
+    warps: ``p`` lies in the score tile's wrapped layout, ``acc`` in the ``P V`` dot's unwrapped one). A line
+    with no wrapped op has no line entry."""
+    pairs = list(pairs)
+    table = dict(_by_location([(op, n) for op, n in pairs if n > 1], max))
+    for op, n in pairs:
+        if n <= 1 and op.where is not None:
+            table.setdefault(op.where, 1)
+    return MappingProxyType(table)
 
 
 # a tensor of rank 2 or more in an MMA layout: the result type of an element-wise op, or a reduction's operand
@@ -415,38 +427,26 @@ def element_replication(ttgir: str) -> Mapping[str, int]:
     """Source location -> how many times the warps compute each element of the tile an op there works on,
     where that tile lies in an MMA layout that wraps around it (as :func:`dot_replication` says of a dot's
     result: a 64-row score tile on 8 warps is held, and its softmax computed, by both warpgroups). The ops
-    other than dots whose result (a reduction: whose operand) is such a tensor; factors above 1 are listed
-    by "file:line:col" and "file:line", and an op on a tile in a layout that does not wrap (an MMA layout
-    that covers it once, a blocked one) has 1 under its own "file:line:col" where no op there wraps, so that
-    an op sharing a line with a wrapped one keeps its own
-    count (attention's ``acc = acc * rescale[:, None] + tl.dot(p.to(v.dtype), v)``: ``p`` lies in the score
-    tile's wrapped layout, ``acc`` in the ``P V`` dot's unwrapped one, and is computed once). Cached,
-    read-only."""
+    other than dots whose result (a reduction: whose operand) is such a tensor, keyed as
+    :func:`_copies_by_location` keys them; an op on a tile in a layout that does not wrap (an MMA layout that
+    covers it once, a blocked one) counts once. Cached, read-only."""
     layouts = _mma_layouts(ttgir)
     pairs = []
-    once: set[str] = set()
     for op in walk_ops(parse_module(ttgir).body):
         if op.name in ("ttng.warp_group_dot", "tt.dot") or op.name.startswith("ttg.") or op.loc is None:
             continue
         text = op.text if op.name == "tt.reduce" else op.rtype
         m = _MMA_TENSOR.search(text or "")
         if m is None or m.group(2) not in layouts:
-            if op.where is not None and _TILE_TENSOR.search(text or ""):
-                once.add(op.where)  # a tile in a blocked (or other) layout: each element computed once
+            if _TILE_TENSOR.search(text or ""):
+                pairs.append((op, 1))  # a tile in a blocked (or other) layout: each element computed once
             continue
         dims = tuple(int(d) for d in m.group(1).split("x") if d)
         if min(dims[-2:]) <= 1:
             continue  # a row or column vector broadcast along the other dim: copies of one value, not work
         _, warps, instr = layouts[m.group(2)]
-        factor = _wraps(warps, instr, dims)
-        if factor > 1:
-            pairs.append((op, factor))
-        elif op.where is not None:
-            once.add(op.where)
-    table = dict(_by_location(pairs, max))
-    for where in once - table.keys():
-        table[where] = 1
-    return MappingProxyType(table)
+        pairs.append((op, _wraps(warps, instr, dims)))
+    return _copies_by_location(pairs)
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)

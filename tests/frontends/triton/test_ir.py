@@ -104,3 +104,30 @@ module {
     assert table["k.py:83:60"] == 1
     # a line with no wrapped op keeps no line entry (nothing to fall back to), only its op's own
     assert "k.py:84" not in table and table["k.py:84:4"] == 1
+
+
+def test_dot_replication_keeps_an_unwrapped_dot_on_a_wrapped_line():
+    """``acc = tl.dot(tl.dot(q, k).to(tl.float16), v, acc)`` on 64 rows and 8 warps: the score dot's result
+    lies in the chained-dot layout [8, 1], which wraps it (two copies); the outer dot's splits the columns
+    [4, 2] and is computed once, on the same line."""
+    from tilesight.frontends.triton.layouts import dot_replication
+
+    head = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA"
+    split = f"#mma = {head} = [4, 2], instrShape = [16, 32, 16]}}>\n"
+    layouts = split + f"#mma1 = {head} = [8, 1], instrShape = [16, 32, 16]}}>\n"
+    ttgir = (
+        layouts
+        + """#loc1 = loc("/src/k.py":20:23)
+#loc2 = loc("/src/k.py":20:14)
+module {
+  tt.func public @k() {
+    %s = ttng.warp_group_dot %q, %k, %z : !m * !m -> tensor<64x32xf32, #mma1> loc(#loc1)
+    %o = ttng.warp_group_dot %p, %v, %a : !m * !m -> tensor<64x64xf32, #mma> loc(#loc2)
+    tt.return loc(#loc1)
+  } loc(#loc1)
+} loc(#loc1)
+"""
+    )
+    table = dot_replication(ttgir)
+    assert table["k.py:20:23"] == 2 and table["k.py:20"] == 2
+    assert table["k.py:20:14"] == 1
