@@ -179,9 +179,10 @@ def _predict_overlap_point(p: dict) -> tuple[float, str]:
     return report.latency_s, steady
 
 
-def _predict_chain_point(p: dict) -> float:
+def _predict_chain_point(p: dict, softmax: bool = True) -> float:
     """The installed model's seconds for one ``softmax_dot`` / ``replicated`` point (the on-chip attention
-    loop, ``benchmarks/calibrate/kernels.py::softmax_dot_chain``, 1024 iterations; h200 profile)."""
+    loop, ``benchmarks/calibrate/kernels.py::softmax_dot_chain``, 1024 iterations; h200 profile), or with
+    ``softmax=False`` one ``wrapped`` point (its two dots alone)."""
     import tilesight
     from tilesight import TensorSpec
 
@@ -190,7 +191,7 @@ def _predict_chain_point(p: dict) -> float:
     out = TensorSpec((programs * bm * d,), "float32")
     report = tilesight.estimate(
         _probe_kernels().softmax_dot_chain, (programs,), q, k, v, out, CHAIN_ITERS, hw="h200",
-        BM=bm, BN=bn, D=d, MASK=False, num_warps=p["warps"],
+        BM=bm, BN=bn, D=d, MASK=False, SOFTMAX=softmax, num_warps=p["warps"],
     )  # fmt: skip
     return report.latency_s
 
@@ -211,29 +212,18 @@ def _chains_model(_: argparse.Namespace) -> None:
 
 def _wrapped_model(args: argparse.Namespace) -> None:
     """The installed model against the ``wrapped`` probe (stop 71, ``calibration_wrapped.json``: the attention
-    loop's two dots alone, ``benchmarks/calibrate/kernels.py::chained_dot_chain``; h200 profile), each 8-warp
-    64-row point beside its 4-warp twin: what the score dot's wrapped copy costs, measured and predicted."""
-    import tilesight
-    from tilesight import TensorSpec
-
+    loop's two dots alone, ``benchmarks/calibrate/kernels.py::softmax_dot_chain`` with ``SOFTMAX=False``; h200
+    profile), each 8-warp 64-row point beside its 4-warp twin: what the score dot's wrapped copy costs,
+    measured and predicted."""
     path = Path(args.data or DATA)
     if path.is_dir():
         path = path / "calibration_wrapped.json"  # --data FILE reads another run (an H100's)
     points = [p for p in json.loads(path.read_text())["measurements"]["wrapped"]["points"] if "s" in p]
-    predicted = {}
+    measured, predicted = {}, {}
     for p in points:
-        bm, bn, d, programs = p["BM"], p["BN"], p["D"], SM_COUNT * p["blocks_per_sm"]
-        q, k, v = (TensorSpec(s, "float16") for s in ((bm, d), (d, bn), (bn, d)))
-        out = TensorSpec((programs * bm * d,), "float32")
-        report = tilesight.estimate(
-            _probe_kernels().chained_dot_chain, (programs,), q, k, v, out, CHAIN_ITERS, hw="h200",
-            BM=bm, BN=bn, D=d, num_warps=p["warps"],
-        )  # fmt: skip
-        key = (bm, bn, d, p["warps"], p["blocks_per_sm"])
-        predicted[key] = report.latency_s
-        label = f"wrapped {bm} x {bn} d{d} w{p['warps']} per_sm {p['blocks_per_sm']}"
-        _ratio(label, p["s"], report.latency_s)
-    measured = {(p["BM"], p["BN"], p["D"], p["warps"], p["blocks_per_sm"]): p["s"] for p in points}
+        key = (p["BM"], p["BN"], p["D"], p["warps"], p["blocks_per_sm"])
+        measured[key], predicted[key] = p["s"], _predict_chain_point(p, softmax=False)
+        _ratio(f"wrapped {key[0]} x {key[1]} d{key[2]} w{key[3]} per_sm {key[4]}", p["s"], predicted[key])
     for (bm, bn, d, warps, per_sm), s in sorted(measured.items()):
         twin = (bm, bn, d, 4, per_sm)
         if warps == 8 and bm == 64 and twin in measured:

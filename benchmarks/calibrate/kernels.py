@@ -606,14 +606,19 @@ def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, 
 @triton.jit
 def softmax_dot_chain(
     q_ptr, k_ptr, v_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr,
-    MASK: tl.constexpr = False,
+    MASK: tl.constexpr = False, SOFTMAX: tl.constexpr = True,
 ):  # fmt: skip
     """An attention inner loop on operands loaded once (no memory traffic in the loop): S = Q K^T, the online
     softmax (row max, exp2, row sum, rescale) and acc += P V, ``iters`` times. Time per iteration at 1, 2 and
     4 blocks per SM shows how a block's tensor-core and CUDA-core work serialise and how blocks overlap.
     ``MASK`` builds and applies a causal-style mask to the score tile every iteration (an integer compare of
     row and key indices that moves with the iteration, and a select, between S = Q K^T and the row max, as a
-    single-loop causal attention kernel does): the difference to ``MASK=False`` is what the mask costs."""
+    single-loop causal attention kernel does): the difference to ``MASK=False`` is what the mask costs.
+    ``SOFTMAX=False`` (the ``wrapped`` probe) keeps the two dots alone, acc += S V with S cast to fp16: the
+    first dot's result still feeds the second, so Triton gives it the chained-dot MMA layout (``warpsPerCTA
+    [num_warps, 1]``), which on 8 warps wraps a 64-row S (both warpgroups compute all of it, as the score dot
+    of a 64-row attention tile on 8 warps does); beside the same tile on 4 warps this times what the wrapped
+    copy costs the tensor cores."""
     rm = tl.arange(0, BM)
     rn = tl.arange(0, BN)
     rd = tl.arange(0, D)
@@ -624,42 +629,22 @@ def softmax_dot_chain(
     row_sum = tl.zeros((BM,), dtype=tl.float32)
     acc = tl.zeros((BM, D), dtype=tl.float32)
     for it in range(iters):
-        s = tl.dot(q, kt) * 0.125
-        if MASK:
-            keys = (it % BN) + rn
-            s = tl.where(rm[:, None] + BN >= keys[None, :], s, -1.0e6)
-        m_new = tl.maximum(row_max, tl.max(s, axis=1))
-        p = tl.math.exp2(s - m_new[:, None])
-        alpha = tl.math.exp2(row_max - m_new)
-        row_sum = row_sum * alpha + tl.sum(p, axis=1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
-        row_max = m_new
+        if SOFTMAX:
+            s = tl.dot(q, kt) * 0.125
+            if MASK:
+                keys = (it % BN) + rn
+                s = tl.where(rm[:, None] + BN >= keys[None, :], s, -1.0e6)
+            m_new = tl.maximum(row_max, tl.max(s, axis=1))
+            p = tl.math.exp2(s - m_new[:, None])
+            alpha = tl.math.exp2(row_max - m_new)
+            row_sum = row_sum * alpha + tl.sum(p, axis=1)
+            acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+            row_max = m_new
+        else:
+            acc = tl.dot(tl.dot(q, kt).to(tl.float16), v, acc)
     pid = tl.program_id(0)
-    out = acc / row_sum[:, None]
+    out = acc / row_sum[:, None] if SOFTMAX else acc
     tl.store(out_ptr + pid * BM * D + rm[:, None] * D + rd[None, :], out)
-
-
-@triton.jit
-def chained_dot_chain(
-    q_ptr, k_ptr, v_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr
-):
-    """The attention loop's two dots alone, ``iters`` times on operands loaded once: S = Q K^T, then
-    acc += S V (S cast to fp16, no softmax). The first dot's result feeds the second, so Triton gives it the
-    chained-dot MMA layout (``warpsPerCTA [num_warps, 1]``): on 8 warps a 64-row S wraps, and both warpgroups
-    compute all of it (the score dot of a 64-row attention tile on 8 warps); the second dot splits its columns
-    between them. Beside the same tile on 4 warps this times what the wrapped copy costs the tensor cores."""
-    rm = tl.arange(0, BM)
-    rn = tl.arange(0, BN)
-    rd = tl.arange(0, D)
-    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
-    kt = tl.load(k_ptr + rd[:, None] * BN + rn[None, :])
-    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
-    acc = tl.zeros((BM, D), dtype=tl.float32)
-    for _ in range(iters):
-        s = tl.dot(q, kt)
-        acc = tl.dot(s.to(tl.float16), v, acc)
-    pid = tl.program_id(0)
-    tl.store(out_ptr + pid * BM * D + rm[:, None] * D + rd[None, :], acc)
 
 
 @triton.jit

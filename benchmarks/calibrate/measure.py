@@ -1091,33 +1091,28 @@ def dot_shapes(shapes: tuple = DOT_SHAPES) -> dict:
     return {"points": points}
 
 
-def _attention_loop_s(kernel, bm: int, bn: int, d: int, warps: int, per_sm: int, **consts) -> float:
-    """Seconds of SOFTMAX_DOT_ITERS iterations of an on-chip attention loop ``kernel`` (``softmax_dot_chain``,
-    ``chained_dot_chain``: Q, K^T, V, out, iterations) at ``per_sm`` blocks per SM."""
+def _softmax_chain_s(bm: int, bn: int, d: int, warps: int, per_sm: int, **consts) -> float:
+    """Seconds of SOFTMAX_DOT_ITERS iterations of softmax_dot_chain at ``per_sm`` blocks per SM (``consts``:
+    its ``MASK`` and ``SOFTMAX``)."""
     q = torch.randn(bm, d, device="cuda", dtype=torch.float16)
     k = torch.randn(d, bn, device="cuda", dtype=torch.float16)
     v = torch.randn(bn, d, device="cuda", dtype=torch.float16)
     grid = (n_sm() * per_sm,)
     out = torch.empty(grid[0] * bm * d, device="cuda", dtype=torch.float32)
     kw = dict(BM=bm, BN=bn, D=d, num_warps=warps, **consts)
-    return bench_s(lambda: kernel[grid](q, k, v, out, SOFTMAX_DOT_ITERS, **kw))
+    return bench_s(lambda: K.softmax_dot_chain[grid](q, k, v, out, SOFTMAX_DOT_ITERS, **kw))
 
 
-def _softmax_chain_s(bm: int, bn: int, d: int, warps: int, per_sm: int, mask: bool = False) -> float:
-    """Seconds of SOFTMAX_DOT_ITERS iterations of softmax_dot_chain at ``per_sm`` blocks per SM."""
-    return _attention_loop_s(K.softmax_dot_chain, bm, bn, d, warps, per_sm, MASK=mask)
-
-
-def _attention_loop_points(shapes: tuple, kernel, exps: bool, **consts) -> list[dict]:
-    """Points of :func:`_attention_loop_s` (``consts`` its kernel's other constexprs) at ``shapes`` (BM, BN,
-    D, warps) and 1, 2 and 4 blocks per SM: seconds, per iteration an SM, the two dots' FLOP/s (each element
-    of S once) and, where the loop has its softmax (``exps``), its exponentials a second; a point that cannot
+def _softmax_chain_points(shapes: tuple, softmax: bool) -> list[dict]:
+    """Points of :func:`_softmax_chain_s` at ``shapes`` (BM, BN, D, warps) and 1, 2 and 4 blocks per SM, with
+    the loop's softmax or (``softmax=False``) its two dots alone: seconds, per iteration an SM, the two dots'
+    FLOP/s (each element of S once) and, with the softmax, its exponentials a second; a point that cannot
     launch keeps its error."""
     points = []
     for bm, bn, d, warps in shapes:
         for per_sm in CHAIN_BLOCKS_PER_SM:
             try:
-                t = _attention_loop_s(kernel, bm, bn, d, warps, per_sm, **consts)
+                t = _softmax_chain_s(bm, bn, d, warps, per_sm, MASK=False, SOFTMAX=softmax)
             except Exception as exc:  # e.g. out of resources at 4 blocks per SM: record and go on
                 points.append({"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm,
                                "error": f"{type(exc).__name__}: {exc}"[:200]})  # fmt: skip
@@ -1126,7 +1121,7 @@ def _attention_loop_points(shapes: tuple, kernel, exps: bool, **consts) -> list[
             flops = 4 * bm * bn * d * SOFTMAX_DOT_ITERS * blocks
             point = {"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm, "s": t,
                      "s_per_iter_per_sm": t / SOFTMAX_DOT_ITERS, "dot_flops_per_s": flops / t}  # fmt: skip
-            if exps:
+            if softmax:
                 point["exp2_per_s"] = bm * bn * SOFTMAX_DOT_ITERS * blocks / t
             points.append(point)
     return points
@@ -1157,15 +1152,15 @@ WRAPPED_SHAPES = (
 
 
 def wrapped() -> dict:
-    """:func:`~kernels.chained_dot_chain` at :data:`WRAPPED_SHAPES` and 1, 2 and 4 blocks per SM
-    (:func:`_attention_loop_points`: seconds of SOFTMAX_DOT_ITERS iterations, and the two dots' FLOP/s
-    counting each element of S once)."""
-    return {"points": _attention_loop_points(WRAPPED_SHAPES, K.chained_dot_chain, exps=False)}
+    """:func:`~kernels.softmax_dot_chain`'s two dots alone (``SOFTMAX=False``) at :data:`WRAPPED_SHAPES` and
+    1, 2 and 4 blocks per SM (:func:`_softmax_chain_points`: seconds of SOFTMAX_DOT_ITERS iterations, and the
+    two dots' FLOP/s counting each element of S once)."""
+    return {"points": _softmax_chain_points(WRAPPED_SHAPES, softmax=False)}
 
 
 def softmax_dot(shapes: tuple = SOFTMAX_DOT_SHAPES) -> dict:
     """The attention inner loop on register/shared-resident operands: seconds per iteration per block."""
-    return {"points": _attention_loop_points(shapes, K.softmax_dot_chain, exps=True, MASK=False)}
+    return {"points": _softmax_chain_points(shapes, softmax=True)}
 
 
 # What a causal mask costs inside the attention loop: the on-chip loop with and without a per-iteration
@@ -1180,7 +1175,7 @@ def masked_softmax() -> dict:
     for bm, bn, d, warps in MASK_SHAPES:
         for per_sm in MASK_BLOCKS_PER_SM:
             for mask in (False, True):
-                t = _softmax_chain_s(bm, bn, d, warps, per_sm, mask)
+                t = _softmax_chain_s(bm, bn, d, warps, per_sm, MASK=mask)
                 points.append(
                     {"BM": bm, "BN": bn, "D": d, "warps": warps, "blocks_per_sm": per_sm, "mask": mask,
                      "s": t, "s_per_iter_per_sm": t / SOFTMAX_DOT_ITERS}

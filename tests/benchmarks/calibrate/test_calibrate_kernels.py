@@ -285,12 +285,13 @@ def test_stage_latency_probe_pipelines_its_loads_and_predicts():
 
 @pytest.mark.triton
 def test_wrapped_probe_wraps_its_score_dot_where_the_replicated_probe_splits_it(K):
-    """On 8 warps a 64-row tile: the wrapped probe's score dot feeds a second dot, so it takes the chained-dot
-    layout [8, 1] (two copies of S), while the replicated probe's accumulator chain splits the columns
-    [4, 2]; on 4 warps both are [4, 1]."""
+    """On 8 warps a 64-row tile: the wrapped probe's score dot (the attention loop without its softmax) feeds
+    a second dot, so it takes the chained-dot layout [8, 1] (two copies of S), while the replicated probe's
+    accumulator chain splits the columns [4, 2]; on 4 warps both are [4, 1]."""
     sig = {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "out_ptr": "*fp32", "iters": "i32"}
+    const = {"BM": 64, "BN": 32, "D": 64, "MASK": False, "SOFTMAX": False}
     for warps, layouts in ((8, {"[8, 1]", "[4, 2]"}), (4, {"[4, 1]"})):
-        k = _compile(K.chained_dot_chain, sig, {"BM": 64, "BN": 32, "D": 64}, num_warps=warps)
+        k = _compile(K.softmax_dot_chain, sig, const, num_warps=warps)
         assert set(re.findall(r"warpsPerCTA = (\[\d, \d\]), instrShape", k.asm["ttgir"])) == layouts
     sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "out_ptr": "*fp32", "iters": "i32"}
     k = _compile(K.dot_chain, sig, {"BM": 64, "BN": 32, "BK": 64}, num_warps=8)
