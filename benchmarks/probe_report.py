@@ -218,6 +218,8 @@ def _wrapped_model(args: argparse.Namespace) -> None:
     path = Path(args.data or DATA)
     if path.is_dir():
         path = path / "calibration_wrapped.json"  # --data FILE reads another run (an H100's)
+    if not path.is_file():
+        raise SystemExit(f"probe_report.py wrapped: no file {path} (`queued.sh wrapped` writes it on a GPU)")
     points = [p for p in json.loads(path.read_text())["measurements"]["wrapped"]["points"] if "s" in p]
     measured, predicted = {}, {}
     for p in points:
