@@ -17,6 +17,11 @@
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
 # v85:  validation 85 (stop 71: a nineteenth random sample, predicted with stop 71's model for both profiles),
 #       about 2 minutes; on any GPU: an H100's folder is h100_validation85/;
+# alone: the attention issue probe's lone set (stop 72: `ATTN_ISSUE_SET=lone` for run_attn_issue.sh: full
+#       attention at b2h32n4096 fp16 where one more stage leaves a block alone on its SM, each lone tile beside
+#       its two-block twin under ncu's issue and stall counters, about 2 minutes, either GPU); its folder
+#       attn_lone/ goes to benchmarks/data/ncu_attn_lone/ (an H100's to ncu_attn_lone_h100/), read by
+#       `python benchmarks/ncu_diag/attn_issue.py --report FOLDER` (per K/V step an SM, with the model's figure);
 # wrapped: the wrapped-dot probe (stop 71: `benchmarks/calibrate/run.py --only wrapped`, the attention loop's two
 #       dots alone, 64-row tiles on 8 warps against 4, either GPU, under a minute); its file goes to
 #       benchmarks/data/calibration_wrapped.json (an H100's: calibration_wrapped_h100.json), read by
@@ -67,11 +72,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v85 wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v85 alone wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != wrapped && $step != mask && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != wrapped && $step != mask && $step != alone && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -86,6 +91,7 @@ for step in $steps; do
     tma) OUT=$out/tma_attn timeout 240 bash benchmarks/ncu_diag/run_tma_attn.sh ;;
     lrc) OUT=$out/lrc_pairs timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
     mask) ATTN_ISSUE_SET=mask OUT=$out/attn_mask timeout 300 bash benchmarks/ncu_diag/run_attn_issue.sh ;;
+    alone) ATTN_ISSUE_SET=lone OUT=$out/attn_lone timeout 300 bash benchmarks/ncu_diag/run_attn_issue.sh ;;
     lrc2) LRC_PAIRS=$LRC2_PAIRS OUT=$out/lrc_pairs2 timeout 240 bash benchmarks/ncu_diag/run_lrc_pairs.sh ;;
     deep) mkdir -p "$out/lone" && timeout 240 python3 benchmarks/calibrate/stage_latency.py --deep \
             --out "$out/lone/calibration_lone_deep.json" ;;
@@ -93,9 +99,9 @@ for step in $steps; do
             --out "$out/wrapped/calibration_wrapped.json" --only wrapped ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v85 wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v85 alone wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask lrc_pairs lrc_pairs2 wrapped lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped lone 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -19,7 +19,9 @@ the same loop bounds), at validation 84's fp16 d128 shape, on the tiles whose ma
 (``benchmarks/data/h100_validation84``: 1.1-2.1x the model's charge on 128-row tiles, 0.35-1.1x on 64-row
 ones, with the same SASS instructions a score element). ``--report`` prints each case's time, issue and pipe
 use and its commonest stalls, then each causal launch against its unmasked twin: what the mask adds in time,
-cycles, instructions and each stall reason's cycles.
+cycles, instructions and each stall reason's cycles. ``ATTN_ISSUE_SET=lone`` (stop 72) runs full attention at
+b2h32n4096 fp16 where one more stage leaves a block alone on its SM, and ``--report`` puts each lone tile
+beside its two-block twin per K/V step an SM, with the installed model's figure (``LONE_PAIRS``).
 """
 
 from __future__ import annotations
@@ -60,6 +62,34 @@ MASK_TILES = ((128, 128, 8), (128, 64, 8), (128, 32, 4), (64, 128, 4), (64, 64, 
 MASK_CASES = tuple(
     (kernel, True, 128, bm, bn, w, 3) for bm, bn, w in MASK_TILES for kernel in ("loop", "loop-unmasked")
 )
+# the lone set (ATTN_ISSUE_SET=lone, stop 72): full attention at b2h32n4096 fp16, d128, where one more
+# stage leaves a block alone on its SM. The pooled launches put a block of one warpgroup alone on its SM at
+# 1.08-1.17x its prediction (64 x 64 on 4 warps at 4 stages, every kernel kind) where the same tile at 3
+# stages, two blocks an SM, is 0.94-1.04x, and the staged kernel's fewer CUDA-core operations buy the lone
+# block nothing (1571 against 1616 us measured, 1361 against 1509 predicted) where at two blocks they buy
+# what the model says.
+# Each lone case is read beside its two-block twin (LONE_PAIRS), per tile-iteration an SM.
+LONE_SHAPE = (2, 32, 4096)
+LONE_CASES = (
+    ("loop", False, 128, 64, 64, 4, 3),  # two blocks an SM
+    ("loop", False, 128, 64, 64, 4, 4),  # one
+    ("loop", False, 128, 64, 128, 4, 3),  # one
+    ("staged", False, 128, 64, 64, 4, 3),
+    ("staged", False, 128, 64, 64, 4, 4),
+    ("staged", False, 128, 64, 128, 4, 3),
+    ("loop", False, 128, 64, 64, 8, 3),  # two blocks of two warpgroups
+    ("loop", False, 128, 64, 64, 8, 4),  # one
+    ("loop", False, 128, 128, 64, 8, 3),  # one, predicted right (0.96-0.99)
+    ("loop", False, 64, 128, 128, 4, 3),  # two (d64)
+    ("loop", False, 64, 128, 128, 4, 4),  # one
+)
+LONE_PAIRS = (
+    ("full/d128/m64n64w4s4", "full/d128/m64n64w4s3"),
+    ("staged-full/d128/m64n64w4s4", "staged-full/d128/m64n64w4s3"),
+    ("full/d128/m64n64w8s4", "full/d128/m64n64w8s3"),
+    ("full/d64/m128n128w4s4", "full/d64/m128n128w4s3"),
+    ("staged-full/d128/m64n64w4s4", "full/d128/m64n64w4s4"),
+)
 STALLS = ("barrier", "long_scoreboard", "wait", "math_pipe_throttle", "short_scoreboard", "mio_throttle",
           "lg_throttle", "dispatch_stall", "no_instruction", "sleeping", "misc", "selected", "not_selected",
           "branch_resolving")  # fmt: skip
@@ -69,12 +99,15 @@ CYCLES = "sm__cycles_active.avg"
 
 
 def case_set(which: str | None) -> tuple[tuple[int, int, int], tuple[tuple, ...]]:
-    """(batch, heads, n_ctx) and the cases of the set ``which`` (``$ATTN_ISSUE_SET``: unset or ``mask``)."""
+    """(batch, heads, n_ctx) and the cases of the set ``which`` (``$ATTN_ISSUE_SET``: unset, ``mask`` or
+    ``lone``)."""
     if not which:
         return (BATCH, HEADS, N_CTX), CASES
     if which == "mask":
         return MASK_SHAPE, MASK_CASES
-    raise SystemExit(f"attn_issue: ATTN_ISSUE_SET={which!r}: unknown set (unset, or 'mask')")
+    if which == "lone":
+        return LONE_SHAPE, LONE_CASES
+    raise SystemExit(f"attn_issue: ATTN_ISSUE_SET={which!r}: unknown set (unset, 'mask' or 'lone')")
 
 
 def name(c: tuple) -> str:
@@ -116,6 +149,9 @@ def report(folder: Path) -> int:
         use = " ".join(f"{get(case, pipes[p]):{w}.1f}" for p, w in (("alu", 6), ("fma", 6), ("xu", 5)))
         print(f"{case:34s} {p50.get(case, math.nan):8.1f} {get(case, CYCLES):10.0f} {get(case, ISSUE):7.1f} "
               f"{use}  {top}")  # fmt: skip
+    pairs = [(a, b) for a, b in LONE_PAIRS if a in ncu and b in ncu]
+    if pairs:
+        lone_report(pairs, p50, get, stalled)
     for case in [c for c in ncu if c.startswith("causal/")]:
         twin = case.replace("causal/", "causal-unmasked/", 1)
         if twin not in ncu:
@@ -129,6 +165,67 @@ def report(folder: Path) -> int:
             if not math.isnan(masked - unmasked) and abs(masked - unmasked) >= 0.02 * max(abs(cycles), 1.0):
                 print(f"  {reason:20s} {unmasked:12.0f} -> {masked:12.0f} warp-cycles a scheduler")
     return 0
+
+
+def parse_name(case: str) -> tuple:
+    """The case tuple :func:`name` wrote ``case`` from (kernel, causal, head_dim, BLOCK_M, BLOCK_N, warps,
+    stages)."""
+    kind, d, cfg = case.split("/")
+    bm, rest = cfg[1:].split("n", 1)
+    bn, rest = rest.split("w", 1)
+    w, st = rest.split("s", 1)
+    kernel = "staged" if kind.startswith("staged-") else "loop"
+    if kind.endswith("-unmasked"):
+        kernel = "loop-unmasked"
+    return kernel, "causal" in kind, int(d[1:]), int(bm), int(bn), int(w), int(st)
+
+
+def tile_steps_per_sm(c: tuple, shape: tuple[int, int, int], sms: int = 132) -> float:
+    """K/V steps of one full (non-causal) launch of case ``c`` over ``sms`` SMs: blocks x steps a block."""
+    _, causal, _, bm, bn, _, _ = c
+    if causal:
+        raise ValueError("tile_steps_per_sm counts the full launches only")
+    batch, heads, n_ctx = shape
+    return batch * heads * -(-n_ctx // bm) * -(-n_ctx // bn) / sms
+
+
+def predicted_us(c: tuple, shape: tuple[int, int, int]) -> float:
+    """The installed model's latency in us (h200 profile) of case ``c`` at ``shape``, built as the sweeps
+    build it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "triton_sweep"))
+    import accuracy
+    import sweep_cases
+
+    import tilesight
+
+    kernel, causal, d, bm, bn, w, st = c
+    case = sweep_cases.attention_case(*shape, d, causal, (bm, bn, w, st), staged=kernel == "staged")
+    launch = accuracy.rebuild(case.to_json(), case.id)
+    report = tilesight.estimate(launch.fn, launch.grid, *launch.args, hw="h200", **launch.options)
+    return report.latency_s * 1e6
+
+
+def lone_report(pairs: list, p50: dict, get, stalled) -> None:
+    """The lone set's pairs: per K/V step an SM, each case's measured and predicted time, its SM cycles and
+    the stall reasons whose warp-cycles a scheduler differ by 2% of the step's cycles or more."""
+    print("\nper K/V step an SM (ns; SM cycles); measured / predicted")
+    rows = {}
+    for case in dict.fromkeys(x for pair in pairs for x in pair):
+        c = parse_name(case)
+        steps = tile_steps_per_sm(c, LONE_SHAPE)
+        pred = predicted_us(c, LONE_SHAPE)
+        rows[case] = steps
+        measured = p50.get(case, math.nan)
+        print(f"  {case:34s} {measured * 1e3 / steps:7.1f} ns measured, {pred * 1e3 / steps:7.1f} predicted "
+              f"({measured / pred:.3f}), {get(case, CYCLES) / steps:7.1f} cycles")  # fmt: skip
+    for lone, twin in pairs:
+        a, b = get(lone, CYCLES) / rows[lone], get(twin, CYCLES) / rows[twin]
+        print(f"\n{lone} against {twin}: {a:.1f} against {b:.1f} SM cycles a step")
+        for reason in STALLS:
+            x, y = stalled(lone, reason) / rows[lone], stalled(twin, reason) / rows[twin]
+            if not math.isnan(x - y) and abs(x - y) >= 0.02 * max(a, 1.0):
+                print(f"  {reason:20s} {y:9.1f} -> {x:9.1f} warp-cycles a scheduler a step")
 
 
 def main() -> int:
