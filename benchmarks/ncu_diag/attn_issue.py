@@ -76,7 +76,6 @@ LONE_CASES = (
     ("loop", False, 128, 64, 128, 4, 3),  # one
     ("staged", False, 128, 64, 64, 4, 3),
     ("staged", False, 128, 64, 64, 4, 4),
-    ("staged", False, 128, 64, 128, 4, 3),
     ("loop", False, 128, 64, 64, 8, 3),  # two blocks of two warpgroups
     ("loop", False, 128, 64, 64, 8, 4),  # one
     ("loop", False, 128, 128, 64, 8, 3),  # one, predicted right (0.96-0.99)
