@@ -187,6 +187,8 @@ def test_dot_instruction_width_must_be_positive():
     assert TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 16, 64), mma_n=16).mma_n == 16
     with pytest.raises(PlanError, match="mma_n"):
         TileAction("d", ActionKind.DOT, dtype="float16", shape=(64, 16, 64), mma_n=0)
+    with pytest.raises(PlanError, match="mma_a_registers"):
+        TileAction("e", ActionKind.ELEMENTWISE, dtype="float32", shape=(64, 64), mma_a_registers=True)
 
 
 def test_loops_lists_every_loop_outer_first():

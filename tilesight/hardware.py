@@ -360,8 +360,10 @@ class HardwareProfile:
     l2_chunk_merge: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
-    # a warpgroup MMA instruction's share of the tensor cores' rate by its N (the dot_narrow probe): narrow
-    # instructions carry a fixed cost; empty: every N runs at the calibrated rate
+    # a warpgroup MMA instruction's share of the tensor cores' rate by its N (the dot_narrow probe, whose
+    # instructions read A from shared memory): narrow instructions carry a fixed cost, the 64 x 16 A rows
+    # every instruction reads whatever its N; instructions that take A from registers are not held to it
+    # (TileAction.mma_a_registers); empty: every N runs at the calibrated rate
     wgmma_n_efficiency: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )

@@ -452,7 +452,11 @@ class TileAction:
     with its lanes apart writes part of every word it touches, which the L2 merges sector by sector.
     ``mma_n`` (DOT): the N of one tensor-core instruction (a warpgroup MMA covers 64 rows and up to 256
     columns of its warpgroup's share): narrow instructions (16, 32) run below the tensor cores' rate (the
-    profile's ``[wgmma_n_efficiency]``); None for the rate as calibrated.
+    profile's ``[wgmma_n_efficiency]``); None for the rate as calibrated. ``mma_a_registers`` (DOT): the
+    instructions take their A operand from the warps' registers (attention's ``P V``: P is the softmax's
+    result), not from shared memory; such instructions are not held below the rate at narrow N (the
+    efficiency table is of instructions that read A from shared memory, see
+    :func:`tilesight.model.resources.narrow_mma_rate`).
     ``warps`` (REDUCE): how many warps the reduced axis spans; above one the warps' partial results meet in
     shared memory behind a barrier, a latency the profile's ``[cross_warp_reduction]`` table gives.
     ``outputs`` (REDUCE): the values one occurrence reduces to (a row reduction of an [R, C] tile along C has
@@ -491,6 +495,7 @@ class TileAction:
     warps: int | None = None
     chain: SerialChain | None = None
     mma_n: int | None = None
+    mma_a_registers: bool = False
     reverse: bool = False
     alu_ops: float = 0.0
     rereads: tuple[tuple[int, float], ...] = ()
@@ -549,6 +554,8 @@ class TileAction:
             raise PlanError(f"action[{self.name}].smem_bytes", self.smem_bytes, "must be >= 0")
         if self.mma_n is not None and not (isinstance(self.mma_n, int) and self.mma_n > 0):
             raise PlanError(f"action[{self.name}].mma_n", self.mma_n, "must be a positive integer")
+        if self.mma_a_registers and self.kind is not ActionKind.DOT:
+            raise PlanError(f"action[{self.name}].mma_a_registers", True, "only a dot takes an MMA operand")
         if self.rereads and self.kind is not ActionKind.LOAD:
             where = f"action[{self.name}].rereads"
             raise PlanError(where, self.rereads, "only a load re-reads its own blocks")

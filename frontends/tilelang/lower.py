@@ -675,6 +675,8 @@ class _Lowering:
             location=node.location,
             # one wgmma instruction covers the warpgroup's columns, in pieces of at most 256
             mma_n=min(g["n"] // part.n_warps, WGMMA_MAX_N) if variant == "wgmma" else None,
+            # a fragment A (FlashAttention's P) is read from registers, not shared memory (narrow_mma_rate)
+            mma_a_registers=variant == "wgmma" and a.scope != SHARED,
         )
 
     def scan(self, node: OpNode) -> TileAction:

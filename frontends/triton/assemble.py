@@ -223,6 +223,7 @@ def _nodes(
                 smem_bytes=n.get("smem_bytes"),
                 warps=n.get("warps"),
                 mma_n=n.get("mma_n"),
+                mma_a_registers=n.get("mma_a_registers", False),
                 alu_ops=n.get("alu_ops", 0.0),
                 rereads=n.get("rereads", ()),
                 fresh_steps=n.get("fresh_steps", 1.0),

@@ -1191,6 +1191,7 @@ class Walker:
             a_reads = -(-nn // node["mma_n"]) * (copies or 1)
             a_bytes = 0 if a_in_regs else a_reads * m * k
             node["smem_bytes"] = float(batch * elem * (a_bytes + b_reads * k * nn))
+            node["mma_a_registers"] = a_in_regs
         warps = _mma_v2_warps(self.ir.ttgir) if variant == "mma" else None
         if warps is not None:
             # Warp-level mma: warp (i, j) of the wm x wn grid loads its A rows (m / wm x k) and B columns

@@ -729,6 +729,33 @@ def test_narrow_wgmma_rate_is_a_cap_below_the_dot_chain_rate(round_hw):
     assert tc(128) == pytest.approx(2 * US)
 
 
+def test_narrow_wgmma_with_a_from_registers_keeps_the_full_rate(round_hw):
+    # the efficiency table is of instructions that read their A rows from shared memory for every N-wide
+    # instruction; with A in registers (attention's P) the m64n16 stream keeps the rate: 2 us waited (the
+    # dot-chain rate, 8e13 over 4 SMs, 2e7 FLOPs) where the same dot with A in shared memory takes 4 us
+    # (efficiency 0.5), and 2 us not waited (the calibrated rate) against 4 us under the narrow cap
+    import dataclasses
+    from types import MappingProxyType
+
+    hw = dataclasses.replace(
+        round_hw, wgmma_n_efficiency=MappingProxyType({16: 0.5, 64: 1.0}), wgmma_chain_flops_per_s=4e13
+    )
+    x = TensorAccess("a", "float16", (1000, 1000), (100, 500))
+
+    def tc(regs, waited):
+        dot = TileAction(
+            "d", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), variant="wgmma", mma_n=16,
+            mma_a_registers=regs,
+        )  # fmt: skip
+        plan = TilePlan("p", TileGrid((4,)), (x,), (dot,), BlockResources(128))
+        return action_demand(dot, plan, hw, _traffic(0.5, 0.5), waited=waited).busy_s[TC]
+
+    assert tc(False, True) == pytest.approx(4 * US)
+    assert tc(True, True) == pytest.approx(2 * US)
+    assert tc(False, False) == pytest.approx(2e7 / (0.5 * 4e13 / 4))
+    assert tc(True, False) == pytest.approx(2 * US)
+
+
 def test_a_waited_wgmma_runs_at_the_dot_chain_rate(round_hw):
     # a dot whose warps wait for its result (attention's) holds the dot-chain rate, 8e13 FLOP/s over the
     # round GPU's 4 SMs: 2e7 FLOPs take 1 us at a wide instruction and 2 us at m64n16 (efficiency 0.5); the

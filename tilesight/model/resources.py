@@ -608,7 +608,17 @@ def narrow_mma_rate(hw: HardwareProfile, dtype: str, n: int) -> float:
     calibrated rates) times the profile's ``[wgmma_n_efficiency]`` at ``n``. A cap, not a factor: the
     calibrated rate of a whole GEMM already sits below the chain rate (its operand feed), and a narrow
     instruction stream is bounded by the tensor cores themselves (the probe's chains read their operands from
-    shared memory too). Without the chain rate, the calibrated rate times the efficiency."""
+    shared memory too). Without the chain rate, the calibrated rate times the efficiency.
+
+    The table is of instructions that read A from shared memory, as the probes' chains and GEMMs do: each
+    m64nNk16 instruction reads its 64 x 16 A rows (2 KB in fp16) whatever N is, and 16 x N of B, for 2048 N
+    FLOP. At the SM's 128 bytes of shared memory a clock against 4096 FLOP a clock of tensor cores, the
+    shared-memory reads outlast the math below N = 64 (n32: 24 against 16 clocks, 0.67; n16 0.40; n8 0.22),
+    the shape the probes measured (0.761, 0.477, 0.267). An instruction that takes A from registers
+    (:attr:`~tilesight.plan.TileAction.mma_a_registers`: attention's P V, P from the softmax) reads B alone,
+    under the math at every N, and keeps the wide rate: the callers pass no ``n`` for it. The ``wrapped``
+    probe (stop 72, an H100: the attention loop's two dots, 64 x 64 tiles on 8 warps, P V on m64n32 from
+    registers) takes 1.66-1.84x its 4-warp twin, 1.95-1.97 with the narrow cap on P V, 1.82-1.83 without."""
     rate = hw.tc_rate(dtype, "wgmma")
     eff = hw.mma_n_efficiency(n)
     if eff >= 1.0:
@@ -1002,10 +1012,12 @@ def action_demand(
         if a:
             if r == TC:
                 rate = hw.tc_rate(action.dtype or "", action.variant) / hw.sm_count
+                # the narrow-N cap is of instructions that read A from shared memory (narrow_mma_rate)
+                n = None if action.mma_a_registers else action.mma_n
                 if kind is ActionKind.DOT and action.variant == "wgmma" and waited:
-                    rate = waited_mma_rate(hw, action.dtype or "", action.mma_n) / hw.sm_count
-                elif kind is ActionKind.DOT and action.variant == "wgmma" and action.mma_n:
-                    rate = min(rate, narrow_mma_rate(hw, action.dtype or "", action.mma_n) / hw.sm_count)
+                    rate = waited_mma_rate(hw, action.dtype or "", n) / hw.sm_count
+                elif kind is ActionKind.DOT and action.variant == "wgmma" and n:
+                    rate = min(rate, narrow_mma_rate(hw, action.dtype or "", n) / hw.sm_count)
             else:
                 rate = rates[r]
             busy[r] = a / rate

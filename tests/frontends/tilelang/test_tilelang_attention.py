@@ -51,6 +51,7 @@ def test_fa_kv_loop(fa):
     assert qk.variant == pv.variant == "wgmma"
     # Q @ K^T reads Q (64x64x2 B = 8192) and K (8192) from shared memory; P @ V takes P from registers
     assert qk.smem_bytes == 16384 and pv.smem_bytes == 8192 and pv.src is MemLevel.SMEM
+    assert (qk.mma_a_registers, pv.mma_a_registers) == (False, True)  # no narrow-N cap on P @ V's A
     # exp2 of 64 x 64 scores and of the 64 row rescales run on the SFUs
     assert acts["sfu_acc_s"].kind is ActionKind.SFU and acts["sfu_acc_s"].flops == 64 * 64
     assert acts["sfu_alpha"].flops == 64

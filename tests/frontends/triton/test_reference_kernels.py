@@ -521,6 +521,22 @@ def test_attention_s_p_operand_is_not_read_from_shared_memory():
     (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
     qk, pv = _all(loop.body, ActionKind.DOT)
     assert (qk.smem_bytes, pv.smem_bytes) == (32768, 16384)
+    assert (qk.mma_a_registers, pv.mma_a_registers) == (False, True)  # Q is loaded; P is computed
+
+
+def test_a_64_row_attention_tile_on_8_warps_splits_p_v_on_narrow_instructions_from_registers():
+    from tilesight.kernels.triton.attention import attention_fwd_kernel
+
+    # 64 x 64 x d64 on 8 warps: S = Q K^T in the chained [8, 1] layout (both warpgroups compute it, m64n32
+    # instructions), P V in [4, 2] (each warpgroup 32 of the 64 value columns, m64n32) with P from registers
+    q = f16(1, 2, 512, 64)
+    args = ((8, 2), q, q, q, q, 0.125, 2 * 512 * 64, 512 * 64, 64, 1, 2, 512)
+    meta = dict(HEAD_DIM=64, BLOCK_M=64, BLOCK_N=64, CAUSAL=False, num_warps=8, num_stages=2)
+    (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
+    qk, pv = _all(loop.body, ActionKind.DOT)
+    assert (qk.mma_n, pv.mma_n) == (32, 32)
+    assert (qk.mma_a_registers, pv.mma_a_registers) == (False, True)
+    assert qk.flops == 2 * (2 * 64 * 64 * 64) and pv.flops == 2 * 64 * 64 * 64  # the score dot twice
 
 
 @pytest.mark.parametrize(("warps", "grid", "smem"), [(8, (2, 4), 12288), (4, (2, 2), 8192)])
