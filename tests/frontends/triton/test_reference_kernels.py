@@ -510,30 +510,30 @@ def test_warpgroup_mma_reads_its_operands_per_instruction(tile, warps, mma_n, sm
     assert dot.variant == "wgmma" and dot.mma_n == mma_n and dot.smem_bytes == smem
 
 
-def test_attention_s_p_operand_is_not_read_from_shared_memory():
+def _attention_dots(block_m: int, block_n: int, warps: int):
+    """The score and value dots of the one-loop attention kernel's loop at 2 heads x 512 x d64, not causal."""
     from tilesight.kernels.triton.attention import attention_fwd_kernel
 
-    # 128 x 64 x d64 on m64n64 instructions: S = Q K^T reads Q once and K^T for each 64-row half,
-    # 2 x (8192 + 2 x 4096); O += P V takes P from registers and reads V twice, 2 x 2 x 4096
     q = f16(1, 2, 512, 64)
-    args = ((4, 2), q, q, q, q, 0.125, 2 * 512 * 64, 512 * 64, 64, 1, 2, 512)
-    meta = dict(HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=False, num_warps=4, num_stages=2)
+    args = ((512 // block_m, 2), q, q, q, q, 0.125, 2 * 512 * 64, 512 * 64, 64, 1, 2, 512)
+    meta = dict(HEAD_DIM=64, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=False, num_warps=warps, num_stages=2)
     (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
     qk, pv = _all(loop.body, ActionKind.DOT)
+    return qk, pv
+
+
+def test_attention_s_p_operand_is_not_read_from_shared_memory():
+    # 128 x 64 x d64 on m64n64 instructions: S = Q K^T reads Q once and K^T for each 64-row half,
+    # 2 x (8192 + 2 x 4096); O += P V takes P from registers and reads V twice, 2 x 2 x 4096
+    qk, pv = _attention_dots(128, 64, 4)
     assert (qk.smem_bytes, pv.smem_bytes) == (32768, 16384)
     assert (qk.mma_a_registers, pv.mma_a_registers) == (False, True)  # Q is loaded; P is computed
 
 
 def test_a_64_row_attention_tile_on_8_warps_splits_p_v_on_narrow_instructions_from_registers():
-    from tilesight.kernels.triton.attention import attention_fwd_kernel
-
     # 64 x 64 x d64 on 8 warps: S = Q K^T in the chained [8, 1] layout (both warpgroups compute it, m64n32
     # instructions), P V in [4, 2] (each warpgroup 32 of the 64 value columns, m64n32) with P from registers
-    q = f16(1, 2, 512, 64)
-    args = ((8, 2), q, q, q, q, 0.125, 2 * 512 * 64, 512 * 64, 64, 1, 2, 512)
-    meta = dict(HEAD_DIM=64, BLOCK_M=64, BLOCK_N=64, CAUSAL=False, num_warps=8, num_stages=2)
-    (loop,) = _loops(FE.plan(attention_fwd_kernel, args, meta, HW).body)
-    qk, pv = _all(loop.body, ActionKind.DOT)
+    qk, pv = _attention_dots(64, 64, 8)
     assert (qk.mma_n, pv.mma_n) == (32, 32)
     assert (qk.mma_a_registers, pv.mma_a_registers) == (False, True)
     assert qk.flops == 2 * (2 * 64 * 64 * 64) and pv.flops == 2 * 64 * 64 * 64  # the score dot twice
