@@ -210,16 +210,65 @@ def _chains_model(_: argparse.Namespace) -> None:
         )
 
 
+def _probe_file(args: argparse.Namespace, name: str, step: str) -> Path:
+    """The probe file ``name`` in ``--data`` (a folder), or ``--data`` itself (a file: another GPU's run);
+    exits naming the missing file and the ``queued.sh`` step that writes it."""
+    path = Path(args.data or DATA)
+    if path.is_dir():
+        path = path / name
+    if not path.is_file():
+        raise SystemExit(f"probe_report.py: no file {path} (`queued.sh {step}` writes it on a GPU)")
+    return path
+
+
+def _predict_dot_chain_point(p: dict) -> float:
+    """The installed model's seconds for one ``dot_chain`` point (h200 profile; ``a_regs``: A computed in
+    registers, dot_chain's ``A_REGS``)."""
+    import tilesight
+    from tilesight import TensorSpec
+
+    bm, bn, bk, programs = p["BM"], p["BN"], p["BK"], SM_COUNT * p["blocks_per_sm"]
+    regs = bool(p.get("a_regs"))
+    a = TensorSpec((bm, bk), "float32" if regs else "float16")
+    b = TensorSpec((bk, bn), "float16")
+    out = TensorSpec((programs * bm * bn,), "float32")
+    kw = {"A_REGS": True} if regs else {}
+    report = tilesight.estimate(
+        _probe_kernels().dot_chain, (programs,), a, b, out, DOT_ITERS, hw="h200", BM=bm, BN=bn, BK=bk,
+        num_warps=p["warps"], **kw,
+    )  # fmt: skip
+    return report.latency_s
+
+
+def _regs_a_model(args: argparse.Namespace) -> None:
+    """The installed model against the ``regs_a`` probe (stop 72, ``calibration_regs_a.json``: dependent dot
+    chains of 64-row tiles at N 16 / 32 / 64 with A from shared memory and from registers; h200 profile),
+    then each register-A chain's rate over its shared-memory twin's, measured and predicted (stop 72's rule:
+    ``[wgmma_n_efficiency]`` holds only instructions that read A from shared memory)."""
+    path = _probe_file(args, "calibration_regs_a.json", "regsa")
+    points = [p for p in json.loads(path.read_text())["measurements"]["regs_a"]["points"] if "s" in p]
+    measured, predicted = {}, {}
+    for p in points:
+        key = (p["BN"], p["BK"], p["blocks_per_sm"], bool(p["a_regs"]))
+        measured[key], predicted[key] = p["s"], _predict_dot_chain_point(p)
+        where = "registers" if key[3] else "shared   "
+        _ratio(f"64 x {key[0]:<3d} K {key[1]:<3d} per_sm {key[2]} A in {where}", p["s"], predicted[key])
+    for (bn, bk, per_sm, regs), s in sorted(measured.items()):
+        twin = (bn, bk, per_sm, False)
+        if regs and twin in measured:
+            ratio = predicted[twin] / predicted[bn, bk, per_sm, True]
+            print(
+                f"64 x {bn} K {bk} per_sm {per_sm}: registers' rate over shared memory's, measured "
+                f"{measured[twin] / s:.2f}, predicted {ratio:.2f}"
+            )
+
+
 def _wrapped_model(args: argparse.Namespace) -> None:
     """The installed model against the ``wrapped`` probe (stop 71, ``calibration_wrapped.json``: the attention
     loop's two dots alone, ``benchmarks/calibrate/kernels.py::softmax_dot_chain`` with ``SOFTMAX=False``; h200
     profile), each 8-warp 64-row point beside its 4-warp twin: what the score dot's wrapped copy costs,
     measured and predicted."""
-    path = Path(args.data or DATA)
-    if path.is_dir():
-        path = path / "calibration_wrapped.json"  # --data FILE reads another run (an H100's)
-    if not path.is_file():
-        raise SystemExit(f"probe_report.py wrapped: no file {path} (`queued.sh wrapped` writes it on a GPU)")
+    path = _probe_file(args, "calibration_wrapped.json", "wrapped")  # --data FILE: another run (an H100's)
     points = [p for p in json.loads(path.read_text())["measurements"]["wrapped"]["points"] if "s" in p]
     measured, predicted = {}, {}
     for p in points:
@@ -1257,6 +1306,7 @@ def main(argv: list[str] | None = None) -> int:
             "persistent_tiles",
             "chains_model",
             "wrapped",
+            "regs_a",
             "probes_model",
             "bottlenecks",
             "row_rates",
@@ -1276,7 +1326,7 @@ def main(argv: list[str] | None = None) -> int:
         "--data",
         default=str(DATA),
         help="sweep data for 'residency'; the probes' folder for 'local', 'lone_step' and 'lone_deep'; "
-        "the folder or file for 'wrapped'",
+        "the folder or file for 'wrapped' and 'regs_a'",
     )
     ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
     ap.add_argument("--family", default="memory", help="'bottlenecks': the family (memory, gemm, attention)")
@@ -1299,6 +1349,7 @@ def main(argv: list[str] | None = None) -> int:
         "persistent_tiles": _persistent_tiles,
         "chains_model": _chains_model,
         "wrapped": _wrapped_model,
+        "regs_a": _regs_a_model,
         "probes_model": _probes_model,
         "bottlenecks": _bottlenecks,
         "row_rates": _row_rates,

@@ -27,6 +27,10 @@ File shape (one GPU per file)::
     32 = { value = 0.561, source = "..." }
     [l2_chunk_merge]              # optional: share of the coalescer's merges runs of this many bytes keep
     64 = { value = 0.24, source = "..." }
+    [wgmma_n_efficiency]          # optional: share of the tensor cores' rate a warpgroup MMA of N columns
+    16 = { value = 0.477, source = "..." }  # sustains, A read from shared memory
+    [wgmma_n_efficiency_registers]  # optional: the same for A taken from registers
+    16 = { value = 0.64, source = "..." }
     [cross_warp_reduction]        # optional: extra latency (s) of a reduction spanning this many warps
     8 = { value = 1.029e-07, source = "..." }
     [cross_warp_reduction_sm]     # optional: seconds of the SM's shuffle and shared-memory path a reduced
@@ -367,6 +371,11 @@ class HardwareProfile:
     wgmma_n_efficiency: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )
+    # the same for instructions that take A from registers (the regs_a probe): they read B alone, a smaller
+    # fixed cost; empty: such instructions run at the calibrated rate at every N
+    wgmma_n_efficiency_registers: MappingProxyType[int, float] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False
+    )
     # extra latency of a reduction whose axis spans this many warps (shared memory + barrier), seconds
     cross_warp_reduction: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
@@ -511,11 +520,14 @@ class HardwareProfile:
         smallest point's value below it."""
         return _chunk_efficiency(self.ddr_chunk_efficiency, chunk_bytes)
 
-    def mma_n_efficiency(self, n: int) -> float:
+    def mma_n_efficiency(self, n: int, a_registers: bool = False) -> float:
         """Share of the tensor cores' rate a warpgroup MMA of ``n`` columns sustains
         (``[wgmma_n_efficiency]``, read like :meth:`ddr_efficiency`: linear in log2(n) between the points, 1
-        from the largest up, the smallest's value below it); 1 where the profile gives no table."""
-        return _chunk_efficiency(self.wgmma_n_efficiency, n)
+        from the largest up, the smallest's value below it); 1 where the profile gives no table. With
+        ``a_registers`` (the instruction takes A from registers) ``[wgmma_n_efficiency_registers]``, 1
+        where the profile gives none."""
+        table = self.wgmma_n_efficiency_registers if a_registers else self.wgmma_n_efficiency
+        return _chunk_efficiency(table, n)
 
     def reduction_latency(self, warps: int) -> float:
         """Extra latency of a reduction across ``warps`` warps (``[cross_warp_reduction]``, linear in
@@ -669,6 +681,9 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
     wgmma_n = _int_keyed_table(
         doc, "wgmma_n_efficiency", origin, sources, _is_fraction, "keys are N, values in (0, 1]"
     )
+    wgmma_n_regs = _int_keyed_table(
+        doc, "wgmma_n_efficiency_registers", origin, sources, _is_fraction, "keys are N, values in (0, 1]"
+    )
     warp_rule = "keys are warps >= 2, values seconds"
     reductions = _int_keyed_table(doc, "cross_warp_reduction", origin, sources, _is_warp_latency, warp_rule)
     reductions_sm = _int_keyed_table(
@@ -700,6 +715,7 @@ def parse_profile(text: str, origin: str = "<string>") -> HardwareProfile:
         cross_warp_reduction=MappingProxyType(reductions),
         cross_warp_reduction_sm=MappingProxyType(reductions_sm),
         wgmma_n_efficiency=MappingProxyType(wgmma_n),
+        wgmma_n_efficiency_registers=MappingProxyType(wgmma_n_regs),
         sm_dispatch_order=placement.get("dispatch_order", ()),
         sm_l2_partition=placement.get("l2_partition", ()),
         sm_dispatch_order_sparse=placement.get("dispatch_order_sparse", ()),

@@ -588,13 +588,20 @@ def flat_copy_paced(src_ptr, dst_ptr, n, BLOCK: tl.constexpr, FMAS: tl.constexpr
 
 
 @triton.jit
-def dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+def dot_chain(
+    a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+    A_REGS: tl.constexpr = False,
+):  # fmt: skip
     """``iters`` dependent tensor-core dots on operands loaded once: acc = a @ b + acc, each waiting for the
-    last. One block per SM shows the dependent-dot cost; more blocks per SM show how it overlaps."""
+    last. One block per SM shows the dependent-dot cost; more blocks per SM show how it overlaps. ``A_REGS``
+    (the ``regs_a`` probe, stop 72): ``a_ptr`` holds float32 and A is its float16 cast, computed in the
+    warps' registers, so each warpgroup MMA takes A from registers instead of shared memory."""
     rm = tl.arange(0, BM)
     rn = tl.arange(0, BN)
     rk = tl.arange(0, BK)
     a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    if A_REGS:
+        a = a.to(tl.float16)
     b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for _ in range(iters):

@@ -1068,16 +1068,34 @@ def dot_narrow() -> dict:
     return dot_shapes(DOT_NARROW_SHAPES)
 
 
-def dot_shapes(shapes: tuple = DOT_SHAPES) -> dict:
-    """Dependent-dot chains of attention-sized dots (see :func:`dot_chain`) at 1, 2 and 4 blocks per SM."""
+# The regs_a probe (stop 72): the narrow shapes' chains with A computed in registers (dot_chain's A_REGS, a
+# float16 cast of a float32 load) beside the same chains reading A from shared memory. The profile's
+# [wgmma_n_efficiency] is of the latter; stop 72's rule gives the former the wide rate at every N.
+REGS_A_SHAPES = ((64, 16, 64, 4), (64, 32, 64, 4), (64, 64, 64, 4), (64, 16, 256, 4), (64, 32, 256, 4))
+
+
+def regs_a() -> dict:
+    """:func:`dot_shapes` at :data:`REGS_A_SHAPES`, A from shared memory and from registers."""
+    return {
+        "points": [
+            {**p, "a_regs": regs}
+            for regs in (False, True)
+            for p in dot_shapes(REGS_A_SHAPES, a_regs=regs)["points"]
+        ]
+    }
+
+
+def dot_shapes(shapes: tuple = DOT_SHAPES, a_regs: bool = False) -> dict:
+    """Dependent-dot chains of attention-sized dots (see :func:`dot_chain`) at 1, 2 and 4 blocks per SM;
+    ``a_regs``: A computed in registers (dot_chain's ``A_REGS``: a float32 A cast to float16)."""
     points = []
     for bm, bn, bk, warps in shapes:
-        a = torch.randn(bm, bk, device="cuda", dtype=torch.float16)
+        a = torch.randn(bm, bk, device="cuda", dtype=torch.float32 if a_regs else torch.float16)
         b = torch.randn(bk, bn, device="cuda", dtype=torch.float16)
         for per_sm in CHAIN_BLOCKS_PER_SM:
             grid = (n_sm() * per_sm,)
             out = torch.empty(grid[0] * bm * bn, device="cuda", dtype=torch.float32)
-            kw = dict(BM=bm, BN=bn, BK=bk, num_warps=warps)
+            kw = dict(BM=bm, BN=bn, BK=bk, num_warps=warps, **({"A_REGS": True} if a_regs else {}))
             t = bench_s(
                 lambda grid=grid, out=out, a=a, b=b, kw=kw: K.dot_chain[grid](
                     a, b, out, DOT_CHAIN_ITERS, **kw

@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         ("softmax_dot", M.softmax_dot, ()),
         ("replicated", M.replicated, ()),
         ("wrapped", M.wrapped, ()),
+        ("regs_a", M.regs_a, ()),
         ("masked_softmax", M.masked_softmax, ()),
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),

@@ -22,6 +22,10 @@
 #       its two-block twin under ncu's issue and stall counters, about 2 minutes, either GPU); its folder
 #       attn_lone/ goes to benchmarks/data/ncu_attn_lone/ (an H100's to ncu_attn_lone_h100/), read by
 #       `python benchmarks/ncu_diag/attn_issue.py --report FOLDER` (per K/V step an SM, with the model's figure);
+# regsa: the register-A probe (stop 72: `benchmarks/calibrate/run.py --only regs_a`: dependent dot chains of
+#       64-row tiles at N 16 / 32 / 64 with A from shared memory and from registers, 1, 2 and 4 blocks an SM,
+#       either GPU, under a minute); its file goes to benchmarks/data/calibration_regs_a.json (an H100's:
+#       calibration_regs_a_h100.json), read by `python benchmarks/probe_report.py regs_a [--data FILE]`;
 # wrapped: the wrapped-dot probe (stop 71: `benchmarks/calibrate/run.py --only wrapped`, the attention loop's two
 #       dots alone, 64-row tiles on 8 warps against 4, either GPU, under a minute); its file goes to
 #       benchmarks/data/calibration_wrapped.json (an H100's: calibration_wrapped_h100.json), read by
@@ -72,11 +76,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v85 alone wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != wrapped && $step != mask && $step != alone && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -97,11 +101,13 @@ for step in $steps; do
             --out "$out/lone/calibration_lone_deep.json" ;;
     wrapped) mkdir -p "$out/wrapped" && timeout 240 python3 benchmarks/calibrate/run.py \
             --out "$out/wrapped/calibration_wrapped.json" --only wrapped ;;
+    regsa) mkdir -p "$out/regs_a" && timeout 240 python3 benchmarks/calibrate/run.py \
+            --out "$out/regs_a/calibration_regs_a.json" --only regs_a ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v85 alone wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a lone 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -63,6 +63,7 @@ from .ir import (
 from .layouts import (
     access_rows,
     access_widths,
+    dot_a_registers,
     dot_instr_n,
     dot_replication,
     element_replication,
@@ -275,6 +276,7 @@ class Walker:
         self.replicated = dot_replication(ir.ttgir)
         self.element_copies = element_replication(ir.ttgir)
         self.instr_n = dot_instr_n(ir.ttgir)
+        self.a_registers = dot_a_registers(ir.ttgir)
         self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
@@ -1206,8 +1208,12 @@ class Walker:
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
 
     def _a_in_registers(self, op: Op, body: _Body) -> bool:
-        """Whether a dot's A operand is computed in registers in ``body`` (attention's P), not loaded: the
-        MMA then takes it from the warps' registers and reads no A from shared memory."""
+        """Whether a dot's A operand is in the warps' registers, not read from shared memory: as the TTGIR's
+        warpgroup MMA there takes it (:func:`~.layouts.dot_a_registers`: attention's P, an A cast in
+        registers before the loop), else where it is computed in ``body`` rather than loaded."""
+        found = at_op(self.a_registers, op)
+        if found is not None:
+            return bool(found)
         a_prods = [p for p in self.get(op.operands[0]).prods if p in body.index]
         return any(body.index[p]["kind"] is not ActionKind.LOAD for p in a_prods)
 

@@ -458,6 +458,20 @@ def dot_instr_n(ttgir: str) -> Mapping[str, int]:
     return _by_location(pairs, min)
 
 
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def dot_a_registers(ttgir: str) -> Mapping[str, int]:
+    """Source location -> 1 where the ``wgmma`` dots there take their A operand from the warps' registers
+    (a ``tensor<..., #ttg.dot_op<...>>`` operand: attention's P, or an A computed in registers before the
+    loop), 0 where they read it from shared memory (a ``!ttg.memdesc`` operand); the smaller of a location's
+    dots. Keyed like :func:`dot_instr_n`. Cached, read-only."""
+    pairs = [
+        (op, 0 if op.text.rsplit(" : ", 1)[-1].lstrip().startswith("!ttg.memdesc") else 1)
+        for op in walk_ops(parse_module(ttgir).body)
+        if op.name == "ttng.warp_group_dot" and op.loc is not None and " : " in op.text
+    ]
+    return _by_location(pairs, min)
+
+
 WARPS_PER_WARPGROUP = 4
 
 

@@ -221,3 +221,24 @@ def test_lone_step_fit_reads_a_latency_and_a_rate_off_the_128_byte_rows(report):
     assert report.lone_step_fit(pts[:1] + pts[3:]) is None
     flat = [point(32, 64, 800), point(64, 64, 790)]
     assert report.lone_step_fit(flat)[1] == 0.0
+
+
+def test_regs_a_puts_each_register_chain_beside_its_shared_memory_twin(report, tmp_path, capsys, monkeypatch):
+    import argparse
+    import json
+
+    # 64 x 32 at K 64, one block an SM: A from shared memory 200 us, from registers 150 us (measured rate
+    # ratio 200 / 150 = 1.33); the model (patched) 190 and 140 us: 190 / 140 = 1.36
+    points = [
+        {"BM": 64, "BN": 32, "BK": 64, "warps": 4, "blocks_per_sm": 1, "a_regs": regs, "s": s}
+        for regs, s in ((False, 200e-6), (True, 150e-6))
+    ]
+    path = tmp_path / "calibration_regs_a.json"
+    path.write_text(json.dumps({"measurements": {"regs_a": {"points": points}}}))
+    monkeypatch.setattr(report, "_predict_dot_chain_point", lambda p: 140e-6 if p["a_regs"] else 190e-6)
+    report._regs_a_model(argparse.Namespace(data=str(tmp_path)))
+    out = capsys.readouterr().out
+    assert "64 x 32  K 64  per_sm 1 A in registers: measured   150.0 us, predicted   140.0 us" in out
+    assert "64 x 32 K 64 per_sm 1: registers' rate over shared memory's, measured 1.33, predicted 1.36" in out
+    with pytest.raises(SystemExit, match="no file .*none .*queued.sh regsa"):
+        report._regs_a_model(argparse.Namespace(data=str(tmp_path / "none")))

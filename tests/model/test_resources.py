@@ -754,6 +754,13 @@ def test_narrow_wgmma_with_a_from_registers_keeps_the_full_rate(round_hw):
     assert tc(True, True) == pytest.approx(2 * US)
     assert tc(False, False) == pytest.approx(2e7 / (0.5 * 4e13 / 4))
     assert tc(True, False) == pytest.approx(2 * US)
+    # with a register-A table ({16: 0.8, 32: 1.0}, the regs_a probe's kind) the m64n16 stream keeps 0.8 of
+    # the chain rate waited (2.5 us) and min(calibrated 4e13, 0.8 x 4e13) not waited (2.5 us); the
+    # shared-memory-A dot is unchanged
+    hw = dataclasses.replace(hw, wgmma_n_efficiency_registers=MappingProxyType({16: 0.8, 32: 1.0}))
+    assert tc(True, True) == pytest.approx(2.5 * US)
+    assert tc(True, False) == pytest.approx(2.5 * US)
+    assert tc(False, True) == pytest.approx(4 * US)
 
 
 def test_a_waited_wgmma_runs_at_the_dot_chain_rate(round_hw):

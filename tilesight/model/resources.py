@@ -602,7 +602,7 @@ def spill_seconds(
     return nbytes * (hit / l2_rate + (1.0 - hit) / ddr_rate)
 
 
-def narrow_mma_rate(hw: HardwareProfile, dtype: str, n: int) -> float:
+def narrow_mma_rate(hw: HardwareProfile, dtype: str, n: int, a_registers: bool = False) -> float:
     """Chip FLOP/s a stream of ``n``-column warpgroup MMAs of ``dtype`` sustains at most: the dot-chain
     rate of wide instructions (``wgmma_chain_flops_per_s``, fp16; other dtypes in proportion to their
     calibrated rates) times the profile's ``[wgmma_n_efficiency]`` at ``n``. A cap, not a factor: the
@@ -616,11 +616,13 @@ def narrow_mma_rate(hw: HardwareProfile, dtype: str, n: int) -> float:
     shared-memory reads outlast the math below N = 64 (n32: 24 against 16 clocks, 0.67; n16 0.40; n8 0.22),
     the shape the probes measured (0.761, 0.477, 0.267). An instruction that takes A from registers
     (:attr:`~tilesight.plan.TileAction.mma_a_registers`: attention's P V, P from the softmax) reads B alone,
-    under the math at every N, and keeps the wide rate: the callers pass no ``n`` for it. The ``wrapped``
-    probe (stop 72, an H100: the attention loop's two dots, 64 x 64 tiles on 8 warps, P V on m64n32 from
-    registers) takes 1.66-1.84x its 4-warp twin, 1.95-1.97 with the narrow cap on P V, 1.82-1.83 without."""
+    under the math at every N; what it keeps is the profile's ``[wgmma_n_efficiency_registers]``
+    (``a_registers``): the ``regs_a`` probe's register-A chains run m64n32 at the wide rate and m64n16 at
+    0.64 of it, against 0.761 and 0.477 reading A from shared memory (stop 72, an H100). The ``wrapped``
+    probe (the attention loop's two dots, 64 x 64 tiles on 8 warps, P V on m64n32 from registers) takes
+    1.66-1.84x its 4-warp twin, 1.95-1.97 with the shared-memory cap on P V, 1.82-1.83 without."""
     rate = hw.tc_rate(dtype, "wgmma")
-    eff = hw.mma_n_efficiency(n)
+    eff = hw.mma_n_efficiency(n, a_registers)
     if eff >= 1.0:
         return rate
     chain = chain_mma_rate(hw, dtype)
@@ -635,7 +637,7 @@ def chain_mma_rate(hw: HardwareProfile, dtype: str) -> float | None:
     return hw.wgmma_chain_flops_per_s * hw.tc_rate(dtype, "wgmma") / hw.tc_rate("float16")
 
 
-def waited_mma_rate(hw: HardwareProfile, dtype: str, n: int | None) -> float:
+def waited_mma_rate(hw: HardwareProfile, dtype: str, n: int | None, a_registers: bool = False) -> float:
     """Chip FLOP/s of a warpgroup MMA whose issuing warps wait for its result in the same loop iteration
     (attention's ``S = Q K^T`` and ``P V``: :func:`tilesight.model.tile.waits_on_dot`): the dot-chain rate
     (``wgmma_chain_flops_per_s``, fp16; other dtypes in proportion to their calibrated rates) times the
@@ -643,11 +645,12 @@ def waited_mma_rate(hw: HardwareProfile, dtype: str, n: int | None) -> float:
     back to back, whose tensor cores never idle: the clock it holds is the throttled one (the clock-rates
     probe: 652 TFLOP/s at 1455 MHz sustained, 755 on a rested GPU; benchmarks/data/clocks/). A loop that
     leaves the tensor cores idle while its warps run the softmax holds 1.82-1.98 GHz (the clocks probe), the
-    clock the dot-chain probes ran at. Without the chain rate, :func:`narrow_mma_rate`."""
+    clock the dot-chain probes ran at. Without the chain rate, :func:`narrow_mma_rate`. ``a_registers``:
+    the instructions take A from registers (:func:`narrow_mma_rate`)."""
     rate = chain_mma_rate(hw, dtype)
     if rate is None:
-        return narrow_mma_rate(hw, dtype, n) if n else hw.tc_rate(dtype, "wgmma")
-    return rate * min(1.0, hw.mma_n_efficiency(n)) if n else rate
+        return narrow_mma_rate(hw, dtype, n, a_registers) if n else hw.tc_rate(dtype, "wgmma")
+    return rate * min(1.0, hw.mma_n_efficiency(n, a_registers)) if n else rate
 
 
 def waited_load_latency(hw: HardwareProfile, demand: ActionDemand, tile_bytes: float) -> float:
@@ -1012,12 +1015,11 @@ def action_demand(
         if a:
             if r == TC:
                 rate = hw.tc_rate(action.dtype or "", action.variant) / hw.sm_count
-                # the narrow-N cap is of instructions that read A from shared memory (narrow_mma_rate)
-                n = None if action.mma_a_registers else action.mma_n
+                n, regs = action.mma_n, action.mma_a_registers  # A's source sets the narrow-N cap
                 if kind is ActionKind.DOT and action.variant == "wgmma" and waited:
-                    rate = waited_mma_rate(hw, action.dtype or "", n) / hw.sm_count
+                    rate = waited_mma_rate(hw, action.dtype or "", n, regs) / hw.sm_count
                 elif kind is ActionKind.DOT and action.variant == "wgmma" and n:
-                    rate = min(rate, narrow_mma_rate(hw, action.dtype or "", n) / hw.sm_count)
+                    rate = min(rate, narrow_mma_rate(hw, action.dtype or "", n, regs) / hw.sm_count)
             else:
                 rate = rates[r]
             busy[r] = a / rate

@@ -294,5 +294,18 @@ def test_wrapped_probe_wraps_its_score_dot_where_the_replicated_probe_splits_it(
         k = _compile(K.softmax_dot_chain, sig, const, num_warps=warps)
         assert set(re.findall(r"warpsPerCTA = (\[\d, \d\]), instrShape", k.asm["ttgir"])) == layouts
     sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "out_ptr": "*fp32", "iters": "i32"}
-    k = _compile(K.dot_chain, sig, {"BM": 64, "BN": 32, "BK": 64}, num_warps=8)
+    k = _compile(K.dot_chain, sig, {"BM": 64, "BN": 32, "BK": 64, "A_REGS": False}, num_warps=8)
     assert set(re.findall(r"warpsPerCTA = (\[\d, \d\]), instrShape", k.asm["ttgir"])) == {"[4, 2]"}
+
+
+@pytest.mark.triton
+def test_regs_a_probe_takes_a_from_registers_and_the_model_reads_it_so(K):
+    """dot_chain with ``A_REGS``: A is a float16 cast of a float32 load, computed in registers before the
+    loop, so every warpgroup MMA's A operand is a ``#ttg.dot_op`` tensor (its default reads a
+    ``!ttg.memdesc``), and the frontend marks the dot ``mma_a_registers`` from that TTGIR."""
+    from tilesight.frontends.triton.layouts import dot_a_registers
+
+    for regs in (False, True):
+        sig = {"a_ptr": "*fp32" if regs else "*fp16", "b_ptr": "*fp16", "out_ptr": "*fp32", "iters": "i32"}
+        k = _compile(K.dot_chain, sig, {"BM": 64, "BN": 32, "BK": 64, "A_REGS": regs}, num_warps=4)
+        assert set(dot_a_registers(k.asm["ttgir"]).values()) == {int(regs)}

@@ -131,3 +131,29 @@ module {
     table = dot_replication(ttgir)
     assert table["k.py:20:23"] == 2 and table["k.py:20"] == 2
     assert table["k.py:20:14"] == 1
+
+
+def test_dot_a_registers_reads_the_warpgroup_mmas_a_operand_type():
+    """``acc = tl.dot(p, v, acc)`` after ``s = tl.dot(q, k)``: the score dot reads Q from shared memory (a
+    ``!ttg.memdesc`` A), the value dot takes P from registers (a ``#ttg.dot_op`` tensor A); the attribute
+    dictionary's own ``: i32`` does not confuse the operand types."""
+    from tilesight.frontends.triton.layouts import dot_a_registers
+
+    mma = "#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape"
+    attrs = "{inputPrecision = 0 : i32, isAsync = true}"
+    smem = "!ttg.memdesc<64x64xf16, #shared, #smem>"
+    regs = "tensor<64x64xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>"
+    ttgir = f"""{mma} = [16, 64, 16]}}>
+#loc1 = loc("/src/k.py":30:16)
+#loc2 = loc("/src/k.py":33:22)
+module {{
+  tt.func public @k() {{
+    %s = ttng.warp_group_dot %q, %k, %z {attrs} : {smem} * {smem} -> tensor<64x64xf32, #mma> loc(#loc1)
+    %o = ttng.warp_group_dot %p, %v, %a {attrs} : {regs} * {smem} -> tensor<64x64xf32, #mma> loc(#loc2)
+    tt.return loc(#loc1)
+  }} loc(#loc1)
+}} loc(#loc1)
+"""
+    table = dot_a_registers(ttgir)
+    assert table["k.py:30:16"] == table["k.py:30"] == 0
+    assert table["k.py:33:22"] == table["k.py:33"] == 1
