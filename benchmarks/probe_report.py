@@ -243,8 +243,9 @@ def _predict_dot_chain_point(p: dict) -> float:
 def _regs_a_model(args: argparse.Namespace) -> None:
     """The installed model against the ``regs_a`` probe (stop 72, ``calibration_regs_a.json``: dependent dot
     chains of 64-row tiles at N 16 / 32 / 64 with A from shared memory and from registers; h200 profile),
-    then each register-A chain's rate over its shared-memory twin's, measured and predicted (stop 72's rule:
-    ``[wgmma_n_efficiency]`` holds only instructions that read A from shared memory)."""
+    then each register-A chain's rate over its shared-memory twin's, measured and predicted, and per N the
+    register-A chains' mean rate over the profile's ``wgmma_chain_flops_per_s``: the profile's
+    ``[wgmma_n_efficiency_registers]`` (``[wgmma_n_efficiency]`` is of shared-memory A)."""
     path = _probe_file(args, "calibration_regs_a.json", "regsa")
     points = [p for p in json.loads(path.read_text())["measurements"]["regs_a"]["points"] if "s" in p]
     measured, predicted = {}, {}
@@ -261,6 +262,18 @@ def _regs_a_model(args: argparse.Namespace) -> None:
                 f"64 x {bn} K {bk} per_sm {per_sm}: registers' rate over shared memory's, measured "
                 f"{measured[twin] / s:.2f}, predicted {ratio:.2f}"
             )
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    for n in sorted({p["BN"] for p in points if p["a_regs"]}):
+        rates = [p["flops_per_s"] for p in points if p["a_regs"] and p["BN"] == n]
+        mean = sum(rates) / len(rates)
+        share = mean / hw.wgmma_chain_flops_per_s
+        print(
+            f"register A, N = {n}: mean {mean / 1e12:.0f} TFLOP/s = {share:.2f} of "
+            f"the chain rate (profile [wgmma_n_efficiency_registers]: "
+            f"{hw.mma_n_efficiency(n, a_registers=True):.2f})"
+        )
 
 
 def _wrapped_model(args: argparse.Namespace) -> None:

@@ -1070,7 +1070,8 @@ def dot_narrow() -> dict:
 
 # The regs_a probe (stop 72): the narrow shapes' chains with A computed in registers (dot_chain's A_REGS, a
 # float16 cast of a float32 load) beside the same chains reading A from shared memory. The profile's
-# [wgmma_n_efficiency] is of the latter; stop 72's rule gives the former the wide rate at every N.
+# [wgmma_n_efficiency] is of the latter; the former's means over the chain rate are the profile's
+# [wgmma_n_efficiency_registers] (`python benchmarks/probe_report.py regs_a` prints them).
 REGS_A_SHAPES = ((64, 16, 64, 4), (64, 32, 64, 4), (64, 64, 64, 4), (64, 16, 256, 4), (64, 32, 256, 4))
 
 

@@ -229,9 +229,10 @@ def test_regs_a_puts_each_register_chain_beside_its_shared_memory_twin(report, t
 
     # 64 x 32 at K 64, one block an SM: A from shared memory 200 us, from registers 150 us (measured rate
     # ratio 200 / 150 = 1.33); the model (patched) 190 and 140 us: 190 / 140 = 1.36
+    point = {"BM": 64, "BN": 32, "BK": 64, "warps": 4, "blocks_per_sm": 1}
     points = [
-        {"BM": 64, "BN": 32, "BK": 64, "warps": 4, "blocks_per_sm": 1, "a_regs": regs, "s": s}
-        for regs, s in ((False, 200e-6), (True, 150e-6))
+        {**point, "a_regs": regs, "s": s, "flops_per_s": f}
+        for regs, s, f in ((False, 200e-6, 6.0e14), (True, 150e-6, 8.054e14))
     ]
     path = tmp_path / "calibration_regs_a.json"
     path.write_text(json.dumps({"measurements": {"regs_a": {"points": points}}}))
@@ -240,5 +241,7 @@ def test_regs_a_puts_each_register_chain_beside_its_shared_memory_twin(report, t
     out = capsys.readouterr().out
     assert "64 x 32  K 64  per_sm 1 A in registers: measured   150.0 us, predicted   140.0 us" in out
     assert "64 x 32 K 64 per_sm 1: registers' rate over shared memory's, measured 1.33, predicted 1.36" in out
+    # 805.4 TFLOP/s is the h200 profile's chain rate: 1.00 of it, the profile's 1.00 at N = 32
+    assert "register A, N = 32: mean 805 TFLOP/s = 1.00 of the chain rate (profile [wgmma_n_efficiency" in out
     with pytest.raises(SystemExit, match="no file .*none .*queued.sh regsa"):
         report._regs_a_model(argparse.Namespace(data=str(tmp_path / "none")))
