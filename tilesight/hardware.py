@@ -366,8 +366,8 @@ class HardwareProfile:
     )
     # a warpgroup MMA instruction's share of the tensor cores' rate by its N (the dot_narrow probe, whose
     # instructions read A from shared memory): narrow instructions carry a fixed cost, the 64 x 16 A rows
-    # every instruction reads whatever its N; instructions that take A from registers are not held to it
-    # (TileAction.mma_a_registers); empty: every N runs at the calibrated rate
+    # every instruction reads whatever its N; instructions that take A from registers
+    # (TileAction.mma_a_registers) have the table below instead; empty: every N runs at the calibrated rate
     wgmma_n_efficiency: MappingProxyType[int, float] = field(
         default_factory=lambda: MappingProxyType({}), compare=False
     )

@@ -454,8 +454,8 @@ class TileAction:
     columns of its warpgroup's share): narrow instructions (16, 32) run below the tensor cores' rate (the
     profile's ``[wgmma_n_efficiency]``); None for the rate as calibrated. ``mma_a_registers`` (DOT): the
     instructions take their A operand from the warps' registers (attention's ``P V``: P is the softmax's
-    result), not from shared memory; such instructions are not held below the rate at narrow N (the
-    efficiency table is of instructions that read A from shared memory, see
+    result), not from shared memory; their narrow-N rate is the profile's ``[wgmma_n_efficiency_registers]``,
+    not ``[wgmma_n_efficiency]``, which is of instructions that read A from shared memory (see
     :func:`tilesight.model.resources.narrow_mma_rate`).
     ``warps`` (REDUCE): how many warps the reduced axis spans; above one the warps' partial results meet in
     shared memory behind a barrier, a latency the profile's ``[cross_warp_reduction]`` table gives.
