@@ -328,15 +328,8 @@ def _probes_model(_: argparse.Namespace) -> None:
         odd = "odd " if p["odd"] else "even"
         _ratio(f"narrow_ept {p['what']} b{block} w{p['warps']} {odd}", p["s"], r.latency_s)
     for p in load("replicated")["dot"]:
-        bm, bn, bk, programs = p["BM"], p["BN"], p["BK"], SM_COUNT * p["blocks_per_sm"]
-        a, b = TensorSpec((bm, bk), "float16"), TensorSpec((bk, bn), "float16")
-        out = TensorSpec((programs * bm * bn,), "float32")
-        r = tilesight.estimate(
-            k.dot_chain, (programs,), a, b, out, DOT_ITERS, hw="h200", BM=bm, BN=bn, BK=bk,
-            num_warps=p["warps"],
-        )  # fmt: skip
-        label = f"replicated dot {bm}x{bn}x{bk} w{p['warps']} per_sm {p['blocks_per_sm']}"
-        _ratio(label, p["s"], r.latency_s)
+        label = f"replicated dot {p['BM']}x{p['BN']}x{p['BK']} w{p['warps']} per_sm {p['blocks_per_sm']}"
+        _ratio(label, p["s"], _predict_dot_chain_point(p))
     for p in load("strided_paced")["points"]:
         n, grid = p["n"], (-(-p["n"] // PACED_BLOCK),)
         dst = TensorSpec((n,), "float16")
