@@ -43,27 +43,36 @@ def test_an_op_with_a_region_takes_the_location_after_it():
     assert d.where == "helper.py:58:15@kernel.py:97:29" and d.line == "helper.py:58@kernel.py:97"
 
 
+MMA = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA"
+# a 64-row tile on 8 warps: the P V dot's layout splits the columns (#mma), the score dot's wraps the
+# rows (#mma1)
+SPLIT_AND_WRAPPED = (
+    f"#mma = {MMA} = [4, 2], instrShape = [16, 32, 16]}}>\n"
+    f"#mma1 = {MMA} = [8, 1], instrShape = [16, 32, 16]}}>\n"
+)
+
+
+def _ttgir(layouts: str, locs: tuple[str, ...], ops: str) -> str:
+    """A TTGIR module: ``layouts``, then ``#loc1``, ``#loc2`` ... at the "line:col" of ``locs`` in
+    /src/k.py, then one function of ``ops`` (one op a line, each with its ``loc(#locN)``)."""
+    loc_lines = "".join(f'#loc{i} = loc("/src/k.py":{at})\n' for i, at in enumerate(locs, 1))
+    body = "".join(f"    {op.strip()}\n" for op in ops.strip().splitlines())
+    return (
+        f"{layouts}{loc_lines}module {{\n  tt.func public @k() {{\n{body}    tt.return loc(#loc1)\n"
+        "  } loc(#loc1)\n} loc(#loc1)\n"
+    )
+
+
 def test_element_replication_reads_a_wrapped_mma_layout():
     from tilesight.frontends.triton.layouts import element_replication
 
-    mma = "versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]"
-    ttgir = (
-        "#mma = #ttg.nvidia_mma<{"
-        + mma
-        + """}>
-#loc1 = loc("/src/k.py":10:4)
-#loc2 = loc("/src/k.py":11:4)
-#loc3 = loc("/src/k.py":12:4)
-module {
-  tt.func public @k() {
+    layout = f"#mma = {MMA} = [8, 1], instrShape = [16, 64, 16]}}>\n"
+    ops = """
     %a = arith.mulf %s, %s : tensor<64x64xf32, #mma> loc(#loc1)
     %b = arith.mulf %t, %t : tensor<128x64xf32, #mma> loc(#loc2)
     %c = arith.mulf %r, %r : tensor<64x1xf32, #mma> loc(#loc3)
-    tt.return loc(#loc1)
-  } loc(#loc1)
-} loc(#loc1)
-"""
-    )
+    """
+    ttgir = _ttgir(layout, ("10:4", "11:4", "12:4"), ops)
     # 8 warps x 16 rows = 128 rows over a 64-row tile: two copies; a 128-row tile has one; a broadcast column
     # vector is not counted (copies of one value)
     table = element_replication(ttgir)
@@ -76,26 +85,13 @@ def test_element_replication_keeps_an_unwrapped_op_on_a_wrapped_line():
     dot's layout, which splits the columns and does not wrap (one copy), on the same line."""
     from tilesight.frontends.triton.layouts import element_replication
 
-    head = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA"
-    split = f"#mma = {head} = [4, 2], instrShape = [16, 32, 16]}}>\n"
-    layouts = split + f"#mma1 = {head} = [8, 1], instrShape = [16, 32, 16]}}>\n"
-    ttgir = (
-        layouts
-        + """#loc1 = loc("/src/k.py":83:15)
-#loc2 = loc("/src/k.py":83:47)
-#loc3 = loc("/src/k.py":84:4)
-#loc4 = loc("/src/k.py":83:60)
-module {
-  tt.func public @k() {
+    ops = """
     %a = arith.mulf %acc, %r : tensor<64x64xf32, #mma> loc(#loc1)
     %p = arith.truncf %s : tensor<64x64xf32, #mma1> to tensor<64x64xf16, #mma1> loc(#loc2)
     %b = arith.mulf %acc, %acc : tensor<64x64xf32, #mma> loc(#loc3)
     %c = arith.addi %o, %o : tensor<64x64xi32, #blocked> loc(#loc4)
-    tt.return loc(#loc1)
-  } loc(#loc1)
-} loc(#loc1)
-"""
-    )
+    """
+    ttgir = _ttgir(SPLIT_AND_WRAPPED, ("83:15", "83:47", "84:4", "83:60"), ops)
     table = element_replication(ttgir)
     # 8 x 16 rows over 64: the cast is computed twice; 4 x 16 rows and 2 x 32 columns cover 64 x 64 once
     assert table["k.py:83:47"] == 2 and table["k.py:83"] == 2
@@ -112,22 +108,11 @@ def test_dot_replication_keeps_an_unwrapped_dot_on_a_wrapped_line():
     [4, 2] and is computed once, on the same line."""
     from tilesight.frontends.triton.layouts import dot_replication
 
-    head = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA"
-    split = f"#mma = {head} = [4, 2], instrShape = [16, 32, 16]}}>\n"
-    layouts = split + f"#mma1 = {head} = [8, 1], instrShape = [16, 32, 16]}}>\n"
-    ttgir = (
-        layouts
-        + """#loc1 = loc("/src/k.py":20:23)
-#loc2 = loc("/src/k.py":20:14)
-module {
-  tt.func public @k() {
+    ops = """
     %s = ttng.warp_group_dot %q, %k, %z : !m * !m -> tensor<64x32xf32, #mma1> loc(#loc1)
     %o = ttng.warp_group_dot %p, %v, %a : !m * !m -> tensor<64x64xf32, #mma> loc(#loc2)
-    tt.return loc(#loc1)
-  } loc(#loc1)
-} loc(#loc1)
-"""
-    )
+    """
+    ttgir = _ttgir(SPLIT_AND_WRAPPED, ("20:23", "20:14"), ops)
     table = dot_replication(ttgir)
     assert table["k.py:20:23"] == 2 and table["k.py:20"] == 2
     assert table["k.py:20:14"] == 1
@@ -139,21 +124,15 @@ def test_dot_a_registers_reads_the_warpgroup_mmas_a_operand_type():
     dictionary's own ``: i32`` does not confuse the operand types."""
     from tilesight.frontends.triton.layouts import dot_a_registers
 
-    mma = "#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape"
+    layout = f"#mma = {MMA} = [4, 1], instrShape = [16, 64, 16]}}>\n"
     attrs = "{inputPrecision = 0 : i32, isAsync = true}"
     smem = "!ttg.memdesc<64x64xf16, #shared, #smem>"
     regs = "tensor<64x64xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>"
-    ttgir = f"""{mma} = [16, 64, 16]}}>
-#loc1 = loc("/src/k.py":30:16)
-#loc2 = loc("/src/k.py":33:22)
-module {{
-  tt.func public @k() {{
+    ops = f"""
     %s = ttng.warp_group_dot %q, %k, %z {attrs} : {smem} * {smem} -> tensor<64x64xf32, #mma> loc(#loc1)
     %o = ttng.warp_group_dot %p, %v, %a {attrs} : {regs} * {smem} -> tensor<64x64xf32, #mma> loc(#loc2)
-    tt.return loc(#loc1)
-  }} loc(#loc1)
-}} loc(#loc1)
-"""
+    """
+    ttgir = _ttgir(layout, ("30:16", "33:22"), ops)
     table = dot_a_registers(ttgir)
     assert table["k.py:30:16"] == table["k.py:30"] == 0
     assert table["k.py:33:22"] == table["k.py:33"] == 1
