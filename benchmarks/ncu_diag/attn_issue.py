@@ -35,6 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# predicted_us builds its launches as the sweeps do (benchmarks/accuracy.py, triton_sweep/sweep_cases.py)
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parents[1] / "triton_sweep"))
 
 BATCH, HEADS, N_CTX = 3, 28, 1664
 # (kernel, causal, head_dim, BLOCK_M, BLOCK_N, num_warps, num_stages); kernel "loop" is
@@ -191,8 +194,6 @@ def tile_steps_per_sm(c: tuple, shape: tuple[int, int, int], sms: int = 132) -> 
 def predicted_us(c: tuple, shape: tuple[int, int, int]) -> float:
     """The installed model's latency in us (h200 profile) of case ``c`` at ``shape``, built as the sweeps
     build it."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "triton_sweep"))
     import accuracy
     import sweep_cases
 
