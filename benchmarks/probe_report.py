@@ -561,7 +561,8 @@ def _unaligned(args: argparse.Namespace) -> None:
     """The pooled GEMM launches whose N or K is no multiple of 16 (Triton loads that operand one element a
     lane, synchronously: odd K leaves A so, odd N B): how many and their MAPE, by which operands load so and
     by spilling or not, and, for those that do not spill, the median measured / predicted by tile rows and
-    blocks resident an SM (the two sides of the sync-operand gap, docs/known-gaps.md)."""
+    blocks resident an SM (the two sides of the sync-operand gap, docs/known-gaps.md); and the median measured
+    / predicted of the spilling and the non-spilling ones."""
     import accuracy
 
     import tilesight
@@ -581,6 +582,7 @@ def _unaligned(args: argparse.Namespace) -> None:
         spills = "spilling" if record.get("n_spills") else "not spilling"
         for key in ("all", f"{which} synchronous", spills):
             errors[key].append(error)
+        ratios[(spills, "")].append(measured / (report.latency_s * 1e6))
         if not record.get("n_spills"):
             rows = "16-32 rows" if record["constexprs"]["BLOCK_M"] <= 32 else "64-256 rows"
             resident = report.occupancy.resident_blocks
@@ -589,8 +591,10 @@ def _unaligned(args: argparse.Namespace) -> None:
     for key, v in errors.items():
         print(f"{key:>15}: {len(v):4d} launches, MAPE {100 * statistics.mean(v):.1f}%")
     for (rows, blocks), v in sorted(ratios.items()):
-        print(f"not spilling, {rows}, {blocks}: {len(v):3d} launches, median measured / predicted "
-              f"{statistics.median(v):.2f}")  # fmt: skip
+        where = f"{rows}, {blocks}" if blocks else rows
+        if blocks:
+            where = f"not spilling, {where}"
+        print(f"{where}: {len(v):3d} launches, median measured / predicted {statistics.median(v):.2f}")
 
 
 def _bottlenecks(args: argparse.Namespace) -> None:

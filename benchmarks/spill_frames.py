@@ -16,7 +16,8 @@ shapes compile to the same code); it counts in each split that has a launch of i
 ``sass``: compiles the named sweep cases to a cubin with the ptxas Triton ships (no GPU needed), and prints
 the local frame and the bytes the main loop (the longest backward branch) loads and stores per thread with
 ``LDL`` / ``STL``: the per-iteration spill traffic behind ``SPILLABLE_STATE_BYTES``
-(``tilesight/model/resources.py``). Lowering to PTX takes 1-25 s per config on this CPU.
+(``tilesight/model/resources.py``); and the K loop's ``LDG`` count and stops (:func:`loop_load_stops`).
+Lowering to PTX takes 1-25 s per config on this CPU.
 
 ``band``: over the measured GEMM, attention and memory-bound launches (main and first validation sets),
 how many spilled on the GPU (frames over 8 words) at each ratio of the register estimate to the per-thread
@@ -58,6 +59,7 @@ sys.path.insert(0, str(HERE))
 
 import accuracy  # noqa: E402
 from tilesight.frontends.triton.sass import (  # noqa: E402
+    global_load_waits,
     instructions,
     local_bytes,
     loops,
@@ -89,6 +91,16 @@ def loop_local_bytes(sass: str, innermost_mma: bool = False) -> tuple[int, int]:
     target and the branch. (0, 0) without a loop. ``innermost_mma``: the shortest loop holding a matrix
     instruction instead (a persistent kernel's K loop, not its loop over tiles)."""
     return local_bytes(_loop_body(sass, innermost_mma))
+
+
+def loop_load_stops(sass: str) -> tuple[int, int, int]:
+    """(``LDG`` instructions, stops for an ``LDG`` result, stops for a local reload) in one iteration of the
+    innermost loop holding matrix instructions (the K loop): ``sass.global_load_waits`` and the sum of
+    ``sass.reload_waits``. A K loop that loads a tile into registers (strides no multiple of 16 bytes) and
+    stores each load as it arrives stops once a load (docs/known-gaps.md, stop 73)."""
+    body = _loop_body(sass, innermost_mma=True)
+    loads, waits = global_load_waits(body)
+    return loads, waits, sum(reload_waits(body))
 
 
 def loop_reload_runs(sass: str) -> list[int]:
@@ -228,15 +240,16 @@ def agree(data: Path) -> None:
         print(f"  {case}: GPU {regs} registers, {frame} B; here {here_regs} registers, {here_frame} B")
 
 
-def sass(record: dict, where: str) -> tuple[int, int, int]:
-    """(ptxas frame bytes, loop LDL bytes, loop STL bytes) per thread of one sweep case, compiled on CPU by
-    Triton's own compile (:func:`_cubin_sass`: its ptxas with its flags; Triton 3.9 passes
-    ``--regAllocOptLevel=2``, which a hand-run ptxas without it does not, and gets other frames)."""
+def sass(record: dict, where: str) -> tuple[int, int, int, tuple[int, int, int]]:
+    """(ptxas frame bytes, loop LDL bytes, loop STL bytes, :func:`loop_load_stops`) per thread of one sweep
+    case, compiled on CPU by Triton's own compile (:func:`_cubin_sass`: its ptxas with its flags, or
+    ``$TILESIGHT_PTXAS``; Triton 3.9 passes ``--regAllocOptLevel=2``, which a hand-run ptxas without it does
+    not, and gets other frames)."""
     from tilesight.hardware import load_profile
 
     text, frame = _cubin_sass(accuracy.rebuild(record, where), load_profile("h200"))
     loaded, stored = loop_local_bytes(text)
-    return frame, loaded, stored
+    return frame, loaded, stored, loop_load_stops(text)
 
 
 def _cubin_sass(launch, hw) -> tuple[str, int]:
@@ -482,8 +495,9 @@ def main(argv: list[str] | None = None) -> int:
         if case not in by_id:
             print(f"{case}: not in {args.data / 'triton_gemm.jsonl'}", file=sys.stderr)
             return 2
-        frame, loaded, stored = sass(*by_id[case])
-        print(f"{case}: frame {frame} B, loop LDL {loaded} B, STL {stored} B per thread")
+        frame, loaded, stored, (ldg, ldg_stops, reload_stops) = sass(*by_id[case])
+        print(f"{case}: frame {frame} B, loop LDL {loaded} B, STL {stored} B per thread; K loop {ldg} LDG, "
+              f"{ldg_stops} stops for one, {reload_stops} for a reload")  # fmt: skip
     return 0
 
 

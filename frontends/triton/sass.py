@@ -136,6 +136,24 @@ def local_slots(body: list[str]) -> tuple[int, int]:
     return len(loaded) + loose["LDL"], len(stored) + loose["STL"]
 
 
+def _decoded(text: str) -> tuple[str, str, str, list[int], list[int]] | None:
+    """One instruction's opcode, modifiers, operand text, and the registers it writes and reads (None for a
+    line that is not an instruction)."""
+    m = _INSTRUCTION.match(text)
+    if not m:
+        return None
+    opcode, modifiers, operands = m.groups()
+    parts = [p.strip() for p in operands.split(",")] if operands.strip() else []
+    if opcode in _NO_DESTINATION or not parts or parts[0].startswith("["):
+        return opcode, modifiers, operands, [], _registers(operands)
+    return opcode, modifiers, operands, _registers(parts[0]), _registers(",".join(parts[1:]))
+
+
+def _load_width(modifiers: str) -> int:
+    """Registers a load of these modifiers writes (``.64``: 2, ``.128``: 4, else 1)."""
+    return 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
+
+
 def reload_waits(body: list[str]) -> tuple[int, int]:
     """How many times one pass over ``body`` (instruction texts in program order) waits for a local-memory
     reload (module docstring), as (waits for slots ``body`` only reads, waits for slots it also stores to):
@@ -153,15 +171,10 @@ def reload_waits(body: list[str]) -> tuple[int, int]:
     pending: dict[int, bool] = {}  # register an LDL is loading -> its slot is stored to
     read_only = written_back = 0
     for text in body:
-        m = _INSTRUCTION.match(text)
-        if not m:
+        decoded = _decoded(text)
+        if decoded is None:
             continue
-        opcode, modifiers, operands = m.groups()
-        parts = [p.strip() for p in operands.split(",")] if operands.strip() else []
-        if opcode in _NO_DESTINATION or not parts or parts[0].startswith("["):
-            written, read = [], _registers(operands)
-        else:
-            written, read = _registers(parts[0]), _registers(",".join(parts[1:]))
+        opcode, modifiers, operands, written, read = decoded
         waited = [pending[r] for r in (*read, *written) if r in pending]
         if waited:
             if any(waited):
@@ -170,9 +183,33 @@ def reload_waits(body: list[str]) -> tuple[int, int]:
                 read_only += 1
             pending.clear()
         if opcode == "LDL" and written:
-            width = 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
+            width = _load_width(modifiers)
             touched = _local_bytes(operands, modifiers)
             slot_stored = touched is None or bool(touched & stored)
             for r in range(written[0], written[0] + width):
                 pending[r] = slot_stored
     return read_only, written_back
+
+
+def global_load_waits(body: list[str]) -> tuple[int, int]:
+    """(``LDG`` instructions, times a warp stops for one's result) in one pass over ``body`` (instruction
+    texts in program order), read as :func:`reload_waits` reads ``LDL``: an instruction that reads or
+    overwrites a register an ``LDG`` before it is still loading waits, and then has every earlier load. A K
+    loop that loads its tiles into registers (strides no multiple of 16 bytes: no ``cp.async``) and issues its
+    loads together before storing them stops once; one that stores each load as it arrives (a build without
+    the registers to hold them) stops per load (``benchmarks/spill_frames.py sass`` prints both; the model
+    does not read them yet: docs/known-gaps.md, stop 73)."""
+    pending: set[int] = set()
+    loads = waits = 0
+    for text in body:
+        decoded = _decoded(text)
+        if decoded is None:
+            continue
+        opcode, modifiers, _, written, read = decoded
+        if any(r in pending for r in (*read, *written)):
+            waits += 1
+            pending.clear()
+        if opcode == "LDG" and written:
+            loads += 1
+            pending.update(range(written[0], written[0] + _load_width(modifiers)))
+    return loads, waits

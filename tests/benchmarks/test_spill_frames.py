@@ -63,6 +63,28 @@ def test_reload_runs_are_counted_in_the_k_loop(spill_frames):
     assert spill_frames.loop_reload_runs(SASS.replace("HGMMA", "IADD3")) == []
 
 
+def test_load_stops_are_counted_in_the_k_loop(spill_frames):
+    # a K loop (0x10..0x60) that stores each element-wide load as it arrives (two stops for an LDG), then
+    # reloads a spilled address and uses it (one reload stop) before its HGMMA
+    sass = "\n".join(
+        f"        /*{16 * i:04x}*/   {text} ;"
+        for i, text in enumerate([
+            "MOV R1, c[0x0][0x28]",
+            "LDG.E.U16 R10, desc[UR4][R2.64]",
+            "STS.U16 [R20], R10",
+            "LDG.E.U16 R11, desc[UR4][R4.64]",
+            "STS.U16 [R20+0x2], R11",
+            "LDL R6, [R1+0x8]",
+            "IMAD R7, R6, R6, RZ",
+            "HGMMA.64x128x16.F32 R24, gdesc[UR4], R24",
+            "@!P0 BRA 0x10",
+            "EXIT",
+        ])
+    )  # fmt: skip
+    assert spill_frames.loop_load_stops(sass) == (2, 2, 1)
+    assert spill_frames.loop_load_stops(sass.replace("HGMMA", "IADD3")) == (0, 0, 0)
+
+
 def test_spill_rate_is_the_loop_traffic_over_the_measured_time(spill_frames):
     # 100 + 28 bytes a thread an iteration x 128 threads x 132 tiles x 10 iterations in 10 us over 132 SMs:
     # 128 x 128 x 10 / 10e-6 = 16.384 GB/s an SM

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tilesight.frontends.triton.sass import (
+    global_load_waits,
     instruction_opcode,
     local_bytes,
     local_slots,
@@ -126,6 +127,31 @@ def test_a_warp_waits_at_most_once_a_reload_and_never_without_one(body):
     loads_by_register = {t.split(",")[0]: t for t in reversed(body) if t.startswith("LDL")}
     ordered = list(loads_by_register.values()) + [t for t in body if not t.startswith("LDL")]
     assert sum(reload_waits(ordered)) <= 1
+
+
+def test_global_loads_issued_together_wait_once_and_stored_one_by_one_wait_each():
+    together = [
+        "@P0 LDG.E.U16 R10, desc[UR4][R2.64]",
+        "@P1 LDG.E.U16 R11, desc[UR4][R4.64]",
+        "LDG.E.64 R12, desc[UR4][R6.64]",  # writes R12-R13
+        "PRMT R14, R10, 0x5410, R11",  # waits: the three loads above have arrived after it
+        "STS [R20], R14",
+        "STS.64 [R20+0x100], R12",
+    ]
+    assert global_load_waits(together) == (3, 1)
+    one_by_one = [
+        "LDG.E.U16 R10, desc[UR4][R2.64]",
+        "STS.U16 [R20], R10",  # wait 1
+        "LDG.E.U16 R10, desc[UR4][R4.64]",
+        "STS.U16 [R20+0x2], R10",  # wait 2
+        "LDL R8, [R1+0x10]",  # a local reload is not a global load
+        "IMAD R9, R8, R8, RZ",
+    ]
+    assert global_load_waits(one_by_one) == (2, 2)
+    # overwriting a register still loading waits too; a loop without LDG has nothing to wait for
+    assert global_load_waits(["LDG.E R4, desc[UR4][R2.64]", "MOV R4, 0x1"]) == (1, 1)
+    copies = ["LDGSTS.E.BYPASS.128 [R3], desc[UR4][R4.64]", "BAR.SYNC.DEFER_BLOCKING 0x0"]
+    assert global_load_waits(copies) == (0, 0)
 
 
 def test_instruction_opcode_drops_the_predicate_and_the_modifiers():
