@@ -267,6 +267,38 @@ def test_a_block_alone_waits_for_its_loads():
         assert alone == pytest.approx(alone_steady)
 
 
+def test_a_lone_warpgroup_waiting_for_its_dot_meets_its_warps_at_the_barrier_every_iteration():
+    """One compute group alone on its SM, whose own warps load the loop's tiles and wait for its dot, adds
+    the barrier's latency to each iteration's chain; nothing else does."""
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    body, demands, scale = _load_dot_loop(L2, 1.0, 0.0, 3.0, waits=True)
+    loop = Loop("k", 100, body, stages=4, reduction=True)
+
+    def steady(loop=loop, **kw):
+        return eval_body((loop,), demands, scale, **kw).loops[0][2].steady_s
+
+    # TC 3, L2 1, one iteration's latency 1 + 3 = 4 over depth 3: steady max(3, 1.33, chain 3) = 3; alone
+    # with a 0.5 barrier the chain is 3.5 and sets it
+    assert steady() == pytest.approx(3.0)
+    assert steady(alone=True, barrier_s=0.5) == pytest.approx(3.5)
+    # not alone, or without the barrier: 3
+    assert steady(barrier_s=0.5) == pytest.approx(3.0)
+    assert steady(alone=True) == pytest.approx(3.0)
+    # two groups meeting there already queue at it (3 / 2 + 3 / 2): no more
+    assert steady(alone=True, barrier_s=0.5, groups=2) == pytest.approx(3.0)
+    # a producer warpgroup's loads, or a dot nobody in the iteration waits for (a GEMM loop): no barrier
+    produced = Loop("k", 100, body, stages=4, reduction=True, producer_loads=True)
+    assert steady(loop=produced, alone=True, barrier_s=0.5) == pytest.approx(3.0)
+    chained_body, chained_demands, _ = _load_dot_loop(L2, 1.0, 0.0, 3.0)
+    chained = Loop("k", 100, chained_body, stages=4, reduction=True)
+    assert eval_body((chained,), chained_demands, scale, alone=True, barrier_s=0.5).loops[0][2].steady_s == (
+        pytest.approx(3.0)
+    )
+
+
 def _attention_like_loop(stages: int, refill_after_compute: bool, variant: str = "wgmma"):
     """A loop body: a load of 1000 bytes (L2 busy 1) feeding S = Q K^T (tensor cores 2), a softmax reading it
     (CUDA cores 3), and P V (tensor cores 2) that nothing in the body reads; its demands; the unit scale."""

@@ -347,6 +347,7 @@ class _Region:
                 sc[r] *= few
             self.scale = tuple(sc)
         alone = resident == 1  # a block alone on its SM waits for its own loads (tilesight.model.tile)
+        block_warps = math.ceil(plan.resources.threads / hw.warp_size)  # ... and meets them at its barrier
         reload = self.reload = reload_latency_s(plan, hw, resident)
         if (
             same_as is not None
@@ -368,6 +369,7 @@ class _Region:
                 softmax_serial=bool(hw.sfu_tc_serialised),
                 groups_own_rows=plan.resources.group_split is GroupSplit.ROWS,
                 reload_latency=reload,
+                barrier_s=hw.reduction_latency(block_warps) if alone else 0.0,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by

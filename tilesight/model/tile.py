@@ -14,6 +14,16 @@ flight, so an iteration takes at least the span of its loads (first issue to las
 ``stages - 1`` (the envelope's ``load_s``). With other blocks resident their work fills that wait, which the
 tile stream's own envelope models.
 
+A block alone on its SM with one compute group, whose own warps load the loop's tiles and wait for its dots
+(:func:`waits_on_own_loads`: Triton's attention on one warpgroup), also stops every iteration at the
+block's barrier (the copies' wait makes the stage visible to every warp) with no other block to fill it: each
+iteration's chain takes ``barrier_s``, the profile's cross-warp latency for the block's warps
+(``HardwareProfile.reduction_latency``: the ``reductions`` probe's barrier and shared-memory exchange over
+one warp's reduction). Stop 72's ``lone`` ncu set has such a block 100 cycles an iteration past the chain
+without it, its warps stalled at the CTA barrier 279 warp-cycles a scheduler an iteration. Groups that meet
+there already queue at it (below); a GEMM loop, whose warps do not wait for its dot, runs the barrier under
+its dot.
+
 A warp issues a pipelined loop's loads for iteration ``j + stages - 1`` in iteration ``j``; where that is
 after the iteration's compute (:attr:`~tilesight.plan.Loop.refill_after_compute`, Triton's pipeliner), the
 loads have ``stages - 1`` iterations less that compute to arrive in. So at every residency an iteration takes
@@ -274,6 +284,7 @@ def eval_body(
     softmax_serial: bool = False,
     groups_own_rows: bool = True,
     reload_latency: tuple[float, float] = (0.0, 0.0),
+    barrier_s: float = 0.0,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
@@ -290,7 +301,9 @@ def eval_body(
     :attr:`~tilesight.plan.Loop.stored_reload_waits` cost its warps
     (:func:`~tilesight.model.resources.reload_latency_s`): an iteration's chain, and its latency, are at
     least their sum, or, in a loop whose warps wait for their dots (:func:`waits_on_dot`), the sum is added
-    to them."""
+    to them; ``barrier_s``: what one meeting of the block's warps at its barrier adds to an iteration's chain
+    of a lone one-group loop that waits for its own loads and dots (see the module docstring; 0 leaves it
+    out)."""
     vecs: list[tuple[float, ...]] = []
     svecs: list[tuple[float, ...]] = []  # what each node holds its pipelines for in the schedule
     bursts = False
@@ -322,7 +335,7 @@ def eval_body(
         else:
             sub = eval_body(
                 node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency, port,
-                softmax_serial, groups_own_rows, reload_latency,
+                softmax_serial, groups_own_rows, reload_latency, barrier_s,
             )  # fmt: skip
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
@@ -349,6 +362,9 @@ def eval_body(
             # the groups meet at the block's barrier every iteration only where their own warps load the
             # loop's tiles (the stage's wait); a loop without loads has no barrier between them
             loads = any(isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in node.body)
+            if alone and barrier_s and groups == 1 and loads and waits_on_own_loads(node):
+                # a lone warpgroup meets its warps at the stage's barrier, nothing to fill the wait
+                chain += barrier_s
             if groups > 1 and loads and not node.producer_loads:
                 # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
                 # each runs its share of the chain, one after another on the busiest pipeline they share,
