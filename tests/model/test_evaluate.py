@@ -1075,3 +1075,32 @@ def test_block_jitters_are_seeded_kept_and_read_only():
     big = ev.JITTER_BLOCK_BUDGET + 1  # not kept, the same values
     assert ev._block_jitters(big) is not ev._block_jitters(big)
     assert np.array_equal(ev._block_jitters(big)[0], ev._seeded_block_jitters(big)[0])
+
+
+def test_a_lone_warpgroup_attention_block_meets_its_warps_at_the_barrier():
+    """FlashAttention on one warpgroup (4 warps) at four stages of 64 x 64 x d128 tiles is alone on its SM:
+    each K/V iteration's chain takes the profile's cross-warp latency for 4 warps (74.8 ns on the H200); at
+    two stages two blocks share the SM and the barrier's wait is theirs to fill (tilesight.model.tile)."""
+    import dataclasses
+
+    from tilesight.hardware import load_profile
+    from tilesight.library.attention import attention_forward_plan
+    from tilesight.model import evaluate as E
+
+    hw = load_profile("h200")
+    without = dataclasses.replace(hw, cross_warp_reduction={})
+    model, key = E._model_and_key(None)
+
+    def loop(stages, profile):
+        plan = attention_forward_plan(2, 32, 4096, 4096, 128, block_m=64, block_n=64, num_stages=stages,
+                                      num_warps=4)  # fmt: skip
+        core = E._core(plan, profile, model, None, hash((plan, bool(profile.cross_warp_reduction))), key)
+        return core.full.resident, core.full.cost.loops[0][2]
+
+    (alone, barrier), (_, plain) = loop(4, hw), loop(4, without)
+    assert alone == 1 and hw.reduction_latency(4) == pytest.approx(74.8e-9)
+    # the chain, 74.8 ns longer, now sets the iteration (it was just under the busiest pipeline's time)
+    assert barrier.bound == "chain" and barrier.steady_s > plain.steady_s
+    assert barrier.steady_s <= plain.steady_s + hw.reduction_latency(4) + 1e-15
+    (shared, with_it), (_, without_it) = loop(2, hw), loop(2, without)
+    assert shared == 2 and with_it.steady_s == pytest.approx(without_it.steady_s)
