@@ -1104,3 +1104,7 @@ def test_a_lone_warpgroup_attention_block_meets_its_warps_at_the_barrier():
     assert barrier.steady_s <= plain.steady_s + hw.reduction_latency(4) + 1e-15
     (shared, with_it), (_, without_it) = loop(2, hw), loop(2, without)
     assert shared == 2 and with_it.steady_s == pytest.approx(without_it.steady_s)
+    # the report says what the meeting costs and what hides it, where it is on the chain
+    plan = attention_forward_plan(2, 32, 4096, 4096, 128, block_m=64, block_n=64, num_stages=4, num_warps=4)
+    why = E._latency_why(E._core(plan, hw, model, None, hash(plan), key).full)
+    assert "75 ns of it the block's warps meeting at the stage barrier" in why and "two blocks an SM" in why

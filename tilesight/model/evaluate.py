@@ -77,7 +77,15 @@ from .resources import (
     reload_latency_s,
     waited_load_latency,
 )
-from .tile import BodyCost, eval_body, loop_busy_s, reload_chain_s, waits_on_dot, waits_on_own_loads
+from .tile import (
+    BodyCost,
+    eval_body,
+    loop_busy_s,
+    meets_at_stage_barrier,
+    reload_chain_s,
+    waits_on_dot,
+    waits_on_own_loads,
+)
 
 # Cache traffic results kept per (plan, profile, cache model); a small LRU, as plans are re-evaluated with
 # the same shapes while a frontend sweeps configurations.
@@ -316,6 +324,7 @@ class _Region:
 
     __slots__ = (
         "active", "resident", "units", "scale", "cost", "unit_busy", "pace_s", "serial_s", "env", "reload",
+        "barrier_s",
     )  # fmt: skip
 
     def __init__(
@@ -348,6 +357,9 @@ class _Region:
             self.scale = tuple(sc)
         alone = resident == 1  # a block alone on its SM waits for its own loads (tilesight.model.tile)
         block_warps = math.ceil(plan.resources.threads / hw.warp_size)  # ... and meets them at its barrier
+        # (what that meeting adds to a lone one-group loop's chain that waits for its own loads and dots)
+        one_group = plan.resources.compute_groups == 1
+        self.barrier_s = hw.reduction_latency(block_warps) if alone and one_group else 0.0
         reload = self.reload = reload_latency_s(plan, hw, resident)
         if (
             same_as is not None
@@ -369,7 +381,7 @@ class _Region:
                 softmax_serial=bool(hw.sfu_tc_serialised),
                 groups_own_rows=plan.resources.group_split is GroupSplit.ROWS,
                 reload_latency=reload,
-                barrier_s=hw.reduction_latency(block_warps) if alone else 0.0,
+                barrier_s=self.barrier_s,
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by
@@ -1078,10 +1090,17 @@ def _latency_why(region: _Region) -> str:
                 "smaller tile or more warps, shorten it)"
             )
         if env.bound == "chain":
+            barrier = ""
+            if region.barrier_s and meets_at_stage_barrier(lp):
+                barrier = (
+                    f"; {region.barrier_s * 1e9:.0f} ns of it the block's warps meeting at the stage barrier "
+                    "with no other block on the SM to run meanwhile: a config that fits two blocks an SM, "
+                    "fewer stages or a smaller tile, hides it"
+                )
             return (
                 f"each iteration's compute runs one step after another ({lp.name}: "
                 f"{env.steady_s * 1e9:.0f} ns an iteration, its dots, CUDA-core work and waits in program "
-                "order; more stages do not shorten it)"
+                f"order; more stages do not shorten it{barrier})"
             )
         if env.bound == "loads":
             alone = "a block alone on its SM" if region.resident == 1 else "each block"
