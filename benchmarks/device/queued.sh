@@ -17,6 +17,8 @@
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
 # v85:  validation 85 (stop 71: a nineteenth random sample, predicted with stop 71's model for both profiles),
 #       about 2 minutes; on any GPU: an H100's folder is h100_validation85/;
+# v86:  validation 86 (stop 73: the lone one-warpgroup attention blocks blind, 52 launches predicted for both
+#       profiles with the stage-barrier rule), about 2 minutes; on any GPU: an H100's folder is h100_validation86/;
 # alone: the attention issue probe's lone set (stop 72: `ATTN_ISSUE_SET=lone` for run_attn_issue.sh: full
 #       attention at b2h32n4096 fp16 where one more stage leaves a block alone on its SM, each lone tile beside
 #       its two-block twin under ncu's issue and stall counters, about 2 minutes, either GPU); its folder
@@ -76,17 +78,17 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
   fi
   case $step in
-    v82|v83|v84|v85) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
+    v82|v83|v84|v85|v86) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
          budget=200; [[ $step == v84 ]] && budget=240  # v84's 132 attention launches compile longer
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
@@ -105,9 +107,9 @@ for step in $steps; do
             --out "$out/regs_a/calibration_regs_a.json" --only regs_a ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a lone 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -2396,6 +2396,37 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+def validation86_cases() -> list[Case]:
+    """The lone one-warpgroup attention blocks blind (stop 73): stop 73 put one meeting of a lone 4-warp
+    block's warps at the stage barrier on its iteration's chain (``tile.eval_body``'s ``barrier_s``). Each
+    tile that is alone on its SM at four stages (64 x 64 and 64 x 128 on 4 warps) beside its twin at fewer
+    stages (two blocks an SM, which the rule leaves alone), and 128 x 128 on 4 warps at d64 at three and four
+    stages, on the one-loop kernel causal and not and the staged kernel not causal, at four shapes no set has
+    timed. Every launch held out; predicted before it runs for the ``h200`` and ``h100`` profiles."""
+    tiles = (
+        (64, 64, 4, 4), (64, 64, 4, 3), (64, 128, 4, 4), (64, 128, 4, 2), (128, 128, 4, 4), (128, 128, 4, 3),
+    )  # fmt: skip
+    shapes = (
+        ((3, 12, 3328, 128), "float16"),
+        ((1, 24, 6144, 64), "bfloat16"),
+        ((6, 16, 1536, 128), "bfloat16"),
+        ((2, 20, 4736, 64), "float16"),
+    )
+    cases = []
+    for shape, dtype in shapes:
+        for bm, bn, warps, stages in tiles:
+            if bm == 128 and shape[3] == 128:
+                continue  # 128 x 128 on 4 warps spills at head dim 128
+            cfg = (bm, bn, warps, stages)
+            cases += [
+                attention_case(*shape, True, cfg, dtype=dtype),
+                attention_case(*shape, False, cfg, dtype=dtype),
+            ]
+            if bm >= bn:  # the staged kernel's causal loops need BLOCK_M a multiple of BLOCK_N; full: any
+                cases.append(attention_case(*shape, False, cfg, dtype=dtype, staged=True))
+    return _all_held_out(cases, "validation86")
+
+
 def validation85_cases() -> list[Case]:
     """A nineteenth random sample (stop 71): :func:`random_sample` with its own seed and sizes no set has
     timed, drawn like :func:`validation83_cases`, predicted before it runs with stop 71's model (an op beside
