@@ -17,6 +17,7 @@
     python benchmarks/probe_report.py lone_deep       # calibration_lone_deep.json: the same at 2-5 stages
     python benchmarks/probe_report.py persistent_tiles  # persistent_tiles/: a persistent program's tile cost
     python benchmarks/probe_report.py chains_model  # the on-chip attention loop probes predicted: pred / meas
+    python benchmarks/probe_report.py mask_model [--data DIR]  # calibration_mask.json: the mask's cost, both
     python benchmarks/probe_report.py wrapped       # the attention loop's two dots alone, 8 warps against 4
     python benchmarks/probe_report.py probes_model  # stop 48's narrow_ept, replicated dots and strided_paced
     python benchmarks/probe_report.py bottlenecks [--family memory]  # pooled launches by predicted bottleneck
@@ -182,7 +183,8 @@ def _predict_overlap_point(p: dict) -> tuple[float, str]:
 def _predict_chain_point(p: dict, softmax: bool = True) -> float:
     """The installed model's seconds for one ``softmax_dot`` / ``replicated`` point (the on-chip attention
     loop, ``benchmarks/calibrate/kernels.py::softmax_dot_chain``, 1024 iterations; h200 profile), or with
-    ``softmax=False`` one ``wrapped`` point (its two dots alone)."""
+    ``softmax=False`` one ``wrapped`` point (its two dots alone); a ``masked_softmax`` point's ``mask``
+    builds the kernel with its causal-style mask (``MASK``)."""
     import tilesight
     from tilesight import TensorSpec
 
@@ -191,9 +193,44 @@ def _predict_chain_point(p: dict, softmax: bool = True) -> float:
     out = TensorSpec((programs * bm * d,), "float32")
     report = tilesight.estimate(
         _probe_kernels().softmax_dot_chain, (programs,), q, k, v, out, CHAIN_ITERS, hw="h200",
-        BM=bm, BN=bn, D=d, MASK=False, SOFTMAX=softmax, num_warps=p["warps"],
+        BM=bm, BN=bn, D=d, MASK=bool(p.get("mask")), SOFTMAX=softmax, num_warps=p["warps"],
     )  # fmt: skip
     return report.latency_s
+
+
+def mask_ps_per_element(cost_s: float, p: dict) -> float:
+    """A mask's cost (``cost_s``: the masked point's time less its unmasked twin's) in picoseconds per score
+    element of an SM: over the probe's iterations and the ``BM x BN`` scores of each of its blocks an SM."""
+    return cost_s / CHAIN_ITERS / (p["BM"] * p["BN"] * p["blocks_per_sm"]) * 1e12
+
+
+def _mask_model(args: argparse.Namespace) -> None:
+    """The installed model against the ``masked_softmax`` probe (``calibration_mask.json``: the on-chip
+    attention loop with and without a causal-style mask, 1-2 blocks an SM; h200 profile): per tile, head dim,
+    warps and blocks an SM, the mask's cost (masked less unmasked) measured and predicted, in us and in ps a
+    score element of an SM. The probe times what the one-loop causal kernels' mask costs without their loads
+    and schedule (known-gaps: the mask is priced per element alike for every tile, the GPU's cost is not)."""
+    path = Path(args.data or DATA)
+    path = path / "calibration_mask.json" if path.is_dir() else path
+    if not path.is_file():
+        raise SystemExit(
+            f"probe_report.py: no file {path} (`python3 benchmarks/calibrate/run.py --out FILE --only "
+            "masked_softmax,softmax_dot` writes it on a GPU)"
+        )
+    points = [p for p in json.loads(path.read_text())["measurements"]["masked_softmax"]["points"] if "s" in p]
+    by_key = {(p["BM"], p["BN"], p["D"], p["warps"], p["blocks_per_sm"], bool(p["mask"])): p for p in points}
+    for key, masked in sorted(by_key.items()):
+        plain = by_key.get((*key[:5], False))
+        if not key[5] or plain is None:
+            continue
+        measured = masked["s"] - plain["s"]
+        predicted = _predict_chain_point(masked) - _predict_chain_point(plain)
+        bm, bn, d, warps, per_sm = key[:5]
+        print(
+            f"{bm:4d} x {bn:<4d} d{d:<4d} w{warps} per_sm {per_sm}: mask measured {measured * 1e6:7.1f} us "
+            f"({mask_ps_per_element(measured, masked):5.1f} ps a score), predicted {predicted * 1e6:7.1f} us "
+            f"({mask_ps_per_element(predicted, masked):5.1f} ps)"
+        )
 
 
 def _chains_model(_: argparse.Namespace) -> None:
@@ -1315,6 +1352,7 @@ def main(argv: list[str] | None = None) -> int:
             "lone_deep",
             "persistent_tiles",
             "chains_model",
+            "mask_model",
             "wrapped",
             "regs_a",
             "probes_model",
@@ -1358,6 +1396,7 @@ def main(argv: list[str] | None = None) -> int:
         "lone_deep": _lone_deep,
         "persistent_tiles": _persistent_tiles,
         "chains_model": _chains_model,
+        "mask_model": _mask_model,
         "wrapped": _wrapped_model,
         "regs_a": _regs_a_model,
         "probes_model": _probes_model,

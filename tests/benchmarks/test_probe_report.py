@@ -245,3 +245,26 @@ def test_regs_a_puts_each_register_chain_beside_its_shared_memory_twin(report, t
     assert "register A, N = 32: mean 805 TFLOP/s = 1.00 of the chain rate (profile [wgmma_n_efficiency" in out
     with pytest.raises(SystemExit, match="no file .*none .*queued.sh regsa"):
         report._regs_a_model(argparse.Namespace(data=str(tmp_path / "none")))
+
+
+def test_mask_model_puts_the_masks_cost_measured_beside_predicted(report, tmp_path, capsys, monkeypatch):
+    import argparse
+    import json
+
+    # 64 x 64 d128 on 4 warps, two blocks an SM: 976.4 us unmasked, 1012.4 masked: the mask 36.0 us, over
+    # 1024 iterations and 2 x 64 x 64 scores an SM: 36e-6 / 1024 / 8192 = 4.29 ps a score; the model (patched)
+    # 1100 and 1300 us: 200.0 us, 23.8 ps
+    point = {"BM": 64, "BN": 64, "D": 128, "warps": 4, "blocks_per_sm": 2}
+    points = [{**point, "mask": m, "s": s} for m, s in ((False, 976.4e-6), (True, 1012.4e-6))]
+    (tmp_path / "calibration_mask.json").write_text(
+        json.dumps({"measurements": {"masked_softmax": {"points": points}}})
+    )
+    monkeypatch.setattr(report, "_predict_chain_point", lambda p: 1300e-6 if p["mask"] else 1100e-6)
+    report._mask_model(argparse.Namespace(data=str(tmp_path)))
+    out = capsys.readouterr().out
+    assert "64 x 64   d128  w4 per_sm 2: mask measured    36.0 us (  4.3 ps a score)" in out
+    assert "predicted   200.0 us" in out
+    assert "( 23.8 ps)" in out
+    assert report.mask_ps_per_element(36e-6, point) == pytest.approx(36e-6 / 1024 / 8192 * 1e12)
+    with pytest.raises(SystemExit, match="no file .*none.*only masked_softmax"):
+        report._mask_model(argparse.Namespace(data=str(tmp_path / "none")))
