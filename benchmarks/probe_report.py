@@ -231,6 +231,40 @@ def _mask_model(args: argparse.Namespace) -> None:
             f"({mask_ps_per_element(measured, masked):5.1f} ps a score), predicted {predicted * 1e6:7.1f} us "
             f"({mask_ps_per_element(predicted, masked):5.1f} ps)"
         )
+    if getattr(args, "sass", False):
+        builds = sorted({(p["BM"], p["BN"], p["D"], p["warps"], bool(p["mask"])) for p in points})
+        for bm, bn, d, warps, mask in builds:
+            kind = "masked" if mask else "plain "
+            print(f"{bm} x {bn} d{d} w{warps} {kind}: {_chain_segments(bm, bn, d, warps, mask)}")
+
+
+def _chain_segments(bm: int, bn: int, d: int, warps: int, mask: bool) -> str:
+    """The probe kernel's loop iteration (this CPU's compile, the profile's ptxas or ``$TILESIGHT_PTXAS``)
+    split at its waits and barriers: each segment's instruction count and commonest opcodes, then the wait
+    that ends it (``causal_mask.segments``)."""
+    import types
+    from collections import Counter
+
+    from autotune.causal_mask import segments
+    from spill_frames import _cubin_sass
+    from tilesight.frontends.triton.sass import instruction_opcode, mma_loop_bodies
+
+    from tilesight import TensorSpec
+    from tilesight.hardware import load_profile
+
+    q, k, v = (TensorSpec(s, "float16") for s in ((bm, d), (d, bn), (bn, d)))
+    out = TensorSpec((SM_COUNT * bm * d,), "float32")
+    launch = types.SimpleNamespace(
+        fn=_probe_kernels().softmax_dot_chain, args=(q, k, v, out, CHAIN_ITERS),
+        options=dict(BM=bm, BN=bn, D=d, MASK=mask, SOFTMAX=True, num_warps=warps),
+    )  # fmt: skip
+    text, _ = _cubin_sass(launch, load_profile("h200"))
+    body = mma_loop_bodies(text)[0]
+    parts = []
+    for ops, wait in segments([instruction_opcode(t) for t in body]):
+        common = ",".join(f"{o} {c}" for o, c in Counter(ops).most_common(3))
+        parts.append(f"{len(ops)} ({common}) -> {wait}" if ops else f"0 -> {wait}")
+    return " | ".join(parts)
 
 
 def _chains_model(_: argparse.Namespace) -> None:
@@ -1374,10 +1408,13 @@ def main(argv: list[str] | None = None) -> int:
         "--data",
         default=str(DATA),
         help="sweep data for 'residency'; the probes' folder for 'local', 'lone_step' and 'lone_deep'; "
-        "the folder or file for 'wrapped' and 'regs_a'",
+        "the folder or file for 'wrapped', 'regs_a' and 'mask_model'",
     )
     ap.add_argument("--case", default="", help="'merges': also each NCU case whose id contains this")
     ap.add_argument("--family", default="memory", help="'bottlenecks': the family (memory, gemm, attention)")
+    ap.add_argument(
+        "--sass", action="store_true", help="'mask_model': also each build's K/V iteration split at its waits"
+    )
     args = ap.parse_args(argv)
     {
         "overlap": _overlap,
