@@ -299,6 +299,25 @@ def test_a_lone_warpgroup_waiting_for_its_dot_meets_its_warps_at_the_barrier_eve
     )
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.floats(0.1, 5.0), st.floats(0.0, 3.0), st.floats(0.1, 5.0), st.integers(2, 5), st.floats(0.0, 2.0),
+    st.booleans(),
+)  # fmt: skip
+def test_a_stage_barrier_lengthens_a_lone_loop_by_at_most_itself(load, latency, dot, stages, barrier, waits):
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import Loop
+
+    body, demands, scale = _load_dot_loop(L2, load, latency, dot, waits=waits)
+    loop = Loop("k", 20, body, stages=stages, reduction=True)
+    plain = eval_body((loop,), demands, scale, alone=True)
+    met = eval_body((loop,), demands, scale, alone=True, barrier_s=barrier)
+    assert plain.latency_s - 1e-12 <= met.latency_s <= plain.latency_s + 20 * barrier + 1e-9
+    if not waits:  # a loop whose warps do not wait for its dot runs the barrier under it
+        assert met.latency_s == pytest.approx(plain.latency_s)
+
+
 def _attention_like_loop(stages: int, refill_after_compute: bool, variant: str = "wgmma"):
     """A loop body: a load of 1000 bytes (L2 busy 1) feeding S = Q K^T (tensor cores 2), a softmax reading it
     (CUDA cores 3), and P V (tensor cores 2) that nothing in the body reads; its demands; the unit scale."""
