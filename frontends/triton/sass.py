@@ -25,6 +25,7 @@ order, which is the order of the plan's loops with dots.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # one instruction of cuobjdump -sass: /*0abc*/  [@P0] OPCODE operands ;
 SASS_LINE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", re.M)
@@ -35,6 +36,7 @@ _INSTRUCTION = re.compile(r"^(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9]*)((?:\.[A-Z0-9_
 # a general register, with the width of a 64- or 128-bit operand (``[R54.64]``); RZ, URn and SR_* are not
 _REGISTER = re.compile(r"\bR(\d+)(?:\.(64|128))?\b")
 _WIDTH = {"64": 2, "128": 4}
+REGISTER_BYTES = 4  # a general register's bytes
 # instructions whose first operand is not a register they write
 _NO_DESTINATION = frozenset({"ST", "STL", "STS", "STG", "STSM", "RED", "REDG", "BAR", "BRA", "EXIT", "NOP"})
 
@@ -149,9 +151,14 @@ def _decoded(text: str) -> tuple[str, str, str, list[int], list[int]] | None:
     return opcode, modifiers, operands, _registers(parts[0]), _registers(",".join(parts[1:]))
 
 
+def _decoded_body(body: list[str]) -> Iterator[tuple[str, str, str, list[int], list[int]]]:
+    """:func:`_decoded` of each instruction of ``body`` in program order, lines that are none left out."""
+    return (d for d in map(_decoded, body) if d is not None)
+
+
 def _load_width(modifiers: str) -> int:
-    """Registers a load of these modifiers writes (``.64``: 2, ``.128``: 4, else 1)."""
-    return 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
+    """Registers a load of these modifiers writes: its :func:`_local_width` bytes over 4 a register."""
+    return _local_width(modifiers) // REGISTER_BYTES
 
 
 def reload_waits(body: list[str]) -> tuple[int, int]:
@@ -170,11 +177,7 @@ def reload_waits(body: list[str]) -> tuple[int, int]:
             stored.update(touched or ())
     pending: dict[int, bool] = {}  # register an LDL is loading -> its slot is stored to
     read_only = written_back = 0
-    for text in body:
-        decoded = _decoded(text)
-        if decoded is None:
-            continue
-        opcode, modifiers, operands, written, read = decoded
+    for opcode, modifiers, operands, written, read in _decoded_body(body):
         waited = [pending[r] for r in (*read, *written) if r in pending]
         if waited:
             if any(waited):
@@ -201,11 +204,7 @@ def global_load_waits(body: list[str]) -> tuple[int, int]:
     does not read them yet: docs/known-gaps.md, stop 73)."""
     pending: set[int] = set()
     loads = waits = 0
-    for text in body:
-        decoded = _decoded(text)
-        if decoded is None:
-            continue
-        opcode, modifiers, _, written, read = decoded
+    for opcode, modifiers, _, written, read in _decoded_body(body):
         if any(r in pending for r in (*read, *written)):
             waits += 1
             pending.clear()
