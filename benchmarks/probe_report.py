@@ -186,16 +186,22 @@ def _predict_chain_point(p: dict, softmax: bool = True) -> float:
     ``softmax=False`` one ``wrapped`` point (its two dots alone); a ``masked_softmax`` point's ``mask``
     builds the kernel with its causal-style mask (``MASK``)."""
     import tilesight
-    from tilesight import TensorSpec
 
     bm, bn, d, programs = p["BM"], p["BN"], p["D"], SM_COUNT * p["blocks_per_sm"]
-    q, k, v = (TensorSpec(s, "float16") for s in ((bm, d), (d, bn), (bn, d)))
-    out = TensorSpec((programs * bm * d,), "float32")
     report = tilesight.estimate(
-        _probe_kernels().softmax_dot_chain, (programs,), q, k, v, out, CHAIN_ITERS, hw="h200",
+        _probe_kernels().softmax_dot_chain, (programs,), *_chain_args(bm, bn, d, programs), hw="h200",
         BM=bm, BN=bn, D=d, MASK=bool(p.get("mask")), SOFTMAX=softmax, num_warps=p["warps"],
     )  # fmt: skip
     return report.latency_s
+
+
+def _chain_args(bm: int, bn: int, d: int, programs: int) -> tuple:
+    """``softmax_dot_chain``'s arguments for ``programs`` programs of ``bm x bn`` tiles at head dim ``d``:
+    Q, K^T and V loaded once, the output, the probe's iterations."""
+    from tilesight import TensorSpec
+
+    q, k, v = (TensorSpec(s, "float16") for s in ((bm, d), (d, bn), (bn, d)))
+    return q, k, v, TensorSpec((programs * bm * d,), "float32"), CHAIN_ITERS
 
 
 def mask_ps_per_element(cost_s: float, p: dict) -> float:
@@ -210,13 +216,8 @@ def _mask_model(args: argparse.Namespace) -> None:
     warps and blocks an SM, the mask's cost (masked less unmasked) measured and predicted, in us and in ps a
     score element of an SM. The probe times what the one-loop causal kernels' mask costs without their loads
     and schedule (known-gaps: the mask is priced per element alike for every tile, the GPU's cost is not)."""
-    path = Path(args.data or DATA)
-    path = path / "calibration_mask.json" if path.is_dir() else path
-    if not path.is_file():
-        raise SystemExit(
-            f"probe_report.py: no file {path} (`python3 benchmarks/calibrate/run.py --out FILE --only "
-            "masked_softmax,softmax_dot` writes it on a GPU)"
-        )
+    writer = "python3 benchmarks/calibrate/run.py --out FILE --only masked_softmax,softmax_dot"
+    path = _probe_file(args, "calibration_mask.json", "", writer)
     points = [p for p in json.loads(path.read_text())["measurements"]["masked_softmax"]["points"] if "s" in p]
     by_key = {(p["BM"], p["BN"], p["D"], p["warps"], p["blocks_per_sm"], bool(p["mask"])): p for p in points}
     for key, masked in sorted(by_key.items()):
@@ -249,13 +250,10 @@ def _chain_segments(bm: int, bn: int, d: int, warps: int, mask: bool) -> str:
     from spill_frames import _cubin_sass
     from tilesight.frontends.triton.sass import instruction_opcode, mma_loop_bodies
 
-    from tilesight import TensorSpec
     from tilesight.hardware import load_profile
 
-    q, k, v = (TensorSpec(s, "float16") for s in ((bm, d), (d, bn), (bn, d)))
-    out = TensorSpec((SM_COUNT * bm * d,), "float32")
     launch = types.SimpleNamespace(
-        fn=_probe_kernels().softmax_dot_chain, args=(q, k, v, out, CHAIN_ITERS),
+        fn=_probe_kernels().softmax_dot_chain, args=_chain_args(bm, bn, d, SM_COUNT),
         options=dict(BM=bm, BN=bn, D=d, MASK=mask, SOFTMAX=True, num_warps=warps),
     )  # fmt: skip
     text, _ = _cubin_sass(launch, load_profile("h200"))
@@ -281,14 +279,16 @@ def _chains_model(_: argparse.Namespace) -> None:
         )
 
 
-def _probe_file(args: argparse.Namespace, name: str, step: str) -> Path:
+def _probe_file(args: argparse.Namespace, name: str, step: str, writer: str = "") -> Path:
     """The probe file ``name`` in ``--data`` (a folder), or ``--data`` itself (a file: another GPU's run);
-    exits naming the missing file and the ``queued.sh`` step that writes it."""
+    exits naming the missing file and the ``queued.sh`` step that writes it (or ``writer``, the command,
+    where no step does)."""
     path = Path(args.data or DATA)
     if path.is_dir():
         path = path / name
     if not path.is_file():
-        raise SystemExit(f"probe_report.py: no file {path} (`queued.sh {step}` writes it on a GPU)")
+        writer = writer or f"queued.sh {step}"
+        raise SystemExit(f"probe_report.py: no file {path} (`{writer}` writes it on a GPU)")
     return path
 
 
