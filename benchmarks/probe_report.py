@@ -38,6 +38,8 @@
                                                   # cross-warp reductions, odd widths beside aligned twins
     python benchmarks/probe_report.py local      # calibration_local*.json: the local_l2 and local_runs
                                                  # probes (frames served by L2, dependent reload runs)
+    python benchmarks/probe_report.py sfu_mix [--data FILE]  # calibration_sfu_mix_h100.json: exp2 beside
+                                                 # FMAs against the two pipelines' max
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -1365,6 +1367,56 @@ def _local(args: argparse.Namespace) -> None:
         )
 
 
+def sfu_mix_rows(points: list[dict], fma_per_s: float, sfu_per_s: float) -> list[dict]:
+    """Per ``sfu_mix`` point (exp2 chains beside FMA chains, ``fmas_per_exp2`` FMAs an exp2): the
+    measured time, the two pipelines' times at the given chip rates (``fma_per_s``: the profile's
+    ``cuda_flops_per_s`` / 2, ``sfu_per_s``: its ``sfu_ops_per_s``), their max (what the model takes where
+    the two overlap), and where the FMAs' time is the larger, the FMA issue slots one exp2 takes beside them,
+    ``(measured x fma_per_s - fmas) / exp2`` (None where the exponentials' time is the larger: the FMAs then
+    hide)."""
+    rows = []
+    for p in sorted(points, key=lambda q: q["fmas_per_exp2"]):
+        fma_s, sfu_s = p["fma_ops"] / fma_per_s, p["exp2_ops"] / sfu_per_s
+        slots = (p["s"] * fma_per_s - p["fma_ops"]) / p["exp2_ops"] if fma_s > sfu_s else None
+        rows.append(
+            {
+                "fmas_per_exp2": p["fmas_per_exp2"],
+                "s": p["s"],
+                "fma_s": fma_s,
+                "sfu_s": sfu_s,
+                "over_max": p["s"] / max(fma_s, sfu_s),
+                "issue_slots": slots,
+            }
+        )
+    return rows
+
+
+def _sfu_mix(args: argparse.Namespace) -> None:
+    """calibration_sfu_mix*.json: exp2 beside FMAs, the time against the two pipelines' max."""
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    path = _probe_file(
+        args,
+        "calibration_sfu_mix_h100.json",
+        "",
+        "python3 benchmarks/calibrate/run.py --out OUT.json --only sfu_mix,sfu,cuda_core",
+    )
+    doc = json.loads(path.read_text())
+    m = doc["measurements"]
+    # the run's own rates where it measured them, else the profile's
+    fma = m.get("cuda_core", {}).get("flops_per_s", hw.cuda_flops_per_s) / 2
+    sfu = m.get("sfu", {}).get("exp2_ops_per_s", hw.sfu_ops_per_s)
+    print(f"{path.name} ({doc['meta'].get('gpu')}): FMA {fma:.3e} /s, exp2 {sfu:.3e} /s")
+    for r in sfu_mix_rows(m["sfu_mix"]["points"], fma, sfu):
+        slots = "" if r["issue_slots"] is None else f", an exp2 takes {r['issue_slots']:.2f} FMA issue slots"
+        print(
+            f"  {r['fmas_per_exp2']:4.1f} FMAs an exp2: {r['s'] * 1e3:7.3f} ms "
+            f"(FMAs {r['fma_s'] * 1e3:6.3f}, exp2 {r['sfu_s'] * 1e3:6.3f}), "
+            f"{r['over_max']:.2f}x their max{slots}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -1402,6 +1454,7 @@ def main(argv: list[str] | None = None) -> int:
             "split_mix",
             "reduce_mix",
             "local",
+            "sfu_mix",
         ),
     )
     ap.add_argument(
@@ -1449,6 +1502,7 @@ def main(argv: list[str] | None = None) -> int:
         "split_mix": _split_mix,
         "reduce_mix": _reduce_mix,
         "local": _local,
+        "sfu_mix": _sfu_mix,
     }[args.what](args)
     return 0
 

@@ -221,6 +221,39 @@ def fma_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, CHAINS: tl.constexpr):
 
 
 @triton.jit
+def sfu_fma_mix(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, FMAS: tl.constexpr):
+    """Four independent exp2 chains beside four independent FMA chains: per element per unrolled
+    step four exp2 (one special-function op each) and ``FMAS`` fused multiply-adds spread over the FMA
+    chains (``FMAS`` a multiple of 4). Whether the exponentials' issue slots count against the FMAs' shows
+    in where the time turns from the special-function units' to the FMAs'. Values stay finite as in
+    :func:`sfu_chain` and :func:`fma_chain`."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = x * 0.5
+    e0 = x
+    e1 = x * 0.5 + 0.25
+    e2 = x * 0.25 + 0.5
+    e3 = x * 0.125 + 0.75
+    b0 = x
+    b1 = x + 1.0
+    b2 = x + 2.0
+    b3 = x + 3.0
+    for _ in range(iters):
+        for _u in tl.static_range(UNROLL):
+            e0 = tl.math.exp2(-e0)
+            e1 = tl.math.exp2(-e1)
+            e2 = tl.math.exp2(-e2)
+            e3 = tl.math.exp2(-e3)
+            for _f in tl.static_range(FMAS // 4):
+                b0 = b0 * x + y
+                b1 = b1 * x + y
+                b2 = b2 * x + y
+                b3 = b3 * x + y
+    tl.store(out_ptr + offs, e0 + e1 + e2 + e3 + b0 + b1 + b2 + b3)
+
+
+@triton.jit
 def sfu_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, OP: tl.constexpr):
     """Four independent chains of a special-function op (OP 0: exp2(-a), 1: rsqrt(a)); 4 * UNROLL ops per
     element per iter. Values stay finite: exp2(-a) maps [0, 1] into [0.5, 1]; rsqrt(a) maps [0.5, 2] into

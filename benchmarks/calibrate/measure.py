@@ -1688,6 +1688,40 @@ def sfu() -> dict:
     return result
 
 
+# sfu_mix probe: exp2 beside FMAs in one loop (kernels.sfu_fma_mix), FMAs per exp2 0 to 12, at the sfu probe's
+# programs and block; whether a special-function op's issue slot counts against the CUDA cores' issue
+# (``python benchmarks/probe_report.py sfu_mix``).
+SFU_MIX_FMAS = (0, 4, 8, 12, 16, 20, 24, 28, 32, 48)
+
+
+def sfu_mix() -> dict:
+    """Seconds per exp2 per SM and per FMA per SM of exp2 chains beside FMA chains, by FMAs per exp2."""
+    grid = (n_sm() * COMPUTE_PROGRAMS_PER_SM,)
+    x = torch.rand(grid[0] * SFU_BLOCK, device="cuda") * 0.5 + 0.5
+    out = torch.empty_like(x)
+    points = []
+    for fmas in SFU_MIX_FMAS:
+        fn = lambda fmas=fmas: K.sfu_fma_mix[grid](x, out, SFU_ITERS, BLOCK=SFU_BLOCK, UNROLL=SFU_UNROLL,  # noqa: E731
+                                                   FMAS=fmas, num_warps=4)  # fmt: skip
+        compiled = fn()
+        t = bench_s(fn)
+        sass = compiled.asm.get("sass", "") if hasattr(compiled, "asm") else ""
+        exp2 = 4 * SFU_UNROLL * SFU_ITERS * x.numel()
+        points.append(
+            {
+                "fmas_per_exp2": fmas / 4,
+                "s": t,
+                "exp2_ops": exp2,
+                "fma_ops": fmas * SFU_UNROLL * SFU_ITERS * x.numel(),
+                "ptx_ex2": len(re.findall(r"ex2\.approx", compiled.asm["ptx"])),
+                "ptx_fma": len(re.findall(r"fma\.rn\.f32", compiled.asm["ptx"])),
+                "sass_mufu": sass.count("MUFU.EX2"),
+                "sass_ffma": sass.count("FFMA"),
+            }
+        )
+    return {"points": points, "programs_per_sm": COMPUTE_PROGRAMS_PER_SM, "block": SFU_BLOCK, "warps": 4}
+
+
 def smem() -> dict:
     sms = n_sm()
     grid = (sms * COMPUTE_PROGRAMS_PER_SM,)

@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
         ("sfu", M.sfu, ()),
+        ("sfu_mix", M.sfu_mix, ()),
         ("smem", M.smem, ()),
         ("latency", M.latency, ()),
         ("sm_dispatch", M.sm_dispatch, ()),

@@ -28,6 +28,9 @@
 #       64-row tiles at N 16 / 32 / 64 with A from shared memory and from registers, 1, 2 and 4 blocks an SM,
 #       either GPU, under a minute); its file goes to benchmarks/data/calibration_regs_a.json (an H100's:
 #       calibration_regs_a_h100.json), read by `python benchmarks/probe_report.py regs_a [--data FILE]`;
+# sfumix: the exp2-beside-FMAs probe (stop 74: `benchmarks/calibrate/run.py --only sfu_mix,sfu,cuda_core`, under
+#       a minute, either GPU; an H100 ran it at stop 74); its file goes to benchmarks/data/calibration_sfu_mix.json,
+#       read by `python benchmarks/probe_report.py sfu_mix --data FILE`;
 # wrapped: the wrapped-dot probe (stop 71: `benchmarks/calibrate/run.py --only wrapped`, the attention loop's two
 #       dots alone, 64-row tiles on 8 warps against 4, either GPU, under a minute); its file goes to
 #       benchmarks/data/calibration_wrapped.json (an H100's: calibration_wrapped_h100.json), read by
@@ -78,7 +81,7 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
@@ -105,11 +108,13 @@ for step in $steps; do
             --out "$out/wrapped/calibration_wrapped.json" --only wrapped ;;
     regsa) mkdir -p "$out/regs_a" && timeout 240 python3 benchmarks/calibrate/run.py \
             --out "$out/regs_a/calibration_regs_a.json" --only regs_a ;;
+    sfumix) mkdir -p "$out/sfu_mix" && timeout 120 python3 benchmarks/calibrate/run.py \
+            --out "$out/sfu_mix/calibration_sfu_mix.json" --only sfu_mix,sfu,cuda_core ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
     *) echo "queued.sh: unknown step $step (v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -268,3 +268,24 @@ def test_mask_model_puts_the_masks_cost_measured_beside_predicted(report, tmp_pa
     assert report.mask_ps_per_element(36e-6, point) == pytest.approx(36e-6 / 1024 / 8192 * 1e12)
     with pytest.raises(SystemExit, match="no file .*none.*only masked_softmax"):
         report._mask_model(argparse.Namespace(data=str(tmp_path / "none")))
+
+
+def test_sfu_mix_rows_by_hand(report):
+    # rates 10 FMA/s and 2 exp2/s: 4 exp2 + 8 FMAs in 2.0 s -> FMAs 0.8 s, exp2 2.0 s, 1.0x their max, the
+    # exponentials the larger (no slots); 4 exp2 + 40 FMAs in 5.0 s -> FMAs 4.0 s, 1.25x, and the slots an
+    # exp2 takes beside them (5.0 x 10 - 40) / 4 = 2.5; rows come back sorted by FMAs an exp2
+    pts = [
+        {"fmas_per_exp2": 10.0, "s": 5.0, "exp2_ops": 4.0, "fma_ops": 40.0},
+        {"fmas_per_exp2": 2.0, "s": 2.0, "exp2_ops": 4.0, "fma_ops": 8.0},
+    ]
+    rows = report.sfu_mix_rows(pts, 10.0, 2.0)
+    assert [r["fmas_per_exp2"] for r in rows] == [2.0, 10.0]
+    assert [r["over_max"] for r in rows] == pytest.approx([1.0, 1.25])
+    assert rows[0]["issue_slots"] is None
+    assert rows[1]["issue_slots"] == pytest.approx(2.5)
+
+
+def test_sfu_mix_prints_the_committed_run(report, capsys):
+    report.main(["sfu_mix"])
+    out = capsys.readouterr().out
+    assert "H100" in out and "12.0 FMAs an exp2" in out and "FMA issue slots" in out
