@@ -1408,7 +1408,16 @@ def _sfu_mix(args: argparse.Namespace) -> None:
     fma = m.get("cuda_core", {}).get("flops_per_s", hw.cuda_flops_per_s) / 2
     sfu = m.get("sfu", {}).get("exp2_ops_per_s", hw.sfu_ops_per_s)
     print(f"{path.name} ({doc['meta'].get('gpu')}): FMA {fma:.3e} /s, exp2 {sfu:.3e} /s")
-    for r in sfu_mix_rows(m["sfu_mix"]["points"], fma, sfu):
+    shapes: dict[tuple[int, int], list[dict]] = collections.defaultdict(list)
+    for p in m["sfu_mix"]["points"]:
+        shapes[p["warps"], p["programs_per_sm"]].append(p)
+    for (warps, per_sm), points in shapes.items():
+        print(f" {warps} warps x {per_sm} programs an SM ({warps * per_sm // 4} warps a scheduler):")
+        _print_sfu_mix(sfu_mix_rows(points, fma, sfu))
+
+
+def _print_sfu_mix(rows: list[dict]) -> None:
+    for r in rows:
         slots = "" if r["issue_slots"] is None else f", an exp2 takes {r['issue_slots']:.2f} FMA issue slots"
         print(
             f"  {r['fmas_per_exp2']:4.1f} FMAs an exp2: {r['s'] * 1e3:7.3f} ms "

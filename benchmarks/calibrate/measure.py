@@ -1692,34 +1692,38 @@ def sfu() -> dict:
 # programs and block; whether a special-function op's issue slot counts against the CUDA cores' issue
 # (``python benchmarks/probe_report.py sfu_mix``).
 SFU_MIX_FMAS = (0, 4, 8, 12, 16, 20, 24, 28, 32, 48)
+# (warps a program, programs an SM): the sfu probe's 8 programs of 4 warps (8 warps a scheduler), then 2 and 1
+# warps a scheduler, and one 8-warp program
+SFU_MIX_SHAPES = ((4, 8), (4, 2), (4, 1), (8, 1))
 
 
 def sfu_mix() -> dict:
-    """Seconds per exp2 per SM and per FMA per SM of exp2 chains beside FMA chains, by FMAs per exp2."""
-    grid = (n_sm() * COMPUTE_PROGRAMS_PER_SM,)
-    x = torch.rand(grid[0] * SFU_BLOCK, device="cuda") * 0.5 + 0.5
-    out = torch.empty_like(x)
+    """Seconds of exp2 chains beside FMA chains by FMAs per exp2, at each of :data:`SFU_MIX_SHAPES`."""
     points = []
-    for fmas in SFU_MIX_FMAS:
-        fn = lambda fmas=fmas: K.sfu_fma_mix[grid](x, out, SFU_ITERS, BLOCK=SFU_BLOCK, UNROLL=SFU_UNROLL,  # noqa: E731
-                                                   FMAS=fmas, num_warps=4)  # fmt: skip
-        compiled = fn()
-        t = bench_s(fn)
-        sass = compiled.asm.get("sass", "") if hasattr(compiled, "asm") else ""
-        exp2 = 4 * SFU_UNROLL * SFU_ITERS * x.numel()
-        points.append(
-            {
-                "fmas_per_exp2": fmas / 4,
-                "s": t,
-                "exp2_ops": exp2,
-                "fma_ops": fmas * SFU_UNROLL * SFU_ITERS * x.numel(),
-                "ptx_ex2": len(re.findall(r"ex2\.approx", compiled.asm["ptx"])),
-                "ptx_fma": len(re.findall(r"fma\.rn\.f32", compiled.asm["ptx"])),
-                "sass_mufu": sass.count("MUFU.EX2"),
-                "sass_ffma": sass.count("FFMA"),
-            }
-        )
-    return {"points": points, "programs_per_sm": COMPUTE_PROGRAMS_PER_SM, "block": SFU_BLOCK, "warps": 4}
+    for warps, per_sm in SFU_MIX_SHAPES:
+        block = 32 * warps * (SFU_BLOCK // 128)  # the sfu probe's elements a thread
+        grid = (n_sm() * per_sm,)
+        x = torch.rand(grid[0] * block, device="cuda") * 0.5 + 0.5
+        out = torch.empty_like(x)
+        for fmas in SFU_MIX_FMAS:
+            fn = lambda fmas=fmas, grid=grid, x=x, out=out, block=block, warps=warps: K.sfu_fma_mix[grid](  # noqa: E731
+                x, out, SFU_ITERS, BLOCK=block, UNROLL=SFU_UNROLL, FMAS=fmas, num_warps=warps
+            )
+            compiled = fn()
+            t = bench_s(fn)
+            points.append(
+                {
+                    "warps": warps,
+                    "programs_per_sm": per_sm,
+                    "fmas_per_exp2": fmas / 4,
+                    "s": t,
+                    "exp2_ops": 4 * SFU_UNROLL * SFU_ITERS * x.numel(),
+                    "fma_ops": fmas * SFU_UNROLL * SFU_ITERS * x.numel(),
+                    "ptx_ex2": len(re.findall(r"ex2\.approx", compiled.asm["ptx"])),
+                    "ptx_fma": len(re.findall(r"fma\.rn\.f32", compiled.asm["ptx"])),
+                }
+            )
+    return {"points": points, "elements_per_thread": SFU_BLOCK // 128}
 
 
 def smem() -> dict:

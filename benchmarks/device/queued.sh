@@ -28,7 +28,7 @@
 #       64-row tiles at N 16 / 32 / 64 with A from shared memory and from registers, 1, 2 and 4 blocks an SM,
 #       either GPU, under a minute); its file goes to benchmarks/data/calibration_regs_a.json (an H100's:
 #       calibration_regs_a_h100.json), read by `python benchmarks/probe_report.py regs_a [--data FILE]`;
-# sfumix: the exp2-beside-FMAs probe (stop 74: `benchmarks/calibrate/run.py --only sfu_mix,sfu,cuda_core`, under
+# sfumix: the exp2-beside-FMAs probe (stop 74: `benchmarks/calibrate/run.py --only sfu_mix,sfu,cuda_core`, about
 #       a minute, either GPU; an H100 ran it at stop 74); its file goes to benchmarks/data/calibration_sfu_mix.json,
 #       read by `python benchmarks/probe_report.py sfu_mix --data FILE`;
 # wrapped: the wrapped-dot probe (stop 71: `benchmarks/calibrate/run.py --only wrapped`, the attention loop's two

@@ -8,6 +8,9 @@ config of the warps probe (4096^3 fp16) and of the attention probe back to back 
 ``nvidia-smi`` meanwhile, so each config's sustained clock and power can be read beside its do_bench time.
 
     python3 benchmarks/ncu_diag/clocks.py > clocks.jsonl   # one row per config: time, clock, power
+    python3 benchmarks/ncu_diag/clocks.py --sfu-mix > clocks_sfu_mix.jsonl  # the sfu_mix probe's kernel (8
+        # programs of 4 warps an SM) at 0-12 FMAs an exp2, and the FMA chain alone: whether the mixes'
+        # time over the two pipelines' max is the clock they hold
 """
 
 from __future__ import annotations
@@ -88,7 +91,44 @@ def sustained(run, sampler: Sampler) -> dict:
     }
 
 
+SFU_MIX_FMAS = (0, 8, 16, 24, 32, 48)
+
+
+def sfu_mix_rows(sampler: Sampler) -> None:
+    """The sfu_mix probe's kernel at :data:`SFU_MIX_FMAS` (FMAs an unrolled step of four exp2) and the FMA
+    chain alone, sustained, one JSON row each."""
+    import torch
+
+    from benchmarks.calibrate import kernels as K
+    from benchmarks.calibrate import measure as M
+
+    grid = (M.n_sm() * M.COMPUTE_PROGRAMS_PER_SM,)
+    x = torch.rand(grid[0] * M.SFU_BLOCK, device="cuda") * 0.5 + 0.5
+    out = torch.empty_like(x)
+    for fmas in SFU_MIX_FMAS:
+        run = functools.partial(
+            K.sfu_fma_mix[grid], x, out, M.SFU_ITERS, BLOCK=M.SFU_BLOCK, UNROLL=M.SFU_UNROLL, FMAS=fmas,
+            num_warps=4,
+        )  # fmt: skip
+        row = {"family": "sfu_mix", "case": f"fmas_per_exp2={fmas / 4:g}"} | sustained(run, sampler)
+        print(json.dumps(row), flush=True)
+    xf = torch.rand(grid[0] * M.FMA_BLOCK, device="cuda") * 0.5 + 0.5
+    outf = torch.empty_like(xf)
+    run = functools.partial(
+        K.fma_chain[grid], xf, outf, M.FMA_ITERS, BLOCK=M.FMA_BLOCK, CHAINS=M.FMA_CHAINS, num_warps=4
+    )
+    print(json.dumps({"family": "sfu_mix", "case": "fma_chain"} | sustained(run, sampler)), flush=True)
+
+
 def main() -> int:
+    if "--sfu-mix" in sys.argv[1:]:
+        sampler = Sampler()
+        time.sleep(0.5)
+        try:
+            sfu_mix_rows(sampler)
+        finally:
+            sampler.stop()
+        return 0
     import attn_issue
     import torch
     import warps
