@@ -1706,9 +1706,10 @@ def sfu_mix() -> dict:
         x = torch.rand(grid[0] * block, device="cuda") * 0.5 + 0.5
         out = torch.empty_like(x)
         for fmas in SFU_MIX_FMAS:
-            fn = lambda fmas=fmas, grid=grid, x=x, out=out, block=block, warps=warps: K.sfu_fma_mix[grid](  # noqa: E731
-                x, out, SFU_ITERS, BLOCK=block, UNROLL=SFU_UNROLL, FMAS=fmas, num_warps=warps
-            )
+            fn = functools.partial(
+                K.sfu_fma_mix[grid], x, out, SFU_ITERS, BLOCK=block, UNROLL=SFU_UNROLL, FMAS=fmas,
+                num_warps=warps,
+            )  # fmt: skip
             compiled = fn()
             t = bench_s(fn)
             points.append(
