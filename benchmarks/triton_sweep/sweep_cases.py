@@ -463,13 +463,16 @@ def attention_case(
     tma: bool = False,
     block_ptr: bool = False,
     causal_mask: bool = True,
+    fold_scale: bool = False,
 ) -> Case:
     """One fused-attention launch: ``kernels.triton.attention`` (one loop, masked every iteration), or with
     ``staged`` the tutorial-shaped ``kernels.triton.attention_staged`` (causal as two sibling loops), or with
     ``tma`` that kernel's tiles moved by tensor descriptors (``kernels.triton.attention_tma``), or with
     ``block_ptr`` the one-loop kernel over block pointers (``kernels.triton.block_pointers``). A one-loop
     causal launch with ``causal_mask`` False keeps the causal loop bounds and skips the per-element mask (the
-    kernel's ``CAUSAL_MASK`` timing ablation; kind ``causal-unmasked``)."""
+    kernel's ``CAUSAL_MASK`` timing ablation; kind ``causal-unmasked``). A one-loop launch with ``fold_scale``
+    folds the score scale into the exponent (the kernel's ``FOLD_SCALE``: the same output; kinds
+    ``folded-full`` and ``folded-causal``)."""
     bm, bn, warps, stages = cfg
     shape = (batch, heads, n_ctx, head_dim)
     q, k, v = (Tensor(shape, dtype) for _ in range(3))
@@ -482,6 +485,10 @@ def attention_case(
     mode = {"CAUSAL": causal} if variant in ("one-loop", "block_ptr") else {"STAGE": 3 if causal else 1}
     if not causal_mask:
         kind, mode = "causal-unmasked", {**mode, "CAUSAL_MASK": False}
+    if fold_scale:
+        if variant != "one-loop" or not causal_mask:
+            raise ValueError("fold_scale is the one-loop kernel's FOLD_SCALE, with its mask")
+        kind, mode = f"folded-{kind}", {**mode, "FOLD_SCALE": True}
     args = (
         (q, k, v, o, head_dim**-0.5, batch, heads, n_ctx)
         if tma
@@ -2394,6 +2401,36 @@ def validation72_cases() -> list[Case]:
         sizes_1d=(6_666_667, 25_165_824, 41_000_003, 100_000_000),
     )
     return random_sample(spec)
+
+
+def validation87_cases() -> list[Case]:
+    """Where the one-loop kernel's extra softmax work sits (stop 74): the one-loop attention kernel as it is
+    (the score scaled element by element before its mask and row maximum) beside the same kernel with the
+    scale folded into the exponent (``FOLD_SCALE``, as the staged kernel does: one multiply an element fewer,
+    none of it between the wait for ``S`` and the row maximum), over v84's eleven tiles at three stages, not
+    causal at validation 16's ``b4h16n2048d64`` (where the one-loop / staged time ratio misses most at 8-warp
+    tiles: docs/known-gaps.md, stop 74) and at v84's bf16 ``b2h24n3584d128``, and causal at the latter. The
+    8-warp builds put part of that multiply before the block's barrier after the wait for ``S``; the model
+    charges it at the CUDA cores' rate whatever its place. Every launch held out; predicted before it runs
+    for the ``h200`` and ``h100`` profiles."""
+    tiles = (
+        (128, 128, 8), (128, 64, 4), (128, 64, 8), (128, 32, 4), (128, 32, 8), (64, 128, 4), (64, 128, 8),
+        (64, 64, 4), (64, 64, 8), (64, 32, 4), (64, 32, 8),
+    )  # fmt: skip
+    runs = (
+        ((4, 16, 2048, 64), "float16", False),
+        ((2, 24, 3584, 128), "bfloat16", False),
+        ((2, 24, 3584, 128), "bfloat16", True),
+    )
+    cases = []
+    for shape, dtype, causal in runs:
+        for bm, bn, warps in tiles:
+            cfg = (bm, bn, warps, 3)
+            cases += [
+                attention_case(*shape, causal, cfg, dtype=dtype),
+                attention_case(*shape, causal, cfg, dtype=dtype, fold_scale=True),
+            ]
+    return _all_held_out(cases, "validation87")
 
 
 def validation86_cases() -> list[Case]:

@@ -134,6 +134,15 @@ def check_attention() -> None:
     visible = torch.arange(n_ctx)[None, :] < block_end[:, None]
     want = sdpa(q.float(), k.float(), v.float(), attn_mask=visible)
     close("attention causal bounds, mask skipped", o, want, TOL_FP16)
+    # FOLD_SCALE=True (the scale folded into the exponent, as the staged kernel does): the same attention
+    for causal in (False, True):
+        o = torch.empty_like(q)
+        attention_fwd_kernel[attention_grid(n_ctx, 6, {"BLOCK_M": block_m})](
+            q, k, v, o, 16**-0.5, *q.stride(), 3, n_ctx,
+            HEAD_DIM=16, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal, FOLD_SCALE=True,
+        )  # fmt: skip
+        want = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
+        close(f"attention causal={causal}, scale folded", o, want, TOL_FP16)
 
 
 def check_gather_rows() -> None:

@@ -255,6 +255,27 @@ def test_causal_mask_ablation_set():
         sc.attention_case(1, 2, 256, 64, False, (64, 64, 4, 3), causal_mask=False)
 
 
+def test_fold_scale_set_pairs_every_launch_with_its_folded_twin():
+    """Validation 87 times each one-loop launch beside the same launch with the scale folded into the
+    exponent (``FOLD_SCALE``): 11 tiles x (two shapes not causal + one causal), every one held out and valid,
+    the folded twin the same problem (checked against torch, its output unchanged); folding is the one-loop
+    kernel's and needs its mask."""
+    val = sc.validation87_cases()
+    assert Counter(c.id.split("/")[1] for c in val) == {
+        "full": 22, "folded-full": 22, "causal": 11, "folded-causal": 11,
+    }  # fmt: skip
+    assert all(c.split == "holdout" for c in val)
+    for i, c in enumerate(val):
+        schema.validate_record(skipped_record(c), f"validation87 case {i}")
+        folded = c.id.split("/")[1].startswith("folded-")
+        assert c.constexprs.get("FOLD_SCALE", False) is folded
+        assert c.to_json()["problem"].get("check", True) is True
+    twins = {c.id.replace("/folded-", "/") for c in val if "/folded-" in c.id}
+    assert twins == {c.id for c in val if "/folded-" not in c.id}
+    with pytest.raises(ValueError, match="FOLD_SCALE"):
+        sc.attention_case(1, 2, 256, 64, False, (64, 64, 4, 3), staged=True, fold_scale=True)
+
+
 def test_nineteenth_random_sample_is_new_held_out_and_valid():
     """Validation 85 draws the random sample's 60 launches (24 GEMM, 14 attention, 22 row and element-wise
     kernels), all held out, its GEMMs and attention at sizes the eighteenth sample did not draw (the gather,
