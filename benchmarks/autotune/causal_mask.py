@@ -4,6 +4,7 @@
     python benchmarks/autotune/causal_mask.py \
         --schedule attention/causal/bfloat16/b2h24n3584d128 m128n128w8s3 1
     python benchmarks/autotune/causal_mask.py --ablation [benchmarks/data/validation84]
+    python benchmarks/autotune/causal_mask.py --fold [benchmarks/data/validation87]
 
 The attention sweeps time every config of the tutorial's space on the one-loop kernel (which masks every key
 block of a causal program) and on the staged one (which masks only the diagonal's), causal and not, at the
@@ -26,6 +27,10 @@ predictions recorded before it ran (``predicted_before_measuring.json``; an H100
 and the masked one does not, the mask is what the model misprices; where the unmasked one misses too, the
 triangular schedule is. A second table puts the mask's cost per score element, per tile and head dim
 (:func:`mask_slot_ns`): measured and predicted, the median over the shapes.
+
+``--fold [FOLDER]`` reads validation 87 (stop 74; ``sweep_cases.validation87_cases``): each one-loop launch
+beside its twin with the score scale folded into the exponent (``FOLD_SCALE``), measured over predicted for
+the unfolded one and what folding saves, measured and predicted (:func:`fold_pairs`).
 
 ``--sass FILE ID [ID ...]`` compiles the named launches of a sweep file on this CPU (the frontend's own
 compile, the profile's ptxas: ``spill_frames._cubin_sass``) and counts the instructions of one iteration
@@ -243,16 +248,66 @@ def ablation(folder: Path, recorded: str) -> None:
         print(f"{tile:14s} {head_dim:4d} {len(v):3d} {meas:25.2f} {pred:10.2f}")
 
 
+def fold_pairs(measured: dict[str, float], predicted: dict[str, float]) -> list[dict]:
+    """Validation 87's pairs: per one-loop launch measured and predicted (us by case id) with its
+    ``folded-`` twin (the scale folded into the exponent, ``FOLD_SCALE``), what folding saves, measured and
+    predicted: ``{"id", "measured", "predicted", "saved_measured", "saved_predicted"}`` (the saving as a
+    share of the unfolded launch's time), sorted by id; launches without both times on both sides are left
+    out."""
+    rows = []
+    for ident in sorted(measured):
+        kind = ident.split("/")[1]
+        if kind.startswith("folded-"):
+            continue
+        twin = ident.replace(f"/{kind}/", f"/folded-{kind}/", 1)
+        pair = (ident, twin)
+        if not all(i in measured and isinstance(predicted.get(i), (int, float)) for i in pair):
+            continue
+        m, p = [measured[i] for i in pair], [predicted[i] for i in pair]
+        rows.append(
+            {
+                "id": ident,
+                "measured": m[0] / p[0],
+                "predicted": p[0],
+                "saved_measured": 1.0 - m[1] / m[0],
+                "saved_predicted": 1.0 - p[1] / p[0],
+            }
+        )
+    return rows
+
+
+def fold(folder: Path, recorded: str) -> None:
+    """Print validation 87's launch pairs from ``folder`` (:func:`fold_pairs`)."""
+    sweep, pred_path = folder / "triton_attention.jsonl", folder / recorded
+    for path in (sweep, pred_path):
+        if not path.is_file():
+            raise SystemExit(f"causal_mask.py: no file {path} (validation 87 not measured yet?)")
+    predicted = json.loads(pred_path.read_text())["predicted_us"]
+    measured = {
+        r["id"]: r["measured_us"]["p50"]
+        for r in map(json.loads, sweep.open())
+        if r.get("status") == "ok" and r.get("measured_us")
+    }
+    print(f"{'launch':52s} {'m/p':>6s} {'folding saves: measured':>24s} {'predicted':>10s}")
+    for r in fold_pairs(measured, predicted):
+        name = r["id"].removeprefix("attention/")
+        print(f"{name:52s} {r['measured']:6.3f} {r['saved_measured']:24.1%} {r['saved_predicted']:10.1%}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configs", type=Path, default=DEFAULT)
     ap.add_argument("--schedule", nargs=3, metavar=("PROBLEM", "CONFIG", "RESIDENT"))
     ap.add_argument("--sass", nargs="+", metavar=("FILE", "ID"))
     ap.add_argument("--ablation", nargs="?", type=Path, const=ROOT / "benchmarks" / "data" / "validation84")
+    ap.add_argument("--fold", nargs="?", type=Path, const=ROOT / "benchmarks" / "data" / "validation87")
     ap.add_argument("--recorded-file", default="predicted_before_measuring.json")
     args = ap.parse_args()
     if args.ablation:
         ablation(args.ablation, args.recorded_file)
+        return 0
+    if args.fold:
+        fold(args.fold, args.recorded_file)
         return 0
     for path in [args.configs] + ([Path(args.sass[0])] if args.sass else []):
         if not path.is_file():

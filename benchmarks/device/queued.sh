@@ -28,6 +28,9 @@
 #       64-row tiles at N 16 / 32 / 64 with A from shared memory and from registers, 1, 2 and 4 blocks an SM,
 #       either GPU, under a minute); its file goes to benchmarks/data/calibration_regs_a.json (an H100's:
 #       calibration_regs_a_h100.json), read by `python benchmarks/probe_report.py regs_a [--data FILE]`;
+# v87:  validation 87 (stop 74: the one-loop attention kernel beside its FOLD_SCALE twin, 66 launches predicted
+#       for both profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation87/; read by
+#       `python benchmarks/accuracy.py --data FOLDER --recorded` and the folded / unfolded pairs;
 # sfumix: the exp2-beside-FMAs probe (stop 74: `benchmarks/calibrate/run.py --only sfu_mix,sfu,cuda_core`, about
 #       a minute, either GPU; an H100 ran it at stop 74); its file goes to benchmarks/data/calibration_sfu_mix.json,
 #       read by `python benchmarks/probe_report.py sfu_mix --data FILE`;
@@ -81,7 +84,7 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
@@ -91,7 +94,7 @@ for step in $steps; do
     continue
   fi
   case $step in
-    v82|v83|v84|v85|v86) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
+    v82|v83|v84|v85|v86|v87) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
          budget=200; [[ $step == v84 ]] && budget=240  # v84's 132 attention launches compile longer
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
@@ -115,6 +118,6 @@ for step in $steps; do
     *) echo "queued.sh: unknown step $step (v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -108,3 +108,20 @@ def test_segments_split_an_iteration_at_its_waits(mask):
         (["FMUL"], "end"),
     ]
     assert mask.segments([]) == [([], "end")]
+
+
+def test_fold_pairs_by_hand(mask):
+    # full 200 us measured / 180 predicted, its folded twin 170 / 171: m/p 200 / 180, folding saves 15%
+    # measured and 5% predicted; a causal launch without its folded twin is left out
+    full, folded = (
+        "attention/full/float16/b1h8n1024d64/m128n128w8s3",
+        "attention/folded-full/float16/b1h8n1024d64/m128n128w8s3",
+    )
+    lone = "attention/causal/float16/b1h8n1024d64/m128n128w8s3"
+    measured = {full: 200.0, folded: 170.0, lone: 100.0}
+    predicted = {full: 180.0, folded: 171.0, lone: 90.0}
+    (row,) = mask.fold_pairs(measured, predicted)
+    assert row["id"] == full
+    assert row["measured"] == pytest.approx(200 / 180)
+    assert row["saved_measured"] == pytest.approx(0.15)
+    assert row["saved_predicted"] == pytest.approx(0.05)
