@@ -2403,6 +2403,14 @@ def validation72_cases() -> list[Case]:
     return random_sample(spec)
 
 
+# (BLOCK_M, BLOCK_N, warps) of the tutorial's attention space less the 4-warp 128 x 128 tile, which spills at
+# head dim 128: the one-loop kernel's tiles validations 84 and 87 time at three stages
+ONE_LOOP_TILES = (
+    (128, 128, 8), (128, 64, 4), (128, 64, 8), (128, 32, 4), (128, 32, 8), (64, 128, 4), (64, 128, 8),
+    (64, 64, 4), (64, 64, 8), (64, 32, 4), (64, 32, 8),
+)  # fmt: skip
+
+
 def validation87_cases() -> list[Case]:
     """Where the one-loop kernel's extra softmax work sits (stop 74): the one-loop attention kernel as it is
     (the score scaled element by element before its mask and row maximum) beside the same kernel with the
@@ -2413,10 +2421,6 @@ def validation87_cases() -> list[Case]:
     8-warp builds put part of that multiply before the block's barrier after the wait for ``S``; the model
     charges it at the CUDA cores' rate whatever its place. Every launch held out; predicted before it runs
     for the ``h200`` and ``h100`` profiles."""
-    tiles = (
-        (128, 128, 8), (128, 64, 4), (128, 64, 8), (128, 32, 4), (128, 32, 8), (64, 128, 4), (64, 128, 8),
-        (64, 64, 4), (64, 64, 8), (64, 32, 4), (64, 32, 8),
-    )  # fmt: skip
     runs = (
         ((4, 16, 2048, 64), "float16", False),
         ((2, 24, 3584, 128), "bfloat16", False),
@@ -2424,7 +2428,7 @@ def validation87_cases() -> list[Case]:
     )
     cases = []
     for shape, dtype, causal in runs:
-        for bm, bn, warps in tiles:
+        for bm, bn, warps in ONE_LOOP_TILES:
             cfg = (bm, bn, warps, 3)
             cases += [
                 attention_case(*shape, causal, cfg, dtype=dtype),
@@ -2495,10 +2499,6 @@ def validation84_cases() -> list[Case]:
     were known together (``python benchmarks/autotune/causal_mask.py``: the mask's measured cost 1.4-2.9x the
     model's at 128-row tiles, 0.3-1.0x at 64-row ones); this set times them apart. Every launch held out;
     predicted before it runs for the ``h200`` and ``h100`` profiles."""
-    tiles = (
-        (128, 128, 8), (128, 64, 4), (128, 64, 8), (128, 32, 4), (128, 32, 8), (64, 128, 4), (64, 128, 8),
-        (64, 64, 4), (64, 64, 8), (64, 32, 4), (64, 32, 8),
-    )  # fmt: skip
     shapes = (
         ((2, 24, 3584, 128), "bfloat16"),
         ((2, 24, 3584, 64), "bfloat16"),
@@ -2507,7 +2507,7 @@ def validation84_cases() -> list[Case]:
     )
     cases = []
     for shape, dtype in shapes:
-        for bm, bn, warps in tiles:
+        for bm, bn, warps in ONE_LOOP_TILES:
             cfg = (bm, bn, warps, 3)
             cases += [
                 attention_case(*shape, True, cfg, dtype=dtype),
