@@ -166,13 +166,16 @@ def waits_on_own_loads(loop: Loop) -> bool:
     return not loop.producer_loads and waits_on_dot(loop.body)
 
 
+def has_loads(body: tuple[Node, ...]) -> bool:
+    """Whether ``body`` itself (not a nested loop) holds a load action."""
+    return any(isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in body)
+
+
 def meets_at_stage_barrier(loop: Loop) -> bool:
     """Whether ``loop``'s own warps load its tiles and wait for its dots (:func:`waits_on_own_loads`, with a
     load in the body): each iteration its warps meet at the block's barrier before they read the stage, and
     nothing of theirs runs meanwhile (the lone-block ``barrier_s`` of :func:`eval_body`)."""
-    return waits_on_own_loads(loop) and any(
-        isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in loop.body
-    )
+    return waits_on_own_loads(loop) and has_loads(loop.body)
 
 
 def _waits(body: tuple[Node, ...]) -> bool:
@@ -370,7 +373,7 @@ def eval_body(
             waiting_consumers = groups > 1 and waits and node.producer_loads and groups_own_rows
             # the groups meet at the block's barrier every iteration only where their own warps load the
             # loop's tiles (the stage's wait); a loop without loads has no barrier between them
-            loads = any(isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in node.body)
+            loads = has_loads(node.body)
             if alone and barrier_s and groups == 1 and meets_at_stage_barrier(node):
                 # a lone warpgroup meets its warps at the stage's barrier, nothing to fill the wait
                 chain += barrier_s
