@@ -203,20 +203,27 @@ def mask_slot_ns(mask_us: float, slots: int) -> float:
     return mask_us * 1e3 * SM_COUNT * 4 / slots
 
 
+def measured_set(folder: Path, recorded: str, name: str) -> tuple[dict[str, dict], dict]:
+    """A measured validation set's folder: its timed attention records by id (status ok) and the predictions
+    recorded before it ran (``recorded``, a file of the folder); exits naming a missing file."""
+    sweep, pred_path = folder / "triton_attention.jsonl", folder / recorded
+    for path in (sweep, pred_path):
+        if not path.is_file():
+            raise SystemExit(f"causal_mask.py: no file {path} ({name} not measured yet?)")
+    measured = {
+        rec["id"]: rec
+        for rec in map(json.loads, sweep.open())
+        if rec.get("status") == "ok" and rec.get("measured_us")
+    }
+    return measured, json.loads(pred_path.read_text())["predicted_us"]
+
+
 def ablation(folder: Path, recorded: str) -> None:
     """Print validation 84's launch triples (see the module docstring) from ``folder``, with the greedy
     schedule of the causal blocks at the non-causal launch's measured pace (:func:`makespan`, nothing fixed a
     block, :func:`resident_blocks` slots an SM: :func:`full_pace_makespan`): what the unmasked launch takes
     if its schedule is all that differs."""
-    sweep, pred_path = folder / "triton_attention.jsonl", folder / recorded
-    for path in (sweep, pred_path):
-        if not path.is_file():
-            raise SystemExit(f"causal_mask.py: no file {path} (validation 84 not measured yet?)")
-    predicted = json.loads(pred_path.read_text())["predicted_us"]
-    measured = {}
-    for rec in map(json.loads, sweep.open()):
-        if rec.get("status") == "ok" and rec.get("measured_us"):
-            measured[rec["id"]] = rec
+    measured, predicted = measured_set(folder, recorded, "validation 84")
     kinds = ("causal", "causal-unmasked", "full")
     print(f"{'launch':34s} {'causal m/p':>10s} {'unmasked m/p':>12s} {'full m/p':>9s} {'mask meas us':>12s} "
           f"{'mask pred us':>12s} {'unmasked us':>11s} {'greedy us':>9s}")  # fmt: skip
@@ -278,16 +285,8 @@ def fold_pairs(measured: dict[str, float], predicted: dict[str, float]) -> list[
 
 def fold(folder: Path, recorded: str) -> None:
     """Print validation 87's launch pairs from ``folder`` (:func:`fold_pairs`)."""
-    sweep, pred_path = folder / "triton_attention.jsonl", folder / recorded
-    for path in (sweep, pred_path):
-        if not path.is_file():
-            raise SystemExit(f"causal_mask.py: no file {path} (validation 87 not measured yet?)")
-    predicted = json.loads(pred_path.read_text())["predicted_us"]
-    measured = {
-        r["id"]: r["measured_us"]["p50"]
-        for r in map(json.loads, sweep.open())
-        if r.get("status") == "ok" and r.get("measured_us")
-    }
+    records, predicted = measured_set(folder, recorded, "validation 87")
+    measured = {ident: rec["measured_us"]["p50"] for ident, rec in records.items()}
     print(f"{'launch':52s} {'m/p':>6s} {'folding saves: measured':>24s} {'predicted':>10s}")
     for r in fold_pairs(measured, predicted):
         name = r["id"].removeprefix("attention/")
