@@ -699,6 +699,12 @@ class Walker:
                 self.strides(op, shape, vin)
                 self.set_results(op, vin)
                 return
+            if _is_int(shape[1]):
+                # index arithmetic on loaded data still walks the tile affinely where the loaded part is
+                # uniform over it (``seq_start + offs``: a varlen sequence's start; a MoE block's expert
+                # offset), so its access's tile lands on the tensor dimensions it spans; a gathered index
+                # tensor (token ids) stays non-affine
+                self.strides(op, shape, vin)
             alu = (
                 numel if kind is ActionKind.ELEMENTWISE and (n in _FLOAT_ALU_OPS or _is_int(shape[1])) else 0
             )
@@ -1324,7 +1330,14 @@ class Walker:
                 self.stage(op, node)
                 self.set_results(
                     op,
-                    V(loaded=vin.loaded, prods=frozenset({g}), cands=vin.cands, base=vin.base, via=vin.via),
+                    V(
+                        loaded=vin.loaded,
+                        prods=frozenset({g}),
+                        cands=vin.cands,
+                        base=vin.base,
+                        via=vin.via,
+                        axes=vin.axes,
+                    ),
                 )
                 return
         name = self.fresh(kind.value)
@@ -1340,7 +1353,15 @@ class Walker:
         self.stage(op, node)
         body.add(node)
         self.set_results(
-            op, V(loaded=vin.loaded, prods=frozenset({name}), cands=vin.cands, base=vin.base, via=vin.via)
+            op,
+            V(
+                loaded=vin.loaded,
+                prods=frozenset({name}),
+                cands=vin.cands,
+                base=vin.base,
+                via=vin.via,
+                axes=vin.axes,
+            ),
         )
 
     # -- control flow --------------------------------------------------------------------------------------

@@ -348,6 +348,43 @@ def test_latency_paced_loops_keep_the_compute_skew_by_hand():
     assert not model_mod._latency_paced(wide, H200)
 
 
+def test_latency_paced_looks_through_an_early_returns_one_trip_loop():
+    # the code past ``if pid_m * BM >= n: return`` is a one-trip loop (taken by 0.9 of the programs) around
+    # the K loop: the K loop's stages and loads decide, as they do without the return (stop 75: the MoE
+    # GEMMs' wrapper alone looked latency-paced, kept the compute skew, and their weights hit L2 at 57%
+    # where NCU saw 32%)
+    three = gemm_plan(4096, 14336, 4096, 16, 64, 32, num_stages=3, variant="mma")
+    wrapped = dataclasses.replace(three, body=(Loop("if_1", 1, three.body, mean_trips=0.9),))
+    assert not model_mod._latency_paced(wrapped, H200)
+    assert model_mod.execution_skew(wrapped, H200) == model_mod.execution_skew(three, H200)
+    assert model_mod.execution_skew(wrapped, H200) > model_mod.EXECUTION_SKEW_COMPUTE
+    # a two-stage K loop inside stays latency-paced; a one-trip loop around plain loads is itself the loop
+    two = gemm_plan(4096, 14336, 4096, 16, 64, 32, num_stages=2, variant="mma")
+    assert model_mod._latency_paced(dataclasses.replace(two, body=(Loop("if_1", 1, two.body),)), H200)
+    (k_loop,) = [n for n in three.body if isinstance(n, Loop)]
+    assert model_mod._top_loops(wrapped.body) == [k_loop]
+
+
+def test_gathered_blocks_each_move_a_whole_tile():
+    # 64 programs gather 16 rows each of a 64-row fp16 table (128 columns, 16 KiB): every row is read by 16
+    # programs, so the 64 keys' tiles (4 KiB each) add up to 16 times the tensor. Masked edge tiles are
+    # spread over the tensor's bytes; gathered ones are not edges: each read moves its 4 KiB
+    table = TensorAccess("x", "float16", (64, 128), (16, 128), AccessMode.READ, indirect=True)
+    plan = TilePlan(
+        name="gather",
+        grid=TileGrid(shape=(64,), dims=("p",)),
+        tensors=(table,),
+        body=(TileAction("load_x", ActionKind.LOAD, tensor="x", dst=MemLevel.REG),),
+        resources=BlockResources(threads=128),
+    )
+    traffic, rows = sdcm_breakdown(plan, H200, **BARE)
+    (row,) = rows
+    assert row.requested_bytes == pytest.approx(64 * 16 * 128 * 2)
+    # the same access taken as a region of the table: 64 blocks of 4 KiB over 16 KiB, a quarter-row each
+    direct = dataclasses.replace(plan, tensors=(dataclasses.replace(table, indirect=False),))
+    assert sdcm_breakdown(direct, H200, **BARE)[1][0].requested_bytes == pytest.approx(16384)
+
+
 def test_latency_paced_needs_a_loop():
     copy = TilePlan(
         name="copy",

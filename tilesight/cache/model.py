@@ -264,8 +264,14 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
         # charging the re-reads whole tiles at the L2 made that set 35% off against 15% this way. Asynchronous
         # copies (cp.async, TMA) do re-read from L2, which this understates (the overlap_alone probe).
         distinct = int(_distinct_per_bin(keys, nkeys, 1)[0]) * occ.size
-        # masked edge blocks move fewer bytes: spread the tensor's bytes over the blocks that cover it
-        block_bytes = t.tile_bytes * min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
+        # masked edge blocks move fewer bytes: spread the tensor's bytes over the blocks that cover it. Not
+        # where the addresses come from data (a MoE block's rows gathered through token ids, a varlen
+        # sequence's blocks walked over the mean trip count): there the keys are not regions tiling the
+        # tensor (a token's row is read once for each of its experts), and every access moves its whole tile
+        spread = (
+            1.0 if t.indirect else min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
+        )
+        block_bytes = t.tile_bytes * spread if distinct else 0.0
         write = act.kind is ActionKind.STORE or t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
         walked = math.prod(loop.trips for loop in loops)
         weight = math.prod(loop.work_trips for loop in loops) / walked if walked > 0 else 1.0
@@ -676,8 +682,9 @@ def _latency_paced(plan: TilePlan, hw: HardwareProfile) -> bool:
     with its own load actions, no more bytes an iteration than the SM's L2 port moves in the L2 latency: each
     iteration then waits out the round trip, which paces every block alike (see
     :data:`LATENCY_PACED_STAGES`). False for a program without loops or with a top-level loop that loads
-    nothing itself."""
-    loops = [node for node in plan.body if isinstance(node, Loop)]
+    nothing itself. A one-trip loop around loops (the code past an early return, timed as the share of the
+    programs that reach it) is looked through: its loops are the program's."""
+    loops = _top_loops(plan.body)
     if not loops:
         return False
     for loop in loops:
@@ -691,6 +698,19 @@ def _latency_paced(plan: TilePlan, hw: HardwareProfile) -> bool:
         if not loads or nbytes / hw.l2_bw_per_sm_bytes_per_s > hw.l2_latency_s:
             return False
     return True
+
+
+def _top_loops(body: tuple[Node, ...]) -> list[Loop]:
+    """The loops at the top of a tile program, those inside one-trip loops around loops in their place (a
+    branch's or an early return's share of the programs: ``if pid_m * BM >= n: return`` ahead of a MoE
+    GEMM's K loop)."""
+    out: list[Loop] = []
+    for node in body:
+        if not isinstance(node, Loop):
+            continue
+        inner = _top_loops(node.body) if node.trips == 1 else []
+        out.extend(inner or [node])
+    return out
 
 
 def _pacing_skew(plan: TilePlan, hw: HardwareProfile) -> float:

@@ -863,6 +863,49 @@ def test_blocks_chosen_through_an_index_tensor_of_unknown_values_follow_the_grid
     assert plan.tensor("w_ptr").indirect and plan.tensor("w_ptr").block_keys is None
 
 
+def test_rows_at_a_loaded_start_land_on_their_tensor_dimensions():
+    # a varlen batch's rows start where cu_seqlens says: the loaded start is uniform over the tile, so the
+    # 32 x 64 tile of head h is 32 rows of one head (32 x 1 x 64 of the packed (tokens, H, D) tensor), not
+    # the tensor's innermost 8 x 64 (stop 75: the survey's varlen attention read a quarter of its K tiles)
+    x, out = TensorSpec((1024, 8, 64), "float16"), TensorSpec((1024, 8, 64), "float16")
+    starts = TensorSpec((4,), "int32", values=np.array([0, 100, 300, 700], dtype=np.int32))
+    plan = FE.plan(k.rows_at_loaded_start, ((4, 8), x, starts, out, 8), dict(D=64, BLOCK=32), HW)
+    t = plan.tensor("x_ptr")
+    assert t.indirect and t.tile == (32, 1, 64) and t.tile_bytes == 32 * 64 * 2
+
+
+def test_gathered_rows_keep_the_tile_on_the_innermost_dimensions():
+    # rows named by an index tensor are no affine walk of the tensor: the 16 x 128 tile stays on its
+    # innermost dimensions, and the access is indirect
+    x, out = TensorSpec((64, 128), "float16"), TensorSpec((1024, 128), "float16")
+    idx = TensorSpec((1024,), "int32", values=(np.arange(1024) % 64).astype(np.int32))
+    plan = FE.plan(k.gathered_rows, ((64,), x, idx, out), dict(D=128, BLOCK=16), HW)
+    t = plan.tensor("x_ptr")
+    assert t.indirect and t.tile == (16, 128)
+    # each program's read moves its 4 KiB (64 x 4 KiB requested from a 16 KiB table)
+    by_name = {a.name: a for a in evaluate(plan, HW).actions}
+    assert by_name["load_x_ptr"].bytes == pytest.approx(64 * 16 * 128 * 2)
+
+
+def test_a_k_loop_past_an_early_return_sees_the_same_cache_as_without_it():
+    # 512 x 16384 in 64 x 64 tiles over K = 4096, row by row: each row of tiles streams a 128 MiB B panel,
+    # more than the L2; the last row of tiles returns at once (rows = 448), the other programs scale their
+    # tile by a factor read past the return. The one-trip loop the return makes around the K loop changes
+    # neither B's L2 hit rate nor the DRAM bytes a working tile moves (stop 75: it did, the wrapper with its
+    # scalar load taken for a latency-paced loop: the MoE GEMMs' weights hit L2 at 57% where NCU saw 32%)
+    m, n, kk = 512, 16384, 4096
+    a, b, c = TensorSpec((m, kk), "float16"), TensorSpec((kk, n), "float16"), TensorSpec((m, n), "float16")
+    rows = TensorSpec((1,), "int32", values=np.array([m - 64], dtype=np.int32))
+    scale = TensorSpec((m // 64,), "float32")
+    args = ((8 * 256,), a, b, c, rows, scale, n, kk)
+    meta = dict(BM=64, BN=64, BK=64, num_warps=4, num_stages=3)
+    early = evaluate(FE.plan(k.gemm_past_a_return, args, dict(meta, EARLY=True), HW), HW)
+    plain = evaluate(FE.plan(k.gemm_past_a_return, args, dict(meta, EARLY=False), HW), HW)
+    b_hit = [next(a.l2_hit_rate for a in r.actions if a.name == "load_b_ptr") for r in (early, plain)]
+    assert b_hit[0] == pytest.approx(b_hit[1], abs=0.01)
+    assert early.dram_bytes / 7 == pytest.approx(plain.dram_bytes / 8, rel=0.05)
+
+
 def test_a_k_major_16_bit_operand_of_a_dot_is_noted():
     # B (K, N) stored K-major (strides (1, K)): the plan says the model does not price what it costs
     M = N = K = 1024

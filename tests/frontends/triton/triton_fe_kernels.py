@@ -700,3 +700,62 @@ def printing_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     if tl.program_id(0) == 0:
         tl.device_print("x", x)
     tl.store(out_ptr + offs, x, mask=offs < n)
+
+
+@triton.jit
+def rows_at_loaded_start(x_ptr, starts_ptr, out_ptr, H, D: tl.constexpr, BLOCK: tl.constexpr):
+    """Program (b, h) copies ``BLOCK`` rows of head ``h`` from row ``starts[b]`` of a packed
+    ``(tokens, H, D)`` tensor (a varlen batch's sequence start read from ``cu_seqlens``)."""
+    b = tl.program_id(0)
+    h = tl.program_id(1)
+    start = tl.load(starts_ptr + b)
+    rows = start + tl.arange(0, BLOCK)
+    d = tl.arange(0, D)
+    offs = rows[:, None] * (H * D) + h * D + d[None, :]
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+@triton.jit
+def gathered_rows(x_ptr, idx_ptr, out_ptr, D: tl.constexpr, BLOCK: tl.constexpr):
+    """Program ``p`` gathers the ``BLOCK`` rows of ``x`` that ``idx[p * BLOCK:]`` names (an embedding or a MoE
+    block's tokens)."""
+    p = tl.program_id(0)
+    rows = tl.load(idx_ptr + p * BLOCK + tl.arange(0, BLOCK))
+    d = tl.arange(0, D)
+    x = tl.load(x_ptr + rows[:, None] * D + d[None, :])
+    tl.store(out_ptr + (p * BLOCK + tl.arange(0, BLOCK))[:, None] * D + d[None, :], x)
+
+
+@triton.jit
+def gemm_past_a_return(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    rows_ptr,
+    scale_ptr,
+    N,
+    K,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    EARLY: tl.constexpr,
+):
+    """A row-major GEMM (``C = A @ B`` scaled by a per-row-block factor, ``N`` columns, ``K`` deep, one
+    program a tile, row by row) whose programs past the row count ``rows`` (read from memory, as a MoE
+    GEMM's padded token count) return at once when ``EARLY``."""
+    pid = tl.program_id(0)
+    pid_m = pid // tl.cdiv(N, BN)
+    pid_n = pid % tl.cdiv(N, BN)
+    if EARLY:
+        if pid_m * BM >= tl.load(rows_ptr):
+            return
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    acc *= tl.load(scale_ptr + pid_m)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
