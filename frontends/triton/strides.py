@@ -62,12 +62,32 @@ def _propagate(
         return tuple(x + y for x, y in zip(args[0], args[1], strict=True))  # type: ignore[arg-type]
     if name == "arith.subi" and len(args) == 2:
         return tuple(x - y for x, y in zip(args[0], args[1], strict=True))  # type: ignore[arg-type]
+    if name in ("arith.remsi", "arith.remui") and len(args) == 2:
+        # ``(pid_n * BN + arange(BN)) % N`` (vLLM's MoE columns, the Triton tutorial's rows): within a tile
+        # the index spans fewer values than the modulus, so it wraps at most once and walks the tile as the
+        # dividend does; a modulus inside the span (``arange(BLOCK) % D`` folding a row) is no affine walk
+        extents = _extents(text)
+        m = scales[1]
+        if m is not None and extents and len(extents) == len(args[0]):  # type: ignore[arg-type]
+            span = sum(abs(s) * (e - 1) for s, e in zip(args[0], extents, strict=True))  # type: ignore[arg-type]
+            if span < abs(m):
+                return args[0]
+        return None
     if name == "arith.muli" and len(args) == 2:
         for i in (0, 1):
             s = scales[1 - i]
             if s is not None:
                 return tuple(x * s for x in args[i])  # type: ignore[union-attr]
     return None
+
+
+_TENSOR = re.compile(r"tensor<((?:\d+x)+)")
+
+
+def _extents(text: str) -> tuple[int, ...] | None:
+    """The extents of the first tensor type in an op's text (its operands' and result's shape)."""
+    m = _TENSOR.search(text)
+    return tuple(int(x) for x in m.group(1).rstrip("x").split("x")) if m else None
 
 
 def tile_extents(tile: tuple[int, ...], axes: Axes, spec: TensorSpec) -> tuple[int, ...] | None:

@@ -3,7 +3,7 @@
 import pytest
 
 pytest.importorskip("triton")
-from tilesight.frontends.triton.strides import memory_run_bytes  # noqa: E402
+from tilesight.frontends.triton.strides import memory_run_bytes, propagate, tile_extents  # noqa: E402
 
 from tilesight import TensorSpec  # noqa: E402
 
@@ -30,3 +30,24 @@ def test_a_transposed_batch_runs_along_its_unit_stride_dimension():
     # (B, M, K) with M unit-stride inside each batch: strides (M * K, 1, M); a 1 x 64 x 32 tile runs 64
     x = TensorSpec((8, 1024, 512), "float32", strides=(1024 * 512, 1, 1024))
     assert memory_run_bytes((1, 64, 32), x, 4) == 64 * 4
+
+
+def test_a_modulus_beyond_the_tiles_span_keeps_the_walk():
+    # (pid_n * 128 + arange(128)) % N: the column index spans 127 values in a tile, so for N >= 128 it
+    # wraps at most once and walks the tile as the dividend does; % 64 folds it (no affine walk)
+    text = "%cols, %n : tensor<128xi32>"
+    assert propagate("arith.remsi", text, 1, [(1,), (0,)], [None, 14336]) == (1,)
+    assert propagate("arith.remui", text, 1, [(1,), (0,)], [None, 128]) == (1,)
+    assert propagate("arith.remsi", text, 1, [(1,), (0,)], [None, 64]) is None
+    assert propagate("arith.remsi", text, 1, [(1,), (0,)], [None, None]) is None
+    # a 2-D index: rows of stride 64 over 32 rows and 64 columns span 31 * 64 + 63 = 2047 values
+    text2 = "%idx, %n : tensor<32x64xi32>"
+    assert propagate("arith.remsi", text2, 2, [(64, 1), (0, 0)], [None, 2048]) == (64, 1)
+    assert propagate("arith.remsi", text2, 2, [(64, 1), (0, 0)], [None, 2047]) is None
+
+
+def test_a_moe_weight_tile_lands_on_its_n_and_k_dimensions():
+    # vLLM's expert weights (E, N, K), K contiguous, read as a BK x BN tile (k down, n across: strides
+    # 1 and K): 64 along K, 128 along N
+    w = TensorSpec((8, 14336, 4096), "bfloat16")
+    assert tile_extents((64, 128), (1, 4096), w) == (1, 128, 64)
