@@ -184,9 +184,11 @@ def _nodes(
         deps = tuple(sorted(deps))
         if n["kind"] == "loop":
             red = bool(n["reduction"])
-            loop_stages = stages if red and async_loads else 1
+            # a tl.range(num_stages=...) of its own
+            own = stages if n.get("num_stages") is None else max(int(n["num_stages"]), 1)
+            loop_stages = own if red and async_loads else 1
             unroll = UNROLLED_LOAD_LOOP if not red and _loads_only(n["body"]) else 1
-            body = _nodes(n["body"], stages, async_loads, in_reduction or red, refill_after_compute)
+            body = _nodes(n["body"], own, async_loads, in_reduction or red, refill_after_compute)
             waited = any(isinstance(a, TileAction) and a.variant == SYNC_VARIANT for a in body)
             out.append(
                 Loop(

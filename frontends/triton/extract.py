@@ -1438,6 +1438,9 @@ class Walker:
                 "trips_by_program": by_program,
                 "body": inner.nodes,
                 "reduction": has_dot,
+                # ``tl.range(..., num_stages=s)``: the pipeliner's depth for this loop (its buffers are
+                # ``s`` deep in the TTGIR), else the kernel's ``num_stages``
+                "num_stages": int(m.group(1)) if (m := _NUM_STAGES.search(op.attrs)) else None,
                 "deps": set(self.deps_in(body, vin)),
                 "barrier": body.barrier,
                 "loc": op.loc,

@@ -906,6 +906,22 @@ def test_a_k_loop_past_an_early_return_sees_the_same_cache_as_without_it():
     assert early.dram_bytes / 7 == pytest.approx(plain.dram_bytes / 8, rel=0.05)
 
 
+@pytest.mark.parametrize("loop_stages", [2, 4])
+def test_a_loop_of_its_own_depth_is_pipelined_that_deep(loop_stages):
+    # tl.range(..., num_stages=S) sets the K loop's pipeline depth whatever the launch's num_stages (3): its
+    # buffers are S deep in the TTGIR, and the plan's loop keeps S stages (stop 75: it kept the launch's, and
+    # the survey's tutorial-style attention at tl.range(num_stages=2) was predicted 26% fast)
+    m, n, kk = 1024, 128, 4096
+    a, b, c = TensorSpec((m, kk), "float16"), TensorSpec((kk, n), "float16"), TensorSpec((m, n), "float16")
+    meta = dict(BM=128, BN=128, BK=64, S=loop_stages, num_warps=4, num_stages=3)
+    plan = FE.plan(k.gemm_range_stages, ((m // 128,), a, b, c, kk), meta, HW)
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert loop.stages == loop_stages
+    # the launch's depth where the loop names none
+    (plain,) = [n for n in _gemm_plan().body if isinstance(n, Loop)]
+    assert plain.stages == 3
+
+
 def test_a_k_major_16_bit_operand_of_a_dot_is_noted():
     # B (K, N) stored K-major (strides (1, K)): the plan says the model does not price what it costs
     M = N = K = 1024

@@ -759,3 +759,20 @@ def gemm_past_a_return(
         acc = tl.dot(a, b, acc)
     acc *= tl.load(scale_ptr + pid_m)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def gemm_range_stages(
+    a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, S: tl.constexpr
+):
+    """A ``(BM * programs) x BN`` GEMM whose K loop names its own pipeline depth,
+    ``tl.range(..., num_stages=S)`` (as the Triton tutorials' attention and persistent GEMM do)."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, num_stages=S):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))
