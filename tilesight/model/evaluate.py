@@ -1184,8 +1184,14 @@ def _notes(plan, traffic, demands, limits, main, tail, merge_s: float) -> tuple[
     notes.append(f"cache model: {traffic.model}")
     for t in plan.tensors:
         if t.indirect:
+            shared = (
+                "the blocks its programs share follow the index values read"
+                if t.block_keys is not None
+                else "which programs share its blocks follows the grid, not the index values (pass the index "
+                "tensor's contents to tell)"
+            )
             notes.append(
-                f"tensor {t.name} uses indirect addressing: its traffic assumes the footprint as written"
+                f"tensor {t.name} uses indirect addressing: each access moves its whole tile; {shared}"
             )
     res = plan.resources
     if res.spill_bytes_per_thread:
