@@ -61,6 +61,13 @@
 #       `python benchmarks/probe_report.py lone_deep`);
 # lone: the `stage_latency --lone` probe (stop 64: a lone block's two- and three-stage DRAM step over tile bytes,
 #    which separates the latency from the rate of ddr_stream_per_sm_bytes_per_s).
+# layout: the attention-layout probe (stop 75: `benchmarks/ncu_diag/layout.py`: the project's attention kernel on
+#       (B, H, N, D) and head-interleaved (B, N, H, D) layouts, and the survey's varlen forward, timed and under
+#       ncu; under two minutes, either GPU; written at stop 75 and not yet run: no GPU came up); its folder
+#       layout/ goes to benchmarks/data/ncu_layout/ (an H100's to ncu_layout_h100/) with `layout.py --predict`'s
+#       predicted.json made first on the CPU, read by `python benchmarks/ncu_diag/layout.py --report FOLDER`;
+# moe: the fused-MoE probe (stop 75: `benchmarks/ncu_diag/moe.py`, under a minute; an H100 ran it at stop 75,
+#       benchmarks/data/ncu_moe_h100/); its folder moe/ goes to benchmarks/data/ncu_moe/, read the same way;
 # Everything lands in $OUT/queued.tgz; unpack it and copy as benchmarks/data/README.md's rows for
 # ncu_l2_crowded62_h200{,_run2}.json, validation74/, validation75/ and validation76/ say, then score with the commands there;
 # lone/calibration_lone_step.json goes to benchmarks/data/ (read by `python benchmarks/probe_report.py lone_step`).
@@ -84,11 +91,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -113,11 +120,16 @@ for step in $steps; do
             --out "$out/regs_a/calibration_regs_a.json" --only regs_a ;;
     sfumix) mkdir -p "$out/sfu_mix" && timeout 120 python3 benchmarks/calibrate/run.py \
             --out "$out/sfu_mix/calibration_sfu_mix.json" --only sfu_mix,sfu,cuda_core ;;
+    layout|moe) mkdir -p "$out/$step" && (cd benchmarks/ncu_diag \
+            && timeout 150 python3 $step.py --time "$out/$step/${step}_time.jsonl" \
+            && timeout 240 /usr/local/cuda/bin/ncu --clock-control none --cache-control all --csv \
+                 --metrics "$(python3 $step.py --metrics)" -k regex:'attention_fwd_kernel|varlen_fwd|moe_gemm|matmul_kernel' \
+                 python3 $step.py --once > "$out/$step/${step}_ncu.csv") ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe 2>/dev/null)) \
     || status=$?
 exit "$status"
