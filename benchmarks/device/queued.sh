@@ -63,8 +63,8 @@
 #    which separates the latency from the rate of ddr_stream_per_sm_bytes_per_s).
 # layout: the attention-layout probe (stop 75: `benchmarks/ncu_diag/layout.py`: the project's attention kernel on
 #       (B, H, N, D) and head-interleaved (B, N, H, D) layouts, and the survey's varlen forward, timed and under
-#       ncu; under two minutes, either GPU; written at stop 75 and not yet run: no GPU came up); its folder
-#       layout/ goes to benchmarks/data/ncu_layout/ (an H100's to ncu_layout_h100/) with `layout.py --predict`'s
+#       ncu; under two minutes, either GPU; an H100 ran it at stop 75, benchmarks/data/ncu_layout_h100/); its
+#       folder layout/ goes to benchmarks/data/ncu_layout/ (an H100's to ncu_layout_h100/) with `layout.py --predict`'s
 #       predicted.json made first on the CPU, read by `python benchmarks/ncu_diag/layout.py --report FOLDER`;
 # moe: the fused-MoE probe (stop 75: `benchmarks/ncu_diag/moe.py`, under a minute; an H100 ran it at stop 75,
 #       benchmarks/data/ncu_moe_h100/); its folder moe/ goes to benchmarks/data/ncu_moe/, read the same way;
