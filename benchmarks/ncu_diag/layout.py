@@ -20,7 +20,6 @@ and DRAM counters, so that a layout cost shows apart from the varlen kernel's ow
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -32,9 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness  # noqa: E402
 import numpy as np  # noqa: E402
+import probe_cli  # noqa: E402
 import triton  # noqa: E402
 from k_attn import varlen_fwd  # noqa: E402
-from moe import MARK, Probe, read_ncu  # noqa: E402
+from probe_cli import Probe, read_ncu  # noqa: E402
 
 from kernels.triton.attention import attention_fwd_kernel  # noqa: E402
 
@@ -90,24 +90,6 @@ def probes() -> list[Probe]:
     return out
 
 
-def _predict() -> int:
-    import tilesight
-
-    rows = {}
-    for p in probes():
-        row = {}
-        for hw in ("h100", "h200"):
-            r = tilesight.estimate(p.fn, p.grid, *p.args, hw=hw, **p.kw)
-            row[hw] = {
-                "us": round(r.latency_us, 3),
-                "l2_hit_pct": round(100 * r.l2_hit_rate, 2),
-                "dram_bytes": float(r.dram_bytes),
-            }
-        rows[p.name] = row
-    print(json.dumps({"command": " ".join(sys.argv), "cases": rows}, indent=1))
-    return 0
-
-
 def _launch_args(p: Probe):
     import torch
     from run_gpu import _tensor
@@ -124,40 +106,6 @@ def _launch_args(p: Probe):
         else:
             out.append(a)
     return out
-
-
-def _time(path: Path) -> int:
-    import torch
-
-    meta = {"gpu": torch.cuda.get_device_name(0), "triton": triton.__version__, "torch": torch.__version__}
-    with path.open("w") as fh:
-        for p in probes():
-            args = _launch_args(p)
-            k = p.fn[p.grid]
-            compiled = k(*args, **p.kw)
-            torch.cuda.synchronize()
-            ms = triton.testing.do_bench(
-                lambda k=k, a=args, kw=p.kw: k(*a, **kw), warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]
-            )
-            rec = dict(name=p.name, p50_us=ms[0] * 1e3, p20_us=ms[1] * 1e3, p80_us=ms[2] * 1e3)
-            rec.update(n_regs=int(compiled.n_regs), n_spills=int(compiled.n_spills), **meta)
-            fh.write(json.dumps(rec) + "\n")
-            print(p.name, f"{rec['p50_us']:.1f} us", flush=True)
-    return 0
-
-
-def _once() -> int:
-    import torch
-
-    for p in probes():
-        args = _launch_args(p)
-        k = p.fn[p.grid]
-        k(*args, **p.kw)
-        torch.cuda.synchronize()
-        print(MARK + p.name, flush=True)
-        k(*args, **p.kw)
-        torch.cuda.synchronize()
-    return 0
 
 
 def _report(folder: Path) -> int:
@@ -188,24 +136,7 @@ def _report(folder: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--predict", action="store_true", help="the model's figures for both profiles (CPU)")
-    g.add_argument("--time", type=Path, metavar="OUT", help="time every case with do_bench (GPU)")
-    g.add_argument("--once", action="store_true", help="launch every case twice, for ncu (GPU)")
-    g.add_argument("--metrics", action="store_true", help="print ncu's --metrics argument")
-    g.add_argument("--report", type=Path, metavar="FOLDER", help="measured against predicted (CPU)")
-    a = ap.parse_args(argv)
-    if a.predict:
-        return _predict()
-    if a.time:
-        return _time(a.time)
-    if a.once:
-        return _once()
-    if a.metrics:
-        print(",".join(METRICS))
-        return 0
-    return _report(a.report)
+    return probe_cli.main(argv, __doc__.splitlines()[0], probes, _launch_args, _report, METRICS)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,8 @@ DRAM bytes: the model's cache walk of data-chosen B blocks) and the issue side (
 
 from __future__ import annotations
 
-import argparse
-import csv
-import io
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "survey_triton"))
 
 import harness  # noqa: E402
+import probe_cli  # noqa: E402
 import triton  # noqa: E402
+from probe_cli import MARK, Probe, read_ncu  # noqa: E402,F401  (the probe's names, as its tests and layout.py read them)
 
 from kernels.triton.gemm import matmul_kernel  # noqa: E402
 
@@ -52,17 +50,6 @@ METRICS = (
     "sm__warps_active.avg.pct_of_peak_sustained_active",
 )
 GMMA = "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"
-MARK = "@@moe-case "
-
-
-@dataclass(frozen=True)
-class Probe:
-    name: str
-    fn: object
-    grid: tuple
-    args: tuple
-    kw: dict
-    twin_of: str = ""  # the MoE case a dense twin stands beside
 
 
 def _dense_twin(c: harness.Case) -> Probe:
@@ -93,93 +80,12 @@ def probes() -> list[Probe]:
     return out
 
 
-def _predict() -> int:
-    import tilesight
-
-    rows = {}
-    for p in probes():
-        row = {"twin_of": p.twin_of}
-        for hw in ("h100", "h200"):
-            r = tilesight.estimate(p.fn, p.grid, *p.args, hw=hw, **p.kw)
-            row[hw] = {
-                "us": round(r.latency_us, 3),
-                "l2_hit_pct": round(100 * r.l2_hit_rate, 2),
-                "dram_bytes": float(r.dram_bytes),
-                "bottleneck": str(r.bottleneck),
-            }
-        rows[p.name] = row
-    print(json.dumps({"command": " ".join(sys.argv), "cases": rows}, indent=1))
-    return 0
-
-
 def _launch_args(p: Probe):
     sys.path.insert(0, str(ROOT / "benchmarks" / "survey_triton"))
     from run_gpu import _tensor
 
     zeros: list[str] = []
     return [_tensor(a, zeros, i) if isinstance(a, harness.T) else a for i, a in enumerate(p.args)]
-
-
-def _time(out: Path) -> int:
-    import torch
-
-    meta = {"gpu": torch.cuda.get_device_name(0), "triton": triton.__version__, "torch": torch.__version__}
-    with out.open("w") as fh:
-        for p in probes():
-            args = _launch_args(p)
-            k = p.fn[p.grid]
-            compiled = k(*args, **p.kw)
-            torch.cuda.synchronize()
-            ms = triton.testing.do_bench(
-                lambda k=k, a=args, kw=p.kw: k(*a, **kw), warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]
-            )
-            rec = dict(
-                name=p.name, twin_of=p.twin_of, p50_us=ms[0] * 1e3, p20_us=ms[1] * 1e3, p80_us=ms[2] * 1e3
-            )
-            rec.update(n_regs=int(compiled.n_regs), n_spills=int(compiled.n_spills), **meta)
-            fh.write(json.dumps(rec) + "\n")
-            print(p.name, f"{rec['p50_us']:.1f} us", flush=True)
-            del args
-    return 0
-
-
-def _once() -> int:
-    import torch
-
-    for p in probes():
-        args = _launch_args(p)
-        k = p.fn[p.grid]
-        k(*args, **p.kw)
-        torch.cuda.synchronize()
-        print(MARK + p.name, flush=True)
-        k(*args, **p.kw)
-        torch.cuda.synchronize()
-        del args
-    return 0
-
-
-def read_ncu(text: str) -> dict[str, dict[str, float]]:
-    """Each case's profiled launch from ``--once`` under ``ncu --csv``: metric name -> value, in the units
-    ``ncu`` printed (bytes, percent, cycles, nanoseconds; a metric it could not collect is left out). ``ncu``
-    prints its rows after the program's own output, numbered in launch order: ``--once`` launches every case
-    twice in the order of its markers, so launch ``2 i + 1`` is the ``i``-th marker's profiled one."""
-    cases = [line[len(MARK) :].strip() for line in text.splitlines() if line.startswith(MARK)]
-    rows = [line for line in text.splitlines() if line.startswith('"')]
-    out: dict[str, dict[str, float]] = {}
-    if not rows:
-        return out
-    table = list(csv.reader(io.StringIO("\n".join(rows))))
-    idx = {h: i for i, h in enumerate(table[0])}
-    for r in table[1:]:
-        launch = int(r[idx["ID"]])
-        if launch % 2 == 0 or launch // 2 >= len(cases):
-            continue
-        try:
-            value = float(r[idx["Metric Value"]].replace(",", ""))
-        except ValueError:
-            continue
-        out.setdefault(cases[launch // 2], {})[r[idx["Metric Name"]]] = value
-    return out
 
 
 def _report(folder: Path) -> int:
@@ -210,24 +116,7 @@ def _report(folder: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--predict", action="store_true", help="the model's figures for both profiles (CPU)")
-    g.add_argument("--time", type=Path, metavar="OUT", help="time every case with do_bench (GPU)")
-    g.add_argument("--once", action="store_true", help="launch every case once, for ncu (GPU)")
-    g.add_argument("--metrics", action="store_true", help="print ncu's --metrics argument")
-    g.add_argument("--report", type=Path, metavar="FOLDER", help="measured against predicted (CPU)")
-    a = ap.parse_args(argv)
-    if a.predict:
-        return _predict()
-    if a.time:
-        return _time(a.time)
-    if a.once:
-        return _once()
-    if a.metrics:
-        print(",".join(METRICS))
-        return 0
-    return _report(a.report)
+    return probe_cli.main(argv, __doc__.splitlines()[0], probes, _launch_args, _report, METRICS)
 
 
 if __name__ == "__main__":

@@ -202,6 +202,19 @@ class V:
     via: frozenset[str] = frozenset()
 
 
+def _produced(vin: V, action: str) -> V:
+    """The value an element-wise op leaves once grouped into ``action``: its inputs' provenance and, for an
+    integer index tensor, its per-axis strides (:meth:`Walker.strides`), produced by that action alone."""
+    return V(
+        loaded=vin.loaded,
+        prods=frozenset({action}),
+        cands=vin.cands,
+        base=vin.base,
+        via=vin.via,
+        axes=vin.axes,
+    )
+
+
 # Ops whose result's constant term (Walker.const_part) is their first operand's
 _CONST_PASSTHROUGH = frozenset(
     {
@@ -1328,17 +1341,7 @@ class Walker:
                 node["alu_ops"] = node.get("alu_ops", 0.0) + float(alu)
                 node["deps"] |= others
                 self.stage(op, node)
-                self.set_results(
-                    op,
-                    V(
-                        loaded=vin.loaded,
-                        prods=frozenset({g}),
-                        cands=vin.cands,
-                        base=vin.base,
-                        via=vin.via,
-                        axes=vin.axes,
-                    ),
-                )
+                self.set_results(op, _produced(vin, g))
                 return
         name = self.fresh(kind.value)
         node = {
@@ -1352,17 +1355,7 @@ class Walker:
         }
         self.stage(op, node)
         body.add(node)
-        self.set_results(
-            op,
-            V(
-                loaded=vin.loaded,
-                prods=frozenset({name}),
-                cands=vin.cands,
-                base=vin.base,
-                via=vin.via,
-                axes=vin.axes,
-            ),
-        )
+        self.set_results(op, _produced(vin, name))
 
     # -- control flow --------------------------------------------------------------------------------------
     def loop(self, op: Op, body: _Body) -> None:
