@@ -68,6 +68,11 @@
 #       predicted.json made first on the CPU, read by `python benchmarks/ncu_diag/layout.py --report FOLDER`;
 # moe: the fused-MoE probe (stop 75: `benchmarks/ncu_diag/moe.py`, under a minute; an H100 ran it at stop 75,
 #       benchmarks/data/ncu_moe_h100/); its folder moe/ goes to benchmarks/data/ncu_moe/, read the same way;
+# moeblind: the MoE probe's blind set (stop 75: `MOE_SET=blind`, eight new MoE launches, k_moe.BLIND_SHAPES,
+#       predicted for both profiles before timing: benchmarks/data/ncu_moe_blind_h100/predicted.json, either
+#       GPU, under a minute); its folder moe_blind/ goes next to that predicted.json (an H200's into
+#       benchmarks/data/ncu_moe_blind/ with a copy of it), read by `MOE_SET=blind python
+#       benchmarks/ncu_diag/moe.py --report FOLDER`;
 # Everything lands in $OUT/queued.tgz; unpack it and copy as benchmarks/data/README.md's rows for
 # ncu_l2_crowded62_h200{,_run2}.json, validation74/, validation75/ and validation76/ say, then score with the commands there;
 # lone/calibration_lone_step.json goes to benchmarks/data/ (read by `python benchmarks/probe_report.py lone_step`).
@@ -91,11 +96,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -120,6 +125,11 @@ for step in $steps; do
             --out "$out/regs_a/calibration_regs_a.json" --only regs_a ;;
     sfumix) mkdir -p "$out/sfu_mix" && timeout 120 python3 benchmarks/calibrate/run.py \
             --out "$out/sfu_mix/calibration_sfu_mix.json" --only sfu_mix,sfu,cuda_core ;;
+    moeblind) mkdir -p "$out/moe_blind" && (cd benchmarks/ncu_diag && export MOE_SET=blind \
+            && timeout 150 python3 moe.py --time "$out/moe_blind/moe_time.jsonl" \
+            && timeout 240 /usr/local/cuda/bin/ncu --clock-control none --cache-control all --csv \
+                 --metrics "$(python3 moe.py --metrics)" -k regex:'moe_gemm' \
+                 python3 moe.py --once > "$out/moe_blind/moe_ncu.csv") ;;
     layout|moe) mkdir -p "$out/$step" && (cd benchmarks/ncu_diag \
             && timeout 150 python3 $step.py --time "$out/$step/${step}_time.jsonl" \
             && timeout 240 /usr/local/cuda/bin/ncu --clock-control none --cache-control all --csv \
@@ -127,9 +137,9 @@ for step in $steps; do
                  python3 $step.py --once > "$out/$step/${step}_ncu.csv") ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind 2>/dev/null)) \
     || status=$?
 exit "$status"

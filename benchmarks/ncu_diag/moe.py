@@ -24,6 +24,7 @@ DRAM bytes: the model's cache walk of data-chosen B blocks) and the issue side (
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -73,6 +74,15 @@ def _dense_twin(c: harness.Case) -> Probe:
 
 
 def probes() -> list[Probe]:
+    """The survey's MoE launches, each beside its dense twin; with ``MOE_SET=blind`` the second, blind set of
+    MoE launches alone (``k_moe.BLIND_SHAPES``)."""
+    if os.environ.get("MOE_SET") == "blind":
+        import k_moe
+
+        return [
+            Probe(c.name, c.fn, tuple(c.grid), tuple(c.args), dict(c.kw))
+            for c in k_moe.moe_cases(k_moe.BLIND_SHAPES, 100)
+        ]
     out = []
     for c in harness.cases_of("moe"):
         out.append(Probe(c.name, c.fn, tuple(c.grid), tuple(c.args), dict(c.kw)))

@@ -56,3 +56,11 @@ def test_layout_pairs_differ_only_in_their_strides(layout):
     assert packed.args[5:9] == packed.args[0].strides and heads.grid == packed.grid == (n // 128, b * h)
     equal = probes["varlen_equal_4x2048_h32"]
     assert equal.grid == (2048 // 128, 32, 4) and list(equal.args[4].values) == [0, 2048, 4096, 6144, 8192]
+
+
+def test_the_blind_moe_set_is_new_moe_launches_alone(moe, monkeypatch):
+    survey = {p.name for p in moe.probes()}
+    monkeypatch.setenv("MOE_SET", "blind")
+    blind = moe.probes()
+    assert len(blind) == 8 and not any(p.twin_of for p in blind)
+    assert not {p.name for p in blind} & survey
