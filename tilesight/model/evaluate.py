@@ -1187,8 +1187,9 @@ def _notes(plan, traffic, demands, limits, main, tail, merge_s: float) -> tuple[
             shared = (
                 "the blocks its programs share follow the index values read"
                 if t.block_keys is not None
-                else "which programs share its blocks follows the grid, not the index values (pass the index "
-                "tensor's contents to tell)"
+                else "which programs share its blocks follows the grid: index values key the blocks only "
+                "where one value a program picks its block (a MoE block's expert id) and the index "
+                "tensor's contents are passed"
             )
             notes.append(
                 f"tensor {t.name} uses indirect addressing: each access moves its whole tile; {shared}"
