@@ -70,7 +70,7 @@
 #       benchmarks/data/ncu_moe_h100/); its folder moe/ goes to benchmarks/data/ncu_moe/, read the same way;
 # moeblind: the MoE probe's blind set (stop 75: `MOE_SET=blind`, eight new MoE launches, k_moe.BLIND_SHAPES,
 #       predicted for both profiles before timing: benchmarks/data/ncu_moe_blind_h100/predicted.json, either
-#       GPU, under a minute); its folder moe_blind/ goes next to that predicted.json (an H200's into
+#       GPU, under a minute; an H100 ran it at stop 75); its folder moe_blind/ goes next to that predicted.json (an H200's into
 #       benchmarks/data/ncu_moe_blind/ with a copy of it), read by `MOE_SET=blind python
 #       benchmarks/ncu_diag/moe.py --report FOLDER`;
 # Everything lands in $OUT/queued.tgz; unpack it and copy as benchmarks/data/README.md's rows for
