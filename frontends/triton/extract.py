@@ -949,7 +949,6 @@ class Walker:
         """Per-axis address strides of a tensor result (see :mod:`.strides`)."""
         if shape is None or not _is_int(shape[1]):
             return  # only integer index and pointer tensors carry address strides
-        rank = len(shape[0])
         if op.name == "tt.splat":
             v = self.get(op.operands[0]).val if op.operands else None
             # (one lane, the common case, is uniform without a numpy comparison)
@@ -957,7 +956,9 @@ class Walker:
             if uniform and float(v.flat[0]).is_integer():
                 vin.scale = int(v.flat[0])
         args = [self.get(o) for o in op.operands[:2]]
-        vin.axes = strides.propagate(op.name, op.text, rank, [a.axes for a in args], [a.scale for a in args])
+        vin.axes = strides.propagate(
+            op.name, op.text, shape[0], [a.axes for a in args], [a.scale for a in args]
+        )
 
     def expand(self, arr: np.ndarray) -> np.ndarray:
         """A per-program array in the current lane space (tiled over persistent-loop iterations)."""
@@ -1433,7 +1434,7 @@ class Walker:
                 "reduction": has_dot,
                 # ``tl.range(..., num_stages=s)``: the pipeliner's depth for this loop (its buffers are
                 # ``s`` deep in the TTGIR), else the kernel's ``num_stages``
-                "num_stages": int(m.group(1)) if (m := _NUM_STAGES.search(op.attrs)) else None,
+                "num_stages": loop_stages(op),
                 "deps": set(self.deps_in(body, vin)),
                 "barrier": body.barrier,
                 "loc": op.loc,
@@ -1532,9 +1533,8 @@ class Walker:
         one at a time."""
         if _has_loop(op.regions[0]) or not pipelined(self.ir.ttgir):
             return 1
-        m = _NUM_STAGES.search(op.attrs)
-        stages = int(m.group(1)) if m else self.ir.num_stages
-        return max(stages - 1, 1)
+        stages = loop_stages(op)
+        return max((self.ir.num_stages if stages is None else stages) - 1, 1)
 
     def per_program(self, nodes: list[dict]) -> list[dict]:
         """A persistent kernel's top-level actions with the work before and after its tile loop (loading a
@@ -1836,6 +1836,13 @@ def fused_adds(fn: Function) -> frozenset[int]:
 
     visit(fn.body)
     return frozenset(id(op) for op, muls in candidates if any(uses[id(m)] == 1 for m in muls))
+
+
+def loop_stages(op: Op) -> int | None:
+    """The software-pipeline depth an ``scf.for`` names itself (``tl.range(..., num_stages=s)``: the TTGIR
+    keeps ``{tt.num_stages = s}`` on it); None where it names none and the kernel's ``num_stages`` holds."""
+    m = _NUM_STAGES.search(op.attrs)
+    return int(m.group(1)) if m else None
 
 
 def _has_loop(ops: list[Op]) -> bool:

@@ -26,17 +26,20 @@ _SAME = frozenset(
 )
 
 
-def propagate(name: str, text: str, rank: int, args: list[Axes], scales: list[int | None]) -> Axes:
-    """Per-axis strides of the result of op ``name`` from its operands' (``scales``: the operand's value
-    when it is a splat of a known integer, else None). Memoised: a walk asks the same few questions for
-    every op of a kernel, and again for every new shape of it."""
-    return _propagate(name, text, rank, tuple(args), tuple(scales))
+def propagate(
+    name: str, text: str, extents: tuple[int, ...], args: list[Axes], scales: list[int | None]
+) -> Axes:
+    """Per-axis strides of the result of op ``name`` (a tensor of ``extents``) from its operands'
+    (``scales``: the operand's value when it is a splat of a known integer, else None). Memoised: a walk
+    asks the same few questions for every op of a kernel, and again for every new shape of it."""
+    return _propagate(name, text, tuple(extents), tuple(args), tuple(scales))
 
 
 @functools.lru_cache(maxsize=4096)
 def _propagate(
-    name: str, text: str, rank: int, args: tuple[Axes, ...], scales: tuple[int | None, ...]
+    name: str, text: str, extents: tuple[int, ...], args: tuple[Axes, ...], scales: tuple[int | None, ...]
 ) -> Axes:
+    rank = len(extents)
     if name == "tt.make_range":
         return (1,)
     if name == "tt.splat":
@@ -66,9 +69,8 @@ def _propagate(
         # ``(pid_n * BN + arange(BN)) % N`` (vLLM's MoE columns, the Triton tutorial's rows): within a tile
         # the index spans fewer values than the modulus, so it wraps at most once and walks the tile as the
         # dividend does; a modulus inside the span (``arange(BLOCK) % D`` folding a row) is no affine walk
-        extents = _extents(text)
         m = scales[1]
-        if m is not None and extents and len(extents) == len(args[0]):  # type: ignore[arg-type]
+        if m is not None and len(extents) == len(args[0]):  # type: ignore[arg-type]
             span = sum(abs(s) * (e - 1) for s, e in zip(args[0], extents, strict=True))  # type: ignore[arg-type]
             if span < abs(m):
                 return args[0]
@@ -79,15 +81,6 @@ def _propagate(
             if s is not None:
                 return tuple(x * s for x in args[i])  # type: ignore[union-attr]
     return None
-
-
-_TENSOR = re.compile(r"tensor<((?:\d+x)+)")
-
-
-def _extents(text: str) -> tuple[int, ...] | None:
-    """The extents of the first tensor type in an op's text (its operands' and result's shape)."""
-    m = _TENSOR.search(text)
-    return tuple(int(x) for x in m.group(1).rstrip("x").split("x")) if m else None
 
 
 def tile_extents(tile: tuple[int, ...], axes: Axes, spec: TensorSpec) -> tuple[int, ...] | None:

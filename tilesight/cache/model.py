@@ -268,10 +268,12 @@ def _streams(plan: TilePlan, coords: np.ndarray) -> list[_Stream]:
         # where the addresses come from data (a MoE block's rows gathered through token ids, a varlen
         # sequence's blocks walked over the mean trip count): there the keys are not regions tiling the
         # tensor (a token's row is read once for each of its experts), and every access moves its whole tile
-        spread = (
-            1.0 if t.indirect else min(1.0, t.tensor_bytes / (distinct * t.tile_bytes)) if distinct else 0.0
-        )
-        block_bytes = t.tile_bytes * spread if distinct else 0.0
+        if not distinct:
+            block_bytes = 0.0
+        elif t.indirect:
+            block_bytes = t.tile_bytes
+        else:
+            block_bytes = t.tile_bytes * min(1.0, t.tensor_bytes / (distinct * t.tile_bytes))
         write = act.kind is ActionKind.STORE or t.mode in (AccessMode.WRITE, AccessMode.ATOMIC)
         walked = math.prod(loop.trips for loop in loops)
         weight = math.prod(loop.work_trips for loop in loops) / walked if walked > 0 else 1.0

@@ -36,14 +36,14 @@ def test_a_modulus_beyond_the_tiles_span_keeps_the_walk():
     # (pid_n * 128 + arange(128)) % N: the column index spans 127 values in a tile, so for N >= 128 it
     # wraps at most once and walks the tile as the dividend does; % 64 folds it (no affine walk)
     text = "%cols, %n : tensor<128xi32>"
-    assert propagate("arith.remsi", text, 1, [(1,), (0,)], [None, 14336]) == (1,)
-    assert propagate("arith.remui", text, 1, [(1,), (0,)], [None, 128]) == (1,)
-    assert propagate("arith.remsi", text, 1, [(1,), (0,)], [None, 64]) is None
-    assert propagate("arith.remsi", text, 1, [(1,), (0,)], [None, None]) is None
+    assert propagate("arith.remsi", text, (128,), [(1,), (0,)], [None, 14336]) == (1,)
+    assert propagate("arith.remui", text, (128,), [(1,), (0,)], [None, 128]) == (1,)
+    assert propagate("arith.remsi", text, (128,), [(1,), (0,)], [None, 64]) is None
+    assert propagate("arith.remsi", text, (128,), [(1,), (0,)], [None, None]) is None
     # a 2-D index: rows of stride 64 over 32 rows and 64 columns span 31 * 64 + 63 = 2047 values
     text2 = "%idx, %n : tensor<32x64xi32>"
-    assert propagate("arith.remsi", text2, 2, [(64, 1), (0, 0)], [None, 2048]) == (64, 1)
-    assert propagate("arith.remsi", text2, 2, [(64, 1), (0, 0)], [None, 2047]) is None
+    assert propagate("arith.remsi", text2, (32, 64), [(64, 1), (0, 0)], [None, 2048]) == (64, 1)
+    assert propagate("arith.remsi", text2, (32, 64), [(64, 1), (0, 0)], [None, 2047]) is None
 
 
 def test_a_moe_weight_tile_lands_on_its_n_and_k_dimensions():
