@@ -135,6 +135,7 @@ _OPTIONAL = (
     "wgmma_chain_flops_per_s",
     "tma_ddr_latency_s",
     "tma_l2_latency_s",
+    "ddr_idle_latency_s",
     "waited_step_latency_s",
     "warp_reduction_latency_s",
     "scan_carry_latency_s",
@@ -303,6 +304,10 @@ class HardwareProfile:
     # from DRAM and from L2; 0 = not given (such loads then take the generic access latency)
     tma_ddr_latency_s: float = 0.0
     tma_l2_latency_s: float = 0.0
+    # One dependent load's DRAM round trip on an idle GPU (the calibration suite's pointer chase: one warp, a
+    # random chain of lines over 1 GiB); ddr_latency_s is the loaded figure (Little's law on a streaming
+    # copy, its transfer queued in it). 0 = not given (a lone row program then waits the loaded figure)
+    ddr_idle_latency_s: float = 0.0
     # One step of a loop whose consumer warpgroups wait for their own warpgroup MMAs and read the results
     # (FlashAttention with a producer warpgroup): the time a step takes whatever its width, beyond its
     # pipelines' work (the fa_steps set's intercept in block_N); 0 = not given

@@ -278,6 +278,12 @@ def profile_fields(
             put(key, m.get(field), note)
     lat = measurements.get("latency")
     if _ok(lat):
+        put(
+            "ddr_idle_latency_s",
+            lat.get("ddr_s"),
+            f"pointer chase over {lat.get('ddr_buffer_bytes', '?')} B (one warp's dependent loads on an idle "
+            "GPU: the round trip a lone program's unpipelined row load waits)",
+        )
         if "ddr_latency_s" not in out:
             put("ddr_latency_s", lat.get("ddr_s"), f"pointer chase over {lat.get('ddr_buffer_bytes', '?')} B")
         if "l2_latency_s" not in out:

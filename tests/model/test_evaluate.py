@@ -315,6 +315,38 @@ def test_a_pipelined_row_loop_computes_its_rows_one_after_another(round_hw):
     assert evaluate(looped, replace(round_hw, row_loop_step_s=4e-6)).extras["tile_serial_s"] == 0.0
 
 
+def test_a_lone_row_program_waits_the_idle_dram_round_trip_and_its_rows_serial_time(round_hw):
+    # the row loop above, one row in flight (two stages: the next row's copies after this row's stores), 4
+    # programs on the 4 SMs: one at a time, L = 5 us (fill 2: the load's 1 us busy + 1 us DRAM latency, then
+    # 3 us of work), 2 rows a program: 10 + 2 launch = 12 us. With an idle DRAM round trip of 0.25 us the
+    # row's load waits 0.75 us less (all of it from DRAM): L = 4.25, 8.5 + 2 = 10.5 us, the prologue 1.25 us
+    from dataclasses import replace
+
+    from tilesight.plan import ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
+
+    x = TensorAccess("x", "float32", (8, 25_000), (1, 25_000))
+    body = (
+        TileAction("load", ActionKind.LOAD, tensor="x"),
+        TileAction("compute", ActionKind.ELEMENTWISE, flops=3e6, deps=("load",)),
+    )
+    plan = TilePlan("rows", TileGrid((8,), programs=4, tiles_in_flight=1), (x,), body, BlockResources(128))
+    assert evaluate(plan, round_hw).latency_s == pytest.approx(12 * US)
+    idle = replace(round_hw, ddr_idle_latency_s=0.25e-6)
+    r = evaluate(plan, idle)
+    assert r.latency_s == pytest.approx(10.5 * US)
+    assert {p.phase: p.time_s for p in r.phases}["prologue"] == pytest.approx(1.25 * US)
+    # the row's compute is at least its serial time: a 1 us loop step makes it 4 us, L = 5.25 -> 12.5 us
+    # (without the idle figure the fill stays 2: L = 6 -> 14 us)
+    assert evaluate(plan, replace(idle, row_loop_step_s=1e-6)).latency_s == pytest.approx(12.5 * US)
+    assert evaluate(plan, replace(round_hw, row_loop_step_s=1e-6)).latency_s == pytest.approx(14 * US)
+    # two programs an SM (8 programs, a row each) queue their loads on the SM: the loaded figure stands
+    shared = replace(plan, grid=replace(plan.grid, programs=8))
+    assert evaluate(shared, idle).latency_s == pytest.approx(evaluate(shared, round_hw).latency_s)
+    # a pipelined row loop (two rows in flight) keeps the loaded figure too
+    ahead = replace(plan, grid=replace(plan.grid, tiles_in_flight=2))
+    assert evaluate(ahead, idle).latency_s == pytest.approx(evaluate(ahead, round_hw).latency_s)
+
+
 def test_a_persistent_program_pays_a_tiles_fill_and_drain_once(round_hw):
     # 8 tiles on 4 programs, 2 each, one after the other. A tile is the two-stage loop of the first test:
     # L = 14 us (fill 2, steady 3 x 3, drain 3) of which its 4 iterations at the steady rate are 12 us. Its

@@ -86,6 +86,8 @@ def test_profile_fields_maps_successes_and_skips_errors():
     assert "sfu_ops_per_s" not in f
     assert f["launch_overhead_s"]["value"] == 4e-6
     assert f["l2_latency_s"]["value"] == 3e-7
+    # the pointer chase over DRAM is the idle round trip whatever gives the loaded figure
+    assert f["ddr_idle_latency_s"]["value"] == 7e-7
 
 
 def _placement_measurements(sms: int = 8) -> dict:
