@@ -100,13 +100,13 @@ if [[ -z $steps ]]; then
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
   fi
   case $step in
-    v82|v83|v84|v85|v86|v87) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
+    v82|v83|v84|v85|v86|v87|v88) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
          budget=200; [[ $step == v84 ]] && budget=240  # v84's 132 attention launches compile longer
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;

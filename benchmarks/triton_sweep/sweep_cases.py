@@ -2411,6 +2411,29 @@ ONE_LOOP_TILES = (
 )  # fmt: skip
 
 
+def validation88_cases() -> list[Case]:
+    """Unpipelined row programs blind (stop 76: ``evaluate.unpipelined_row_latency_s``, a row-striding program
+    with one row in flight waits the idle DRAM round trip plus the other resident programs' rows ahead of it
+    on the SM, and computes for at least the row's serial time). 40 row-striding softmax launches drawn at
+    random over rows and widths no set has timed, 4 / 8 / 16 warps, 1 / 2 / 4 programs an SM, two row stages
+    (the fused-softmax tutorial's usual depth) and a quarter at one. Every launch held out; predicted before
+    it runs for the ``h200`` and ``h100`` profiles, with the rule and (from a committed copy of the model
+    before it) without."""
+    import random
+
+    rng = random.Random(88)
+    cases: dict[str, Case] = {}
+    while len(cases) < 40:
+        case = row_case(
+            "softmax", rng.choice((2500, 7000, 13000, 24000, 41000)),
+            rng.choice((640, 1408, 2720, 3200, 4736, 6016, 9344, 11520, 15360)),
+            rng.choice(("float16", "bfloat16", "float32")), rng.choice((4, 8, 16)), variant="rows",
+            programs=rng.choice((1, 2, 4)) * H200_SM_COUNT, row_stages=rng.choice((2, 2, 2, 1)),
+        )  # fmt: skip
+        cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "validation88")
+
+
 def validation87_cases() -> list[Case]:
     """Where the one-loop kernel's extra softmax work sits (stop 74): the one-loop attention kernel as it is
     (the score scaled element by element before its mask and row maximum) beside the same kernel with the

@@ -315,7 +315,7 @@ def test_a_pipelined_row_loop_computes_its_rows_one_after_another(round_hw):
     assert evaluate(looped, replace(round_hw, row_loop_step_s=4e-6)).extras["tile_serial_s"] == 0.0
 
 
-def test_a_lone_row_program_waits_the_idle_dram_round_trip_and_its_rows_serial_time(round_hw):
+def test_an_unpipelined_row_program_waits_the_idle_dram_round_trip_and_its_rows_serial_time(round_hw):
     # the row loop above, one row in flight (two stages: the next row's copies after this row's stores), 4
     # programs on the 4 SMs: one at a time, L = 5 us (fill 2: the load's 1 us busy + 1 us DRAM latency, then
     # 3 us of work), 2 rows a program: 10 + 2 launch = 12 us. With an idle DRAM round trip of 0.25 us the
@@ -339,9 +339,19 @@ def test_a_lone_row_program_waits_the_idle_dram_round_trip_and_its_rows_serial_t
     # (without the idle figure the fill stays 2: L = 6 -> 14 us)
     assert evaluate(plan, replace(idle, row_loop_step_s=1e-6)).latency_s == pytest.approx(12.5 * US)
     assert evaluate(plan, replace(round_hw, row_loop_step_s=1e-6)).latency_s == pytest.approx(14 * US)
-    # two programs an SM (8 programs, a row each) queue their loads on the SM: the loaded figure stands
-    shared = replace(plan, grid=replace(plan.grid, programs=8))
-    assert evaluate(shared, idle).latency_s == pytest.approx(evaluate(shared, round_hw).latency_s)
+    # two programs an SM (16 rows on 8 programs): the tile's fill is 1.5 us (its load's busy time at the
+    # region's share, 0.5 us, and the 1 us latency) and the CUDA cores pace the rows (4 an SM x 3 us): 1.5 + 9
+    # + 3 + 2 launch = 15.5 us. A row's loads also wait for the other program's row ahead of them on the SM,
+    # its 1e5 DRAM bytes at ddr_stream_per_sm_bytes_per_s; at 1e12 B/s that is 0.1 us, so they wait 0.35 us
+    # where they waited 1: the fill is 0.85 us and the launch 0.65 us shorter (without a stream rate in the
+    # profile the loaded figure stands)
+    shared = replace(plan, grid=replace(plan.grid, shape=(16,), programs=8))
+    base = evaluate(shared, round_hw)
+    assert base.latency_s == pytest.approx(15.5 * US)
+    assert evaluate(shared, idle).latency_s == pytest.approx(base.latency_s)
+    faster = evaluate(shared, replace(idle, ddr_stream_per_sm_bytes_per_s=1e12))
+    assert {p.phase: p.time_s for p in faster.phases}["prologue"] == pytest.approx(0.85 * US)
+    assert faster.latency_s == pytest.approx(14.85 * US)
     # a pipelined row loop (two rows in flight) keeps the loaded figure too
     ahead = replace(plan, grid=replace(plan.grid, tiles_in_flight=2))
     assert evaluate(ahead, idle).latency_s == pytest.approx(evaluate(ahead, round_hw).latency_s)

@@ -395,9 +395,9 @@ class _Region:
         # each resident program keeps tiles_in_flight of its tiles going (a pipelined row loop's rows)
         in_flight = resident * (plan.grid.tiles_in_flight if persistent else 1)
         fill = self.cost.fill_s
-        if persistent and in_flight == resident == 1 and not any(isinstance(n, Loop) for n in plan.body):
-            # a lone row program that does not load its next row while it computes this one
-            fill, latency = lone_row_latency_s(plan, hw, self.cost, demands, latency)
+        if persistent and in_flight == resident and not any(isinstance(n, Loop) for n in plan.body):
+            # row programs that do not load their next row while they compute this one
+            fill, latency = unpipelined_row_latency_s(plan, hw, self.cost, demands, latency, resident)
         # what paces the stream of tiles: the busiest pipeline (with its exposed L2 share) or the dispatch
         self.pace_s = max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch)
         # ... but each computes its tiles one after another: the stream runs no faster than the resident
@@ -451,33 +451,46 @@ def row_serial_s(plan: TilePlan, hw: HardwareProfile, cost: BodyCost) -> float:
     return cost.compute_chain_s + trees + hw.row_loop_step_s + elements
 
 
-def lone_row_latency_s(
-    plan: TilePlan, hw: HardwareProfile, cost: BodyCost, demands: Mapping[str, ActionDemand], latency: float
+def unpipelined_row_latency_s(
+    plan: TilePlan,
+    hw: HardwareProfile,
+    cost: BodyCost,
+    demands: Mapping[str, ActionDemand],
+    latency: float,
+    resident: int,
 ) -> tuple[float, float]:
-    """(fill, latency) of one tile of a persistent program alone on its SM whose tile loop has no loop inside
-    and keeps one tile in flight (``TileGrid.tiles_in_flight`` 1: ``num_stages`` 1 or 2, where Triton issues
-    the next row's copies after this row's compute and stores): each row waits for its own loads, then
-    computes.
+    """(fill, latency) of one tile of a persistent program whose tile loop has no loop inside and keeps one
+    tile in flight (``TileGrid.tiles_in_flight`` 1: ``num_stages`` 1 or 2, where Triton issues the next row's
+    copies after this row's compute and stores), ``resident`` such programs an SM: each row waits for its own
+    loads, then computes.
 
     * Its loads wait the idle DRAM round trip (``ddr_idle_latency_s``, the calibration suite's pointer chase)
-      for the share DRAM serves, not the loaded ``ddr_latency_s``: nothing else of the SM's is in flight and
-      the chip's DRAM runs far from its rate. The ``row_ring`` probe's lone programs copying 2 KB rows at
-      one or two stages take 465-627 ns a row (``python benchmarks/probe_report.py row_ring``): 1.05 us
-      with the loaded figure, 580 ns with the idle one.
+      plus the other programs' rows ahead of them on the SM (``resident - 1`` rows' DRAM bytes at
+      ``ddr_stream_per_sm_bytes_per_s``), at most the loaded ``ddr_latency_s`` (Little's law on a streaming
+      copy, its tiles in flight over the rate one block streams them at), for the share DRAM serves. The
+      ``row_ring`` probe's programs copying 2 KB rows at one or two stages take 465-627 ns a row alone on
+      their SM and 558-732 two an SM (``python benchmarks/probe_report.py row_ring``): the loaded figure
+      gave them 1.05 and 1.09 us, this 580 and 670 ns.
     * Its compute is at least the row's serial time (:func:`row_serial_s`: the chain, the reductions'
       trees, the loop's step and a thread's elements one after another), as the pipelined row loop's: the
       pooled Triton softmax rows at two stages on 4 warps with 64-128 elements a thread ran a median 1.23x
       their prediction without it.
 
     ``latency``: the tile's latency as the body's schedule gives it (persistent overlap taken off). The fill
-    is the body's (``cost.fill_s``, when its first compute starts) less the loaded figure's excess over the
-    idle one for the share of its loads DRAM serves; the body's own where the profile gives no idle figure."""
-    gap = max(hw.ddr_latency_s - hw.ddr_idle_latency_s, 0.0) if hw.ddr_idle_latency_s else 0.0
-    misses = [
-        1.0 - min(max(demands[act.name].l2_hit or 0.0, 0.0), 1.0)
+    is the body's (``cost.fill_s``, when its first compute starts) less the loaded figure's excess for the
+    loads' DRAM share; the body's own where the profile gives no idle figure (or, at more than one program
+    an SM, no stream rate)."""
+    loads = [
+        demands[act.name]
         for act in plan.body
         if isinstance(act, TileAction) and act.kind is ActionKind.LOAD and act.name in demands
     ]
+    misses = [1.0 - min(max(d.l2_hit or 0.0, 0.0), 1.0) for d in loads]
+    wait = hw.ddr_latency_s
+    if hw.ddr_idle_latency_s and (resident == 1 or hw.ddr_stream_per_sm_bytes_per_s):
+        ahead = (resident - 1) * sum(d.bytes * m for d, m in zip(loads, misses, strict=True))
+        wait = hw.ddr_idle_latency_s + (ahead / hw.ddr_stream_per_sm_bytes_per_s if ahead else 0.0)
+    gap = max(hw.ddr_latency_s - wait, 0.0)
     fill = max(cost.fill_s - gap * max(misses, default=0.0), 0.0)
     return fill, fill + max(latency - cost.fill_s, row_serial_s(plan, hw, cost))
 
@@ -1162,7 +1175,8 @@ def _phases(
 ) -> tuple[PhaseCost, ...]:
     cost = main.cost
     unit_tile = main.unit_busy
-    # a lone row program's loads wait the idle DRAM round trip (lone_row_latency_s): its fill is shorter
+    # an unpipelined row program's loads wait the idle DRAM round trip (unpipelined_row_latency_s): its fill
+    # is shorter
     pro_t, epi_t = cost.prologue_s - max(cost.fill_s - main.env.fill_s, 0.0), cost.epilogue_s
     # the first blocks' stagger the region does not have (started_together_s) comes out of the steady state
     steady_t = max(main.env.total_s - pro_t - epi_t - together, 0.0)
