@@ -25,6 +25,18 @@ def stream_plan(
     return TilePlan("stream", TileGrid((tiles,)), (x,), (loop,), BlockResources(threads, smem_bytes=smem))
 
 
+def row_loop_plan(tiles_in_flight: int, *, rows: int = 8, programs: int = 4) -> TilePlan:
+    """A persistent row loop's tile (load one x row, then 3 us of CUDA-core work on it) over ``rows`` rows on
+    ``programs`` programs, each keeping ``tiles_in_flight`` rows in flight."""
+    x = TensorAccess("x", "float32", (rows, ROW_ELEMS), (1, ROW_ELEMS))
+    body = (
+        TileAction("load", ActionKind.LOAD, tensor="x"),
+        TileAction("compute", ActionKind.ELEMENTWISE, flops=3e6, deps=("load",)),
+    )
+    grid = TileGrid((rows,), programs=programs, tiles_in_flight=tiles_in_flight)
+    return TilePlan("rows", grid, (x,), body, BlockResources(128))
+
+
 def two_chain_plan(tiles: int = 4) -> TilePlan:
     """Program order load_x, cx (needs x), cy (independent): issuing cy first is better."""
     x = TensorAccess("x", "float32", (tiles, ROW_ELEMS), (1, ROW_ELEMS))

@@ -15,7 +15,7 @@ from tilesight.library.gemm import gemm_plan
 from tilesight.model.evaluate import _makespan, clear_caches, evaluate
 from tilesight.plan import Pipeline
 
-from .plans import stream_plan, two_chain_plan
+from .plans import row_loop_plan, stream_plan, two_chain_plan
 
 US = 1e-6
 
@@ -275,14 +275,10 @@ def test_a_pipelined_row_loop_computes_its_rows_one_after_another(round_hw):
     # (7 us) is capped by the tile's own latency, one row at a time: 2 + 5 + 3 + 2 = 12 us.
     from dataclasses import replace
 
-    from tilesight.plan import ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
+    from tilesight.plan import ActionKind, TileAction
 
-    x = TensorAccess("x", "float32", (8, 25_000), (1, 25_000))
-    body = (
-        TileAction("load", ActionKind.LOAD, tensor="x"),
-        TileAction("compute", ActionKind.ELEMENTWISE, flops=3e6, deps=("load",)),
-    )
-    plan = TilePlan("rows", TileGrid((8,), programs=4, tiles_in_flight=2), (x,), body, BlockResources(128))
+    plan = row_loop_plan(tiles_in_flight=2)
+    body = plan.body
     r = evaluate(plan, round_hw)
     assert r.latency_s == pytest.approx(10.4 * US)
     assert r.extras["tile_serial_s"] == pytest.approx(3 * US)
@@ -322,14 +318,7 @@ def test_an_unpipelined_row_program_waits_the_idle_dram_round_trip_and_its_rows_
     # row's load waits 0.75 us less (all of it from DRAM): L = 4.25, 8.5 + 2 = 10.5 us, the prologue 1.25 us
     from dataclasses import replace
 
-    from tilesight.plan import ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
-
-    x = TensorAccess("x", "float32", (8, 25_000), (1, 25_000))
-    body = (
-        TileAction("load", ActionKind.LOAD, tensor="x"),
-        TileAction("compute", ActionKind.ELEMENTWISE, flops=3e6, deps=("load",)),
-    )
-    plan = TilePlan("rows", TileGrid((8,), programs=4, tiles_in_flight=1), (x,), body, BlockResources(128))
+    plan = row_loop_plan(tiles_in_flight=1)
     assert evaluate(plan, round_hw).latency_s == pytest.approx(12 * US)
     idle = replace(round_hw, ddr_idle_latency_s=0.25e-6)
     r = evaluate(plan, idle)
@@ -339,19 +328,18 @@ def test_an_unpipelined_row_program_waits_the_idle_dram_round_trip_and_its_rows_
     # (without the idle figure the fill stays 2: L = 6 -> 14 us)
     assert evaluate(plan, replace(idle, row_loop_step_s=1e-6)).latency_s == pytest.approx(12.5 * US)
     assert evaluate(plan, replace(round_hw, row_loop_step_s=1e-6)).latency_s == pytest.approx(14 * US)
-    # two programs an SM (16 rows on 8 programs): the tile's fill is 1.5 us (its load's busy time at the
-    # region's share, 0.5 us, and the 1 us latency) and the CUDA cores pace the rows (4 an SM x 3 us): 1.5 + 9
-    # + 3 + 2 launch = 15.5 us. A row's loads also wait for the other program's row ahead of them on the SM,
-    # its 1e5 DRAM bytes at ddr_stream_per_sm_bytes_per_s; at 1e12 B/s that is 0.1 us, so they wait 0.35 us
-    # where they waited 1: the fill is 0.85 us and the launch 0.65 us shorter (without a stream rate in the
-    # profile the loaded figure stands)
-    shared = replace(plan, grid=replace(plan.grid, shape=(16,), programs=8))
+    # two programs an SM (16 rows on 8 programs): the tile's fill is 2 us and the CUDA cores pace the rows (4
+    # an SM x 3 us): 2 + 9 + 3 + 2 launch = 16 us. A row's loads also wait for the other program's row ahead
+    # of them on the SM, its 1e5 DRAM bytes at ddr_stream_per_sm_bytes_per_s; at 1e12 B/s that is 0.1 us, so
+    # they wait 0.35 us where they waited 1: the fill is 1.35 us and the launch 0.65 us shorter (without a
+    # stream rate in the profile the loaded figure stands)
+    shared = row_loop_plan(tiles_in_flight=1, rows=16, programs=8)
     base = evaluate(shared, round_hw)
-    assert base.latency_s == pytest.approx(15.5 * US)
+    assert base.latency_s == pytest.approx(16 * US)
     assert evaluate(shared, idle).latency_s == pytest.approx(base.latency_s)
     faster = evaluate(shared, replace(idle, ddr_stream_per_sm_bytes_per_s=1e12))
-    assert {p.phase: p.time_s for p in faster.phases}["prologue"] == pytest.approx(0.85 * US)
-    assert faster.latency_s == pytest.approx(14.85 * US)
+    assert {p.phase: p.time_s for p in faster.phases}["prologue"] == pytest.approx(1.35 * US)
+    assert faster.latency_s == pytest.approx(15.35 * US)
     # a pipelined row loop (two rows in flight) keeps the loaded figure too
     ahead = replace(plan, grid=replace(plan.grid, tiles_in_flight=2))
     assert evaluate(ahead, idle).latency_s == pytest.approx(evaluate(ahead, round_hw).latency_s)
