@@ -98,6 +98,20 @@ def test_pipeline_overlap_when_busiest_pipeline_idles() -> None:
     assert issue.changes == (Change({"num_stages": 4}),)
 
 
+def test_pipeline_overlap_also_deepens_a_loops_own_stages() -> None:
+    # a kernel passing its row loop's tl.range(num_stages=...) as a constexpr: the launch's num_stages does
+    # not reach that loop, so the what-if steps both (and any other *_STAGES constexpr), each a change of its
+    # own
+    r = report(bottleneck=Pipeline.DDR, util={Pipeline.DDR: 0.25})
+    cfg = {"BLOCK": 2048, "ROW_STAGES": 2, "num_warps": 8, "num_stages": 1, "MY_STAGESX": 3, "stages": 2}
+    (issue,) = [i for i in find_issues(r, config=cfg) if i.cls is BottleneckClass.PIPELINE_OVERLAP]
+    assert issue.changes == (Change({"num_stages": 2}), Change({"ROW_STAGES": 3}), Change({"stages": 3}))
+    # freeing shared memory steps them down, never below 1
+    low = report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.6}, resident=1, limiter="smem")
+    (issue,) = [i for i in find_issues(low, config=cfg) if i.cls is BottleneckClass.OCCUPANCY]
+    assert issue.changes == (Change({"ROW_STAGES": 1}), Change({"stages": 1}))
+
+
 def test_occupancy_limit_by_shared_memory() -> None:
     r = report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.6}, resident=1, limiter="smem")
     (issue,) = [i for i in find_issues(r, config=CONFIG) if i.cls is BottleneckClass.OCCUPANCY]

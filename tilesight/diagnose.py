@@ -41,6 +41,9 @@ _REUSE_BOUND = frozenset({Pipeline.L2, Pipeline.SMEM, Pipeline.L1_5})
 _GROUP_KEY = re.compile(r"^GROUP(_SIZE)?_M$|^group_m$|^GROUP_SIZE$", re.IGNORECASE)
 _BLOCK_KEY = re.compile(r"^(BLOCK|block)(_SIZE)?(_[A-Za-z]+)?$")
 _STAGES_KEYS = ("num_stages",)
+# a constexpr a kernel passes to a loop's own ``tl.range(..., num_stages=...)`` (the fused-softmax tutorial's
+# row loop, ``ROW_STAGES``): that loop's depth, which the launch's num_stages does not change
+_LOOP_STAGES_KEY = re.compile(r"^([A-Za-z0-9]+_)*STAGES$", re.IGNORECASE)
 _WARPS_KEYS = ("num_warps",)
 
 
@@ -65,7 +68,8 @@ ADVICE: dict[BottleneckClass, str] = {
         "indices so neighbouring tiles share cache lines"
     ),
     BottleneckClass.PIPELINE_OVERLAP: (
-        "deepen the software pipeline (num_stages) or keep more blocks resident so memory and compute overlap"
+        "deepen the software pipeline (num_stages, or the stages a loop's own tl.range sets) or keep more "
+        "blocks resident so memory and compute overlap"
     ),
     BottleneckClass.L2_LOCALITY: (
         "launch tiles that share operands together (GROUP_M swizzle, a persistent tile order) or "
@@ -278,6 +282,13 @@ def _int_change(
     return ()
 
 
+def _stage_changes(config: Mapping[str, Any], step: Callable[[int], int]) -> tuple[Change, ...]:
+    """The launch's ``num_stages`` and every loop-stage constexpr (:data:`_LOOP_STAGES_KEY`) stepped, each a
+    change of its own."""
+    keys = (*_STAGES_KEYS, *(k for k in config if k not in _STAGES_KEYS and _LOOP_STAGES_KEY.match(k)))
+    return tuple(change for key in keys for change in _int_change(config, (key,), step))
+
+
 # -- the rules -----------------------------------------------------------------------------------------------
 def find_issues(
     report: Report, plan: TilePlan | KernelSequence | None = None, config: Mapping[str, Any] | None = None
@@ -395,7 +406,7 @@ def find_issues(
                 f"overlap rate {report.overlap_rate:.0%}",
                 ADVICE[BottleneckClass.PIPELINE_OVERLAP],
                 exposed * in_schedule,
-                _int_change(cfg, _STAGES_KEYS, lambda v: v + 1),
+                _stage_changes(cfg, lambda v: v + 1),
             )
         )
 
@@ -406,7 +417,7 @@ def find_issues(
     ):
         changes: tuple[Change, ...] = ()
         if occ.limiter == "smem":
-            changes = _int_change(cfg, _STAGES_KEYS, lambda v: v - 1)
+            changes = _stage_changes(cfg, lambda v: v - 1)
         elif occ.limiter in ("registers", "warps", "threads"):
             changes = _int_change(cfg, _WARPS_KEYS, lambda v: v // 2)
         issues.append(
