@@ -395,14 +395,15 @@ class _Region:
         # each resident program keeps tiles_in_flight of its tiles going (a pipelined row loop's rows)
         in_flight = resident * (plan.grid.tiles_in_flight if persistent else 1)
         fill = self.cost.fill_s
-        if persistent and in_flight == resident and not any(isinstance(n, Loop) for n in plan.body):
+        flat = not any(isinstance(node, Loop) for node in plan.body)  # a tile with no loop inside: a row
+        if persistent and in_flight == resident and flat:
             # row programs that do not load their next row while they compute this one
             fill, latency = unpipelined_row_latency_s(plan, hw, self.cost, demands, latency, resident)
         # what paces the stream of tiles: the busiest pipeline (with its exposed L2 share) or the dispatch
         self.pace_s = max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch)
         # ... but each computes its tiles one after another: the stream runs no faster than the resident
         # programs each taking a tile's serial time
-        rows = in_flight > resident and not any(isinstance(node, Loop) for node in plan.body)
+        rows = in_flight > resident and flat
         self.serial_s = row_serial_s(plan, hw, self.cost) if rows else 0.0
         env = envelope(
             latency,
