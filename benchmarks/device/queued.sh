@@ -140,6 +140,6 @@ for step in $steps; do
     *) echo "queued.sh: unknown step $step (moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind 2>/dev/null)) \
     || status=$?
 exit "$status"
