@@ -133,6 +133,7 @@ def test_tma_gemm_descriptor_loads():
     (loop,) = _loops(plan.body)
     assert loop.trips == 16
     assert plan.resources.smem_bytes >= 98304  # the two 3-stage buffers, plus barriers
+    assert not any("tensor descriptors" in n for n in plan.notes)  # one dot a step: not attention's loop
 
 
 @pytest.mark.parametrize("flatten", [False, True])
@@ -177,6 +178,11 @@ def test_attention_tma_reads_every_tile_through_descriptors(stage):
     assert t["q_ptr"].tile == t["o_ptr"].tile == (1, 1, 128, 128) and t["k_ptr"].tile == (1, 1, 64, 128)
     (q_dim,) = [d for d, n in zip(plan.grid.dims, plan.grid.shape, strict=True) if n == 8]
     assert q_dim in t["k_ptr"].reuse_dims and q_dim in t["v_ptr"].reuse_dims
+    # each two-dot loop fed by descriptors is noted as the descriptor attention the model does not price
+    # (one loop at STAGE 1, the off-band and diagonal loops at STAGE 3); its pointer twin has no such note
+    noted = [n for n in plan.notes if "through tensor descriptors (TMA) and it runs 2 dots" in n]
+    assert len(noted) == len(loops) == (1 if stage == 1 else 2)
+    assert not any("tensor descriptors" in n for n in staged.notes)
 
 
 def test_softmax():
