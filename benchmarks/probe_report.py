@@ -1416,6 +1416,37 @@ def _sfu_mix(args: argparse.Namespace) -> None:
         _print_sfu_mix(sfu_mix_rows(points, fma, sfu))
 
 
+def barrier_meeting_costs(points: list[dict]) -> list[dict]:
+    """Per (warps, blocks an SM, FMAs a step) of the ``barrier`` probe: the seconds one meeting adds to a
+    step, (step with ``b`` barriers - step with none) / ``b``, for every ``b`` > 0 measured beside a
+    zero-barrier point. A point that failed (an ``error`` key) is left out."""
+    base = {
+        (p["warps"], p["blocks_per_sm"], p["work"]): p["s_per_step"]
+        for p in points
+        if p.get("barriers") == 0 and "error" not in p
+    }
+    rows = []
+    for p in points:
+        key = (p["warps"], p["blocks_per_sm"], p["work"])
+        if "error" in p or not p.get("barriers") or key not in base:
+            continue
+        extra = (p["s_per_step"] - base[key]) / p["barriers"]
+        rows.append({"warps": key[0], "blocks_per_sm": key[1], "work": key[2], "barriers": p["barriers"],
+                     "step_s": p["s_per_step"], "meeting_s": extra})  # fmt: skip
+    return rows
+
+
+def _barrier(args: argparse.Namespace) -> None:
+    """calibration_barrier*.json: what one meeting of a block's warps at a CTA barrier adds to a step."""
+    path = _probe_file(args, "calibration_barrier.json", "barrier")
+    doc = json.loads(path.read_text())
+    print(f"{path.name} ({doc['meta'].get('gpu')}): ns a meeting (step ns at that count)")
+    for r in barrier_meeting_costs(doc["measurements"]["barrier"]["points"]):
+        ns, step = r["meeting_s"] * 1e9, r["step_s"] * 1e9
+        print(f" {r['warps']:2d} warps x {r['blocks_per_sm']} blocks an SM, {r['work']:2d} FMAs a step, "
+              f"{r['barriers']} barriers: {ns:6.1f} ns ({step:6.1f})")  # fmt: skip
+
+
 def _print_sfu_mix(rows: list[dict]) -> None:
     for r in rows:
         slots = "" if r["issue_slots"] is None else f", an exp2 takes {r['issue_slots']:.2f} FMA issue slots"
@@ -1464,6 +1495,7 @@ def main(argv: list[str] | None = None) -> int:
             "reduce_mix",
             "local",
             "sfu_mix",
+            "barrier",
         ),
     )
     ap.add_argument(
@@ -1512,6 +1544,7 @@ def main(argv: list[str] | None = None) -> int:
         "reduce_mix": _reduce_mix,
         "local": _local,
         "sfu_mix": _sfu_mix,
+        "barrier": _barrier,
     }[args.what](args)
     return 0
 

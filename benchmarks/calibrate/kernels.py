@@ -702,6 +702,24 @@ def reduce_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def barrier_chain(x_ptr, out_ptr, iters, WORK: tl.constexpr, BARRIERS: tl.constexpr, BLOCK: tl.constexpr):
+    """``iters`` steps of a block whose warps each run ``WORK`` dependent FMAs on their own elements, then
+    meet ``BARRIERS`` times at a CTA barrier (``tl.debug_barrier``), one more FMA before each meeting so that
+    no two barriers stand side by side: beside the same loop with none, the time one meeting of the block's
+    warps adds to a step (the descriptor attention's loop meets four times a step, its pointer twin once)."""
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    for _ in range(iters):
+        for _w in tl.static_range(WORK):
+            x = x * 0.999 + 0.5
+        for _b in tl.static_range(BARRIERS):
+            x = x * 0.999 + 0.25
+            tl.debug_barrier()
+    tl.store(out_ptr + pid * BLOCK + offs, x)
+
+
+@triton.jit
 def row_reduce_mix(x_ptr, out_ptr, stride, n_cols, REDS: tl.constexpr, BLOCK: tl.constexpr):
     """One fp16 row a program, ``n_cols`` of it (``stride`` elements apart: a stride or width no multiple
     of 8 leaves each element its own load), reduced ``REDS + 1`` times across the block's warps one after

@@ -1247,6 +1247,47 @@ def reductions() -> dict:
     return {"points": points}
 
 
+# barrier probe: the cost of one meeting of a block's warps at a CTA barrier (kernels.barrier_chain), by warps
+# a block, blocks an SM and the work each warp runs between meetings; BARRIER_COUNTS = 0: the loop without any
+BARRIER_WARPS = (4, 8, 16)
+BARRIER_PER_SM = (1, 2, 4)
+BARRIER_WORK = (8, 64)
+BARRIER_COUNTS = (0, 1, 4)
+BARRIER_ITERS = 4096
+
+
+def barrier() -> dict:
+    """Seconds a step of ``barrier_chain`` takes by warps, blocks an SM, FMAs a step and barriers a step; the
+    difference to the same loop without barriers over the barriers is one meeting's cost."""
+    points = []
+    for warps in BARRIER_WARPS:
+        block = 32 * warps
+        x = torch.rand(block, device="cuda")
+        for per_sm in BARRIER_PER_SM:
+            grid = (n_sm() * per_sm,)
+            out = torch.empty(grid[0] * block, device="cuda")
+            for work in BARRIER_WORK:
+                for count in BARRIER_COUNTS:
+                    t = bench_s(
+                        lambda x=x, out=out, grid=grid, work=work, count=count, block=block, warps=warps: (
+                            K.barrier_chain[grid](
+                                x, out, BARRIER_ITERS, WORK=work, BARRIERS=count, BLOCK=block, num_warps=warps
+                            )
+                        )
+                    )
+                    points.append(
+                        {
+                            "warps": warps,
+                            "blocks_per_sm": per_sm,
+                            "work": work,
+                            "barriers": count,
+                            "s": t,
+                            "s_per_step": t / BARRIER_ITERS,
+                        }
+                    )
+    return {"points": points}
+
+
 # scan_chain probe: dependent scans of an on-chip tile along an axis spread over warps (kernels.scan_chain)
 SCAN_POINTS = (  # (L, D, warps, operands, input dtype): the warps along L, the lanes across D
     (256, 32, 4, 1, "float32"),

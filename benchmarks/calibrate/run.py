@@ -201,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         ("masked_softmax", M.masked_softmax, ()),
         ("issue", M.issue, ()),
         ("reductions", M.reductions, ()),
+        ("barrier", M.barrier, ()),
         ("reduce_throughput", M.reduce_throughput, ()),
         ("reduce_mix", M.reduce_mix, ()),
         ("scan_chain", M.scan_chain, ()),

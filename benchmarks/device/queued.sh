@@ -73,6 +73,11 @@
 #       GPU, under a minute; an H100 ran it at stop 75); its folder moe_blind/ goes next to that predicted.json (an H200's into
 #       benchmarks/data/ncu_moe_blind/ with a copy of it), read by `MOE_SET=blind python
 #       benchmarks/ncu_diag/moe.py --report FOLDER`;
+# barrier: the CTA-barrier probe (stop 77: `benchmarks/calibrate/run.py --only barrier`: a block's warps meeting
+#       0, 1 or 4 times a step after 8 or 64 dependent FMAs, 4 / 8 / 16 warps, 1 / 2 / 4 blocks an SM, under a
+#       minute, either GPU); its file goes to benchmarks/data/calibration_barrier.json (an H100's:
+#       calibration_barrier_h100.json), read by `python benchmarks/probe_report.py barrier [--data FILE]`: what
+#       the descriptor attention's three extra meetings a step would cost (docs/known-gaps.md, stop 77);
 # Everything lands in $OUT/queued.tgz; unpack it and copy as benchmarks/data/README.md's rows for
 # ncu_l2_crowded62_h200{,_run2}.json, validation74/, validation75/ and validation76/ say, then score with the commands there;
 # lone/calibration_lone_step.json goes to benchmarks/data/ (read by `python benchmarks/probe_report.py lone_step`).
@@ -96,11 +101,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -135,11 +140,13 @@ for step in $steps; do
             && timeout 240 /usr/local/cuda/bin/ncu --clock-control none --cache-control all --csv \
                  --metrics "$(python3 $step.py --metrics)" -k regex:'attention_fwd_kernel|varlen_fwd|moe_gemm|matmul_kernel' \
                  python3 $step.py --once > "$out/$step/${step}_ncu.csv") ;;
+    barrier) mkdir -p "$out/barrier" && timeout 200 python3 benchmarks/calibrate/run.py \
+            --out "$out/barrier/calibration_barrier.json" --only barrier ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -289,3 +289,17 @@ def test_sfu_mix_prints_the_committed_run(report, capsys):
     report.main(["sfu_mix"])
     out = capsys.readouterr().out
     assert "H100" in out and "12.0 FMAs an exp2" in out and "FMA issue slots" in out
+
+
+def test_a_barrier_meeting_is_the_step_over_the_loop_without_one(report):
+    # 8 warps, 2 blocks an SM, 8 FMAs a step: 100 ns a step without barriers, 130 with one, 190 with four:
+    # one meeting 30 ns, then (190 - 100) / 4 = 22.5 ns; a failed point and one with no zero-barrier twin
+    # (16 warps) are left out
+    def p(warps, barriers, ns, **extra):
+        return {"warps": warps, "blocks_per_sm": 2, "work": 8, "barriers": barriers, "s_per_step": ns * 1e-9,
+                **extra}  # fmt: skip
+
+    points = [p(8, 0, 100), p(8, 1, 130), p(8, 4, 190), p(8, 2, 0, error="boom"), p(16, 1, 150)]
+    rows = report.barrier_meeting_costs(points)
+    assert [(r["warps"], r["barriers"]) for r in rows] == [(8, 1), (8, 4)]
+    assert [r["meeting_s"] * 1e9 for r in rows] == pytest.approx([30.0, 22.5])
