@@ -73,6 +73,9 @@ ELEMENT_ASYNC_COPY = "async_element"
 # instruction (TileLang's AtomicAddx2 / AtomicAddx4); without it an atomic store is one returning atomic per
 # element (Triton's ``tl.atomic_add``: ``atom.global.acq_rel.add``).
 VECTOR_REDUCTION = "red"
+# TileAction.variant of a LOAD through a tensor descriptor (Triton's ``tt.descriptor_load``: one thread's TMA
+# copy, the block's warps meeting at CTA barriers around it each step)
+DESCRIPTOR_LOAD = "descriptor"
 
 
 class GroupSplit(StrEnum):

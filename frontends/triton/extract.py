@@ -35,6 +35,7 @@ import numpy as np
 from tilesight.dtypes import dtype_bytes
 from tilesight.errors import FrontendError, UnsupportedOpError
 from tilesight.plan import (
+    DESCRIPTOR_LOAD,
     ELEMENT_ASYNC_COPY,
     SYNC_LOAD,
     AccessMode,
@@ -1093,6 +1094,8 @@ class Walker:
             node["variant"] = ELEMENT_ASYNC_COPY  # one element per cp.async into a transposed shared tile
         elif not store and (op.where or op.line) in self.sync_in_pipeline:
             node["variant"] = SYNC_LOAD  # left synchronous in a pipelined loop: each iteration waits for it
+        elif not store and op.name == "tt.descriptor_load":
+            node["variant"] = DESCRIPTOR_LOAD  # a TMA copy warp 0 issues, the warps meeting around it
         if not store:
             self.stage(op, node)
         body.add(node)

@@ -299,6 +299,34 @@ def test_a_lone_warpgroup_waiting_for_its_dot_meets_its_warps_at_the_barrier_eve
     )
 
 
+def test_a_descriptor_loop_waiting_for_its_dot_meets_its_warps_once_more_every_iteration():
+    """Tiles a tensor descriptor brings (warp 0's TMA copy between CTA barriers) add one meeting of the
+    block's warps to each iteration's chain of a loop whose warps wait for its dot, alone or not; pointer
+    loads, a producer warpgroup's loads and a GEMM loop's chained dot add nothing."""
+    from dataclasses import replace
+
+    from tilesight.model.resources import L2
+    from tilesight.model.tile import eval_body
+    from tilesight.plan import DESCRIPTOR_LOAD, Loop
+
+    body, demands, scale = _load_dot_loop(L2, 1.0, 0.0, 3.0, waits=True)
+    by_descriptor = (replace(body[0], variant=DESCRIPTOR_LOAD), *body[1:])
+
+    def steady(b, **kw):
+        loop = Loop("k", 100, b, stages=4, reduction=True, **kw)
+        return eval_body((loop,), demands, scale, meeting_s=0.5).loops[0][2].steady_s
+
+    # TC 3, L2 1, latency 4 over depth 3: steady max(3, 1.33, chain 3) = 3; the meeting: chain 3.5
+    assert steady(body) == pytest.approx(3.0)
+    assert steady(by_descriptor) == pytest.approx(3.5)
+    assert steady(by_descriptor, producer_loads=True) == pytest.approx(3.0)
+    chained, chained_demands, _ = _load_dot_loop(L2, 1.0, 0.0, 3.0)
+    gemm_body = (replace(chained[0], variant=DESCRIPTOR_LOAD), chained[1])
+    gemm = Loop("k", 100, gemm_body, stages=4, reduction=True)
+    gemm_steady = eval_body((gemm,), chained_demands, scale, meeting_s=0.5).loops[0][2].steady_s
+    assert gemm_steady == pytest.approx(3.0)
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     st.floats(0.1, 5.0), st.floats(0.0, 3.0), st.floats(0.1, 5.0), st.integers(2, 5), st.floats(0.0, 2.0),

@@ -382,6 +382,7 @@ class _Region:
                 groups_own_rows=plan.resources.group_split is GroupSplit.ROWS,
                 reload_latency=reload,
                 barrier_s=self.barrier_s,
+                meeting_s=hw.reduction_latency(block_warps),
             )
         self.unit_busy = self.cost.busy_s
         # An SM takes in one new block per block_dispatch_s at best: a stream of short tiles is bounded by

@@ -73,7 +73,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from ..plan import SYNC_LOAD, ActionKind, Loop, Node, TileAction
+from ..plan import DESCRIPTOR_LOAD, SYNC_LOAD, ActionKind, Loop, Node, TileAction
 from .envelope import Envelope, envelope
 from .resources import CUDA, DDR, L2, NPIPES, SFU, TC, ActionDemand
 from .schedule import BodySchedule, best_schedule
@@ -169,6 +169,14 @@ def waits_on_own_loads(loop: Loop) -> bool:
 def has_loads(body: tuple[Node, ...]) -> bool:
     """Whether ``body`` itself (not a nested loop) holds a load action."""
     return any(isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in body)
+
+
+def loads_by_descriptor(body: tuple[Node, ...]) -> bool:
+    """Whether ``body`` itself loads a tile through a tensor descriptor
+    (:data:`~tilesight.plan.DESCRIPTOR_LOAD`)."""
+    return any(
+        isinstance(n, TileAction) and n.kind is ActionKind.LOAD and n.variant == DESCRIPTOR_LOAD for n in body
+    )
 
 
 def meets_at_stage_barrier(loop: Loop) -> bool:
@@ -297,6 +305,7 @@ def eval_body(
     groups_own_rows: bool = True,
     reload_latency: tuple[float, float] = (0.0, 0.0),
     barrier_s: float = 0.0,
+    meeting_s: float = 0.0,
 ) -> BodyCost:
     """Best schedule and phase split of ``body`` at the region scale ``scale`` (module docstring);
     ``refill``: the body is a producer-loads loop's, so its buffers' refill slack is worked out too;
@@ -347,7 +356,7 @@ def eval_body(
         else:
             sub = eval_body(
                 node.body, demands, scale, groups, node.producer_loads, exposed, alone, step_latency, port,
-                softmax_serial, groups_own_rows, reload_latency, barrier_s,
+                softmax_serial, groups_own_rows, reload_latency, barrier_s, meeting_s,
             )  # fmt: skip
             trips = node.work_trips
             chain = sub.compute_chain_s / groups  # independent compute groups share one iteration's chain
@@ -377,6 +386,10 @@ def eval_body(
             if alone and barrier_s and groups == 1 and meets_at_stage_barrier(node):
                 # a lone warpgroup meets its warps at the stage's barrier, nothing to fill the wait
                 chain += barrier_s
+            if meeting_s and waits and not node.producer_loads and loads_by_descriptor(node.body):
+                # tiles a tensor descriptor brings: warp 0 issues each copy between CTA barriers the block's
+                # warps meet at every step, one meeting more than a loop whose warps issue their own copies
+                chain += meeting_s
             if groups > 1 and loads and not node.producer_loads:
                 # groups whose own warps load the loop's tiles meet at the block's barrier every iteration:
                 # each runs its share of the chain, one after another on the busiest pipeline they share,
