@@ -68,12 +68,13 @@ KMAJOR_NOTE = (
 PTXAS_FAILED_NOTE = "ptxas not used ({why}); registers estimated instead"
 # A loop whose tiles arrive through tensor descriptors (TMA) and that runs two or more dots (attention's
 # S = Q K^T and P V). Validations 25 and 29 timed the descriptor attention beside the same loop through
-# pointers at 113 launches: a median 1.04x its twin at two stages and 1.08x at three, where the model gives
-# the two the same time (docs/known-gaps.md: the SASS has four CTA barriers around warp 0's copies a step).
+# pointers: a median 1.04x its twin at two stages and 1.08x at three; the model charges one more meeting of
+# the block's warps a step (tile.loads_by_descriptor), 1.03x, so three and four stages stay a little fast.
 DESCRIPTOR_DOTS_NOTE = (
     "{loop} at {loc}: its tiles arrive through tensor descriptors (TMA) and it runs {dots} dots a step "
-    "(attention): such loops ran a median 1.04x (two stages) to 1.08x (three) slower on the H200 than the "
-    "same loop through pointers, which the model does not price (docs/known-gaps.md)"
+    "(attention): such loops ran a median 1.04x (two stages) to 1.08x (three) their pointer twins on the "
+    "H200; the model charges one more meeting of the block's warps a step (about 1.03x), so at three or more "
+    "stages it may be a few percent fast (docs/known-gaps.md)"
 )
 
 
