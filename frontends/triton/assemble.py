@@ -12,13 +12,13 @@ from tilesight.hardware import HardwareProfile
 from tilesight.model.occupancy import residency
 from tilesight.model.resources import side_by_side_runs
 from tilesight.plan import (
+    DESCRIPTOR_LOAD,
     AccessMode,
     ActionKind,
     BlockResources,
     LaunchOrder,
     LockSection,
     Loop,
-    MemLevel,
     TensorAccess,
     TileAction,
     TileGrid,
@@ -80,14 +80,17 @@ DESCRIPTOR_DOTS_NOTE = (
 
 def descriptor_dot_notes(raw: list[dict]) -> list[str]:
     """:data:`DESCRIPTOR_DOTS_NOTE` for each loop of ``raw`` (the walker's nodes) that loads a tile through a
-    tensor descriptor (a load straight into shared memory) and runs two or more dots."""
+    tensor descriptor (:data:`~tilesight.plan.DESCRIPTOR_LOAD`, the variant the model prices) and runs two or
+    more dots."""
     notes = []
     for node in _walk_nodes(raw):
         if node["kind"] != "loop":
             continue
         body = node["body"]
         dots = sum(1 for n in body if n["kind"] is ActionKind.DOT)
-        by_descriptor = any(n["kind"] is ActionKind.LOAD and n.get("dst") is MemLevel.SMEM for n in body)
+        by_descriptor = any(
+            n["kind"] is ActionKind.LOAD and n.get("variant") == DESCRIPTOR_LOAD for n in body
+        )
         if dots >= 2 and by_descriptor:
             loc = node.get("loc") or "?"
             notes.append(DESCRIPTOR_DOTS_NOTE.format(loop=node["name"], loc=loc, dots=dots))
