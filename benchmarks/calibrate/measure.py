@@ -1250,7 +1250,7 @@ def reductions() -> dict:
 # barrier probe: the cost of one meeting of a block's warps at a CTA barrier (kernels.barrier_chain), by warps
 # a block, blocks an SM and the work each warp runs between meetings; BARRIER_COUNTS = 0: the loop without any
 BARRIER_WARPS = (4, 8, 16)
-BARRIER_PER_SM = (1, 2, 4)
+BARRIER_PER_SM = (1, 2, 4, 8)  # 8 an SM only where its warps fit (64 an SM): the small GEMM tiles' residency
 BARRIER_WORK = (8, 64)
 BARRIER_COUNTS = (0, 1, 4)
 BARRIER_ITERS = 4096
@@ -1264,6 +1264,8 @@ def barrier() -> dict:
         block = 32 * warps
         x = torch.rand(block, device="cuda")
         for per_sm in BARRIER_PER_SM:
+            if per_sm * warps > 64:
+                continue
             grid = (n_sm() * per_sm,)
             out = torch.empty(grid[0] * block, device="cuda")
             for work in BARRIER_WORK:
