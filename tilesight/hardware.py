@@ -102,6 +102,7 @@ _OPTIONAL = (
     "lsu_l2_row_warp_instr_per_s_per_sm",
     "lsu_wide_span_share",
     "lsu_async_elem_warp_instr_per_s_per_sm",
+    "lsu_async_narrow_wavefronts",
     "block_dispatch_s",
     "l2_partitions",
     "sfu_tc_serialised",
@@ -232,6 +233,10 @@ class HardwareProfile:
     # the same for element-wide asynchronous copies into shared memory (4-byte cp.async, as Triton emits for a
     # tile it stores transposed); 0 = not given (they then issue at the global-load rates above)
     lsu_async_elem_warp_instr_per_s_per_sm: float = 0.0
+    # shared-memory data-stage wavefronts (128 B each, at smem_bw_per_sm_bytes_per_s) one 8-byte asynchronous
+    # copy's warp instruction takes (cp.async.ca, through L1; a 16-byte one bypasses L1); 0 = not given (it
+    # then issues at the global-load rates above)
+    lsu_async_narrow_wavefronts: float = 0.0
     # time one more block costs an SM when blocks are trivially short (dispatch, start, retire); 0 = not given
     block_dispatch_s: float = 0.0
     # L2 partitions joined by a fabric, each caching for the SMs attached to it (0 = not given: one)

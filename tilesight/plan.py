@@ -69,6 +69,11 @@ SYNC_LOAD = "sync"
 # instruction (a 4-byte cp.async): Triton's copy of a tile into a shared layout stored along another axis
 # than the global one (a row-major B operand of a TF32 dot, which wgmma reads K-major only).
 ELEMENT_ASYNC_COPY = "async_element"
+# TileAction.variant of a LOAD that is an asynchronous copy into shared memory of less than 16 bytes a thread
+# but more than one element (an 8-byte cp.async: a tile too small for 16 bytes a thread, 32 x 32 on 8 warps).
+# Only 16-byte copies may bypass L1 (``cp.async.cg``): a narrower one is ``cp.async.ca``, which the SM's L1
+# data stage takes as a load of its lines before the shared-memory write.
+NARROW_ASYNC_COPY = "async_narrow"
 # TileAction.variant of an atomic STORE issued as relaxed vector reductions of ``vector_bytes`` a thread and
 # instruction (TileLang's AtomicAddx2 / AtomicAddx4); without it an atomic store is one returning atomic per
 # element (Triton's ``tl.atomic_add``: ``atom.global.acq_rel.add``).
@@ -436,7 +441,8 @@ class TileAction:
       ``variant`` names the instruction family where the rate differs (``"wgmma"``, ``"mma"``).
     * A LOAD whose ``variant`` is :data:`SYNC_LOAD` is issued by the block's own threads as plain global loads
       that they wait for (not an asynchronous copy a pipeline runs ahead), one whose ``variant`` is
-      :data:`ELEMENT_ASYNC_COPY` is an asynchronous copy of one element per instruction; an atomic STORE
+      :data:`ELEMENT_ASYNC_COPY` is an asynchronous copy of one element per instruction, one whose ``variant``
+      is :data:`NARROW_ASYNC_COPY` one of less than 16 bytes a thread through L1; an atomic STORE
       whose ``variant`` is :data:`VECTOR_REDUCTION` adds ``vector_bytes`` per instruction.
     * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence; of an
       ELEMENTWISE action's, ``alu_ops`` are compares, selects, minimums, maximums and bitwise logic, which

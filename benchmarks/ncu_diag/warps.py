@@ -185,7 +185,97 @@ def operands(folder: Path) -> int:
     return 0
 
 
+# The copy-width solve (stop 78, ``--copies``): the shared data stage's wavefronts a block's K step, over the
+# step's shared-memory instructions by kind (full SASS opcodes, predicated-off ones not counted)
+COPY_COLUMNS = ("LDSM.16.M88.4", "LDSM.16.MT88.4", "LDGSTS.E.64", "LDGSTS.E.BYPASS.128")
+
+
+def step_instructions(case: tuple[int, ...], size: int = SIZE) -> dict[str, int]:
+    """Per block K step of ``case`` (the project's GEMM kernel at ``size``^3 fp16, compiled on this CPU by
+    the frontend's own compile for ptxas: ``$TILESIGHT_PTXAS`` or the profile's), the SASS instructions of
+    its matrix loop by full opcode, times the block's warps; predicated-off ones (``@!PT``) left out."""
+    from collections import Counter
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import accuracy  # noqa: PLC0415 (benchmarks/accuracy.py)
+    from spill_frames import _cubin_sass  # noqa: PLC0415
+    from tilesight.frontends.triton.sass import mma_loop_bodies
+
+    from tilesight.hardware import load_profile
+
+    bm, bn, bk, w, s, g = case
+    t = {"shape": [size, size], "dtype": "float16", "strides": [size, 1], "init": "randn"}
+    record = {
+        "id": name(case),
+        "kernel": "kernels.triton.gemm:matmul_kernel",
+        "grid": [-(-size // bm) * -(-size // bn)],
+        "args": [{"tensor": t}, {"tensor": t}, {"tensor": dict(t, init="empty")}]
+        + [{"scalar": v} for v in (size, size, size, size, 1, size, 1, size, 1)],
+        "constexprs": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g},
+        "num_warps": w,
+        "num_stages": s,
+    }
+    sass, _ = _cubin_sass(accuracy.rebuild(record, name(case)), load_profile("h200"))
+    bodies = mma_loop_bodies(sass)
+    if len(bodies) != 1:
+        raise ValueError(f"{name(case)}: {len(bodies)} matrix loops in its SASS, expected one")
+    ops = Counter(line.split()[0] for line in bodies[0] if line.strip() and not line.startswith("@!PT"))
+    return {op: count * w for op, count in ops.items()}
+
+
+def solve_copy_wavefronts(rows: list[tuple[dict[str, int], float]]) -> tuple[dict[str, float], list[float]]:
+    """Wavefronts a warp instruction of each :data:`COPY_COLUMNS` kind, none negative (``scipy``'s NNLS),
+    from ``rows`` of (a step's instructions by opcode, the step's measured wavefronts); and the fitted
+    wavefronts of each row."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    a = np.array([[counts.get(c, 0) for c in COPY_COLUMNS] for counts, _ in rows], dtype=float)
+    y = np.array([waves for _, waves in rows], dtype=float)
+    solution, _ = nnls(a, y)
+    return dict(zip(COPY_COLUMNS, map(float, solution), strict=True)), list(map(float, a @ solution))
+
+
+def copies(folder: Path) -> int:
+    """Print, per warp-level mma case of ``folder``'s ncu pass (the small set), its K step's shared-memory
+    instructions and measured data-stage wavefronts, then the wavefronts each kind takes (the profile's
+    ``lsu_async_narrow_wavefronts`` is the 8-byte copy's)."""
+    from kmajor import ncu_launches
+
+    ncu = ncu_launches((folder / "warps_ncu.csv").read_text())
+    rows, names = [], []
+    for case in dict.fromkeys((*SMALL_CASES, *CASES)):  # whichever set the pass ran
+        metrics = ncu.get(name(case))
+        if metrics is None or WAVEFRONTS not in metrics:
+            continue
+        counts = step_instructions(case)
+        if not any(op.startswith("HMMA") for op in counts):
+            continue  # a warpgroup MMA reads its operands itself: not this solve's
+        steps = -(-SIZE // case[0]) * -(-SIZE // case[1]) * SIZE / case[2]
+        rows.append((counts, metrics[WAVEFRONTS] / steps))
+        names.append(name(case))
+    if len(rows) < len(COPY_COLUMNS):
+        print(f"{folder}: {len(rows)} warp-level mma cases, fewer than the {len(COPY_COLUMNS)} unknowns")
+        return 1
+    solution, fitted = solve_copy_wavefronts(rows)
+    print(
+        f"{'case':20s} "
+        + " ".join(f"{c:>20s}" for c in COPY_COLUMNS)
+        + f" {'wavefronts':>10s} {'fitted':>7s}"
+    )
+    for case, (counts, waves), fit in zip(names, rows, fitted, strict=True):
+        print(
+            f"{case:20s} "
+            + " ".join(f"{counts.get(c, 0):20d}" for c in COPY_COLUMNS)
+            + f" {waves:10.1f} {fit:7.1f}"
+        )
+    print("wavefronts a warp instruction: " + ", ".join(f"{c} {v:.2f}" for c, v in solution.items()))
+    return 0
+
+
 def main() -> int:
+    if "--copies" in sys.argv:
+        return copies(Path(sys.argv[sys.argv.index("--copies") + 1]))
     if "--report" in sys.argv:
         return report(Path(sys.argv[sys.argv.index("--report") + 1]))
     if "--operands" in sys.argv:

@@ -37,6 +37,7 @@ from tilesight.errors import FrontendError, UnsupportedOpError
 from tilesight.plan import (
     DESCRIPTOR_LOAD,
     ELEMENT_ASYNC_COPY,
+    NARROW_ASYNC_COPY,
     SYNC_LOAD,
     AccessMode,
     ActionKind,
@@ -64,6 +65,7 @@ from .ir import (
 from .layouts import (
     access_rows,
     access_widths,
+    async_copies,
     dot_a_registers,
     dot_instr_n,
     dot_replication,
@@ -140,6 +142,9 @@ _LAYOUT = frozenset(
 SHUFFLE_ALU_OPS = 4
 # tl.histogram's counters: int32 bins (Walker.histogram)
 HISTOGRAM_BIN_BYTES = 4
+# A cp.async may bypass L1 (``cp.async.cg``) at 16 bytes a thread only; an 8-byte one is ``cp.async.ca``, the
+# width the ``warps`` probe's small set measured (4-byte ones into a transposed tile: ELEMENT_ASYNC_COPY)
+NARROW_COPY_BYTES = 8
 _DENSE_INT = re.compile(r"^\s*dense<(-?\d+)>\s*:")
 _NUM_STAGES = re.compile(r"tt\.num_stages = (\d+)")
 # Largest lane count (programs x iterations) over which a loop whose nested loop bounds use its counter is
@@ -283,6 +288,7 @@ class Walker:
         self.widths = access_widths(ir.ttgir)
         self.lane_strides = lane_strides(ir.ttgir)
         self.scattered = scattered_copies(ir.ttgir)
+        self.async_copies = async_copies(ir.ttgir)
         self.sync_in_pipeline = sync_loads_in_pipelined_loops(ir.ttgir)
         self.fma_dots = fma_dots(ir.ttgir)
         self.rows = access_rows(ir.ttgir)
@@ -1096,6 +1102,8 @@ class Walker:
             node["variant"] = SYNC_LOAD  # left synchronous in a pipelined loop: each iteration waits for it
         elif not store and op.name == "tt.descriptor_load":
             node["variant"] = DESCRIPTOR_LOAD  # a TMA copy warp 0 issues, the warps meeting around it
+        elif not store and width == NARROW_COPY_BYTES and located(op, self.async_copies):
+            node["variant"] = NARROW_ASYNC_COPY  # an 8-byte cp.async: through L1 (.ca), not around it (.cg)
         if not store:
             self.stage(op, node)
         body.add(node)

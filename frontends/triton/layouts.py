@@ -325,6 +325,17 @@ def scattered_copies(ttgir: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def async_copies(ttgir: str) -> frozenset[str]:
+    """Source locations ("file:line:col" and "file:line") of the pointer loads the pipeliner made asynchronous
+    copies into shared memory (``ttg.async_copy_global_to_local``: ``cp.async``, not a TMA copy)."""
+    found: set[str] = set()
+    for op in walk_ops(parse_module(ttgir).body):
+        if op.name == "ttg.async_copy_global_to_local" and op.loc is not None:
+            found |= op.keys
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def fma_dots(ttgir: str) -> frozenset[str]:
     """Source locations of ``tt.dot`` ops Triton lowers to CUDA-core fused multiply-adds rather than tensor
     cores: their result keeps a blocked layout (an fp32 dot with ``input_precision="ieee"``), where a

@@ -509,6 +509,27 @@ def test_element_wide_async_copies_issue_at_their_own_rate(round_hw):
     assert action_demand(ld, _plan(ld), base, traffic).busy_s[SMEM] == pytest.approx(0.78125 * US)
 
 
+def test_narrow_async_copies_take_their_wavefronts_in_the_data_stage(round_hw):
+    # an 8-byte cp.async (through L1): 100,000 B / (8 B x 32 lanes) = 390.625 warp instructions; at 5
+    # wavefronts of 128 B each over a 1e11 B/s shared-memory data stage: 390.625 x 640 / 1e11 = 2.5 us; their
+    # issue at 1e9 warp instructions a second takes 0.390625 us; a 16-byte copy (no variant) and a profile
+    # without the wavefront count keep the issue time
+    import dataclasses
+
+    from tilesight.plan import NARROW_ASYNC_COPY
+
+    narrow = TileAction("ld", ActionKind.LOAD, tensor="a", vector_bytes=8, variant=NARROW_ASYNC_COPY)
+    wide = TileAction("ld", ActionKind.LOAD, tensor="a", vector_bytes=16)
+    base = dataclasses.replace(round_hw, lsu_warp_instr_per_s_per_sm=1e9, smem_bw_per_sm_bytes_per_s=1e11)
+    rated = dataclasses.replace(base, lsu_async_narrow_wavefronts=5.0)
+    traffic = _traffic(0.75, 0.25)
+    assert action_demand(narrow, _plan(narrow), rated, traffic).busy_s[SMEM] == pytest.approx(2.5 * US)
+    assert action_demand(narrow, _plan(narrow), base, traffic).busy_s[SMEM] == pytest.approx(0.390625 * US)
+    assert action_demand(wide, _plan(wide), rated, traffic).busy_s[SMEM] == pytest.approx(
+        action_demand(wide, _plan(wide), base, traffic).busy_s[SMEM]
+    )
+
+
 def test_serial_chain_seconds_by_hand(round_hw):
     import dataclasses
 

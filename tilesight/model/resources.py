@@ -90,6 +90,7 @@ from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import (
     ELEMENT_ASYNC_COPY,
+    NARROW_ASYNC_COPY,
     PIPELINES,
     SYNC_LOAD,
     VECTOR_REDUCTION,
@@ -102,6 +103,7 @@ from ..plan import (
     TileAction,
     TilePlan,
 )
+from .banks import WAVEFRONT_BYTES
 
 # A CUDA-core element operation (add, multiply, max, select, a fused multiply-add) occupies one lane for one
 # issue slot; the profile's cuda_flops_per_s counts a fused multiply-add as 2 FLOP, so one operation is 2.
@@ -463,6 +465,10 @@ def lsu_seconds(
     instr = passes * nbytes / (vec * hw.warp_size)
     if action.variant == ELEMENT_ASYNC_COPY and hw.lsu_async_elem_warp_instr_per_s_per_sm:
         return instr / hw.lsu_async_elem_warp_instr_per_s_per_sm
+    floor = 0.0
+    if action.variant == NARROW_ASYNC_COPY and hw.lsu_async_narrow_wavefronts:
+        # through L1: its lines' wavefronts in the shared-memory data stage, beside the issue slots below
+        floor = instr * hw.lsu_async_narrow_wavefronts * WAVEFRONT_BYTES / hw.smem_bw_per_sm_bytes_per_s
     base = hw.lsu_warp_instr_per_s_per_sm
     l2_rate = hw.lsu_l2_warp_instr_per_s_per_sm
     if row and hw.lsu_l2_row_warp_instr_per_s_per_sm:
@@ -472,8 +478,8 @@ def lsu_seconds(
         if action.kind is ActionKind.LOAD and vec <= WORD_BYTES:
             return instr / l2_rate  # an element-wide row load, wherever its lines come from (the docstring)
     if l2_hit is None or not l2_rate:
-        return instr / base
-    return instr * (l2_hit / l2_rate + (1.0 - l2_hit) / base)
+        return max(floor, instr / base)
+    return max(floor, instr * (l2_hit / l2_rate + (1.0 - l2_hit) / base))
 
 
 def lane_span_bytes(action: TileAction, hw: HardwareProfile) -> int:

@@ -25,3 +25,24 @@ def test_operand_rows_count_each_instruction_s_operands(warps):
     assert waves == pytest.approx(195.31, abs=0.01)
     assert per_instruction == pytest.approx(183.11, abs=0.01)
     assert once == pytest.approx(122.07, abs=0.01)
+
+
+def test_copy_wavefronts_solve_recovers_hand_made_costs(warps):
+    # steps built from 4 / 6 wavefronts an LDSM (plain / transposed), 5.5 an 8-byte copy and none a 16-byte
+    # one: the solve gives them back and the fitted totals
+    cost = dict(zip(warps.COPY_COLUMNS, (4.0, 6.0, 5.5, 0.0), strict=True))
+    steps = [
+        {"LDSM.16.M88.4": 16, "LDSM.16.MT88.4": 8, "LDGSTS.E.64": 16, "HMMA.16816.F32": 16},
+        {"LDSM.16.M88.4": 8, "LDSM.16.MT88.4": 8, "LDGSTS.E.BYPASS.128": 8},
+        {"LDSM.16.M88.4": 16, "LDSM.16.MT88.4": 16, "LDGSTS.E.64": 8, "LDGSTS.E.BYPASS.128": 8},
+        {"LDSM.16.M88.4": 16, "LDSM.16.MT88.4": 8, "LDGSTS.E.BYPASS.128": 12},
+        {"LDSM.16.M88.4": 64, "LDSM.16.MT88.4": 32, "LDGSTS.E.BYPASS.128": 64},
+    ]
+    rows = [(s, sum(cost[c] * s.get(c, 0) for c in warps.COPY_COLUMNS)) for s in steps]
+    solution, fitted = warps.solve_copy_wavefronts(rows)
+    assert solution == pytest.approx(cost, abs=1e-9)
+    assert fitted == pytest.approx([w for _, w in rows])
+    # steps that would need a negative cost (the 16-byte-only ones 30 wavefronts under what their LDSMs take
+    # elsewhere): no cost comes out negative
+    lower = [(s, w - (30.0 if "LDGSTS.E.64" not in s else 0.0)) for s, w in rows]
+    assert min(warps.solve_copy_wavefronts(lower)[0].values()) >= 0.0

@@ -15,7 +15,7 @@ from tilesight import TensorSpec, load_profile  # noqa: E402
 from tilesight.cache.model import SdcmCacheModel  # noqa: E402
 from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
 from tilesight.model.evaluate import evaluate  # noqa: E402
-from tilesight.plan import ELEMENT_ASYNC_COPY, SYNC_LOAD, ActionKind, Loop  # noqa: E402
+from tilesight.plan import ELEMENT_ASYNC_COPY, NARROW_ASYNC_COPY, SYNC_LOAD, ActionKind, Loop  # noqa: E402
 
 HW = load_profile("h200")
 FE = TritonFrontend()
@@ -583,6 +583,20 @@ def _b_load(dtype, b_strides=None):
     plan = FE.plan(k.gemm, args, dict(BM=128, BN=128, BK=32, GROUP_M=8, num_warps=4, num_stages=3), HW)
     (load,) = [x for x in _find(plan.body, ActionKind.LOAD) if x.tensor == "b_ptr"]
     return load
+
+
+def test_a_small_tile_on_many_warps_copies_8_bytes_a_thread_through_l1():
+    # a 32 x 32 fp16 tile on 8 warps is 1,024 elements over 256 threads: 4 a thread, one 8-byte cp.async
+    # each (LDGSTS.E.64, which cannot bypass L1), variant async_narrow; on 4 warps 8 a thread, 16 bytes
+    M = N = K = 1024
+    a = TensorSpec((M, K), "float16")
+    c = TensorSpec((M, N), "float32")
+    args = ((1024,), a, a, c, M, N, K, K, 1, N, 1, N, 1)
+    for warps, variant, width in ((8, NARROW_ASYNC_COPY, 8), (4, None, 16)):
+        plan = FE.plan(k.gemm, args, dict(BM=32, BN=32, BK=32, GROUP_M=8, num_warps=warps, num_stages=3), HW)
+        loads = [x for x in _find(plan.body, ActionKind.LOAD)]
+        assert {x.tensor for x in loads} == {"a_ptr", "b_ptr"}
+        assert all(x.variant == variant and x.vector_bytes == width for x in loads), (warps, loads)
 
 
 def test_a_tf32_dot_copies_a_row_major_b_one_element_per_cp_async():
