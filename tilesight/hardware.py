@@ -233,9 +233,10 @@ class HardwareProfile:
     # the same for element-wide asynchronous copies into shared memory (4-byte cp.async, as Triton emits for a
     # tile it stores transposed); 0 = not given (they then issue at the global-load rates above)
     lsu_async_elem_warp_instr_per_s_per_sm: float = 0.0
-    # shared-memory data-stage wavefronts (128 B each, at smem_bw_per_sm_bytes_per_s) one 8-byte asynchronous
-    # copy's warp instruction takes (cp.async.ca, through L1; a 16-byte one bypasses L1); 0 = not given (it
-    # then issues at the global-load rates above)
+    # shared-memory data-stage wavefronts (128 B each, at smem_bw_per_sm_bytes_per_s) a K loop's 8-byte
+    # asynchronous copy brings with it (cp.async.ca, through L1; a 16-byte one bypasses L1): its own write and
+    # the loop's barrier and fence traffic in the stage, solved together over the stage's total; 0 = not given
+    # (it then issues at the global-load rates above)
     lsu_async_narrow_wavefronts: float = 0.0
     # time one more block costs an SM when blocks are trivially short (dispatch, start, retire); 0 = not given
     block_dispatch_s: float = 0.0

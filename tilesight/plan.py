@@ -71,8 +71,9 @@ SYNC_LOAD = "sync"
 ELEMENT_ASYNC_COPY = "async_element"
 # TileAction.variant of a LOAD that is an asynchronous copy into shared memory of less than 16 bytes a thread
 # but more than one element (an 8-byte cp.async: a tile too small for 16 bytes a thread, 32 x 32 on 8 warps).
-# Only 16-byte copies may bypass L1 (``cp.async.cg``): a narrower one is ``cp.async.ca``, which the SM's L1
-# data stage takes as a load of its lines before the shared-memory write.
+# Only 16-byte copies may bypass L1 (``cp.async.cg``): a narrower one is ``cp.async.ca``, whose shared-memory
+# write the SM's L1 data stage takes (4 wavefronts a warp instruction, 2 of them bank conflicts, where a
+# 16-byte copy's write does not pass through that stage).
 NARROW_ASYNC_COPY = "async_narrow"
 # TileAction.variant of an atomic STORE issued as relaxed vector reductions of ``vector_bytes`` a thread and
 # instruction (TileLang's AtomicAddx2 / AtomicAddx4); without it an atomic store is one returning atomic per

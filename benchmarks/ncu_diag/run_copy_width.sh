@@ -12,11 +12,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:?OUT must name the output folder}
 mkdir -p "$out"
 ncu_bin=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
-"$ncu_bin" --query-metrics --chip gh100 > "$out/all_metric_names.txt" 2>&1 || true
-awk '{print $1}' "$out/all_metric_names.txt" \
+all_names=$(mktemp)  # ncu's whole list (about 1 MB): only the names kept below are written out
+"$ncu_bin" --query-metrics --chip gh100 > "$all_names" 2>&1 || true
+awk '{print $1}' "$all_names" \
   | grep -E '^(l1tex|smsp|sm)__' \
   | grep -E 'ldgsts|ldsm|data_pipe_lsu_wavefronts_mem_shared|data_bank_conflicts_pipe_lsu_mem_shared' \
   | sort -u > "$out/copy_width_metric_names.txt"
+rm -f "$all_names"
 metrics=gpu__time_duration.sum,sm__cycles_active.avg
 while read -r name; do metrics+=",$name.sum"; done < "$out/copy_width_metric_names.txt"
 echo "$metrics" | tr ',' '\n' > "$out/copy_width_metrics_used.txt"

@@ -273,7 +273,62 @@ def copies(folder: Path) -> int:
     return 0
 
 
+# The copy-width pass's counters (run_copy_width.sh): SASS-attributed instructions and shared data-stage
+# wavefronts by kind, and the stage's total and its "misc" share (neither a load, a store nor a copy)
+_CW = "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_"
+COPY_WIDTH_METRICS = {
+    "ca": ("sm__sass_inst_executed_op_ldgsts_cache_access.sum", _CW + "ldgsts_cache_access.sum"),
+    "cg": ("sm__sass_inst_executed_op_ldgsts_cache_bypass.sum", _CW + "ldgsts_cache_bypass.sum"),
+    "ldsm": ("sm__sass_inst_executed_op_ldsm.sum", _CW + "ldsm.sum"),
+}
+CA_CONFLICTS = "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts_cache_access.sum"
+MISC_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum"
+
+
+def copy_width_rows(ncu: dict[str, dict[str, float]], size: int = SIZE) -> list[dict[str, float | str]]:
+    """Per case of a copy-width pass at ``size``^3: wavefronts a warp instruction of 8-byte (``ca``, through
+    L1) and 16-byte (``cg``) copies and of ``LDSM``, the 8-byte copies' bank conflicts an instruction, and
+    the stage's total and misc wavefronts a block's K step and a warp's K step (misc / steps / warps); NaN
+    where a case has none of a kind."""
+    rows = []
+    for case, metrics in ncu.items():
+        m = re.match(r"m(\d+)n(\d+)k(\d+)w(\d+)s(\d+)g(\d+)$", case)
+        if m is None or WAVEFRONTS not in metrics:
+            continue
+        bm, bn, bk, w, _, _ = map(int, m.groups())
+        steps = -(-size // bm) * -(-size // bn) * size / bk
+        row: dict[str, float | str] = {"case": case}
+        for kind, (instr, waves) in COPY_WIDTH_METRICS.items():
+            n = metrics.get(instr) or 0.0
+            row[kind] = metrics.get(waves, 0.0) / n if n else float("nan")
+        ca = metrics.get(COPY_WIDTH_METRICS["ca"][0]) or 0.0
+        row["ca_conflicts"] = metrics.get(CA_CONFLICTS, 0.0) / ca if ca else float("nan")
+        row["step"] = metrics[WAVEFRONTS] / steps
+        row["misc_per_warp"] = metrics.get(MISC_WAVEFRONTS, float("nan")) / steps / w
+        rows.append(row)
+    return rows
+
+
+def copy_width(folder: Path) -> int:
+    """Print :func:`copy_width_rows` of ``folder``'s ``copy_width_ncu.csv``."""
+    from kmajor import ncu_launches
+
+    rows = copy_width_rows(ncu_launches((folder / "copy_width_ncu.csv").read_text()))
+    print(
+        f"{'case':20s} {'8-byte wf/instr':>15s} {'(conflicts)':>11s} {'16-byte':>8s} {'LDSM':>6s}"
+        f" {'stage wf/step':>13s} {'misc wf/warp-step':>17s}"
+    )
+    for r in rows:
+        print(
+            f"{r['case']:20s} {r['ca']:15.2f} {r['ca_conflicts']:11.2f} {r['cg']:8.2f} {r['ldsm']:6.2f}"
+            f" {r['step']:13.1f} {r['misc_per_warp']:17.2f}"
+        )
+    return 0
+
+
 def main() -> int:
+    if "--copy-width" in sys.argv:
+        return copy_width(Path(sys.argv[sys.argv.index("--copy-width") + 1]))
     if "--copies" in sys.argv:
         return copies(Path(sys.argv[sys.argv.index("--copies") + 1]))
     if "--report" in sys.argv:

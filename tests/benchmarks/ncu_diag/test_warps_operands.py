@@ -46,3 +46,27 @@ def test_copy_wavefronts_solve_recovers_hand_made_costs(warps):
     # elsewhere): no cost comes out negative
     lower = [(s, w - (30.0 if "LDGSTS.E.64" not in s else 0.0)) for s, w in rows]
     assert min(warps.solve_copy_wavefronts(lower)[0].values()) >= 0.0
+
+
+def test_copy_width_rows_per_instruction_and_per_warp_step(warps):
+    # 1024^3 with 32 x 32 x 32 tiles: 32 x 32 x 32 = 32,768 block K steps; 8 warps. 100,000 8-byte copies
+    # taking 400,000 wavefronts (4 each, 200,000 of them conflicts), 50,000 LDSM at 200,000 (4 each), no
+    # 16-byte copies (NaN); 6,553,600 wavefronts in all (200 a step), 917,504 misc (28 a step: 3.5 a warp)
+    cw = warps.COPY_WIDTH_METRICS
+    ncu = {
+        "m32n32k32w8s5g8": {
+            warps.WAVEFRONTS: 6_553_600.0,
+            warps.MISC_WAVEFRONTS: 917_504.0,
+            cw["ca"][0]: 100_000.0,
+            cw["ca"][1]: 400_000.0,
+            warps.CA_CONFLICTS: 200_000.0,
+            cw["ldsm"][0]: 50_000.0,
+            cw["ldsm"][1]: 200_000.0,
+        },
+        "not_a_case": {warps.WAVEFRONTS: 1.0},
+    }
+    (row,) = warps.copy_width_rows(ncu, size=1024)
+    assert row["case"] == "m32n32k32w8s5g8"
+    assert (row["ca"], row["ca_conflicts"], row["ldsm"]) == pytest.approx((4.0, 2.0, 4.0))
+    assert row["cg"] != row["cg"]  # NaN: no 16-byte copies
+    assert (row["step"], row["misc_per_warp"]) == pytest.approx((200.0, 3.5))
