@@ -13,6 +13,7 @@ from tilesight.model.occupancy import residency
 from tilesight.model.resources import side_by_side_runs
 from tilesight.plan import (
     DESCRIPTOR_LOAD,
+    NARROW_ASYNC_COPY,
     AccessMode,
     ActionKind,
     BlockResources,
@@ -76,6 +77,38 @@ DESCRIPTOR_DOTS_NOTE = (
     "H200; the model charges one more meeting of the block's warps a step (about 1.03x), so at three or more "
     "stages it may be a few percent fast (docs/known-gaps.md)"
 )
+
+
+NARROW_COPY_NOTE = (
+    "{tensor} at {loc}: its tile is copied 8 bytes a thread (cp.async.ca, through L1: on {warps} warps the "
+    "tile gives each thread 8 bytes a row); only 16-byte copies bypass L1, and with their loop's barriers "
+    "such copies take about {wavefronts:g} shared-memory wavefronts each, which the model charges. Fewer "
+    "warps or a larger tile copy 16 bytes (32 x 32 x 32 fp16 at 4096^3 ran 1.97x faster on 4 warps than on "
+    "8 on an H100: benchmarks/data/ncu_warps_small_h100)"
+)
+
+
+def narrow_copy_notes(raw: list[dict], warps: int, hw: HardwareProfile | None) -> list[str]:
+    """:data:`NARROW_COPY_NOTE` for each load of ``raw`` (the walker's nodes) the frontend marked
+    :data:`~tilesight.plan.NARROW_ASYNC_COPY`, once per tensor; none where the profile does not price them."""
+    if hw is None or not hw.lsu_async_narrow_wavefronts:
+        return []
+    notes, seen = [], set()
+    for node in _walk_nodes(raw):
+        if node["kind"] is not ActionKind.LOAD or node.get("variant") != NARROW_ASYNC_COPY:
+            continue
+        if node["tensor"] in seen:
+            continue
+        seen.add(node["tensor"])
+        notes.append(
+            NARROW_COPY_NOTE.format(
+                tensor=node["tensor"],
+                loc=node.get("loc") or "?",
+                warps=warps,
+                wavefronts=hw.lsu_async_narrow_wavefronts,
+            )
+        )
+    return notes
 
 
 def descriptor_dot_notes(raw: list[dict]) -> list[str]:
@@ -361,6 +394,7 @@ def build_plan(
     if k_major and any(node["kind"] is ActionKind.DOT for node in _walk_nodes(raw)):
         walker.notes.extend(KMAJOR_NOTE.format(name=name) for name in k_major)
     walker.notes.extend(descriptor_dot_notes(raw))
+    walker.notes.extend(narrow_copy_notes(raw, ir.num_warps, hw))
     programs = grid[0] * grid[1] * grid[2]
     persistent = walker.persistent
     tile_grid = TileGrid(

@@ -597,6 +597,13 @@ def test_a_small_tile_on_many_warps_copies_8_bytes_a_thread_through_l1():
         loads = [x for x in _find(plan.body, ActionKind.LOAD)]
         assert {x.tensor for x in loads} == {"a_ptr", "b_ptr"}
         assert all(x.variant == variant and x.vector_bytes == width for x in loads), (warps, loads)
+        # the report says so once per tensor, where and on how many warps (and nothing for 16-byte copies)
+        noted = [n for n in plan.notes if "copied 8 bytes a thread" in n]
+        if variant is None:
+            assert noted == []
+        else:
+            assert [n.split(" at ")[0] for n in noted] == ["a_ptr", "b_ptr"]
+            assert all("triton_fe_kernels.py:" in n and "on 8 warps" in n for n in noted)
 
 
 def test_a_tf32_dot_copies_a_row_major_b_one_element_per_cp_async():
