@@ -80,11 +80,11 @@ DESCRIPTOR_DOTS_NOTE = (
 
 
 NARROW_COPY_NOTE = (
-    "{tensor} at {loc}: its tile is copied 8 bytes a thread (cp.async.ca, through L1: on {warps} warps the "
-    "tile gives each thread 8 bytes a row); only 16-byte copies bypass L1, and with their loop's barriers "
-    "such copies take about {wavefronts:g} shared-memory wavefronts each, which the model charges. Fewer "
-    "warps or a larger tile copy 16 bytes (32 x 32 x 32 fp16 at 4096^3 ran 1.97x faster on 4 warps than on "
-    "8 on an H100: benchmarks/data/ncu_warps_small_h100)"
+    "{tensor} at {loc}: its tile is copied 8 bytes a thread (cp.async.ca, through L1: spread over {warps} "
+    "warps, the tile leaves each thread 8 bytes); only 16-byte copies bypass L1, and with their loop's "
+    "barriers such copies take about {wavefronts:g} shared-memory wavefronts each, which the model "
+    "charges. Fewer warps or a larger tile copy 16 bytes (32 x 32 x 32 fp16 at 4096^3 ran 1.97x faster "
+    "on 4 warps than on 8 on an H100: benchmarks/data/ncu_warps_small_h100)"
 )
 
 

@@ -442,10 +442,13 @@ def lsu_seconds(
     loops over an L2-resident matrix); an asynchronous copy into shared memory of one element per thread and
     instruction (4-byte ``cp.async``, ``variant="async_element"``) at the profile's
     ``lsu_async_elem_warp_instr_per_s_per_sm`` where given (the ``tf32`` probe: L1-bound, about a fifth of
-    the element-wide global-load rate). A synchronous loop load (``variant="sync"``: one Triton could not turn
-    into an asynchronous copy, e.g. for an unaligned row stride) is counted ``SYNC_LOAD_PASSES`` times: its
-    global loads only, as the shared-memory stores that stage it for its consumer are not what the probes
-    measure.
+    the element-wide global-load rate); an 8-byte one (``variant="async_narrow"``: ``cp.async.ca``, through
+    L1) at least the profile's ``lsu_async_narrow_wavefronts`` shared-memory wavefronts an instruction at
+    ``smem_bw_per_sm_bytes_per_s`` (its write, 4 wavefronts with its bank conflicts, and the barrier and fence
+    traffic of the loop that issues it: the ``warps`` probe's small set under ncu). A synchronous loop load
+    (``variant="sync"``: one Triton could not turn into an asynchronous copy, e.g. for an unaligned row
+    stride) is counted ``SYNC_LOAD_PASSES`` times: its global loads only, as the shared-memory stores that
+    stage it for its consumer are not what the probes measure.
 
     A ``row`` load (into registers, in a kernel without dots: a normalisation's or softmax's row loads)
     issues at the profile's ``lsu_l2_row_warp_instr_per_s_per_sm`` where given (the ``narrow_width`` probe:
@@ -467,7 +470,8 @@ def lsu_seconds(
         return instr / hw.lsu_async_elem_warp_instr_per_s_per_sm
     floor = 0.0
     if action.variant == NARROW_ASYNC_COPY and hw.lsu_async_narrow_wavefronts:
-        # through L1: its lines' wavefronts in the shared-memory data stage, beside the issue slots below
+        # through L1: its write and its loop's barrier and fence traffic in the shared-memory data stage, in
+        # wavefronts, where they exceed the issue slots below
         floor = instr * hw.lsu_async_narrow_wavefronts * WAVEFRONT_BYTES / hw.smem_bw_per_sm_bytes_per_s
     base = hw.lsu_warp_instr_per_s_per_sm
     l2_rate = hw.lsu_l2_warp_instr_per_s_per_sm

@@ -603,7 +603,7 @@ def test_a_small_tile_on_many_warps_copies_8_bytes_a_thread_through_l1():
             assert noted == []
         else:
             assert [n.split(" at ")[0] for n in noted] == ["a_ptr", "b_ptr"]
-            assert all("triton_fe_kernels.py:" in n and "on 8 warps" in n for n in noted)
+            assert all("triton_fe_kernels.py:" in n and "over 8 warps" in n for n in noted)
 
 
 def test_a_tf32_dot_copies_a_row_major_b_one_element_per_cp_async():
