@@ -78,6 +78,14 @@
 #       minute, either GPU); its file goes to benchmarks/data/calibration_barrier.json (an H100's:
 #       calibration_barrier_h100.json), read by `python benchmarks/probe_report.py barrier [--data FILE]`: what
 #       the descriptor attention's three extra meetings a step would cost (docs/known-gaps.md, stop 77);
+# small: the warps probe's small set (stop 78: `WARPS_SET=small benchmarks/ncu_diag/run_warps.sh`, warp-level mma
+#       tiles timed and under ncu, under a minute, either GPU; an H100 ran it at stop 78,
+#       benchmarks/data/ncu_warps_small_h100/); its folder warps_small/ goes to benchmarks/data/ncu_warps_small/
+#       (an H100's to ncu_warps_small_h100/), read by `python benchmarks/ncu_diag/warps.py --copies FOLDER`;
+# copyw: the copy-width pass over the same set (stop 78: `benchmarks/ncu_diag/run_copy_width.sh`, the shared data
+#       stage's per-operation counters, under a minute, either GPU; an H100 ran it at stop 78,
+#       benchmarks/data/ncu_copy_width_h100/); its folder copy_width/ goes to benchmarks/data/ncu_copy_width/,
+#       read by `python benchmarks/ncu_diag/warps.py --copy-width FOLDER`;
 # Everything lands in $OUT/queued.tgz; unpack it and copy as benchmarks/data/README.md's rows for
 # ncu_l2_crowded62_h200{,_run2}.json, validation74/, validation75/ and validation76/ say, then score with the commands there;
 # lone/calibration_lone_step.json goes to benchmarks/data/ (read by `python benchmarks/probe_report.py lone_step`).
@@ -101,11 +109,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -142,11 +150,13 @@ for step in $steps; do
                  python3 $step.py --once > "$out/$step/${step}_ncu.csv") ;;
     barrier) mkdir -p "$out/barrier" && timeout 200 python3 benchmarks/calibrate/run.py \
             --out "$out/barrier/calibration_barrier.json" --only barrier ;;
+    small) WARPS_SET=small OUT=$out/warps_small timeout 200 bash benchmarks/ncu_diag/run_warps.sh ;;
+    copyw) OUT=$out/copy_width timeout 200 bash benchmarks/ncu_diag/run_copy_width.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width 2>/dev/null)) \
     || status=$?
 exit "$status"

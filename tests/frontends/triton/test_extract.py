@@ -604,6 +604,13 @@ def test_a_small_tile_on_many_warps_copies_8_bytes_a_thread_through_l1():
         else:
             assert [n.split(" at ")[0] for n in noted] == ["a_ptr", "b_ptr"]
             assert all("triton_fe_kernels.py:" in n and "over 8 warps" in n for n in noted)
+    # a profile that does not price them says nothing (the copies keep their variant)
+    import dataclasses
+
+    bare = dataclasses.replace(HW, lsu_async_narrow_wavefronts=0.0)
+    plan = FE.plan(k.gemm, args, dict(BM=32, BN=32, BK=32, GROUP_M=8, num_warps=8, num_stages=3), bare)
+    assert not [n for n in plan.notes if "copied 8 bytes a thread" in n]
+    assert {x.variant for x in _find(plan.body, ActionKind.LOAD)} == {NARROW_ASYNC_COPY}
 
 
 def test_a_tf32_dot_copies_a_row_major_b_one_element_per_cp_async():
