@@ -191,31 +191,26 @@ COPY_COLUMNS = ("LDSM.16.M88.4", "LDSM.16.MT88.4", "LDGSTS.E.64", "LDGSTS.E.BYPA
 
 
 def step_instructions(case: tuple[int, ...], size: int = SIZE) -> dict[str, int]:
-    """Per block K step of ``case`` (the project's GEMM kernel at ``size``^3 fp16, compiled on this CPU by
-    the frontend's own compile for ptxas: ``$TILESIGHT_PTXAS`` or the profile's), the SASS instructions of
-    its matrix loop by full opcode, times the block's warps; predicated-off ones (``@!PT``) left out."""
+    """Per block K step of ``case`` (the project's GEMM kernel at ``size``^3 fp16, built as the sweeps build
+    it and compiled on this CPU by the frontend's own compile for ptxas: ``$TILESIGHT_PTXAS`` or the
+    profile's), the SASS instructions of its matrix loop by full opcode, times the block's warps;
+    predicated-off ones (``@!PT``) left out."""
     from collections import Counter
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    here = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(here))
+    sys.path.insert(0, str(here / "triton_sweep"))
     import accuracy  # noqa: PLC0415 (benchmarks/accuracy.py)
+    import sweep_cases  # noqa: PLC0415
     from spill_frames import _cubin_sass  # noqa: PLC0415
     from tilesight.frontends.triton.sass import mma_loop_bodies
 
     from tilesight.hardware import load_profile
 
     bm, bn, bk, w, s, g = case
-    t = {"shape": [size, size], "dtype": "float16", "strides": [size, 1], "init": "randn"}
-    record = {
-        "id": name(case),
-        "kernel": "kernels.triton.gemm:matmul_kernel",
-        "grid": [-(-size // bm) * -(-size // bn)],
-        "args": [{"tensor": t}, {"tensor": t}, {"tensor": dict(t, init="empty")}]
-        + [{"scalar": v} for v in (size, size, size, size, 1, size, 1, size, 1)],
-        "constexprs": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g},
-        "num_warps": w,
-        "num_stages": s,
-    }
-    sass, _ = _cubin_sass(accuracy.rebuild(record, name(case)), load_profile("h200"))
+    config = sweep_cases.GemmConfig(block_m=bm, block_n=bn, block_k=bk, num_warps=w, num_stages=s, group_m=g)
+    built = sweep_cases.gemm_case("grouped", ("probe", size, size, size), "float16", config)
+    sass, _ = _cubin_sass(accuracy.rebuild(built.to_json(), name(case)), load_profile("h200"))
     bodies = mma_loop_bodies(sass)
     if len(bodies) != 1:
         raise ValueError(f"{name(case)}: {len(bodies)} matrix loops in its SASS, expected one")
