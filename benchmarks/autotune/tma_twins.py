@@ -136,8 +136,9 @@ def by_stages(twins: list[Twin], predicted: dict[str, float] | None = None) -> d
     return out
 
 
-def _predict(twins: list[Twin], hw: str) -> dict[str, dict]:
-    """Per descriptor id: the model's ratio and the descriptor launch's resident blocks an SM."""
+def _predict(twins: list[Twin], records: dict[str, dict], hw: str) -> dict[str, dict]:
+    """Per descriptor id: the model's ratio and the descriptor launch's resident blocks an SM; ``records``:
+    the sweep records by their ``file:line``."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     sys.path.insert(0, str(ROOT))
     import accuracy  # noqa: PLC0415 (benchmarks/accuracy.py: rebuilds a sweep record's launch)
@@ -145,10 +146,7 @@ def _predict(twins: list[Twin], hw: str) -> dict[str, dict]:
     import tilesight  # noqa: PLC0415
 
     def estimate(where: str):
-        path, line_no = where.rsplit(":", 1)
-        with (ROOT / path).open() as fh:
-            rec = json.loads(fh.readlines()[int(line_no) - 1])
-        launch = accuracy.rebuild(rec, where)
+        launch = accuracy.rebuild(records[where], where)
         return tilesight.estimate(launch.fn, launch.grid, *launch.args, hw=hw, **launch.options)
 
     out = {}
@@ -173,10 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     for path in (args.descriptor, args.pointer):
         if not path.is_file():
             ap.error(f"{path}: no such sweep file")
-    twins = pair(_records(args.descriptor.resolve()), _records(args.pointer.resolve()), args.causal)
+    descriptor, pointer = _records(args.descriptor.resolve()), _records(args.pointer.resolve())
+    twins = pair(descriptor, pointer, args.causal)
     if not twins:
         ap.error("no timed, non-spilling pairs in those files")
-    model = _predict(twins, args.hw) if args.predict else None
+    by_where = {where: rec for loaded in (descriptor, pointer) for rec, where in loaded.values()}
+    model = _predict(twins, by_where, args.hw) if args.predict else None
     head = f"{'shape':16s} {'config':14s} {'meas':>6s}"
     if model:
         head += f" {'pred':>6s} {'res':>3s} {'ns/blk-step meas':>16s} {'pred':>6s}"
