@@ -237,7 +237,11 @@ def copies(folder: Path) -> int:
     ``lsu_async_narrow_wavefronts`` is the 8-byte copy's)."""
     from kmajor import ncu_launches
 
-    ncu = ncu_launches((folder / "warps_ncu.csv").read_text())
+    path = folder / "warps_ncu.csv"
+    if not path.is_file():
+        print(f"warps.py --copies: {path}: no such file (run_warps.sh writes it)", file=sys.stderr)
+        return 2
+    ncu = ncu_launches(path.read_text())
     rows, names = [], []
     for case in dict.fromkeys((*SMALL_CASES, *CASES)):  # whichever set the pass ran
         metrics = ncu.get(name(case))
@@ -308,7 +312,11 @@ def copy_width(folder: Path) -> int:
     """Print :func:`copy_width_rows` of ``folder``'s ``copy_width_ncu.csv``."""
     from kmajor import ncu_launches
 
-    rows = copy_width_rows(ncu_launches((folder / "copy_width_ncu.csv").read_text()))
+    path = folder / "copy_width_ncu.csv"
+    if not path.is_file():
+        print(f"warps.py --copy-width: {path}: no such file (run_copy_width.sh writes it)", file=sys.stderr)
+        return 2
+    rows = copy_width_rows(ncu_launches(path.read_text()))
     print(
         f"{'case':20s} {'8-byte wf/instr':>15s} {'(conflicts)':>11s} {'16-byte':>8s} {'LDSM':>6s}"
         f" {'stage wf/step':>13s} {'misc wf/warp-step':>17s}"
