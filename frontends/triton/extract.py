@@ -169,6 +169,8 @@ _VALUE_PASSTHROUGH = frozenset(
 # conversions of integer tensors to floating point: their integer inputs are values (Walker.value_work), and
 # the conversion itself is SFU-pipe work (see Walker.step)
 _INT_TO_FLOAT = frozenset({"arith.uitofp", "arith.sitofp"})
+# float -> integer conversions: one F2I a lane, at the rate of the I2F above
+_FLOAT_TO_INT = frozenset({"arith.fptosi", "arith.fptoui"})
 # Floating-point element ops that issue on the SM's ALU (compares, selects, minimum / maximum), not its FMA
 # units: TileAction.alu_ops, priced at the profile's alu_op_cost. Integer element ops the walker counts (on
 # loaded values, a select's condition, an RNG's rounds) are ALU ops too.
@@ -741,6 +743,11 @@ class Walker:
                 if work:
                     self.group(op, body, vin, ActionKind.ELEMENTWISE, work, 0)
                     vin = self.get(op.results[0])
+                self.group(op, body, vin, ActionKind.SFU, numel, 0)
+                return
+            if n in _FLOAT_TO_INT:
+                # an F2I a lane (``.to(tl.int8)``, ``.to(tl.int32)`` of a float: ``F2I.S16.TRUNC.NTZ`` /
+                # ``F2I.TRUNC.NTZ`` in the SASS compiled here), on the unit its I2F twin issues on
                 self.group(op, body, vin, ActionKind.SFU, numel, 0)
                 return
             if id(op) in self.fused:

@@ -247,6 +247,28 @@ def test_integer_math_that_becomes_a_value_is_element_work():
 
 
 @triton.jit
+def _float_to_int8(x_ptr, q_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(q_ptr + offs, (x * 2.0).to(tl.int8))
+
+
+def test_a_float_to_integer_conversion_is_one_sfu_lane_an_element():
+    # .to(tl.int8) of a 1024-element fp32 tile: one F2I a lane (F2I.S16.TRUNC.NTZ in ptxas's SASS for sm_90),
+    # issued where I2F and MUFU issue, so 1024 SFU lanes after the multiply's 1024 element operations; it
+    # was an ALU op a lane, which left a row quantiser's conversions (validations 46-77's quant_rows, 1.13x
+    # slow, median) off the unit that runs them
+    from tilesight.plan import ActionKind
+
+    x = TensorSpec((8192,), "float32")
+    plan = _plan(_float_to_int8, (8,), x, TensorSpec((8192,), "int8"), BLOCK=1024)
+    (mul,) = [a for a in plan.body if getattr(a, "kind", None) is ActionKind.ELEMENTWISE]
+    assert mul.flops == 1024 and mul.alu_ops == 0
+    (cvt,) = [a for a in plan.body if getattr(a, "kind", None) is ActionKind.SFU]
+    assert cvt.flops == 1024 and mul.name in cvt.deps
+
+
+@triton.jit
 def _hash_bits_to_float(out_ptr, seed, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     h = (offs * 747796405) ^ seed
