@@ -35,7 +35,7 @@ from .extract import _ELEM, Walker, _walk_nodes
 from .layouts import pipelined, refills_after_compute, warpgroup_shares
 from .ptxas import AUTO_BAND, AUTO_CEILING, PtxasUsage, toolchain_note
 from .registers import SYNC_VARIANT, estimate_registers, spill_frame_bytes
-from .strides import memory_run_bytes, tile_extents
+from .strides import memory_run_bytes, spill_outward, tile_extents
 
 # Registers a thread is given in steps of (a warp's allocation unit of 256 registers over 32 threads).
 REGISTER_GRANULE = 8
@@ -130,17 +130,25 @@ def descriptor_dot_notes(raw: list[dict]) -> list[str]:
     return notes
 
 
-def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec) -> tuple[int, ...]:
+def _tile_in_tensor(tile: tuple[int, ...], spec: TensorSpec, masked: bool = False) -> tuple[int, ...]:
     """Map a tile's extents onto the tensor's dims: the tile's axes cover the tensor's innermost dims in
-    order (leading tensor dims get extent 1; extra leading tile axes fold into the first covered dim), each
-    clamped to the tensor's extent."""
+    order (leading tensor dims get extent 1; extra leading tile axes fold into the first covered dim), an
+    axis longer than its dim running on into the dims packed outside it that no other axis covers
+    (:func:`.strides.spill_outward`, ``masked``: the access has a mask), each clamped to the tensor's
+    extent."""
     shape = spec.shape or (1,)
+    strides = spec.strides or (1,) * len(shape)
     rank = len(shape)
     t = list(tile)
     if len(t) > rank:
         t = [math.prod(t[: len(t) - rank + 1]), *t[len(t) - rank + 1 :]]
     t = [1] * (rank - len(t)) + t
-    return tuple(max(1, min(e, s)) for e, s in zip(t, shape, strict=True))
+    out = [1] * rank
+    used = {d for d in range(rank) if t[d] > 1}
+    for d in reversed(range(rank)):
+        if t[d] > 1:
+            spill_outward(out, d, t[d], shape, strides, used, masked)
+    return tuple(max(1, min(e, s)) for e, s in zip(out, shape, strict=True))
 
 
 # Iterations ptxas unrolls a small loop of loads into, issuing their loads together (the SASS of the row
@@ -363,9 +371,9 @@ def build_plan(
             if len(modes) > 1
             else next(iter(modes))
         )
-        extents = tile_extents(acc["tile"], acc["axes"], spec)
+        extents = tile_extents(acc["tile"], acc["axes"], spec, acc["masked"])
         if extents is None:  # not affine in the tile axes: the tile's axes cover the innermost dims
-            tile = _tile_in_tensor(acc["tile"], spec)
+            tile = _tile_in_tensor(acc["tile"], spec, acc["masked"])
             clamped = any(e > s for e, s in zip(acc["tile"][-len(spec.shape) :], spec.shape, strict=False))
         else:
             tile = tuple(max(1, min(e, s)) for e, s in zip(extents, spec.shape or (1,), strict=True))

@@ -83,25 +83,72 @@ def _propagate(
     return None
 
 
-def tile_extents(tile: tuple[int, ...], axes: Axes, spec: TensorSpec) -> tuple[int, ...] | None:
+def tile_extents(
+    tile: tuple[int, ...], axes: Axes, spec: TensorSpec, masked: bool = False
+) -> tuple[int, ...] | None:
     """The tile's extent along each tensor dimension (not clamped to the tensor's extents), or None when
-    some axis's stride is not a stride of the tensor."""
+    some axis's stride is not a stride of the tensor. An axis longer than its dimension runs on into the
+    dimensions packed outside it (:func:`spill_outward`; ``masked``: the access has a mask, which may stop
+    it): a flat ``arange(0, H * D)`` over a token's ``(H, D)`` heads of a ``(T, H, D)`` cache covers all
+    ``H`` heads, not ``D`` elements of one."""
     if axes is None or len(axes) != len(tile):
         return None
     shape = spec.shape or (1,)
     strides = spec.strides or (1,)
     out = [1] * len(shape)
     used: set[int] = set()
+    placed = []
     for extent, stride in zip(tile, axes, strict=True):
         if extent <= 1 or stride == 0:
             continue
         dims = [d for d in range(len(shape)) if strides[d] == abs(stride) and shape[d] > 1 and d not in used]
         if not dims:
             return None
-        d = dims[-1]
-        used.add(d)
-        out[d] = extent
+        used.add(dims[-1])
+        placed.append((dims[-1], extent))
+    for d, extent in placed:  # every axis placed first: an axis runs on only into dims no other axis walks
+        spill_outward(out, d, extent, shape, strides, used, masked)
     return tuple(out)
+
+
+def spill_outward(
+    out: list[int],
+    d: int,
+    extent: int,
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    used: set[int],
+    masked: bool = False,
+) -> None:
+    """Set ``out[d]`` to ``extent``; where that is more than dimension ``d`` holds and the next dimension
+    out is packed against it (its stride ``shape[d] * strides[d]``, not yet taken by another axis), ``d``
+    gets its whole extent and the rest (in whole rows of ``d``) goes on outward the same way. The last
+    dimension reached keeps what is left, past the tensor's extent where the tile runs beyond it (the
+    caller clamps, and counts the access as masked).
+
+    A ``masked`` access's mask may stop the axis at its dimension's end (a 2,048-wide block of a 2,000-wide
+    row, ``cols < n_cols``): it runs on only in whole rows of the dimension (2,048 over 128-element heads is
+    16 of them; over a 2,000-element row it is a masked part of one) and never into the tensor's outermost
+    dimension (the rows a program or loop picks, not a flat index)."""
+    outermost = next((o for o in range(len(shape)) if shape[o] > 1), 0)
+    while extent > shape[d]:
+        if masked and extent % shape[d]:
+            break
+        outer = [
+            o
+            for o in range(len(shape))
+            if o not in used
+            and shape[o] > 1
+            and strides[o] == shape[d] * strides[d]
+            and not (masked and o == outermost)
+        ]
+        if not outer:
+            break
+        out[d] = shape[d]
+        extent = -(-extent // shape[d])
+        d = outer[-1]
+        used.add(d)
+    out[d] = extent
 
 
 def memory_run_bytes(tile: tuple[int, ...], spec: TensorSpec, elem_bytes: int) -> int | None:

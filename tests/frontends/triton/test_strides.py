@@ -51,3 +51,33 @@ def test_a_moe_weight_tile_lands_on_its_n_and_k_dimensions():
     # 1 and K): 64 along K, 128 along N
     w = TensorSpec((8, 14336, 4096), "bfloat16")
     assert tile_extents((64, 128), (1, 4096), w) == (1, 128, 64)
+
+
+def test_a_flat_range_over_a_tokens_heads_covers_every_head():
+    # a (T, H, D) = (16384, 8, 128) cache read a token at a time by arange(0, H * D): the 1024-element axis of
+    # stride 1 covers D and runs on into H (packed against it: stride D), not 128 elements of one head
+    kv = TensorSpec((16384, 8, 128), "bfloat16")
+    assert tile_extents((1024,), (1,), kv) == (1, 8, 128)
+    assert tile_extents((1024,), (1,), TensorSpec((16384, 32, 32), "bfloat16")) == (1, 32, 32)
+    # unmasked, 1000 elements cover 7.8 heads: eight rows of D
+    assert tile_extents((1000,), (1,), kv) == (1, 8, 128)
+    # heads padded apart (stride 256 for 128 elements) are not packed: the axis stays on D, past its extent
+    padded = TensorSpec((16384, 8, 128), "bfloat16", strides=(2048, 256, 1))
+    assert tile_extents((1024,), (1,), padded) == (1, 1, 1024)
+    # nor does an axis run into a dimension another axis walks: a 64-wide tile of a 16-column B keeps its
+    # 64 rows of K
+    assert tile_extents((64, 64), (1, 16), TensorSpec((4096, 16), "float16")) == (64, 64)
+
+
+def test_a_masked_axis_runs_on_only_in_whole_rows_and_not_into_the_outermost_dimension():
+    # a 2,048-wide block of a 2,000-wide row under cols < n_cols stays in its row (the caller clamps it)
+    rows = TensorSpec((32768, 2000), "float16")
+    assert tile_extents((2048,), (1,), rows, masked=True) == (1, 2048)
+    # ... as does one twice its row: the mask keeps it to its row, whose rows a program picks
+    wide = TensorSpec((32768, 1024), "float16")
+    assert tile_extents((2048,), (1,), wide, masked=True) == (1, 2048)
+    assert tile_extents((2048,), (1,), wide) == (2, 1024)  # unmasked, its addresses do run on
+    # 12 heads of 128 under a 2,048-wide masked block (hd < H * D): 16 whole heads, clamped to 12 by the
+    # caller, and not on into the tokens
+    kv = TensorSpec((4096, 12, 128), "bfloat16")
+    assert tile_extents((2048,), (1,), kv, masked=True) == (1, 16, 128)
