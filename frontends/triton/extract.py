@@ -72,6 +72,7 @@ from .layouts import (
     element_replication,
     fma_dots,
     lane_strides,
+    mma_passes,
     pipelined,
     reduce_warps,
     scan_carries,
@@ -298,6 +299,7 @@ class Walker:
         self.replicated = dot_replication(ir.ttgir)
         self.element_copies = element_replication(ir.ttgir)
         self.instr_n = dot_instr_n(ir.ttgir)
+        self.mma_passes = mma_passes(ir.ttgir)
         self.a_registers = dot_a_registers(ir.ttgir)
         self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
@@ -1214,9 +1216,12 @@ class Walker:
         if variant == "wgmma":
             node["mma_n"] = at_op(self.instr_n, op)
         copies = at_op(self.replicated, op)
-        if copies:
+        # tf32x3: three TF32 MMAs for the one dot (layouts.mma_passes), each its own tensor-core work and
+        # shared-memory operand reads; the split of the operands into high and low parts is element work
+        passes = at_op(self.mma_passes, op) or 1
+        if copies or passes > 1:
             # the MMA layout's warps cover the result more than once: each copy is computed (layouts)
-            node["flops"] = 2.0 * m * batch * nn * k * copies
+            node["flops"] = 2.0 * m * batch * nn * k * (copies or 1) * passes
         if variant == "wgmma" and node["mma_n"]:
             # Every warpgroup MMA instruction (m64 x mma_n x k16) reads its A rows and B columns from shared
             # memory itself: B once for each 64 rows of the tile, A once for each mma_n columns (and again for
@@ -1230,7 +1235,7 @@ class Walker:
             b_reads = -(-m // WGMMA_ROWS) * (copies or 1)
             a_reads = -(-nn // node["mma_n"]) * (copies or 1)
             a_bytes = 0 if a_in_regs else a_reads * m * k
-            node["smem_bytes"] = float(batch * elem * (a_bytes + b_reads * k * nn))
+            node["smem_bytes"] = float(batch * elem * (a_bytes + b_reads * k * nn) * passes)
             node["mma_a_registers"] = a_in_regs
         warps = _mma_v2_warps(self.ir.ttgir) if variant == "mma" else None
         if warps is not None:
@@ -1240,8 +1245,25 @@ class Walker:
             wm, wn = warps
             elem = dtype_bytes(node["dtype"])
             a_in_regs = self._a_in_registers(op, body)
-            node["smem_bytes"] = float(batch * elem * ((0 if a_in_regs else wn * m * k) + wm * k * nn))
+            node["smem_bytes"] = float(
+                batch * elem * ((0 if a_in_regs else wn * m * k) + wm * k * nn) * passes
+            )
             node["vector_bytes"] = LDMATRIX_BYTES_PER_THREAD
+        if passes > 1:
+            # each operand split into a high part and the remainder (a conversion and a subtraction an
+            # element), before the MMAs
+            split = self.fresh("elementwise")
+            body.add(
+                {
+                    "name": split,
+                    "kind": ActionKind.ELEMENTWISE,
+                    "flops": float(2 * batch * (m * k + k * nn)),
+                    "alu_ops": 0.0,
+                    "deps": set(node["deps"]),
+                    "loc": op.loc,
+                }
+            )
+            node["deps"].add(split)
         body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
 

@@ -154,18 +154,29 @@ def _arg_divisibility(ttgir: str) -> Mapping[str, int]:
 
 
 def _divisibility(
-    value: str, defs: dict[str, Op], args: Mapping[str, int], ivs: Mapping[str, Op], memo: dict[str, int]
+    value: str,
+    defs: dict[str, Op],
+    args: Mapping[str, int],
+    ivs: Mapping[str, Op | tuple[str, str]],
+    memo: dict[str, int],
 ) -> int:
     """The largest power of two an integer (or address) value is known to be a multiple of, in elements:
     Triton's own alignment reasoning (AxisInfo), which its LLVM lowering uses to size each thread's memory
     vector, over the ops a kernel's index arithmetic uses. Products multiply, sums take the smaller, a range
     counts as its start (its contiguity is the layout's business), a loop's induction variable as the smaller
-    of its start and step; anything else (a remainder, a mask, a loaded value, a loop-carried value) is 1."""
+    of its start and step, a loop-carried value as the smaller of what enters the loop and what an
+    iteration yields for it; anything else (a remainder, a mask, a loaded value) is 1."""
     if value in memo:
         return memo[value]
-    memo[value] = 1  # a cycle through loop-carried values stays pessimistic
+    memo[value] = 1  # a cycle through other values stays pessimistic
     if value in args:
         out = args[value]
+    elif isinstance(carried := ivs.get(value), tuple):
+        # a loop-carried value: the smaller of what enters the loop and what each iteration yields, taken
+        # optimistically around the cycle as AxisInfo's fixed point does (a row offset the pipeliner carries
+        # as ``off + N`` stays a multiple of N's divisibility)
+        memo[value] = _ALIGNED
+        out = min(_divisibility(v, defs, args, ivs, memo) for v in carried)
     elif value in ivs:
         loop = ivs[value]
         lower, step = loop.operands[0], loop.operands[2]
@@ -191,8 +202,29 @@ def _divisibility(
     return out
 
 
+def _loop_values(ops: list[Op]) -> dict[str, Op | tuple[str, str]]:
+    """Each ``scf.for``'s induction variable (its body's first block argument) -> the loop, and each of its
+    loop-carried block arguments -> (the value it enters with, the value its body yields for it)."""
+    out: dict[str, Op | tuple[str, str]] = {}
+    for o in ops:
+        if o.name != "scf.for" or not o.block_args or not o.block_args[0]:
+            continue
+        out[o.block_args[0][0]] = o
+        body = o.regions[0] if o.regions else []
+        yields = body[-1].operands if body and body[-1].name == "scf.yield" else []
+        inits = o.operands[3:]
+        carried = o.block_args[0][1:]
+        if len(carried) == len(inits) == len(yields):
+            out.update({arg: (init, y) for arg, init, y in zip(carried, inits, yields, strict=True)})
+    return out
+
+
 def _mask_divisibility(
-    mask: str, defs: dict[str, Op], args: Mapping[str, int], ivs: Mapping[str, Op], memo: dict[str, int]
+    mask: str,
+    defs: dict[str, Op],
+    args: Mapping[str, int],
+    ivs: Mapping[str, Op | tuple[str, str]],
+    memo: dict[str, int],
 ) -> int | None:
     """How many consecutive elements a mask is known to keep or drop together: a comparison's operands'
     divisibility, the smaller over masks combined with ``and``; None for a mask of another form."""
@@ -215,7 +247,7 @@ def _lowered_vector(
     unaligned: frozenset[str],
     defs: dict[str, Op],
     args: Mapping[str, int],
-    ivs: Mapping[str, Op],
+    ivs: Mapping[str, Op | tuple[str, str]],
 ) -> int:
     """Elements a thread moves with one instruction of the 1-D masked global access ``op``, whose layout
     gives it ``vector`` contiguous elements: the LLVM lowering narrows the vector to the address's and the
@@ -258,8 +290,7 @@ def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
     defs = {r: op for op in ops for r in op.results}
     unaligned = unaligned_int_args(ttgir)
     args = _arg_divisibility(ttgir)
-    # each scf.for's induction variable (its body's first block argument) -> the loop
-    ivs = {o.block_args[0][0]: o for o in ops if o.name == "scf.for" and o.block_args and o.block_args[0]}
+    ivs = _loop_values(ops)
     shared, fastest = _copy_axes(ttgir)
     out: dict[str, tuple[int, int]] = {}
     for op in ops:
@@ -657,3 +688,30 @@ def warp_local_gathers(ttgir: str) -> Mapping[str, int]:
         if k < len(fields["sizePerThread"]):
             pairs.append((op, fields["sizePerThread"][k]))
     return _by_location(pairs, max)
+
+
+_MMA_OPS = ("ttng.warp_group_dot", "tt.dot")
+
+
+def _region_mma_counts(ops: list[Op], out: dict[str, int]) -> None:
+    counts: dict[str, int] = {}
+    for op in ops:
+        key = op.where or op.line  # by column: two dots of one line are two dots, not two passes of one
+        if op.name in _MMA_OPS and key is not None:
+            counts[key] = counts.get(key, 0) + 1
+        for region in op.regions:
+            _region_mma_counts(region, out)
+    for key, n in counts.items():
+        out[key] = max(n, out.get(key, 0))
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def mma_passes(ttgir: str) -> Mapping[str, int]:
+    """Source location -> the matrix multiplies the TTGIR runs for the one ``tl.dot`` there, where that is
+    more than one: ``input_precision="tf32x3"`` splits each fp32 operand into a TF32 high part and the
+    remainder and runs three TF32 MMAs (high x high, high x low, low x high: three ``ttng.warp_group_dot``
+    at the dot's location inside the loop). Counted within one block of ops (the most of any), so the
+    iterations a pipelined loop peels into its prologue or epilogue do not add passes. Cached, read-only."""
+    out: dict[str, int] = {}
+    _region_mma_counts(parse_module(ttgir).body, out)
+    return MappingProxyType({key: n for key, n in out.items() if n > 1})

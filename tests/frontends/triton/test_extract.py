@@ -1176,3 +1176,88 @@ def test_scan_carries_read_from_the_layout():
     # axis 0 of 512 rows over chunks of 1 x 4 rows: 128 steps; 32 columns over 8 lanes: 4 lines; 2 operands.
     # The second scan has 32 lanes along its axis (and one warp): no carry chain
     assert dict(scan_carries(ttgir)) == {"k.py:10:5": (128, 4, 2), "k.py:10": (128, 4, 2)}
+
+
+@triton.jit
+def _copy_token_rows(src, dst, HD: tl.constexpr):
+    t = tl.program_id(0)
+    hd = tl.arange(0, HD)
+    tl.store(dst + t * HD + hd, tl.load(src + t * HD + hd))
+
+
+def test_a_flat_row_copy_moves_the_same_bytes_whatever_shape_describes_the_rows():
+    # a token's 8 x 128 bf16 heads copied by arange(0, 1024): 2 KiB a program read and written, whether the
+    # tensors are (T, 1024), flat, or (T, 8, 128) / (T, 32, 32); the 3-D ones had their tile cut to one
+    # head's 128 elements (a reshape_and_cache-style kernel predicted at half its DRAM roofline)
+    reads = set()
+    for shape in ((4096, 1024), (4096 * 1024,), (4096, 8, 128), (4096, 32, 32)):
+        x = TensorSpec(shape, "bfloat16")
+        plan = FE.plan(_copy_token_rows, ((4096,), x, x), dict(HD=1024, num_warps=4), HW)
+        t = {a.name: a for a in plan.tensors}
+        assert np.prod(t["src"].tile) == np.prod(t["dst"].tile) == 1024
+        reads.add(
+            tilesight.estimate(_copy_token_rows, (4096,), x, x, hw="h200", HD=1024, num_warps=4).dram_bytes
+        )
+    assert len(reads) == 1
+
+
+@triton.jit
+def _pipelined_row_scale(x_ptr, y_ptr, n_rows, N, rows_per_prog, BLOCK: tl.constexpr, STAGES: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    r0 = pid * rows_per_prog
+    for r in tl.range(r0, tl.minimum(r0 + rows_per_prog, n_rows), num_stages=STAGES):
+        x = tl.load(x_ptr + r.to(tl.int64) * N + cols, mask=mask, other=0.0).to(tl.float32)
+        tl.store(y_ptr + r.to(tl.int64) * N + cols, (x * tl.sum(x * x, axis=0)).to(tl.bfloat16), mask=mask)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3])
+def test_a_row_offset_the_pipeliner_carries_keeps_the_store_aligned(stages):
+    # rows_per_prog (125) is no multiple of 16, so a row's index is not, but its offset r * N is (N = 4096):
+    # 16-byte vectors whatever the stages (st.global.v4.b32 in Triton's PTX). At 2+ stages the pipeliner
+    # carries that offset from iteration to iteration (an scf.for iter_arg entering as r0 * N, yielded as
+    # r' * N); taken as of no known divisibility, the store was split into 2-byte lanes 16 bytes apart, a
+    # phantom L2 write-merge phase that nearly doubled the prediction
+    x = TensorSpec((16384, 4096), "bfloat16")
+    plan = FE.plan(
+        _pipelined_row_scale,
+        ((132,), x, x, 16384, 4096, 125),
+        dict(BLOCK=4096, STAGES=stages, num_warps=8),
+        HW,
+    )
+    (store,) = [a for a, _ in plan.actions() if a.kind is ActionKind.STORE]
+    assert (store.vector_bytes, store.lane_stride_bytes) == (16, None)
+
+
+@triton.jit
+def _fp32_gemm(
+    a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr
+):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        rk = k0 + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+        b = tl.load(b_ptr + rk[:, None] * 1024 + rn[None, :])
+        acc = tl.dot(a, b, acc, input_precision=PREC)
+    tl.store(c_ptr + rm[:, None] * 1024 + rn[None, :], acc)
+
+
+def test_a_tf32x3_dot_runs_three_tf32_mmas():
+    # input_precision="tf32x3" splits each fp32 operand into a TF32 high part and the remainder and runs three
+    # warpgroup MMAs at the dot's location (hi x hi, hi x lo, lo x hi): three times the tensor-core work of
+    # the plain tf32 dot, plus the split (a conversion and a subtraction an element of each operand: 2 x
+    # (128 x 32 + 32 x 128) a K step); it was counted as one MMA and predicted faster than plain tf32
+    f = TensorSpec((1024, 1024), "float32")
+    meta = dict(BM=128, BN=128, BK=32, num_warps=8, num_stages=3)
+    dots = {}
+    for prec in ("tf32", "tf32x3"):
+        plan = FE.plan(_fp32_gemm, ((8, 8), f, f, f, 1024), dict(meta, PREC=prec), HW)
+        (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+        (dot,) = [a for a in loop.body if a.kind is ActionKind.DOT]
+        dots[prec] = dot
+        split = [a for a in loop.body if a.kind is ActionKind.ELEMENTWISE and a.name in dot.deps]
+        assert sum(a.flops for a in split) == (2 * (128 * 32 + 32 * 128) if prec == "tf32x3" else 0)
+    assert dots["tf32x3"].flops == 3 * dots["tf32"].flops == 3 * 2 * 128 * 128 * 32
