@@ -135,6 +135,14 @@ def other_cases() -> list[Case]:
     return k_other.other_cases()
 
 
+def robust_cases() -> list[Case]:
+    """A robustness survey (stop 79): losses, norms, quantisation, KV-cache writes, split-K, fp8 block-scaled
+    GEMM, sliding-window attention and the survey's defect reproducers (k_robust)."""
+    import k_robust
+
+    return k_robust.robust_cases()
+
+
 SETS = {
     "survey": (all_cases, ""),
     "recheck": (recheck_cases, "recheck_"),
@@ -147,6 +155,7 @@ SETS = {
     "moe": (moe_cases, "moe_"),
     "reread": (reread_cases, "reread_"),
     "other": (other_cases, "other_"),
+    "robust": (robust_cases, "robust_"),
 }
 
 
