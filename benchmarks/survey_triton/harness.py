@@ -163,6 +163,13 @@ def cases_of(name: str) -> list[Case]:
     return SETS[name][0]()
 
 
-def measured_file(name: str) -> str:
+def measured_file(name: str, hw: str = "h200") -> str:
     prefix = SETS[name][1]
-    return f"{prefix}h200.jsonl" if prefix else "survey_triton_h200.jsonl"
+    return f"{prefix}{hw}.jsonl" if prefix else f"survey_triton_{hw}.jsonl"
+
+
+def predicted_file(name: str, hw: str = "h200") -> str:
+    """The set's predictions recorded before it was timed: for the H200 (the survey's GPU) without a suffix,
+    for another GPU's profile with its name (``robust_predicted_before_measuring_h100.json``)."""
+    suffix = "" if hw == "h200" else f"_{hw}"
+    return f"{SETS[name][1]}predicted_before_measuring{suffix}.json"

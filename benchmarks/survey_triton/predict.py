@@ -1,6 +1,7 @@
 """TileSight's predictions for the Triton survey set (CPU): what it predicts, refuses, and why.
 
 python benchmarks/survey_triton/predict.py --out benchmarks/data/survey_triton/predicted_before_measuring.json
+    [--set NAME] [--hw h100]
 """
 
 from __future__ import annotations
@@ -24,14 +25,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--set", choices=tuple(harness.SETS), default="survey")
+    ap.add_argument("--hw", default="h200", help="the GPU profile to predict for")
     args = ap.parse_args()
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE)
     dirty = subprocess.run(["git", "status", "--short", "-uno"], capture_output=True, text=True, cwd=HERE)
-    out: dict = {"commit": rev.stdout.strip(), "uncommitted": dirty.stdout.split()[1::2], "cases": {}}
+    out: dict = {
+        "commit": rev.stdout.strip(),
+        "uncommitted": dirty.stdout.split()[1::2],
+        "hw": args.hw,
+        "cases": {},
+    }
     for c in harness.cases_of(args.set):
         row: dict = {"roofline_us": c.roofline_us()}
         try:
-            r = tilesight.estimate(c.fn, c.grid, *c.args, hw="h200", **c.kw)
+            r = tilesight.estimate(c.fn, c.grid, *c.args, hw=args.hw, **c.kw)
             row.update(predicted_us=round(float(r.latency_us), 3), bottleneck=str(r.bottleneck))
         except TileSightError as e:
             row.update(refused=f"{type(e).__name__}: {e}"[:600])

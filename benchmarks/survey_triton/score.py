@@ -1,15 +1,17 @@
 """Score the Triton survey set (CPU): predictions recorded before measuring against the H200 timings.
 
     python benchmarks/survey_triton/score.py [--data benchmarks/data/survey_triton] [--now] [--set NAME]
+        [--hw h100]
 
 Families by kernel name: ``gemm_*``, ``w4a16*``, ``w8a16*``, ``fused_moe*`` and ``dot_scaled*`` are GEMMs;
 ``flash_*``, ``decode_*``, ``attn_*``, ``paged_*`` and ``varlen_fwd*`` attention; the rest memory-bound. MAPE
 per family beside the roofline (each case's compulsory DRAM bytes over 4.8 TB/s or its FLOPs over the
-datasheet peak), the refusals, and the worst cases. ``--now`` predicts with the code as it is instead of
-reading the recorded predictions; ``--set`` scores another case set (``harness.SETS``). Integer tensors
-without given contents are zeros on the GPU (outputs, labels); a case whose gather indices were such zeros
-(``ZERO_INDICES``) reads one row over and over, not the access pattern the prediction assumed, and is listed
-apart.
+datasheet peak), the refusals, and the worst cases. ``--hw h100`` scores a set's H100 timings
+(``{set}h100.jsonl``) against its predictions for the H100 profile. ``--now`` predicts with the code as it is
+instead of reading the recorded predictions; ``--set`` scores another case set (``harness.SETS``). Integer
+tensors without given contents are zeros on the GPU (outputs, labels); a case whose gather indices were such
+zeros (``ZERO_INDICES``) reads one row over and over, not the access pattern the prediction assumed, and is
+listed apart.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def family(name: str) -> str:
     return "memory"
 
 
-def _now(which: str) -> dict:
+def _now(which: str, hw: str = "h200") -> dict:
     import tilesight
     from tilesight.errors import TileSightError
 
@@ -48,7 +50,7 @@ def _now(which: str) -> dict:
     for c in harness.cases_of(which):
         row: dict = {"roofline_us": c.roofline_us()}
         try:
-            report = tilesight.estimate(c.fn, c.grid, *c.args, hw="h200", **c.kw)
+            report = tilesight.estimate(c.fn, c.grid, *c.args, hw=hw, **c.kw)
             row["predicted_us"] = float(report.latency_us)
         except TileSightError as e:
             row["refused"] = f"{type(e).__name__}: {e}"[:300]
@@ -63,11 +65,13 @@ def main() -> int:
     ap.add_argument(
         "--set", choices=tuple(harness.SETS), default="survey", help="which case set (harness.SETS)"
     )
+    ap.add_argument(
+        "--hw", default="h200", help="the GPU whose timings to score ({set}{hw}.jsonl) and its profile"
+    )
     args = ap.parse_args()
-    prefix = harness.SETS[args.set][1]
-    recorded = args.data / f"{prefix}predicted_before_measuring.json"
-    pred = _now(args.set) if args.now else json.loads(recorded.read_text())["cases"]
-    measured = args.data / harness.measured_file(args.set)
+    recorded = args.data / harness.predicted_file(args.set, args.hw)
+    pred = _now(args.set, args.hw) if args.now else json.loads(recorded.read_text())["cases"]
+    measured = args.data / harness.measured_file(args.set, args.hw)
     rows = [json.loads(x) for x in measured.read_text().splitlines() if x]
     fams: dict[str, list[tuple[float, float]]] = {}
     zeros, refused, errors = [], [], []
