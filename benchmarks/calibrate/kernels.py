@@ -854,6 +854,16 @@ def atomic_tiles(c_ptr, n_tiles, reps, BLOCK: tl.constexpr, ATOMIC: tl.constexpr
 
 
 @triton.jit
+def atomic_scatter(idx_ptr, bins_ptr, n, BLOCK: tl.constexpr):
+    """Each of ``n`` elements adds one to the bin its index names (``tl.atomic_add`` of ones at gathered
+    addresses, a bincount): with few bins, many programs contend for the same words."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = offs < n
+    i = tl.load(idx_ptr + offs, mask=inside, other=0)
+    tl.atomic_add(bins_ptr + i, tl.full((BLOCK,), 1, bins_ptr.dtype.element_ty), mask=inside)
+
+
+@triton.jit
 def row_ring(
     x_ptr, y_ptr, n_rows, n_cols, stride_row,
     BLOCK: tl.constexpr, ROW_STAGES: tl.constexpr, BODY: tl.constexpr,

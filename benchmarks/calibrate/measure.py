@@ -1604,6 +1604,43 @@ def atomics() -> dict:
     return {"points": points}
 
 
+# The hot-atomics probe: 16M adds scattered at random over 1 .. 1M bins (int32 and fp32), 1,024 a program.
+HOT_ELEMENTS = 1 << 24
+HOT_BINS = (1, 8, 32, 128, 1024, 8192, 65536, 1 << 20)
+HOT_BLOCK = 1024
+
+
+def atomics_hot() -> dict:
+    """``tl.atomic_add`` of ones at random bins (a bincount): the element rate as the bins thin out, from one
+    word every add lands on to a million the adds spread over; what contention for the same words costs at
+    the L2 beside the ``atomics`` probe's private tiles. Each point is checked: the bins sum to the adds."""
+    points = []
+    gen = torch.Generator(device="cuda").manual_seed(79)
+    grid = (-(-HOT_ELEMENTS // HOT_BLOCK),)
+    for dtype in (torch.int32, torch.float32):
+        for bins in HOT_BINS:
+            idx = torch.randint(0, bins, (HOT_ELEMENTS,), device="cuda", dtype=torch.int32, generator=gen)
+            out = torch.zeros(bins, device="cuda", dtype=dtype)
+            launch = functools.partial(
+                K.atomic_scatter[grid], idx, out, HOT_ELEMENTS, BLOCK=HOT_BLOCK, num_warps=4
+            )
+            launch()
+            ok = bool(out.sum().item() == HOT_ELEMENTS)
+            t = bench_s(launch)
+            points.append(
+                {
+                    "dtype": str(dtype).removeprefix("torch."),
+                    "bins": bins,
+                    "elements": HOT_ELEMENTS,
+                    "s": t,
+                    "elements_per_s": HOT_ELEMENTS / t,
+                    "sum_ok": ok,
+                }
+            )
+            del idx, out
+    return {"points": points}
+
+
 def chunks() -> dict:
     """Read bandwidth from DRAM when the data comes in contiguous chunks of W x 2 bytes."""
     rows_max = CHUNK_READ_BYTES // (CHUNK_WIDTHS[0] * 2)

@@ -189,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         ("narrow_private", M.narrow_private, ()),
         ("narrow_dram", M.narrow_dram, ()),
         ("atomics", M.atomics, ()),
+        ("atomics_hot", M.atomics_hot, ()),
         ("sm_stream", M.sm_stream, ()),
         ("loaded_latency", M.loaded_latency, ()),
         ("dot_chain", M.dot_chain, ()),

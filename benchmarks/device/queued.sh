@@ -5,6 +5,10 @@
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
 #                                                            # may run 10 minutes)
 #
+# hot:  the hot-atomics probe (stop 79: `benchmarks/calibrate/run.py --only atomics_hot`: 16M tl.atomic_add of
+#       ones at random bins, 1 to 1M bins, int32 and fp32, under a minute, either GPU); its file goes to
+#       benchmarks/data/calibration_atomics_hot.json (an H100's: calibration_atomics_hot_h100.json), read by
+#       `python benchmarks/probe_report.py atomics_hot [--data FILE]`;
 # robust: the survey's robustness set (stop 79: `run_gpu.py --set robust`, 41 launches of k_robust.py predicted
 #       before timing in benchmarks/data/survey_triton/robust_predicted_before_measuring.json; a few minutes,
 #       either GPU); its file robust/robust_h200.jsonl (an H100's robust_h100.jsonl) goes to
@@ -113,11 +117,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $step != hot && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -154,6 +158,8 @@ for step in $steps; do
                  python3 $step.py --once > "$out/$step/${step}_ncu.csv") ;;
     barrier) mkdir -p "$out/barrier" && timeout 200 python3 benchmarks/calibrate/run.py \
             --out "$out/barrier/calibration_barrier.json" --only barrier ;;
+    hot) mkdir -p "$out/hot" && timeout 240 python3 benchmarks/calibrate/run.py \
+            --out "$out/hot/calibration_atomics_hot.json" --only atomics_hot ;;
     robust) mkdir -p "$out/robust" && gpuname=h200 && { [[ $h200 == 1 ]] || gpuname=h100; } \
             && timeout 420 python3 benchmarks/survey_triton/run_gpu.py --set robust \
                  --out "$out/robust/robust_$gpuname.jsonl" ;;
@@ -161,9 +167,9 @@ for step in $steps; do
     copyw) OUT=$out/copy_width timeout 200 bash benchmarks/ncu_diag/run_copy_width.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot 2>/dev/null)) \
     || status=$?
 exit "$status"
