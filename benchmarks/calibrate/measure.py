@@ -1604,16 +1604,18 @@ def atomics() -> dict:
     return {"points": points}
 
 
-# The hot-atomics probe: 16M adds scattered at random over 1 .. 1M bins (int32 and fp32), 1,024 a program.
+# The hot-atomics probe: 16M adds scattered at random over 1 .. 64M bins (int32 and fp32), 1,024 a program;
+# past 1M bins (4 MB) the bins outgrow the L2 (64M: 256 MB), and most adds land on a line DRAM must bring.
 HOT_ELEMENTS = 1 << 24
-HOT_BINS = (1, 8, 32, 128, 1024, 8192, 65536, 1 << 20)
+HOT_BINS = (1, 8, 32, 128, 1024, 8192, 65536, 1 << 20, 1 << 24, 1 << 26)
 HOT_BLOCK = 1024
 
 
 def atomics_hot() -> dict:
     """``tl.atomic_add`` of ones at random bins (a bincount): the element rate as the bins thin out, from one
-    word every add lands on to a million the adds spread over; what contention for the same words costs at
-    the L2 beside the ``atomics`` probe's private tiles. Each point is checked: the bins sum to the adds."""
+    word every add lands on to 64M the adds spread over (more than the L2 holds); what contention for the same
+    words costs at the L2 beside the ``atomics`` probe's private tiles, and what adds to lines not in the L2
+    cost (an embedding backward's scattered rows). Each point is checked: the bins sum to the adds."""
     points = []
     gen = torch.Generator(device="cuda").manual_seed(79)
     grid = (-(-HOT_ELEMENTS // HOT_BLOCK),)

@@ -6,7 +6,7 @@
 #                                                            # may run 10 minutes)
 #
 # hot:  the hot-atomics probe (stop 79: `benchmarks/calibrate/run.py --only atomics_hot`: 16M tl.atomic_add of
-#       ones at random bins, 1 to 1M bins, int32 and fp32, under a minute, either GPU); its file goes to
+#       ones at random bins, 1 to 64M bins, int32 and fp32, under a minute, either GPU); its file goes to
 #       benchmarks/data/calibration_atomics_hot.json (an H100's: calibration_atomics_hot_h100.json), read by
 #       `python benchmarks/probe_report.py atomics_hot [--data FILE]`;
 # robust: the survey's robustness set (stop 79: `run_gpu.py --set robust`, 41 launches of k_robust.py predicted
