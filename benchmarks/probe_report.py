@@ -36,6 +36,7 @@
                                                  # aligned twins, predicted; split_store_pacing_* fit
     python benchmarks/probe_report.py reduce_mix  # calibration_reduce_mix.json: element-wide row loads and
                                                   # cross-warp reductions, odd widths beside aligned twins
+    python benchmarks/probe_report.py atomics_hot  # calibration_atomics_hot.json: a bincount's adds by bins
     python benchmarks/probe_report.py local      # calibration_local*.json: the local_l2 and local_runs
                                                  # probes (frames served by L2, dependent reload runs)
     python benchmarks/probe_report.py sfu_mix [--data FILE]  # calibration_sfu_mix_h100.json: exp2 beside
@@ -1447,6 +1448,40 @@ def _barrier(args: argparse.Namespace) -> None:
               f"{r['barriers']} barriers: {ns:6.1f} ns ({step:6.1f})")  # fmt: skip
 
 
+def _predict_hot_point(p: dict, hw: str = "h200") -> float:
+    """The installed model's seconds for one ``atomics_hot`` point: the probe's ``atomic_scatter`` bincount
+    (16M random bins' adds, 1,024 a program on 4 warps) at its bin count and dtype."""
+    import numpy as np
+
+    import tilesight
+
+    kern = _probe_kernels()
+    n, bins = int(p["elements"]), int(p["bins"])
+    idx = tilesight.TensorSpec((n,), "int32", values=np.random.default_rng(79).integers(0, bins, n, np.int32))
+    out = tilesight.TensorSpec((bins,), p["dtype"])
+    report = tilesight.estimate(
+        kern.atomic_scatter, (-(-n // 1024),), idx, out, n, hw=hw, BLOCK=1024, num_warps=4
+    )
+    return report.latency_s
+
+
+def _atomics_hot(args: argparse.Namespace) -> None:
+    """calibration_atomics_hot*.json: tl.atomic_add of ones at random bins, the element rate by bin count,
+    beside the installed model's prediction."""
+    path = _probe_file(args, "calibration_atomics_hot.json", "hot")
+    doc = json.loads(path.read_text())
+    gpu = doc["meta"].get("gpu", "")
+    hw = "h100" if "H100" in gpu else "h200"
+    print(f"{path.name} ({gpu}): adds / s by bins (measured us, predicted us for the {hw} profile)")
+    for p in doc["measurements"]["atomics_hot"]["points"]:
+        pred = _predict_hot_point(p, hw)
+        flag = "" if p.get("sum_ok") else "  (sum wrong)"
+        print(
+            f"  {p['dtype']:8s} {p['bins']:9d} bins: {p['elements_per_s'] / 1e9:8.2f} G/s  "
+            f"{p['s'] * 1e6:9.1f} us, predicted {pred * 1e6:9.1f} us ({p['s'] / pred:5.2f}x){flag}"
+        )
+
+
 def _print_sfu_mix(rows: list[dict]) -> None:
     for r in rows:
         slots = "" if r["issue_slots"] is None else f", an exp2 takes {r['issue_slots']:.2f} FMA issue slots"
@@ -1496,6 +1531,7 @@ def main(argv: list[str] | None = None) -> int:
             "local",
             "sfu_mix",
             "barrier",
+            "atomics_hot",
         ),
     )
     ap.add_argument(
@@ -1545,6 +1581,7 @@ def main(argv: list[str] | None = None) -> int:
         "local": _local,
         "sfu_mix": _sfu_mix,
         "barrier": _barrier,
+        "atomics_hot": _atomics_hot,
     }[args.what](args)
     return 0
 
