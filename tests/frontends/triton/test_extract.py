@@ -13,7 +13,7 @@ from tilesight.frontends.triton.frontend import TritonFrontend  # noqa: E402
 import tilesight  # noqa: E402
 from tilesight import TensorSpec, load_profile  # noqa: E402
 from tilesight.cache.model import SdcmCacheModel  # noqa: E402
-from tilesight.errors import UnknownProfileError, UnsupportedOpError  # noqa: E402
+from tilesight.errors import FrontendError, UnknownProfileError, UnsupportedOpError  # noqa: E402
 from tilesight.model.evaluate import evaluate  # noqa: E402
 from tilesight.plan import ELEMENT_ASYNC_COPY, NARROW_ASYNC_COPY, SYNC_LOAD, ActionKind, Loop  # noqa: E402
 
@@ -796,6 +796,25 @@ def test_unreleased_lock_and_other_while_loops_are_refused():
         FE.plan(k.locked_never_released, ((1,), x, lock), dict(BLOCK=1024), HW)
     with pytest.raises(UnsupportedOpError, match="a loop other than a spin lock") as e:
         FE.plan(k.while_with_work, ((1,), x, 4), dict(BLOCK=128), HW)
+    assert "triton_fe_kernels.py:" in str(e.value)
+
+
+def test_a_counted_while_loop_is_its_for_loop():
+    # `off = 0; while off < N: ...; off += BLOCK` is range(0, N, BLOCK): the same plan, trips and time as the
+    # for loop (it was refused as "a loop other than a spin lock")
+    x, y = TensorSpec((64, 32768), "bfloat16"), TensorSpec((64,), "float32")
+    plans = [
+        FE.plan(fn, ((64,), x, y, 32768), dict(BLOCK=2048), HW) for fn in (k.row_sum_while, k.row_sum_for)
+    ]
+    loops = [[n for n in p.body if isinstance(n, Loop)] for p in plans]
+    assert [len(ls) for ls in loops] == [1, 1] and loops[0][0].trips == loops[1][0].trips == 16
+    times = [tilesight.estimate(fn, (64,), x, y, 32768, hw="h200", BLOCK=2048).latency_s
+             for fn in (k.row_sum_while, k.row_sum_for)]  # fmt: skip
+    assert times[0] == pytest.approx(times[1])
+    # its bound read from memory without the tensor's contents: the for loop's typed error, naming the line
+    n = TensorSpec((1,), "int32")
+    with pytest.raises(FrontendError, match="trip count depends on values") as e:
+        FE.plan(k.row_sum_while_loaded, ((4,), x, y, n), dict(BLOCK=2048), HW)
     assert "triton_fe_kernels.py:" in str(e.value)
 
 

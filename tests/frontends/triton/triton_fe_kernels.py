@@ -370,6 +370,43 @@ def while_with_work(x_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def row_sum_while(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    """A row sum over ``while off < N: ...; off += BLOCK``: a counted loop written with ``while``."""
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    off = 0
+    while off < N:
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0).to(tl.float32)
+        off += BLOCK
+    tl.store(y_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def row_sum_for(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    """:func:`row_sum_while` with a ``for`` loop."""
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0).to(tl.float32)
+    tl.store(y_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def row_sum_while_loaded(x_ptr, y_ptr, n_ptr, BLOCK: tl.constexpr):
+    """:func:`row_sum_while` whose bound is read from memory."""
+    row = tl.program_id(0)
+    n = tl.load(n_ptr)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    off = 0
+    while off < n:
+        acc += tl.load(x_ptr + off + tl.arange(0, BLOCK)).to(tl.float32)
+        off += BLOCK
+    tl.store(y_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
 def rows_partial_sum(x_ptr, w_ptr, y_ptr, part_ptr, n_rows, N, ROWS: tl.constexpr, BLOCK: tl.constexpr):
     # each program scales ROWS rows by a weight row it loads once, and stores its partial column sum once
     pid = tl.program_id(0)
