@@ -1258,18 +1258,8 @@ class Walker:
         if passes > 1:
             # each operand split into a high part and the remainder (a conversion and a subtraction an
             # element), before the MMAs
-            split = self.fresh("elementwise")
-            body.add(
-                {
-                    "name": split,
-                    "kind": ActionKind.ELEMENTWISE,
-                    "flops": float(2 * batch * (m * k + k * nn)),
-                    "alu_ops": 0.0,
-                    "deps": set(node["deps"]),
-                    "loc": op.loc,
-                }
-            )
-            node["deps"].add(split)
+            self.compute(op, body, vin, ActionKind.ELEMENTWISE, 2 * batch * (m * k + k * nn))
+            node["deps"].add(body.nodes[-1]["name"])
         body.add(node)
         self.set_results(op, V(loaded=vin.loaded, prods=frozenset({name})))
 

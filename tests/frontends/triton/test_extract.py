@@ -1279,4 +1279,7 @@ def test_a_tf32x3_dot_runs_three_tf32_mmas():
         dots[prec] = dot
         split = [a for a in loop.body if a.kind is ActionKind.ELEMENTWISE and a.name in dot.deps]
         assert sum(a.flops for a in split) == (2 * (128 * 32 + 32 * 128) if prec == "tf32x3" else 0)
+        # ... and the split B's high and low parts stored back to shared memory for the MMAs (the TTGIR's
+        # local_alloc at the dot: at least the two 32 x 128 fp32 parts, bank conflicts on top)
+        assert sum(a.smem_bytes or 0 for a in split) >= (2 * 32 * 128 * 4 if prec == "tf32x3" else 0)
     assert dots["tf32x3"].flops == 3 * dots["tf32"].flops == 3 * 2 * 128 * 128 * 32
