@@ -190,6 +190,12 @@ def operands(folder: Path) -> int:
 COPY_COLUMNS = ("LDSM.16.M88.4", "LDSM.16.MT88.4", "LDGSTS.E.64", "LDGSTS.E.BYPASS.128")
 
 
+def block_steps(bm: int, bn: int, bk: int, size: int = SIZE) -> float:
+    """K steps all blocks of a ``size``^3 GEMM on ``bm x bn x bk`` tiles run together (tiles x steps a tile):
+    what a pass's launch-wide counters are divided by to give one block's K step."""
+    return -(-size // bm) * -(-size // bn) * size / bk
+
+
 def step_instructions(case: tuple[int, ...], size: int = SIZE) -> dict[str, int]:
     """Per block K step of ``case`` (the project's GEMM kernel at ``size``^3 fp16, built as the sweeps build
     it and compiled on this CPU by the frontend's own compile for ptxas: ``$TILESIGHT_PTXAS`` or the
@@ -250,8 +256,7 @@ def copies(folder: Path) -> int:
         counts = step_instructions(case)
         if not any(op.startswith("HMMA") for op in counts):
             continue  # a warpgroup MMA reads its operands itself: not this solve's
-        steps = -(-SIZE // case[0]) * -(-SIZE // case[1]) * SIZE / case[2]
-        rows.append((counts, metrics[WAVEFRONTS] / steps))
+        rows.append((counts, metrics[WAVEFRONTS] / block_steps(*case[:3])))
         names.append(name(case))
     if len(rows) < len(COPY_COLUMNS):
         print(f"{folder}: {len(rows)} warp-level mma cases, fewer than the {len(COPY_COLUMNS)} unknowns")
@@ -295,7 +300,7 @@ def copy_width_rows(ncu: dict[str, dict[str, float]], size: int = SIZE) -> list[
         if m is None or WAVEFRONTS not in metrics:
             continue
         bm, bn, bk, w, _, _ = map(int, m.groups())
-        steps = -(-size // bm) * -(-size // bn) * size / bk
+        steps = block_steps(bm, bn, bk, size)
         row: dict[str, float | str] = {"case": case}
         for kind, (instr, waves) in COPY_WIDTH_METRICS.items():
             n = metrics.get(instr) or 0.0
