@@ -46,6 +46,21 @@ class Case:
     def roofline_us(self) -> float:
         return max(self.bytes / 4.8e12, self.flops / self.peak) * 1e6
 
+    def predict(self, hw: str = "h200") -> dict:
+        """TileSight on this case for profile ``hw`` (CPU): ``roofline_us`` and either ``predicted_us`` and
+        ``bottleneck`` or, where it refuses the kernel, ``refused`` (the error's class and message)."""
+        import tilesight
+        from tilesight.errors import TileSightError
+
+        row: dict = {"roofline_us": self.roofline_us()}
+        try:
+            report = tilesight.estimate(self.fn, self.grid, *self.args, hw=hw, **self.kw)
+        except TileSightError as e:
+            row["refused"] = f"{type(e).__name__}: {e}"
+        else:
+            row.update(predicted_us=float(report.latency_us), bottleneck=str(report.bottleneck))
+        return row
+
 
 def nbytes(shape, dtype) -> int:
     n = 1

@@ -17,9 +17,6 @@ sys.path.insert(0, str(HERE))
 
 import harness  # noqa: E402
 
-import tilesight  # noqa: E402
-from tilesight.errors import TileSightError  # noqa: E402
-
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -36,12 +33,11 @@ def main() -> int:
         "cases": {},
     }
     for c in harness.cases_of(args.set):
-        row: dict = {"roofline_us": c.roofline_us()}
-        try:
-            r = tilesight.estimate(c.fn, c.grid, *c.args, hw=args.hw, **c.kw)
-            row.update(predicted_us=round(float(r.latency_us), 3), bottleneck=str(r.bottleneck))
-        except TileSightError as e:
-            row.update(refused=f"{type(e).__name__}: {e}"[:600])
+        row = c.predict(args.hw)
+        if "predicted_us" in row:
+            row["predicted_us"] = round(row["predicted_us"], 3)
+        else:
+            row["refused"] = row["refused"][:600]
         out["cases"][c.name] = row
         print(c.name, row.get("predicted_us", row.get("refused", "")[:100]), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)

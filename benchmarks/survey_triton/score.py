@@ -43,19 +43,7 @@ def family(name: str) -> str:
 
 
 def _now(which: str, hw: str = "h200") -> dict:
-    import tilesight
-    from tilesight.errors import TileSightError
-
-    out = {}
-    for c in harness.cases_of(which):
-        row: dict = {"roofline_us": c.roofline_us()}
-        try:
-            report = tilesight.estimate(c.fn, c.grid, *c.args, hw=hw, **c.kw)
-            row["predicted_us"] = float(report.latency_us)
-        except TileSightError as e:
-            row["refused"] = f"{type(e).__name__}: {e}"[:300]
-        out[c.name] = row
-    return out
+    return {c.name: c.predict(hw) for c in harness.cases_of(which)}
 
 
 def main() -> int:
