@@ -1617,8 +1617,9 @@ class Walker:
         reads the compare-and-swap, so a program that finds the lock free goes on at once; the waiting is
         the lock's (the section until the releasing atomic on the same lock, :meth:`release`, is held by one
         program at a time, :class:`~tilesight.plan.LockSection`). The compare-and-swap is the acquiring
-        action; ``holders`` is how many programs share each lock address. Any other ``scf.while`` (a loop
-        with work, a trip count of its own) is refused, naming it."""
+        action; ``holders`` is how many programs share each lock address. Any other ``scf.while`` but a
+        counted one (:func:`_counted_while`, walked as its ``for`` loop before this is asked) is refused,
+        naming it."""
         before = op.regions[0] if op.regions else []
         after = op.regions[1] if len(op.regions) > 1 else []
         for o in before:
@@ -1638,7 +1639,10 @@ class Walker:
             and all(o.name.startswith("arith.") or o.name == "tt.addptr" for o in rest)
         )
         if not spin:
-            what = "scf.while (a loop other than a spin lock: `while atomic_cas(lock, 0, 1) == 1: pass`)"
+            what = (
+                "scf.while (a loop other than a spin lock, `while atomic_cas(lock, 0, 1) == 1: pass`, or a "
+                "counted loop, `while i < n: ...; i += step` with n and step set before it)"
+            )
             raise UnsupportedOpError(what, self.kernel, op.loc)
         if self.held is not None or self.lock is not None or self.ivs or body.nodes is not self.top_nodes:
             what = "scf.while (a spin lock inside a loop or branch, or a second lock)"
