@@ -158,7 +158,7 @@ def _place(op: Op, locs: _LocTable, loc_text: str | None) -> None:
 
 
 def depends_on(
-    value: str, targets: frozenset[str], defs: dict[str, Op], seen: set[str] | None = None
+    value: str, targets: frozenset[str], defs: Mapping[str, Op], seen: set[str] | None = None
 ) -> bool:
     """Whether SSA ``value`` is computed from any of ``targets``, walking operands through ``defs`` (result
     name -> defining op). ``seen`` may be shared between calls that ask about the same targets."""

@@ -3,16 +3,18 @@
 * The vector width of each global load / store: a blocked layout's ``sizePerThread`` along its fastest axis
   (``order[0]``) times the element size. Triton's coalescing pass already narrowed it to what the pointers'
   alignment allows, so an unaligned row stride shows up here as element-wide accesses.
-* A 1-D masked access whose mask or address takes an integer argument Triton could not specialise as
-  divisible by 16 (a row length of 5000, a row stride of 3000) is element-wide: the LLVM lowering limits the
-  vector to the mask's constancy and the pointer's alignment, which such an argument makes one element
-  (``ld.global.b16`` per element, checked against Triton's LLIR), unless a factor restores the alignment
-  (``(pid * chunks + i) * BLOCK``): :func:`_lowered_vector` follows the access's def chain with the
-  divisibility rules Triton's alignment analysis uses. The layout still shows the full vector. (2-D
-  accesses keep the layout's width: there a mask along the slow axis does not narrow the vector, and telling
-  the axes apart needs Triton's axis analysis.) Such an access's lanes stay as far apart as the layout's
-  vector (:func:`lane_strides`): a 2-byte store whose lanes sit 16 bytes apart writes part of every 4-byte
-  word it touches.
+* A 1-D masked access whose mask or address takes a value of no known alignment is element-wide: an integer
+  argument Triton could not specialise as divisible by 16 (a row length of 5000, a row stride of 3000), a
+  length read from memory (a ragged batch's ``cols < tl.load(lens + b)``), a program id compared with the
+  columns (a causal row's ``cols <= row``). The LLVM lowering limits the vector to the mask's constancy and
+  the pointer's alignment, which such a value makes one element (``ld.global.b16`` per element, checked
+  against Triton's LLIR and PTX), unless a factor restores the alignment (``(pid * chunks + i) * BLOCK``):
+  :func:`_lowered_vector` follows the access's def chain with the divisibility rules Triton's alignment
+  analysis uses, resolving each name in the region it is used from (:func:`_scoped_ops`). The layout still
+  shows the full vector. (2-D accesses keep the layout's width: there a mask along the slow axis does not
+  narrow the vector, and telling the axes apart needs Triton's axis analysis.) Such an access's lanes stay as
+  far apart as the layout's vector (:func:`lane_strides`): a 2-byte store whose lanes sit 16 bytes apart
+  writes part of every 4-byte word it touches.
 * An asynchronous copy into shared memory whose layout stores the tile along another axis than the global
   layout reads it contiguously (``nvmma_shared`` with ``transposed = true``: a 32-bit operand of a Hopper
   TF32 dot, whose B tile ``wgmma`` reads K-major only, copied from a row-major B) cannot move vectors: each
@@ -34,10 +36,11 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Mapping
+from collections import ChainMap
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
-from .ir import Op, depends_on, op_axis, parse_module, tensor_type, walk_ops
+from .ir import BLOCK_LABEL, Op, depends_on, op_axis, parse_module, tensor_type, walk_ops
 
 _BLOCKED = re.compile(r"^(#blocked\d*) = #ttg\.blocked<\{([^}]*)\}>", re.M)
 _LIST_FIELD = re.compile(r"(\w+) = \[([\d, ]+)\]")
@@ -155,7 +158,7 @@ def _arg_divisibility(ttgir: str) -> Mapping[str, int]:
 
 def _divisibility(
     value: str,
-    defs: dict[str, Op],
+    defs: Mapping[str, Op],
     args: Mapping[str, int],
     ivs: Mapping[str, Op | tuple[str, str]],
     memo: dict[str, int],
@@ -219,9 +222,52 @@ def _loop_values(ops: list[Op]) -> dict[str, Op | tuple[str, str]]:
     return out
 
 
+def _scoped_ops(
+    ops: list[Op], defs: ChainMap[str, Op], ivs: ChainMap[str, Op | tuple[str, str]]
+) -> Iterator[tuple[Op, ChainMap[str, Op], ChainMap[str, Op | tuple[str, str]]]]:
+    """Each op of ``ops`` and of their regions, depth first in program order, with the definitions and the
+    loop values (:func:`_loop_values`) visible where it stands: its own region's and its enclosing regions'.
+    MLIR's printer gives values of sibling regions the same names (a reduction's combiner after a loop
+    reuses the loop body's ``%4``), so one table for the whole function can send a use to another region's
+    definition."""
+    defs = defs.new_child({r: o for o in ops for r in o.results})
+    for op in ops:
+        yield op, defs, ivs
+        if op.name == "scf.for":
+            inner = ivs.new_child(_loop_values([op]))
+        elif op.name == "scf.while":
+            inner = ivs.new_child(_while_values(op))
+        else:
+            inner = ivs
+        for region in op.regions:
+            yield from _scoped_ops(region, defs, inner)
+
+
+_WHILE_ARG = re.compile(r"(%[\w.$-]+) = (%[\w.$-]+)")
+
+
+def _while_values(op: Op) -> dict[str, Op | tuple[str, str]]:
+    """An ``scf.while``'s loop-carried values -> (the value each enters with, the value the loop's ``after``
+    region yields for it), as :func:`_loop_values` has a ``for`` loop's: the ``before`` region's arguments,
+    and the ``after`` region's where the condition passes them on unchanged, under the same names (the
+    counted ``while off < n: ...; off += BLOCK`` Triton emits; AxisInfo joins entry and yield the same way).
+    Empty for another form."""
+    if len(op.regions) != 2 or not op.regions[0] or not op.regions[1]:
+        return {}
+    pairs = _WHILE_ARG.findall(op.text.split(" : ", 1)[0])
+    cond, after = op.regions[0][-1], [o for o in op.regions[1] if o.name != BLOCK_LABEL]
+    if cond.name != "scf.condition" or not after or after[-1].name != "scf.yield":
+        return {}
+    args = [name for name, _ in pairs]
+    yields = after[-1].operands
+    if cond.operands[1:] != args or len(yields) != len(args):
+        return {}
+    return {name: (init, y) for (name, init), y in zip(pairs, yields, strict=True)}
+
+
 def _mask_divisibility(
     mask: str,
-    defs: dict[str, Op],
+    defs: Mapping[str, Op],
     args: Mapping[str, int],
     ivs: Mapping[str, Op | tuple[str, str]],
     memo: dict[str, int],
@@ -245,18 +291,19 @@ def _lowered_vector(
     rank: int,
     vector: int,
     unaligned: frozenset[str],
-    defs: dict[str, Op],
+    defs: Mapping[str, Op],
     args: Mapping[str, int],
     ivs: Mapping[str, Op | tuple[str, str]],
 ) -> int:
     """Elements a thread moves with one instruction of the 1-D masked global access ``op``, whose layout
     gives it ``vector`` contiguous elements: the LLVM lowering narrows the vector to the address's and the
-    mask's alignment (:func:`_divisibility`), so an integer argument Triton could not specialise as divisible
-    by 16 (a length of 5000, a row stride of 3000) makes it element-wide where it reaches the address or the
-    mask without a factor that restores the alignment (``(pid * chunks + i) * BLOCK`` stays aligned whatever
-    ``chunks`` is; checked against Triton's PTX, ``ld.global.v4.b32``). A mask of another form than
-    comparisons falls back to whether it depends on such an argument at all."""
-    if rank != 1 or not unaligned or op.name not in ("tt.load", "tt.store"):
+    mask's alignment (:func:`_divisibility`), so a value of no known alignment (an integer argument Triton
+    could not specialise as divisible by 16, a length of 5000 or a row stride of 3000; a length loaded from
+    memory; a program id) makes it element-wide where it reaches the address or the mask without a factor
+    that restores the alignment (``(pid * chunks + i) * BLOCK`` stays aligned whatever ``chunks`` is; checked
+    against Triton's PTX, ``ld.global.v4.b32``). A mask of another form than comparisons falls back to
+    whether it depends on an integer argument of no known alignment at all."""
+    if rank != 1 or op.name not in ("tt.load", "tt.store"):
         return vector
     ptr = op.operands[0] if op.operands else None
     mask = None
@@ -275,6 +322,9 @@ def _lowered_vector(
     return max(1, min(vector, aligned))
 
 
+# The widest global access one instruction makes a thread (``ld.global.v4.b32``, ``LDG.E.128``).
+MAX_ACCESS_BYTES = 16
+
 # Tables kept per TTGIR text: a new shape of a compiled config re-walks its IR, not these.
 LAYOUT_CACHE_SIZE = 256
 
@@ -286,14 +336,11 @@ def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
     which a mask of unknown divisibility splits into element-wide accesses that far apart). Keyed as
     :func:`access_widths`; a line takes its narrowest op's pair. Cached, read-only."""
     vectors = _vectors(ttgir)
-    ops = list(walk_ops(parse_module(ttgir).body))
-    defs = {r: op for op in ops for r in op.results}
     unaligned = unaligned_int_args(ttgir)
     args = _arg_divisibility(ttgir)
-    ivs = _loop_values(ops)
     shared, fastest = _copy_axes(ttgir)
     out: dict[str, tuple[int, int]] = {}
-    for op in ops:
+    for op, defs, ivs in _scoped_ops(parse_module(ttgir).body, ChainMap(), ChainMap()):
         if op.name not in _MEMORY_OPS or op.loc is None:
             continue
         m = _TYPED.search(op.text + " " + op.rtype)
@@ -306,6 +353,9 @@ def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
         shape = tensor_type(op.text + " " + op.rtype)
         if shape is not None:
             width = elem * _lowered_vector(op, len(shape[0]), vectors[m.group(2)], unaligned, defs, args, ivs)
+        # a thread's vector beyond what one instruction moves goes as several (eight fp32 a thread: two
+        # ld.global.v4.b32, whose lanes sit the whole vector apart)
+        width = min(width, MAX_ACCESS_BYTES)
         if width > elem and _scattered(op, m.group(2), shared, fastest):
             stride = width = elem  # each element of a global vector goes to another shared row
         for key in op.keys:  # a line keeps its narrowest op, the widest lane stride among equally narrow ones

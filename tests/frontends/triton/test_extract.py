@@ -1283,3 +1283,30 @@ def test_a_tf32x3_dot_runs_three_tf32_mmas():
         # local_alloc at the dot: at least the two 32 x 128 fp32 parts, bank conflicts on top)
         assert sum(a.smem_bytes or 0 for a in split) >= (2 * 32 * 128 * 4 if prec == "tf32x3" else 0)
     assert dots["tf32x3"].flops == 3 * dots["tf32"].flops == 3 * 2 * 128 * 128 * 32
+
+
+@pytest.mark.parametrize(("loaded", "vector"), [(False, 16), (True, 2)])
+def test_a_mask_at_a_loaded_length_makes_row_accesses_element_wide(loaded, vector):
+    # Every integer argument is divisible by 16, but a mask `cols < n` with n read from memory has no known
+    # alignment: Triton's lowering issues one 2-byte access per element (ld.global.b16 / st.global.b16 in
+    # its PTX for sm_90); at the argument N the row keeps 16-byte vectors (ld.global.v4.b32).
+    x, y = TensorSpec((64, 1024), "float16"), TensorSpec((64, 1024), "float16")
+    lens = TensorSpec((64,), "int32", values=np.full(64, 1000, dtype=np.int32))
+    plan = FE.plan(k.rows_to_loaded_length, ((64,), x, y, lens, 1024), dict(LOADED=loaded, BLOCK=1024), HW)
+    widths = {a.tensor: a.vector_bytes for a in _find(plan.body, ActionKind.LOAD) if a.tensor != "lens_ptr"}
+    (store,) = _find(plan.body, ActionKind.STORE)
+    assert widths == {"x_ptr": vector} and store.vector_bytes == vector
+
+
+def test_a_store_in_a_loop_keeps_its_vector_whatever_a_later_reduction_names_its_values():
+    # The TTGIR printer reuses value names in sibling regions: the tl.sum combiner after the loop defines a
+    # `%N` the loop body also defines (the store's address). Read from one table for the whole function,
+    # the store's address resolved to the combiner's float add, of no known alignment, and the store went
+    # element-wide (2 bytes); Triton's PTX stores 16-byte vectors (st.global.v4.b32).
+    x, dx = TensorSpec((32, 8192), "float16"), TensorSpec((32, 8192), "float16")
+    plan = FE.plan(
+        k.row_loop_then_sum, ((32,), x, dx, TensorSpec((32,), "float32"), 8192, 8192), dict(BLOCK=2048), HW
+    )
+    (store,) = [a for a in _find(plan.body, ActionKind.STORE) if a.tensor == "dx_ptr"]
+    (load,) = [a for a in _find(plan.body, ActionKind.LOAD) if a.tensor == "x_ptr"]
+    assert store.vector_bytes == load.vector_bytes == 16

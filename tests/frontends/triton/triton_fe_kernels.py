@@ -813,3 +813,31 @@ def gemm_range_stages(
         b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
         acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def rows_to_loaded_length(x_ptr, y_ptr, lens_ptr, N, LOADED: tl.constexpr, BLOCK: tl.constexpr):
+    """Each program scales a row of ``N`` fp16 elements, masked either at a length read from memory (a
+    ragged batch's sequence length) or at the argument ``N`` (specialised as divisible by 16)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    n = tl.load(lens_ptr + row) if LOADED else N
+    m = cols < n
+    x = tl.load(x_ptr + row * N + cols, mask=m, other=0.0)
+    tl.store(y_ptr + row * N + cols, x * 2, mask=m)
+
+
+@triton.jit
+def row_loop_then_sum(x_ptr, dx_ptr, out_ptr, stride, V, BLOCK: tl.constexpr):
+    """A loop over a row's chunks that loads and stores (the JSD / cross-entropy backward idiom), then a
+    reduction after the loop, whose combiner's values the TTGIR printer names like the loop body's."""
+    row = tl.program_id(0).to(tl.int64)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for off in range(0, V, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        m = cols < V
+        x = tl.load(x_ptr + row * stride + cols, mask=m, other=0.0).to(tl.float32)
+        e = tl.exp(x)
+        acc += tl.where(m, e, 0.0)
+        tl.store(dx_ptr + row * stride + cols, (e * 0.5).to(tl.float16), mask=m)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
