@@ -129,6 +129,9 @@ _OPTIONAL = (
     "smem_feed_step_s",
     "l2_atomic_elements_per_s",
     "atomic_elements_per_s_per_block",
+    "l2_atomic_slices",
+    "atomic_same_address_s",
+    "atomic_same_address_int_s",
     "l2_partial_write_sectors_per_s",
     "sync_load_issue_per_element",
     "split_store_pacing_free",
@@ -287,6 +290,14 @@ class HardwareProfile:
     l2_atomic_elements_per_s: float = 0.0
     # ... and what one block alone on its SM issues (its atomics in flight over their latency); 0 = not given
     atomic_elements_per_s_per_block: float = 0.0
+    # How many L2 slices share a scattered atomic's transactions, each at 1/slices of the chip's rate: the
+    # lines a small target spans land on a few of them by the address hash (the atomics_hot probe: random
+    # adds into 1 to 64M bins); 0 = not given (scattered atomics then spread over the whole L2)
+    l2_atomic_slices: float = 0.0
+    # The time one address takes for each further atomic on it, float and integer adds (the same probe's
+    # one-bin points: the L2 updates a word one atomic at a time); 0 = not given
+    atomic_same_address_s: float = 0.0
+    atomic_same_address_int_s: float = 0.0
     # 32-byte sectors a second over the chip that stores narrower than a 4-byte word, their lanes apart, write
     # part of (the narrow_strided probe: 2-byte stores 16 bytes apart, each sector merged at the L2 once per
     # instruction); 0 = not given (such stores then cost what contiguous element-wide ones do)

@@ -79,6 +79,11 @@ NARROW_ASYNC_COPY = "async_narrow"
 # instruction (TileLang's AtomicAddx2 / AtomicAddx4); without it an atomic store is one returning atomic per
 # element (Triton's ``tl.atomic_add``: ``atom.global.acq_rel.add``).
 VECTOR_REDUCTION = "red"
+# TileAction.variant of an atomic STORE whose lanes' addresses come from data the kernel loaded, lane by lane
+# (a bincount's ``tl.atomic_add(cnt + v, 1)``, a scatter-add through a per-element index): each lane's
+# element is its own read-modify-write at the L2, where lanes of one instruction that land in one 32-byte
+# sector share one; without it an atomic's lanes are contiguous, a sector's elements added together.
+SCATTER_ATOMIC = "scatter"
 # TileAction.variant of a LOAD through a tensor descriptor (Triton's ``tt.descriptor_load``: one thread's TMA
 # copy, the block's warps meeting at CTA barriers around it each step)
 DESCRIPTOR_LOAD = "descriptor"

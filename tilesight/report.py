@@ -9,7 +9,9 @@ from .plan import PIPELINES, Pipeline
 
 # The phase of the time the L2's merges of partly written sectors add beyond the schedule (split stores)
 MERGE_PHASE = "merges"
-PHASES = ("prologue", "steady", "epilogue", "tail", "lock", MERGE_PHASE)
+# ... and of the time the atomics on one word add, the L2 updating a word one atomic at a time
+CHAIN_PHASE = "atomic chain"
+PHASES = ("prologue", "steady", "epilogue", "tail", "lock", MERGE_PHASE, CHAIN_PHASE)
 
 
 @dataclass(frozen=True)

@@ -901,6 +901,54 @@ def ddr_queue_fields(points: Sequence[Mapping[str, Any]]) -> dict:
     }
 
 
+def atomics_hot_fields(
+    points: Sequence[Mapping[str, Any]], l2_atomic_elements_per_s: float, warp: int = 32
+) -> dict:
+    """``l2_atomic_slices``, ``atomic_same_address_s`` and ``atomic_same_address_int_s`` from the
+    ``atomics_hot`` probe (``elements`` adds of 1 at uniformly random bins among ``bins`` 4-byte words, one
+    an element, 32 lanes an instruction), given the chip's contiguous atomic rate ``l2_atomic_elements_per_s``
+    (eight 4-byte adds a 32-byte sector: its sector rate ``R``). On a target within one 128-byte line, every
+    transaction goes to one L2 slice and each word takes its adds in turn, so a point takes
+    ``tx / R x slices + (elements / bins) x same``, ``tx`` the distinct sectors of its instructions
+    (:func:`tilesight.model.resources.scatter_transactions_per_element`). Least squares over those points,
+    per dtype (float32, int32) for ``same``; ``slices`` the mean of the dtypes'. Points whose sums came out
+    wrong are left out. Raises ValueError without two one-line points of a dtype."""
+    from tilesight.model.resources import scatter_transactions_per_element
+
+    rate = l2_atomic_elements_per_s * 4 / 32
+    fits: dict[str, tuple[float, float]] = {}
+    for dtype in ("float32", "int32"):
+        rows = [
+            p
+            for p in points
+            if p.get("dtype") == dtype and p.get("sum_ok", True) and int(p["bins"]) * 4 <= 128 and p["s"] > 0
+        ]
+        if len(rows) < 2:
+            raise ValueError(f"atomics_hot_fields: needs two {dtype} points within one line, got {len(rows)}")
+        a = [
+            [float(p["elements"]) * scatter_transactions_per_element(float(p["bins"]), 4, warp) / rate,
+             float(p["elements"]) / float(p["bins"])]
+            for p in rows
+        ]  # fmt: skip
+        b = [float(p["s"]) for p in rows]
+        # two-parameter least squares (the normal equations)
+        s11 = sum(r[0] * r[0] for r in a)
+        s12 = sum(r[0] * r[1] for r in a)
+        s22 = sum(r[1] * r[1] for r in a)
+        t1 = sum(r[0] * y for r, y in zip(a, b, strict=True))
+        t2 = sum(r[1] * y for r, y in zip(a, b, strict=True))
+        det = s11 * s22 - s12 * s12
+        if det <= 0:
+            raise ValueError(f"atomics_hot_fields: the {dtype} one-line points do not separate the two terms")
+        fits[dtype] = ((t1 * s22 - t2 * s12) / det, (s11 * t2 - s12 * t1) / det)
+    return {
+        "l2_atomic_slices": statistics.mean(f[0] for f in fits.values()),
+        "atomic_same_address_s": fits["float32"][1],
+        "atomic_same_address_int_s": fits["int32"][1],
+        "slices_by_dtype": {d: f[0] for d, f in fits.items()},
+    }
+
+
 def scan_carry_fields(points: Sequence[Mapping[str, Any]], schedulers: int = 4) -> dict:
     """``scan_carry_latency_s`` and ``scan_carry_issue_s`` from the ``scan_chain`` probe (dependent scans of
     an on-chip ``[L, D]`` tile along L over 4-8 warps, one and two blocks an SM), each point with the

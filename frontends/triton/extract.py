@@ -38,6 +38,7 @@ from tilesight.plan import (
     DESCRIPTOR_LOAD,
     ELEMENT_ASYNC_COPY,
     NARROW_ASYNC_COPY,
+    SCATTER_ATOMIC,
     SYNC_LOAD,
     AccessMode,
     ActionKind,
@@ -76,6 +77,7 @@ from .layouts import (
     pipelined,
     reduce_warps,
     scan_carries,
+    scattered_atomics,
     scattered_copies,
     sync_loads_in_pipelined_loops,
     warp_local_gathers,
@@ -291,6 +293,7 @@ class Walker:
         self.widths = access_widths(ir.ttgir)
         self.lane_strides = lane_strides(ir.ttgir)
         self.scattered = scattered_copies(ir.ttgir)
+        self.scattered_atomics = scattered_atomics(ir.ttgir)
         self.async_copies = async_copies(ir.ttgir)
         self.sync_in_pipeline = sync_loads_in_pipelined_loops(ir.ttgir)
         self.fma_dots = fma_dots(ir.ttgir)
@@ -302,6 +305,8 @@ class Walker:
         self.mma_passes = mma_passes(ir.ttgir)
         self.a_registers = dot_a_registers(ir.ttgir)
         self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
+        # (location, address) -> the first atomic there: a float max / min's second half joins it
+        self.atomic_pairs: dict[tuple[str, str], Op] = {}
         # load action name -> row addresses per thread of its pointer tensor (layouts.access_rows)
         self.pointer_rows: dict[str, int] = {}
         self.reduce_warps = reduce_warps(ir.ttgir)
@@ -1005,6 +1010,16 @@ class Walker:
         return sorted(p for p in v.prods if p in body.index)
 
     def memory(self, op: Op, body: _Body, vin: V) -> None:
+        if op.name == "tt.atomic_rmw" and op.where is not None and op.operands:
+            first = self.atomic_pairs.get((op.where, op.operands[0]))
+            if first is not None:
+                # the other half of a float tl.atomic_max / tl.atomic_min: Triton lowers it to an integer
+                # max on the lanes whose value is non-negative and an unsigned min on the rest (or the
+                # reverse), two atomics at one location and address, each lane making one of them
+                if op.results and first.results:
+                    self.set_results(op, self.get(first.results[0]))
+                return
+            self.atomic_pairs[(op.where, op.operands[0])] = op
         ptr = self.get(op.operands[0])
         base = ptr.base
         if base is None:
@@ -1119,6 +1134,12 @@ class Walker:
             node["variant"] = DESCRIPTOR_LOAD  # a TMA copy warp 0 issues, the warps meeting around it
         elif not store and width == NARROW_COPY_BYTES and located(op, self.async_copies):
             node["variant"] = NARROW_ASYNC_COPY  # an 8-byte cp.async: through L1 (.ca), not around it (.cg)
+        elif mode is AccessMode.ATOMIC and located(op, self.scattered_atomics):
+            node["variant"] = SCATTER_ATOMIC  # each lane's element its own read-modify-write at the L2
+        if mode is AccessMode.ATOMIC:
+            # the elements it adds: a small target's footprint (its tile, clipped to the tensor: a bincount's
+            # 1,024 lanes into 32 bins) says how many words it touches, not how many atomics it makes
+            node["shape"] = tuple(tile)
         if not store:
             self.stage(op, node)
         body.add(node)

@@ -405,6 +405,61 @@ def scattered_copies(ttgir: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# Ops through which an address keeps its operands' lane-by-lane variation (and adds none of its own).
+_LANEWISE = frozenset(
+    {"tt.addptr", "tt.broadcast", "ttg.convert_layout", "arith.addi", "arith.subi", "arith.muli",
+     "arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.select", "arith.andi",
+     "arith.ori", "arith.shli", "arith.divsi", "arith.remsi", "arith.divui", "arith.remui", "arith.minsi",
+     "arith.maxsi", "tt.int_to_ptr", "tt.ptr_to_int", "tt.bitcast", "arith.bitcast"}
+)  # fmt: skip
+
+
+def _varies_by_loaded(value: str, defs: Mapping[str, Op], memo: dict[str, bool]) -> bool:
+    """Whether ``value`` (a tensor of addresses or offsets) varies along its last axis with data the kernel
+    loaded as a tensor: a gathered index (``cnt + tl.load(v + offs)``), not a loaded scalar splat over the
+    lanes (``dw + idx * H + cols``) nor a loaded column broadcast along the rows (``idx[:, None] * H +
+    cols[None, :]``)."""
+    if value in memo:
+        return memo[value]
+    memo[value] = False
+    op = defs.get(value)
+    out = False
+    if op is None:
+        out = False
+    elif op.name == "tt.load":
+        out = tensor_type(op.rtype) is not None
+    elif op.name == "tt.expand_dims":
+        shape = tensor_type(op.rtype)
+        axis = op_axis(op.text)
+        out = (
+            shape is not None
+            and axis is not None
+            and axis != len(shape[0]) - 1
+            and bool(op.operands)
+            and _varies_by_loaded(op.operands[0], defs, memo)
+        )
+    elif op.name in _LANEWISE:
+        out = any(_varies_by_loaded(v, defs, memo) for v in op.operands)
+    memo[value] = out
+    return out
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def scattered_atomics(ttgir: str) -> frozenset[str]:
+    """Source locations ("file:line:col" and "file:line") of tensor atomics (``tt.atomic_rmw``,
+    ``tt.atomic_cas``) whose lanes' addresses vary with loaded data along the fastest axis
+    (:func:`_varies_by_loaded`): each lane's element is its own read-modify-write at the L2
+    (:data:`tilesight.plan.SCATTER_ATOMIC`; a bincount's ``REDG.E.ADD`` of 1,024 lanes, one bin each)."""
+    found: set[str] = set()
+    for op, defs, _ in _scoped_ops(parse_module(ttgir).body, ChainMap(), ChainMap()):
+        if op.name not in ("tt.atomic_rmw", "tt.atomic_cas") or op.loc is None:
+            continue
+        ptr = next((v for v in op.operands if v.startswith("%")), None)
+        if ptr is not None and tensor_type(op.rtype) is not None and _varies_by_loaded(ptr, defs, {}):
+            found |= op.keys
+    return frozenset(found)
+
+
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def async_copies(ttgir: str) -> frozenset[str]:
     """Source locations ("file:line:col" and "file:line") of the pointer loads the pipeliner made asynchronous

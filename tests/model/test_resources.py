@@ -639,6 +639,113 @@ def test_vector_reduction_issues_its_width_per_instruction(round_hw):
         assert action_demand(act, plan, hw, traffic, resident=1).busy_s[L2] == pytest.approx(want)
 
 
+def _scatter_plan(words: int, lanes: int = 1024, blocks: int = 4) -> TilePlan:
+    """``blocks`` blocks, each adding ``lanes`` ones at gathered addresses into a target of ``words`` int32s
+    (a bincount): the frontend clips the target's tile to its size and keeps the lanes on the action."""
+    from tilesight.plan import SCATTER_ATOMIC, AccessMode
+
+    tile = (min(lanes, words),)
+    return TilePlan(
+        name="bincount",
+        grid=TileGrid(shape=(blocks,), dims=("x",)),
+        tensors=(TensorAccess("bins", "int32", (words,), tile, mode=AccessMode.ATOMIC, indirect=True),),
+        body=(
+            TileAction(
+                "st",
+                ActionKind.STORE,
+                tensor="bins",
+                src=MemLevel.REG,
+                variant=SCATTER_ATOMIC,
+                shape=(lanes,),
+            ),
+        ),
+        resources=BlockResources(threads=128),
+    )
+
+
+def test_scattered_lanes_start_a_transaction_per_distinct_sector():
+    from tilesight.model.resources import scatter_transactions_per_element as per
+
+    # 8 int32 words: one 32-byte sector, a warp's 32 lanes one transaction; 32 words: 4 sectors, all four
+    # touched but for (3/4)^32 = 1.0e-4 of them each; a target of many sectors: one a lane
+    assert per(8, 4, 32) == pytest.approx(1 / 32)
+    assert per(32, 4, 32) == pytest.approx(4 * (1 - 0.75**32) / 32)
+    assert per(1 << 24, 4, 32) == pytest.approx(1.0, rel=1e-5)
+
+
+@given(st.integers(1, 1 << 20), st.integers(1, 1 << 20))
+@settings(max_examples=60, deadline=None)
+def test_scatter_transactions_are_a_share_of_the_lanes_growing_with_the_target(a, b):
+    from tilesight.model.resources import scatter_transactions_per_element as per
+
+    small, large = sorted((a, b))
+    assert 1 / 32 <= per(small, 4, 32) <= per(large, 4, 32) <= 1.0
+
+
+@given(st.integers(1, 1 << 16), st.integers(1, 200))
+@settings(max_examples=40, deadline=None)
+def test_the_busiest_slice_takes_at_least_its_even_share_and_at_most_all(lines, slices):
+    from tilesight.model.resources import busiest_slice_factor
+
+    f = busiest_slice_factor(lines, slices)
+    assert 1.0 <= f <= slices
+    if lines == 1:
+        assert f == slices  # one line: one slice does all the work
+
+
+def test_a_scattered_atomic_costs_a_transaction_per_lane_on_the_slices_of_its_lines(round_hw):
+    import dataclasses
+    import math
+
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.model.resources import busiest_slice_factor
+
+    # 1024 lanes into 1M int32 words (32,768 lines): a transaction per lane, 4e9 / 8 = 5e8 sectors/s over the
+    # round GPU's 4 SMs, 1.25e8 each: 1024 x (1 - tiny) / 1.25e8 = 8.19 us, times the busiest of 16 slices'
+    # share of 32,768 lines (the normal approximation: 1 + sqrt(2 ln 16 / 2048) = 1.0736)
+    hw = dataclasses.replace(round_hw, l2_atomic_elements_per_s=4e9, l2_atomic_slices=16)
+    plan = _scatter_plan(1 << 20)
+    (st_,) = [a for a, _ in plan.actions()]
+    traffic = CompulsoryCacheModel().traffic(plan, hw)
+    spread = 1 + math.sqrt(2 * math.log(16) / 2048)
+    assert busiest_slice_factor(32768, 16) == pytest.approx(spread)
+    want = 1024 * 131072 * (1 - (1 - 1 / 131072) ** 32) / 32 / 1.25e8 * spread
+    assert action_demand(st_, plan, hw, traffic).busy_s[L2] == pytest.approx(want)
+    # the same lanes into 32 words (one line): a transaction per distinct sector of each instruction (4 of
+    # 4 sectors, 32 instructions), all on one slice: 128 x (1 - 0.75^32) / 1.25e8 x 16 = 16.38 us
+    plan = _scatter_plan(32)
+    (st_,) = [a for a, _ in plan.actions()]
+    traffic = CompulsoryCacheModel().traffic(plan, hw)
+    want = 32 * 4 * (1 - 0.75**32) / 1.25e8 * 16
+    assert action_demand(st_, plan, hw, traffic).busy_s[L2] == pytest.approx(want)
+
+
+def test_atomics_on_one_word_wait_for_each_other_beyond_the_schedule(round_hw):
+    import dataclasses
+
+    from tilesight.cache import CompulsoryCacheModel
+    from tilesight.model.evaluate import evaluate
+
+    # 4 blocks x 1024 lanes into 32 int32 words: 128 atomics a word, each 1e-8 s after the one before it: a
+    # chain of 1.28 us a word; each occurrence adds 1024 / 32 of them (0.32 us) to it
+    hw = dataclasses.replace(
+        round_hw, l2_atomic_elements_per_s=4e9, l2_atomic_slices=16, atomic_same_address_int_s=1e-8
+    )
+    plan = _scatter_plan(32)
+    (st_,) = [a for a, _ in plan.actions()]
+    d = action_demand(st_, plan, hw, CompulsoryCacheModel().traffic(plan, hw))
+    assert d.same_word_s == pytest.approx(1024 / 32 * 1e-8)
+    # a chain far longer than the schedule: the launch takes it, its atomics' own L2 time and the launch
+    long = dataclasses.replace(hw, atomic_same_address_int_s=1e-6)
+    report = evaluate(plan, long, cache_model=CompulsoryCacheModel())
+    own = 4 * d.busy_s[L2] / long.sm_count
+    assert report.latency_s == pytest.approx(4 * 1024 / 32 * 1e-6 + own + long.launch_overhead_s)
+    assert [p.phase for p in report.phases][-1] == "atomic chain"
+    # a float target waits the float time (atomic_same_address_s), not given here: no chain
+    fplan = dataclasses.replace(plan, tensors=(dataclasses.replace(plan.tensors[0], dtype="float32"),))
+    assert action_demand(st_, fplan, hw, CompulsoryCacheModel().traffic(fplan, hw)).same_word_s == 0.0
+
+
 def test_waited_load_latency_by_hand(round_hw):
     from tilesight.model.resources import waited_load_latency
 

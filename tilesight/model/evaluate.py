@@ -52,7 +52,7 @@ from ..plan import (
     TileAction,
     TilePlan,
 )
-from ..report import MERGE_PHASE, ActionStats, Occupancy, PhaseCost, Report
+from ..report import CHAIN_PHASE, MERGE_PHASE, ActionStats, Occupancy, PhaseCost, Report
 from .envelope import Envelope, envelope
 from .explain import phase_cost
 from .occupancy import Waves, residency, waves
@@ -61,6 +61,7 @@ from .resources import (
     DDR,
     DDR_QUEUE_MAX_UTILISATION,
     FULL_VECTOR_BYTES,
+    L2,
     NPIPES,
     SFU,
     TC,
@@ -562,7 +563,7 @@ class _Core:
 
     __slots__ = (
         "occ", "wv", "per_program", "traffic", "demands", "occurrences", "full", "tail", "main", "t_tail",
-        "latency", "lock_hold_s", "lock_s", "together", "merge_s",
+        "latency", "lock_hold_s", "lock_s", "together", "merge_s", "chain_s",
     )  # fmt: skip
 
 
@@ -730,6 +731,15 @@ def _core_at(
         floor = split_store_floor_s(hw, sectors, busy[CUDA] + busy[SFU] if paced else 0.0)
         c.merge_s = max(floor - c.latency, 0.0)
         c.latency += c.merge_s
+    # atomics on one word: the L2 takes them one at a time, so the launch lasts at least the longest word's
+    # chain and the atomics' own transactions (resources.same_word_seconds); chain_s is the time this adds
+    chain = sum(d.same_word_s * occurrences[name] for name, d in demands.items()) * grid.tiles
+    c.chain_s = 0.0
+    if chain:
+        atomics = [(name, d) for name, d in demands.items() if d.same_word_s]
+        own = sum(d.busy_s[L2] * occurrences[name] for name, d in atomics) * grid.tiles / hw.sm_count
+        c.chain_s = max(chain + own + hw.launch_overhead_s - c.latency, 0.0)
+        c.latency += c.chain_s
     return c
 
 
@@ -1071,6 +1081,14 @@ def _evaluate(
         )
         idle = {pp: 0.0 for pp in PIPELINES}
         phases = (*phases, PhaseCost(MERGE_PHASE, c.merge_s, Pipeline.L2, idle, reason))
+    if c.chain_s > 0:
+        atomics = [n for n, d in demands.items() if d.same_word_s]
+        reason = (
+            f"{', '.join(atomics)}: atomics on the same words, which the L2 updates one atomic at a time: "
+            f"{c.chain_s * 1e6:.3g} us beyond the schedule"
+        )
+        idle = {pp: 0.0 for pp in PIPELINES}
+        phases = (*phases, PhaseCost(CHAIN_PHASE, c.chain_s, Pipeline.L2, idle, reason))
     bottleneck = max(phases, key=lambda ph: ph.time_s).bottleneck
     total_busy = sum(busy)
     overlap = (

@@ -79,9 +79,12 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import NamedTuple
+
+import numpy as np
 
 from ..cache.base import CacheTraffic, TensorTraffic
 from ..cache.sdcm import hit_probability
@@ -92,6 +95,7 @@ from ..plan import (
     ELEMENT_ASYNC_COPY,
     NARROW_ASYNC_COPY,
     PIPELINES,
+    SCATTER_ATOMIC,
     SYNC_LOAD,
     VECTOR_REDUCTION,
     AccessMode,
@@ -172,6 +176,89 @@ SYNC_LOAD_PASSES = 1
 # no two lanes of an instruction complete a word, and the L2 merges every sector the instruction touches
 # (:func:`partial_write_sectors`).
 WORD_BYTES = 4
+# The L2's unit of a read-modify-write (a sector) and of its placement on a slice (a line), in bytes.
+ATOMIC_SECTOR_BYTES = 32
+ATOMIC_LINE_BYTES = 128
+# Seeded placements of a small target's lines on the L2 slices averaged for their busiest slice (a few lines
+# over ~90 slices; beyond BUSIEST_SLICE_SAMPLED lines a slice's share is near its mean, taken from the normal
+# approximation).
+BUSIEST_SLICE_TRIALS = 64
+BUSIEST_SLICE_SAMPLED = 1 << 14
+
+
+def scatter_transactions_per_element(words: float, element_bytes: float, warp: int) -> float:
+    """L2 transactions per element of a scattered atomic (:data:`SCATTER_ATOMIC`) whose lanes land uniformly
+    on ``words`` words: one for each distinct 32-byte sector a warp instruction's lanes touch, the expected
+    ``S (1 - (1 - 1/S)^warp)`` of ``S`` sectors, over the instruction's ``warp`` elements (1 for a target of
+    many sectors, ``1 / warp`` for one sector)."""
+    sectors = max(1.0, words * element_bytes / ATOMIC_SECTOR_BYTES)
+    return sectors * -math.expm1(warp * math.log1p(-1.0 / sectors)) / warp if sectors > 1 else 1.0 / warp
+
+
+@functools.lru_cache(maxsize=256)
+def busiest_slice_factor(lines: int, slices: int) -> float:
+    """How much longer a scattered atomic's transactions take on ``lines`` lines placed at random on
+    ``slices`` L2 slices than spread evenly over all of them: ``slices x E[max lines on a slice] / lines``,
+    at least 1 (``slices`` for one line: one slice does all the work). The expectation is the mean of
+    :data:`BUSIEST_SLICE_TRIALS` seeded placements up to :data:`BUSIEST_SLICE_SAMPLED` lines, beyond it
+    ``mean + sqrt(2 mean ln slices)``."""
+    lines, slices = max(1, int(lines)), max(1, int(round(slices)))
+    if slices == 1:
+        return 1.0
+    if lines > BUSIEST_SLICE_SAMPLED:
+        mean = lines / slices
+        busiest = mean + math.sqrt(2.0 * mean * math.log(slices))
+    else:
+        rng = np.random.default_rng(0)
+        placed = rng.integers(0, slices, size=(BUSIEST_SLICE_TRIALS, lines))
+        offsets = np.arange(BUSIEST_SLICE_TRIALS)[:, None] * slices
+        counts = np.bincount((placed + offsets).ravel(), minlength=BUSIEST_SLICE_TRIALS * slices)
+        busiest = float(counts.reshape(BUSIEST_SLICE_TRIALS, slices).max(axis=1).mean())
+    return max(1.0, slices * busiest / lines)
+
+
+def atomic_seconds(
+    action: TileAction, tensor: TensorAccess, nbytes: float, per_sm: float, hw: HardwareProfile
+) -> float:
+    """L2 time on one SM of an atomic store of ``nbytes`` (its tile; ``action.shape`` its lanes where a small
+    target clipped the tile) at ``per_sm`` elements a second (the chip's contiguous-atomic rate shared by the
+    SMs, or what the resident blocks issue). A scattered one
+    (:data:`SCATTER_ATOMIC`) costs a transaction per distinct sector of each instruction
+    (:func:`scatter_transactions_per_element`) at the chip's sector rate (``l2_atomic_elements_per_s`` of
+    4-byte adds, eight to a sector), on the L2 slices its target's lines land on
+    (:func:`busiest_slice_factor` of ``l2_atomic_slices``): both from the ``atomics_hot`` probe (1 to 64M
+    bins) and the atomics probe (tiles added whole). The atomics on one word wait for each other besides
+    (:func:`same_word_seconds`)."""
+    element_bytes = dtype_bytes(tensor.dtype)
+    # the lanes it adds (TileAction.shape), where its footprint was clipped to a smaller target
+    elements = max(nbytes / element_bytes, float(math.prod(action.shape)) if action.shape else 0.0)
+    seconds = elements / per_sm
+    words = float(math.prod(tensor.shape)) or 1.0
+    if action.variant == SCATTER_ATOMIC:
+        sector_rate = hw.l2_atomic_elements_per_s * WORD_BYTES / ATOMIC_SECTOR_BYTES / hw.sm_count
+        tx = elements * scatter_transactions_per_element(words, element_bytes, hw.warp_size)
+        spread = 1.0
+        if hw.l2_atomic_slices:
+            lines = math.ceil(words * element_bytes / ATOMIC_LINE_BYTES)
+            spread = busiest_slice_factor(lines, int(round(hw.l2_atomic_slices)))
+        seconds = max(seconds, tx / sector_rate * spread)
+    return seconds
+
+
+def same_word_seconds(action: TileAction, tensor: TensorAccess, nbytes: float, hw: HardwareProfile) -> float:
+    """The time one occurrence of an atomic store adds to the longest chain of atomics on one word: the L2
+    updates a word one atomic at a time (``atomic_same_address_s``, ``_int_s``: the ``atomics_hot`` probe's
+    one-bin points), so a target of ``W`` words taking ``E`` atomics in all, spread evenly, holds each word
+    for ``E / W`` of them, ``elements / W`` of them this occurrence's (a per-program ``tl.atomic_max`` on one
+    word: every program's). Summed over the launch, a floor beside the pipelines (the evaluator's
+    ``chain_s``), not L2 bandwidth: one slice serves the word while the rest of the L2 serves the others."""
+    element_bytes = dtype_bytes(tensor.dtype)
+    elements = max(nbytes / element_bytes, float(math.prod(action.shape)) if action.shape else 0.0)
+    floating = tensor.dtype.startswith(("float", "bfloat", "tfloat"))
+    same = hw.atomic_same_address_s if floating else hw.atomic_same_address_int_s
+    return elements * same / (float(math.prod(tensor.shape)) or 1.0)
+
+
 # Bytes per thread of a tile kernel's loop-invariant live state (addresses, offsets, masks, loop bounds): 40
 # registers, what ptxas -v gives a Triton GEMM whose accumulator is negligible (the Triton frontend's
 # REGISTER_OVERHEAD; a compiler figure, not fitted to timings). ptxas spills this state first: the loop
@@ -225,6 +312,10 @@ class ActionDemand(NamedTuple):
     # merged at the profile's l2_partial_write_sectors_per_s over the chip, beside the pipelines (the
     # launch's floor, evaluate._core_at)
     merge_sectors: float = 0.0
+    # seconds an atomic store's occurrence adds to the longest chain of atomics on one word (resources.
+    # same_word_seconds): summed over the launch beside the pipelines, with the atomics' own L2 time (the
+    # launch's floor, evaluate._core_at)
+    same_word_s: float = 0.0
     # a pipelined loop's load (its own threads' copies): the mean latency of its lines, L2's for the bytes the
     # caches serve and the unloaded DRAM latency for the rest
     # (pipelined_refill_latency); what the loop's refill bound waits for (tile.refill_span_s; 0 = L2's)
@@ -889,6 +980,7 @@ def action_demand(
     latency = 0.0
     floor = 0.0
     nbytes = 0.0
+    same_word = 0.0  # an atomic store's share of the longest chain on one word (ActionDemand.same_word_s)
     lsu_bytes = 0.0  # what the warps' memory instructions move (masked-off lanes issue none)
     flops = 0.0
     l2_hit: float | None = None
@@ -1056,8 +1148,8 @@ def action_demand(
             if action.variant == VECTOR_REDUCTION and action.vector_bytes:
                 width = max(1.0, action.vector_bytes / dtype_bytes(tensor.dtype))
             per_sm = min(per_sm, resident * width * hw.atomic_elements_per_s_per_block)
-        atomic_s = nbytes / dtype_bytes(tensor.dtype) / per_sm
-        busy[L2] = max(busy[L2], atomic_s)
+        busy[L2] = max(busy[L2], atomic_seconds(action, tensor, nbytes, per_sm, hw))
+        same_word = same_word_seconds(action, tensor, nbytes, hw)
     if nbytes and kind in (ActionKind.LOAD, ActionKind.STORE) and hw.lsu_warp_instr_per_s_per_sm > 0:
         # a load's share served on chip (L1.5 or L2); stores issue at the probed copy's rate
         served = min(1.0, l15_hit + l2_hit) if kind is ActionKind.LOAD and l2_hit is not None else None
@@ -1096,4 +1188,5 @@ def action_demand(
         floor_s=floor,
         burst_bytes_per_s=burst,
         merge_sectors=partial_write_sectors(action, lsu_bytes, hw),
+        same_word_s=same_word,
     )

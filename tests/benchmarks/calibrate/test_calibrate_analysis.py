@@ -568,3 +568,44 @@ def test_local_reload_latency_is_the_median_l1_run_of_one():
     assert f["_l2_step_s"]["value"] == pytest.approx(275e-9)
     with pytest.raises(ValueError, match="in L1 and in L2"):
         analysis.local_reload_latency(pts[:2])
+
+
+def test_atomics_hot_fields_recover_the_slices_and_the_word_times():
+    # points made by the model's own one-line law: tx / R x slices + (adds / bins) x same, R = 4e11 x 4 / 32
+    # = 5e10 sectors/s; 80 slices, 1.5 ns a float add on one word, 0.5 ns an int add; the 1,024-bin point
+    # spans 32 lines and is left out
+    from tilesight.model.resources import scatter_transactions_per_element as per
+
+    e, rate = 1 << 24, 5e10
+
+    def pt(dtype, bins, same):
+        s = e * per(bins, 4, 32) / rate * 80 + e / bins * same
+        return {"dtype": dtype, "bins": bins, "elements": e, "s": s, "sum_ok": True}
+
+    pts = [pt(d, b, t) for d, t in (("float32", 1.5e-9), ("int32", 5e-10)) for b in (1, 8, 32)]
+    pts.append({"dtype": "int32", "bins": 1024, "elements": e, "s": 1.0, "sum_ok": True})
+    f = analysis.atomics_hot_fields(pts, 4e11)
+    assert f["l2_atomic_slices"] == pytest.approx(80)
+    assert f["atomic_same_address_s"] == pytest.approx(1.5e-9)
+    assert f["atomic_same_address_int_s"] == pytest.approx(5e-10)
+    with pytest.raises(ValueError, match="two float32 points"):
+        analysis.atomics_hot_fields([p for p in pts if p["dtype"] == "int32"], 4e11)
+
+
+def test_atomics_hot_fields_from_the_committed_probe():
+    import json
+
+    data = json.loads(
+        (
+            Path(__file__).resolve().parents[3] / "benchmarks/data/calibration_atomics_hot_h100.json"
+        ).read_text()
+    )
+    from tilesight.hardware import load_profile
+
+    h100 = load_profile("h100")
+    f = analysis.atomics_hot_fields(
+        data["measurements"]["atomics_hot"]["points"], h100.l2_atomic_elements_per_s
+    )
+    assert h100.l2_atomic_slices == pytest.approx(f["l2_atomic_slices"], rel=1e-3)
+    assert h100.atomic_same_address_s == pytest.approx(f["atomic_same_address_s"], rel=1e-3)
+    assert h100.atomic_same_address_int_s == pytest.approx(f["atomic_same_address_int_s"], rel=1e-3)

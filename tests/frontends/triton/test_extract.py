@@ -1,5 +1,7 @@
 """Extraction of tile plans from Triton kernels (CPU only: compiles to TTGIR for an explicit sm_90 target)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -1310,3 +1312,37 @@ def test_a_store_in_a_loop_keeps_its_vector_whatever_a_later_reduction_names_its
     (store,) = [a for a in _find(plan.body, ActionKind.STORE) if a.tensor == "dx_ptr"]
     (load,) = [a for a in _find(plan.body, ActionKind.LOAD) if a.tensor == "x_ptr"]
     assert store.vector_bytes == load.vector_bytes == 16
+
+
+@pytest.mark.parametrize(
+    ("fn", "meta", "scattered"),
+    [
+        (k.scatter_add, dict(BLOCK=1024, ROWS=False), True),  # a bincount: each lane its own bin
+        (k.scatter_add, dict(BLOCK=1024, ROWS=True), False),  # an embedding backward: a row a program
+        (k.scatter_add_2d, dict(BR=16, BH=64, LANES=False), False),  # loaded rows, contiguous columns
+        (k.scatter_add_2d, dict(BR=16, BH=64, LANES=True), True),  # loaded columns
+    ],
+)
+def test_an_atomic_at_lane_by_lane_loaded_addresses_is_a_scatter(fn, meta, scattered):
+    from tilesight.plan import SCATTER_ATOMIC
+
+    idx = TensorSpec((4096,), "int32", values=np.arange(4096, dtype=np.int32) % 512)
+    src, out = TensorSpec((4096, 64), "float32"), TensorSpec((512, 64), "float32")
+    args = (idx, src, out, 64)
+    plan = FE.plan(fn, ((64,), *args), meta, HW)
+    (atomic,) = _find(plan.body, ActionKind.STORE)
+    assert (atomic.variant == SCATTER_ATOMIC) is scattered
+    # the action keeps its lanes, whatever part of the target its tile covers
+    assert math.prod(atomic.shape) == (1024 if fn is k.scatter_add else 16 * 64)
+
+
+def test_a_float_atomic_max_is_one_atomic_a_program_on_its_word():
+    # Triton lowers a float atomic_max to an integer max where the value is non-negative and an unsigned
+    # min where it is negative (two tt.atomic_rmw at one location): each program makes one of them, so one
+    # action of one element; 1,024 programs on one float word are a chain of 1,024 atomics
+    x, amax = TensorSpec((1 << 20,), "float32"), TensorSpec((1,), "float32")
+    plan = FE.plan(k.block_amax, ((1024,), x, amax), dict(BLOCK=1024), HW)
+    (atomic,) = _find(plan.body, ActionKind.STORE)
+    assert atomic.shape == (1,) and plan.tensor(atomic.tensor).shape == (1,)
+    report = tilesight.estimate(k.block_amax, (1024,), x, amax, hw="h200", BLOCK=1024)
+    assert report.latency_s >= 1024 * HW.atomic_same_address_s + HW.launch_overhead_s

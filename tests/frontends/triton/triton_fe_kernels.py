@@ -841,3 +841,45 @@ def row_loop_then_sum(x_ptr, dx_ptr, out_ptr, stride, V, BLOCK: tl.constexpr):
         acc += tl.where(m, e, 0.0)
         tl.store(dx_ptr + row * stride + cols, (e * 0.5).to(tl.float16), mask=m)
     tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def scatter_add(idx_ptr, src_ptr, out_ptr, H, BLOCK: tl.constexpr, ROWS: tl.constexpr):
+    """Atomic adds at loaded indices: with ROWS, each program adds a row of ``H`` at the row its loaded index
+    names (an embedding backward: the lanes contiguous along the row); without, each lane adds one element at
+    the bin its own loaded index names (a bincount: the lanes scattered)."""
+    pid = tl.program_id(0)
+    if ROWS:
+        row = tl.load(idx_ptr + pid)
+        cols = tl.arange(0, BLOCK)
+        g = tl.load(src_ptr + pid * H + cols, mask=cols < H, other=0.0)
+        tl.atomic_add(out_ptr + row * H + cols, g, mask=cols < H)
+    else:
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+        i = tl.load(idx_ptr + offs)
+        tl.atomic_add(out_ptr + i, tl.load(src_ptr + offs))
+
+
+@triton.jit
+def scatter_add_2d(idx_ptr, src_ptr, out_ptr, H, BR: tl.constexpr, BH: tl.constexpr, LANES: tl.constexpr):
+    """A block of ``BR`` rows of ``BH`` added at loaded rows (``idx[:, None] * H + cols[None, :]``: lanes
+    contiguous along each row) or, with LANES, at loaded columns of fixed rows (``rows[:, None] * H +
+    idx[None, :]``: lanes scattered along the fastest axis)."""
+    pid = tl.program_id(0)
+    rows = pid * BR + tl.arange(0, BR)
+    cols = tl.arange(0, BH)
+    g = tl.load(src_ptr + rows[:, None] * H + cols[None, :])
+    if LANES:
+        i = tl.load(idx_ptr + cols)
+        tl.atomic_add(out_ptr + rows[:, None] * H + i[None, :], g)
+    else:
+        i = tl.load(idx_ptr + rows)
+        tl.atomic_add(out_ptr + i[:, None] * H + cols[None, :], g)
+
+
+@triton.jit
+def block_amax(x_ptr, amax_ptr, BLOCK: tl.constexpr):
+    """Each program folds its block's largest magnitude into one word with a float ``tl.atomic_max`` (an fp8
+    scale's amax)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_max(amax_ptr, tl.max(tl.abs(tl.load(x_ptr + offs)), axis=0))
