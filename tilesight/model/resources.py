@@ -217,12 +217,21 @@ def busiest_slice_factor(lines: int, slices: int) -> float:
     return max(1.0, slices * busiest / lines)
 
 
+def atomic_elements(action: TileAction, tensor: TensorAccess, nbytes: float) -> float:
+    """The atomics one occurrence of an atomic store makes: its tile's elements (``nbytes``), or for a
+    scattered one (:data:`SCATTER_ATOMIC`) its lanes (``TileAction.shape``), which a target smaller than them
+    (a bincount's 1,024 lanes into 32 bins) does not clip as it clips the tile."""
+    elements = nbytes / dtype_bytes(tensor.dtype)
+    if action.variant == SCATTER_ATOMIC and action.shape:
+        elements = max(elements, float(math.prod(action.shape)))
+    return elements
+
+
 def atomic_seconds(
     action: TileAction, tensor: TensorAccess, nbytes: float, per_sm: float, hw: HardwareProfile
 ) -> float:
-    """L2 time on one SM of an atomic store of ``nbytes`` (its tile; ``action.shape`` its lanes where a small
-    target clipped the tile) at ``per_sm`` elements a second (the chip's contiguous-atomic rate shared by the
-    SMs, or what the resident blocks issue). A scattered one
+    """L2 time on one SM of an atomic store's :func:`atomic_elements` at ``per_sm`` elements a second (the
+    chip's contiguous-atomic rate shared by the SMs, or what the resident blocks issue). A scattered one
     (:data:`SCATTER_ATOMIC`) costs a transaction per distinct sector of each instruction
     (:func:`scatter_transactions_per_element`) at the chip's sector rate (``l2_atomic_elements_per_s`` of
     4-byte adds, eight to a sector), on the L2 slices its target's lines land on
@@ -230,8 +239,7 @@ def atomic_seconds(
     bins) and the atomics probe (tiles added whole). The atomics on one word wait for each other besides
     (:func:`same_word_seconds`)."""
     element_bytes = dtype_bytes(tensor.dtype)
-    # the lanes it adds (TileAction.shape), where its footprint was clipped to a smaller target
-    elements = max(nbytes / element_bytes, float(math.prod(action.shape)) if action.shape else 0.0)
+    elements = atomic_elements(action, tensor, nbytes)
     seconds = elements / per_sm
     words = float(math.prod(tensor.shape)) or 1.0
     if action.variant == SCATTER_ATOMIC:
@@ -252,11 +260,9 @@ def same_word_seconds(action: TileAction, tensor: TensorAccess, nbytes: float, h
     for ``E / W`` of them, ``elements / W`` of them this occurrence's (a per-program ``tl.atomic_max`` on one
     word: every program's). Summed over the launch, a floor beside the pipelines (the evaluator's
     ``chain_s``), not L2 bandwidth: one slice serves the word while the rest of the L2 serves the others."""
-    element_bytes = dtype_bytes(tensor.dtype)
-    elements = max(nbytes / element_bytes, float(math.prod(action.shape)) if action.shape else 0.0)
     floating = tensor.dtype.startswith(("float", "bfloat", "tfloat"))
     same = hw.atomic_same_address_s if floating else hw.atomic_same_address_int_s
-    return elements * same / (float(math.prod(tensor.shape)) or 1.0)
+    return atomic_elements(action, tensor, nbytes) * same / (float(math.prod(tensor.shape)) or 1.0)
 
 
 # Bytes per thread of a tile kernel's loop-invariant live state (addresses, offsets, masks, loop bounds): 40
