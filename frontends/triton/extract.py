@@ -1012,7 +1012,7 @@ class Walker:
     def memory(self, op: Op, body: _Body, vin: V) -> None:
         if op.name == "tt.atomic_rmw" and op.where is not None and op.operands:
             first = self.atomic_pairs.get((op.where, op.operands[0]))
-            if first is not None:
+            if first is not None and first is not op:
                 # the other half of a float tl.atomic_max / tl.atomic_min: Triton lowers it to an integer
                 # max on the lanes whose value is non-negative and an unsigned min on the rest (or the
                 # reverse), two atomics at one location and address, each lane making one of them
