@@ -1459,8 +1459,9 @@ def _predict_hot_point(p: dict, hw: str = "h200") -> float:
     n, bins = int(p["elements"]), int(p["bins"])
     idx = tilesight.TensorSpec((n,), "int32", values=np.random.default_rng(79).integers(0, bins, n, np.int32))
     out = tilesight.TensorSpec((bins,), p["dtype"])
+    relaxed = p.get("sem") == "relaxed"
     report = tilesight.estimate(
-        kern.atomic_scatter, (-(-n // 1024),), idx, out, n, hw=hw, BLOCK=1024, num_warps=4
+        kern.atomic_scatter, (-(-n // 1024),), idx, out, n, hw=hw, BLOCK=1024, RELAXED=relaxed, num_warps=4
     )
     return report.latency_s
 
@@ -1477,7 +1478,8 @@ def _atomics_hot(args: argparse.Namespace) -> None:
         pred = _predict_hot_point(p, hw)
         flag = "" if p.get("sum_ok") else "  (sum wrong)"
         print(
-            f"  {p['dtype']:8s} {p['bins']:9d} bins: {p['elements_per_s'] / 1e9:8.2f} G/s  "
+            f"  {p['dtype']:8s} {p.get('sem', 'acq_rel'):7s} {p['bins']:9d} bins: "
+            f"{p['elements_per_s'] / 1e9:8.2f} G/s  "
             f"{p['s'] * 1e6:9.1f} us, predicted {pred * 1e6:9.1f} us ({p['s'] / pred:5.2f}x){flag}"
         )
 

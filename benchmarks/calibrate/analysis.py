@@ -912,7 +912,8 @@ def atomics_hot_fields(
     ``tx / R x slices + (elements / bins) x same``, ``tx`` the distinct sectors of its instructions
     (:func:`tilesight.model.resources.scatter_transactions_per_element`). Least squares over those points,
     per dtype (float32, int32) for ``same``; ``slices`` the mean of the dtypes'. Points whose sums came out
-    wrong are left out. Raises ValueError without two one-line points of a dtype."""
+    wrong are left out, and the ``relaxed`` ones (Triton's default ``acq_rel`` is what kernels mostly issue).
+    Raises ValueError without two one-line points of a dtype."""
     from tilesight.model.resources import scatter_transactions_per_element
 
     rate = l2_atomic_elements_per_s * 4 / 32
@@ -921,7 +922,11 @@ def atomics_hot_fields(
         rows = [
             p
             for p in points
-            if p.get("dtype") == dtype and p.get("sum_ok", True) and int(p["bins"]) * 4 <= 128 and p["s"] > 0
+            if p.get("dtype") == dtype
+            and p.get("sem", "acq_rel") == "acq_rel"
+            and p.get("sum_ok", True)
+            and int(p["bins"]) * 4 <= 128
+            and p["s"] > 0
         ]
         if len(rows) < 2:
             raise ValueError(f"atomics_hot_fields: needs two {dtype} points within one line, got {len(rows)}")

@@ -854,13 +854,18 @@ def atomic_tiles(c_ptr, n_tiles, reps, BLOCK: tl.constexpr, ATOMIC: tl.constexpr
 
 
 @triton.jit
-def atomic_scatter(idx_ptr, bins_ptr, n, BLOCK: tl.constexpr):
+def atomic_scatter(idx_ptr, bins_ptr, n, BLOCK: tl.constexpr, RELAXED: tl.constexpr = False):
     """Each of ``n`` elements adds one to the bin its index names (``tl.atomic_add`` of ones at gathered
-    addresses, a bincount): with few bins, many programs contend for the same words."""
+    addresses, a bincount): with few bins, many programs contend for the same words. ``RELAXED``: the adds
+    with ``sem="relaxed"`` (``REDG``), else Triton's default ``acq_rel``."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     inside = offs < n
     i = tl.load(idx_ptr + offs, mask=inside, other=0)
-    tl.atomic_add(bins_ptr + i, tl.full((BLOCK,), 1, bins_ptr.dtype.element_ty), mask=inside)
+    ones = tl.full((BLOCK,), 1, bins_ptr.dtype.element_ty)
+    if RELAXED:
+        tl.atomic_add(bins_ptr + i, ones, mask=inside, sem="relaxed")
+    else:
+        tl.atomic_add(bins_ptr + i, ones, mask=inside)
 
 
 @triton.jit

@@ -1609,6 +1609,8 @@ def atomics() -> dict:
 HOT_ELEMENTS = 1 << 24
 HOT_BINS = (1, 8, 32, 128, 1024, 8192, 65536, 1 << 20, 1 << 24, 1 << 26)
 HOT_BLOCK = 1024
+# ... and the same adds with sem="relaxed" at these bin counts (Triton's default is acq_rel)
+HOT_RELAXED_BINS = (1, 32, 1024, 1 << 20)
 
 
 def atomics_hot() -> dict:
@@ -1619,27 +1621,29 @@ def atomics_hot() -> dict:
     points = []
     gen = torch.Generator(device="cuda").manual_seed(79)
     grid = (-(-HOT_ELEMENTS // HOT_BLOCK),)
-    for dtype in (torch.int32, torch.float32):
-        for bins in HOT_BINS:
-            idx = torch.randint(0, bins, (HOT_ELEMENTS,), device="cuda", dtype=torch.int32, generator=gen)
-            out = torch.zeros(bins, device="cuda", dtype=dtype)
-            launch = functools.partial(
-                K.atomic_scatter[grid], idx, out, HOT_ELEMENTS, BLOCK=HOT_BLOCK, num_warps=4
-            )
-            launch()
-            ok = bool(out.sum().item() == HOT_ELEMENTS)
-            t = bench_s(launch)
-            points.append(
-                {
-                    "dtype": str(dtype).removeprefix("torch."),
-                    "bins": bins,
-                    "elements": HOT_ELEMENTS,
-                    "s": t,
-                    "elements_per_s": HOT_ELEMENTS / t,
-                    "sum_ok": ok,
-                }
-            )
-            del idx, out
+    runs = [(d, b, False) for d in (torch.int32, torch.float32) for b in HOT_BINS]
+    runs += [(d, b, True) for d in (torch.int32, torch.float32) for b in HOT_RELAXED_BINS]
+    for dtype, bins, relaxed in runs:
+        idx = torch.randint(0, bins, (HOT_ELEMENTS,), device="cuda", dtype=torch.int32, generator=gen)
+        out = torch.zeros(bins, device="cuda", dtype=dtype)
+        launch = functools.partial(
+            K.atomic_scatter[grid], idx, out, HOT_ELEMENTS, BLOCK=HOT_BLOCK, RELAXED=relaxed, num_warps=4
+        )
+        launch()
+        ok = bool(out.sum().item() == HOT_ELEMENTS)
+        t = bench_s(launch)
+        points.append(
+            {
+                "dtype": str(dtype).removeprefix("torch."),
+                "bins": bins,
+                "sem": "relaxed" if relaxed else "acq_rel",
+                "elements": HOT_ELEMENTS,
+                "s": t,
+                "elements_per_s": HOT_ELEMENTS / t,
+                "sum_ok": ok,
+            }
+        )
+        del idx, out
     return {"points": points}
 
 
