@@ -307,6 +307,21 @@ def test_split_stores_come_from_the_merges_phase_and_leave_the_schedule_its_own_
     assert locality.evidence.startswith("ddr-bound")
 
 
+def test_atomics_on_one_word_come_from_their_phase_and_leave_the_schedule_its_own_bottleneck() -> None:
+    from tilesight.report import CHAIN_PHASE
+
+    # the split-store case above with its 60 us beyond the schedule an atomic chain instead
+    base = report(latency_s=100e-6, bottleneck=Pipeline.DDR, util={Pipeline.DDR: 0.38}, l2_hit=0.25)
+    steady = dataclasses.replace(base.phases[0], time_s=40e-6)
+    chain = PhaseCost(CHAIN_PHASE, 60e-6, Pipeline.L2, {})
+    r = dataclasses.replace(base, phases=(steady, chain), bottleneck=Pipeline.L2)
+    issues = find_issues(r, config=CONFIG)
+    assert issues[0].cls is BottleneckClass.ATOMIC_CHAIN and issues[0].share == pytest.approx(0.6)
+    assert "for 60 of 100 us" in issues[0].evidence
+    (locality,) = issues[1:]
+    assert locality.cls is BottleneckClass.L2_LOCALITY and locality.share == pytest.approx(0.38)
+
+
 def test_every_class_has_advice_and_a_metric() -> None:
     from tilesight.diagnose import ADVICE, METRICS
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from .dtypes import dtype_bytes
 from .plan import MEMORY_PIPELINES, ActionKind, KernelSequence, Pipeline, TilePlan
-from .report import MERGE_PHASE, ActionStats, Report
+from .report import CHAIN_PHASE, MERGE_PHASE, ActionStats, Report
 
 # Thresholds that decide whether a class applies. They are reading aids, not model parameters: a finding only
 # suggests what to try; the what-if predictions decide whether it helps.
@@ -58,6 +58,7 @@ class BottleneckClass(StrEnum):
     TILE_REUSE = "low tile reuse"  # bound by on-chip or L2 bandwidth with cache hits already high
     CROSS_WARP_REDUCTION = "cross-warp reductions"  # the load/store path busy with reductions' exchanges
     SPLIT_STORES = "split sub-word stores"  # the L2 merging partly written sectors (the merges phase)
+    ATOMIC_CHAIN = "atomics on the same words"  # the L2 updating a word one atomic at a time (its phase)
     ELEMENT_WIDE = "element-wide accesses"  # the load/store path busy moving one element an instruction
 
 
@@ -97,6 +98,11 @@ ADVICE: dict[BottleneckClass, str] = {
     BottleneckClass.SPLIT_STORES: (
         "let the compiler prove the length divisible by 16 (pad the buffer and pass the padded length, or "
         "handle the ragged tail in a separate launch) so each thread stores whole 16-byte vectors"
+    ),
+    BottleneckClass.ATOMIC_CHAIN: (
+        "combine within the block before the atomic (reduce the block's values, or keep private bins in "
+        "registers or shared memory and add them once per block), or spread the target over more words "
+        "(one partial per group of programs, summed by a second pass)"
     ),
     BottleneckClass.ELEMENT_WIDE: (
         "make the row lengths and strides the kernel takes multiples of 16 elements (pad the rows; Triton "
@@ -238,6 +244,7 @@ METRICS: dict[BottleneckClass, tuple[str, Callable[[Report], float]]] = {
     ),
     BottleneckClass.CROSS_WARP_REDUCTION: ("latency (us)", lambda r: r.latency_us),
     BottleneckClass.SPLIT_STORES: ("latency (us)", lambda r: r.latency_us),
+    BottleneckClass.ATOMIC_CHAIN: ("latency (us)", lambda r: r.latency_us),
     BottleneckClass.ELEMENT_WIDE: ("latency (us)", lambda r: r.latency_us),
 }
 _PERCENT_METRICS = frozenset({"L2 hit", "busiest-pipeline utilisation"})
@@ -302,8 +309,10 @@ def find_issues(
     # the L2's merges of split stores come after the schedule (a floor on the launch): the other classes read
     # the schedule's own bottleneck and utilisation
     merges = sum(p.time_s for p in report.phases if p.phase == MERGE_PHASE)
-    bottleneck, exposed = _schedule(report, merges)
-    in_schedule = max(latency - merges, 0.0) / latency  # the schedule's share of the kernel's time
+    # ... as do the atomics on one word, which wait for each other (the atomic chain phase)
+    chain = sum(p.time_s for p in report.phases if p.phase == CHAIN_PHASE)
+    bottleneck, exposed = _schedule(report, merges + chain)
+    in_schedule = max(latency - merges - chain, 0.0) / latency  # the schedule's share of the kernel's time
     memory_bound = bottleneck in MEMORY_PIPELINES
     if merges > 0:
         issues.append(
@@ -313,6 +322,16 @@ def find_issues(
                 f"{latency * US_PER_S:.3g} us: stores narrower than a 4-byte word, lanes a mask left apart",
                 ADVICE[BottleneckClass.SPLIT_STORES],
                 merges / latency,
+            )
+        )
+    if chain > 0:
+        issues.append(
+            Issue(
+                BottleneckClass.ATOMIC_CHAIN,
+                f"atomics on the same words wait for each other for {chain * US_PER_S:.3g} of "
+                f"{latency * US_PER_S:.3g} us: the L2 updates a word one atomic at a time",
+                ADVICE[BottleneckClass.ATOMIC_CHAIN],
+                chain / latency,
             )
         )
 
@@ -461,11 +480,12 @@ def find_issues(
 
 
 def _schedule(report: Report, merges: float) -> tuple[Pipeline, float]:
-    """(bottleneck, exposed share) of the report's schedule: with no split-store merges the report's own
-    bottleneck and ``1 -`` its busiest pipeline's utilisation; with them (``merges`` seconds beyond the
-    schedule), the bottleneck of the longest other phase and the utilisation over the schedule's time."""
+    """(bottleneck, exposed share) of the report's schedule: with no split-store merges or atomic chain the
+    report's own bottleneck and ``1 -`` its busiest pipeline's utilisation; with them (``merges`` seconds
+    beyond the schedule), the bottleneck of the longest other phase and the utilisation over the schedule's
+    time."""
     util = _bottleneck_util(report)
-    others = [p for p in report.phases if p.phase != MERGE_PHASE]
+    others = [p for p in report.phases if p.phase not in (MERGE_PHASE, CHAIN_PHASE)]
     if merges <= 0 or not others or report.latency_s <= merges:
         return report.bottleneck, 1.0 - util
     scheduled = report.latency_s / (report.latency_s - merges)
