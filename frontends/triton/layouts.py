@@ -11,10 +11,11 @@
   against Triton's LLIR and PTX), unless a factor restores the alignment (``(pid * chunks + i) * BLOCK``):
   :func:`_lowered_vector` follows the access's def chain with the divisibility rules Triton's alignment
   analysis uses, resolving each name in the region it is used from (:func:`_scoped_ops`). The layout still
-  shows the full vector. (2-D accesses keep the layout's width: there a mask along the slow axis does not
-  narrow the vector, and telling the axes apart needs Triton's axis analysis.) Such an access's lanes stay as
-  far apart as the layout's vector (:func:`lane_strides`): a 2-byte store whose lanes sit 16 bytes apart
-  writes part of every 4-byte word it touches.
+  shows the full vector. (A tile of several axes narrows only for a mask along its fastest axis,
+  :func:`_varying_axes`: a causal convolution's shifted taps, ``src[None, :] >= 0``; a row mask
+  ``rows[:, None] < M`` leaves the vector.) Such an access's lanes stay as far apart as the layout's vector
+  (:func:`lane_strides`): a 2-byte store whose lanes sit 16 bytes apart writes part of every 4-byte word it
+  touches.
 * An asynchronous copy into shared memory whose layout stores the tile along another axis than the global
   layout reads it contiguously (``nvmma_shared`` with ``transposed = true``: a 32-bit operand of a Hopper
   TF32 dot, whose B tile ``wgmma`` reads K-major only, copied from a row-major B) cannot move vectors: each
@@ -265,23 +266,67 @@ def _while_values(op: Op) -> dict[str, Op | tuple[str, str]]:
     return {name: (init, y) for (name, init), y in zip(pairs, yields, strict=True)}
 
 
+# Ops whose result varies along the axes any operand varies along (element-wise, address arithmetic).
+_ELEMENTWISE_AXES = frozenset(
+    {"tt.broadcast", "ttg.convert_layout", "tt.addptr", "arith.addi", "arith.subi", "arith.muli",
+     "arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.andi", "arith.ori", "arith.xori",
+     "arith.shli", "arith.shrsi", "arith.shrui", "arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui",
+     "arith.cmpi", "arith.select", "arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast",
+     "tt.load", "tt.int_to_ptr", "tt.ptr_to_int", "tt.bitcast"}
+)  # fmt: skip
+
+
+def _varying_axes(
+    value: str, defs: Mapping[str, Op], memo: dict[str, frozenset[int] | None]
+) -> frozenset[int] | None:
+    """The axes along which integer tensor ``value`` can change: a range along its own, an ``expand_dims``
+    moving its operand's axes past the one it inserts (``rows[:, None]`` along axis 0 only), element-wise
+    ops the union of their operands', a splat or a scalar none; None where another op makes it unknown."""
+    if value in memo:
+        return memo[value]
+    memo[value] = None
+    op = defs.get(value)
+    out: frozenset[int] | None
+    if op is None or op.name in ("tt.splat", "arith.constant", "tt.get_program_id", "tt.get_num_programs"):
+        out = frozenset()
+    elif op.name == "tt.make_range":
+        out = frozenset({0})
+    elif op.name == "tt.expand_dims" and op.operands:
+        inner, axis = _varying_axes(op.operands[0], defs, memo), op_axis(op.text)
+        out = None if inner is None or axis is None else frozenset(a + (a >= axis) for a in inner)
+    elif op.name in _ELEMENTWISE_AXES:
+        parts = [_varying_axes(v, defs, memo) for v in op.operands]
+        out = None if any(p is None for p in parts) else frozenset().union(*parts)
+    else:
+        out = None
+    memo[value] = out
+    return out
+
+
 def _mask_divisibility(
     mask: str,
     defs: Mapping[str, Op],
     args: Mapping[str, int],
     ivs: Mapping[str, Op | tuple[str, str]],
     memo: dict[str, int],
+    fast: int | None = None,
 ) -> int | None:
     """How many consecutive elements a mask is known to keep or drop together: a comparison's operands'
-    divisibility, the smaller over masks combined with ``and``; None for a mask of another form."""
+    divisibility, the smaller over masks combined with ``and``; None for a mask of another form. With
+    ``fast`` (the fastest axis of a tile of several), a comparison whose operands do not vary along that axis
+    (``rows[:, None] < M``) keeps every vector whole, and one whose variation is not known counts as such."""
     op = defs.get(mask)
     if op is None:
         return None
     if op.name == "arith.cmpi" and len(op.operands) == 2:
+        if fast is not None:
+            axes = _varying_axes(mask, defs, {})
+            if axes is None or fast not in axes:
+                return _ALIGNED
         return min(_divisibility(v, defs, args, ivs, memo) for v in op.operands)
     if op.name in ("arith.andi", *_SAME_DIVISIBILITY) and op.operands:
         masks = op.operands[: 2 if op.name == "arith.andi" else 1]
-        parts = [_mask_divisibility(v, defs, args, ivs, memo) for v in masks]
+        parts = [_mask_divisibility(v, defs, args, ivs, memo, fast) for v in masks]
         return None if any(p is None for p in parts) else min(p for p in parts if p is not None)
     return None
 
@@ -294,6 +339,7 @@ def _lowered_vector(
     defs: Mapping[str, Op],
     args: Mapping[str, int],
     ivs: Mapping[str, Op | tuple[str, str]],
+    fast: int | None = None,
 ) -> int:
     """Elements a thread moves with one instruction of the 1-D masked global access ``op``, whose layout
     gives it ``vector`` contiguous elements: the LLVM lowering narrows the vector to the address's and the
@@ -302,8 +348,13 @@ def _lowered_vector(
     memory; a program id) makes it element-wide where it reaches the address or the mask without a factor
     that restores the alignment (``(pid * chunks + i) * BLOCK`` stays aligned whatever ``chunks`` is; checked
     against Triton's PTX, ``ld.global.v4.b32``). A mask of another form than comparisons falls back to
-    whether it depends on an integer argument of no known alignment at all."""
-    if rank != 1 or op.name not in ("tt.load", "tt.store"):
+    whether it depends on an integer argument of no known alignment at all.
+
+    A tile of several axes (``rank`` > 1, its layout's fastest axis ``fast``) narrows to its mask's alignment
+    along that axis only (:func:`_mask_divisibility`: a causal convolution's shifted taps, ``src[None, :] >=
+    0``, are element-wide; a row mask is not); its address's alignment is already in its layout, which
+    Triton's coalescing pass sized by it."""
+    if op.name not in ("tt.load", "tt.store") or (rank != 1 and fast is None):
         return vector
     ptr = op.operands[0] if op.operands else None
     mask = None
@@ -314,6 +365,9 @@ def _lowered_vector(
     if mask is None:
         return vector
     memo: dict[str, int] = {}
+    if rank != 1:
+        aligned = _mask_divisibility(mask, defs, args, ivs, memo, fast)
+        return vector if aligned is None else max(1, min(vector, aligned))
     aligned = _mask_divisibility(mask, defs, args, ivs, memo)
     if aligned is None:
         aligned = 1 if depends_on(mask, unaligned, defs, set()) else _ALIGNED
@@ -352,7 +406,8 @@ def _access_geometry(ttgir: str) -> Mapping[str, tuple[int, int]]:
         stride = width = vectors[m.group(2)] * elem
         shape = tensor_type(op.text + " " + op.rtype)
         if shape is not None:
-            width = elem * _lowered_vector(op, len(shape[0]), vectors[m.group(2)], unaligned, defs, args, ivs)
+            rank, fast = len(shape[0]), fastest.get(m.group(2))
+            width = elem * _lowered_vector(op, rank, vectors[m.group(2)], unaligned, defs, args, ivs, fast)
         # a thread's vector beyond what one instruction moves goes as several (eight fp32 a thread: two
         # ld.global.v4.b32, whose lanes sit the whole vector apart)
         width = min(width, MAX_ACCESS_BYTES)

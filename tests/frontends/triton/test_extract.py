@@ -1346,3 +1346,15 @@ def test_a_float_atomic_max_is_one_atomic_a_program_on_its_word():
     assert atomic.shape == (1,) and plan.tensor(atomic.tensor).shape == (1,)
     report = tilesight.estimate(k.block_amax, (1024,), x, amax, hw="h200", BLOCK=1024)
     assert report.latency_s >= 1024 * HW.atomic_same_address_s + HW.launch_overhead_s
+
+
+@pytest.mark.parametrize(("shift", "vector"), [(0, 16), (3, 2)])
+def test_a_mask_along_a_tiles_fastest_axis_narrows_its_vector_a_row_mask_does_not(shift, vector):
+    # src = columns - 3 has no known alignment: `src[None, :] >= 0` keeps or drops single columns, and
+    # Triton's PTX loads the tile one 2-byte element at a time (ld.global.b16); at shift 0 it loads 16-byte
+    # vectors. The store's mask `rd[:, None] < BD` runs along the rows only: 16 bytes either way.
+    x, y = TensorSpec((64, 4096), "float16"), TensorSpec((64, 4096), "float16")
+    plan = FE.plan(k.shifted_tap, ((32,), x, y, 4096), dict(SHIFT=shift, BD=64, BL=128), HW)
+    (load,) = _find(plan.body, ActionKind.LOAD)
+    (store,) = _find(plan.body, ActionKind.STORE)
+    assert load.vector_bytes == vector and store.vector_bytes == 16

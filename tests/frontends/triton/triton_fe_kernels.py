@@ -883,3 +883,16 @@ def block_amax(x_ptr, amax_ptr, BLOCK: tl.constexpr):
     scale's amax)."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.atomic_max(amax_ptr, tl.max(tl.abs(tl.load(x_ptr + offs)), axis=0))
+
+
+@triton.jit
+def shifted_tap(x_ptr, y_ptr, L, SHIFT: tl.constexpr, BD: tl.constexpr, BL: tl.constexpr):
+    """A causal convolution's tap: rows of ``L`` fp16 read ``SHIFT`` columns back, the columns before the
+    row's start masked off (``src[None, :] >= 0``, along the tile's fastest axis), written in place."""
+    rd = tl.arange(0, BD)
+    rl = tl.program_id(0) * BL + tl.arange(0, BL)
+    src = rl - SHIFT
+    x = tl.load(
+        x_ptr + rd[:, None] * L + src[None, :], mask=(src[None, :] >= 0) & (rd[:, None] < BD), other=0.0
+    )
+    tl.store(y_ptr + rd[:, None] * L + rl[None, :], x, mask=rd[:, None] < BD)
