@@ -277,11 +277,15 @@ _ELEMENTWISE_AXES = frozenset(
 
 
 def _varying_axes(
-    value: str, defs: Mapping[str, Op], memo: dict[str, frozenset[int] | None]
+    value: str, defs: Mapping[str, Op], memo: dict[str, frozenset[int] | None], loaded: bool = False
 ) -> frozenset[int] | None:
     """The axes along which integer tensor ``value`` can change: a range along its own, an ``expand_dims``
-    moving its operand's axes past the one it inserts (``rows[:, None]`` along axis 0 only), element-wise
-    ops the union of their operands', a splat or a scalar none; None where another op makes it unknown."""
+    moving its operand's axes past the one it inserts (``rows[:, None]`` along axis 0 only), a loaded tensor
+    along its address's, element-wise ops the union of their operands', a splat or a scalar none; None where
+    another op makes it unknown. With ``loaded``, only the variation loaded data brings (a gathered index's,
+    not a range's): ``cnt + tl.load(v + offs)`` varies along its axis, ``dw + idx * H + cols`` (a loaded
+    scalar) and ``idx[:, None] * H + cols[None, :]`` (a loaded column) not along the columns. ``memo`` is
+    one mode's."""
     if value in memo:
         return memo[value]
     memo[value] = None
@@ -290,12 +294,14 @@ def _varying_axes(
     if op is None or op.name in ("tt.splat", "arith.constant", "tt.get_program_id", "tt.get_num_programs"):
         out = frozenset()
     elif op.name == "tt.make_range":
-        out = frozenset({0})
+        out = frozenset() if loaded else frozenset({0})
+    elif op.name == "tt.load" and op.operands:
+        out = _varying_axes(op.operands[0], defs, {}) if tensor_type(op.rtype) is not None else frozenset()
     elif op.name == "tt.expand_dims" and op.operands:
-        inner, axis = _varying_axes(op.operands[0], defs, memo), op_axis(op.text)
+        inner, axis = _varying_axes(op.operands[0], defs, memo, loaded), op_axis(op.text)
         out = None if inner is None or axis is None else frozenset(a + (a >= axis) for a in inner)
     elif op.name in _ELEMENTWISE_AXES:
-        parts = [_varying_axes(v, defs, memo) for v in op.operands]
+        parts = [_varying_axes(v, defs, memo, loaded) for v in op.operands]
         out = None if any(p is None for p in parts) else frozenset().union(*parts)
     else:
         out = None
@@ -460,57 +466,24 @@ def scattered_copies(ttgir: str) -> frozenset[str]:
     return frozenset(found)
 
 
-# Ops through which an address keeps its operands' lane-by-lane variation (and adds none of its own).
-_LANEWISE = frozenset(
-    {"tt.addptr", "tt.broadcast", "ttg.convert_layout", "arith.addi", "arith.subi", "arith.muli",
-     "arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.select", "arith.andi",
-     "arith.ori", "arith.shli", "arith.divsi", "arith.remsi", "arith.divui", "arith.remui", "arith.minsi",
-     "arith.maxsi", "tt.int_to_ptr", "tt.ptr_to_int", "tt.bitcast", "arith.bitcast"}
-)  # fmt: skip
-
-
-def _varies_by_loaded(value: str, defs: Mapping[str, Op], memo: dict[str, bool]) -> bool:
-    """Whether ``value`` (a tensor of addresses or offsets) varies along its last axis with data the kernel
-    loaded as a tensor: a gathered index (``cnt + tl.load(v + offs)``), not a loaded scalar splat over the
-    lanes (``dw + idx * H + cols``) nor a loaded column broadcast along the rows (``idx[:, None] * H +
-    cols[None, :]``)."""
-    if value in memo:
-        return memo[value]
-    memo[value] = False
-    op = defs.get(value)
-    out = False
-    if op is None:
-        out = False
-    elif op.name == "tt.load":
-        out = tensor_type(op.rtype) is not None
-    elif op.name == "tt.expand_dims":
-        shape = tensor_type(op.rtype)
-        axis = op_axis(op.text)
-        out = (
-            shape is not None
-            and axis is not None
-            and axis != len(shape[0]) - 1
-            and bool(op.operands)
-            and _varies_by_loaded(op.operands[0], defs, memo)
-        )
-    elif op.name in _LANEWISE:
-        out = any(_varies_by_loaded(v, defs, memo) for v in op.operands)
-    memo[value] = out
-    return out
-
-
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def scattered_atomics(ttgir: str) -> frozenset[str]:
     """Source locations ("file:line:col" and "file:line") of tensor atomics (``tt.atomic_rmw``,
-    ``tt.atomic_cas``) whose lanes' addresses vary with loaded data along the fastest axis
-    (:func:`_varies_by_loaded`): each lane's element is its own read-modify-write at the L2
+    ``tt.atomic_cas``) whose lanes' addresses vary with loaded data along their layout's fastest axis
+    (:func:`_varying_axes` with ``loaded``): each lane's element is its own read-modify-write at the L2
     (:data:`tilesight.plan.SCATTER_ATOMIC`; a bincount's ``REDG.E.ADD`` of 1,024 lanes, one bin each)."""
+    _, fastest = _copy_axes(ttgir)
     found: set[str] = set()
     for op, defs, _ in _scoped_ops(parse_module(ttgir).body, ChainMap(), ChainMap()):
         if op.name not in ("tt.atomic_rmw", "tt.atomic_cas") or op.loc is None:
             continue
         ptr = next((v for v in op.operands if v.startswith("%")), None)
-        if ptr is not None and tensor_type(op.rtype) is not None and _varies_by_loaded(ptr, defs, {}):
+        m = _TYPED.search(op.text + " " + op.rtype)
+        fast = fastest.get(m.group(2)) if m else None
+        if ptr is None or fast is None:
+            continue
+        axes = _varying_axes(ptr, defs, {}, loaded=True)
+        if axes is not None and fast in axes:
             found |= op.keys
     return frozenset(found)
 
