@@ -558,6 +558,13 @@ def clear_caches() -> None:
     _TRAFFIC.clear()
 
 
+def _beyond_schedule(phase: str, seconds: float, what: str) -> PhaseCost:
+    """A phase of ``seconds`` the L2 adds after the schedule (a lock's holds, split stores' merges, the atomic
+    chain on one word), no pipeline busy in it, its reason ``what`` and the time."""
+    reason = f"{what}: {seconds * 1e6:.3g} us beyond the schedule"
+    return PhaseCost(phase, seconds, Pipeline.L2, {pp: 0.0 for pp in PIPELINES}, reason)
+
+
 class _Core:
     """Everything the latency needs; the Report adds phases, statistics and notes on top."""
 
@@ -1068,27 +1075,22 @@ def _evaluate(
     phases = _phases(main, tail if full is not None else None, t_tail, amounts, wv, c.together)
     if c.lock_s > 0 and plan.lock is not None:
         # the handoffs are L2 atomics: the next holder's compare-and-swap sees the release there
-        reason = (
+        what = (
             f"{plan.lock.holders:.4g} programs take each lock in turn, {c.lock_hold_s * 1e6:.3g} us per hold "
-            f"({plan.lock.acquire} to {plan.lock.release}): {c.lock_s * 1e6:.3g} us beyond the schedule"
+            f"({plan.lock.acquire} to {plan.lock.release})"
         )
-        phases = (*phases, PhaseCost("lock", c.lock_s, Pipeline.L2, {pp: 0.0 for pp in PIPELINES}, reason))
+        phases = (*phases, _beyond_schedule("lock", c.lock_s, what))
     if c.merge_s > 0:
         stores = [n for n, d in demands.items() if d.merge_sectors]
-        reason = (
+        what = (
             f"{', '.join(stores)}: stores narrower than a 4-byte word with their lanes apart; the L2 merges "
-            f"every sector they write part of: {c.merge_s * 1e6:.3g} us beyond the schedule"
+            "every sector they write part of"
         )
-        idle = {pp: 0.0 for pp in PIPELINES}
-        phases = (*phases, PhaseCost(MERGE_PHASE, c.merge_s, Pipeline.L2, idle, reason))
+        phases = (*phases, _beyond_schedule(MERGE_PHASE, c.merge_s, what))
     if c.chain_s > 0:
         atomics = [n for n, d in demands.items() if d.same_word_s]
-        reason = (
-            f"{', '.join(atomics)}: atomics on the same words, which the L2 updates one atomic at a time: "
-            f"{c.chain_s * 1e6:.3g} us beyond the schedule"
-        )
-        idle = {pp: 0.0 for pp in PIPELINES}
-        phases = (*phases, PhaseCost(CHAIN_PHASE, c.chain_s, Pipeline.L2, idle, reason))
+        what = f"{', '.join(atomics)}: atomics on the same words, which the L2 updates one atomic at a time"
+        phases = (*phases, _beyond_schedule(CHAIN_PHASE, c.chain_s, what))
     bottleneck = max(phases, key=lambda ph: ph.time_s).bottleneck
     total_busy = sum(busy)
     overlap = (
