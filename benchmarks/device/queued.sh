@@ -6,9 +6,11 @@
 #                                                            # may run 10 minutes)
 #
 # hot:  the hot-atomics probe (stop 79: `benchmarks/calibrate/run.py --only atomics_hot`: 16M tl.atomic_add of
-#       ones at random bins, 1 to 64M bins, int32 and fp32, under a minute, either GPU); its file goes to
-#       benchmarks/data/calibration_atomics_hot.json (an H100's: calibration_atomics_hot_h100.json), read by
-#       `python benchmarks/probe_report.py atomics_hot [--data FILE]`;
+#       ones at random bins, 1 to 64M bins, int32 and fp32, and since stop 80 relaxed adds at 1 / 32 / 1,024 / 1M
+#       bins; under a minute, either GPU; an H100 ran it at stop 80, without the relaxed points); its file goes
+#       to benchmarks/data/calibration_atomics_hot.json (an H100's: calibration_atomics_hot_h100.json), read by
+#       `python benchmarks/probe_report.py atomics_hot [--data FILE]` and fitted by
+#       `analysis.atomics_hot_fields` (l2_atomic_slices, atomic_same_address_s / _int_s of the profile);
 # robust: the survey's robustness set (stop 79: `run_gpu.py --set robust`, 41 launches of k_robust.py predicted
 #       before timing in benchmarks/data/survey_triton/robust_predicted_before_measuring.json; a few minutes,
 #       either GPU); its file robust/robust_h200.jsonl (an H100's robust_h100.jsonl) goes to
