@@ -56,6 +56,7 @@ from .ir import (
     Function,
     Op,
     at_op,
+    counted_while,
     depends_on,
     located,
     op_axis,
@@ -618,7 +619,7 @@ class Walker:
             self.loop(op, body)
             return
         if n == "scf.while":
-            counted = _counted_while(op)
+            counted = counted_while(op)
             if counted is None:
                 self.spin_lock(op, body)
                 return
@@ -1639,7 +1640,7 @@ class Walker:
         the lock's (the section until the releasing atomic on the same lock, :meth:`release`, is held by one
         program at a time, :class:`~tilesight.plan.LockSection`). The compare-and-swap is the acquiring
         action; ``holders`` is how many programs share each lock address. Any other ``scf.while`` but a
-        counted one (:func:`_counted_while`, walked as its ``for`` loop before this is asked) is refused,
+        counted one (:func:`.ir.counted_while`, walked as its ``for`` loop before this is asked) is refused,
         naming it."""
         before = op.regions[0] if op.regions else []
         after = op.regions[1] if len(op.regions) > 1 else []
@@ -1909,71 +1910,6 @@ def loop_stages(op: Op) -> int | None:
 def _has_loop(ops: list[Op]) -> bool:
     """Whether the ops (nested regions included) hold a loop."""
     return any(op.name in ("scf.for", "scf.while") for op in walk_ops(ops))
-
-
-# ``scf.while`` conditions of a counted loop: the counter below (or, unsigned, below) a bound
-_COUNTED_PREDICATES = frozenset({"slt", "ult"})
-
-
-def _counted_while(op: Op) -> tuple[Op, str] | None:
-    """An ``scf.while`` that is a counted loop written with ``while``: ``off = 0; while off < n: ...; off +=
-    step`` with ``n`` and ``step`` defined before the loop. Returns the ``scf.for`` it is (the counter as its
-    induction variable from its initial value to the bound by the step, the other carried values as its
-    iter_args, the body without the counter's update yielded) and the name of the while's result the
-    counter leaves, or None for any other ``while`` (a data-dependent one, a spin lock)."""
-    if len(op.regions) != 2 or len(op.operands) % 2 or not op.operands:
-        return None
-    args, inits = op.operands[0::2], op.operands[1::2]
-    before, after = op.regions
-    if len(before) != 2 or before[0].name != "arith.cmpi" or before[1].name != "scf.condition":
-        return None
-    cmp, cond = before
-    predicate = cmp.text.split()[0].rstrip(",") if cmp.text.split() else ""  # " slt, %a, %b : i32"
-    if (
-        predicate not in _COUNTED_PREDICATES
-        or len(cmp.operands) != 2
-        or cond.operands[:1] != cmp.results
-        or cond.operands[1:] != args
-        or cmp.operands[0] not in args
-        or cmp.operands[1] in args
-        or len(op.results) != len(args)
-    ):
-        return None
-    k = args.index(cmp.operands[0])
-    ops = [o for o in after if o.name != BLOCK_LABEL]
-    if not ops or ops[-1].name != "scf.yield" or len(ops[-1].operands) != len(args):
-        return None
-    inside = {r for o in walk_ops(after) for r in o.results} | set(args)
-    update = next((o for o in ops if ops[-1].operands[k] in o.results), None)
-    if update is None or update.name != "arith.addi" or args[k] not in update.operands:
-        return None
-    step = next((v for v in update.operands if v != args[k]), args[k])
-    if step in inside:
-        return None
-    others = [i for i in range(len(args)) if i != k]
-    yield_op = Op(
-        name="scf.yield",
-        results=[],
-        operands=[ops[-1].operands[i] for i in others],
-        text=ops[-1].text,
-        rtype="",
-        loc=ops[-1].loc,
-        where=ops[-1].where,
-        line=ops[-1].line,
-    )
-    loop = Op(
-        name="scf.for",
-        results=[op.results[i] for i in others],
-        operands=[inits[k], cmp.operands[1], step, *(inits[i] for i in others)],
-        text=op.text,
-        rtype=op.rtype,
-        loc=op.loc,
-        regions=[[*ops[:-1], yield_op]],
-        block_args=[[args[k], *(args[i] for i in others)]],
-        where=op.where,
-        line=op.line,
-    )
-    return loop, op.results[k]
 
 
 def _has_store(ops: list[Op]) -> bool:

@@ -289,3 +289,68 @@ def _parse_for(op: Op, tail: str) -> None:
     op.block_args.append(args)
     m2 = re.search(r"\) -> \((.*)\)\s*:", tail) or re.search(r"\) -> ([^:]*?)\s*:", tail)
     op.rtype = m2.group(1) if m2 else ""
+
+
+# ``scf.while`` conditions of a counted loop: the counter below (or, unsigned, below) a bound
+_COUNTED_PREDICATES = frozenset({"slt", "ult"})
+
+
+def counted_while(op: Op) -> tuple[Op, str] | None:
+    """An ``scf.while`` that is a counted loop written with ``while``: ``off = 0; while off < n: ...; off +=
+    step`` with ``n`` and ``step`` defined before the loop. Returns the ``scf.for`` it is (the counter as its
+    induction variable from its initial value to the bound by the step, the other carried values as its
+    iter_args, the body without the counter's update yielded) and the name of the while's result the
+    counter leaves, or None for any other ``while`` (a data-dependent one, a spin lock)."""
+    if len(op.regions) != 2 or len(op.operands) % 2 or not op.operands:
+        return None
+    args, inits = op.operands[0::2], op.operands[1::2]
+    before, after = op.regions
+    if len(before) != 2 or before[0].name != "arith.cmpi" or before[1].name != "scf.condition":
+        return None
+    cmp, cond = before
+    predicate = cmp.text.split()[0].rstrip(",") if cmp.text.split() else ""  # " slt, %a, %b : i32"
+    if (
+        predicate not in _COUNTED_PREDICATES
+        or len(cmp.operands) != 2
+        or cond.operands[:1] != cmp.results
+        or cond.operands[1:] != args
+        or cmp.operands[0] not in args
+        or cmp.operands[1] in args
+        or len(op.results) != len(args)
+    ):
+        return None
+    k = args.index(cmp.operands[0])
+    ops = [o for o in after if o.name != BLOCK_LABEL]
+    if not ops or ops[-1].name != "scf.yield" or len(ops[-1].operands) != len(args):
+        return None
+    inside = {r for o in walk_ops(after) for r in o.results} | set(args)
+    update = next((o for o in ops if ops[-1].operands[k] in o.results), None)
+    if update is None or update.name != "arith.addi" or args[k] not in update.operands:
+        return None
+    step = next((v for v in update.operands if v != args[k]), args[k])
+    if step in inside:
+        return None
+    others = [i for i in range(len(args)) if i != k]
+    yield_op = Op(
+        name="scf.yield",
+        results=[],
+        operands=[ops[-1].operands[i] for i in others],
+        text=ops[-1].text,
+        rtype="",
+        loc=ops[-1].loc,
+        where=ops[-1].where,
+        line=ops[-1].line,
+    )
+    loop = Op(
+        name="scf.for",
+        results=[op.results[i] for i in others],
+        operands=[inits[k], cmp.operands[1], step, *(inits[i] for i in others)],
+        text=op.text,
+        rtype=op.rtype,
+        loc=op.loc,
+        regions=[[*ops[:-1], yield_op]],
+        block_args=[[args[k], *(args[i] for i in others)]],
+        where=op.where,
+        line=op.line,
+    )
+    return loop, op.results[k]

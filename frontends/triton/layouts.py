@@ -41,7 +41,7 @@ from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
-from .ir import BLOCK_LABEL, Op, depends_on, op_axis, parse_module, tensor_type, walk_ops
+from .ir import Op, counted_while, depends_on, op_axis, parse_module, tensor_type, walk_ops
 
 _BLOCKED = re.compile(r"^(#blocked\d*) = #ttg\.blocked<\{([^}]*)\}>", re.M)
 _LIST_FIELD = re.compile(r"(\w+) = \[([\d, ]+)\]")
@@ -206,20 +206,18 @@ def _divisibility(
     return out
 
 
-def _loop_values(ops: list[Op]) -> dict[str, Op | tuple[str, str]]:
-    """Each ``scf.for``'s induction variable (its body's first block argument) -> the loop, and each of its
+def _loop_values(loop: Op) -> dict[str, Op | tuple[str, str]]:
+    """An ``scf.for``'s induction variable (its body's first block argument) -> the loop, and each of its
     loop-carried block arguments -> (the value it enters with, the value its body yields for it)."""
-    out: dict[str, Op | tuple[str, str]] = {}
-    for o in ops:
-        if o.name != "scf.for" or not o.block_args or not o.block_args[0]:
-            continue
-        out[o.block_args[0][0]] = o
-        body = o.regions[0] if o.regions else []
-        yields = body[-1].operands if body and body[-1].name == "scf.yield" else []
-        inits = o.operands[3:]
-        carried = o.block_args[0][1:]
-        if len(carried) == len(inits) == len(yields):
-            out.update({arg: (init, y) for arg, init, y in zip(carried, inits, yields, strict=True)})
+    if not loop.block_args or not loop.block_args[0]:
+        return {}
+    out: dict[str, Op | tuple[str, str]] = {loop.block_args[0][0]: loop}
+    body = loop.regions[0] if loop.regions else []
+    yields = body[-1].operands if body and body[-1].name == "scf.yield" else []
+    inits = loop.operands[3:]
+    carried = loop.block_args[0][1:]
+    if len(carried) == len(inits) == len(yields):
+        out.update({arg: (init, y) for arg, init, y in zip(carried, inits, yields, strict=True)})
     return out
 
 
@@ -235,35 +233,13 @@ def _scoped_ops(
     for op in ops:
         yield op, defs, ivs
         if op.name == "scf.for":
-            inner = ivs.new_child(_loop_values([op]))
-        elif op.name == "scf.while":
-            inner = ivs.new_child(_while_values(op))
+            inner = ivs.new_child(_loop_values(op))
+        elif op.name == "scf.while" and (counted := counted_while(op)) is not None:
+            inner = ivs.new_child(_loop_values(counted[0]))  # a counted while: its for loop's values
         else:
             inner = ivs
         for region in op.regions:
             yield from _scoped_ops(region, defs, inner)
-
-
-_WHILE_ARG = re.compile(r"(%[\w.$-]+) = (%[\w.$-]+)")
-
-
-def _while_values(op: Op) -> dict[str, Op | tuple[str, str]]:
-    """An ``scf.while``'s loop-carried values -> (the value each enters with, the value the loop's ``after``
-    region yields for it), as :func:`_loop_values` has a ``for`` loop's: the ``before`` region's arguments,
-    and the ``after`` region's where the condition passes them on unchanged, under the same names (the
-    counted ``while off < n: ...; off += BLOCK`` Triton emits; AxisInfo joins entry and yield the same way).
-    Empty for another form."""
-    if len(op.regions) != 2 or not op.regions[0] or not op.regions[1]:
-        return {}
-    pairs = _WHILE_ARG.findall(op.text.split(" : ", 1)[0])
-    cond, after = op.regions[0][-1], [o for o in op.regions[1] if o.name != BLOCK_LABEL]
-    if cond.name != "scf.condition" or not after or after[-1].name != "scf.yield":
-        return {}
-    args = [name for name, _ in pairs]
-    yields = after[-1].operands
-    if cond.operands[1:] != args or len(yields) != len(args):
-        return {}
-    return {name: (init, y) for (name, init), y in zip(pairs, yields, strict=True)}
 
 
 # Ops whose result varies along the axes any operand varies along (element-wise, address arithmetic).
