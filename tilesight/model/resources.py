@@ -88,7 +88,7 @@ import numpy as np
 
 from ..cache.base import CacheTraffic, TensorTraffic
 from ..cache.sdcm import hit_probability
-from ..dtypes import dtype_bytes
+from ..dtypes import dtype_bytes, is_float
 from ..errors import PlanError
 from ..hardware import HardwareProfile
 from ..plan import (
@@ -196,7 +196,7 @@ def scatter_transactions_per_element(words: float, element_bytes: float, warp: i
 
 
 @functools.lru_cache(maxsize=256)
-def busiest_slice_factor(lines: int, slices: int) -> float:
+def busiest_slice_factor(lines: int, slices: float) -> float:
     """How much longer a scattered atomic's transactions take on ``lines`` lines placed at random on
     ``slices`` L2 slices than spread evenly over all of them: ``slices x E[max lines on a slice] / lines``,
     at least 1 (``slices`` for one line: one slice does all the work). The expectation is the mean of
@@ -248,7 +248,7 @@ def atomic_seconds(
         spread = 1.0
         if hw.l2_atomic_slices:
             lines = math.ceil(words * element_bytes / ATOMIC_LINE_BYTES)
-            spread = busiest_slice_factor(lines, int(round(hw.l2_atomic_slices)))
+            spread = busiest_slice_factor(lines, hw.l2_atomic_slices)
         seconds = max(seconds, tx / sector_rate * spread)
     return seconds
 
@@ -260,8 +260,7 @@ def same_word_seconds(action: TileAction, tensor: TensorAccess, nbytes: float, h
     for ``E / W`` of them, ``elements / W`` of them this occurrence's (a per-program ``tl.atomic_max`` on one
     word: every program's). Summed over the launch, a floor beside the pipelines (the evaluator's
     ``chain_s``), not L2 bandwidth: one slice serves the word while the rest of the L2 serves the others."""
-    floating = tensor.dtype.startswith(("float", "bfloat", "tfloat"))
-    same = hw.atomic_same_address_s if floating else hw.atomic_same_address_int_s
+    same = hw.atomic_same_address_s if is_float(tensor.dtype) else hw.atomic_same_address_int_s
     return atomic_elements(action, tensor, nbytes) * same / (float(math.prod(tensor.shape)) or 1.0)
 
 
