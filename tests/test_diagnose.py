@@ -288,38 +288,31 @@ def test_tilelang_swizzle_switch_is_proposed() -> None:
     assert Change({"use_swizzle": True}) in issues[0].changes
 
 
-def test_split_stores_come_from_the_merges_phase_and_leave_the_schedule_its_own_bottleneck() -> None:
-    from tilesight.report import MERGE_PHASE
+@pytest.mark.parametrize(
+    ("phase", "cls"),
+    [("merges", BottleneckClass.SPLIT_STORES), ("atomic chain", BottleneckClass.ATOMIC_CHAIN)],
+)
+def test_time_beyond_the_schedule_is_its_own_class_and_leaves_the_schedule_its_own_bottleneck(
+    phase: str, cls: BottleneckClass
+) -> None:
+    from tilesight.report import CHAIN_PHASE, MERGE_PHASE
 
-    # 100 us: a 40 us DDR-bound schedule at 95% of its time (38 us busy, 38% of the kernel) and 60 us of L2
-    # merges, the report's bottleneck L2 with an L2 hit rate of 25%
+    assert {MERGE_PHASE, CHAIN_PHASE} == {"merges", "atomic chain"}
+    # 100 us: a 40 us DDR-bound schedule at 95% of its time (38 us busy, 38% of the kernel) and 60 us beyond
+    # it (the L2's merges of split stores, or atomics waiting on one word), the report's bottleneck L2 with an
+    # L2 hit rate of 25%
     base = report(latency_s=100e-6, bottleneck=Pipeline.DDR, util={Pipeline.DDR: 0.38}, l2_hit=0.25)
     steady = dataclasses.replace(base.phases[0], time_s=40e-6)
-    merges = PhaseCost(MERGE_PHASE, 60e-6, Pipeline.L2, {})
-    r = dataclasses.replace(base, phases=(steady, merges), bottleneck=Pipeline.L2)
+    beyond = PhaseCost(phase, 60e-6, Pipeline.L2, {})
+    r = dataclasses.replace(base, phases=(steady, beyond), bottleneck=Pipeline.L2)
     issues = find_issues(r, config=CONFIG)
-    assert issues[0].cls is BottleneckClass.SPLIT_STORES and issues[0].share == pytest.approx(0.6)
+    assert issues[0].cls is cls and issues[0].share == pytest.approx(0.6)
     assert "for 60 of 100 us" in issues[0].evidence
     # the schedule is DDR-bound and 95% busy: its poor locality (the DDR's 38% of the kernel) is the only
     # other issue (no overlap issue from the L2's 0% or the DDR's 38% over the whole kernel)
     (locality,) = issues[1:]
     assert locality.cls is BottleneckClass.L2_LOCALITY and locality.share == pytest.approx(0.38)
     assert locality.evidence.startswith("ddr-bound")
-
-
-def test_atomics_on_one_word_come_from_their_phase_and_leave_the_schedule_its_own_bottleneck() -> None:
-    from tilesight.report import CHAIN_PHASE
-
-    # the split-store case above with its 60 us beyond the schedule an atomic chain instead
-    base = report(latency_s=100e-6, bottleneck=Pipeline.DDR, util={Pipeline.DDR: 0.38}, l2_hit=0.25)
-    steady = dataclasses.replace(base.phases[0], time_s=40e-6)
-    chain = PhaseCost(CHAIN_PHASE, 60e-6, Pipeline.L2, {})
-    r = dataclasses.replace(base, phases=(steady, chain), bottleneck=Pipeline.L2)
-    issues = find_issues(r, config=CONFIG)
-    assert issues[0].cls is BottleneckClass.ATOMIC_CHAIN and issues[0].share == pytest.approx(0.6)
-    assert "for 60 of 100 us" in issues[0].evidence
-    (locality,) = issues[1:]
-    assert locality.cls is BottleneckClass.L2_LOCALITY and locality.share == pytest.approx(0.38)
 
 
 def test_every_class_has_advice_and_a_metric() -> None:
