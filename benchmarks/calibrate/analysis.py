@@ -914,6 +914,8 @@ def atomics_hot_fields(
     per dtype (float32, int32) for ``same``; ``slices`` the mean of the dtypes'. Points whose sums came out
     wrong are left out, and the ``relaxed`` ones (Triton's default ``acq_rel`` is what kernels mostly issue).
     Raises ValueError without two one-line points of a dtype."""
+    import numpy as np
+
     from tilesight.model.resources import scatter_transactions_per_element
 
     rate = l2_atomic_elements_per_s * 4 / 32
@@ -930,22 +932,17 @@ def atomics_hot_fields(
         ]
         if len(rows) < 2:
             raise ValueError(f"atomics_hot_fields: needs two {dtype} points within one line, got {len(rows)}")
-        a = [
-            [float(p["elements"]) * scatter_transactions_per_element(float(p["bins"]), 4, warp) / rate,
-             float(p["elements"]) / float(p["bins"])]
-            for p in rows
-        ]  # fmt: skip
-        b = [float(p["s"]) for p in rows]
-        # two-parameter least squares (the normal equations)
-        s11 = sum(r[0] * r[0] for r in a)
-        s12 = sum(r[0] * r[1] for r in a)
-        s22 = sum(r[1] * r[1] for r in a)
-        t1 = sum(r[0] * y for r, y in zip(a, b, strict=True))
-        t2 = sum(r[1] * y for r, y in zip(a, b, strict=True))
-        det = s11 * s22 - s12 * s12
-        if det <= 0:
+        a = np.array(
+            [
+                [float(p["elements"]) * scatter_transactions_per_element(float(p["bins"]), 4, warp) / rate,
+                 float(p["elements"]) / float(p["bins"])]
+                for p in rows
+            ]
+        )  # fmt: skip
+        if np.linalg.matrix_rank(a) < 2:
             raise ValueError(f"atomics_hot_fields: the {dtype} one-line points do not separate the two terms")
-        fits[dtype] = ((t1 * s22 - t2 * s12) / det, (s11 * t2 - s12 * t1) / det)
+        (slices, same), *_ = np.linalg.lstsq(a, np.array([float(p["s"]) for p in rows]), rcond=None)
+        fits[dtype] = (float(slices), float(same))
     return {
         "l2_atomic_slices": statistics.mean(f[0] for f in fits.values()),
         "atomic_same_address_s": fits["float32"][1],
