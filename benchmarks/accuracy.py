@@ -46,6 +46,9 @@ TARGET_HOLDOUT_RATIO = 1.5
 # Kernels of other packages (a library's own kernels, validation 31's Liger-Kernel ops) keep their names.
 KERNEL_PACKAGE_PREFIX = "tilesight."
 IN_REPO_KERNEL_PACKAGES = ("kernels",)
+# Packages of other projects' kernels that measured sets name, and where their sources are put (git-ignored,
+# benchmarks/data/README.md says how): a case whose package is missing says so, not only "not importable".
+EXTERNAL_KERNEL_PACKAGES = {"liger_kernel": "external/liger"}
 
 
 class DataError(TileSightError, ValueError):
@@ -113,6 +116,11 @@ def rebuild(record: dict, where: str) -> Launch:
         fn = getattr(importlib.import_module(module_name), fn_name)
     except (ImportError, AttributeError) as e:
         problem = f"kernel {record['kernel']!r} not importable: {e}"
+        package = module_name.split(".", 1)[0]
+        absent = isinstance(e, ModuleNotFoundError) and e.name == package  # not there at all, not broken
+        if package in EXTERNAL_KERNEL_PACKAGES and absent:
+            folder = EXTERNAL_KERNEL_PACKAGES[package]
+            problem += f" (its sources go in {folder}: PYTHONPATH={folder}, benchmarks/data/README.md)"
         raise DataError(f"{where}: case {record['id']!r}: {problem}") from e
     args: list[Any] = []
     for i, arg in enumerate(record["args"]):
@@ -281,6 +289,13 @@ def render(rows: list[Row], errors: list[str], gpu: str = "H200") -> None:
         console.print(f"[red]{len(errors)} case(s) could not be predicted:[/red]")
         for e in errors[:20]:
             console.print(f"  {e}")
+        for package, folder in EXTERNAL_KERNEL_PACKAGES.items():
+            missing = sum(f"No module named '{package}'" in e for e in errors)
+            if missing:
+                console.print(
+                    f"[red]{missing} of them are {package}'s kernels, left out of every row above: put its "
+                    f"sources in {folder} and run with PYTHONPATH={folder} (benchmarks/data/README.md)[/red]"
+                )
 
 
 def plot(cases: list[Scored], path: Path) -> None:

@@ -96,6 +96,17 @@ def test_rebuild_gives_tensor_specs_and_errors_name_the_case():
         acc.rebuild(bad, "d.jsonl:8")
 
 
+def test_a_missing_external_kernel_package_names_where_its_sources_go(monkeypatch):
+    # a Liger-Kernel case when liger_kernel is not on the path: the error says how to put it there
+    def absent(name):
+        raise ModuleNotFoundError(f"No module named {name.split('.')[0]!r}", name=name.split(".")[0])
+
+    monkeypatch.setattr(acc.importlib, "import_module", absent)
+    rec = dict(measured(GEMM, 1.0), kernel="liger_kernel.ops.kl_div:_kldiv_kernel_forward")
+    with pytest.raises(acc.DataError, match=r"d.jsonl:3: .*PYTHONPATH=external/liger"):
+        acc.rebuild(rec, "d.jsonl:3")
+
+
 def _write_data(folder: Path, records: list[dict]) -> None:
     for family in acc.FAMILIES:
         lines = [json.dumps(r) for r in records if r["family"] == family]
