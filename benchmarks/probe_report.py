@@ -41,6 +41,8 @@
                                                  # probes (frames served by L2, dependent reload runs)
     python benchmarks/probe_report.py sfu_mix [--data FILE]  # calibration_sfu_mix_h100.json: exp2 beside
                                                  # FMAs against the two pipelines' max
+    python benchmarks/probe_report.py alu_forms [--data FILE]  # calibration_alu_forms.json (`queued.sh alu`):
+                                                 # the CUDA cores' issue rate by instruction form
 
 ``overlap``: per programs per SM, warps, stages and BN, the loop with loads (``both``), its loads alone (the
 BN = 16 loop, whose dots hide under them) and its dots alone; the exposed share ``(both - max) / min`` of the
@@ -1417,6 +1419,49 @@ def _sfu_mix(args: argparse.Namespace) -> None:
         _print_sfu_mix(sfu_mix_rows(points, fma, sfu))
 
 
+def alu_form_rows(points: list[dict], sms: int, cuda_flops_per_s: float) -> list[dict]:
+    """Per ``alu_forms`` point: the warp instructions an SM issued a nanosecond (``warp_instructions / s /
+    sms``), that against the first form's (``fma_registers``, the profile's calibration form) and against the
+    rate the profile prices a warp instruction at (``cuda_flops_per_s / 2`` lane operations a second over the
+    SMs, 32 lanes a warp instruction)."""
+    modelled = cuda_flops_per_s / 2 / sms / 32
+    base = None
+    rows = []
+    for p in points:
+        rate = p["warp_instructions"] / p["s"] / sms
+        base = base or rate
+        rows.append(
+            {
+                "form": p["form"],
+                "loop_instructions": p["loop_instructions"],
+                "per_ns": rate * 1e-9,
+                "over_first": rate / base,
+                "over_profile": rate / modelled,
+            }
+        )
+    return rows
+
+
+def _alu_forms(args: argparse.Namespace) -> None:
+    """calibration_alu_forms*.json: the CUDA cores' issue rate by instruction form."""
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    path = _probe_file(args, "calibration_alu_forms.json", "alu")
+    doc = json.loads(path.read_text())
+    m = doc["measurements"]["alu_forms"]
+    print(
+        f"{path.name} ({doc['meta'].get('gpu')}): {m['programs_per_sm']} programs of {m['warps']} warps an "
+        f"SM; the profile's CUDA rate {hw.cuda_flops_per_s:.3e} FLOP/s"
+    )
+    for r in alu_form_rows(m["points"], m["sms"], hw.cuda_flops_per_s):
+        print(
+            f"  {r['form']:18s} {r['loop_instructions']:5d} loop instructions: {r['per_ns']:6.2f} warp "
+            f"instructions an SM a ns, {r['over_first']:.2f}x the FMA chain's, "
+            f"{r['over_profile']:.2f}x the profile's"
+        )
+
+
 def barrier_meeting_costs(points: list[dict]) -> list[dict]:
     """Per (warps, blocks an SM, FMAs a step) of the ``barrier`` probe: the seconds one meeting adds to a
     step, (step with ``b`` barriers - step with none) / ``b``, for every ``b`` > 0 measured beside a
@@ -1534,6 +1579,7 @@ def main(argv: list[str] | None = None) -> int:
             "sfu_mix",
             "barrier",
             "atomics_hot",
+            "alu_forms",
         ),
     )
     ap.add_argument(
@@ -1584,6 +1630,7 @@ def main(argv: list[str] | None = None) -> int:
         "sfu_mix": _sfu_mix,
         "barrier": _barrier,
         "atomics_hot": _atomics_hot,
+        "alu_forms": _alu_forms,
     }[args.what](args)
     return 0
 

@@ -220,6 +220,75 @@ def fma_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, CHAINS: tl.constexpr):
     tl.store(out_ptr + offs, a0 + a1 + a2 + a3)
 
 
+# alu_forms' instruction forms, by FORM: what one step of a chain issues (module :func:`alu_forms`)
+ALU_FORMS = ("fma_registers", "fma_constants", "add_mul_constants", "log_routine", "integer_lcg", "select")
+
+
+@triton.jit
+def alu_forms(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, FORM: tl.constexpr):
+    """Four independent chains an element of one instruction form (``ALU_FORMS[FORM]``), ``UNROLL`` steps an
+    iteration: the CUDA cores' issue rate by the form of the operands, beside :func:`fma_chain`'s.
+
+    0: ``a = a * x + y``, fused multiply-adds of three registers (fma_chain's form: the profile's
+    ``cuda_flops_per_s``); 1: ``a = a * c1 + c2``, of a register and two constants (a polynomial's form, as in
+    libdevice's routines); 2: ``a = (a + c) * d``, an add and a multiply of constants; 3: ``a = log(a + 1) +
+    0.5``, libdevice's logf (straight-line, about 25 instructions: Liger's KL divergence); 4: ``i = (i ^ (i
+    >> 7)) * 1664525 + 1013904223`` on 32-bit integers (a shift, an xor and a multiply-add of constants, as a
+    counter-based random generator's rounds); 5: ``a = where(a > 1,
+    a * 0.75, a + 0.5)``, a compare and a select beside two float ops. Values stay finite and bounded: the
+    float forms contract to fixed points in [0.45, 1.5], the integer one wraps and is masked to 23 bits."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = x * 0.5
+    a0 = x
+    a1 = x * 0.5 + 0.25
+    a2 = x * 0.25 + 0.5
+    a3 = x * 0.125 + 0.75
+    i0 = a0.to(tl.int32, bitcast=True)
+    i1 = a1.to(tl.int32, bitcast=True)
+    i2 = a2.to(tl.int32, bitcast=True)
+    i3 = a3.to(tl.int32, bitcast=True)
+    for _ in range(iters):
+        for _u in tl.static_range(UNROLL):
+            if FORM == 0:
+                a0 = a0 * x + y
+                a1 = a1 * x + y
+                a2 = a2 * x + y
+                a3 = a3 * x + y
+            elif FORM == 1:
+                a0 = a0 * 0.99951171875 + 0.000244140625
+                a1 = a1 * 0.99951171875 + 0.000244140625
+                a2 = a2 * 0.99951171875 + 0.000244140625
+                a3 = a3 * 0.99951171875 + 0.000244140625
+            elif FORM == 2:
+                a0 = (a0 + 0.25) * 0.75
+                a1 = (a1 + 0.25) * 0.75
+                a2 = (a2 + 0.25) * 0.75
+                a3 = (a3 + 0.25) * 0.75
+            elif FORM == 3:
+                a0 = tl.log(a0 + 1.0) + 0.5
+                a1 = tl.log(a1 + 1.0) + 0.5
+                a2 = tl.log(a2 + 1.0) + 0.5
+                a3 = tl.log(a3 + 1.0) + 0.5
+            elif FORM == 4:
+                i0 = (i0 ^ (i0 >> 7)) * 1664525 + 1013904223
+                i1 = (i1 ^ (i1 >> 7)) * 1664525 + 1013904223
+                i2 = (i2 ^ (i2 >> 7)) * 1664525 + 1013904223
+                i3 = (i3 ^ (i3 >> 7)) * 1664525 + 1013904223
+            else:
+                a0 = tl.where(a0 > 1.0, a0 * 0.75, a0 + 0.5)
+                a1 = tl.where(a1 > 1.0, a1 * 0.75, a1 + 0.5)
+                a2 = tl.where(a2 > 1.0, a2 * 0.75, a2 + 0.5)
+                a3 = tl.where(a3 > 1.0, a3 * 0.75, a3 + 0.5)
+    if FORM == 4:
+        a0 = (i0 & 0x7FFFFF).to(tl.float32)
+        a1 = (i1 & 0x7FFFFF).to(tl.float32)
+        a2 = (i2 & 0x7FFFFF).to(tl.float32)
+        a3 = (i3 & 0x7FFFFF).to(tl.float32)
+    tl.store(out_ptr + offs, a0 + a1 + a2 + a3)
+
+
 @triton.jit
 def sfu_fma_mix(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, FMAS: tl.constexpr):
     """Four independent exp2 chains beside four independent FMA chains: per element per unrolled

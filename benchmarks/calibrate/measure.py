@@ -1758,6 +1758,60 @@ def cuda_core() -> dict:
     return {"flops_per_s": flops / t, "s": t, "fma_in_ptx": n_fma, "finite": bool(torch.isfinite(out).all())}
 
 
+# alu_forms: 8 programs of 4 warps an SM (fma_chain's shape), 8 elements a thread, 4 steps an iteration; the
+# log routine's steps are ~25 instructions, so it runs fewer iterations for a similar time
+ALU_BLOCK, ALU_UNROLL, ALU_ITERS, ALU_LOG_ITERS = 1024, 4, 4096, 512
+
+
+def _loop_sass(cubin: bytes) -> dict[str, int]:
+    """Opcode counts of the largest loop of ``cubin``'s SASS (Triton's own cuobjdump)."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from benchmarks.ncu_diag.kmajor_sass import loop_ops
+
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as fh:
+        fh.write(cubin)
+        fh.flush()
+        sass = subprocess.run([str(cuobjdump), "-sass", fh.name], capture_output=True, text=True, check=True)
+    return dict(loop_ops(sass.stdout))
+
+
+def alu_forms() -> dict:
+    """Seconds of :func:`kernels.alu_forms` in each instruction form, with the SASS its loop issues: each
+    point's ``warp_instructions`` is the loop's instruction count times its iterations times the grid's warps,
+    so ``warp_instructions / s / SMs`` is what an SM issued a second (4 schedulers, one a clock at most)."""
+    warps = 4
+    grid = (n_sm() * COMPUTE_PROGRAMS_PER_SM,)
+    x = torch.rand(grid[0] * ALU_BLOCK, device="cuda") * 0.5 + 0.5
+    out = torch.empty_like(x)
+    points = []
+    for form, name in enumerate(K.ALU_FORMS):
+        iters = ALU_LOG_ITERS if name == "log_routine" else ALU_ITERS
+        fn = functools.partial(
+            K.alu_forms[grid], x, out, iters, BLOCK=ALU_BLOCK, UNROLL=ALU_UNROLL, FORM=form, num_warps=warps
+        )
+        compiled = fn()
+        t = bench_s(fn)
+        ops = _loop_sass(compiled.asm["cubin"])
+        loop = sum(ops.values())
+        points.append(
+            {
+                "form": name,
+                "s": t,
+                "iters": iters,
+                "steps": 4 * ALU_UNROLL * iters * x.numel(),  # chain steps, all elements
+                "loop_instructions": loop,
+                "warp_instructions": loop * iters * grid[0] * warps,
+                "loop_ops": ops,
+                "finite": bool(torch.isfinite(out).all()),
+            }
+        )
+    return {"points": points, "warps": warps, "programs_per_sm": COMPUTE_PROGRAMS_PER_SM, "sms": n_sm()}
+
+
 def sfu() -> dict:
     grid = (n_sm() * COMPUTE_PROGRAMS_PER_SM,)
     x = torch.rand(grid[0] * SFU_BLOCK, device="cuda") * 0.5 + 0.5

@@ -213,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         ("row_ring_wide", M.row_ring_wide, ()),
         ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
+        ("alu_forms", M.alu_forms, ()),
         ("sfu", M.sfu, ()),
         ("sfu_mix", M.sfu_mix, ()),
         ("smem", M.smem, ()),

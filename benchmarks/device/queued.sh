@@ -5,6 +5,13 @@
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
 #                                                            # may run 10 minutes)
 #
+# alu:  the instruction-form probe (stop 81: `benchmarks/calibrate/run.py --only alu_forms,cuda_core,sfu`:
+#       chains of FMAs of three registers (the profile's cuda_flops_per_s) against FMAs of constants, adds and
+#       multiplies, libdevice's logf, integer shift-xor-multiply rounds and compare-selects, each with its
+#       loop's SASS count; under a minute, either GPU); its file goes to benchmarks/data/calibration_alu_forms.json
+#       (an H100's: calibration_alu_forms_h100.json), read by `python benchmarks/probe_report.py alu_forms
+#       [--data FILE]`: whether the CUDA cores issue a polynomial's instructions faster than the FMA chain's
+#       (Liger's KL divergence runs at 1.2x+ the profile's rate, docs/known-gaps.md);
 # hot:  the hot-atomics probe (stop 79: `benchmarks/calibrate/run.py --only atomics_hot`: 16M tl.atomic_add of
 #       ones at random bins, 1 to 64M bins, int32 and fp32, and since stop 80 relaxed adds at 1 / 32 / 1,024 / 1M
 #       bins; under a minute, either GPU; an H100 ran it at stop 80, without the relaxed points); its file goes
@@ -119,11 +126,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (alu hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $step != hot && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $step != hot && $step != alu && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -160,6 +167,8 @@ for step in $steps; do
                  python3 $step.py --once > "$out/$step/${step}_ncu.csv") ;;
     barrier) mkdir -p "$out/barrier" && timeout 200 python3 benchmarks/calibrate/run.py \
             --out "$out/barrier/calibration_barrier.json" --only barrier ;;
+    alu) mkdir -p "$out/alu" && timeout 240 python3 benchmarks/calibrate/run.py \
+            --out "$out/alu/calibration_alu_forms.json" --only alu_forms,cuda_core,sfu ;;
     hot) mkdir -p "$out/hot" && timeout 240 python3 benchmarks/calibrate/run.py \
             --out "$out/hot/calibration_atomics_hot.json" --only atomics_hot ;;
     robust) mkdir -p "$out/robust" && gpuname=h200 && { [[ $h200 == 1 ]] || gpuname=h100; } \
@@ -169,9 +178,9 @@ for step in $steps; do
     copyw) OUT=$out/copy_width timeout 200 bash benchmarks/ncu_diag/run_copy_width.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (alu hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot alu 2>/dev/null)) \
     || status=$?
 exit "$status"

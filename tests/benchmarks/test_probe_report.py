@@ -285,6 +285,20 @@ def test_sfu_mix_rows_by_hand(report):
     assert rows[1]["issue_slots"] == pytest.approx(2.5)
 
 
+def test_alu_form_rows_by_hand(report):
+    # 2 SMs; the profile at 2 * 2 * 32 * 1e9 FLOP/s prices 1e9 warp instructions an SM a second. The FMA chain
+    # issued 4e9 warp instructions in 2 s (1e9 an SM a second: 1.0x the profile's), the polynomial 6e9 in
+    # 2 s (1.5x the chain's and the profile's)
+    pts = [
+        {"form": "fma_registers", "s": 2.0, "loop_instructions": 131, "warp_instructions": 4e9},
+        {"form": "fma_constants", "s": 2.0, "loop_instructions": 132, "warp_instructions": 6e9},
+    ]
+    rows = report.alu_form_rows(pts, 2, 2 * 2 * 32 * 1e9)
+    assert [r["over_first"] for r in rows] == pytest.approx([1.0, 1.5])
+    assert [r["over_profile"] for r in rows] == pytest.approx([1.0, 1.5])
+    assert rows[1]["per_ns"] == pytest.approx(1.5)
+
+
 def test_sfu_mix_prints_the_committed_run(report, capsys):
     report.main(["sfu_mix"])
     out = capsys.readouterr().out

@@ -80,6 +80,17 @@ K.row_reduce_mix[(3,)](rx, ro, 37, 35, REDS=1, BLOCK=64)  # x - sum(x) / 1000 ov
 masked = torch.stack([torch.cat([rx[r * 37 : r * 37 + 35].float(), torch.zeros(29)]) for r in range(3)])
 fed = masked - masked.sum(dim=1, keepdim=True) * 1e-3
 assert torch.allclose(ro, fed.sum(dim=1), rtol=1e-3), (ro, fed.sum(dim=1))
+x = torch.rand(256) * 0.5 + 0.5; y = torch.empty_like(x)
+starts = [x, x*0.5+0.25, x*0.25+0.5, x*0.125+0.75]
+steps = {1: lambda a: a * 0.99951171875 + 0.000244140625, 3: lambda a: torch.log(a + 1.0) + 0.5,
+         5: lambda a: torch.where(a > 1.0, a * 0.75, a + 0.5)}
+for form, step in steps.items():  # alu_forms: 2 iterations of 2 steps on each of the four chains
+    K.alu_forms[(2,)](x, y, 2, BLOCK=128, UNROLL=2, FORM=form)
+    want = 0
+    for a in starts:
+        for _ in range(4): a = step(a)
+        want = want + a
+    assert torch.allclose(y, want, rtol=1e-5), (form, y - want)
 K.empty[(1,)]()
 print("INTERPRETER_OK")
 """
@@ -168,6 +179,31 @@ def test_sfu_and_fma_kernels_emit_the_probed_instructions(K):
     k = _compile(K.fma_chain, sig, {"BLOCK": 1024, "CHAINS": 8}, num_warps=4)
     # 8 chains x 8 elements per thread = 64 fma per loop body
     assert len(re.findall(r"\bfma\.rn\.f32", k.asm["ptx"])) == 64
+
+
+@pytest.mark.triton
+def test_alu_forms_issue_the_instruction_forms_they_are_named_for(K):
+    # 4 chains x UNROLL 4 x 8 elements a thread = 128 chain steps a loop body; the PTX of each form: FMAs of
+    # three registers (fma_chain's), FMAs of constants, libdevice's log with no special-function op, the
+    # integer rounds' shift, xor and multiply, and the compare beside the select's two float ops
+    sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "iters": "i32"}
+
+    def ptx(form: str) -> str:
+        const = {"BLOCK": 1024, "UNROLL": 4, "FORM": K.ALU_FORMS.index(form)}
+        return _compile(K.alu_forms, sig, const, num_warps=4).asm["ptx"]
+
+    reg = r"%[rf]\d+"  # Triton 3.9 names float registers %r, earlier releases %f
+    fmas = re.findall(rf"\bfma\.rn\.f32\s+{reg}, {reg}, {reg}, {reg};", ptx("fma_registers"))
+    assert len(fmas) >= 128
+    imm = "0f[0-9A-F]{8}"
+    constants = re.findall(rf"\bfma\.rn\.f32\s+{reg}, {reg}, {imm}, {imm};", ptx("fma_constants"))
+    assert len(constants) >= 128
+    log = ptx("log_routine")
+    assert "lg2.approx" not in log and "ex2.approx" not in log
+    assert len(re.findall(r"\bfma\.rn", log)) >= 128 * 6
+    lcg = ptx("integer_lcg")
+    assert len(re.findall(r"\bshr\.s32", lcg)) >= 128 and len(re.findall(r"\bxor\.b32", lcg)) >= 128
+    assert len(re.findall(r"\bsetp\.gt\.f32", ptx("select"))) >= 128
 
 
 @pytest.mark.triton
