@@ -1096,7 +1096,8 @@ def test_a_lone_blocks_waited_load_bursts_at_the_sm_port(round_hw):
 
     # a load the block waits for (top level, or in an unpipelined loop) of a block alone on its SM: the SM's
     # port rate (2e11 B/s on the round GPU); none with two resident blocks, ahead of a pipelined loop or by a
-    # producer warpgroup, in a program with dots, in a persistent program, or for a store
+    # producer warpgroup, in a program with dots, in a persistent program of flat rows (the row rule's), or
+    # for a store
     ld = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.REG)
     plan = _plan(ld)
     port = round_hw.l2_bw_per_sm_bytes_per_s
@@ -1110,11 +1111,34 @@ def test_a_lone_blocks_waited_load_bursts_at_the_sm_port(round_hw):
     assert lone_load_burst(ld, (), dataclasses.replace(plan, body=(ld, dot)), round_hw, 1) == 0.0
     persistent = dataclasses.replace(plan, grid=TileGrid((4,), programs=2))
     assert lone_load_burst(ld, (), persistent, round_hw, 1) == 0.0
+    # a persistent program whose tile is more than a flat row (the work before its rows, once a program, is a
+    # loop node) waits for its loads like any lone block: the port rate; with two rows in flight it does not
+    w = TileAction("w", ActionKind.LOAD, tensor="a")
+    before = Loop("per_program_before_loop", 1, (w,), mean_trips=0.5)
+    wrapped = dataclasses.replace(persistent, body=(before, ld))
+    assert lone_load_burst(ld, (), wrapped, round_hw, 1) == port
+    ahead = dataclasses.replace(wrapped, grid=TileGrid((4,), programs=2, tiles_in_flight=2))
+    assert lone_load_burst(ld, (), ahead, round_hw, 1) == 0.0
     st = TileAction("st", ActionKind.STORE, tensor="a", src=MemLevel.REG)
     assert lone_load_burst(st, (), _plan(st), round_hw, 1) == 0.0
     # nor for a load from shared memory, which does not come through the L2 port
     staged = dataclasses.replace(plan, tensors=(dataclasses.replace(plan.tensors[0], level=MemLevel.SMEM),))
     assert lone_load_burst(ld, (), staged, round_hw, 1) == 0.0
+
+
+def test_a_row_program_is_persistent_one_row_in_flight_and_flat():
+    import dataclasses
+
+    from tilesight.model.resources import row_program
+
+    ld = TileAction("ld", ActionKind.LOAD, tensor="a", dst=MemLevel.REG)
+    rows = dataclasses.replace(_plan(ld), grid=TileGrid((4,), programs=2))
+    assert row_program(rows)
+    assert not row_program(_plan(ld))  # one tile a program
+    assert not row_program(dataclasses.replace(rows, grid=TileGrid((4,), programs=2, tiles_in_flight=2)))
+    st = TileAction("st", ActionKind.STORE, tensor="a")
+    once = Loop("per_program_after_loop", 1, (st,), mean_trips=0.5)
+    assert not row_program(dataclasses.replace(rows, body=(ld, once)))  # work once a program: a loop node
 
 
 def test_a_lone_blocks_pipelined_dot_loop_streams_its_copies_at_the_sms_own_rates(round_hw):

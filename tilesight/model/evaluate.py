@@ -76,6 +76,7 @@ from .resources import (
     producer_load_demand,
     region_scale,
     reload_latency_s,
+    row_program,
     waited_load_latency,
 )
 from .tile import (
@@ -398,7 +399,7 @@ class _Region:
         in_flight = resident * (plan.grid.tiles_in_flight if persistent else 1)
         fill = self.cost.fill_s
         flat = not any(isinstance(node, Loop) for node in plan.body)  # a tile with no loop inside: a row
-        if persistent and in_flight == resident and flat:
+        if persistent and row_program(plan):
             # row programs that do not load their next row while they compute this one
             fill, latency = unpipelined_row_latency_s(plan, hw, self.cost, demands, latency, resident)
         # what paces the stream of tiles: the busiest pipeline (with its exposed L2 share) or the dispatch

@@ -138,16 +138,17 @@ STORES_LEAVE_AT_L2_PORT = True
 # Whether a block alone on its SM (one resident block) is held by a load it waits for (not one a pipelined
 # loop issues stages ahead, nor a producer warpgroup's) only for the load's latency and its transfer at the
 # SM's L2 port rate (ActionDemand.burst_bytes_per_s), not for its share of the chip's DRAM. Such a block
-# alternates between loading and computing, and the SMs drift out of phase, so while one computes the
-# others' loads have more than the fair share of DRAM; the DRAM time of every load still counts in the
-# pipelines' sums (the throughput bound), which caps the kernel once the SMs load at once. The load-side
-# twin of STORES_LEAVE_AT_L2_PORT, under the same conditions (no dots, not persistent). Seen on row kernels
-# whose register use leaves one 1024-thread block per SM: Liger's cross-entropy over 128k-152k vocabularies
-# (each loop trip loads 64 KB and then reduces it; measured 752 and 478 us where the DRAM-share chain gave
-# 1029 and 648; its DRAM busy time is 641 us), Liger's softmax and Triton's 16-warp LayerNorms: the 521
-# measured memory launches of the main set and every validation set go from 8.73 to 8.39%, held-out 8.95 to
-# 8.58% (docs/accuracy-triton.md, stop 37). The TileLang set `regs`'s 512-thread LayerNorm, already 9% fast,
-# becomes 27% fast.
+# alternates between loading and computing, and the SMs drift out of phase, so while one computes the others'
+# loads have more than the fair share of DRAM; the DRAM time of every load still counts in the pipelines' sums
+# (the throughput bound), which caps the kernel once the SMs load at once. The load-side twin of
+# STORES_LEAVE_AT_L2_PORT, without dots; since stop 81 also in a persistent program that waits for each tile's
+# loads, unless its tile is a flat row the row rule times (_loads_leave_at_port). Seen on row kernels whose
+# register use leaves one 1024-thread block per SM: Liger's cross-entropy over 128k-152k vocabularies (each
+# loop trip loads 64 KB and then reduces it; measured 752 and 478 us where the DRAM-share chain gave 1029 and
+# 648; its DRAM busy time is 641 us), Liger's softmax and Triton's 16-warp LayerNorms: the 521 measured memory
+# launches of the main set and every validation set go from 8.73 to 8.39%, held-out 8.95 to 8.58%
+# (docs/accuracy-triton.md, stop 37). The TileLang set `regs`'s 512-thread LayerNorm, already 9% fast, becomes
+# 27% fast.
 LOADS_LEAVE_AT_L2_PORT_ALONE = True
 # Whether a block alone on its SM moves the loads of a software-pipelined loop with dots (a GEMM's or
 # attention's K loop, the threads' own copies issued stages ahead; not a producer warpgroup's, which
@@ -926,7 +927,7 @@ def lone_load_burst(
         not LOADS_LEAVE_AT_L2_PORT_ALONE
         or act.kind is not ActionKind.LOAD
         or act.tensor is None
-        or not _leaves_at_port(plan, plan.tensor(act.tensor))
+        or not _loads_leave_at_port(plan, plan.tensor(act.tensor))
         or resident != 1
         or (loops and (loops[-1].stages > 1 or loops[-1].producer_loads))
     ):
@@ -952,6 +953,29 @@ def _leaves_at_port(plan: TilePlan, tensor: TensorAccess) -> bool:
     """What both port rules (:data:`STORES_LEAVE_AT_L2_PORT`, :data:`LOADS_LEAVE_AT_L2_PORT_ALONE`) ask of a
     transfer: a tensor that comes through the L2, in a tile program without dots that is not persistent."""
     return tensor.level in _GLOBAL_LEVELS and not plan.grid.persistent and not plan.has_dots
+
+
+def row_program(plan: TilePlan) -> bool:
+    """Whether ``plan`` is a persistent program of rows that does not load its next row while it computes
+    this one (``TileGrid.tiles_in_flight`` 1) and whose row is one flat tile, no loop inside: the rows
+    :func:`~tilesight.model.evaluate.unpipelined_row_latency_s` times, their loads waiting the idle DRAM
+    round trip (the ``row_ring`` probe's softmax rows)."""
+    grid = plan.grid
+    return grid.persistent and grid.tiles_in_flight == 1 and not any(isinstance(n, Loop) for n in plan.body)
+
+
+def _loads_leave_at_port(plan: TilePlan, tensor: TensorAccess) -> bool:
+    """What :data:`LOADS_LEAVE_AT_L2_PORT_ALONE` asks of a load: a tensor that comes through the L2, in a tile
+    program without dots; in a persistent one, only where it waits for each tile's loads (one tile in flight)
+    and is not a :func:`row_program` (whose rows' loads the row rule times instead). Such a persistent program
+    alone on its SM is the block the rule describes: Liger-Kernel's LayerNorm and PolyNorm backward kernels
+    (132 programs walking their rows one at a time, the work before and after the rows making the tile more
+    than one flat row) were predicted 18-25% slow with the DRAM share (validations 31-34, eight launches:
+    20.8 -> 3.3%), the survey's RMSNorm backward +25 -> +3% and the robustness set's with an atomic dW +24 ->
+    -8% (H100); the flat row programs (validation 27's 132-program softmax) keep the row rule, unmoved."""
+    if plan.has_dots or tensor.level not in _GLOBAL_LEVELS:
+        return False
+    return not plan.grid.persistent or (plan.grid.tiles_in_flight == 1 and not row_program(plan))
 
 
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
