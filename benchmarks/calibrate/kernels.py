@@ -234,9 +234,9 @@ def alu_forms(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, 
     libdevice's routines); 2: ``a = (a + c) * d``, an add and a multiply of constants; 3: ``a = log(a + 1) +
     0.5``, libdevice's logf (straight-line, about 25 instructions: Liger's KL divergence); 4: ``i = (i ^ (i
     >> 7)) * 1664525 + 1013904223`` on 32-bit integers (a shift, an xor and a multiply-add of constants, as a
-    counter-based random generator's rounds); 5: ``a = where(a > 1,
-    a * 0.75, a + 0.5)``, a compare and a select beside two float ops. Values stay finite and bounded: the
-    float forms contract to fixed points in [0.45, 1.5], the integer one wraps and is masked to 23 bits."""
+    counter-based random generator's rounds); 5: ``a = where(a > 1, a * 0.75, a + 0.5)``, a compare and a
+    select beside two float ops. Values stay finite and bounded: the float forms contract to fixed points in
+    [0.45, 1.5], the integer one wraps and is masked to 23 bits. The chains start as :func:`sfu_chain`'s."""
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
