@@ -479,16 +479,16 @@ def find_issues(
     return tuple(sorted(issues, key=lambda i: -i.share))
 
 
-def _schedule(report: Report, merges: float) -> tuple[Pipeline, float]:
+def _schedule(report: Report, beyond: float) -> tuple[Pipeline, float]:
     """(bottleneck, exposed share) of the report's schedule: with no split-store merges or atomic chain the
-    report's own bottleneck and ``1 -`` its busiest pipeline's utilisation; with them (``merges`` seconds
-    beyond the schedule), the bottleneck of the longest other phase and the utilisation over the schedule's
+    report's own bottleneck and ``1 -`` its busiest pipeline's utilisation; with them (``beyond`` seconds
+    after the schedule), the bottleneck of the longest other phase and the utilisation over the schedule's
     time."""
     util = _bottleneck_util(report)
     others = [p for p in report.phases if p.phase not in (MERGE_PHASE, CHAIN_PHASE)]
-    if merges <= 0 or not others or report.latency_s <= merges:
+    if beyond <= 0 or not others or report.latency_s <= beyond:
         return report.bottleneck, 1.0 - util
-    scheduled = report.latency_s / (report.latency_s - merges)
+    scheduled = report.latency_s / (report.latency_s - beyond)
     return max(others, key=lambda p: p.time_s).bottleneck, 1.0 - min(util * scheduled, 1.0)
 
 

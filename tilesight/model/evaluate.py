@@ -69,6 +69,7 @@ from .resources import (
     ActionDemand,
     action_demand,
     ddr_queue_s,
+    flat_tile,
     full_share_rates,
     lone_load_burst,
     pipelined_load_latency,
@@ -398,7 +399,7 @@ class _Region:
         # each resident program keeps tiles_in_flight of its tiles going (a pipelined row loop's rows)
         in_flight = resident * (plan.grid.tiles_in_flight if persistent else 1)
         fill = self.cost.fill_s
-        flat = not any(isinstance(node, Loop) for node in plan.body)  # a tile with no loop inside: a row
+        flat = flat_tile(plan)  # a tile with no loop inside: a row
         if persistent and row_program(plan):
             # row programs that do not load their next row while they compute this one
             fill, latency = unpipelined_row_latency_s(plan, hw, self.cost, demands, latency, resident)

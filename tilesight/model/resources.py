@@ -955,13 +955,18 @@ def _leaves_at_port(plan: TilePlan, tensor: TensorAccess) -> bool:
     return tensor.level in _GLOBAL_LEVELS and not plan.grid.persistent and not plan.has_dots
 
 
+def flat_tile(plan: TilePlan) -> bool:
+    """Whether ``plan``'s tile has no loop inside (a row), not even the work a persistent program does once
+    before or after its tiles (a loop node of its own)."""
+    return not any(isinstance(n, Loop) for n in plan.body)
+
+
 def row_program(plan: TilePlan) -> bool:
     """Whether ``plan`` is a persistent program of rows that does not load its next row while it computes
-    this one (``TileGrid.tiles_in_flight`` 1) and whose row is one flat tile, no loop inside: the rows
+    this one (``TileGrid.tiles_in_flight`` 1) and whose row is one :func:`flat_tile`: the rows
     :func:`~tilesight.model.evaluate.unpipelined_row_latency_s` times, their loads waiting the idle DRAM
     round trip (the ``row_ring`` probe's softmax rows)."""
-    grid = plan.grid
-    return grid.persistent and grid.tiles_in_flight == 1 and not any(isinstance(n, Loop) for n in plan.body)
+    return plan.grid.persistent and plan.grid.tiles_in_flight == 1 and flat_tile(plan)
 
 
 def _loads_leave_at_port(plan: TilePlan, tensor: TensorAccess) -> bool:
@@ -975,7 +980,7 @@ def _loads_leave_at_port(plan: TilePlan, tensor: TensorAccess) -> bool:
     -8% (H100); the flat row programs (validation 27's 132-program softmax) keep the row rule, unmoved."""
     if plan.has_dots or tensor.level not in _GLOBAL_LEVELS:
         return False
-    return not plan.grid.persistent or (plan.grid.tiles_in_flight == 1 and not row_program(plan))
+    return not plan.grid.persistent or (plan.grid.tiles_in_flight == 1 and not flat_tile(plan))
 
 
 def _memory_latency(hw: HardwareProfile, l15_hit: float, l2_hit: float) -> float:
