@@ -220,6 +220,13 @@ def fma_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, CHAINS: tl.constexpr):
     tl.store(out_ptr + offs, a0 + a1 + a2 + a3)
 
 
+@triton.jit
+def _chain_starts(x):
+    """Four independent chains' starting values from one loaded element in [0.5, 1]: ``x`` and three affine
+    maps of it, each in [0.5, 1] too (the special-function and ALU chain probes')."""
+    return x, x * 0.5 + 0.25, x * 0.25 + 0.5, x * 0.125 + 0.75
+
+
 # alu_forms' instruction forms, by FORM: what one step of a chain issues (module :func:`alu_forms`)
 ALU_FORMS = ("fma_registers", "fma_constants", "add_mul_constants", "log_routine", "integer_lcg", "select")
 
@@ -241,10 +248,7 @@ def alu_forms(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, 
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     y = x * 0.5
-    a0 = x
-    a1 = x * 0.5 + 0.25
-    a2 = x * 0.25 + 0.5
-    a3 = x * 0.125 + 0.75
+    a0, a1, a2, a3 = _chain_starts(x)
     i0 = a0.to(tl.int32, bitcast=True)
     i1 = a1.to(tl.int32, bitcast=True)
     i2 = a2.to(tl.int32, bitcast=True)
@@ -300,10 +304,7 @@ def sfu_fma_mix(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     y = x * 0.5
-    e0 = x
-    e1 = x * 0.5 + 0.25
-    e2 = x * 0.25 + 0.5
-    e3 = x * 0.125 + 0.75
+    e0, e1, e2, e3 = _chain_starts(x)
     b0 = x
     b1 = x + 1.0
     b2 = x + 2.0
@@ -330,10 +331,7 @@ def sfu_chain(x_ptr, out_ptr, iters, BLOCK: tl.constexpr, UNROLL: tl.constexpr, 
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    a0 = x
-    a1 = x * 0.5 + 0.25
-    a2 = x * 0.25 + 0.5
-    a3 = x * 0.125 + 0.75
+    a0, a1, a2, a3 = _chain_starts(x)
     for _ in range(iters):
         for _u in tl.static_range(UNROLL):
             if OP == 0:
