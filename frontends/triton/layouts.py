@@ -300,6 +300,10 @@ def _mask_divisibility(
     op = defs.get(mask)
     if op is None:
         return None
+    if _varying_axes(mask, defs, {}) == frozenset():
+        # the same value for every element (a scalar's splat: ``mask=r < n_rows`` on a row's columns): the
+        # mask's constancy is the whole tile, which narrows no vector (Triton's getMaskAlignment)
+        return _ALIGNED
     if op.name == "arith.cmpi" and len(op.operands) == 2:
         if fast is not None:
             axes = _varying_axes(mask, defs, {})

@@ -1300,6 +1300,21 @@ def test_a_mask_at_a_loaded_length_makes_row_accesses_element_wide(loaded, vecto
     assert widths == {"x_ptr": vector} and store.vector_bytes == vector
 
 
+def test_a_mask_of_one_scalar_test_keeps_the_rows_vectors_whole():
+    # `mask=r < n_rows` compares the row index, not the columns: the TTGIR splats one i1 over the row, whose
+    # constancy is the whole tile, so Triton's lowering keeps 16-byte vectors (getMaskAlignment reads the
+    # mask's constancy) although `r` (a program id plus the loop counter) has no known divisibility. Read as
+    # the comparison's divisibility, each thread's 16 bytes went as 2-byte accesses 16 bytes apart, and the
+    # store was charged the L2's partial-word merges: 268 us where the GPU took 75 (the survey's
+    # rows_weight_reload, benchmarks/data/survey_triton/reread_h200.jsonl)
+    x = TensorSpec((8192, 1024), "float16")
+    plan = FE.plan(k.rows_masked_by_row, ((512,), x, x, 8192), dict(ROWS=16, N=1024), HW)
+    memory = [*_find(plan.body, ActionKind.LOAD), *_find(plan.body, ActionKind.STORE)]
+    assert len(memory) == 2
+    for act in memory:
+        assert (act.vector_bytes, act.lane_stride_bytes) == (16, None), act.name
+
+
 def test_a_store_in_a_loop_keeps_its_vector_whatever_a_later_reduction_names_its_values():
     # The TTGIR printer reuses value names in sibling regions: the tl.sum combiner after the loop defines a
     # `%N` the loop body also defines (the store's address). Read from one table for the whole function,

@@ -828,6 +828,18 @@ def rows_to_loaded_length(x_ptr, y_ptr, lens_ptr, N, LOADED: tl.constexpr, BLOCK
 
 
 @triton.jit
+def rows_masked_by_row(x_ptr, y_ptr, n_rows, ROWS: tl.constexpr, N: tl.constexpr):
+    """Each program scales ``ROWS`` rows of ``N`` fp16 elements one after another, each row's load and store
+    masked by one scalar test of its row index (``mask=r < n_rows``: the same value for every column)."""
+    cols = tl.arange(0, N)
+    for i in range(ROWS):
+        r = tl.program_id(0) * ROWS + i
+        m = r < n_rows
+        x = tl.load(x_ptr + r * N + cols, mask=m)
+        tl.store(y_ptr + r * N + cols, x * 2, mask=m)
+
+
+@triton.jit
 def row_loop_then_sum(x_ptr, dx_ptr, out_ptr, stride, V, BLOCK: tl.constexpr):
     """A loop over a row's chunks that loads and stores (the JSD / cross-entropy backward idiom), then a
     reduction after the loop, whose combiner's values the TTGIR printer names like the loop body's."""
