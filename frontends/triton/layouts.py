@@ -169,7 +169,8 @@ def _divisibility(
     vector, over the ops a kernel's index arithmetic uses. Products multiply, sums take the smaller, a range
     counts as its start (its contiguity is the layout's business), a loop's induction variable as the smaller
     of its start and step, a loop-carried value as the smaller of what enters the loop and what an
-    iteration yields for it; anything else (a remainder, a mask, a loaded value) is 1."""
+    iteration yields for it, a remainder as the smaller of its operands'; anything else (a quotient, a mask,
+    a loaded value) is 1."""
     if value in memo:
         return memo[value]
     memo[value] = 1  # a cycle through other values stays pessimistic
@@ -197,6 +198,10 @@ def _divisibility(
         a, b = (_divisibility(v, defs, args, ivs, memo) for v in op.operands)
         out = min(a * b, _ALIGNED)
     elif op.name in ("arith.addi", "arith.subi", "tt.addptr") and len(op.operands) == 2:
+        out = min(_divisibility(v, defs, args, ivs, memo) for v in op.operands)
+    elif op.name in ("arith.remsi", "arith.remui") and len(op.operands) == 2:
+        # a - (a / b) b: a multiple of whatever divides both (AxisInfo's gcd); ``i % n_cols`` over a flat
+        # index keeps an aligned row length's vectors (ld.global.v4.b32 in Triton's PTX)
         out = min(_divisibility(v, defs, args, ivs, memo) for v in op.operands)
     elif op.name in _SAME_DIVISIBILITY and op.operands:
         out = _divisibility(op.operands[0], defs, args, ivs, memo)

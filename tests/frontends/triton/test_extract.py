@@ -1315,6 +1315,17 @@ def test_a_mask_of_one_scalar_test_keeps_the_rows_vectors_whole():
         assert (act.vector_bytes, act.lane_stride_bytes) == (16, None), act.name
 
 
+@pytest.mark.parametrize(("n_cols", "vector"), [(4096, 16), (4095, 2)])
+def test_a_remainder_by_an_aligned_length_keeps_the_vector(n_cols, vector):
+    # bias[i % n_cols]: the remainder is a multiple of whatever divides both i's start (1024) and n_cols
+    # (AxisInfo's gcd), so at n_cols 4096 (specialised as divisible by 16) Triton's LLVM IR loads the bias
+    # 16 bytes a thread (ld.global.v4.b32, as benchmarks/vector_check.py reads it); at 4095 one element
+    x, bias = TensorSpec((1 << 20,), "float16"), TensorSpec((n_cols,), "float16")
+    plan = FE.plan(k.flat_bias_add, ((1024,), x, bias, x, 1 << 20, n_cols), dict(BLOCK=1024), HW)
+    widths = {a.tensor: a.vector_bytes for a in _find(plan.body, ActionKind.LOAD)}
+    assert widths == {"bias_ptr": vector, "x_ptr": 16}
+
+
 def test_a_store_in_a_loop_keeps_its_vector_whatever_a_later_reduction_names_its_values():
     # The TTGIR printer reuses value names in sibling regions: the tl.sum combiner after the loop defines a
     # `%N` the loop body also defines (the store's address). Read from one table for the whole function,

@@ -840,6 +840,15 @@ def rows_masked_by_row(x_ptr, y_ptr, n_rows, ROWS: tl.constexpr, N: tl.constexpr
 
 
 @triton.jit
+def flat_bias_add(x_ptr, bias_ptr, y_ptr, total, n_cols, BLOCK: tl.constexpr):
+    """``y = x + bias[i % n_cols]`` over a flat index: the bias column of each element is a remainder."""
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < total
+    b = tl.load(bias_ptr + i % n_cols, mask=m)
+    tl.store(y_ptr + i, tl.load(x_ptr + i, mask=m) + b, mask=m)
+
+
+@triton.jit
 def row_loop_then_sum(x_ptr, dx_ptr, out_ptr, stride, V, BLOCK: tl.constexpr):
     """A loop over a row's chunks that loads and stores (the JSD / cross-entropy backward idiom), then a
     reduction after the loop, whose combiner's values the TTGIR printer names like the loop body's."""
