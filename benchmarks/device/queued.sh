@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The measurements written for a lent GPU (stops 62-71), by name: stop 71 ran the last queued ones (v84, v83,
-# mask, lrc, lrc2) on the H200, so with no step named it runs nothing and lists the steps:
+# The measurements written for a lent GPU (stops 62-81), by name: stop 82 ran the queued ones (alu hot robust,
+# v85-v88, moeblind regsa sfumix wrapped, small copyw moe layout, alone, barrier) on the H200, so with no step
+# named it runs nothing and lists the steps:
 #
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
 #                                                            # may run 10 minutes)
