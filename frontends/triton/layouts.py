@@ -298,8 +298,9 @@ def _mask_divisibility(
     memo: dict[str, int],
     fast: int | None = None,
 ) -> int | None:
-    """How many consecutive elements a mask is known to keep or drop together: a comparison's operands'
-    divisibility, the smaller over masks combined with ``and``; None for a mask of another form. With
+    """How many consecutive elements a mask is known to keep or drop together: every one where it varies along
+    no axis (a scalar test's splat), else a comparison's operands' divisibility, the smaller over masks
+    combined with ``and``; None for a mask of another form. With
     ``fast`` (the fastest axis of a tile of several), a comparison whose operands do not vary along that axis
     (``rows[:, None] < M``) keeps every vector whole, and one whose variation is not known counts as such."""
     op = defs.get(mask)
