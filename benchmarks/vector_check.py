@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from collections import defaultdict
@@ -202,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, nargs="*", default=(), help="measured sweep folders to check too")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    # the widths do not depend on the register count: no ptxas runs for the plans (a sweep folder's band
+    # register counts would each compile a cubin)
+    os.environ.setdefault("TILESIGHT_REGISTERS", "estimate")
     hw = load_profile("h200")
     sets = args.set if args.set is not None else ([] if args.data else list(harness.SETS))
     cases = survey_cases(sets) + sweep_cases(list(args.data))
