@@ -74,27 +74,15 @@ def llir_widths(llir: str) -> dict[tuple[str, int], set[int]]:
 
 def lowered_llir(case, hw) -> str:
     """``case``'s kernel lowered to LLVM IR by the installed Triton for ``hw`` (its LLVM stage run on the
-    TTGIR the frontend reads; no PTX or ptxas)."""
-    import triton._C.libtriton.ir as ir
-    from tilesight.frontends.triton.binding import backend_for, bind, target_of
-    from triton.compiler.compiler import ASTSource
+    TTGIR the frontend reads, built as the frontend builds it; no PTX or ptxas)."""
+    from tilesight.frontends.triton.binding import bind
+    from tilesight.frontends.triton.compile import triton_module
 
-    b = bind(case.fn, case.args, dict(case.kw), hw)
-    target = target_of(hw)
-    backend = backend_for(target.backend, target.arch, target.warp_size)
-    src = ASTSource(case.fn, b.signature, b.constexprs, b.attrs)
-    stages: dict = {}
-    backend.add_stages(stages, b.options, src.language)
-    context = ir.context()
-    ir.load_dialects(context)
-    backend.load_dialects(context)
-    codegen = backend.get_codegen_implementation(b.options)
-    module_map = backend.get_module_map() if hasattr(backend, "get_module_map") else {}
-    module = src.make_ir(target, b.options, codegen, module_map, context)
+    stages, module = triton_module(case.fn, bind(case.fn, case.args, dict(case.kw), hw), hw)
     metadata: dict = {}
-    module = stages["ttir"](module, metadata)
-    module = stages["ttgir"](module, metadata)
-    return stages["llir"](module, metadata)
+    for stage in ("ttir", "ttgir", "llir"):
+        module = stages[stage](module, metadata)
+    return module
 
 
 def plan_widths(case, hw) -> dict[tuple[str, int], list[tuple[str, int]]]:
@@ -116,8 +104,9 @@ def plan_widths(case, hw) -> dict[tuple[str, int], list[tuple[str, int]]]:
             continue
         width = act.vector_bytes
         if width is None:  # fully vectorised: a thread's whole share, up to one 16-byte instruction
-            share = math.prod(act.shape) / plan.resources.threads
-            elem = dtype_bytes(plan.tensor(act.tensor).dtype)
+            tensor = plan.tensor(act.tensor)
+            share = math.prod(tensor.tile) / plan.resources.threads
+            elem = dtype_bytes(tensor.dtype)
             if share < 1:  # a scalar (or fewer elements than threads): one element an access
                 continue
             width = int(min(16, share * elem))

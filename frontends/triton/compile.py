@@ -133,15 +133,11 @@ def compile_error(exc: CompilationError, jit_fn: Any, kernel: str) -> KernelComp
     )
 
 
-def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR:
-    """TTIR and TTGIR of ``jit_fn`` specialised as ``binding`` says, for ``hw``'s target (cached)."""
-    cached = _CACHE.lookup(binding.key)
-    if cached is not None:
-        return cached
-    if hw.triton_backend != "cuda":
-        raise FrontendError(
-            f"the Triton frontend reads NVIDIA TTGIR; profile {hw.name!r} targets {hw.triton_backend}"
-        )
+def triton_module(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> tuple[dict[str, Any], Any]:
+    """Triton's compile stages for ``hw``'s target (``stages["ttir"]``, ``["ttgir"]``, ``["llir"]``, ...: each
+    takes the previous stage's module and a metadata dict) and ``jit_fn``'s module as its code generator
+    makes it, specialised as ``binding`` says; a :class:`KernelCompileError` where the code generator refuses
+    the kernel with these arguments."""
     target = target_of(hw)
     backend = backend_for(target.backend, target.arch, target.warp_size)
     options = binding.options
@@ -154,9 +150,23 @@ def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR
     codegen = backend.get_codegen_implementation(options)
     module_map = backend.get_module_map() if hasattr(backend, "get_module_map") else {}
     try:
-        module = src.make_ir(target, options, codegen, module_map, context)
+        return stages, src.make_ir(target, options, codegen, module_map, context)
     except CompilationError as e:  # Triton's code generator refused the kernel with these arguments
         raise compile_error(e, jit_fn, binding.fn_name) from e
+
+
+def compile_ir(jit_fn: Any, binding: Binding, hw: HardwareProfile) -> CompiledIR:
+    """TTIR and TTGIR of ``jit_fn`` specialised as ``binding`` says, for ``hw``'s target (cached)."""
+    cached = _CACHE.lookup(binding.key)
+    if cached is not None:
+        return cached
+    if hw.triton_backend != "cuda":
+        raise FrontendError(
+            f"the Triton frontend reads NVIDIA TTGIR; profile {hw.name!r} targets {hw.triton_backend}"
+        )
+    target = target_of(hw)
+    options = binding.options
+    stages, module = triton_module(jit_fn, binding, hw)
     metadata: dict[str, Any] = {}
     try:
         ttir_mod = stages["ttir"](module, metadata)
