@@ -188,7 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     from tilesight.hardware import load_profile
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", nargs="*", default=None, help="survey sets (default: all, unless --data)")
+    ap.add_argument(
+        "--set",
+        nargs="*",
+        default=None,
+        choices=tuple(harness.SETS),
+        help="survey sets (default: all, unless --data)",
+    )
     ap.add_argument("--data", type=Path, nargs="*", default=(), help="measured sweep folders to check too")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -197,7 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TILESIGHT_REGISTERS", "estimate")
     hw = load_profile("h200")
     sets = args.set if args.set is not None else ([] if args.data else list(harness.SETS))
-    cases = survey_cases(sets) + sweep_cases(list(args.data))
+    import accuracy
+
+    try:
+        cases = survey_cases(sets) + sweep_cases(list(args.data))
+    except accuracy.DataError as e:  # a folder with no measured sweep in it
+        ap.error(str(e))
     rows, failed, compared = [], [], 0
     for s, case in cases:
         try:
