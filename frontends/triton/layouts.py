@@ -812,16 +812,36 @@ def warp_local_gathers(ttgir: str) -> Mapping[str, int]:
 _MMA_OPS = ("ttng.warp_group_dot", "tt.dot")
 
 
-def _region_mma_counts(ops: list[Op], out: dict[str, int]) -> None:
-    counts: dict[str, int] = {}
+# Views of a shared-memory buffer: a slice of its K rows (Triton 3.9 splits a dot whose A is in registers
+# into K chunks, each warpgroup MMA reading a ``memdesc_subslice`` of B) or one stage of a multi-buffered one
+_MEMDESC_VIEWS = ("ttg.memdesc_subslice", "ttg.memdesc_subview", "ttg.memdesc_index")
+_MEMDESC_SHAPE = re.compile(r"memdesc<((?:\d+x)+)")
+
+
+def _k_share(op: Op, defs: Mapping[str, Op]) -> float:
+    """The share of its ``tl.dot``'s K one matrix multiply op runs: 1, or for a K chunk of a split dot (its
+    B a view of fewer K rows than the buffer it slices: ``memdesc<64x16xf16> -> memdesc<32x16xf16>``) the
+    chunk's rows over the buffer's. A stage view (``memdesc<3x64x16xf16> -> memdesc<64x16xf16>``) keeps
+    its K rows: 1."""
+    view = defs.get(op.operands[1]) if len(op.operands) > 1 else None
+    if view is None or view.name not in _MEMDESC_VIEWS:
+        return 1.0
+    shapes = [[int(d) for d in m.rstrip("x").split("x")] for m in _MEMDESC_SHAPE.findall(view.text)]
+    if len(shapes) < 2 or len(shapes[0]) < 2 or len(shapes[-1]) < 2 or shapes[0][-2] <= 0:
+        return 1.0
+    return min(1.0, shapes[-1][-2] / shapes[0][-2])
+
+
+def _region_mma_counts(ops: list[Op], out: dict[str, float], defs: Mapping[str, Op]) -> None:
+    counts: dict[str, float] = {}
     for op in ops:
         key = op.where or op.line  # by column: two dots of one line are two dots, not two passes of one
         if op.name in _MMA_OPS and key is not None:
-            counts[key] = counts.get(key, 0) + 1
+            counts[key] = counts.get(key, 0.0) + _k_share(op, defs)
         for region in op.regions:
-            _region_mma_counts(region, out)
+            _region_mma_counts(region, out, defs)
     for key, n in counts.items():
-        out[key] = max(n, out.get(key, 0))
+        out[key] = max(n, out.get(key, 0.0))
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
@@ -830,7 +850,11 @@ def mma_passes(ttgir: str) -> Mapping[str, int]:
     more than one: ``input_precision="tf32x3"`` splits each fp32 operand into a TF32 high part and the
     remainder and runs three TF32 MMAs (high x high, high x low, low x high: three ``ttng.warp_group_dot``
     at the dot's location inside the loop). Counted within one block of ops (the most of any), so the
-    iterations a pipelined loop peels into its prologue or epilogue do not add passes. Cached, read-only."""
-    out: dict[str, int] = {}
-    _region_mma_counts(parse_module(ttgir).body, out)
-    return MappingProxyType({key: n for key, n in out.items() if n > 1})
+    iterations a pipelined loop peels into its prologue or epilogue do not add passes. The K chunks of a
+    split dot (Triton 3.9 runs a dot whose A is in registers as warpgroup MMAs over K slices of B,
+    :func:`_k_share`) add up to one pass. Cached, read-only."""
+    body = parse_module(ttgir).body
+    defs = {name: op for op in walk_ops(body) for name in op.results}
+    out: dict[str, float] = {}
+    _region_mma_counts(body, out, defs)
+    return MappingProxyType({key: round(n) for key, n in out.items() if round(n) > 1})

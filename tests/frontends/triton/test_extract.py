@@ -1384,3 +1384,21 @@ def test_a_mask_along_a_tiles_fastest_axis_narrows_its_vector_a_row_mask_does_no
     (load,) = _find(plan.body, ActionKind.LOAD)
     (store,) = _find(plan.body, ActionKind.STORE)
     assert load.vector_bytes == vector and store.vector_bytes == 16
+
+
+def test_a_dot_split_into_k_chunks_is_one_pass():
+    # Triton 3.9 runs a dot whose A sits in registers as warpgroup MMAs over K slices of B (two
+    # ttng.warp_group_dot at the dot's location, each reading a memdesc_subslice of 32 of B's 64 rows). Read
+    # as two passes (tf32x3's form) it doubled the tensor-core work and added a split of both operands an
+    # iteration: the regs_a probe's chain at 64 x 16 x 64 predicted 527 us where the H200 took 170
+    # (benchmarks/data/calibration_regs_a.json). One pass: 2 x 64 x 16 x 64 flops an iteration, no split.
+    a, b = TensorSpec((64, 64), "float32"), TensorSpec((64, 16), "float16")
+    out = TensorSpec((132 * 64 * 16,), "float32")
+    plan = FE.plan(
+        k.register_a_dot_chain, ((132,), a, b, out, 100), dict(BM=64, BN=16, BK=64, num_warps=4), HW
+    )
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    (dot,) = [act for act in loop.body if act.kind is ActionKind.DOT]
+    assert dot.mma_a_registers
+    assert dot.flops == 2 * 64 * 16 * 64
+    assert [act for act in loop.body if act.kind is ActionKind.ELEMENTWISE] == []

@@ -917,3 +917,18 @@ def shifted_tap(x_ptr, y_ptr, L, SHIFT: tl.constexpr, BD: tl.constexpr, BL: tl.c
         x_ptr + rd[:, None] * L + src[None, :], mask=(src[None, :] >= 0) & (rd[:, None] < BD), other=0.0
     )
     tl.store(y_ptr + rd[:, None] * L + rl[None, :], x, mask=rd[:, None] < BD)
+
+
+@triton.jit
+def register_a_dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """``iters`` dependent dots whose A is a float16 cast of float32 data computed in registers before the
+    loop (the ``regs_a`` probe's chain): Triton 3.9 runs each as warpgroup MMAs over K slices of B."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :]).to(tl.float16)
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(iters):
+        acc = tl.dot(a, b, acc)
+    tl.store(out_ptr + tl.program_id(0) * BM * BN + rm[:, None] * BN + rn[None, :], acc)
