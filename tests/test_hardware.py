@@ -431,20 +431,20 @@ def test_the_ptxas_release_a_profile_s_gpu_builds_with():
 
 
 def test_register_a_wgmma_efficiency_is_the_regs_a_probes_measurement():
-    # the regs_a probe's chains with A computed in registers (benchmarks/data/calibration_regs_a_h100.json):
-    # their mean rate over K 64 / 256 and 1-4 blocks per SM, over the chain rate, is the register-A table's
-    # value at N = 16 (0.64); at N = 32 the mean is the chain rate itself (1.00); a shared-memory A keeps the
-    # dot_narrow table (0.477 at 16)
+    # the regs_a probe's chains with A computed in registers, run on the H200 (benchmarks/data/
+    # calibration_regs_a.json): their mean rate over K 64 / 256 and 1-4 blocks per SM, over the chain rate, is
+    # the register-A table's value at N = 16 (0.63); at N = 32 the mean is 0.98 of the chain rate and at 64
+    # 1.04, so 32 is the wide rate (1.0); a shared-memory A keeps the dot_narrow table (0.477 at 16)
     import json
     from pathlib import Path
 
-    data = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "calibration_regs_a_h100.json"
+    data = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "calibration_regs_a.json"
     points = json.loads(data.read_text())["measurements"]["regs_a"]["points"]
     hw = ts.load_profile("h200")
-    for n, value in ((16, 0.64), (32, 1.0)):
+    for n, mean, value in ((16, 0.63, 0.63), (32, 0.98, 1.0)):
         rates = [p["flops_per_s"] for p in points if p["a_regs"] and p["BN"] == n]
         assert len(rates) == 6
-        assert sum(rates) / 6 / hw.wgmma_chain_flops_per_s == pytest.approx(value, abs=0.005)
+        assert sum(rates) / 6 / hw.wgmma_chain_flops_per_s == pytest.approx(mean, abs=0.005)
         assert hw.mma_n_efficiency(n, a_registers=True) == pytest.approx(value)
     assert hw.mma_n_efficiency(16) == pytest.approx(0.477)
     assert hw.mma_n_efficiency(64, a_registers=True) == 1.0
