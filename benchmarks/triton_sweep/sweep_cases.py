@@ -2491,6 +2491,26 @@ def validation86_cases() -> list[Case]:
     return _all_held_out(cases, "validation86")
 
 
+def validation89_cases() -> list[Case]:
+    """A twentieth random sample (stop 83): :func:`random_sample` with its own seed and sizes no set has
+    timed, drawn like :func:`validation85_cases`, predicted before it runs with stop 83's model (a dot Triton
+    3.9 splits into K chunks read as one pass)."""
+    spec = RandomSample(
+        seed=89,
+        name="v89",
+        sizes=(1024 + 64, 1920 + 64, 2944, 4160, 5312, 6464, 8064),
+        ksizes=(1536, 2624, 3968, 5312, 7424, 9984),
+        odd=(1301, 2437, 3851, 5521),
+        odd_k=(1579, 3433),
+        odd_share=0.33,
+        odd_length_share=0.25,
+        rows=(3300, 7700, 15500, 26000),
+        widths=(608, 1440, 2624, 4608, 6400, 9472),
+        sizes_1d=(9_699_329, 29_360_128, 61_000_019, 117_440_512),
+    )
+    return random_sample(spec)
+
+
 def validation85_cases() -> list[Case]:
     """A nineteenth random sample (stop 71): :func:`random_sample` with its own seed and sizes no set has
     timed, drawn like :func:`validation83_cases`, predicted before it runs with stop 71's model (an op beside
