@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The measurements written for a lent GPU (stops 62-83), by name: stop 82 ran the queued ones (alu hot robust,
-# v85-v88, moeblind regsa sfumix wrapped, small copyw moe layout, alone, barrier) on the H200; queued since: v89.
+# v85-v88, moeblind regsa sfumix wrapped, small copyw moe layout, alone, barrier) on the H200; queued since: v89 onewave.
 # With no step named it runs nothing and lists the steps:
 #
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
@@ -35,6 +35,11 @@
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation83/;
 # v85:  validation 85 (stop 71: a nineteenth random sample, predicted with stop 71's model for both profiles),
 #       about 2 minutes; on any GPU: an H100's folder is h100_validation85/;
+# onewave: the NCU L2 set `onewave` (stop 83: 36 grouped GEMMs whose grid is at most one wave, GROUP_M 1 / 2 / 4
+#       / 8, with the coalescer and fabric counters; predicted before it runs in
+#       benchmarks/data/ncu_l2_onewave_predicted_before_measuring.json; about 3 minutes, H200 only); its
+#       ncu_l2_h200.json goes to benchmarks/data/ncu_l2_onewave_h200.json, scored by `python
+#       benchmarks/ncu_l2/blind.py --set onewave --score benchmarks/data/ncu_l2_onewave_h200.json`;
 # v89:  validation 89 (stop 83: a twentieth random sample, 60 launches predicted with stop 83's model for both
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation89/;
 # v86:  validation 86 (stop 73: the lone one-warpgroup attention blocks blind, 52 launches predicted for both
@@ -129,7 +134,7 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v89 alu hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v89 onewave alu hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
@@ -142,6 +147,7 @@ for step in $steps; do
     v82|v83|v84|v85|v86|v87|v88|v89) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
          budget=200; [[ $step == v84 ]] && budget=240  # v84's 132 attention launches compile longer
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
+    onewave) NCU_L2_SET=onewave NCU_L2_EXTRA=$extra OUT=$out/onewave timeout 300 bash benchmarks/ncu_l2/run.sh ;;
     c62) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62 timeout 170 bash benchmarks/ncu_l2/run.sh ;;
     c62b) NCU_L2_SET=crowded62 NCU_L2_EXTRA=$extra OUT=$out/c62_run2 timeout 120 bash benchmarks/ncu_l2/run.sh ;;
     v74|v75|v76|v77|v81) OUT=$out/validation${step#v} bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s 150 ;;
@@ -181,9 +187,9 @@ for step in $steps; do
     copyw) OUT=$out/copy_width timeout 200 bash benchmarks/ncu_diag/run_copy_width.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v89 alu hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v89 onewave alu hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 validation89 h100_validation89 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot alu 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d onewave c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 validation89 h100_validation89 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot alu 2>/dev/null)) \
     || status=$?
 exit "$status"

@@ -7,7 +7,8 @@
 ``--set blind56`` (stop 56) does the same for the second blind set, whose recorded predictions are
 ``benchmarks/data/ncu_l2_blind56_predicted_before_measuring.json``, and ``--set crowded`` (stop 62) for the
 narrow tiles an SM holds 7-14 of (``ncu_cases.build_crowded_cases``), ``--set crowded62`` for the blind test
-of the latency-paced rule it prompted.
+of the latency-paced rule it prompted, ``--set onewave`` (stop 83) for grids of at most one wave at GROUP_M 1,
+2, 4 and 8.
 
 The set (:func:`ncu_cases.build_blind_cases`) holds shapes and shape x config pairs that neither the main nor
 the narrow study has. Its recorded predictions were made before anything was measured, with shared memory
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--predict", type=Path, help="write the current model's predictions here")
     ap.add_argument("--score", type=Path, nargs="+", help="NCU runs of the set (ncu_parse.py's JSON)")
-    blind_sets = [name for name in ncu_cases.SETS if name.startswith(("blind", "crowded"))]
+    blind_sets = [name for name in ncu_cases.SETS if name.startswith(("blind", "crowded", "onewave"))]
     ap.add_argument("--set", default=SET, choices=blind_sets, help="which blind set")
     ap.add_argument(
         "--recorded",
