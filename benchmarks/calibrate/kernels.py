@@ -227,6 +227,25 @@ def _chain_starts(x):
     return x, x * 0.5 + 0.25, x * 0.25 + 0.5, x * 0.125 + 0.75
 
 
+@triton.jit
+def stream_fma(x_ptr, y_ptr, STEPS: tl.constexpr, BLOCK: tl.constexpr, CONSTANTS: tl.constexpr):
+    """A streaming element-wise kernel with ``STEPS`` dependent fused multiply-adds an element between its
+    load and its store (the ``stream_fma`` probe, stop 83): ``a = a * c1 + c2`` of constants (``CONSTANTS``: a
+    polynomial's form, as libdevice's routines and the GELUs have it) or ``a = a * x + c`` with the loaded
+    element as a register operand. Swept over ``STEPS`` at a fixed size, its time runs from the DRAM's
+    (few steps) to the CUDA cores' (many); between them, where both take about as long, it shows how the two
+    combine. The chain contracts to a fixed point in [0.4, 1.1], so the values stay finite."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs).to(tl.float32)
+    a = x
+    for _ in tl.static_range(STEPS):
+        if CONSTANTS:
+            a = a * 0.99951171875 + 0.000244140625
+        else:
+            a = a * x + 0.25
+    tl.store(y_ptr + offs, a.to(y_ptr.dtype.element_ty))
+
+
 # alu_forms' instruction forms, by FORM: what one step of a chain issues (module :func:`alu_forms`)
 ALU_FORMS = ("fma_registers", "fma_constants", "add_mul_constants", "log_routine", "integer_lcg", "select")
 

@@ -1812,6 +1812,56 @@ def alu_forms() -> dict:
     return {"points": points, "warps": warps, "programs_per_sm": COMPUTE_PROGRAMS_PER_SM, "sms": n_sm()}
 
 
+# stream_fma: 64M bf16 elements (128 MB read and 128 MB written: DRAM-bound with no steps), the steps swept
+# across the point where the CUDA cores' time meets the DRAM's (about 24 three-register or 35 constant FMAs an
+# element at the profile's rates), at the sweeps' two commonest element-wise launch shapes
+STREAM_FMA_ELEMENTS = 1 << 26
+STREAM_FMA_STEPS = (0, 8, 16, 20, 24, 28, 32, 36, 40, 48, 56, 64, 80, 96, 128)
+STREAM_FMA_SHAPES = ((1024, 4), (4096, 8))
+
+
+def _sass_ops(cubin: bytes) -> dict[str, int]:
+    """Opcode counts of every instruction of ``cubin``'s SASS (Triton's own cuobjdump), predicates dropped."""
+    import subprocess
+    import tempfile
+    from collections import Counter
+    from pathlib import Path
+
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as fh:
+        fh.write(cubin)
+        fh.flush()
+        sass = subprocess.run([str(cuobjdump), "-sass", fh.name], capture_output=True, text=True, check=True)
+    ops = Counter()
+    for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass.stdout):
+        ops[m.group(2).split(".")[0]] += 1
+    return dict(ops)
+
+
+def stream_fma() -> dict:
+    """Seconds of :func:`kernels.stream_fma` over its steps, both operand forms and two launch shapes, with
+    each build's SASS opcode counts (straight-line: the instructions a thread issues for its elements)."""
+    x = (torch.rand(STREAM_FMA_ELEMENTS, device="cuda") * 0.5 + 0.5).to(torch.bfloat16)
+    y = torch.empty_like(x)
+    points = []
+    forms = itertools.product(STREAM_FMA_SHAPES, (True, False), STREAM_FMA_STEPS)
+    for (block, warps), constants, steps in forms:
+        grid = (STREAM_FMA_ELEMENTS // block,)
+        fn = functools.partial(
+            K.stream_fma[grid], x, y, STEPS=steps, BLOCK=block, CONSTANTS=constants, num_warps=warps
+        )
+        compiled = fn()
+        t = bench_s(fn)
+        points.append(
+            {
+                "block": block, "warps": warps, "constants": constants, "steps": steps, "s": t,
+                "elements": STREAM_FMA_ELEMENTS, "bytes": 4 * STREAM_FMA_ELEMENTS,
+                "sass_ops": _sass_ops(compiled.asm["cubin"]), "finite": bool(torch.isfinite(y.float()).all()),
+            }
+        )  # fmt: skip
+    return {"points": points, "sms": n_sm()}
+
+
 def sfu() -> dict:
     grid = (n_sm() * COMPUTE_PROGRAMS_PER_SM,)
     x = torch.rand(grid[0] * SFU_BLOCK, device="cuda") * 0.5 + 0.5

@@ -214,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         ("chunks", M.chunks, ()),
         ("cuda_core", M.cuda_core, ()),
         ("alu_forms", M.alu_forms, ()),
+        ("stream_fma", M.stream_fma, ()),
         ("sfu", M.sfu, ()),
         ("sfu_mix", M.sfu_mix, ()),
         ("smem", M.smem, ()),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The measurements written for a lent GPU (stops 62-83), by name: stop 82 ran the queued ones (alu hot robust,
-# v85-v88, moeblind regsa sfumix wrapped, small copyw moe layout, alone, barrier) on the H200; queued since: v89 onewave.
+# v85-v88, moeblind regsa sfumix wrapped, small copyw moe layout, alone, barrier) on the H200; queued since: v89 onewave streamfma.
 # With no step named it runs nothing and lists the steps:
 #
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
@@ -40,6 +40,11 @@
 #       benchmarks/data/ncu_l2_onewave_predicted_before_measuring.json; about 3 minutes, H200 only); its
 #       ncu_l2_h200.json goes to benchmarks/data/ncu_l2_onewave_h200.json, scored by `python
 #       benchmarks/ncu_l2/blind.py --set onewave --score benchmarks/data/ncu_l2_onewave_h200.json`;
+# streamfma: the stream_fma probe (stop 83: `benchmarks/calibrate/run.py --only stream_fma,ddr`: a 64M-element
+#       bf16 stream with 0-128 dependent FMAs an element, constants or a register operand, at 1024 / 4 warps and
+#       4096 / 8 warps: how the CUDA cores' time and the DRAM's combine where they meet; about 2 minutes, either
+#       GPU); its file goes to benchmarks/data/calibration_stream_fma.json (an H100's:
+#       calibration_stream_fma_h100.json), read by `python benchmarks/probe_report.py stream_fma [--data FILE]`;
 # v89:  validation 89 (stop 83: a twentieth random sample, 60 launches predicted with stop 83's model for both
 #       profiles), about 2 minutes; on any GPU: an H100's folder is h100_validation89/;
 # v86:  validation 86 (stop 73: the lone one-warpgroup attention blocks blind, 52 launches predicted for both
@@ -134,11 +139,11 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v89 onewave alu hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v89 onewave streamfma alu hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != v89 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $step != hot && $step != alu && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != v89 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $step != hot && $step != alu && $step != streamfma && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
@@ -176,6 +181,8 @@ for step in $steps; do
                  python3 $step.py --once > "$out/$step/${step}_ncu.csv") ;;
     barrier) mkdir -p "$out/barrier" && timeout 200 python3 benchmarks/calibrate/run.py \
             --out "$out/barrier/calibration_barrier.json" --only barrier ;;
+    streamfma) mkdir -p "$out/stream_fma" && timeout 300 python3 benchmarks/calibrate/run.py \
+            --out "$out/stream_fma/calibration_stream_fma.json" --only stream_fma,ddr ;;
     alu) mkdir -p "$out/alu" && timeout 240 python3 benchmarks/calibrate/run.py \
             --out "$out/alu/calibration_alu_forms.json" --only alu_forms,cuda_core,sfu ;;
     hot) mkdir -p "$out/hot" && timeout 240 python3 benchmarks/calibrate/run.py \
@@ -187,9 +194,9 @@ for step in $steps; do
     copyw) OUT=$out/copy_width timeout 200 bash benchmarks/ncu_diag/run_copy_width.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v89 onewave alu hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v89 onewave streamfma alu hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d onewave c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 validation89 h100_validation89 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot alu 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d onewave c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 validation89 h100_validation89 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot alu stream_fma 2>/dev/null)) \
     || status=$?
 exit "$status"
