@@ -1462,6 +1462,67 @@ def _alu_forms(args: argparse.Namespace) -> None:
         )
 
 
+def stream_fma_fit(points: list[dict], sms: int, ddr_s: float) -> dict:
+    """The ``stream_fma`` probe's points read as ``t = (t_cuda^p + t_ddr^p)^(1/p)``: ``t_ddr`` the stream's
+    time with no steps (``ddr_s``), ``t_cuda`` its SASS instructions (every warp's, straight-line) over
+    ``rate`` warp instructions an SM a second. ``rate`` and ``p`` by least squares on the relative error over
+    every point with steps (``rate`` from 0.70 to 1.05 of the slope between the two points of most steps,
+    ``p`` from 1 to 8); returns the rate, the slope's rate, p, and each point's measured and fitted
+    seconds."""
+
+    def instructions(q: dict) -> float:
+        return sum(q["sass_ops"].values()) * (q["elements"] // q["block"]) * q["warps"] / sms
+
+    steps = sorted((q for q in points if q["steps"]), key=lambda q: q["steps"])
+    slope = (instructions(steps[-1]) - instructions(steps[-2])) / (steps[-1]["s"] - steps[-2]["s"])
+
+    def fitted(q: dict, rate: float, p: float) -> float:
+        return ((instructions(q) / rate) ** p + ddr_s**p) ** (1 / p)
+
+    grid = [(slope * (0.70 + 0.005 * i), 1 + 0.05 * j) for i in range(71) for j in range(141)]
+    rate, p = min(grid, key=lambda rp: sum((fitted(q, *rp) / q["s"] - 1) ** 2 for q in steps))
+    rows = [{**q, "cuda_s": instructions(q) / rate, "fit_s": fitted(q, rate, p)} for q in points]
+    return {"rate": rate, "slope_rate": slope, "p": p, "rows": rows}
+
+
+def _stream_fma(args: argparse.Namespace) -> None:
+    """calibration_stream_fma*.json: how CUDA-core and DRAM time combine in a streaming element-wise
+    kernel."""
+    from tilesight.hardware import load_profile
+
+    hw = load_profile("h200")
+    path = _probe_file(args, "calibration_stream_fma.json", "streamfma")
+    doc = json.loads(path.read_text())
+    m = doc["measurements"]["stream_fma"]
+    sms = m["sms"]
+    print(f"{path.name} ({doc['meta'].get('gpu')}), {sms} SMs")
+    for block, warps in sorted({(q["block"], q["warps"]) for q in m["points"]}):
+        for constants in (True, False):
+            pts = [
+                q
+                for q in m["points"]
+                if (q["block"], q["warps"], q["constants"]) == (block, warps, constants)
+            ]
+            ddr_s = next(q["s"] for q in pts if not q["steps"])
+            fit = stream_fma_fit(pts, sms, ddr_s)
+            peak = hw.schedulers_per_sm * hw.sm_clock_hz
+            profile = hw.cuda_flops_per_s / 2 / hw.warp_size / hw.sm_count
+            print(
+                f"  BLOCK {block}, {warps} warps, {'constants' if constants else 'a register'}: DRAM alone "
+                f"{ddr_s * 1e6:.1f} us; fitted {fit['rate'] / 1e9:.2f} warp instructions an SM a ns "
+                f"({fit['rate'] / peak:.2f} of the issue peak, {fit['rate'] / profile:.2f}x the profile's "
+                f"FMA-chain rate; the slope over the most steps {fit['slope_rate'] / 1e9:.2f}), "
+                f"p = {fit['p']:.2f}"
+            )
+            for r in fit["rows"]:
+                if r["steps"]:
+                    print(
+                        f"    {r['steps']:4d} steps: measured {r['s'] * 1e6:7.1f} us, CUDA "
+                        f"{r['cuda_s'] * 1e6:7.1f}, max {max(r['cuda_s'], ddr_s) * 1e6:7.1f}, fitted "
+                        f"{r['fit_s'] * 1e6:7.1f}"
+                    )
+
+
 def barrier_meeting_costs(points: list[dict]) -> list[dict]:
     """Per (warps, blocks an SM, FMAs a step) of the ``barrier`` probe: the seconds one meeting adds to a
     step, (step with ``b`` barriers - step with none) / ``b``, for every ``b`` > 0 measured beside a
@@ -1580,6 +1641,7 @@ def main(argv: list[str] | None = None) -> int:
             "barrier",
             "atomics_hot",
             "alu_forms",
+            "stream_fma",
         ),
     )
     ap.add_argument(
@@ -1631,6 +1693,7 @@ def main(argv: list[str] | None = None) -> int:
         "barrier": _barrier,
         "atomics_hot": _atomics_hot,
         "alu_forms": _alu_forms,
+        "stream_fma": _stream_fma,
     }[args.what](args)
     return 0
 

@@ -317,3 +317,23 @@ def test_a_barrier_meeting_is_the_step_over_the_loop_without_one(report):
     rows = report.barrier_meeting_costs(points)
     assert [(r["warps"], r["barriers"]) for r in rows] == [(8, 1), (8, 4)]
     assert [r["meeting_s"] * 1e9 for r in rows] == pytest.approx([30.0, 22.5])
+
+
+def test_stream_fma_fit_recovers_the_rate_and_the_combination(report):
+    # Hand-made points on one SM: 250 blocks of 4 warps (1,000 warps), 100 instructions a warp at 0 steps and
+    # 20 more each step; at 1e9 warp instructions a second the CUDA time is (100 + 20 s) us, DRAM 200 us, the
+    # two combined as a 4-norm. At s = 5 they are equal: 2^(1/4) x 200 = 237.8 us.
+    def point(steps):
+        cuda = (100 + 20 * steps) * 1e-6
+        s = (cuda**4 + 200e-6**4) ** 0.25 if steps else 200e-6
+        return {
+            "block": 1024, "warps": 4, "elements": 250 * 1024, "steps": steps, "constants": True,
+            "sass_ops": {"FFMA": 20 * steps, "LDG": 100}, "s": s,
+        }  # fmt: skip
+
+    points = [point(s) for s in (0, 2, 4, 5, 6, 8, 12, 20, 40, 60)]
+    assert points[3]["s"] == pytest.approx(237.84e-6, rel=1e-4)
+    fit = report.stream_fma_fit(points, sms=1, ddr_s=200e-6)
+    assert fit["p"] == pytest.approx(4.0, abs=0.05)
+    assert fit["rate"] == pytest.approx(1e9, rel=0.01)
+    assert max(abs(r["fit_s"] / r["s"] - 1) for r in fit["rows"] if r["steps"]) < 0.001
