@@ -1139,3 +1139,58 @@ def test_a_lone_warpgroup_attention_block_meets_its_warps_at_the_barrier():
     plan = attention_forward_plan(2, 32, 4096, 4096, 128, block_m=64, block_n=64, num_stages=4, num_warps=4)
     why = E._latency_why(E._core(plan, hw, model, None, hash(plan), key).full)
     assert "75 ns of it the block's warps meeting at the stage barrier" in why and "two blocks an SM" in why
+
+
+def test_cuda_ddr_norm_is_the_p_norm_of_the_larger_compute_and_the_dram_time():
+    from tilesight.model.evaluate import cuda_ddr_norm_s
+    from tilesight.model.resources import CUDA, DDR, NPIPES, SFU
+
+    def busy(cuda, sfu, ddr):
+        b = [0.0] * NPIPES
+        b[CUDA], b[SFU], b[DDR] = cuda, sfu, ddr
+        return tuple(b)
+
+    # equal times: 2^(1/4) x 40 = 47.568; the SFU's 10 stays under the CUDA cores' 40
+    assert cuda_ddr_norm_s(busy(40.0, 10.0, 40.0), 4.0) == pytest.approx(47.568, abs=1e-3)
+    # 30 against 40 at p = 5.6: 40 x (1 + 0.75^5.6)^(1 / 5.6) = 40 x 1.1997^0.17857 = 41.32
+    assert cuda_ddr_norm_s(busy(30.0, 0.0, 40.0), 5.6) == pytest.approx(41.32, abs=0.01)
+    # the SFU's time stands for the arithmetic where it is the larger
+    assert cuda_ddr_norm_s(busy(0.0, 30.0, 40.0), 5.6) == pytest.approx(41.32, abs=0.01)
+    # no DRAM time, or no arithmetic: the other alone
+    assert cuda_ddr_norm_s(busy(30.0, 0.0, 0.0), 5.6) == 30.0
+    assert cuda_ddr_norm_s(busy(0.0, 0.0, 40.0), 5.6) == 40.0
+
+
+@given(st.floats(0.0, 1e3), st.floats(0.0, 1e3), st.floats(0.0, 1e3), st.floats(1.0, 10.0))
+@settings(max_examples=200, deadline=None)
+def test_cuda_ddr_norm_lies_between_the_larger_time_and_its_balance_bound(cuda, sfu, ddr, p):
+    from tilesight.model.evaluate import cuda_ddr_norm_s
+    from tilesight.model.resources import CUDA, DDR, NPIPES, SFU
+
+    b = [0.0] * NPIPES
+    b[CUDA], b[SFU], b[DDR] = cuda, sfu, ddr
+    top = max(cuda, sfu, ddr)
+    got = cuda_ddr_norm_s(tuple(b), p)
+    assert top * (1 - 1e-12) <= got <= top * 2 ** (1 / p) * (1 + 1e-12)
+
+
+def test_a_flat_element_wise_stream_at_the_balance_takes_the_norm(round_hw):
+    import dataclasses
+
+    from tilesight.plan import ActionKind, BlockResources, TensorAccess, TileAction, TileGrid, TilePlan
+
+    # 4,000 loop-free tiles on the round GPU's 4 SMs, each loading a 100,000-byte row (1 us of DRAM at the
+    # full share) and computing 1e6 element ops on it (1 us of CUDA cores at 1e12 a second an SM): the
+    # stream's steady state is paced by 1 us a tile without the rule, by 2^(1/4) us with p = 4, so the
+    # launch (1,000 tiles an SM, launch overhead and the first tiles' latency aside) takes 1.189x as long
+    x = TensorAccess("x", "float32", (4000, 25_000), (1, 25_000))
+    body = (
+        TileAction("load", ActionKind.LOAD, tensor="x"),
+        TileAction("compute", ActionKind.ELEMENTWISE, flops=1e6, deps=("load",)),
+    )
+    plan = TilePlan("ew", TileGrid((4000,)), (x,), body, BlockResources(128))
+    clear_caches()
+    base = evaluate(plan, dataclasses.replace(round_hw, cuda_ddr_norm_p=0.0)).latency_s
+    normed = evaluate(plan, dataclasses.replace(round_hw, cuda_ddr_norm_p=4.0)).latency_s
+    overhead = round_hw.launch_overhead_s
+    assert (normed - overhead) / (base - overhead) == pytest.approx(2**0.25, rel=0.01)

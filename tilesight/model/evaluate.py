@@ -241,6 +241,20 @@ def _stream_exposure(plan: TilePlan, hw: HardwareProfile) -> float:
     return hw.l2_exposed_under_tc
 
 
+def cuda_ddr_norm_s(busy: tuple[float, ...], p: float) -> float:
+    """A loop-free element-wise tile's pace where its arithmetic and its DRAM traffic are close: the p-norm
+    of the larger of its CUDA-core and SFU busy times and its DRAM busy time, ``(t_c^p + t_d^p)^(1/p)``
+    (the profile's ``cuda_ddr_norm_p``). A block loads, computes, then stores: where the two times are far
+    apart the smaller hides under the larger; where they are equal a stream of such blocks runs neither
+    flat out (the stream_fma probe: 64M bf16 elements with 0-128 FMAs each, p 5.0-7.5 over its four series,
+    15% over the larger time at the balance)."""
+    compute, ddr = max(busy[CUDA], busy[SFU]), busy[DDR]
+    if compute <= 0.0 or ddr <= 0.0:
+        return max(compute, ddr)
+    top = max(compute, ddr)
+    return top * ((compute / top) ** p + (ddr / top) ** p) ** (1.0 / p)
+
+
 def tail_overlap(full_env: Envelope, resident: int) -> float:
     """How much of the tail runs before the full region ends.
 
@@ -405,6 +419,10 @@ class _Region:
             fill, latency = unpipelined_row_latency_s(plan, hw, self.cost, demands, latency, resident)
         # what paces the stream of tiles: the busiest pipeline (with its exposed L2 share) or the dispatch
         self.pace_s = max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch)
+        if flat and hw.cuda_ddr_norm_p and not plan.has_dots:
+            # a loop-free element-wise tile whose arithmetic and DRAM times are close takes more than either
+            # (cuda_ddr_norm_p)
+            self.pace_s = max(self.pace_s, cuda_ddr_norm_s(self.unit_busy, hw.cuda_ddr_norm_p))
         # ... but each computes its tiles one after another: the stream runs no faster than the resident
         # programs each taking a tile's serial time
         rows = in_flight > resident and flat
