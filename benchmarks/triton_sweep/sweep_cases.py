@@ -2491,6 +2491,43 @@ def validation86_cases() -> list[Case]:
     return _all_held_out(cases, "validation86")
 
 
+def validation90_cases() -> list[Case]:
+    """The CUDA-DRAM norm blind (stop 83, ``cuda_ddr_norm_p``): loop-free element-wise and row kernels, whose
+    arithmetic and DRAM times the rule combines, at sizes no set has timed: 16 GELUs (exact and tanh, 16 and
+    32 bits, blocks 512-4096 on 4 / 8 warps), 4 dropouts, 4 SwiGLUs, 4 int8 row quantisations and 12 one-block
+    row kernels (softmax, LayerNorm, RMSNorm), drawn with seed 90; predicted with the rule (and, in
+    ``predicted_without_the_rule.json``, without it) before they run."""
+    import random
+
+    rng = random.Random(90)
+    cases: dict[str, Case] = {}
+    while len(cases) < 16:
+        n = rng.choice((2_621_440, 9_437_184, 27_262_976, 47_185_920, 88_080_384, 134_217_728))
+        dtype, approx = rng.choice(("float16", "bfloat16", "float32")), rng.random() < 0.5
+        case = gelu_case(n, dtype, approx, rng.choice((512, 1024, 2048, 4096)), rng.choice((4, 8)))
+        cases.setdefault(case.id, case)
+    while len(cases) < 20:
+        n = rng.choice((9_437_184, 47_185_920, 88_080_384))
+        dtype = rng.choice(("float16", "bfloat16", "float32"))
+        case = dropout_case(n, dtype, 0.1, rng.choice((1024, 2048)), 4)
+        cases.setdefault(case.id, case)
+    while len(cases) < 24:
+        rows, d = rng.choice((2048, 6144)), rng.choice((3584, 7168, 13824))
+        case = gated_case(rows, d, rng.choice(("float16", "bfloat16")), rng.choice((1024, 2048)), 4)
+        cases.setdefault(case.id, case)
+    while len(cases) < 28:
+        case = quant_case(rng.choice((6144, 12288, 20480)), rng.choice((1536, 3584, 6144)),
+                          rng.choice(("float16", "bfloat16")), rng.choice((4, 8)))  # fmt: skip
+        cases.setdefault(case.id, case)
+    while len(cases) < 40:
+        op = rng.choice(("softmax", "layernorm", "rmsnorm"))
+        rows, cols = rng.choice((6144, 14336, 28672)), rng.choice((1536, 2560, 3584, 6144))
+        dtype = rng.choice(("float16", "bfloat16", "float32"))
+        case = row_case(op, rows, cols, dtype, rng.choice((4, 8)), 8192)
+        cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "v90")
+
+
 def validation89_cases() -> list[Case]:
     """A twentieth random sample (stop 83): :func:`random_sample` with its own seed and sizes no set has
     timed, drawn like :func:`validation85_cases`, predicted before it runs with stop 83's model (a dot Triton
