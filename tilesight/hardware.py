@@ -314,9 +314,9 @@ class HardwareProfile:
     # floor takes ``split_store_pacing_relief`` seconds off it per second; 0 = not given (no relief)
     split_store_pacing_free: float = 0.0
     split_store_pacing_relief: float = 0.0
-    # A loop-free element-wise tile's CUDA-core (or SFU) and DRAM times do not both run flat out where they
-    # are close: a stream of such tiles takes the p-norm of the two, ``(t_cuda^p + t_ddr^p)^(1/p)`` (the
-    # stream_fma probe: 2^(1/p) times either where they are equal); 0 = not given (the larger of the two)
+    # A dot-free tile's CUDA-core (or SFU) and DRAM times do not both run flat out where they are close: a
+    # stream of such tiles takes the p-norm of the two, ``(t_cuda^p + t_ddr^p)^(1/p)`` (the stream_fma
+    # probe: 2^(1/p) times either where they are equal); 0 = not given (the larger of the two)
     cuda_ddr_norm_p: float = 0.0
     # fp16 FLOP/s of a chain of dependent warpgroup MMAs of 64 or more columns on shared-memory operands (the
     # dot_narrow / dot_shapes probes): what [wgmma_n_efficiency] scales for narrow instructions; 0 = not given

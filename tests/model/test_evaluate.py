@@ -1194,3 +1194,17 @@ def test_a_flat_element_wise_stream_at_the_balance_takes_the_norm(round_hw):
     normed = evaluate(plan, dataclasses.replace(round_hw, cuda_ddr_norm_p=4.0)).latency_s
     overhead = round_hw.launch_overhead_s
     assert (normed - overhead) / (base - overhead) == pytest.approx(2**0.25, rel=0.01)
+
+
+def test_a_dot_free_loop_takes_the_norm_too(round_hw):
+    import dataclasses
+
+    # 400 tiles of 8 trips, each trip a 100,000-byte row from DRAM (1 us) and 1e6 element ops (1 us): the
+    # norm paces the loop above the larger time and at most 2^(1/4) above it
+    plan = stream_plan(400, 8, 3, flops=1e6)
+    clear_caches()
+    base = evaluate(plan, dataclasses.replace(round_hw, cuda_ddr_norm_p=0.0)).latency_s
+    normed = evaluate(plan, dataclasses.replace(round_hw, cuda_ddr_norm_p=4.0)).latency_s
+    overhead = round_hw.launch_overhead_s
+    assert base - overhead == pytest.approx(800e-6, rel=0.01)  # 800 trips an SM at 1 us
+    assert 1.05 < (normed - overhead) / (base - overhead) <= 2**0.25 * 1.001

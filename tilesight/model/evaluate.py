@@ -242,12 +242,13 @@ def _stream_exposure(plan: TilePlan, hw: HardwareProfile) -> float:
 
 
 def cuda_ddr_norm_s(busy: tuple[float, ...], p: float) -> float:
-    """A loop-free element-wise tile's pace where its arithmetic and its DRAM traffic are close: the p-norm
-    of the larger of its CUDA-core and SFU busy times and its DRAM busy time, ``(t_c^p + t_d^p)^(1/p)``
-    (the profile's ``cuda_ddr_norm_p``). A block loads, computes, then stores: where the two times are far
-    apart the smaller hides under the larger; where they are equal a stream of such blocks runs neither
-    flat out (the stream_fma probe: 64M bf16 elements with 0-128 FMAs each, p 5.0-7.5 over its four series,
-    15% over the larger time at the balance)."""
+    """A dot-free tile's pace where its arithmetic and its DRAM traffic are close: the p-norm of the larger
+    of its CUDA-core and SFU busy times and its DRAM busy time, ``(t_c^p + t_d^p)^(1/p)`` (the profile's
+    ``cuda_ddr_norm_p``). A block loads, computes, then stores: where the two times are far apart the
+    smaller hides under the larger; where they are equal a stream of such blocks runs neither flat out (the
+    stream_fma probe: 64M bf16 elements with 0-128 FMAs each, p 5.0-7.5 over its four series, 13% over the
+    larger time at the balance for p = 5.6). Measured on loop-free tiles; a row loop's passes (the chunked
+    LayerNorm) take it too, which the pooled sets follow (its 54 launches 10.5 -> 9.6%)."""
     compute, ddr = max(busy[CUDA], busy[SFU]), busy[DDR]
     if compute <= 0.0 or ddr <= 0.0:
         return max(compute, ddr)
@@ -419,8 +420,8 @@ class _Region:
             fill, latency = unpipelined_row_latency_s(plan, hw, self.cost, demands, latency, resident)
         # what paces the stream of tiles: the busiest pipeline (with its exposed L2 share) or the dispatch
         self.pace_s = max(loop_busy_s(self.unit_busy, _stream_exposure(plan, hw)), dispatch)
-        if flat and hw.cuda_ddr_norm_p and not plan.has_dots:
-            # a loop-free element-wise tile whose arithmetic and DRAM times are close takes more than either
+        if hw.cuda_ddr_norm_p and not plan.has_dots:
+            # a dot-free tile whose arithmetic and DRAM times are close takes more than either
             # (cuda_ddr_norm_p)
             self.pace_s = max(self.pace_s, cuda_ddr_norm_s(self.unit_busy, hw.cuda_ddr_norm_p))
         # ... but each computes its tiles one after another: the stream runs no faster than the resident
