@@ -227,6 +227,13 @@ def test_a_share_over_one_is_named():
         parse_profile(_replace_value(H200_TEXT, "lsu_wide_span_share", "1.5"))
 
 
+def test_a_norm_order_under_one_is_named():
+    # the CUDA-DRAM norm's order: 0 (not given) or at least 1 (1 adds the two times; under 1 would exceed it)
+    with pytest.raises(ts.ProfileError, match="cuda_ddr_norm_p=0.5 is a norm's order"):
+        parse_profile(_replace_value(H200_TEXT, "cuda_ddr_norm_p", "0.5"))
+    assert parse_profile(_replace_value(H200_TEXT, "cuda_ddr_norm_p", "0")).cuda_ddr_norm_p == 0.0
+
+
 def test_non_integer_count_is_named():
     with pytest.raises(ts.ProfileError, match="sm_count=132.5 must be an integer"):
         parse_profile(_replace_value(H200_TEXT, "sm_count", "132.5"))

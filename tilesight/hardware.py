@@ -436,6 +436,11 @@ class HardwareProfile:
                 f"profile {self.name!r}: field lsu_wide_span_share={self.lsu_wide_span_share!r} is a share "
                 "of a rate: at most 1"
             )
+        if 0 < self.cuda_ddr_norm_p < 1:
+            raise ProfileError(
+                f"profile {self.name!r}: field cuda_ddr_norm_p={self.cuda_ddr_norm_p!r} is a norm's order: 0 "
+                "(not given) or at least 1"
+            )
         if not self.tc_flops_per_s:
             raise ProfileError(f"profile {self.name!r}: [tensor_core] needs at least one dtype rate")
         if bool(self.ddr_queue_latency_s) != bool(self.ddr_queue_bw_bytes_per_s):
