@@ -137,6 +137,7 @@ _OPTIONAL = (
     "split_store_pacing_free",
     "split_store_pacing_relief",
     "cuda_ddr_norm_p",
+    "cuda_routine_flops_per_s",
     "wgmma_chain_flops_per_s",
     "tma_ddr_latency_s",
     "tma_l2_latency_s",
@@ -318,6 +319,10 @@ class HardwareProfile:
     # stream of such tiles takes the p-norm of the two, ``(t_cuda^p + t_ddr^p)^(1/p)`` (the stream_fma
     # probe: 2^(1/p) times either where they are equal); 0 = not given (the larger of the two)
     cuda_ddr_norm_p: float = 0.0
+    # FLOP/s (a lane's instruction as 2) at which a straight-line math routine's instructions issue
+    # (libdevice's logf in the alu_forms probe), where ``cuda_flops_per_s`` is an FMA chain's of three
+    # registers; 0 = not given (the routines at cuda_flops_per_s)
+    cuda_routine_flops_per_s: float = 0.0
     # fp16 FLOP/s of a chain of dependent warpgroup MMAs of 64 or more columns on shared-memory operands (the
     # dot_narrow / dot_shapes probes): what [wgmma_n_efficiency] scales for narrow instructions; 0 = not given
     wgmma_chain_flops_per_s: float = 0.0

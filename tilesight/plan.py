@@ -453,7 +453,9 @@ class TileAction:
     * ELEMENTWISE / SFU / REDUCE count ``flops`` element operations of that class per occurrence; of an
       ELEMENTWISE action's, ``alu_ops`` are compares, selects, minimums, maximums and bitwise logic, which
       issue on the SM's integer / logic units at the profile's ``alu_op_cost`` times the slot of a
-      floating-point add, multiply or fused multiply-add.
+      floating-point add, multiply or fused multiply-add, and ``routine_ops`` are the instructions of a
+      straight-line math routine (libdevice's ``erf``, ``tanh``, ``log``: its SASS count), which issue at the
+      profile's ``cuda_routine_flops_per_s`` where it gives one.
 
     ``smem_bytes`` optionally states the shared-memory traffic of one occurrence exactly (frontends that know
     the layout); otherwise it is derived from the operands. ``vector_bytes`` is what one thread moves per
@@ -513,6 +515,7 @@ class TileAction:
     mma_a_registers: bool = False
     reverse: bool = False
     alu_ops: float = 0.0
+    routine_ops: float = 0.0
     rereads: tuple[tuple[int, float], ...] = ()
     fresh_steps: float = 1.0
     outputs: int = 1
@@ -564,6 +567,13 @@ class TileAction:
         if not (isinstance(self.alu_ops, int | float) and 0 <= self.alu_ops <= self.flops):
             raise PlanError(
                 f"action[{self.name}].alu_ops", self.alu_ops, f"must be a number in [0, flops={self.flops}]"
+            )
+        room = self.flops - self.alu_ops
+        if not (isinstance(self.routine_ops, int | float) and 0 <= self.routine_ops <= room):
+            raise PlanError(
+                f"action[{self.name}].routine_ops",
+                self.routine_ops,
+                f"must be a number in [0, flops - alu_ops = {room}]",
             )
         if self.smem_bytes is not None and not (self.smem_bytes >= 0):
             raise PlanError(f"action[{self.name}].smem_bytes", self.smem_bytes, "must be >= 0")

@@ -298,6 +298,7 @@ def _nodes(
                 mma_n=n.get("mma_n"),
                 mma_a_registers=n.get("mma_a_registers", False),
                 alu_ops=n.get("alu_ops", 0.0),
+                routine_ops=n.get("routine_ops", 0.0),
                 rereads=n.get("rereads", ()),
                 fresh_steps=n.get("fresh_steps", 1.0),
                 outputs=int(n.get("outputs", 1)),

@@ -771,7 +771,8 @@ class Walker:
                 # a software routine (LIBDEVICE_ROUTINES): its arithmetic on the CUDA cores, then its MUFU
                 # instructions on the special-function units
                 instructions, mufu = routine
-                self.group(op, body, vin, ActionKind.ELEMENTWISE, round(numel * instructions), 0)
+                count = round(numel * instructions)
+                self.group(op, body, vin, ActionKind.ELEMENTWISE, count, 0, routine=count)
                 if mufu:
                     vin = self.get(op.results[0])
                     self.group(op, body, vin, ActionKind.SFU, numel * mufu, 0)
@@ -1383,11 +1384,14 @@ class Walker:
         warps = self.ir.num_warps
         body.nodes[-1]["smem_bytes"] = float(HISTOGRAM_BIN_BYTES * bins * (2 + 2 * warps))
 
-    def group(self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int, alu: int = 0) -> None:
+    def group(
+        self, op: Op, body: _Body, vin: V, kind: ActionKind, numel: int, alu: int = 0, routine: int = 0
+    ) -> None:
         """Fuse chains of same-kind elementwise ops into one action (keeps the body DAG small); ``alu`` of
-        the ``numel`` operations are ALU ops (:data:`_FLOAT_ALU_OPS`, integer ops)."""
+        the ``numel`` operations are ALU ops (:data:`_FLOAT_ALU_OPS`, integer ops), ``routine`` a software
+        math routine's instructions (:data:`LIBDEVICE_ROUTINES`)."""
         copies = self.copies(op)
-        numel, alu = numel * copies, alu * copies
+        numel, alu, routine = numel * copies, alu * copies, routine * copies
         deps = set(self.deps_in(body, vin))
         # candidates in program order (the earliest group first), not in set order: which group absorbs the
         # op shapes the DAG, and set order changes with the interpreter's hash seed
@@ -1398,6 +1402,7 @@ class Walker:
                 node = body.index[g]
                 node["flops"] += float(numel)
                 node["alu_ops"] = node.get("alu_ops", 0.0) + float(alu)
+                node["routine_ops"] = node.get("routine_ops", 0.0) + float(routine)
                 node["deps"] |= others
                 self.stage(op, node)
                 self.set_results(op, _produced(vin, g))
@@ -1408,6 +1413,7 @@ class Walker:
             "kind": kind,
             "flops": float(numel),
             "alu_ops": float(alu),
+            "routine_ops": float(routine),
             "deps": deps,
             "loc": op.loc,
             "fusable": True,

@@ -80,6 +80,29 @@ def test_alu_ops_never_cost_less_than_fma_slots_and_grow_with_their_share(round_
     assert every == pytest.approx(plain * cost)
 
 
+def test_routine_instructions_take_the_routine_rate(round_hw):
+    import dataclasses
+
+    # 4e6 element ops: 1e6 compares (alu_op_cost 2: 2e6 slots), 2e6 routine instructions and 1e6 plain
+    # operations; at a routine rate of twice the chain's the routine's take half a slot each (1e6): 4e6 slots
+    # x 2 FLOP over the round GPU's 2e12 FLOP/s an SM is 4 us; without the routine rate 5 us
+    ew = TileAction("ew", ActionKind.ELEMENTWISE, flops=4e6, alu_ops=1e6, routine_ops=2e6)
+    plan, tr = _plan(ew), _traffic(0.0, 1.0)
+    hw = dataclasses.replace(round_hw, alu_op_cost=2.0)
+    assert action_demand(ew, plan, hw, tr).busy_s[CUDA] == pytest.approx(5 * US)
+    fast = dataclasses.replace(hw, cuda_routine_flops_per_s=2 * hw.cuda_flops_per_s)
+    assert action_demand(ew, plan, fast, tr).busy_s[CUDA] == pytest.approx(4 * US)
+    # an action with no routine in it keeps the chain rate
+    plain = TileAction("plain", ActionKind.ELEMENTWISE, flops=4e6)
+    assert action_demand(plain, _plan(plain), fast, tr).busy_s[CUDA] == pytest.approx(4 * US)
+
+
+def test_routine_ops_are_some_of_the_non_alu_ops():
+    with pytest.raises(PlanError, match="routine_ops"):
+        TileAction("ew", ActionKind.ELEMENTWISE, flops=10.0, alu_ops=4.0, routine_ops=7.0)
+    TileAction("ew", ActionKind.ELEMENTWISE, flops=10.0, alu_ops=4.0, routine_ops=6.0)
+
+
 def test_alu_ops_are_some_of_the_actions_ops():
     with pytest.raises(PlanError, match="alu_ops"):
         TileAction("ew", ActionKind.ELEMENTWISE, flops=10.0, alu_ops=11.0)

@@ -1124,6 +1124,9 @@ def action_demand(
             amounts[SFU] = flops
         else:
             slots = flops + (hw.alu_op_cost - 1.0) * action.alu_ops if hw.alu_op_cost else flops
+            if action.routine_ops and hw.cuda_routine_flops_per_s:
+                # a math routine's instructions issue at their own measured rate (the alu_forms probe's logf)
+                slots -= action.routine_ops * (1.0 - hw.cuda_flops_per_s / hw.cuda_routine_flops_per_s)
             amounts[CUDA] = slots * FLOP_PER_OP
         if action.smem_bytes is not None:
             amounts[SMEM] = float(action.smem_bytes)

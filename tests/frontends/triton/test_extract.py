@@ -201,6 +201,8 @@ def test_math_routines_cost_their_instructions(kernel, cuda_ops, sfu_ops):
     plan = FE.plan(kernel, ((1024,), x, x, 1 << 20), dict(BLOCK=1024), HW)
     assert sum(a.flops for a in _find(plan.body, ActionKind.ELEMENTWISE)) == cuda_ops
     assert sum(a.alu_ops for a in _find(plan.body, ActionKind.ELEMENTWISE)) == 0.0
+    # a routine's instructions are its action's routine_ops (priced at the profile's routine rate)
+    assert sum(a.routine_ops for a in _find(plan.body, ActionKind.ELEMENTWISE)) == cuda_ops
     assert sum(a.flops for a in _find(plan.body, ActionKind.SFU)) == sfu_ops
 
 
