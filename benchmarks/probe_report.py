@@ -1474,14 +1474,17 @@ def stream_fma_fit(points: list[dict], sms: int, ddr_s: float) -> dict:
         return sum(q["sass_ops"].values()) * (q["elements"] // q["block"]) * q["warps"] / sms
 
     steps = sorted((q for q in points if q["steps"]), key=lambda q: q["steps"])
-    slope = (instructions(steps[-1]) - instructions(steps[-2])) / (steps[-1]["s"] - steps[-2]["s"])
+    counted = [(instructions(q), q["s"]) for q in steps]  # (instructions an SM, measured seconds)
+    slope = (counted[-1][0] - counted[-2][0]) / (counted[-1][1] - counted[-2][1])
 
-    def fitted(q: dict, rate: float, p: float) -> float:
-        return ((instructions(q) / rate) ** p + ddr_s**p) ** (1 / p)
+    def fitted(n: float, rate: float, p: float) -> float:
+        return ((n / rate) ** p + ddr_s**p) ** (1 / p)
 
     grid = [(slope * (0.70 + 0.005 * i), 1 + 0.05 * j) for i in range(71) for j in range(141)]
-    rate, p = min(grid, key=lambda rp: sum((fitted(q, *rp) / q["s"] - 1) ** 2 for q in steps))
-    rows = [{**q, "cuda_s": instructions(q) / rate, "fit_s": fitted(q, rate, p)} for q in points]
+    rate, p = min(grid, key=lambda rp: sum((fitted(n, *rp) / s - 1) ** 2 for n, s in counted))
+    rows = [
+        {**q, "cuda_s": instructions(q) / rate, "fit_s": fitted(instructions(q), rate, p)} for q in points
+    ]
     return {"rate": rate, "slope_rate": slope, "p": p, "rows": rows}
 
 

@@ -1763,20 +1763,25 @@ def cuda_core() -> dict:
 ALU_BLOCK, ALU_UNROLL, ALU_ITERS, ALU_LOG_ITERS = 1024, 4, 4096, 512
 
 
-def _loop_sass(cubin: bytes) -> dict[str, int]:
-    """Opcode counts of the largest loop of ``cubin``'s SASS (Triton's own cuobjdump)."""
+def _cubin_sass(cubin: bytes) -> str:
+    """``cubin``'s SASS as Triton's own cuobjdump prints it (``-sass``)."""
     import subprocess
     import tempfile
     from pathlib import Path
-
-    from benchmarks.ncu_diag.kmajor_sass import loop_ops
 
     cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
     with tempfile.NamedTemporaryFile(suffix=".cubin") as fh:
         fh.write(cubin)
         fh.flush()
         sass = subprocess.run([str(cuobjdump), "-sass", fh.name], capture_output=True, text=True, check=True)
-    return dict(loop_ops(sass.stdout))
+    return sass.stdout
+
+
+def _loop_sass(cubin: bytes) -> dict[str, int]:
+    """Opcode counts of the largest loop of ``cubin``'s SASS (Triton's own cuobjdump)."""
+    from benchmarks.ncu_diag.kmajor_sass import loop_ops
+
+    return dict(loop_ops(_cubin_sass(cubin)))
 
 
 def alu_forms() -> dict:
@@ -1822,18 +1827,10 @@ STREAM_FMA_SHAPES = ((1024, 4), (4096, 8))
 
 def _sass_ops(cubin: bytes) -> dict[str, int]:
     """Opcode counts of every instruction of ``cubin``'s SASS (Triton's own cuobjdump), predicates dropped."""
-    import subprocess
-    import tempfile
     from collections import Counter
-    from pathlib import Path
 
-    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as fh:
-        fh.write(cubin)
-        fh.flush()
-        sass = subprocess.run([str(cuobjdump), "-sass", fh.name], capture_output=True, text=True, check=True)
     ops = Counter()
-    for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass.stdout):
+    for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", _cubin_sass(cubin)):
         ops[m.group(2).split(".")[0]] += 1
     return dict(ops)
 
