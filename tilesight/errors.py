@@ -117,6 +117,11 @@ class UnknownLaunchOptionError(FrontendError, KeyError):
         return self.args[0]
 
 
+class LaunchOptionError(FrontendError, ValueError):
+    """A launch option the GPU's compiler backend refuses (``num_warps=3``: not a power of two): names the
+    options and the backend's reason. A ValueError, as the option's value is wrong, not its name."""
+
+
 class VersionError(FrontendError):
     """An installed frontend library outside the supported version range."""
 

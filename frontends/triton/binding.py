@@ -18,7 +18,7 @@ from triton.compiler.compiler import make_backend
 from triton.runtime.jit import create_function_from_signature
 
 from tilesight.dtypes import dtype_bytes, is_float
-from tilesight.errors import KernelArgumentError, UnknownLaunchOptionError
+from tilesight.errors import KernelArgumentError, LaunchOptionError, UnknownLaunchOptionError
 from tilesight.hardware import HardwareProfile
 from tilesight.tensorspec import TensorSpec, as_tensor_spec, is_tensor_like
 
@@ -128,17 +128,31 @@ def _binder(jit_fn: Any, backend: Any, target_key: str) -> Any:
 _OPTIONS: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
 
 
-def _options(backend: Any, target_key: str, launch_opts: dict[str, Any]) -> Any:
-    """The backend's parsed options (frozen), cached by the launch options when they are hashable."""
+def _options(backend: Any, target_key: str, launch_opts: dict[str, Any], kernel: str = "") -> Any:
+    """The backend's parsed options (frozen), cached by the launch options when they are hashable; a
+    :class:`LaunchOptionError` naming the options where the backend refuses them (its checks are asserts)."""
     try:
         key = (target_key, tuple(sorted(launch_opts.items())))
         hash(key)
     except TypeError:
-        return backend.parse_options(dict(launch_opts))
+        return _parsed(backend, launch_opts, kernel)
     options = _OPTIONS.get(key)
     if options is None:
-        options = _OPTIONS[key] = backend.parse_options(dict(launch_opts))
+        options = _OPTIONS[key] = _parsed(backend, launch_opts, kernel)
     return options
+
+
+def _parsed(backend: Any, launch_opts: dict[str, Any], kernel: str) -> Any:
+    try:
+        return backend.parse_options(dict(launch_opts))
+    except (AssertionError, ValueError, TypeError) as e:
+        given = ", ".join(f"{k}={v!r}" for k, v in sorted(launch_opts.items()))
+        why = str(e) or type(e).__name__
+        raise LaunchOptionError(
+            f"kernel {kernel!r}: Triton's {type(backend).__name__} refuses the launch options ({given}): "
+            f"{why}",
+            construct="launch options",
+        ) from e
 
 
 def _wrap(value: Any) -> tuple[Any, TensorSpec | None, TensorSpec | None]:
@@ -192,7 +206,7 @@ def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: Hardwar
         raise KernelArgumentError(
             f"kernel {jit_fn.__name__!r}: {why}; its parameters: {', '.join(names)}", construct="arguments"
         ) from e
-    options = _options(backend, target_key, launch_opts)
+    options = _options(backend, target_key, launch_opts, jit_fn.__name__)
     for k in launch_opts:
         if k not in options.__dict__ and k not in names:
             # Triton's message, with the kernel named

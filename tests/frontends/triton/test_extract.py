@@ -549,6 +549,16 @@ def test_unknown_launch_option_is_tritons_error():
     assert isinstance(e.value, tilesight.errors.FrontendError)
 
 
+@pytest.mark.parametrize("warps", [3, 6])
+def test_a_launch_option_the_backend_refuses_is_a_typed_error(warps):
+    # Triton's backend checks num_warps with an assert; the user gets the kernel, the options and the reason
+    x = TensorSpec((64, 1000), "float32")
+    with pytest.raises(
+        tilesight.errors.LaunchOptionError, match=rf"kernel 'softmax'.*num_warps={warps}\b.*power of 2"
+    ):
+        FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000), dict(BLOCK=1024, num_warps=warps), HW)
+
+
 def test_three_d_grid():
     x = TensorSpec((3, 256, 512), "float16")
     # grid (256 / 64, 512 / 128, 3): x fastest, then y, then the batch z
