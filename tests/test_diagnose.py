@@ -244,6 +244,30 @@ def test_element_wide_accesses_on_the_load_store_path() -> None:
     assert BottleneckClass.ELEMENT_WIDE not in classes(ddr, plan=_copy_plan(2), config={})
 
 
+def test_a_stream_at_its_compulsory_traffic_is_not_told_to_swizzle() -> None:
+    # the copy reads x (132 x 1024 float16 = 270,336 bytes) and writes y (as many): 540,672 compulsory DRAM
+    # bytes. DDR-bound at a 41% hit rate moving them (or up to 10% more: 594,739), it is a stream at its
+    # compulsory traffic, not a locality problem; at 600,000 bytes or twice them, the locality finding returns
+    plan = _copy_plan(16)
+    for moved in (540_672, 590_000):
+        r = dataclasses.replace(report(l2_hit=0.41), dram_bytes=moved)
+        (issue,) = find_issues(r, plan=plan, config=CONFIG)
+        assert issue.cls is BottleneckClass.COMPULSORY_TRAFFIC and issue.share == pytest.approx(0.95)
+        assert f"{moved / 1e6:.4g} MB where its tensors' touched bytes are 0.5407 MB" in issue.evidence
+    for moved in (600_000, 2 * 540_672):
+        r = dataclasses.replace(report(l2_hit=0.41), dram_bytes=moved)
+        assert classes(r, plan=plan, config=CONFIG) == [BottleneckClass.L2_LOCALITY]
+    # a high hit rate (the writes' hits) at the compulsory bytes: the same finding, not the larger-tile advice
+    r = dataclasses.replace(report(l2_hit=0.9), dram_bytes=540_672)
+    assert classes(r, plan=plan, config=CONFIG) == [BottleneckClass.COMPULSORY_TRAFFIC]
+    # without the plan, or on a GPU profile the diagnosis cannot load, the hit rate alone decides
+    assert classes(dataclasses.replace(report(l2_hit=0.41), dram_bytes=540_672), config=CONFIG) == [
+        BottleneckClass.L2_LOCALITY
+    ]
+    custom = dataclasses.replace(report(l2_hit=0.41), dram_bytes=540_672, hw="my-gpu")
+    assert classes(custom, plan=plan, config=CONFIG) == [BottleneckClass.L2_LOCALITY]
+
+
 def test_busy_compute_bound_kernel_has_no_findings() -> None:
     assert find_issues(report(bottleneck=Pipeline.TC, util={Pipeline.TC: 0.97})) == ()
 

@@ -17,13 +17,19 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from .cache import compulsory_traffic
 from .dtypes import dtype_bytes
+from .errors import ProfileError
+from .hardware import load_profile
 from .plan import MEMORY_PIPELINES, ActionKind, KernelSequence, Pipeline, TilePlan
 from .report import CHAIN_PHASE, MERGE_PHASE, ActionStats, Report
 
 # Thresholds that decide whether a class applies. They are reading aids, not model parameters: a finding only
 # suggests what to try; the what-if predictions decide whether it helps.
 LOW_L2_HIT_RATE = 0.6  # below this, a DDR- or L2-bound kernel has poor L2 locality
+# ... unless its DRAM bytes are within this share of its compulsory bytes (each touched byte once): a stream
+# reads every byte once whatever the launch order, so no swizzle raises its hit rate
+COMPULSORY_DRAM_EXCESS = 0.1
 EXPOSED_TIME_FRACTION = 0.3  # the busiest pipeline idles more than this share of the kernel: overlap is poor
 LOW_RESIDENT_BLOCKS = 2  # fewer resident blocks per SM than this leaves no block to switch to while one waits
 OCCUPANCY_LIMITERS = frozenset({"smem", "registers", "warps", "threads"})  # resource limits (not grid/blocks)
@@ -60,6 +66,7 @@ class BottleneckClass(StrEnum):
     SPLIT_STORES = "split sub-word stores"  # the L2 merging partly written sectors (the merges phase)
     ATOMIC_CHAIN = "atomics on the same words"  # the L2 updating a word one atomic at a time (its phase)
     ELEMENT_WIDE = "element-wide accesses"  # the load/store path busy moving one element an instruction
+    COMPULSORY_TRAFFIC = "compulsory DRAM traffic"  # DRAM-bound moving each touched byte once: nothing to reuse
 
 
 # The tile-level change each class calls for (paper section 5, Table 5), in words.
@@ -108,6 +115,10 @@ ADVICE: dict[BottleneckClass, str] = {
         "make the row lengths and strides the kernel takes multiples of 16 elements (pad the rows; Triton "
         "specialises an integer argument divisible by 16) and give each thread 16 bytes of a row (BLOCK at "
         "least 16 bytes x 32 x num_warps), so each memory instruction moves a vector, not one element"
+    ),
+    BottleneckClass.COMPULSORY_TRAFFIC: (
+        "move fewer bytes: fuse the kernel with its producer or consumer so intermediates stay on chip, or "
+        "store and load narrower types; no launch order or tile size lowers a stream's compulsory traffic"
     ),
 }
 
@@ -246,6 +257,7 @@ METRICS: dict[BottleneckClass, tuple[str, Callable[[Report], float]]] = {
     BottleneckClass.SPLIT_STORES: ("latency (us)", lambda r: r.latency_us),
     BottleneckClass.ATOMIC_CHAIN: ("latency (us)", lambda r: r.latency_us),
     BottleneckClass.ELEMENT_WIDE: ("latency (us)", lambda r: r.latency_us),
+    BottleneckClass.COMPULSORY_TRAFFIC: ("DRAM MB", lambda r: r.dram_bytes / 1e6),
 }
 _PERCENT_METRICS = frozenset({"L2 hit", "busiest-pipeline utilisation"})
 
@@ -359,7 +371,21 @@ def find_issues(
                 )
             )
 
-    if bottleneck in (Pipeline.DDR, Pipeline.L2) and report.l2_hit_rate < LOW_L2_HIT_RATE:
+    floor = _compulsory_dram_bytes(report, plans)
+    compulsory = floor is not None and report.dram_bytes <= (1.0 + COMPULSORY_DRAM_EXCESS) * floor
+    if bottleneck is Pipeline.DDR and compulsory:
+        assert floor is not None
+        issues.append(
+            Issue(
+                BottleneckClass.COMPULSORY_TRAFFIC,
+                f"ddr-bound at {report.utilization.get(Pipeline.DDR, 0.0):.0%} of the DRAM's time, moving "
+                f"{report.dram_bytes / 1e6:.4g} MB where its tensors' touched bytes are {floor / 1e6:.4g} MB: "
+                "each byte crosses DRAM about once",
+                ADVICE[BottleneckClass.COMPULSORY_TRAFFIC],
+                (1.0 - exposed) * in_schedule,
+            )
+        )
+    elif bottleneck in (Pipeline.DDR, Pipeline.L2) and report.l2_hit_rate < LOW_L2_HIT_RATE and not compulsory:
         groups = _keys(cfg, _GROUP_KEY)
         changes = tuple(
             Change({g: RECOMMENDED_GROUP_SIZE}) for g in groups if cfg[g] != RECOMMENDED_GROUP_SIZE
@@ -403,7 +429,7 @@ def find_issues(
                 share * (1.0 - exposed) * in_schedule,
             )
         )
-    high_hit_ddr = bottleneck is Pipeline.DDR and report.l2_hit_rate >= LOW_L2_HIT_RATE
+    high_hit_ddr = bottleneck is Pipeline.DDR and report.l2_hit_rate >= LOW_L2_HIT_RATE and not compulsory
     reuse_bound = bottleneck in _REUSE_BOUND and reducing is None and narrow is None
     if (reuse_bound or high_hit_ddr) and exposed <= EXPOSED_TIME_FRACTION:
         issues.append(
@@ -477,6 +503,20 @@ def find_issues(
             )
 
     return tuple(sorted(issues, key=lambda i: -i.share))
+
+
+def _compulsory_dram_bytes(report: Report, plans: tuple[TilePlan, ...]) -> float | None:
+    """The DRAM bytes the plans cannot avoid, each tensor's touched bytes once (reads an earlier kernel left
+    in L2 aside): :func:`~tilesight.cache.compulsory_traffic` on the report's GPU. None without plans or
+    where the report's GPU is not a known profile (a profile built in code): the caller then reads the hit
+    rate alone."""
+    if not plans:
+        return None
+    try:
+        hw = load_profile(report.hw)
+    except ProfileError:
+        return None
+    return sum(compulsory_traffic(p, hw).dram_bytes for p in plans)
 
 
 def _schedule(report: Report, beyond: float) -> tuple[Pipeline, float]:
