@@ -66,7 +66,9 @@ class BottleneckClass(StrEnum):
     SPLIT_STORES = "split sub-word stores"  # the L2 merging partly written sectors (the merges phase)
     ATOMIC_CHAIN = "atomics on the same words"  # the L2 updating a word one atomic at a time (its phase)
     ELEMENT_WIDE = "element-wide accesses"  # the load/store path busy moving one element an instruction
-    COMPULSORY_TRAFFIC = "compulsory DRAM traffic"  # DRAM-bound moving each touched byte once: nothing to reuse
+    COMPULSORY_TRAFFIC = (
+        "compulsory DRAM traffic"  # DRAM-bound moving each touched byte once: nothing to reuse
+    )
 
 
 # The tile-level change each class calls for (paper section 5, Table 5), in words.
@@ -379,13 +381,15 @@ def find_issues(
             Issue(
                 BottleneckClass.COMPULSORY_TRAFFIC,
                 f"ddr-bound at {report.utilization.get(Pipeline.DDR, 0.0):.0%} of the DRAM's time, moving "
-                f"{report.dram_bytes / 1e6:.4g} MB where its tensors' touched bytes are {floor / 1e6:.4g} MB: "
-                "each byte crosses DRAM about once",
+                f"{report.dram_bytes / 1e6:.4g} MB where its tensors' touched bytes are "
+                f"{floor / 1e6:.4g} MB: each byte crosses DRAM about once",
                 ADVICE[BottleneckClass.COMPULSORY_TRAFFIC],
                 (1.0 - exposed) * in_schedule,
             )
         )
-    elif bottleneck in (Pipeline.DDR, Pipeline.L2) and report.l2_hit_rate < LOW_L2_HIT_RATE and not compulsory:
+    elif (
+        bottleneck in (Pipeline.DDR, Pipeline.L2) and report.l2_hit_rate < LOW_L2_HIT_RATE and not compulsory
+    ):
         groups = _keys(cfg, _GROUP_KEY)
         changes = tuple(
             Change({g: RECOMMENDED_GROUP_SIZE}) for g in groups if cfg[g] != RECOMMENDED_GROUP_SIZE
