@@ -491,6 +491,14 @@ class _Walker:
             if axis != len(self.grid_vars):
                 raise UnsupportedOpError(f"block binding {tag} out of x, y, z order", self.name)
             extent = self._const(stmt.extent, f"grid extent of {tag}")
+            if extent < 1:
+                # a size of 0 or below (``M=0``) leaves T.Kernel no blocks to launch
+                given = f"{stmt.extent} = {extent}" if str(stmt.extent) != str(extent) else str(extent)
+                raise FrontendError(
+                    f"kernel {self.name!r}: {tag} extent {given} launches no blocks; every grid extent must "
+                    "be at least 1 (check the sizes the kernel was built or called with)",
+                    construct="T.Kernel",
+                )
             self.grid_vars.append(stmt.loop_var.name)
             self.grid.append(extent)
             return self._launch(stmt.body)

@@ -229,3 +229,16 @@ def test_an_eager_style_jit_kernel_takes_its_tensors():
     specs = (TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16"))
     got = tilesight.estimate(gemm_eager, *specs, hw=HW)
     assert got.latency_s == tilesight.estimate(_gemm(m, n, k), hw=HW).latency_s
+
+
+@pytest.mark.parametrize("rows", [0, -64])
+def test_a_scalar_that_leaves_the_grid_empty_is_an_error_naming_the_extent(rows):
+    # ceil(0 / 64) = 0 and ceil(-64 / 64) = -1 blocks: nothing to launch, said as such (not a numpy error from
+    # the empty block coordinates)
+    with pytest.raises(FrontendError, match=r"kernel 'scale': blockIdx.x extent .* launches no blocks"):
+        tilesight.estimate(_scaled_rows(), hw=HW, rows=rows)
+
+
+def test_a_dynamic_size_of_zero_is_an_error_naming_the_extent():
+    with pytest.raises(FrontendError, match=r"kernel .gemm.: blockIdx.y extent 0 launches no blocks"):
+        tilesight.estimate(_dynamic_gemm(), hw=HW, m=0, n=256, k=256)
