@@ -10,6 +10,7 @@ exactly as at launch (``1`` becomes a constexpr, multiples of 16 gain ``tt.divis
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -245,12 +246,25 @@ def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: Hardwar
 
 def resolve_grid(grid: Any, meta: dict[str, Any]) -> tuple[int, int, int]:
     """Triton's grid (a tuple or a callable of the meta dict) as three launch extents."""
-    g = grid(meta) if callable(grid) else grid
-    if isinstance(g, int):
-        g = (g,)
-    g = tuple(int(x) for x in g)
-    if not 1 <= len(g) <= 3 or any(x < 0 for x in g):
-        from tilesight.errors import FrontendError
+    from tilesight.errors import FrontendError
 
-        raise FrontendError(f"grid {g!r} must have 1 to 3 non-negative extents", construct="grid")
+    g = grid(meta) if callable(grid) else grid
+    if not isinstance(g, str | bytes) and hasattr(g, "__index__"):
+        g = (g,)
+    if isinstance(g, str | bytes) or not isinstance(g, tuple | list):
+        raise FrontendError(
+            f"grid {g!r}: a tuple of 1 to 3 integer extents, an integer, or a callable of the "
+            "meta-parameters returning one",
+            construct="grid",
+        )
+    try:  # as Triton's launcher reads them: integers (Python's, numpy's), never a float it would refuse
+        g = tuple(operator.index(x) for x in g)
+    except TypeError as e:
+        raise FrontendError(f"grid {g!r}: every extent must be an integer ({e})", construct="grid") from e
+    if not 1 <= len(g) <= 3:
+        raise FrontendError(f"grid {g!r} must have 1 to 3 extents", construct="grid")
+    if any(x < 1 for x in g):  # Triton launches nothing for an empty grid: there is no kernel time to predict
+        raise FrontendError(
+            f"grid {g!r} launches no programs: every extent must be at least 1", construct="grid"
+        )
     return (g + (1, 1))[:3]  # type: ignore[return-value]

@@ -559,6 +559,34 @@ def test_a_launch_option_the_backend_refuses_is_a_typed_error(warps):
         FE.plan(k.softmax, ((64,), x, x, 1000, 1000, 1000), dict(BLOCK=1024, num_warps=warps), HW)
 
 
+@pytest.mark.parametrize(
+    ("grid", "why"),
+    [
+        ((4.5,), "every extent must be an integer"),
+        ((4.0,), "every extent must be an integer"),  # Triton's launcher refuses floats too
+        ("12", "a tuple of 1 to 3 integer extents"),  # not read as the extents (1, 2)
+        (None, "a tuple of 1 to 3 integer extents"),
+        (lambda meta: "4", "a tuple of 1 to 3 integer extents"),
+        ((0,), "launches no programs"),
+        ((4, 0, 1), "launches no programs"),
+        ((-1,), "launches no programs"),
+        ((1, 1, 1, 1), "1 to 3 extents"),
+    ],
+)
+def test_a_grid_triton_could_not_launch_is_an_error_naming_it(grid, why):
+    x = TensorSpec((64, 1000), "float32")
+    with pytest.raises(FrontendError, match=rf"grid .*{why}"):
+        FE.plan(k.softmax, (grid, x, x, 1000, 1000, 1000), dict(BLOCK=1024), HW)
+
+
+@pytest.mark.parametrize(
+    "grid", [64, np.int64(64), (np.int32(64),), [64], lambda meta: (64,), lambda meta: 64]
+)
+def test_every_grid_form_triton_launches_is_read(grid):
+    x = TensorSpec((64, 1000), "float32")
+    assert FE.plan(k.softmax, (grid, x, x, 1000, 1000, 1000), dict(BLOCK=1024), HW).grid.tiles == 64
+
+
 def test_three_d_grid():
     x = TensorSpec((3, 256, 512), "float16")
     # grid (256 / 64, 512 / 128, 3): x fastest, then y, then the batch z
