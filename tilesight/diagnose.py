@@ -381,8 +381,8 @@ def find_issues(
             Issue(
                 BottleneckClass.COMPULSORY_TRAFFIC,
                 f"ddr-bound at {report.utilization.get(Pipeline.DDR, 0.0):.0%} of the DRAM's time, moving "
-                f"{report.dram_bytes / 1e6:.4g} MB where its tensors' touched bytes are "
-                f"{floor / 1e6:.4g} MB: each byte crosses DRAM about once",
+                f"{report.dram_bytes / 1e6:.4g} MB where its tensors touch {floor / 1e6:.4g} MB: each byte "
+                "crosses DRAM once at most",
                 ADVICE[BottleneckClass.COMPULSORY_TRAFFIC],
                 (1.0 - exposed) * in_schedule,
             )
