@@ -303,7 +303,7 @@ class Walker:
         self.replicated = dot_replication(ir.ttgir)
         self.element_copies = element_replication(ir.ttgir)
         self.instr_n = dot_instr_n(ir.ttgir)
-        self.mma_passes = mma_passes(ir.ttgir)
+        self.mma_passes = mma_passes(ir.ttgir, ir.ttir)
         self.a_registers = dot_a_registers(ir.ttgir)
         self.staged_charged: set[str] = set()  # staged-store locations already charged to an action
         # (location, address) -> the first atomic there: a float max / min's second half joins it

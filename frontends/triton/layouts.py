@@ -845,16 +845,22 @@ def _region_mma_counts(ops: list[Op], out: dict[str, float], defs: Mapping[str, 
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
-def mma_passes(ttgir: str) -> Mapping[str, int]:
+def mma_passes(ttgir: str, ttir: str | None = None) -> Mapping[str, int]:
     """Source location -> the matrix multiplies the TTGIR runs for the one ``tl.dot`` there, where that is
     more than one: ``input_precision="tf32x3"`` splits each fp32 operand into a TF32 high part and the
     remainder and runs three TF32 MMAs (high x high, high x low, low x high: three ``ttng.warp_group_dot``
     at the dot's location inside the loop). Counted within one block of ops (the most of any), so the
     iterations a pipelined loop peels into its prologue or epilogue do not add passes. The K chunks of a
     split dot (Triton 3.9 runs a dot whose A is in registers as warpgroup MMAs over K slices of B,
-    :func:`_k_share`) add up to one pass. Cached, read-only."""
+    :func:`_k_share`) add up to one pass. With the ``ttir`` the TTGIR was lowered from, a location's count is
+    divided by its ``tt.dot`` ops there (counted the same way): dots a ``tl.static_range`` unrolls at one
+    location are as many dots, each one pass, not one dot of as many passes. Cached, read-only."""
     body = parse_module(ttgir).body
     defs = {name: op for op in walk_ops(body) for name in op.results}
     out: dict[str, float] = {}
     _region_mma_counts(body, out, defs)
+    if ttir is not None:
+        source: dict[str, float] = {}
+        _region_mma_counts(parse_module(ttir).body, source, {})
+        out = {key: n / max(source.get(key, 1.0), 1.0) for key, n in out.items()}
     return MappingProxyType({key: round(n) for key, n in out.items() if round(n) > 1})

@@ -1442,3 +1442,20 @@ def test_a_dot_split_into_k_chunks_is_one_pass():
     assert dot.mma_a_registers
     assert dot.flops == 2 * 64 * 16 * 64
     assert [act for act in loop.body if act.kind is ActionKind.ELEMENTWISE] == []
+
+
+@pytest.mark.parametrize("dots", [1, 2, 3])
+def test_dots_a_static_range_unrolls_at_one_location_are_each_one_pass(dots):
+    # The unrolled dots share their source location (line and column), as tf32x3's three MMAs do; counted as
+    # passes of one dot, two dots were each charged twice (the tile_loop probe's two-dot loop predicted 497 us
+    # where the H200 took 226, benchmarks/data/calibration_tile_loop.json). The TTIR has one tt.dot a pass
+    # there: DOTS dots of 2 x 128 x 128 x 32 flops each
+    a, b = TensorSpec((128, 1024), "float16"), TensorSpec((1024, 128), "float16")
+    out = TensorSpec((128, 128), "float32")
+    plan = FE.plan(
+        k.unrolled_dots, ((1,), a, b, out, 1024, 128), dict(BM=128, BN=128, BK=32, DOTS=dots, num_warps=4), HW
+    )
+    (loop,) = [n for n in plan.body if isinstance(n, Loop)]
+    found = [act for act in loop.body if act.kind is ActionKind.DOT]
+    assert len(found) == dots
+    assert [d.flops for d in found] == [2 * 128 * 128 * 32] * dots

@@ -932,3 +932,20 @@ def register_a_dot_chain(a_ptr, b_ptr, out_ptr, iters, BM: tl.constexpr, BN: tl.
     for _ in range(iters):
         acc = tl.dot(a, b, acc)
     tl.store(out_ptr + tl.program_id(0) * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def unrolled_dots(a_ptr, b_ptr, out_ptr, K, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                  DOTS: tl.constexpr):  # fmt: skip
+    """Each K step's tiles feed ``DOTS`` dots that a ``tl.static_range`` unrolls at one source location (the
+    ``tile_loop`` probe's form): as many dots, each one pass."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+        for _ in tl.static_range(DOTS):
+            acc = tl.dot(a, b, acc)
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
