@@ -1208,3 +1208,34 @@ def test_a_dot_free_loop_takes_the_norm_too(round_hw):
     overhead = round_hw.launch_overhead_s
     assert base - overhead == pytest.approx(800e-6, rel=0.01)  # 800 trips an SM at 1 us
     assert 1.05 < (normed - overhead) / (base - overhead) <= 2**0.25 * 1.001
+
+
+def _dot_loop_plan(load_in_loop: bool):
+    """Four tiles, each running 10 dependent warpgroup dots (2e7 FLOPs each) in a loop, their A tile loaded
+    before the loop (operands on chip) or in it, every iteration."""
+    import dataclasses
+
+    from tilesight.plan import ActionKind, BlockResources, Loop, TensorAccess, TileAction, TileGrid, TilePlan
+
+    a = TensorAccess("a", "float16", (400, 1000), (100, 1000))
+    load = TileAction("load_a", ActionKind.LOAD, tensor="a")
+    dot = TileAction(
+        "dot", ActionKind.DOT, dtype="float16", shape=(100, 100, 1000), variant="wgmma", mma_n=128
+    )
+    if load_in_loop:
+        body = (Loop("k", 10, (load, dataclasses.replace(dot, deps=("load_a",))), stages=2),)
+    else:
+        body = (load, Loop("k", 10, (dot,), deps=("load_a",)))
+    return TilePlan("dots", TileGrid((4,)), (a,), body, BlockResources(128))
+
+
+@pytest.mark.parametrize(("load_in_loop", "tc_us"), [(False, 10.0), (True, 20.0)])
+def test_a_loop_of_dots_on_chip_runs_at_the_dot_chain_rate(round_hw, load_in_loop, tc_us):
+    # the dot-chain probes' case: a loop that loads nothing chains its dots at wgmma_chain_flops_per_s
+    # (8e13 over 4 SMs: 10 x 2e7 FLOPs a tile, one tile an SM, take 10 us); a loop that loads its operands
+    # keeps the profile's GEMM rate (4e13: 20 us), its loads sharing the dots' time
+    import dataclasses
+
+    hw = dataclasses.replace(round_hw, wgmma_chain_flops_per_s=8e13)
+    report = ts.estimate(_dot_loop_plan(load_in_loop), hw=hw)
+    assert report.busy_s[Pipeline.TC] == pytest.approx(tc_us * 1e-6)

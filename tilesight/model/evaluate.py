@@ -85,6 +85,7 @@ from .tile import (
     eval_body,
     loop_busy_s,
     meets_at_stage_barrier,
+    on_chip_loop,
     reload_chain_s,
     waits_on_dot,
     waits_on_own_loads,
@@ -674,8 +675,14 @@ def _core_at(
     rates = _full_share_rates(hw)
     for act, loops in plan.actions():
         # a dot its own-loads loop waits for (attention's; a producer warpgroup's consumers keep the profile's
-        # rates, which the fa_steps set's step latency was read against)
-        waited = act.kind is ActionKind.DOT and bool(loops) and waits_on_own_loads(loops[-1])
+        # rates, which the fa_steps set's step latency was read against), or one of a loop that loads
+        # nothing, its operands on chip: the dot-chain probes' own case (the profile's GEMM rate is a GEMM's
+        # whose loads share its time and power; the chains run at the chain rate, 1.25x it)
+        waited = (
+            act.kind is ActionKind.DOT
+            and bool(loops)
+            and (waits_on_own_loads(loops[-1]) or on_chip_loop(loops[-1]))
+        )
         # consumer warpgroups that a producer feeds run one's SFU work beside another's dots
         side_by_side = bool(loops) and loops[-1].producer_loads and plan.resources.compute_groups > 1
         demand = action_demand(

@@ -73,7 +73,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from ..plan import DESCRIPTOR_LOAD, SYNC_LOAD, ActionKind, Loop, Node, TileAction
+from ..plan import DESCRIPTOR_LOAD, SYNC_LOAD, ActionKind, Loop, Node, TileAction, walk
 from .envelope import Envelope, envelope
 from .resources import CUDA, DDR, L2, NPIPES, SFU, TC, ActionDemand
 from .schedule import BodySchedule, best_schedule
@@ -164,6 +164,14 @@ def waits_on_own_loads(loop: Loop) -> bool:
     warpgroup): Triton's attention, whose dots run at the dot-chain rate and whose softmax holds the tensor
     cores (:func:`softmax_busy`)."""
     return not loop.producer_loads and waits_on_dot(loop.body)
+
+
+def on_chip_loop(loop: Loop) -> bool:
+    """Whether ``loop`` (its nested loops included) loads nothing from memory and no producer feeds it: its
+    dots chain on operands already on chip (the ``dot_shapes`` and ``dot_narrow`` probes' loops)."""
+    return not loop.producer_loads and not any(
+        isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in walk(loop.body)
+    )
 
 
 def has_loads(body: tuple[Node, ...]) -> bool:
