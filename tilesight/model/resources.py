@@ -34,7 +34,8 @@ CUDA, SFU, TMEM, SMEM, L1.5, L2, DDR, Net) for some busy time. This module compu
      instructions faster where L2 serves them.
    * DOT: TC = flops / per-SM tensor-core rate of its dtype and instruction family (a warpgroup MMA of
      fewer than 64 columns capped by :func:`narrow_mma_rate`; a dot whose warps wait for its result in the
-     same iteration, attention's, at :func:`waited_mma_rate`); SMEM = ``smem_bytes`` if
+     same iteration, attention's, or one of a loop that loads nothing, its operands on chip, at
+     :func:`waited_mma_rate`); SMEM = ``smem_bytes`` if
      the action states it, else ``(m k + k n) x element bytes`` when the operands are read from shared memory
      (and at least the load/store-unit issue time of those bytes when the action's ``vector_bytes`` says the
      warps load them into registers themselves, as warp-level ``mma`` does with ``ldmatrix``),
@@ -1005,7 +1006,8 @@ def action_demand(
 
     ``tensors`` (name -> access) and ``rates`` (:func:`full_share_rates`) may be passed in precomputed when
     evaluating many actions of one plan. ``resident``: blocks per SM (the footprint of spilled frames).
-    ``waited``: a DOT whose warps wait for its result in the same loop iteration (:func:`waited_mma_rate`).
+    ``waited``: a DOT whose warps wait for its result in the same loop iteration, or whose loop loads
+    nothing (:func:`tilesight.model.tile.on_chip_loop`): it runs at :func:`waited_mma_rate`.
     ``sfu_holds_tc``: whether an SFU action also holds the tensor cores where the profile says
     ``sfu_tc_serialised`` (False for one that consumer warpgroups sharing a loop run side by side).
     """
