@@ -1499,6 +1499,8 @@ def _stream_fma(args: argparse.Namespace) -> None:
     m = doc["measurements"]["stream_fma"]
     sms = m["sms"]
     print(f"{path.name} ({doc['meta'].get('gpu')}), {sms} SMs")
+    peak = hw.schedulers_per_sm * hw.sm_clock_hz
+    profile = hw.cuda_flops_per_s / 2 / hw.warp_size / hw.sm_count
     for block, warps in sorted({(q["block"], q["warps"]) for q in m["points"]}):
         for constants in (True, False):
             pts = [
@@ -1508,8 +1510,6 @@ def _stream_fma(args: argparse.Namespace) -> None:
             ]
             ddr_s = next(q["s"] for q in pts if not q["steps"])
             fit = stream_fma_fit(pts, sms, ddr_s)
-            peak = hw.schedulers_per_sm * hw.sm_clock_hz
-            profile = hw.cuda_flops_per_s / 2 / hw.warp_size / hw.sm_count
             print(
                 f"  BLOCK {block}, {warps} warps, {'constants' if constants else 'a register'}: DRAM alone "
                 f"{ddr_s * 1e6:.1f} us; fitted {fit['rate'] / 1e9:.2f} warp instructions an SM a ns "

@@ -19,7 +19,7 @@ from triton.compiler.compiler import make_backend
 from triton.runtime.jit import create_function_from_signature
 
 from tilesight.dtypes import dtype_bytes, is_float
-from tilesight.errors import KernelArgumentError, LaunchOptionError, UnknownLaunchOptionError
+from tilesight.errors import FrontendError, KernelArgumentError, LaunchOptionError, UnknownLaunchOptionError
 from tilesight.hardware import HardwareProfile
 from tilesight.tensorspec import TensorSpec, as_tensor_spec, is_tensor_like
 
@@ -246,8 +246,6 @@ def bind(jit_fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: Hardwar
 
 def resolve_grid(grid: Any, meta: dict[str, Any]) -> tuple[int, int, int]:
     """Triton's grid (a tuple or a callable of the meta dict) as three launch extents."""
-    from tilesight.errors import FrontendError
-
     g = grid(meta) if callable(grid) else grid
     if not isinstance(g, str | bytes) and hasattr(g, "__index__"):
         g = (g,)
