@@ -102,6 +102,33 @@ def test_tile_loop_against_the_models_two_terms(report, capsys):
     assert "t / u 0.81, private 1.00 x max(t, u)" in line
 
 
+def test_tile_loop_model_rows_are_measured_over_predicted(report, capsys, monkeypatch):
+    # the model patched to 200 us for every point: the committed one-program, 4-warp, block_K 64, one-dot
+    # point took 266.2 us: 266.2 / 200 = 1.33, and (266.2 - 200) us over its 512 iterations = 129.3 ns each
+    class Fake:
+        latency_s = 200e-6
+        bottleneck = "tc"
+
+    monkeypatch.setattr(report, "_predict_tile_loop_point", lambda p: Fake)
+    report.main(["tile_loop_model"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("block_K warps programs/SM dots loads  measured  predicted  meas/pred")
+    rows = [x.split() for x in lines[1:]]
+    assert len(rows) == 32  # 2 block_K x 2 warps x 2 residencies x 2 dots, with and without loads
+    row = next(r for r in rows if r[:5] == ["64", "4", "1", "1", "yes"])
+    assert row[5:] == ["266.2us", "200.0us", "1.33", "129.3", "tc"]
+
+
+def test_tile_loop_point_builds_the_probe_kernel(report):
+    # the probe's own kernel compiled on the CPU: 132 programs of a 128 x 128 x 64 tile, two dots a step on
+    # tiles loaded once (no loads in the loop): 2 x 128^3 x 64 x 2 x 512 FLOP a program = 1.07 GFLOP each
+    point = {"BM": 128, "BN": 128, "BK": 64, "K": 128, "iters": 512, "share": 1, "dots": 2, "load": False,
+             "warps": 4, "stages": 3, "programs_per_sm": 1}  # fmt: skip
+    r = report._predict_tile_loop_point(point)
+    assert r.flops == pytest.approx(132 * 2 * 128 * 128 * 64 * 2 * 512, rel=0.01)
+    assert r.latency_s > 0
+
+
 def test_harmonic_mix_rate_by_hand(report):
     # read 4, copy 3.2: 1 / W = 2 / 3.2 - 1 / 4 = 0.375; two reads and a write: 3 / (2 / 4 + 0.375) = 3.4286
     import dataclasses
