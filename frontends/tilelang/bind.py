@@ -246,18 +246,35 @@ def _specialise(func: Any, b: _Bindings, kernel: str) -> Any:
         if func.buffer_map.get(handle) is None:
             vmap[handle] = scalars[handle]
     pmap: dict[Any, Any] = dict(scalars)
+    # TVM's specialisation matches each of a buffer's layout entries that changes with a variable of the
+    # signature: an entry of several variables or of arithmetic (``seq_len * heads``) is left as it is and
+    # follows once its variables are bound by an entry of their own (a buffer shaped ``[seq_len, heads]``)
+    plain = {e.name for h in func.params if h in func.buffer_map
+             for e in _layout_exprs(func.buffer_map[h]) if isinstance(e, tirx.Var)}  # fmt: skip
+    plain |= {h.name for h in func.params if h not in func.buffer_map}
+
+    def entry(expr: Any, buf: Any) -> Any:
+        if isinstance(expr, tirx.Var) or not _vars_of([expr]):
+            return _substituted(expr, vmap)
+        loose = [v.name for v in _vars_of([expr]) if v.name not in plain]
+        if loose:
+            raise FrontendError(
+                f"kernel {kernel!r}: buffer {buf.name!r} is laid out by {expr}, and {', '.join(loose)} is no "
+                "buffer's own extent or scalar parameter, which TVM's specialisation needs to bind it",
+                construct="PrimFunc.specialize",
+            )
+        return expr
+
     for handle in func.params:
         buf = func.buffer_map.get(handle)
         if buf is None or not _vars_of(_layout_exprs(buf)):
             continue
-        shape = [_substituted(s, vmap) for s in buf.shape]
-        strides = [_substituted(s, vmap) for s in buf.strides]
         pmap[handle] = tirx.decl_buffer(
-            shape,
+            [entry(e, buf) for e in buf.shape],
             buf.dtype,
             buf.name,
-            strides=strides or None,
-            elem_offset=_substituted(buf.elem_offset, vmap),
+            strides=[entry(e, buf) for e in buf.strides] or None,
+            elem_offset=entry(buf.elem_offset, buf),
             data_alignment=buf.data_alignment,
             offset_factor=buf.offset_factor,
         )

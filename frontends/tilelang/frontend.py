@@ -77,8 +77,37 @@ def plan_built(
     function whose signature ``build`` forwards) does not take bind the built program's open sizes and its
     tensors by name (``m=4096``, ``cu_seqlens=offsets``)."""
     own, rest = split_builder_kwargs(builder, kwargs)
-    func, values = bind(build(*args, **own), (), rest)
+    func = build(*args, **own)
+    # TileLang's eager style: the builder's tensor arguments are the built program's tensor parameters of the
+    # same names, and bind their open sizes (T.dynamic) and the contents of integer index tensors as the
+    # launch arguments would
+    for name, value in builder_tensors(builder, args, own).items():
+        if name not in rest and name in _tensor_params(func):
+            rest[name] = value
+    func, values = bind(func, (), rest)
     return plan_prim_func(func, hw, values=values)
+
+
+def builder_tensors(builder: Any, args: tuple[Any, ...], own: dict[str, Any]) -> dict[str, Any]:
+    """The tensors (TensorSpec, numpy array, torch tensor) among a builder's call arguments, by the builder's
+    parameter names; none where its signature cannot be read or does not take the call."""
+    import inspect
+
+    from tilesight.tensorspec import is_tensor_like
+
+    try:
+        call = inspect.signature(builder).bind_partial(*args, **own)
+    except (TypeError, ValueError):
+        return {}
+    return {name: value for name, value in call.arguments.items() if is_tensor_like(value)}
+
+
+def _tensor_params(func: Any) -> set[str]:
+    """Names of a built program's tensor (buffer) parameters; none for anything but a PrimFunc."""
+    buffers = getattr(func, "buffer_map", None)
+    if buffers is None:
+        return set()
+    return {buffers[h].name for h in func.params if h in buffers}
 
 
 def split_builder_kwargs(builder: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

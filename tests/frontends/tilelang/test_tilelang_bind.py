@@ -10,14 +10,14 @@ import tilelang.language as T  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from tilelang import tvm  # noqa: E402
-from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
+from tilesight.frontends.tilelang import TileLangFrontend, plan_prim_func  # noqa: E402
 from tilesight.frontends.tilelang.bind import bind_launch, open_sizes  # noqa: E402
 
 import tilesight  # noqa: E402
 from tilesight import TensorSpec  # noqa: E402
 from tilesight.errors import FrontendError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
-from tilesight.plan import ActionKind  # noqa: E402
+from tilesight.plan import ActionKind, Loop  # noqa: E402
 
 pytestmark = pytest.mark.tilelang
 
@@ -242,3 +242,100 @@ def test_a_scalar_that_leaves_the_grid_empty_is_an_error_naming_the_extent(rows)
 def test_a_dynamic_size_of_zero_is_an_error_naming_the_extent():
     with pytest.raises(FrontendError, match=r"kernel .gemm.: blockIdx.y extent 0 launches no blocks"):
         tilesight.estimate(_dynamic_gemm(), hw=HW, m=0, n=256, k=256)
+
+
+def _eager_dynamic_gemm():
+    # TileLang's eager style with sizes read at launch (T.dynamic): the tensors the builder is called with are
+    # the program's tensor parameters of the same names
+    @tilelang.jit
+    def gemm_dynamic(A, B, block_M, block_N):
+        M, N, K = T.dynamic("m"), T.dynamic("n"), T.dynamic("k")
+        A: T.Tensor((M, K), "float16")
+        B: T.Tensor((K, N), "float16")
+        C = T.empty((M, N), "float16")
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            a = T.alloc_shared((block_M, 32), "float16")
+            b = T.alloc_shared((32, block_N), "float16")
+            c = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(c)
+            for k in T.Pipelined(T.ceildiv(K, 32), num_stages=3):
+                T.copy(A[by * block_M, k * 32], a)
+                T.copy(B[k * 32, bx * block_N], b)
+                T.gemm(a, b, c)
+            T.copy(c, C[by * block_M, bx * block_N])
+        return C
+
+    return gemm_dynamic
+
+
+def test_an_eager_style_kernel_with_dynamic_sizes_binds_them_from_its_tensors():
+    # was: "leaves m, k, n open: pass its tensors to estimate in parameter order", with the tensors passed
+    m, n, k = 1024, 2048, 512
+    a, b = TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16")
+    got = tilesight.estimate(_eager_dynamic_gemm(), a, b, 128, 128, hw=HW)
+    assert got.latency_s == tilesight.estimate(_gemm(m, n, k), hw=HW).latency_s
+    # the sizes by name agree with the tensors; a size disagreeing with them is refused
+    assert tilesight.estimate(_eager_dynamic_gemm(), a, b, 128, 128, hw=HW, m=m).latency_s == got.latency_s
+    with pytest.raises(FrontendError, match="m"):
+        tilesight.estimate(_eager_dynamic_gemm(), a, b, 128, 128, hw=HW, m=2 * m)
+
+
+def test_an_eager_style_kernel_reads_the_contents_of_its_index_tensors():
+    # each of the 4 blocks copies lens[b] / 64 tiles: with the contents 64, 128, 256, 512 the loop runs
+    # 1, 2, 4 and 8 trips, a mean of 3.75; without them the read is refused naming the tensor
+    @tilelang.jit
+    def ragged(X, lens):
+        X: T.Tensor((4096, 64), "float16")
+        lens: T.Tensor((4,), "int32")
+        Y = T.empty((256, 64), "float32")
+        with T.Kernel(4, threads=128) as bz:
+            acc = T.alloc_fragment((64, 64), "float32")
+            xs = T.alloc_shared((64, 64), "float16")
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(lens[bz], 64), num_stages=2):
+                T.copy(X[k * 64, 0], xs)
+                for i, j in T.Parallel(64, 64):
+                    acc[i, j] += xs[i, j]
+            T.copy(acc, Y[bz * 64, 0])
+        return Y
+
+    x = TensorSpec((4096, 64), "float16")
+    lens = np.array([64, 128, 256, 512], dtype=np.int32)
+    plan = TileLangFrontend().plan(ragged, (x, lens), {}, HW)
+    loop = next(n for n in plan.body if isinstance(n, Loop))
+    assert loop.mean_trips == pytest.approx(3.75)
+    with pytest.raises(FrontendError, match=r"pass 'lens' as an integer numpy array"):
+        TileLangFrontend().plan(ragged, (x, TensorSpec((4,), "int32")), {}, HW)
+
+
+def _scaled_rows_of_heads(w_rows_bind_m: bool):
+    """Q is laid out [m * 4, 64] (a view of [m, 4, 64]); W is [m, 4], where m is an extent of its own, or a
+    fixed [16, 4], where m is Q's arithmetic alone."""
+    m = T.dynamic("m")
+    w_rows = m if w_rows_bind_m else 16
+
+    @T.prim_func
+    def scale(Q: T.Tensor((m * 4, 64), "float32"), W: T.Tensor((w_rows, 4), "float32")):
+        with T.Kernel(T.ceildiv(m, 16), threads=128) as bx:
+            f = T.alloc_fragment((64, 64), "float32")
+            T.copy(Q[bx * 64, 0], f)
+            for i, j in T.Parallel(64, 64):
+                f[i, j] = f[i, j] * 2.0
+            T.copy(f, Q[bx * 64, 0])
+
+    return scale
+
+
+def test_a_layout_entry_of_arithmetic_follows_the_variable_another_buffer_binds():
+    # TVM's specialisation refused Q's extent m * 4 ("expected an independent Var"); m is W's own extent, so
+    # it binds there and Q's rows follow: m = 4096 gives Q 16384 rows, 256 blocks of 64 rows of 64 fp32
+    plan = TileLangFrontend().plan(_scaled_rows_of_heads(True), (), {"m": 4096}, HW)
+    assert plan.grid.blocks == 256
+    q = next(t for t in plan.tensors if t.name == "Q")
+    assert tuple(q.shape) == (16384, 64)
+    assert tilesight.estimate(_scaled_rows_of_heads(True), hw=HW, m=4096).latency_s > 0
+
+
+def test_a_variable_only_arithmetic_lays_out_is_named():
+    with pytest.raises(FrontendError, match=r"buffer 'Q' is laid out by m \* 4, and m is no buffer's own"):
+        tilesight.estimate(_scaled_rows_of_heads(False), hw=HW, m=4096)
