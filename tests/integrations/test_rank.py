@@ -52,6 +52,18 @@ def test_ranked_config_has_a_report_or_a_reason():
     assert RankedConfig({"a": 1}, refused="too big").latency_s == float("inf")
 
 
+def test_no_launchable_config_names_each_reason_once():
+    # a config the call fixes entirely ({}: an autotuned kernel called with every tuned parameter) has no text
+    # of its own: its reason alone, not ": reason"
+    ranking = fake_ranking({0: None, 1: None}, [{"BLOCK": 64}, {}])
+    with pytest.raises(RankError) as err:
+        _ = ranking.best
+    assert str(err.value) == (
+        "no config can launch: BLOCK=64: smem over the limit: the kernel cannot launch; "
+        "smem over the limit: the kernel cannot launch"
+    )
+
+
 def test_config_kwargs_and_describe():
     assert config_kwargs({"BLOCK": 64, "num_warps": 4}) == {"BLOCK": 64, "num_warps": 4}
     assert describe({"BLOCK": 64, "num_warps": 4}) == "BLOCK=64, num_warps=4"

@@ -106,7 +106,10 @@ class Ranking:
     @property
     def best(self) -> RankedConfig:
         if not self.ranked:
-            reasons = "; ".join(f"{describe(r.config)}: {r.refused}" for r in self.refused)
+            # a config the call fixes entirely (an autotuned kernel called with every tuned parameter) has no
+            # text of its own: its reason alone
+            named = ((describe(r.config), r.refused) for r in self.refused)
+            reasons = "; ".join(f"{text}: {why}" if text else str(why) for text, why in named)
             raise RankError(f"no config can launch: {reasons}")
         return self.ranked[0]
 
