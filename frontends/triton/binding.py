@@ -259,8 +259,18 @@ def resolve_grid(grid: Any, meta: dict[str, Any]) -> tuple[int, int, int]:
         g = tuple(operator.index(x) for x in g)
     except TypeError as e:
         raise FrontendError(f"grid {g!r}: every extent must be an integer ({e})", construct="grid") from e
-    if not 1 <= len(g) <= 3:
+    if not g:
         raise FrontendError(f"grid {g!r} must have 1 to 3 extents", construct="grid")
+    if len(g) > 3:
+        # Triton's launcher (JITFunction.run) reads the first three and ignores the rest: trailing 1s launch
+        # what they say (FlagGems' cumsum passes (M, ctas, 1, 1)); a larger one would launch no more programs
+        if any(x != 1 for x in g[3:]):
+            raise FrontendError(
+                f"grid {g!r}: Triton's launcher ignores extents past the third, so the programs they count "
+                "would never run; pass a grid of 1 to 3 extents",
+                construct="grid",
+            )
+        g = g[:3]
     if any(x < 1 for x in g):  # Triton launches nothing for an empty grid: there is no kernel time to predict
         raise FrontendError(
             f"grid {g!r} launches no programs: every extent must be at least 1", construct="grid"

@@ -55,12 +55,31 @@ _CMP: dict[str, Callable[[Arr, Arr], Arr]] = {
     "ule": np.less_equal,
     "ugt": np.greater,
     "uge": np.greater_equal,
+}
+
+
+def _ordered(a: Arr, b: Arr) -> Arr:
+    return ~(np.isnan(a) | np.isnan(b))
+
+
+# arith.cmpf's predicates: ordered ones are false where either side is NaN, unordered ones true
+_CMPF: dict[str, Callable[[Arr, Arr], Arr]] = {
     "oeq": np.equal,
-    "one": np.not_equal,
+    "one": lambda a, b: np.not_equal(a, b) & _ordered(a, b),
     "olt": np.less,
     "ole": np.less_equal,
     "ogt": np.greater,
     "oge": np.greater_equal,
+    "ord": _ordered,
+    "ueq": lambda a, b: np.equal(a, b) | ~_ordered(a, b),
+    "une": np.not_equal,
+    "ult": lambda a, b: ~np.greater_equal(a, b),
+    "ule": lambda a, b: ~np.greater(a, b),
+    "ugt": lambda a, b: ~np.less_equal(a, b),
+    "uge": lambda a, b: ~np.less(a, b),
+    "uno": lambda a, b: ~_ordered(a, b),
+    "true": lambda a, b: np.ones(np.broadcast(a, b).shape, dtype=bool),
+    "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, dtype=bool),
 }
 
 BINARY: dict[str, Callable[[Arr, Arr], Arr]] = {
@@ -168,8 +187,8 @@ def _uniform_int(args: list[Arr]) -> bool:
     return all(a.shape == (1,) and a.dtype.kind in "iu" for a in args)
 
 
-def evaluate(name: str, text: str, args: list[Arr]) -> Arr:
-    """One scalar op over lanes."""
+def evaluate(name: str, text: str, args: list[Arr]) -> Arr | None:
+    """One scalar op over lanes (None for a comparison predicate it does not know)."""
     fast = _PY_INT.get(name)
     if fast is not None and _uniform_int(args):
         r = fast(int(args[0][0]), int(args[1][0]))
@@ -186,7 +205,14 @@ def evaluate(name: str, text: str, args: list[Arr]) -> Arr:
         return args[0]
     if name in ("arith.cmpi", "arith.cmpf"):
         pred = text.strip().split(",", 1)[0].strip()
-        return _CMP[pred](args[0], args[1])
+        table = _CMPF if name == "arith.cmpf" else _CMP
+        if pred not in table:  # not a predicate MLIR has: the walker treats the value as unknown
+            return None
+        if name == "arith.cmpf":
+            with np.errstate(all="ignore"):
+                a, b = np.asarray(args[0], dtype=np.float64), np.asarray(args[1], dtype=np.float64)
+                return table[pred](a, b)
+        return table[pred](args[0], args[1])
     if name == "arith.select":
         return np.where(args[0].astype(bool), args[1], args[2])
     raise KeyError(name)

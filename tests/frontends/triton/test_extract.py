@@ -570,7 +570,8 @@ def test_a_launch_option_the_backend_refuses_is_a_typed_error(warps):
         ((0,), "launches no programs"),
         ((4, 0, 1), "launches no programs"),
         ((-1,), "launches no programs"),
-        ((1, 1, 1, 1), "1 to 3 extents"),
+        ((), "1 to 3 extents"),
+        ((64, 1, 1, 2), "ignores extents past the third"),  # the 2 would launch no more programs
     ],
 )
 def test_a_grid_triton_could_not_launch_is_an_error_naming_it(grid, why):
@@ -580,9 +581,10 @@ def test_a_grid_triton_could_not_launch_is_an_error_naming_it(grid, why):
 
 
 @pytest.mark.parametrize(
-    "grid", [64, np.int64(64), (np.int32(64),), [64], lambda meta: (64,), lambda meta: 64]
+    "grid", [64, np.int64(64), (np.int32(64),), [64], lambda meta: (64,), lambda meta: 64, (64, 1, 1, 1)]
 )
 def test_every_grid_form_triton_launches_is_read(grid):
+    # (64, 1, 1, 1): Triton's launcher reads the first three extents (FlagGems' cumsum passes four)
     x = TensorSpec((64, 1000), "float32")
     assert FE.plan(k.softmax, (grid, x, x, 1000, 1000, 1000), dict(BLOCK=1024), HW).grid.tiles == 64
 
@@ -1459,3 +1461,14 @@ def test_dots_a_static_range_unrolls_at_one_location_are_each_one_pass(dots):
     found = [act for act in loop.body if act.kind is ActionKind.DOT]
     assert len(found) == dots
     assert [d.flops for d in found] == [2 * 128 * 128 * 32] * dots
+
+
+@pytest.mark.parametrize("f", [0.0, 2.0])
+def test_a_branch_on_a_float_argument_is_read(f):
+    # `if f != 0:` is `arith.cmpf une` (a KeyError inside the walker before); either way the program reads
+    # and writes its 256 fp32 elements once: 4096 programs x 1 KB each way
+    x, y = TensorSpec((1 << 20,), "float32"), TensorSpec((1 << 20,), "float32")
+    plan = FE.plan(k.scale_unless_zero, ((4096,), x, y, 1 << 20, f), dict(BLOCK=256), HW)
+    assert plan.grid.blocks == 4096
+    moved = {act.kind: plan.tensor(act.tensor).tile_bytes for act in plan.body if act.tensor is not None}
+    assert moved == {ActionKind.LOAD: 1024, ActionKind.STORE: 1024}

@@ -949,3 +949,13 @@ def unrolled_dots(a_ptr, b_ptr, out_ptr, K, N, BM: tl.constexpr, BN: tl.constexp
         for _ in tl.static_range(DOTS):
             acc = tl.dot(a, b, acc)
     tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def scale_unless_zero(x_ptr, y_ptr, n, f, BLOCK: tl.constexpr):
+    """``if f != 0:`` on a float argument (FlagGems' avg_pool2d ``divisor_override``): ``arith.cmpf une``."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if f != 0:
+        x = x / f
+    tl.store(y_ptr + offs, x, mask=offs < n)
