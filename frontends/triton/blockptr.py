@@ -14,10 +14,12 @@ loads as it does hand-written ones where it can prove their alignment (a GEMM ov
 stages: the same ``async_copy`` loop, and the same prediction, as its rewrite compiled by 3.9).
 
 Handled: block pointers held in local variables of the kernel (made, advanced, loaded from and stored to in
-the kernel's own body, through loops and branches), of any rank, with ``boundary_check`` and
-``padding_option``. Anything else (a block pointer passed to another function, returned, or put in a tuple)
-is refused with :class:`BlockPointerError` (a :class:`~tilesight.errors.FrontendError`) naming the kernel,
-file and line.
+the kernel's own body, through loops and branches), of any rank, with ``boundary_check`` (literal dimensions,
+or expressions of the kernel's constexprs, as FlagGems' generated element-wise code names the stride order:
+the mask is then a conditional expression on them, which Triton resolves at compile time) and
+``padding_option``, and a pointer's ``.type.element_ty`` (its base pointer's element type). Anything else (a
+block pointer passed to another function, returned, or put in a tuple) is refused with
+:class:`BlockPointerError` (a :class:`~tilesight.errors.FrontendError`) naming the kernel, file and line.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import itertools
 import linecache
 import textwrap
 from dataclasses import dataclass, field
@@ -136,39 +139,79 @@ class _Rewriter(ast.NodeTransformer):
         return idx
 
     def pointers_and_mask(
-        self, name: str, p: _Pointer, checks: list[int], at: ast.AST
-    ) -> tuple[ast.expr, ast.expr | None]:
+        self, name: str, p: _Pointer, checks: list[int | ast.expr], at: ast.AST
+    ) -> tuple[ast.expr, ast.expr | None, list[tuple[ast.expr | None, bool]]]:
+        """The pointer tensor, its mask (None: unmasked) and, where ``boundary_check`` names dimensions by
+        constexpr expressions (FlagGems' ``boundary_check=(in0_stride_order0,)``), the mask as a static
+        choice: ``(test, masked)`` per case, the last one's test None (the mask is then a conditional
+        expression of those constexprs, which Triton resolves at compile time)."""
         ptr: ast.expr = self.part(name, "base", 0)
         for d in range(p.rank):
             step = ast.BinOp(left=self.index(name, p, d), op=ast.Mult(), right=self.part(name, "stride", d))
             ptr = ast.BinOp(left=ptr, op=ast.Add(), right=step)
-        mask: ast.expr | None = None
-        for d in checks:
+        literal = [c for c in checks if isinstance(c, int)]
+        named = [c for c in checks if not isinstance(c, int)]
+        for d in literal:
             if not 0 <= d < p.rank:
                 raise self.refuse(at, f"boundary_check names dimension {d} of a rank-{p.rank} block pointer")
+        fixed = sorted(set(literal))
+        open_dims = [d for d in range(p.rank) if d not in fixed] if named else []
+        cases: list[tuple[ast.expr | None, bool]] = []
+        masks: list[ast.expr | None] = []
+        for chosen in itertools.product((True, False), repeat=len(open_dims)):
+            dims = sorted(fixed + [d for d, on in zip(open_dims, chosen, strict=True) if on])
+            masks.append(self.mask_of(name, p, dims))
+            # dimension d is checked when one of the named entries equals d (a constexpr comparison)
+            tests = []
+            for d, on in zip(open_dims, chosen, strict=True):
+                hit: ast.expr = ast.Compare(left=named[0], ops=[ast.Eq()], comparators=[ast.Constant(d)])
+                for e in named[1:]:
+                    more = ast.Compare(left=e, ops=[ast.Eq()], comparators=[ast.Constant(d)])
+                    hit = ast.BinOp(left=hit, op=ast.BitOr(), right=more)
+                tests.append(ast.Compare(left=hit, ops=[ast.Eq()], comparators=[ast.Constant(on)]))
+            test = tests[0] if tests else None
+            for t in tests[1:]:
+                test = ast.BinOp(left=test, op=ast.BitAnd(), right=t)
+            cases.append((test, masks[-1] is not None))
+        if len(masks) == 1:
+            return ptr, masks[0], []
+        mask: ast.expr = masks[-1] if masks[-1] is not None else ast.Constant(None)
+        for (test, _), m in zip(reversed(cases[:-1]), reversed(masks[:-1]), strict=True):
+            mask = ast.IfExp(test=test, body=m if m is not None else ast.Constant(None), orelse=mask)
+        return ptr, mask, cases
+
+    def mask_of(self, name: str, p: _Pointer, dims: list[int]) -> ast.expr | None:
+        """``0 <= off_d + arange(0, block_d) < shape_d`` over ``dims``, None for none."""
+        mask: ast.expr | None = None
+        for d in dims:
             idx, shape = self.index(name, p, d), self.part(name, "shape", d)
             lo = ast.Compare(left=idx, ops=[ast.GtE()], comparators=[ast.Constant(0)])
             hi = ast.Compare(left=idx, ops=[ast.Lt()], comparators=[shape])
             both = ast.BinOp(left=lo, op=ast.BitAnd(), right=hi)
             mask = both if mask is None else ast.BinOp(left=mask, op=ast.BitAnd(), right=both)
-        return ptr, mask
+        return mask
+
+    @staticmethod
+    def chosen(cases: list[tuple[ast.expr | None, bool]], value: ast.expr) -> ast.expr:
+        """``value`` in the cases that mask, None in the others, as the mask's own static choice."""
+        out: ast.expr = value if cases[-1][1] else ast.Constant(None)
+        for test, masked in reversed(cases[:-1]):
+            out = ast.IfExp(test=test, body=value if masked else ast.Constant(None), orelse=out)
+        return out
 
     def checks_of(self, call: ast.Call) -> tuple[list[int], ast.expr | None, list[ast.keyword]]:
         """(boundary_check dimensions, padding value, the other keywords) of a load or store."""
-        checks: list[int] = []
+        checks: list[int | ast.expr] = []
         padding: ast.expr | None = None
         rest = []
         for kw in call.keywords:
             if kw.arg == "boundary_check":
                 value = kw.value
-                if isinstance(value, ast.Tuple | ast.List) and all(
-                    isinstance(e, ast.Constant) and isinstance(e.value, int) for e in value.elts
-                ):
-                    checks = [int(e.value) for e in value.elts]  # type: ignore[attr-defined]
-                elif isinstance(value, ast.Constant) and isinstance(value.value, int):
-                    checks = [int(value.value)]
-                else:
-                    raise self.refuse(call, "a boundary_check that is not a literal tuple of dimensions")
+                entries = list(value.elts) if isinstance(value, ast.Tuple | ast.List) else [value]
+                if any(isinstance(e, ast.Starred) for e in entries):
+                    raise self.refuse(call, "a boundary_check that is not a tuple of dimensions")
+                # literal dimensions, or expressions of the kernel's constexprs (a stride order parameter)
+                checks = [_literal_int(e) if _literal_int(e) is not None else self.visit(e) for e in entries]
             elif kw.arg == "padding_option":
                 if not isinstance(kw.value, ast.Constant) or kw.value.value not in ("", "zero", "nan"):
                     raise self.refuse(call, "a padding_option other than 'zero' or 'nan'")
@@ -226,19 +269,20 @@ class _Rewriter(ast.NodeTransformer):
         if self.is_tl(node, "load") and node.args and self._is_pointer(node.args[0]):
             name, p = self.pointer_of(node.args[0], node)
             checks, padding, rest = self.checks_of(node)
-            ptr, mask = self.pointers_and_mask(name, p, checks, node)
+            ptr, mask, cases = self.pointers_and_mask(name, p, checks, node)
             keywords = [self.visit(kw) for kw in rest]
             if mask is not None:
                 keywords.append(ast.keyword(arg="mask", value=mask))
                 if padding is not None:
-                    keywords.append(ast.keyword(arg="other", value=padding))
+                    other = self.chosen(cases, padding) if cases else padding
+                    keywords.append(ast.keyword(arg="other", value=other))
             return ast.copy_location(ast.Call(func=node.func, args=[ptr], keywords=keywords), node)
         if self.is_tl(node, "store") and node.args and self._is_pointer(node.args[0]):
             name, p = self.pointer_of(node.args[0], node)
             if len(node.args) < 2:
                 raise self.refuse(node, "tl.store(ptr) without a value")
             checks, _, rest = self.checks_of(node)
-            ptr, mask = self.pointers_and_mask(name, p, checks, node)
+            ptr, mask, _ = self.pointers_and_mask(name, p, checks, node)
             keywords = [self.visit(kw) for kw in rest]
             if mask is not None:
                 keywords.append(ast.keyword(arg="mask", value=mask))
@@ -279,6 +323,21 @@ class _Rewriter(ast.NodeTransformer):
                 keywords.append(ast.keyword(arg=_name(name, "block", d), value=p.block[d]))
         func = ast.copy_location(ast.Name(id=alias, ctx=ast.Load()), node.func)
         return ast.copy_location(ast.Call(func=func, args=[], keywords=keywords), node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        # ``p.type.element_ty``: the block's element type, the base pointer's (FlagGems casts each value it
+        # stores to it)
+        inner = node.value
+        if (
+            node.attr == "element_ty"
+            and isinstance(inner, ast.Attribute)
+            and inner.attr == "type"
+            and self._is_pointer(inner.value)
+        ):
+            base = self.part(inner.value.id, "base", 0)  # type: ignore[attr-defined]
+            typ = ast.Attribute(value=base, attr="type", ctx=ast.Load())
+            return ast.copy_location(ast.Attribute(value=typ, attr="element_ty", ctx=node.ctx), node)
+        return self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> Any:
         if isinstance(node.ctx, ast.Load) and node.id in self.pointers:
@@ -341,6 +400,13 @@ def _rewrite(
         return src, {}
     ast.fix_missing_locations(tree)
     return ast.unparse(tree) + "\n", rewriter.callees
+
+
+def _literal_int(node: ast.expr) -> int | None:
+    """The integer a literal stands for; None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return int(node.value)
+    return None
 
 
 def _name(var: str, part: str, dim: int) -> str:

@@ -81,3 +81,36 @@ def row_sums_helper(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
     xb = tl.make_block_ptr(x_ptr, (1, n_cols), (stride, 1), (row, 0), (1, BLOCK), (0, 1))
     acc = _sum_blocks(tl.zeros((1, BLOCK), dtype=tl.float32), xb, tl.cdiv(n_cols, BLOCK), BLOCK)
     tl.store(out_ptr + row, tl.sum(acc))
+
+
+@triton.jit
+def tile_copy_ordered(x_ptr, y_ptr, rows, cols, ORD0: tl.constexpr, ORD1: tl.constexpr,
+                      CHECK_BOTH: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):  # fmt: skip
+    """FlagGems' generated element-wise form: ``boundary_check`` names dimensions by constexpr parameters (the
+    stride order), and each stored value is cast to the block pointer's ``.type.element_ty``. With
+    ``CHECK_BOTH`` both dimensions are checked, else the one ``ORD0`` names."""
+    r0, c0 = tl.program_id(0) * BR, tl.program_id(1) * BC
+    xb = tl.make_block_ptr(x_ptr, (rows, cols), (cols, 1), (r0, c0), (BR, BC), order=(ORD0, ORD1))
+    yb = tl.make_block_ptr(y_ptr, (rows, cols), (cols, 1), (r0, c0), (BR, BC), order=(ORD0, ORD1))
+    if CHECK_BOTH:
+        x = tl.load(xb, boundary_check=(ORD0, ORD1), padding_option="zero")
+        tl.store(yb, (x * 2).to(yb.type.element_ty), boundary_check=(ORD0, ORD1))
+    else:
+        x = tl.load(xb, boundary_check=(ORD0,), padding_option="zero")
+        tl.store(yb, (x * 2).to(yb.type.element_ty), boundary_check=(ORD0,))
+
+
+@triton.jit
+def tile_copy_literal(x_ptr, y_ptr, rows, cols, ORD0: tl.constexpr, ORD1: tl.constexpr,
+                      CHECK_BOTH: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):  # fmt: skip
+    """``tile_copy_ordered`` with literal dimensions, at ORD0 = 1 (the rows checked alone: dimension 1 is the
+    columns)."""
+    r0, c0 = tl.program_id(0) * BR, tl.program_id(1) * BC
+    xb = tl.make_block_ptr(x_ptr, (rows, cols), (cols, 1), (r0, c0), (BR, BC), order=(ORD0, ORD1))
+    yb = tl.make_block_ptr(y_ptr, (rows, cols), (cols, 1), (r0, c0), (BR, BC), order=(ORD0, ORD1))
+    if CHECK_BOTH:
+        x = tl.load(xb, boundary_check=(0, 1), padding_option="zero")
+        tl.store(yb, (x * 2).to(y_ptr.dtype.element_ty), boundary_check=(0, 1))
+    else:
+        x = tl.load(xb, boundary_check=(1,), padding_option="zero")
+        tl.store(yb, (x * 2).to(y_ptr.dtype.element_ty), boundary_check=(1,))

@@ -130,3 +130,30 @@ def test_a_block_pointer_from_a_helper_is_refused_by_triton_naming_the_line():
     with pytest.raises(KernelCompileError, match="Block pointers have been removed") as info:
         tilesight.estimate(*_rows_args(K.returns_block_pointer), hw="h200", BLOCK=1024)
     assert "blockptr_kernels.py" in str(info.value)
+
+
+@pytest.mark.parametrize("check_both", [True, False])
+def test_a_boundary_check_of_constexpr_dimensions_predicts_as_its_literal_twin(check_both):
+    # FlagGems' default element-wise code (boundary_check=(in0_stride_order0,)) was refused: the rewrite now
+    # chooses the mask by the constexprs' values at compile time. ORD0 = 1: the columns alone, or both
+    args = ((33, 17), TensorSpec((4097, 2050), "float16"), TensorSpec((4097, 2050), "float16"), 4097, 2050)
+    meta = dict(hw="h200", ORD0=1, ORD1=0, CHECK_BOTH=check_both, BR=128, BC=128, num_warps=4)
+    named = tilesight.estimate(K.tile_copy_ordered, *args, **meta)
+    literal = tilesight.estimate(K.tile_copy_literal, *args, **meta)
+    assert named.latency_s == pytest.approx(literal.latency_s, rel=1e-9)
+    assert named.dram_bytes == pytest.approx(literal.dram_bytes, rel=1e-9)
+
+
+def test_a_constexpr_boundary_check_becomes_a_static_choice_of_masks():
+    src = """def k(x_ptr, n, ORD: tl.constexpr, BLOCK: tl.constexpr):
+    xb = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (ORD,))
+    x = tl.load(xb, boundary_check=(ORD,), padding_option="zero")
+"""
+    out = blockptr.rewrite_source(src, "k")
+    idx = "xb__bp_off0 + tl.arange(0, BLOCK)"
+    mask = f"({idx} >= 0) & ({idx} < xb__bp_shape0)"
+    # dimension 0 checked when ORD == 0 (Triton resolves the conditional expressions at compile time)
+    assert out.splitlines()[-1].strip() == (
+        f"x = tl.load(xb__bp_base0 + ({idx}) * xb__bp_stride0, mask={mask} if (ORD == 0) == True else None, "
+        "other=0.0 if (ORD == 0) == True else None)"
+    )
