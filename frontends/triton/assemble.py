@@ -348,7 +348,8 @@ def build_plan(
     spill frame come from: ``"estimate"`` the plan (:mod:`.registers`), ``"ptxas"`` the compiler
     (``ptxas()``, a full compile on the CPU), ``"auto"`` the compiler where the estimate's error could decide
     something (:func:`_estimate_decides`; a failing compile then falls back to the estimate, in a note)."""
-    walker = Walker(ir, binding.scalars, {**binding.tensors, **binding.descriptors}, grid)
+    params = tuple(name for name, ty in binding.signature.items() if ty != "constexpr")
+    walker = Walker(ir, binding.scalars, {**binding.tensors, **binding.descriptors}, grid, params)
     raw, accesses = walker.run()
     if not raw:
         raise FrontendError(f"kernel {walker.kernel!r} has no tile actions (no loads, stores or compute)")

@@ -288,8 +288,17 @@ def _descriptor_indices(op: Op) -> list[str]:
 
 class Walker:
     def __init__(
-        self, ir: CompiledIR, scalars: dict, tensors: dict[str, TensorSpec], grid: tuple[int, int, int]
+        self,
+        ir: CompiledIR,
+        scalars: dict,
+        tensors: dict[str, TensorSpec],
+        grid: tuple[int, int, int],
+        params: tuple[str, ...] | None = None,
     ):
+        """``params``: the kernel's parameters that are arguments of the compiled function (not constexprs,
+        nor integers Triton folded to constants), in order. The TTIR names an argument after the last local
+        variable that held it (``in_ptr = in_ptr_c`` makes ``%in_ptr_1``), so the arguments are matched to
+        the launch's by position where the counts agree, else by their SSA names."""
         self.ir = ir
         self.widths = access_widths(ir.ttgir)
         self.lane_strides = lane_strides(ir.ttgir)
@@ -315,6 +324,12 @@ class Walker:
         self.warp_local_gathers = warp_local_gathers(ir.ttgir)
         self.fn, self.fused = _module(ir.ttir)
         self.arg_types = dict(self.fn.args)  # kernel argument SSA name -> type
+        positional = params is not None and len(params) == len(self.fn.args)
+        # kernel argument SSA name -> the launch argument's name
+        self.arg_names = {
+            arg: (params[i] if positional else arg[1:])  # type: ignore[index]
+            for i, (arg, _) in enumerate(self.fn.args)
+        }
         self.kernel = self.fn.name
         self.scalars = scalars
         self.tensors = tensors
@@ -432,7 +447,7 @@ class Walker:
     # -- the walk ------------------------------------------------------------------------------------------
     def run(self) -> tuple[list[dict], dict]:
         for arg, ty in self.fn.args:
-            key = arg[1:]
+            key = self.arg_names[arg]
             if "ptr" in ty or "tensordesc" in ty:
                 self.env[arg] = V(base=key, off=self.lane_array(0))
             elif key in self.scalars:
@@ -603,6 +618,16 @@ class Walker:
         shape = tensor_type(op.rtype)
         vin = self.merged(op.operands)
         if n in interp.SCALAR_OPS and shape is None:
+            if n == "arith.select" and len(op.operands) == 3:
+                bases = {self.get(o).base for o in op.operands[1:]}
+                if len(bases) > 1:  # one of two pointer arguments, by a condition
+                    c = self.get(op.operands[0]).val
+                    live = None if c is None else np.broadcast_to(c, (self.lanes,))[self.valid]
+                    if live is None or not live.size or (live != live[0]).any():
+                        raise self._chosen_pointer(op, *(self.get(o).base for o in op.operands[1:]))
+                    # the same choice in every program: that argument
+                    self.set_results(op, self.get(op.operands[1] if live[0] else op.operands[2]))
+                    return
             args = [self.get(o).val for o in op.operands]
             val = interp.evaluate(n, op.text, args) if all(a is not None for a in args) else None  # type: ignore
             if val is None and vin.pid:
@@ -611,6 +636,11 @@ class Walker:
                 for o in op.operands:
                     if self.get(o).pid and self.get(o).val is not None:
                         vin.cands = vin.cands | self.candidate(o)
+            if val is not None and vin.pid and val.size > 1 and (val == val.flat[0]).all():
+                # the same value for every program (a coordinate times a stride of 0: a broadcast operand's
+                # ``row * stride`` with the stride 0) carries no coordinate: its address is every program's
+                vin.pid, vin.cands, vin.via = False, frozenset(), frozenset()
+                val = val.flat[:1].copy()
             vin.val = val
             vin.prods = frozenset()
             self.set_results(op, vin)
@@ -1727,6 +1757,11 @@ class Walker:
         if cond is not None:
             live = np.broadcast_to(cond, (self.lanes,))[self.valid]
             share = float(live.mean()) if live.size else 1.0
+            if 0.0 < share < 1.0 and op.results and len(op.regions) == 2 and _selects_values(op.regions):
+                # an ``if`` that only chooses values (FlagGems' cat picks each program's input, size and
+                # offset by ``pid_y``): each program gets its own branch's values
+                self.select_values(op, np.broadcast_to(cond, (self.lanes,)).astype(bool))
+                return
             if 0.0 < share < 1.0 and not _has_work(op.regions[1:]):
                 name = self.guarded(op, body, np.broadcast_to(cond, (self.lanes,)).astype(bool), share)
                 # an ``if`` that yields values (an accumulator only the taking programs or iterations
@@ -1750,6 +1785,38 @@ class Walker:
         yielded = region[-1].operands if region and region[-1].name == "scf.yield" else []
         for r, y in zip(op.results, yielded, strict=False):
             self.env[r] = self.get(y)
+
+    def select_values(self, op: Op, taken: np.ndarray) -> None:
+        """The results of an ``scf.if`` that only computes and yields scalars, the condition known per
+        program: each region walked for the programs that take it, each result the taken branch's value
+        program by program. A pointer argument chosen per program is refused (an access reads one tensor)."""
+        outer = self.valid
+        yields: list[list[V]] = []
+        for region, lanes in zip(op.regions, (taken, ~taken), strict=True):
+            self.valid = outer & lanes if (outer & lanes).any() else outer
+            try:
+                self.walk(region, _Body())
+            finally:
+                self.valid = outer
+            done = region[-1].operands if region and region[-1].name == "scf.yield" else []
+            yields.append([self.get(y) for y in done])
+        for r, a, b in zip(op.results, *yields, strict=False):
+            if a.base != b.base and (a.base is not None or b.base is not None):
+                raise self._chosen_pointer(op, a.base, b.base)
+            val = None if a.val is None or b.val is None else _per_lane(taken, a.val, b.val)
+            off = None if a.off is None or b.off is None else _per_lane(taken, a.off, b.off)
+            self.env[r] = V(
+                val=val, pid=True, cands=a.cands | b.cands, base=a.base, loaded=a.loaded or b.loaded,
+                via=a.via | b.via, off=off, shift=a.shift if a.shift == b.shift else None,
+            )  # fmt: skip
+
+    def _chosen_pointer(self, op: Op, *bases: str | None) -> UnsupportedOpError:
+        named = " and ".join(repr(b) for b in bases if b is not None)
+        return UnsupportedOpError(
+            f"{op.name} choosing the pointer argument per program ({named}): an access reads one tensor",
+            self.kernel,
+            op.loc,
+        )
 
     def guarded(
         self, op: Op, body: _Body, taken: np.ndarray, share: float, what: str = "scf.if"
@@ -1809,6 +1876,27 @@ def _share_loop(
         "deps": deps,
         "loc": loc,
     }
+
+
+def _per_lane(taken: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a`` in the lanes ``taken`` marks, ``b`` in the others."""
+    return np.where(taken, np.broadcast_to(a, taken.shape), np.broadcast_to(b, taken.shape))
+
+
+def _selects_values(regions: list[list[Op]]) -> bool:
+    """Whether ``regions`` only compute scalars and choose between them (scalar ``arith`` ops, nested
+    ``scf.if`` of the same kind, their yields): no memory access, no tensor, nothing to time."""
+    for region in regions:
+        for o in region:
+            if o.name in _TERMINATORS:
+                continue
+            if o.name == "scf.if":
+                if not _selects_values(o.regions):
+                    return False
+                continue
+            if o.name not in interp.SCALAR_OPS or tensor_type(o.rtype) is not None:
+                return False
+    return True
 
 
 def _has_work(regions: list[list[Op]]) -> bool:

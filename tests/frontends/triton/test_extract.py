@@ -1472,3 +1472,26 @@ def test_a_branch_on_a_float_argument_is_read(f):
     assert plan.grid.blocks == 4096
     moved = {act.kind: plan.tensor(act.tensor).tile_bytes for act in plan.body if act.tensor is not None}
     assert moved == {ActionKind.LOAD: 1024, ActionKind.STORE: 1024}
+
+
+def test_values_an_if_chooses_per_program_are_each_programs_own():
+    # pid_y 0 copies elements [0, n), pid_y 1 [n, 2n): 2n distinct elements read and written, as the kernel
+    # computing its offset says (the if's majority branch gave every program off_a: half the reads hit L2).
+    # The times differ: Triton cannot vectorise the offset the if chooses (2-byte stores, lanes apart)
+    n = 1 << 22
+    x, y = TensorSpec((2 * n,), "float16"), TensorSpec((2 * n,), "float16")
+    args = ((n // 1024, 2), x, y, 0, n, n, n)
+    picked = tilesight.estimate(k.pick_rows, *args, hw=HW, BLOCK=1024)
+    direct = tilesight.estimate(k.pick_rows_direct, *args, hw=HW, BLOCK=1024)
+    assert picked.dram_bytes == pytest.approx(direct.dram_bytes, rel=1e-6)
+    assert picked.l2_hit_rate == pytest.approx(direct.l2_hit_rate, abs=1e-9)
+
+
+def test_a_pointer_argument_chosen_per_program_is_refused_naming_both():
+    n = 1 << 20
+    a, y = TensorSpec((n,), "float16"), TensorSpec((2 * n,), "float16")
+    with pytest.raises(UnsupportedOpError, match=r"pointer argument per program \('b_ptr' and 'a_ptr'\)"):
+        FE.plan(k.pick_input, ((n // 1024, 2), a, a, y, n, 2), dict(BLOCK=1024), HW)
+    # the same choice in every program (use_b 0: a for all): read as that tensor
+    plan = FE.plan(k.pick_input, ((n // 1024, 2), a, a, y, n, 0), dict(BLOCK=1024), HW)
+    assert {t.name for t in plan.tensors} == {"a_ptr", "y_ptr"}

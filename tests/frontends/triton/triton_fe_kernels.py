@@ -959,3 +959,45 @@ def scale_unless_zero(x_ptr, y_ptr, n, f, BLOCK: tl.constexpr):
     if f != 0:
         x = x / f
     tl.store(y_ptr + offs, x, mask=offs < n)
+
+
+@triton.jit
+def pick_rows(x_ptr, y_ptr, off_a, off_b, n_a, n_b, BLOCK: tl.constexpr):
+    """Each ``pid_y`` picks its own offset and size by an ``if`` (FlagGems' cat picks its input's): the
+    branches only choose values, and the arguments get the local variables' SSA names (``%off``,
+    ``%off_0``), not their own."""
+    pid_x = tl.program_id(0)
+    pid_y = tl.program_id(1)
+    if pid_y == 0:
+        off = off_a
+        n = n_a
+    else:
+        off = off_b
+        n = n_b
+    idx = pid_x * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + off + idx, mask=idx < n)
+    tl.store(y_ptr + off + idx, x, mask=idx < n)
+
+
+@triton.jit
+def pick_rows_direct(x_ptr, y_ptr, off_a, off_b, n_a, n_b, BLOCK: tl.constexpr):
+    """``pick_rows`` with its offset computed (off_a 0, off_b the row length)."""
+    pid_x = tl.program_id(0)
+    pid_y = tl.program_id(1)
+    idx = pid_x * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + pid_y * off_b + idx, mask=idx < n_a)
+    tl.store(y_ptr + pid_y * off_b + idx, x, mask=idx < n_a)
+
+
+@triton.jit
+def pick_input(a_ptr, b_ptr, y_ptr, n, use_b, BLOCK: tl.constexpr):
+    """Programs at ``pid_y`` 0 copy ``a``, the others ``b`` where ``use_b`` says so: one of two pointer
+    arguments chosen per program (or, with ``use_b`` 0, ``a`` for every program)."""
+    pid_x = tl.program_id(0)
+    pid_y = tl.program_id(1)
+    if (pid_y > 0) & (use_b != 0):
+        src = b_ptr
+    else:
+        src = a_ptr
+    idx = pid_x * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + pid_y * n + idx, tl.load(src + idx, mask=idx < n), mask=idx < n)
