@@ -1495,3 +1495,19 @@ def test_a_pointer_argument_chosen_per_program_is_refused_naming_both():
     # the same choice in every program (use_b 0: a for all): read as that tensor
     plan = FE.plan(k.pick_input, ((n // 1024, 2), a, a, y, n, 0), dict(BLOCK=1024), HW)
     assert {t.name for t in plan.tensors} == {"a_ptr", "y_ptr"}
+
+
+def test_a_row_stride_of_zero_reads_one_row_for_every_program():
+    # b's address row * 0 + col is the same for every row: its 8 KB row is read from DRAM once and from L2
+    # by the other 4095 rows' programs (it was charged as 32 MB, a row a program)
+    m = n = 4096
+    x, y = TensorSpec((m, n), "float16"), TensorSpec((m, n), "float16")
+    grid = (m * n // 512,)
+    row, rows = TensorSpec((m, n), "float16", (0, 1)), TensorSpec((m, n), "float16")
+    bcast = FE.plan(k.add_rows, (grid, x, row, y, n, 0, n, n), dict(BLOCK=512), HW)
+    full = FE.plan(k.add_rows, (grid, x, rows, y, n, n, n, n), dict(BLOCK=512), HW)
+    b = {t.name: t for t in bcast.tensors}["b_ptr"]
+    b_full = {t.name: t for t in full.tensors}["b_ptr"]
+    assert len(b.reuse_dims) == len(b_full.reuse_dims) + 1  # the rows reuse b's tiles
+    traffic = SdcmCacheModel().traffic(bcast, HW)
+    assert traffic.tensors["b_ptr"].ddr_bytes == pytest.approx(n * 2, rel=0.05)

@@ -1001,3 +1001,15 @@ def pick_input(a_ptr, b_ptr, y_ptr, n, use_b, BLOCK: tl.constexpr):
         src = a_ptr
     idx = pid_x * BLOCK + tl.arange(0, BLOCK)
     tl.store(y_ptr + pid_y * n + idx, tl.load(src + idx, mask=idx < n), mask=idx < n)
+
+
+@triton.jit
+def add_rows(x_ptr, b_ptr, y_ptr, xs0, bs0, ys0, N, BLOCK: tl.constexpr):
+    """``y = x + b`` row by row, ``b``'s row stride a runtime argument: 0 broadcasts one row to all (FlagGems'
+    element-wise kernels take a broadcast operand's stride 0 so)."""
+    pid = tl.program_id(0)
+    row = pid // (N // BLOCK)
+    col = (pid % (N // BLOCK)) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * xs0 + col)
+    b = tl.load(b_ptr + row * bs0 + col)
+    tl.store(y_ptr + row * ys0 + col, x + b)
