@@ -142,9 +142,10 @@ class _Rewriter(ast.NodeTransformer):
         self, name: str, p: _Pointer, checks: list[int | ast.expr], at: ast.AST
     ) -> tuple[ast.expr, ast.expr | None, list[tuple[ast.expr | None, bool]]]:
         """The pointer tensor, its mask (None: unmasked) and, where ``boundary_check`` names dimensions by
-        constexpr expressions (FlagGems' ``boundary_check=(in0_stride_order0,)``), the mask as a static
-        choice: ``(test, masked)`` per case, the last one's test None (the mask is then a conditional
-        expression of those constexprs, which Triton resolves at compile time)."""
+        constexpr expressions (FlagGems' ``boundary_check=(in0_stride_order0,)``), the cases the mask chooses
+        between, ``(test, masked)`` each (the mask is then a conditional expression on those tests, which
+        Triton resolves at compile time; the last case is its ``else``); no cases where every dimension is
+        a literal."""
         ptr: ast.expr = self.part(name, "base", 0)
         for d in range(p.rank):
             step = ast.BinOp(left=self.index(name, p, d), op=ast.Mult(), right=self.part(name, "stride", d))
@@ -199,8 +200,9 @@ class _Rewriter(ast.NodeTransformer):
             out = ast.IfExp(test=test, body=value if masked else ast.Constant(None), orelse=out)
         return out
 
-    def checks_of(self, call: ast.Call) -> tuple[list[int], ast.expr | None, list[ast.keyword]]:
-        """(boundary_check dimensions, padding value, the other keywords) of a load or store."""
+    def checks_of(self, call: ast.Call) -> tuple[list[int | ast.expr], ast.expr | None, list[ast.keyword]]:
+        """(boundary_check dimensions, literal or constexpr expressions, padding value, the other keywords)
+        of a load or store."""
         checks: list[int | ast.expr] = []
         padding: ast.expr | None = None
         rest = []
