@@ -23,16 +23,42 @@ DEFAULT_NUM_STAGES = 3  # Triton's default launch option on NVIDIA
 _KINDS = ("JITFunction", "Autotuner", "Heuristics")
 
 
+# Wrappers followed through their ``.fn`` to the kernel under them at most this deep (a library's own cache or
+# autotuner around Triton's: FlagGems' LibEntry and LibTuner)
+_WRAPPER_DEPTH = 4
+
+
 def _is_triton(obj: Any) -> bool:
     if type(obj).__name__ == "PredictedKernel":
         return True
-    mod = type(obj).__module__ or ""
-    return mod.startswith("triton.") and type(obj).__name__ in _KINDS
+    if any(_is_triton_class(obj, kind) for kind in _KINDS):  # Triton's own, or a subclass (LibTuner)
+        return True
+    return _foreign_wrapper(obj) is not None
+
+
+def _is_triton_class(obj: Any, name: str) -> bool:
+    """``obj`` is Triton's class ``name`` or a subclass of it (FlagGems' LibTuner is an Autotuner)."""
+    return any(c.__name__ == name and (c.__module__ or "").startswith("triton.") for c in type(obj).__mro__)
+
+
+def _foreign_wrapper(obj: Any) -> str | None:
+    """The class name of a wrapper from outside Triton whose ``.fn`` chain reaches a ``@triton.jit`` kernel
+    (FlagGems' ``LibEntry``), or None."""
+    if any(_is_triton_class(obj, k) for k in _KINDS) or type(obj).__name__ == "PredictedKernel":
+        return None
+    inner = obj
+    for _ in range(_WRAPPER_DEPTH):
+        inner = getattr(inner, "fn", None)
+        if inner is None:
+            return None
+        if _is_triton_class(inner, "JITFunction"):
+            return f"{type(obj).__module__}.{type(obj).__qualname__}"
+    return None
 
 
 def _layers(obj: Any) -> Iterator[Any]:
     """``obj`` and every wrapper under it, outermost first, ending with the JITFunction."""
-    while type(obj).__name__ != "JITFunction":
+    while not _is_triton_class(obj, "JITFunction"):
         yield obj
         obj = obj.kernel if type(obj).__name__ == "PredictedKernel" else obj.fn
     yield obj
@@ -43,16 +69,16 @@ def unwrap(obj: Any) -> tuple[Any, list[Any], list[dict[str, Any]]]:
     heuristics: list[Any] = []
     configs: list[dict[str, Any]] = []
     for layer in _layers(obj):
-        if type(layer).__name__ == "Autotuner" and not configs:
+        if _is_triton_class(layer, "Autotuner") and not configs:
             configs = [dict(cfg.all_kwargs()) for cfg in layer.configs]
-        elif type(layer).__name__ == "Heuristics":
+        elif _is_triton_class(layer, "Heuristics"):
             heuristics.append(layer)
     return layer, heuristics, configs
 
 
 def autotuner_of(obj: Any) -> Any:
     """The ``triton.autotune`` wrapper around ``obj``'s kernel, or None."""
-    return next((layer for layer in _layers(obj) if type(layer).__name__ == "Autotuner"), None)
+    return next((layer for layer in _layers(obj) if _is_triton_class(layer, "Autotuner")), None)
 
 
 class TritonFrontend:
@@ -79,6 +105,12 @@ class TritonFrontend:
             )
         grid, kargs = args[0], tuple(args[1:])
         jit_fn, heuristics, configs = unwrap(obj)
+        wrapper = _foreign_wrapper(obj)
+        wrapper_note = None
+        if wrapper:
+            wrapper_note = (
+                f"read the @triton.jit kernel {wrapper} wraps (its .fn); the wrapper itself is not modelled"
+            )
         # a kernel with block pointers on a Triton that removed them: their pointer-tensor rewrite
         jit_fn, rewrite_note = compatible(jit_fn)
         names = [p.name for p in jit_fn.params]
@@ -115,4 +147,5 @@ class TritonFrontend:
                 ptxas=functools.partial(ptxas_usage, jit_fn, binding, hw, budget),
                 hw=hw,
             )
-            yield dataclasses.replace(plan, notes=(*plan.notes, rewrite_note)) if rewrite_note else plan
+            notes = [n for n in (rewrite_note, wrapper_note) if n]
+            yield dataclasses.replace(plan, notes=(*plan.notes, *notes)) if notes else plan
