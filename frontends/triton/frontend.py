@@ -31,12 +31,12 @@ _WRAPPER_DEPTH = 4
 def _is_triton(obj: Any) -> bool:
     if type(obj).__name__ == "PredictedKernel":
         return True
-    if any(_is_triton_class(obj, kind) for kind in _KINDS):  # Triton's own, or a subclass (LibTuner)
+    if any(is_triton_class(obj, kind) for kind in _KINDS):  # Triton's own, or a subclass (LibTuner)
         return True
     return _foreign_wrapper(obj) is not None
 
 
-def _is_triton_class(obj: Any, name: str) -> bool:
+def is_triton_class(obj: Any, name: str) -> bool:
     """``obj`` is Triton's class ``name`` or a subclass of it (FlagGems' LibTuner is an Autotuner)."""
     return any(c.__name__ == name and (c.__module__ or "").startswith("triton.") for c in type(obj).__mro__)
 
@@ -44,21 +44,21 @@ def _is_triton_class(obj: Any, name: str) -> bool:
 def _foreign_wrapper(obj: Any) -> str | None:
     """The class name of a wrapper from outside Triton whose ``.fn`` chain reaches a ``@triton.jit`` kernel
     (FlagGems' ``LibEntry``), or None."""
-    if any(_is_triton_class(obj, k) for k in _KINDS) or type(obj).__name__ == "PredictedKernel":
+    if any(is_triton_class(obj, k) for k in _KINDS) or type(obj).__name__ == "PredictedKernel":
         return None
     inner = obj
     for _ in range(_WRAPPER_DEPTH):
         inner = getattr(inner, "fn", None)
         if inner is None:
             return None
-        if _is_triton_class(inner, "JITFunction"):
+        if is_triton_class(inner, "JITFunction"):
             return f"{type(obj).__module__}.{type(obj).__qualname__}"
     return None
 
 
 def _layers(obj: Any) -> Iterator[Any]:
     """``obj`` and every wrapper under it, outermost first, ending with the JITFunction."""
-    while not _is_triton_class(obj, "JITFunction"):
+    while not is_triton_class(obj, "JITFunction"):
         yield obj
         obj = obj.kernel if type(obj).__name__ == "PredictedKernel" else obj.fn
     yield obj
@@ -69,16 +69,16 @@ def unwrap(obj: Any) -> tuple[Any, list[Any], list[dict[str, Any]]]:
     heuristics: list[Any] = []
     configs: list[dict[str, Any]] = []
     for layer in _layers(obj):
-        if _is_triton_class(layer, "Autotuner") and not configs:
+        if is_triton_class(layer, "Autotuner") and not configs:
             configs = [dict(cfg.all_kwargs()) for cfg in layer.configs]
-        elif _is_triton_class(layer, "Heuristics"):
+        elif is_triton_class(layer, "Heuristics"):
             heuristics.append(layer)
     return layer, heuristics, configs
 
 
 def autotuner_of(obj: Any) -> Any:
     """The ``triton.autotune`` wrapper around ``obj``'s kernel, or None."""
-    return next((layer for layer in _layers(obj) if _is_triton_class(layer, "Autotuner")), None)
+    return next((layer for layer in _layers(obj) if is_triton_class(layer, "Autotuner")), None)
 
 
 class TritonFrontend:

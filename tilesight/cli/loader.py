@@ -115,20 +115,24 @@ def load(source: KernelSource) -> LoadedKernel:
         return LoadedKernel(source, obj, obj)
     configs: list[Mapping[str, Any]] = []
     heuristics: dict[str, Callable[[dict[str, Any]], Any]] = {}
+    from tilesight.frontends.triton.frontend import is_triton_class
+
     jit = obj
-    for _ in range(8):  # autotune / heuristics wrappers around the JITFunction
+    for _ in range(8):  # autotune / heuristics wrappers around the JITFunction (subclasses too: LibTuner)
         if type(jit).__name__ == "PredictedKernel":  # @tilesight.predict
             jit = jit.kernel
             continue
-        if type(jit).__name__ == "Autotuner":
+        if is_triton_class(jit, "JITFunction"):
+            break
+        if is_triton_class(jit, "Autotuner"):
             for cfg in jit.configs:
                 flat = dict(cfg.kwargs)
                 flat["num_warps"] = cfg.num_warps
                 flat["num_stages"] = cfg.num_stages
                 configs.append(flat)
-        elif type(jit).__name__ == "Heuristics":
+        elif is_triton_class(jit, "Heuristics"):
             heuristics.update(jit.values)
-        else:
+        elif getattr(jit, "fn", None) is None:  # a library's wrapper (FlagGems' LibEntry) keeps it in .fn
             break
         jit = jit.fn
     if not hasattr(jit, "arg_names") or not hasattr(jit, "run"):
