@@ -70,7 +70,7 @@ drain to the epilogue, the rest to the steady state).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from ..plan import DESCRIPTOR_LOAD, SYNC_LOAD, ActionKind, Loop, Node, TileAction, walk
@@ -169,13 +169,12 @@ def waits_on_own_loads(loop: Loop) -> bool:
 def on_chip_loop(loop: Loop) -> bool:
     """Whether ``loop`` (its nested loops included) loads nothing from memory and no producer feeds it: its
     dots chain on operands already on chip (the ``dot_shapes`` and ``dot_narrow`` probes' loops)."""
-    return not loop.producer_loads and not any(
-        isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in walk(loop.body)
-    )
+    return not loop.producer_loads and not has_loads(walk(loop.body))
 
 
-def has_loads(body: tuple[Node, ...]) -> bool:
-    """Whether ``body`` itself (not a nested loop) holds a load action."""
+def has_loads(body: Iterable[Node]) -> bool:
+    """Whether ``body`` itself (not a nested loop; :func:`~tilesight.plan.walk` of it for those too) holds a
+    load action."""
     return any(isinstance(n, TileAction) and n.kind is ActionKind.LOAD for n in body)
 
 
