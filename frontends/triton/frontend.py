@@ -28,9 +28,12 @@ _KINDS = ("JITFunction", "Autotuner", "Heuristics")
 _WRAPPER_DEPTH = 4
 
 
-def _is_triton(obj: Any) -> bool:
+def is_triton_kernel(obj: Any) -> bool:
+    """Whether ``obj`` is a Triton kernel the frontend reads: a ``@triton.jit`` function, Triton's wrappers
+    around one (or subclasses of them), ``@tilesight.predict``'s, or a library's wrapper holding one in
+    ``.fn``."""
     if type(obj).__name__ == "PredictedKernel":
-        return True
+        return is_triton_kernel(obj.kernel)
     if any(is_triton_class(obj, kind) for kind in _KINDS):  # Triton's own, or a subclass (LibTuner)
         return True
     return _foreign_wrapper(obj) is not None
@@ -56,7 +59,7 @@ def _foreign_wrapper(obj: Any) -> str | None:
     return None
 
 
-def _layers(obj: Any) -> Iterator[Any]:
+def kernel_layers(obj: Any) -> Iterator[Any]:
     """``obj`` and every wrapper under it, outermost first, ending with the JITFunction."""
     while not is_triton_class(obj, "JITFunction"):
         yield obj
@@ -68,7 +71,7 @@ def unwrap(obj: Any) -> tuple[Any, list[Any], list[dict[str, Any]]]:
     """(the JITFunction, heuristics outermost first, autotune configs as kwargs dicts)."""
     heuristics: list[Any] = []
     configs: list[dict[str, Any]] = []
-    for layer in _layers(obj):
+    for layer in kernel_layers(obj):
         if is_triton_class(layer, "Autotuner") and not configs:
             configs = [dict(cfg.all_kwargs()) for cfg in layer.configs]
         elif is_triton_class(layer, "Heuristics"):
@@ -78,14 +81,14 @@ def unwrap(obj: Any) -> tuple[Any, list[Any], list[dict[str, Any]]]:
 
 def autotuner_of(obj: Any) -> Any:
     """The ``triton.autotune`` wrapper around ``obj``'s kernel, or None."""
-    return next((layer for layer in _layers(obj) if is_triton_class(layer, "Autotuner")), None)
+    return next((layer for layer in kernel_layers(obj) if is_triton_class(layer, "Autotuner")), None)
 
 
 class TritonFrontend:
     name = "triton"
 
     def accepts(self, obj: Any) -> bool:
-        return _is_triton(obj)
+        return is_triton_kernel(obj)
 
     def plan(self, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hw: HardwareProfile) -> TilePlan:
         return next(self.plans(obj, args, kwargs, hw))

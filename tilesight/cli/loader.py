@@ -113,17 +113,15 @@ def load(source: KernelSource) -> LoadedKernel:
         raise LoadError(f"{source.location}: module has no attribute {top!r} after import")
     if source.kind is not KernelKind.TRITON:
         return LoadedKernel(source, obj, obj)
+    from tilesight.frontends.triton.frontend import is_triton_class, is_triton_kernel, kernel_layers
+
+    if not is_triton_kernel(obj):
+        raise LoadError(f"{source.location}: {top!r} is a {type(obj).__name__}, not a triton JITFunction")
     configs: list[Mapping[str, Any]] = []
     heuristics: dict[str, Callable[[dict[str, Any]], Any]] = {}
-    from tilesight.frontends.triton.frontend import is_triton_class
-
-    jit = obj
-    for _ in range(8):  # autotune / heuristics wrappers around the JITFunction (subclasses too: LibTuner)
-        if type(jit).__name__ == "PredictedKernel":  # @tilesight.predict
-            jit = jit.kernel
-            continue
-        if is_triton_class(jit, "JITFunction"):
-            break
+    # the wrappers around the JITFunction (autotune, heuristics, @tilesight.predict, a library's), as the
+    # frontend walks them
+    for jit in kernel_layers(obj):
         if is_triton_class(jit, "Autotuner"):
             for cfg in jit.configs:
                 flat = dict(cfg.kwargs)
@@ -132,9 +130,4 @@ def load(source: KernelSource) -> LoadedKernel:
                 configs.append(flat)
         elif is_triton_class(jit, "Heuristics"):
             heuristics.update(jit.values)
-        elif getattr(jit, "fn", None) is None:  # a library's wrapper (FlagGems' LibEntry) keeps it in .fn
-            break
-        jit = jit.fn
-    if not hasattr(jit, "arg_names") or not hasattr(jit, "run"):
-        raise LoadError(f"{source.location}: {top!r} is a {type(jit).__name__}, not a triton JITFunction")
     return LoadedKernel(source, obj, jit, tuple(configs), heuristics)
