@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_kernels import SCALE_ARGS, SCALE_GRID
+from cli_kernels import SCALE_ARGS, SCALE_GRID, WRAPPED_KERNEL
 
 from tilesight.cli import main
 
@@ -247,30 +247,6 @@ def test_ptxas_option_names_the_ptxas_the_registers_come_from(
     assert f"compiled on the CPU by the $TILESIGHT_PTXAS ptxas, release {release})" in note
     rc, _, err = run(capsys, "predict", *launch(scale_file, "--ptxas", str(tmp_path / "nowhere")))
     assert rc == 2 and "$TILESIGHT_PTXAS=" in err and "no executable file" in err
-
-
-WRAPPED_KERNEL = """
-import triton
-import triton.language as tl
-
-
-class LibEntry:  # a library's cache around a kernel (FlagGems' libentry): the kernel is its .fn
-    def __init__(self, fn):
-        self.fn = fn
-
-
-def libentry():
-    return LibEntry
-
-
-@libentry()
-@triton.jit
-def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(y_ptr + offs, x * 2.0, mask=mask)
-"""
 
 
 def test_predict_reads_a_kernel_under_a_library_wrapper(
