@@ -654,6 +654,16 @@ class _Lowering:
             trans_b=g["trans_b"],
             threads=self.ir.threads,
         )
+        if g.get("wgmma_only") and variant != "wgmma":
+            raise FrontendError(
+                f"T.wgmma_gemm of {g['m']}x{g['n']}x{g['k']} ({a_dt} x {b_dt}, B in {b.scope}) on "
+                f"{self.ir.threads} threads cannot run on Hopper's warpgroup MMA on {self.hw.name}, and "
+                "TileLang refuses it rather than fall back to mma (it needs sm_90, a whole number of "
+                "warpgroups, 64 rows or more, B in shared memory and a wgmma dtype and K step); T.gemm "
+                "would use mma",
+                construct="T.wgmma_gemm",
+                location=node.location,
+            )
         part = warp_partition(variant, g["policy"], g["m"], g["n"], self.ir.threads, self.hw.warp_size)
         self.gemm_parts[node.writes[0].buffer] = part
         smem = operand_smem_reads(

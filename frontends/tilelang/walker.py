@@ -103,6 +103,9 @@ _FREE_EXPR = (
 )
 # Attributes the walker reads (swizzle) or that do not change the tile program.
 SWIZZLE_ATTR = "threadblock_swizzle_pattern"
+# T.gemm, and T.wgmma_gemm: the same tile GEMM (same arguments) on Hopper's warpgroup MMA with no wait after
+# it (the kernel waits with T.wait_wgmma before it reads the accumulator, as the plan's dependences order it)
+GEMM_OPS = frozenset({"tl.tileop.gemm", "tl.tileop.wgmma_gemm"})
 _IGNORED_ATTRS = frozenset({"pragma_unroll_explicit", "tl.ws_op_id", "warp_specialize"})
 # Evaluate() calls that synchronise or hint and carry no modelled work.
 _IGNORED_CALLS = frozenset(
@@ -117,6 +120,8 @@ _IGNORED_CALLS = frozenset(
         "tirx.ptx_arrive_barrier",
         "tl.mbarrier_expect_tx",
         "tl.ptx_arrive_barrier_expect_tx",
+        # T.wait_wgmma(n) after T.wgmma_gemm: the accumulator's readers wait for the gemm (a dependence)
+        "tl.wait_wgmma",
     }
 )
 # T.alloc_barrier's buffers: mbarriers, no data
@@ -576,7 +581,7 @@ class _Walker:
         for cond, body in branches:
             ops = _call_names(body)
             taken = np.broadcast_to(np.asarray(evaluate(cond, env, self.name)).astype(bool), tx.shape)
-            if "tl.tileop.gemm" in ops:
+            if ops & GEMM_OPS:
                 consumer |= taken
             elif "tl.tileop.tma_copy" in ops:
                 producer |= taken
@@ -642,6 +647,8 @@ class _Walker:
                 # consumers' step k, however many buffers the kernel rotates: the loop runs as an
                 # unpipelined one whose copies the block waits for
                 return self._body(ws_body)
+            if _sync_only(stmt):
+                return []  # only barriers, whatever the condition: nothing to price
             return self._branch(stmt)
         raise UnsupportedOpError(f"statement {type(stmt).__name__}", self.name)
 
@@ -896,13 +903,14 @@ class _Walker:
         if op == "tl.tileop.fill":
             dst = self._region(call.args[0])
             return [OpNode("fill", (), (dst,), where, elements=dst.elements)]
-        if op == "tl.tileop.gemm":
+        if op in GEMM_OPS:
             a, b, c = (self._region(x) for x in call.args[:3])
             trans_a, trans_b = (bool(self._const(x, "gemm transpose")) for x in call.args[3:5])
             m, n, k = (self._const(x, "gemm shape") for x in call.args[5:8])
             policy = self._const(call.args[8], "gemm policy")
             clear = bool(self._const(call.args[9], "gemm clear_accum"))
             info = {"m": m, "n": n, "k": k, "trans_a": trans_a, "trans_b": trans_b, "policy": policy}
+            info["wgmma_only"] = op == "tl.tileop.wgmma_gemm"
             reads = (a, b) if clear else (a, b, c)
             return [OpNode("gemm", reads, (c,), where, elements=m * n * k, gemm=info)]
         if op in ("tl.tileop.cumsum", "tl.tileop.cummax"):
@@ -1817,6 +1825,22 @@ def _ws_branch(stmt: Any) -> Any:
         if stmt.then_case.attr_key == WS_ATTR:
             return stmt.then_case.body
     return None
+
+
+def _sync_only(stmt: Any) -> bool:
+    """Whether ``stmt`` does nothing the plan prices: sequences of the barrier and hint calls the walker
+    ignores (:data:`_IGNORED_CALLS`), possibly under further ``if``s. A hand-written pipeline's ``if i != 0:
+    T.barrier_arrive(...); T.barrier_wait(...)`` is such a statement."""
+    if stmt is None:
+        return True
+    if isinstance(stmt, tirx.SeqStmt):
+        return all(_sync_only(s) for s in stmt.seq)
+    if isinstance(stmt, tirx.IfThenElse):
+        return _sync_only(stmt.then_case) and _sync_only(stmt.else_case)
+    if isinstance(stmt, tirx.Evaluate):
+        call = stmt.value
+        return isinstance(call, tirx.Call) and getattr(call.op, "name", None) in _IGNORED_CALLS
+    return False
 
 
 def _call_names(stmt: Any) -> set[str]:

@@ -11,8 +11,9 @@ from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 from tilesight.frontends.tilelang.walker import im2col_rereads  # noqa: E402
 
 from tilesight.cache.model import SdcmCacheModel  # noqa: E402
-from tilesight.errors import UnsupportedOpError  # noqa: E402
+from tilesight.errors import FrontendError, UnsupportedOpError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
+from tilesight.model.evaluate import evaluate  # noqa: E402
 from tilesight.plan import SYNC_LOAD, VECTOR_REDUCTION, AccessMode, ActionKind, Loop  # noqa: E402
 
 pytestmark = pytest.mark.tilelang
@@ -677,3 +678,49 @@ def test_a_copy_that_does_not_move_with_its_loop_is_a_reread():
     assert any("the same tile every step of loop ko" in note for note in plan.notes)
     traffic = SdcmCacheModel().traffic(plan, HW)
     assert traffic.tensors["A"].l2_hit == 0.0 and traffic.tensors["W"].l2_hit > 0.98
+
+
+def _explicit_wgmma_gemm(op: str, threads=128, m=512, n=512, k=1024, bm=128, bn=128, bk=64):
+    """A pipelined GEMM written with T.gemm, or with T.wgmma_gemm and its T.wait_wgmma (``op`` "wgmma"), the
+    second with a hand-written pipeline's barrier hand-off that only some steps take (``if ko != 0``)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((m, k), "float16"), B: T.Tensor((k, n), "float16"), C: T.Tensor((m, n), "float16")):
+        with T.Kernel(T.ceildiv(n, bn), T.ceildiv(m, bm), threads=threads) as (bx, by):
+            A_s = T.alloc_shared((bm, bk), "float16")
+            B_s = T.alloc_shared((bk, bn), "float16")
+            C_l = T.alloc_fragment((bm, bn), "float32")
+            bar = T.alloc_barrier(arrive_count=threads)
+            T.clear(C_l)
+            for ko in T.Pipelined(T.ceildiv(k, bk), num_stages=3):
+                T.copy(A[by * bm, ko * bk], A_s)
+                T.copy(B[ko * bk, bx * bn], B_s)
+                if op == "wgmma":
+                    T.wgmma_gemm(A_s, B_s, C_l)
+                    T.wait_wgmma(0)
+                    if ko != 0:
+                        T.barrier_arrive(bar)
+                        T.barrier_wait(bar, (ko & 1) ^ 1)
+                else:
+                    T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * bm, bx * bn])
+
+    return main
+
+
+def test_an_explicit_wgmma_gemm_is_the_gemm_it_issues():
+    # T.wgmma_gemm takes T.gemm's arguments and always lowers to wgmma; T.wait_wgmma and an `if` holding only
+    # barriers add nothing to price: the plan is T.gemm's
+    explicit = plan_prim_func(_explicit_wgmma_gemm("wgmma"), HW)
+    plain = plan_prim_func(_explicit_wgmma_gemm("gemm"), HW)
+    (loop,) = [n for n in explicit.body if isinstance(n, Loop)]
+    (dot,) = [a for a in loop.body if a.kind is ActionKind.DOT]
+    assert dot.variant == "wgmma" and dot.shape == (128, 128, 64)
+    assert [a.kind for a in loop.body] == [ActionKind.LOAD, ActionKind.LOAD, ActionKind.DOT]
+    assert evaluate(explicit, HW).latency_s == evaluate(plain, HW).latency_s
+
+
+def test_an_explicit_wgmma_gemm_that_cannot_use_wgmma_is_refused():
+    # 64 threads are two warps, not a warpgroup: T.gemm would fall back to mma, TileLang refuses T.wgmma_gemm
+    with pytest.raises(FrontendError, match=r"T.wgmma_gemm of 128x128x64 .* on 64 threads"):
+        plan_prim_func(_explicit_wgmma_gemm("wgmma", threads=64), HW)
