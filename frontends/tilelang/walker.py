@@ -1232,8 +1232,16 @@ class _Walker:
             return atomics
         body = rest
         for s in body:
+            guarded = None
             if isinstance(s, tirx.IfThenElse):
-                guarded = self._lane_guard(s, lanes, where)
+                try:
+                    guarded = self._lane_guard(s, lanes, where)
+                except UnsupportedOpError:
+                    select = self._register_select(s)
+                    if select is None:
+                        raise
+                    s = select  # noqa: PLW2901 (the guarded register store, as the select it compiles to)
+                    guarded = (s,), lanes
                 if guarded is None:
                     continue  # no lane passes the guard
                 inner_stmts, stmt_lanes = guarded
@@ -1465,6 +1473,26 @@ class _Walker:
             if r.scope != GLOBAL or not any(_same_region(r, x) for x in kept):
                 kept.append(r)
         return kept, [place(w) for w in writes]
+
+    def _register_select(self, stmt: tirx.IfThenElse) -> Any:
+        """A guard inside a T.Parallel nest around one store to a register buffer that :meth:`_lane_guard`
+        cannot read as a box of lanes (``if i < j: A_frag[i, j] = 0``, a triangular mask), as the store of a
+        select: ``A_frag[i, j] = (i < j) ? 0 : A_frag[i, j]``. A fragment's elements sit in its threads'
+        registers, and each thread runs the compare and the predicated write for every element it holds,
+        whichever lanes pass, so the nest costs its whole lanes, the condition's arithmetic and the select.
+        None for any other guard (an ``else``, several statements, an access outside registers)."""
+        then = stmt.then_case
+        if stmt.else_case is not None or not isinstance(then, tirx.BufferStore):
+            return None
+        touched: list[str] = [then.buffer.name]
+        for expr in (stmt.condition, then.value, *then.indices):
+            tirx.stmt_functor.post_order_visit(
+                expr, lambda n: touched.append(n.buffer.name) if isinstance(n, tirx.BufferLoad) else None
+            )
+        if any(self.buffers.get(name, (GLOBAL,))[0] != REGISTER for name in touched):
+            return None
+        old = tirx.BufferLoad(then.buffer, then.indices)
+        return tirx.BufferStore(then.buffer, tirx.Select(stmt.condition, then.value, old), then.indices)
 
     def _lane_guard(
         self, stmt: tirx.IfThenElse, lanes: dict[str, int], where: str

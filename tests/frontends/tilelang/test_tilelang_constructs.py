@@ -724,3 +724,37 @@ def test_an_explicit_wgmma_gemm_that_cannot_use_wgmma_is_refused():
     # 64 threads are two warps, not a warpgroup: T.gemm would fall back to mma, TileLang refuses T.wgmma_gemm
     with pytest.raises(FrontendError, match=r"T.wgmma_gemm of 128x128x64 .* on 64 threads"):
         plan_prim_func(_explicit_wgmma_gemm("wgmma", threads=64), HW)
+
+
+def _masked_fragment(mask: str, rows=1024, width=64):
+    """A fragment masked in a T.Parallel nest: by a triangular guard (``if i < j``), by the select it compiles
+    to, or by a guard keeping a box of lanes (``if i < 32``)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((rows, width), "float32"), B: T.Tensor((rows, width), "float32")):
+        with T.Kernel(rows // width, threads=128) as bx:
+            f = T.alloc_fragment((width, width), "float32")
+            T.copy(A[bx * width, 0], f)
+            for i, j in T.Parallel(width, width):
+                if mask == "triangle":
+                    if i < j:
+                        f[i, j] = 0
+                elif mask == "select":
+                    f[i, j] = T.if_then_else(i < j, 0, f[i, j])
+                else:
+                    if i < 32:  # noqa: SIM102 (the guard is the construct under test)
+                        f[i, j] = 0
+            T.copy(f, B[bx * width, 0])
+
+    return main
+
+
+def test_a_triangular_guard_on_a_fragment_is_the_select_it_compiles_to():
+    # every thread runs the compare and the predicated write for each element it holds: 64 x 64 lanes of a
+    # compare and a select, 8,192 operations, as the explicit T.if_then_else; a box guard keeps its 32 rows
+    triangle, select, box = (plan_prim_func(_masked_fragment(m), HW) for m in ("triangle", "select", "box"))
+    (masked,) = [a for a in triangle.body if a.kind is ActionKind.ELEMENTWISE]
+    (selected,) = [a for a in select.body if a.kind is ActionKind.ELEMENTWISE]
+    (boxed,) = [a for a in box.body if a.kind is ActionKind.ELEMENTWISE]
+    assert masked.flops == selected.flops == 64 * 64 * 2
+    assert boxed.flops == 32 * 64 * 2
