@@ -59,6 +59,18 @@ def _foreign_wrapper(obj: Any) -> str | None:
     return None
 
 
+def wrapper_note(obj: Any, name: str | None = None) -> str | None:
+    """The note a prediction of a kernel under a library's wrapper carries (the wrapper's own work, a cache
+    lookup or an argument rewrite, is not modelled), or None where there is no such wrapper. ``name`` names
+    the wrapper where its module's name says nothing to the user (a file the CLI imported)."""
+    wrapper = _foreign_wrapper(obj)
+    if wrapper is None:
+        return None
+    return (
+        f"read the @triton.jit kernel {name or wrapper} wraps (its .fn); the wrapper itself is not modelled"
+    )
+
+
 def kernel_layers(obj: Any) -> Iterator[Any]:
     """``obj`` and every wrapper under it, outermost first, ending with the JITFunction."""
     while not is_triton_class(obj, "JITFunction"):
@@ -108,12 +120,7 @@ class TritonFrontend:
             )
         grid, kargs = args[0], tuple(args[1:])
         jit_fn, heuristics, configs = unwrap(obj)
-        wrapper = _foreign_wrapper(obj)
-        wrapper_note = None
-        if wrapper:
-            wrapper_note = (
-                f"read the @triton.jit kernel {wrapper} wraps (its .fn); the wrapper itself is not modelled"
-            )
+        note_of_wrapper = wrapper_note(obj)
         # a kernel with block pointers on a Triton that removed them: their pointer-tensor rewrite
         jit_fn, rewrite_note = compatible(jit_fn)
         names = [p.name for p in jit_fn.params]
@@ -150,5 +157,5 @@ class TritonFrontend:
                 ptxas=functools.partial(ptxas_usage, jit_fn, binding, hw, budget),
                 hw=hw,
             )
-            notes = [n for n in (rewrite_note, wrapper_note) if n]
+            notes = [n for n in (rewrite_note, note_of_wrapper) if n]
             yield dataclasses.replace(plan, notes=(*plan.notes, *notes)) if notes else plan

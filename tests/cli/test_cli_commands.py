@@ -259,4 +259,11 @@ def test_predict_reads_a_kernel_under_a_library_wrapper(
     assert rc == 0
     wrapped = json.loads(out)["report"]
     rc, out, _ = run(capsys, "predict", *launch(scale_file, "--config", "BLOCK=1024 num_warps=4", "--json"))
-    assert wrapped["latency_s"] == json.loads(out)["report"]["latency_s"]
+    plain = json.loads(out)["report"]
+    assert wrapped["latency_s"] == plain["latency_s"]
+    # and says what it read, as the API's report does: the wrapper's own work is not in the prediction
+    note = (
+        "read the @triton.jit kernel wrapped.py's LibEntry wraps (its .fn); the wrapper itself is not "
+        "modelled"
+    )
+    assert note in wrapped["notes"] and note not in plain["notes"]

@@ -72,6 +72,8 @@ class LoadedKernel:
     jit: Any
     configs: tuple[Mapping[str, Any], ...] = ()
     heuristics: Mapping[str, Callable[[dict[str, Any]], Any]] = field(default_factory=dict)
+    # what a prediction of ``jit`` adds to its report about the wrappers it was read through (a library's)
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "heuristics", MappingProxyType(dict(self.heuristics)))
@@ -113,7 +115,12 @@ def load(source: KernelSource) -> LoadedKernel:
         raise LoadError(f"{source.location}: module has no attribute {top!r} after import")
     if source.kind is not KernelKind.TRITON:
         return LoadedKernel(source, obj, obj)
-    from tilesight.frontends.triton.frontend import is_triton_class, is_triton_kernel, kernel_layers
+    from tilesight.frontends.triton.frontend import (
+        is_triton_class,
+        is_triton_kernel,
+        kernel_layers,
+        wrapper_note,
+    )
 
     if not is_triton_kernel(obj):
         raise LoadError(f"{source.location}: {top!r} is a {type(obj).__name__}, not a triton JITFunction")
@@ -130,4 +137,5 @@ def load(source: KernelSource) -> LoadedKernel:
                 configs.append(flat)
         elif is_triton_class(jit, "Heuristics"):
             heuristics.update(jit.values)
-    return LoadedKernel(source, obj, jit, tuple(configs), heuristics)
+    note = wrapper_note(obj, f"{Path(source.file).name}'s {type(obj).__qualname__}")
+    return LoadedKernel(source, obj, jit, tuple(configs), heuristics, (note,) if note else ())

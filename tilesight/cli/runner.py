@@ -8,6 +8,7 @@ since the diagnosis reads the plan (indirect accesses, spills) as well as the re
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import logging
 import os
@@ -150,7 +151,13 @@ def _predict_triton(kernel: LoadedKernel, launch: Launch) -> Outcome:
     options.setdefault("num_stages", TRITON_DEFAULT_NUM_STAGES)
     if launch.registers is not None:
         options["registers"] = launch.registers
-    return evaluate_call(kernel.jit, (grid, *positional), {**options, **keywords}, launch.hw)
+    outcome = evaluate_call(kernel.jit, (grid, *positional), {**options, **keywords}, launch.hw)
+    if not kernel.notes:
+        return outcome
+    # the CLI resolves the wrappers' configs itself and predicts the JITFunction under them: what the
+    # frontend would say of the wrappers goes on the report here
+    report = dataclasses.replace(outcome.report, notes=(*kernel.notes, *outcome.report.notes))
+    return Outcome(outcome.plan, report)
 
 
 def _predict_tilelang(kernel: LoadedKernel, launch: Launch) -> Outcome:
