@@ -657,6 +657,17 @@ class _Walker:
         every index expression is; a statement under it that is priced per thread (a scalar T.atomic_add) is
         refused there, as the threads that pass are not counted."""
         on_thread = bool(_vars_through(stmt.condition, self.binds) & set(self.thread_extents))
+        if on_thread and not _sync_only(stmt.then_case) and not _sync_only(stmt.else_case):
+            # ``if tx < 128: ... else: ...`` with work on both sides: the block's threads split into ranges
+            # that each run their own part (a hand-written warp specialisation); walking thread 0's side
+            # would drop the others' work without a word
+            raise UnsupportedOpError(
+                f"if/else on the thread index ({str(stmt.condition)[:60]}) with work on both sides (each "
+                "range of threads runs its own branch: a hand-written warp specialisation; TileSight "
+                "reads one written with T.ws)",
+                self.name,
+                self._where(f"if {str(stmt.condition)[:60]}"),
+            )
         self.thread_guards += on_thread
         try:
             return self._block_branch(stmt)

@@ -13,6 +13,7 @@ from tilesight.frontends.tilelang import plan_prim_func  # noqa: E402
 from tilesight.frontends.tilelang.lower import SCALAR_LOOP_UNROLL, THREAD_VECTOR_LOOP_UNROLL  # noqa: E402
 from tilesight.frontends.tilelang.walker import walk  # noqa: E402
 
+from tilesight.errors import UnsupportedOpError  # noqa: E402
 from tilesight.hardware import load_profile  # noqa: E402
 from tilesight.plan import ActionKind, Loop  # noqa: E402
 
@@ -127,3 +128,39 @@ def test_a_serial_loop_of_one_element_per_thread_keeps_every_splits_load_in_flig
     assert wide.stages == 8
     # fragments: acc 128 fp32 on 64 threads, 2 registers; 2 + 16 + 8 is under the usual 2 + 32
     assert wide_plan.resources.regs_per_thread == 2 + 32
+
+
+def _thread_ranges(else_work: bool, n=1024):
+    """One range of the block's threads copies a row, the other (``else_work``) scales another: work on
+    both sides of an ``if`` on the thread index."""
+
+    if else_work:
+
+        @T.prim_func
+        def main(A: T.Tensor((n, 128), "float32"), B: T.Tensor((n, 128), "float32")):
+            with T.Kernel(n, threads=256) as bx:
+                tx = T.get_thread_binding(0)
+                if tx < 128:
+                    B[bx, tx] = A[bx, tx]
+                else:
+                    B[(bx + 1) % n, tx - 128] = A[bx, tx - 128] * 2.0
+
+        return main
+
+    @T.prim_func
+    def one_side(A: T.Tensor((n, 128), "float32"), B: T.Tensor((n, 128), "float32")):
+        with T.Kernel(n, threads=256) as bx:
+            tx = T.get_thread_binding(0)
+            if tx < 128:
+                B[bx, tx] = A[bx, tx]
+
+    return one_side
+
+
+def test_an_if_else_on_the_thread_index_with_work_on_both_sides_is_refused():
+    # walking thread 0's side would drop the other range's work: refused, naming it
+    with pytest.raises(UnsupportedOpError, match=r"if/else on the thread index \(tx < 128\) with work"):
+        plan_prim_func(_thread_ranges(else_work=True), HW)
+    # one side only: thread 0's side, as before
+    plan = plan_prim_func(_thread_ranges(else_work=False), HW)
+    assert {t.name for t in plan.tensors} == {"A", "B"}
