@@ -339,6 +339,10 @@ class Walker:
         self.pid = [idx % grid[0], (idx // grid[0]) % grid[1], idx // (grid[0] * grid[1])]
         self.lanes = self.programs
         self.valid = np.ones(self.programs, dtype=bool)
+        # the labelled blocks of the kernel's unstructured control flow (early returns), by label, and the
+        # ones being walked (a branch back to one of them would be a loop)
+        self.cfg_blocks: dict[str, list[Op]] = {}
+        self.cfg_walking: list[str] = []
         self.env: dict[str, V] = {}
         self.defs: dict[str, Op] = {}
         self.ivs: list[str] = []  # induction variables of the loops being walked, innermost last
@@ -514,24 +518,32 @@ class Walker:
         the programs that take it (with the condition unknown before launch, the fall-through block: the
         kernel's main path, and a note says so). Any other branching is refused, naming it."""
         targets = re.findall(r"\^bb\d+", op.text)
-        blocks: dict[str, list[Op]] = {}
         label = None
-        for o in rest:
+        for o in rest:  # the blocks after the first branch (a branch inside them finds its targets here)
             if o.name == BLOCK_LABEL:
                 label = o.text
-                blocks[label] = []
+                self.cfg_blocks.setdefault(label, [])
             elif label is not None:
-                blocks[label].append(o)
+                self.cfg_blocks[label].append(o)
+        blocks = self.cfg_blocks
         exits = [t for t in targets if [o.name for o in blocks.get(t, [])] == ["tt.return"]]
-        returning = [t for t in targets if blocks.get(t) and blocks[t][-1].name == "tt.return"]
-        if len(targets) != 2 or any(o.name.startswith("cf.") for o in rest):
-            what = "cf.cond_br (branching other than an early return)"
+        # a block that runs to a return, or on to a branch of its own (a second early return after the first:
+        # fused MoE's ``if pid_m * BLOCK_M >= num_tokens_post_padded: return`` then ``if expert == -1: ...``)
+        ending = [t for t in targets if blocks.get(t) and blocks[t][-1].name in ("tt.return", "cf.cond_br")]
+        other_cf = any(
+            o.name.startswith("cf.") and o.name != "cf.cond_br" for t in targets for o in blocks.get(t, [])
+        )
+        if len(targets) != 2 or targets[0] == targets[1] or other_cf:
+            what = "cf.cond_br (branching other than early returns)"
+            raise UnsupportedOpError(what, self.kernel, op.loc)
+        if set(targets) & set(self.cfg_walking):
+            what = "cf.cond_br back to a block being walked (a loop in unstructured control flow)"
             raise UnsupportedOpError(what, self.kernel, op.loc)
         if len(exits) != 1:
-            if len(returning) != 2 or targets[0] == targets[1]:
-                what = "cf.cond_br (branching other than an early return)"
+            if len(ending) != 2:
+                what = "cf.cond_br (branching other than early returns)"
                 raise UnsupportedOpError(what, self.kernel, op.loc)
-            self.two_returns(op, blocks[targets[0]], blocks[targets[1]], body)
+            self.two_returns(op, targets, body)
             return
         stay = targets[1] if exits[0] == targets[0] else targets[0]
         cond = self.get(op.operands[0]).val if op.operands else None
@@ -539,14 +551,14 @@ class Walker:
             self.notes.append(
                 f"early return at {op.loc}: condition unknown before launch; the plan runs every program on"
             )
-            self.walk(blocks[stay], body)
+            self.walk_block(stay, body)
             return
         runs = np.broadcast_to(cond, (self.lanes,)).astype(bool)
         if exits[0] == targets[0]:
             runs = ~runs
-        self.run_block(op, blocks[stay], runs, "the code past an early return", body, empty=1.0)
+        self.run_block(op, stay, runs, "the code past an early return", body, empty=1.0)
 
-    def two_returns(self, op: Op, then: list[Op], other: list[Op], body: _Body) -> None:
+    def two_returns(self, op: Op, targets: list[str], body: _Body) -> None:
         """``if cond: <work>; return`` followed by more work: the two blocks of :meth:`early_exit`, each run
         by the programs that take it."""
         cond = self.get(op.operands[0]).val if op.operands else None
@@ -555,22 +567,29 @@ class Walker:
                 f"branch at {op.loc}: condition unknown before launch (it reads data without given "
                 "contents); the plan runs every program on the fall-through path"
             )
-            self.walk(other, body)
+            self.walk_block(targets[1], body)
             return
         taken = np.broadcast_to(cond, (self.lanes,)).astype(bool)
-        self.run_block(op, then, taken, "the branch that returns", body, empty=0.0)
-        self.run_block(op, other, ~taken, "its fall-through", body, empty=0.0)
+        self.run_block(op, targets[0], taken, "the branch that returns", body, empty=0.0)
+        self.run_block(op, targets[1], ~taken, "its fall-through", body, empty=0.0)
 
-    def run_block(
-        self, op: Op, ops: list[Op], runs: np.ndarray, what: str, body: _Body, empty: float
-    ) -> None:
-        """A block of ``cf.cond_br`` (``op``) that the lanes ``runs`` marks run: walked as is where every
-        program runs it, as a guard in their share (:meth:`guarded`) where some do (``empty``: the share taken
-        where no lane is valid)."""
+    def walk_block(self, label: str, body: _Body) -> None:
+        """The labelled block ``label`` of the kernel's unstructured control flow, walked in place."""
+        self.cfg_walking.append(label)
+        try:
+            self.walk(self.cfg_blocks[label], body)
+        finally:
+            self.cfg_walking.pop()
+
+    def run_block(self, op: Op, label: str, runs: np.ndarray, what: str, body: _Body, empty: float) -> None:
+        """The block ``label`` of ``cf.cond_br`` (``op``) that the lanes ``runs`` marks run: walked as is
+        where every program runs it, as a guard in their share (:meth:`guarded`) where some do (``empty``: the
+        share taken where no lane is valid)."""
+        ops = self.cfg_blocks[label]
         live = runs[self.valid]
         share = float(live.mean()) if live.size else empty
         if share >= 1.0:
-            self.walk(ops, body)
+            self.walk_block(label, body)
         elif share > 0.0:
             guard = Op(
                 "scf.if",
@@ -583,7 +602,11 @@ class Walker:
                 where=op.where,
                 line=op.line,
             )
-            self.guarded(guard, body, runs, share, what)
+            self.cfg_walking.append(label)
+            try:
+                self.guarded(guard, body, runs, share, what)
+            finally:
+                self.cfg_walking.pop()
 
     def set_results(self, op: Op, v: V) -> None:
         for r in op.results:

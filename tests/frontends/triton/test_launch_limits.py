@@ -398,3 +398,43 @@ def test_a_branch_on_a_mask_read_at_the_loop_counter_runs_in_the_share_the_mask_
     guard = next(n for n in loop.body if hasattr(n, "body"))
     assert loop.trips == 8 and guard.mean_trips == pytest.approx(11 / 32)
     assert any("taken by 34% of the programs" in n for n in plan.notes)
+
+
+@triton.jit
+def _routed_rows(x_ptr, y_ptr, n_ptr, expert_ptr, D: tl.constexpr):
+    # fused MoE's two guards: programs past the padded token count return; a row routed to no expert (-1)
+    # writes zeros and returns; the others scale their row
+    row = tl.program_id(0)
+    if row >= tl.load(n_ptr):
+        return
+    offs = row * D + tl.arange(0, D)
+    if tl.load(expert_ptr + row) == -1:
+        tl.store(y_ptr + offs, tl.zeros((D,), tl.float16))
+        return
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+def test_a_second_early_return_is_read_inside_the_first_ones_share():
+    # 8 rows, 6 below the count; of those 6, rows 1 and 4 route to no expert: the zeroing branch runs in 2 of
+    # the 6 programs that stay (2 / 8 of all), the scaling one in 4 of 6 (4 / 8); both inside the first
+    # guard's share of 6 / 8. Was "cf.cond_br (branching other than an early return)" at the first `if`
+    import numpy as np
+
+    from tilesight.plan import ActionKind, Loop
+
+    experts = np.array([0, -1, 3, 2, -1, 1, 7, -1], dtype=np.int32)
+    x, y = TensorSpec((8, 1024), "float16"), TensorSpec((8, 1024), "float16")
+    plan = _plan(_routed_rows, (8,), x, y, np.array([6], np.int32), experts, D=1024)
+    (outer,) = [n for n in plan.body if isinstance(n, Loop)]
+    assert outer.mean_trips == pytest.approx(6 / 8)
+    inner = sorted((n for n in outer.body if isinstance(n, Loop)), key=lambda n: n.mean_trips)
+    assert [n.mean_trips for n in inner] == pytest.approx([2 / 6, 4 / 6])
+    zeroing, scaling = inner
+    assert [a.kind for a in zeroing.body] == [ActionKind.STORE]
+    assert sorted(a.kind.value for a in scaling.body) == ["elementwise", "load", "store"]
+    # every program's x and y bytes: y written by 6 programs, x read by the 4 that scale
+    report = tilesight.estimate(_routed_rows, (8,), x, y, np.array([6], np.int32), experts, D=1024, hw=HW)
+    x_read = sum(a.bytes for a in report.actions if a.name.startswith("load_x_ptr"))
+    y_written = sum(a.bytes for a in report.actions if a.name.startswith("store_y_ptr"))
+    assert x_read == pytest.approx(4 * 1024 * 2)
+    assert y_written == pytest.approx(6 * 1024 * 2)
