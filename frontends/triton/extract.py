@@ -1205,6 +1205,9 @@ class Walker:
         out = V(
             loaded=True, prods=frozenset({name}), pid=vin.pid, cands=frozenset(cands), via=frozenset(cands)
         )
+        if not store and tt is not None and elem.startswith(("i", "ui")) and elem != "i1":
+            # an index tile read from memory: an address built from it gathers a row per lane (strides)
+            out.axes = (strides.Gathered(),) * len(tile)
         if not store and tt is None:
             out.val = self.given_values(base, ptr.off)  # off counts from the argument itself
         self.set_results(op, out)

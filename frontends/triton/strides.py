@@ -12,12 +12,25 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 
 from tilesight.tensorspec import TensorSpec
 
 from .ir import op_axis
 
-Axes = tuple[int, ...] | None
+
+@dataclass(frozen=True)
+class Gathered:
+    """An axis along which an index tensor holds data read from memory (a paged cache's slot numbers, a MoE
+    block's token ids), times ``scale``: the element distance one unit of the index stands for. An address
+    ``kv_loc[None, :] * stride_token + offs_d[:, None]`` walks the tensor's token dimension (stride
+    ``stride_token``) along its second axis, one gathered row per lane, and its feature dimension along the
+    first."""
+
+    scale: int = 1
+
+
+Axes = tuple[int | Gathered, ...] | None
 
 _ORDER = re.compile(r"order = array<i32: ([\d, ]+)>")
 # Casts and layout moves that keep per-axis strides unchanged.
@@ -61,10 +74,23 @@ def _propagate(
             return None
         order = [int(x) for x in m.group(1).split(",")]
         return tuple(args[0][i] for i in order)  # type: ignore[index]
-    if name in ("arith.addi", "tt.addptr") and len(args) == 2:
-        return tuple(x + y for x, y in zip(args[0], args[1], strict=True))  # type: ignore[arg-type]
-    if name == "arith.subi" and len(args) == 2:
-        return tuple(x - y for x, y in zip(args[0], args[1], strict=True))  # type: ignore[arg-type]
+    if name in ("arith.addi", "tt.addptr", "arith.subi") and len(args) == 2:
+        sign = -1 if name == "arith.subi" else 1
+        out = []
+        for x, y in zip(args[0], args[1], strict=True):  # type: ignore[arg-type]
+            if isinstance(x, Gathered) or isinstance(y, Gathered):
+                # a gathered axis plus what does not move along it stays gathered; anything else is no walk
+                if isinstance(x, Gathered) and y == 0:
+                    out.append(x)
+                elif isinstance(y, Gathered) and x == 0 and sign == 1:
+                    out.append(y)
+                else:
+                    return None
+            else:
+                out.append(x + sign * y)
+        return tuple(out)
+    if any(isinstance(x, Gathered) for a in args for x in a) and name != "arith.muli":  # type: ignore[union-attr]
+        return None
     if name in ("arith.remsi", "arith.remui") and len(args) == 2:
         # ``(pid_n * BN + arange(BN)) % N`` (vLLM's MoE columns, the Triton tutorial's rows): within a tile
         # the index spans fewer values than the modulus, so it wraps at most once and walks the tile as the
@@ -79,7 +105,10 @@ def _propagate(
         for i in (0, 1):
             s = scales[1 - i]
             if s is not None:
-                return tuple(x * s for x in args[i])  # type: ignore[union-attr]
+                return tuple(
+                    Gathered(x.scale * s) if isinstance(x, Gathered) else x * s
+                    for x in args[i]  # type: ignore[union-attr]
+                )
     return None
 
 
@@ -98,9 +127,11 @@ def tile_extents(
     out = [1] * len(shape)
     used: set[int] = set()
     placed = []
-    for extent, stride in zip(tile, axes, strict=True):
-        if extent <= 1 or stride == 0:
+    for extent, axis in zip(tile, axes, strict=True):
+        if extent <= 1 or axis == 0:
             continue
+        # a gathered axis reads one row of the dimension its index is scaled by per lane
+        stride = axis.scale if isinstance(axis, Gathered) else axis
         dims = [d for d in range(len(shape)) if strides[d] == abs(stride) and shape[d] > 1 and d not in used]
         if not dims:
             return None

@@ -1511,3 +1511,31 @@ def test_a_row_stride_of_zero_reads_one_row_for_every_program():
     assert len(b.reuse_dims) == len(b_full.reuse_dims) + 1  # the rows reuse b's tiles
     traffic = SdcmCacheModel().traffic(bcast, HW)
     assert traffic.tensors["b_ptr"].ddr_bytes == pytest.approx(n * 2, rel=0.05)
+
+
+@triton.jit
+def _slot_gather_dot(q_ptr, k_ptr, slots_ptr, out_ptr, n_slots, D: tl.constexpr, BLOCK_N: tl.constexpr):
+    # SGLang's decode shape: K^T read from a (slots, H, D) cache at loaded slot numbers, one head a program
+    head = tl.program_id(0)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + head * D + offs_d)
+    acc = tl.zeros((BLOCK_N,), tl.float32)
+    for start in range(0, n_slots, BLOCK_N):
+        kv_loc = tl.load(slots_ptr + start + tl.arange(0, BLOCK_N))
+        k = tl.load(k_ptr + kv_loc[None, :] * (8 * D) + head * D + offs_d[:, None])  # D x BLOCK_N
+        acc += tl.sum(q[:, None].to(tl.float32) * k.to(tl.float32), axis=0)
+    tl.store(out_ptr + head * BLOCK_N + tl.arange(0, BLOCK_N), acc)
+
+
+def test_a_gathered_transposed_tile_covers_its_rows_and_their_features():
+    # 32 slots x 128 features of one head a step: 8 KB (the tile's axes onto the innermost dimensions gave
+    # 1 x 8 x 32, 512 B); over 64 steps and 8 heads, every gathered row's bytes
+    slots = np.random.default_rng(0).permutation(4096).astype(np.int32)[:2048]
+    q, cache = TensorSpec((8, 128), "bfloat16"), TensorSpec((4096, 8, 128), "bfloat16")
+    out = TensorSpec((8, 32), "float32")
+    plan = FE.plan(_slot_gather_dot, ((8,), q, cache, slots, out, 2048), dict(D=128, BLOCK_N=32), HW)
+    t = plan.tensor("k_ptr")
+    assert t.indirect and t.tile == (32, 1, 128) and t.tile_bytes == 32 * 128 * 2
+    report = evaluate(plan, HW)
+    (load_k,) = [a for a in report.actions if a.name == "load_k_ptr"]
+    assert load_k.bytes == 8 * 64 * 32 * 128 * 2

@@ -3,7 +3,12 @@
 import pytest
 
 pytest.importorskip("triton")
-from tilesight.frontends.triton.strides import memory_run_bytes, propagate, tile_extents  # noqa: E402
+from tilesight.frontends.triton.strides import (  # noqa: E402
+    Gathered,
+    memory_run_bytes,
+    propagate,
+    tile_extents,
+)
 
 from tilesight import TensorSpec  # noqa: E402
 
@@ -81,3 +86,23 @@ def test_a_masked_axis_runs_on_only_in_whole_rows_and_not_into_the_outermost_dim
     # caller, and not on into the tokens
     kv = TensorSpec((4096, 12, 128), "bfloat16")
     assert tile_extents((2048,), (1,), kv, masked=True) == (1, 16, 128)
+
+
+def test_a_gathered_axis_reads_one_row_of_its_scaled_dimension_per_lane():
+    # SGLang's decode reads K^T from a (slots, H, D) = (130752, 8, 128) cache at loaded slot numbers:
+    # kv_loc[None, :] * (H * D) + head * D + offs_d[:, None], a D x BLOCK_N = 128 x 32 tile. The slot axis
+    # gathers 32 rows of the slot dimension, the other walks D: a 32 x 1 x 128 tile (8 KB), where mapping
+    # the tile's axes onto the innermost dimensions gave 1 x 8 x 32 (512 B: 16x too few bytes)
+    text = "%a, %b : tensor<1x32xi64>"
+    slots = propagate("tt.expand_dims", "%x {axis = 0 : i32}", (1, 32), [(Gathered(),)], [None])
+    assert slots == (0, Gathered())
+    scaled = propagate("arith.muli", text, (1, 32), [slots, (0, 0)], [None, 8 * 128])
+    assert scaled == (0, Gathered(1024))
+    # + offs_d[:, None] (stride 1 down the rows) + head * D (a splat): still gathered along the slots
+    offs = propagate("arith.addi", "%a, %b : tensor<128x32xi64>", (128, 32), [scaled, (1, 0)], [None, None])
+    assert offs == (1, Gathered(1024))
+    kv = TensorSpec((130752, 8, 128), "bfloat16")
+    assert tile_extents((128, 32), offs, kv) == (32, 1, 128)
+    # a gathered axis plus something that also moves along it, or under a modulus, is no walk
+    assert propagate("arith.addi", text, (1, 32), [scaled, (0, 1)], [None, None]) is None
+    assert propagate("arith.remsi", text, (1, 32), [scaled, (0, 0)], [None, 16]) is None
