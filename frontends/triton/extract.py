@@ -162,6 +162,11 @@ _BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
 # Facts the kernel states for the compiler (``tl.assume(pid_m >= 0)``, as the matrix-multiplication tutorial
 # writes): no work, and nothing for the walker to learn that the argument values do not already say.
 _HINTS = frozenset({"llvm.intr.assume"})
+# Programmatic dependent launch (``tl.extra.cuda.gdc_wait`` / ``gdc_launch_dependents``, griddepcontrol): a
+# wait for the kernel launched before this one, and a signal that the next may start. Alone, as a prediction
+# times a launch, there is no kernel before it to wait for (the instruction is a no-op without PDL too), and
+# the overlap with a next kernel is not this launch's time: no work, and a note says so.
+_GRID_DEPENDENCY = frozenset({"tt.grid_dependency_wait", "tt.grid_dependency_launch_dependents"})
 _TENSOR_EW_PREFIX = ("arith.", "math.")
 # Ops that hand a value on unchanged, in another shape, layout or type of the same bits (no instruction of
 # their own): a def-chain walk for the work behind a value (:meth:`Walker.value_work`) passes through them.
@@ -615,6 +620,14 @@ class Walker:
     def step(self, op: Op, body: _Body) -> None:
         n = op.name
         if n in _TERMINATORS or n in _BARRIERS or n in _HINTS:
+            return
+        if n in _GRID_DEPENDENCY:
+            note = (
+                "programmatic dependent launch (gdc_wait / gdc_launch_dependents): the prediction is of this "
+                "launch alone, with no kernel before it to wait for and no overlap with the next"
+            )
+            if note not in self.notes:
+                self.notes.append(note)
             return
         if n == "arith.constant":
             c = interp.constant(op.text)

@@ -10,6 +10,7 @@ from tilesight.frontends.triton.registers import (  # noqa: E402
     REGISTER_BYTES,
     SPILL_FRAME_PER_EXCESS,  # noqa: E402
 )
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait  # noqa: E402
 
 import tilesight  # noqa: E402
 from tilesight import TensorSpec  # noqa: E402
@@ -438,3 +439,25 @@ def test_a_second_early_return_is_read_inside_the_first_ones_share():
     y_written = sum(a.bytes for a in report.actions if a.name.startswith("store_y_ptr"))
     assert x_read == pytest.approx(4 * 1024 * 2)
     assert y_written == pytest.approx(6 * 1024 * 2)
+
+
+@triton.jit
+def _scale_after_wait(x_ptr, y_ptr, n, BLOCK: tl.constexpr, PDL: tl.constexpr):
+    if PDL:
+        gdc_wait()  # SGLang's fused MoE on Hopper: wait for the kernel before, under programmatic launch
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if PDL:
+        gdc_launch_dependents()
+    tl.store(y_ptr + offs, x * 2, mask=offs < n)
+
+
+def test_programmatic_dependent_launch_adds_nothing_to_a_launch_alone():
+    # was "uses 'tt.grid_dependency_wait'": the launch alone has no kernel before it to wait for
+    x, y = TensorSpec((1 << 22,), "float16"), TensorSpec((1 << 22,), "float16")
+    args = ((4096,), x, y, 1 << 22)
+    pdl = tilesight.estimate(_scale_after_wait, *args, BLOCK=1024, PDL=True, hw=HW)
+    plain = tilesight.estimate(_scale_after_wait, *args, BLOCK=1024, PDL=False, hw=HW)
+    assert pdl.latency_s == plain.latency_s
+    assert any("programmatic dependent launch" in n for n in pdl.notes)
+    assert not any("programmatic dependent launch" in n for n in plain.notes)
