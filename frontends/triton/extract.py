@@ -162,6 +162,12 @@ _BARRIERS = frozenset({"ttg.barrier", "gpu.barrier"})
 # Facts the kernel states for the compiler (``tl.assume(pid_m >= 0)``, as the matrix-multiplication tutorial
 # writes): no work, and nothing for the walker to learn that the argument values do not already say.
 _HINTS = frozenset({"llvm.intr.assume"})
+# Steps a ``while`` over scalars (a binary search) may run in a program before the walker gives up on it.
+SCALAR_WHILE_STEPS = 64
+SCALAR_WHILE_UNKNOWN = (
+    "scf.while over scalars whose steps read data without given contents (pass that tensor's values: a numpy "
+    "array, a CPU tensor or TensorSpec(..., values=...))"
+)
 # Programmatic dependent launch (``tl.extra.cuda.gdc_wait`` / ``gdc_launch_dependents``, griddepcontrol): a
 # wait for the kernel launched before this one, and a signal that the next may start. Alone, as a prediction
 # times a launch, there is no kernel before it to wait for (the instruction is a no-op without PDL too), and
@@ -687,7 +693,8 @@ class Walker:
         if n == "scf.while":
             counted = counted_while(op)
             if counted is None:
-                self.spin_lock(op, body)
+                if not self.scalar_while(op):
+                    self.spin_lock(op, body)
                 return
             loop, counter = counted
             self.loop(loop, body)
@@ -1707,6 +1714,80 @@ class Walker:
             f"{share:.3g} of a program per tile"
         )
         return out
+
+    def scalar_while(self, op: Op) -> bool:
+        """A ``while`` over scalars only, whose start values each program knows and whose condition each step
+        can evaluate (vLLM's binary search for a program's sequence over the cumulative query lengths, with
+        their contents given: ``while left < right: mid = (left + right) // 2; if tl.load(cu + mid) <=
+        target: left = mid + 1 else: right = mid``): run per program, step by step, until every program's
+        condition fails, and its results are each program's values. Its few scalar loads are left out of
+        the plan (a note says so). False where the loop is not of this form (a spin lock, tensors inside,
+        stores); a condition that reads data without given contents, or a loop that runs past
+        :data:`SCALAR_WHILE_STEPS` steps, is refused, naming it."""
+        if len(op.regions) != 2 or len(op.operands) % 2 or not op.operands:
+            return False
+        args, inits = op.operands[0::2], op.operands[1::2]
+        before, after = op.regions
+        cond = before[-1] if before else None
+        steps = [o for o in after if o.name != BLOCK_LABEL]
+        if (
+            cond is None
+            or cond.name != "scf.condition"
+            or cond.operands[1:] != args  # the body gets the carried values as they are (its own names)
+            or len(op.results) != len(args)
+            or not steps
+            or steps[-1].name != "scf.yield"
+            or len(steps[-1].operands) != len(args)
+        ):
+            return False
+        for o in walk_ops([*before, *after]):
+            if o.name in _STORES or o.name.startswith("tt.atomic") or "tensor<" in (o.rtype or ""):
+                return False
+        starts = [self.get(x).val for x in inits]
+        if any(v is None for v in starts):
+            return False
+        lanes = self.lanes
+        state = [np.array(np.broadcast_to(v, (lanes,))) for v in starts]
+        final = [v.copy() for v in state]
+        active = np.ones(lanes, dtype=bool)
+        known, notes, scratch = set(self.accesses), len(self.notes), _Body()
+        for step in range(SCALAR_WHILE_STEPS + 1):
+            for a, v in zip(args, state, strict=True):
+                self.env[a] = V(val=v, pid=True)
+            for o in before[:-1]:
+                self.step(o, scratch)
+            c = self.get(cond.operands[0]).val
+            if c is None:
+                raise UnsupportedOpError(SCALAR_WHILE_UNKNOWN, self.kernel, op.loc)
+            going = np.broadcast_to(c, (lanes,)).astype(bool)
+            ending = active & ~going
+            for f, v in zip(final, state, strict=True):
+                f[ending] = v[ending]
+            active &= going
+            if not active.any():
+                break
+            if step == SCALAR_WHILE_STEPS:
+                raise UnsupportedOpError(
+                    f"scf.while running past {SCALAR_WHILE_STEPS} steps in some program", self.kernel, op.loc
+                )
+            for o in steps[:-1]:
+                self.step(o, scratch)
+            new = [self.get(x).val for x in steps[-1].operands]
+            if any(v is None for v in new):
+                raise UnsupportedOpError(SCALAR_WHILE_UNKNOWN, self.kernel, op.loc)
+            state = [
+                np.where(active, np.broadcast_to(v, (lanes,)), s) for v, s in zip(new, state, strict=True)
+            ]
+        for key in set(self.accesses) - known:  # the loop's scalar loads: no part of the plan
+            del self.accesses[key]
+        del self.notes[notes:]
+        self.notes.append(
+            f"while loop at {op.loc}: run per program over the given contents ({step} steps at most); its "
+            "scalar loads are left out of the plan"
+        )
+        for r, f in zip(op.results, final, strict=True):
+            self.env[r] = V(val=f, pid=True, loaded=True)
+        return True
 
     def spin_lock(self, op: Op, body: _Body) -> None:
         """``while tl.atomic_cas(lock, 0, 1) == 1: pass``: a program waits until it holds the lock. The one

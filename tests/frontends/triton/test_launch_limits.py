@@ -461,3 +461,46 @@ def test_programmatic_dependent_launch_adds_nothing_to_a_launch_alone():
     assert pdl.latency_s == plain.latency_s
     assert any("programmatic dependent launch" in n for n in pdl.notes)
     assert not any("programmatic dependent launch" in n for n in plain.notes)
+
+
+@triton.jit
+def _find_seq(cu_ptr, target, n):
+    # vLLM's find_seq_idx: a binary search over the cumulative lengths
+    left: tl.int32 = 0
+    right = n
+    while left < right:
+        mid = (left + right) // 2
+        if tl.load(cu_ptr + mid) <= target:
+            left = mid + 1
+        else:
+            right = mid
+    return left - 1
+
+
+@triton.jit
+def _row_of_its_sequence(cu_ptr, w_ptr, y_ptr, n_seqs, D: tl.constexpr):
+    tok = tl.program_id(0)
+    seq = _find_seq(cu_ptr, tok, n_seqs)
+    tl.store(y_ptr + tok * D + tl.arange(0, D), tl.load(w_ptr + seq * D + tl.arange(0, D)))
+
+
+def test_a_binary_search_runs_per_program_over_the_given_contents():
+    # 1024 tokens in 4 sequences: each program finds its sequence and reads that sequence's row of w, so
+    # DRAM reads 4 rows of 256 B (with 2 sequences, 2 rows); was "scf.while (a loop other than a spin lock
+    # ...)". The search's own scalar loads are left out, with a note
+    import numpy as np
+
+    w, y = TensorSpec((4, 128), "float16"), TensorSpec((1024, 128), "float16")
+
+    def rows_read(cu):
+        report = tilesight.estimate(_row_of_its_sequence, (1024,), cu, w, y, len(cu) - 1, D=128, hw=HW)
+        assert any("while loop" in n and "run per program" in n for n in report.notes)
+        return report.dram_bytes / 256
+
+    assert rows_read(np.array([0, 100, 300, 1000, 1024], np.int32)) == pytest.approx(4, abs=0.05)
+    assert rows_read(np.array([0, 512, 1024], np.int32)) == pytest.approx(2, abs=0.05)
+    with pytest.raises(
+        tilesight.errors.UnsupportedOpError,
+        match="scf.while over scalars whose steps read data without given",
+    ):
+        tilesight.estimate(_row_of_its_sequence, (1024,), TensorSpec((5,), "int32"), w, y, 4, D=128, hw=HW)
