@@ -1602,7 +1602,6 @@ class Walker:
         recorded inside keep their first iteration (the counter is not a tile coordinate)."""
         old, old_valid, t_max = self.lanes, self.valid, int(trips.max())
         saved = self._tile_lanes(old, t_max)
-        before = set(self.cands)
         it = np.repeat(np.arange(t_max, dtype=np.int64), old)
         self.lanes = old * t_max
         self.valid = np.tile(old_valid, t_max) & (it < np.tile(trips, t_max))
@@ -1613,7 +1612,9 @@ class Walker:
             self.lanes, self.valid = old, old_valid
             for v, val, off in saved:
                 v.val, v.off = val, off
-            for k in set(self.cands) - before:
+            # recorded inside, or recorded before and again inside (``seq_idx`` first used in an address in
+            # the loop): back to one lane a program either way
+            for k in self.cands:
                 if self.cands[k].shape[0] == old * t_max:
                     self.cands[k] = self.cands[k][:old]
                     self.cand_valid[k] = self.cand_valid[k][:old]

@@ -504,3 +504,38 @@ def test_a_binary_search_runs_per_program_over_the_given_contents():
         match="scf.while over scalars whose steps read data without given",
     ):
         tilesight.estimate(_row_of_its_sequence, (1024,), TensorSpec((5,), "int32"), w, y, 4, D=128, hw=HW)
+
+
+@triton.jit
+def _paged_rows(x_ptr, table_ptr, lens_ptr, out_ptr, PAGES: tl.constexpr, H: tl.constexpr, D: tl.constexpr):
+    # a paged cache read page by page at the block-table entries of the program's sequence; the last page
+    # scaled (an `if` on the counter: the walker takes the loop one lane per program and step)
+    seq = tl.program_id(0)
+    head = tl.program_id(1)
+    n = tl.load(lens_ptr + seq)
+    acc = tl.zeros((D,), tl.float32)
+    for j in range(0, n):
+        page = tl.load(table_ptr + seq * PAGES + j)
+        x = tl.load(x_ptr + page * (H * D) + head * D + tl.arange(0, D)).to(tl.float32)
+        if j == n - 1:
+            x = x * 2.0
+        acc += x
+    tl.store(out_ptr + (seq * H + head) * D + tl.arange(0, D), acc)
+
+
+def test_grid_coordinates_first_used_inside_a_loop_taken_step_by_step_stay_one_a_program():
+    # 64 sequences x 8 heads, 32-64 pages each at distinct pages of a 4096-page cache: the grid is (seq,
+    # head), and each program reads its own pages once, so DRAM reads every page (was: the program id,
+    # recorded inside the step-by-step walk with one lane per step, dropped as a coordinate; the grid fell
+    # back to one 'program' dimension whose tiles all share the pages: 0.99 of the reads hit L2)
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    lens = rng.integers(32, 65, size=64).astype(np.int32)
+    table = rng.permutation(4096)[: 64 * 64].reshape(64, 64).astype(np.int32)
+    x, out = TensorSpec((4096, 8, 128), "float16"), TensorSpec((64, 8, 128), "float32")
+    plan = _plan(_paged_rows, (64, 8), x, table, lens, out, PAGES=64, H=8, D=128)
+    assert len(plan.grid.dims) == 2 and plan.grid.shape in ((64, 8), (8, 64))
+    report = tilesight.estimate(_paged_rows, (64, 8), x, table, lens, out, PAGES=64, H=8, D=128, hw=HW)
+    pages_read = int(lens.sum()) * 8 * 128 * 2
+    assert report.dram_bytes >= 0.95 * pages_read
