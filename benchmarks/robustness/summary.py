@@ -53,15 +53,21 @@ def _tilesight(results: dict[str, Any]) -> str:
     return text
 
 
+def _source(source: dict[str, Any]) -> str:
+    """A repository at a commit, or (the serving sweep) released archives with their sha256."""
+    if archives := source.get("archives"):
+        return ", ".join(f"{a['file']} (sha256 {a['sha256'][:12]})" for a in archives)
+    return f"{source.get('repo', '?')} at {source.get('commit') or 'an unrecorded commit'}"
+
+
 def _header(results: dict[str, Any]) -> list[tuple[str, str]]:
     versions = ", ".join(f"{k} {v}" for k, v in results.get("versions", {}).items() if v)
-    source = results.get("source", {})
     return [
         ("sweep", results.get("sweep", "?")),
         ("command", results.get("command", "?")),
         ("date", f"{results.get('date', '?')} ({results.get('wall_s', '?')} s)"),
         ("tilesight", _tilesight(results)),
-        ("source", f"{source.get('repo', '?')} at {source.get('commit') or 'an unrecorded commit'}"),
+        ("source", _source(results.get("source", {}))),
         ("versions", versions),
     ]
 
