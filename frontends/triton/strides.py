@@ -79,11 +79,16 @@ def _propagate(
         out = []
         for x, y in zip(args[0], args[1], strict=True):  # type: ignore[arg-type]
             if isinstance(x, Gathered) or isinstance(y, Gathered):
-                # a gathered axis plus what does not move along it stays gathered; anything else is no walk
-                if isinstance(x, Gathered) and y == 0:
-                    out.append(x)
-                elif isinstance(y, Gathered) and x == 0 and sign == 1:
-                    out.append(y)
+                # a gathered axis plus what does not move along it stays gathered. Plus an offset that walks
+                # along it (a paged cache's ``page[:, None] * page_stride + (tok % PAGE)[:, None] *
+                # tok_stride``, the tile's tokens within one page: the modulus kept the walk only where the
+                # tile's span is under the page) the lanes walk the offset's dimension, one page for all
+                if isinstance(x, Gathered) and isinstance(y, Gathered):
+                    return None
+                if isinstance(x, Gathered):
+                    out.append(x if y == 0 else sign * y)
+                elif sign == 1:
+                    out.append(y if x == 0 else x)
                 else:
                     return None
             else:

@@ -103,6 +103,23 @@ def test_a_gathered_axis_reads_one_row_of_its_scaled_dimension_per_lane():
     assert offs == (1, Gathered(1024))
     kv = TensorSpec((130752, 8, 128), "bfloat16")
     assert tile_extents((128, 32), offs, kv) == (32, 1, 128)
-    # a gathered axis plus something that also moves along it, or under a modulus, is no walk
-    assert propagate("arith.addi", text, (1, 32), [scaled, (0, 1)], [None, None]) is None
+    # a gathered axis under a modulus, or two gathered axes added, is no walk
     assert propagate("arith.remsi", text, (1, 32), [scaled, (0, 0)], [None, 16]) is None
+    assert propagate("arith.addi", text, (1, 32), [scaled, scaled], [None, None]) is None
+
+
+def test_a_paged_tile_walks_the_tokens_of_its_page():
+    # vLLM's V cache (blocks, H, D, PAGE) = (16110, 8, 128, 16): page[:, None] * (H * D * PAGE) + head * D *
+    # PAGE + offs_d[None, :] * PAGE + (tok % PAGE)[:, None], a 16-token x 128 tile. The modulus keeps the walk
+    # (16 tokens span 15 < 16: one page), so the token axis walks the page's slots and the page number, the
+    # same for every lane, picks the block: a 1 x 1 x 128 x 16 tile (the innermost-dimensions fallback had
+    # 1 x 1 x 16 x 16, 8x too few bytes)
+    text = "%a, %b : tensor<16x128xi64>"
+    page = (Gathered(8 * 128 * 16), 0)
+    tokens = propagate("arith.remsi", "%t, %p : tensor<16x1xi32>", (16, 1), [(1, 0), (0, 0)], [None, 16])
+    assert tokens == (1, 0)
+    offs = propagate("arith.addi", text, (16, 128), [page, tokens], [None, None])
+    offs = propagate("arith.addi", text, (16, 128), [offs, (0, 16)], [None, None])
+    assert offs == (1, 16)
+    v = TensorSpec((16110, 8, 128, 16), "bfloat16")
+    assert tile_extents((16, 128), offs, v) == (1, 1, 128, 16)
