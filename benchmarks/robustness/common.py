@@ -16,6 +16,7 @@ finished before that are kept.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import importlib.metadata
 import json
@@ -319,3 +320,34 @@ def write_results(
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+def sweep_parser(description: str, src_env: str, src_help: str, timeout_s: float) -> argparse.ArgumentParser:
+    """The arguments every sweep's ``run.py`` takes (``--src`` defaulting to ``$src_env``); a sweep adds its
+    own before parsing."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--src", type=Path, default=os.environ.get(src_env), help=src_help)
+    ap.add_argument("--out", type=Path, help="write the results file here")
+    ap.add_argument("--case", help="run this one case in this process and print its records")
+    ap.add_argument("--only", help="comma-separated substrings: run only the cases whose names hold one")
+    ap.add_argument("--jobs", type=int, default=2, help="cases at a time, each in its own process")
+    ap.add_argument("--timeout", type=float, default=timeout_s, help="seconds a case may take")
+    ap.add_argument("--list", action="store_true", help="print the case names")
+    return ap
+
+
+def selected(names: Iterable[str], only: str | None) -> list[str]:
+    """The case names ``--only`` keeps (comma-separated substrings; all where it is not given)."""
+    return [n for n in names if not only or any(s in n for s in only.split(","))]
+
+
+def finish(
+    out: Path, *, sweep: str, source: dict[str, Any], records: list[dict[str, Any]], started: dt.datetime
+) -> int:
+    """Write the results file, print its summary and counts; the sweep's exit status."""
+    import summary  # beside this module (it reads the results files this one writes)
+
+    results = write_results(out, sweep=sweep, source=source, records=records, started=started)
+    summary.print_summary(results)
+    print(json.dumps(results["counts"]))
+    return 0

@@ -23,10 +23,7 @@ and their sha256, which the results record). Nothing of vLLM or SGLang is copied
 
 from __future__ import annotations
 
-import argparse
 import functools
-import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -37,7 +34,6 @@ sys.path.insert(0, str(HERE.parent))
 
 import common  # noqa: E402  (benchmarks/robustness, put on the path above)
 import extract  # noqa: E402  (this folder: the script's own)
-import summary  # noqa: E402
 
 TIMEOUT_S = 600  # per case: building the launch and its estimate (the kernels are extracted once, before)
 FEW_BYTES = 0.25  # a prediction moving less than this share of the case's ideal bytes through DRAM ...
@@ -143,17 +139,10 @@ def _archives(src: Path) -> list[dict[str, str]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--src", type=Path, default=os.environ.get("SERVING_SRC"), help="what fetch.sh serving unpacked"
+    ap = common.sweep_parser(
+        __doc__.splitlines()[0], "SERVING_SRC", "what fetch.sh serving unpacked", TIMEOUT_S
     )
-    ap.add_argument("--out", type=Path, help="write the results file here")
-    ap.add_argument("--case", help="run this one case in this process and print its record")
-    ap.add_argument("--only", help="comma-separated substrings: run only the cases whose names hold one")
-    ap.add_argument("--jobs", type=int, default=2, help="cases at a time, each in its own process")
-    ap.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds a case may take")
     ap.add_argument("--kernels", type=Path, help="the modules extract.py wrote (default: extract afresh)")
-    ap.add_argument("--list", action="store_true", help="print the case names")
     args = ap.parse_args()
     import cases
 
@@ -177,7 +166,7 @@ def main() -> int:
         if args.case:
             run_case(args.case, kernels, verbose=True)
             return 0
-        names = [n for n in cases.CASES if not args.only or any(s in n for s in args.only.split(","))]
+        names = common.selected(cases.CASES, args.only)
         started = common.now()
         records = common.run_children(
             Path(__file__),
@@ -193,10 +182,7 @@ def main() -> int:
         "extraction_failures": {m: why for m, why in failures.items() if why},
         "cases": len(names),
     }
-    results = common.write_results(args.out, sweep="serving", source=source, records=records, started=started)
-    summary.print_summary(results)
-    print(json.dumps(results["counts"]))
-    return 0
+    return common.finish(args.out, sweep="serving", source=source, records=records, started=started)
 
 
 if __name__ == "__main__":

@@ -20,10 +20,7 @@ sweep: it runs every example script whole and predicts the first kernel each bui
 
 from __future__ import annotations
 
-import argparse
 import functools
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,7 +29,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import common  # noqa: E402  (benchmarks/robustness, put on the path above)
-import summary  # noqa: E402
 
 REPO_URL = "https://github.com/tile-ai/tilelang"
 TIMEOUT_S = 300  # per case: building the example's kernel and its estimate
@@ -79,16 +75,7 @@ def run_case(src: Path, name: str, *, verbose: bool) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--src", type=Path, default=os.environ.get("TILELANG_SRC"), help="a folder with examples/"
-    )
-    ap.add_argument("--out", type=Path, help="write the results file here")
-    ap.add_argument("--case", help="run this one case in this process and print its record")
-    ap.add_argument("--only", help="comma-separated substrings: run only the cases whose names hold one")
-    ap.add_argument("--jobs", type=int, default=2, help="cases at a time, each in its own process")
-    ap.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds a case may take")
-    ap.add_argument("--list", action="store_true", help="print the case names")
+    ap = common.sweep_parser(__doc__.splitlines()[0], "TILELANG_SRC", "a folder with examples/", TIMEOUT_S)
     args = ap.parse_args()
     import cases
 
@@ -104,18 +91,13 @@ def main() -> int:
         return 0
     if args.out is None:
         ap.error("give --out (or --case NAME)")
-    names = [n for n in cases.CASES if not args.only or any(s in n for s in args.only.split(","))]
+    names = common.selected(cases.CASES, args.only)
     started = common.now()
     records = common.run_children(
         Path(__file__), args.src.resolve(), names, jobs=args.jobs, timeout_s=args.timeout
     )
     source = {"repo": REPO_URL, "commit": common.source_commit(args.src), "cases": len(names)}
-    results = common.write_results(
-        args.out, sweep="tilelang_examples", source=source, records=records, started=started
-    )
-    summary.print_summary(results)
-    print(json.dumps(results["counts"]))
-    return 0
+    return common.finish(args.out, sweep="tilelang_examples", source=source, records=records, started=started)
 
 
 if __name__ == "__main__":
