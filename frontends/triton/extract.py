@@ -1819,8 +1819,9 @@ class Walker:
         )
         if not spin:
             what = (
-                "scf.while (a loop other than a spin lock, `while atomic_cas(lock, 0, 1) == 1: pass`, or a "
-                "counted loop, `while i < n: ...; i += step` with n and step set before it)"
+                "scf.while (a loop other than a spin lock, `while atomic_cas(lock, 0, 1) == 1: pass`, a "
+                "counted loop, `while i < n: ...; i += step` with n and step set before it, or a loop over "
+                "scalars that carries values whose start each program knows, such as a binary search)"
             )
             raise UnsupportedOpError(what, self.kernel, op.loc)
         if self.held is not None or self.lock is not None or self.ivs or body.nodes is not self.top_nodes:
