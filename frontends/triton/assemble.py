@@ -392,7 +392,7 @@ def build_plan(
                 reuse_dims=reuse_dims(coords, acc["cands"]),
                 masked=masked,
                 indirect=acc["indirect"],
-                block_keys=block_keys(coords, acc["direct"], data),
+                block_keys=block_keys(coords, acc["direct"] | (acc["cands"] & data), data),
                 run_bytes=run,
             )
         )

@@ -1752,6 +1752,9 @@ class Walker:
         final = [v.copy() for v in state]
         active = np.ones(lanes, dtype=bool)
         known, notes, scratch = set(self.accesses), len(self.notes), _Body()
+        # coordinates its steps record (``mid`` at the search's last step) are no part of the plan either: a
+        # bound of the search taken as a grid dimension multiplied the grid by its distinct values
+        cands, data = set(self.cands), set(self.data_cands)
         for step in range(SCALAR_WHILE_STEPS + 1):
             for a, v in zip(args, state, strict=True):
                 self.env[a] = V(val=v, pid=True)
@@ -1781,6 +1784,9 @@ class Walker:
             ]
         for key in set(self.accesses) - known:  # the loop's scalar loads: no part of the plan
             del self.accesses[key]
+        for key in set(self.cands) - cands:
+            del self.cands[key], self.cand_valid[key]
+        self.data_cands &= data
         del self.notes[notes:]
         self.notes.append(
             f"while loop at {op.loc}: run per program over the given contents ({step} steps at most); its "

@@ -2,8 +2,10 @@
 
 Integer index tensors and pointer tensors carry, per tile axis, the element stride their value advances by
 along that axis (``tt.make_range`` is 1 along its axis, a splat is 0, ``x * splat(s)`` multiplies by ``s``,
-sums add). ``None`` means the address is not affine in the axes (a modulo, a gather): callers then fall back
-to mapping the tile's axes onto the tensor's innermost dimensions. A load's tile extents go to the tensor
+sums add). An index tile read from memory gathers a row per lane (:class:`Gathered`); an axis split by a
+divisor into ``(d // x) * outer + (d % x) * inner`` walks two dimensions (:class:`Split`). ``None`` means the
+address is not affine in the axes (a folding modulo, two gathers added): callers then fall back to mapping
+the tile's axes onto the tensor's innermost dimensions. A load's tile extents go to the tensor
 dimension whose stride equals the axis stride, so a transposed load (``K^T`` in attention) lands on the
 right dimensions.
 """
@@ -30,7 +32,41 @@ class Gathered:
     scale: int = 1
 
 
-Axes = tuple[int | Gathered, ...] | None
+@dataclass(frozen=True)
+class Quotient:
+    """``index // (period * s)`` along an axis whose index walks by ``s``, times ``scale``: the first half of
+    a split axis (:class:`Split`), no walk of its own."""
+
+    period: int
+    scale: int = 1
+
+
+@dataclass(frozen=True)
+class Remainder:
+    """``index % (period * s)`` along an axis whose index walks by ``s``, as the element stride ``scale``
+    walks for ``period`` lanes and then wraps: the second half of a split axis (:class:`Split`); alone (a
+    row folded by ``arange(BLOCK) % D``) no walk of its own."""
+
+    period: int
+    scale: int = 1
+
+
+@dataclass(frozen=True)
+class Split:
+    """An axis split in two by a divisor: ``(d // x) * outer + (d % x) * inner``. Its lanes walk the tensor
+    dimension of stride ``inner`` for ``period`` (= x) lanes, then the one of stride ``outer`` a step per
+    ``period`` lanes. vLLM's paged key cache ``[blocks, heads, D / x, page, x]`` is read with the head
+    dimension split this way (x = 16 bytes of elements): a 128-wide ``offs_d`` walks 8 of ``x`` and 16 of
+    ``D / x``."""
+
+    period: int
+    inner: int
+    outer: int
+
+
+Axis = int | Gathered | Quotient | Remainder | Split
+Axes = tuple[Axis, ...] | None
+_PARTS = (Quotient, Remainder, Split)
 
 _ORDER = re.compile(r"order = array<i32: ([\d, ]+)>")
 # Casts and layout moves that keep per-axis strides unchanged.
@@ -78,7 +114,12 @@ def _propagate(
         sign = -1 if name == "arith.subi" else 1
         out = []
         for x, y in zip(args[0], args[1], strict=True):  # type: ignore[arg-type]
-            if isinstance(x, Gathered) or isinstance(y, Gathered):
+            if isinstance(x, _PARTS) or isinstance(y, _PARTS):
+                both = _add_parts(x, y, sign)
+                if both is None:
+                    return None
+                out.append(both)
+            elif isinstance(x, Gathered) or isinstance(y, Gathered):
                 # a gathered axis plus what does not move along it stays gathered. Plus an offset that walks
                 # along it (a paged cache's ``page[:, None] * page_stride + (tok % PAGE)[:, None] *
                 # tok_stride``, the tile's tokens within one page: the modulus kept the walk only where the
@@ -94,26 +135,74 @@ def _propagate(
             else:
                 out.append(x + sign * y)
         return tuple(out)
-    if any(isinstance(x, Gathered) for a in args for x in a) and name != "arith.muli":  # type: ignore[union-attr]
+    if name != "arith.muli" and any(isinstance(x, (Gathered, *_PARTS)) for a in args for x in a):  # type: ignore[union-attr]
         return None
     if name in ("arith.remsi", "arith.remui") and len(args) == 2:
         # ``(pid_n * BN + arange(BN)) % N`` (vLLM's MoE columns, the Triton tutorial's rows): within a tile
         # the index spans fewer values than the modulus, so it wraps at most once and walks the tile as the
         # dividend does; a modulus inside the span (``arange(BLOCK) % D`` folding a row) is no affine walk
+        # of its own, but may be the inner half of a split axis (:class:`Split`)
         m = scales[1]
         if m is not None and len(extents) == len(args[0]):  # type: ignore[arg-type]
             span = sum(abs(s) * (e - 1) for s, e in zip(args[0], extents, strict=True))  # type: ignore[arg-type]
             if span < abs(m):
                 return args[0]
-        return None
+        return _divided(args[0], m, Remainder)
+    if name in ("arith.divsi", "arith.divui") and len(args) == 2:
+        return _divided(args[0], scales[1], Quotient)
     if name == "arith.muli" and len(args) == 2:
         for i in (0, 1):
             s = scales[1 - i]
             if s is not None:
-                return tuple(
-                    Gathered(x.scale * s) if isinstance(x, Gathered) else x * s
-                    for x in args[i]  # type: ignore[union-attr]
-                )
+                return tuple(_scaled(x, s) for x in args[i])  # type: ignore[union-attr]
+    return None
+
+
+def _scaled(x: Axis, s: int) -> Axis:
+    if isinstance(x, Gathered):
+        return Gathered(x.scale * s)
+    if isinstance(x, Quotient | Remainder):
+        return type(x)(x.period, x.scale * s)
+    if isinstance(x, Split):
+        return Split(x.period, x.inner * s, x.outer * s)
+    return x * s
+
+
+def _divided(axes: Axes, m: int | None, part: type[Quotient] | type[Remainder]) -> Axes:
+    """``index // m`` or ``index % m`` of an index that walks one axis by ``s`` (a positive stride dividing
+    ``m``; every other axis constant): that axis becomes the split's half ``part`` with period ``m / s`` (the
+    quotient counts periods, the remainder walks ``s`` within one). None for anything else."""
+    if axes is None or m is None or m <= 0:
+        return None
+    moving = [i for i, x in enumerate(axes) if x != 0]
+    if len(moving) != 1:
+        return None
+    s = axes[moving[0]]
+    if not isinstance(s, int) or s <= 0 or m % s:
+        return None
+    half = part(m // s, 1) if part is Quotient else part(m // s, s)
+    return tuple(half if i == moving[0] else 0 for i in range(len(axes)))
+
+
+def _add_parts(x: Axis, y: Axis, sign: int) -> Axis | None:
+    """One axis of a sum where either side is part of a split axis: a part plus nothing moving along the axis
+    stays; a quotient plus a remainder of one period is the split (``(d // x) * outer + (d % x) * inner``),
+    as is a gathered page plus a remainder; anything else is no walk (None)."""
+    if y == 0:
+        return x
+    if x == 0:
+        return y if sign == 1 else None
+    if sign != 1:
+        return None
+    if isinstance(x, Remainder) and isinstance(y, Quotient | Gathered):
+        x, y = y, x
+    if isinstance(x, Quotient) and isinstance(y, Remainder) and x.period == y.period:
+        return Split(x.period, inner=y.scale, outer=x.scale)
+    if isinstance(x, Gathered) and isinstance(y, Remainder):
+        # a page gathered per lane plus the token's place in it, wrapping: vLLM's unified attention reads a
+        # 32-token tile of 16-token pages at ``table[tok // 16] * page_stride + (tok % 16) * tok_stride``,
+        # 16 tokens of a page, then the next page
+        return Split(y.period, inner=y.scale, outer=x.scale)
     return None
 
 
@@ -132,11 +221,23 @@ def tile_extents(
     out = [1] * len(shape)
     used: set[int] = set()
     placed = []
+    walks: list[tuple[int, int]] = []  # (element stride, extent) of every moving axis
     for extent, axis in zip(tile, axes, strict=True):
         if extent <= 1 or axis == 0:
             continue
-        # a gathered axis reads one row of the dimension its index is scaled by per lane
-        stride = axis.scale if isinstance(axis, Gathered) else axis
+        if isinstance(axis, Quotient | Remainder):
+            return None  # half a split: the lanes fold onto fewer addresses than the tile holds
+        if isinstance(axis, Split):
+            # the split's first `period` lanes walk its inner dimension, each further period one step of the
+            # outer one
+            walks.append((axis.inner, min(extent, axis.period)))
+            walks.append((axis.outer, -(-extent // axis.period)))
+        else:
+            # a gathered axis reads one row of the dimension its index is scaled by per lane
+            walks.append((axis.scale if isinstance(axis, Gathered) else axis, extent))
+    for stride, extent in walks:
+        if extent <= 1:
+            continue
         dims = [d for d in range(len(shape)) if strides[d] == abs(stride) and shape[d] > 1 and d not in used]
         if not dims:
             return None

@@ -507,6 +507,68 @@ def test_a_binary_search_runs_per_program_over_the_given_contents():
 
 
 @triton.jit
+def _paged_blocks_of_its_sequence(
+    cu_ptr,
+    lens_ptr,
+    table_ptr,
+    x_ptr,
+    out_ptr,
+    n_seqs,
+    PAGES: tl.constexpr,
+    PAGE: tl.constexpr,
+    TILE: tl.constexpr,
+    H: tl.constexpr,
+    D: tl.constexpr,
+):
+    # vLLM's unified attention in small: a program per (query block, head) finds its sequence by binary
+    # search over the query blocks' starts, then reads the sequence's paged cache TILE tokens a step, their
+    # pages a tile loaded from the sequence's block-table row
+    qb = tl.program_id(0)
+    head = tl.program_id(1)
+    seq = _find_seq(cu_ptr, qb, n_seqs)
+    n = tl.load(lens_ptr + seq)
+    acc = tl.zeros((D,), tl.float32)
+    for j in range(0, n, TILE):
+        tok = j + tl.arange(0, TILE)
+        page = tl.load(table_ptr + seq * PAGES + tok // PAGE)
+        x = tl.load(
+            x_ptr
+            + page[:, None] * (PAGE * H * D)
+            + (tok % PAGE)[:, None] * (H * D)
+            + head * D
+            + tl.arange(0, D)[None, :]
+        )
+        acc += tl.sum(x.to(tl.float32), axis=0)
+    tl.store(out_ptr + (qb * H + head) * D + tl.arange(0, D), acc)
+
+
+def test_query_blocks_of_one_sequence_share_its_pages_and_the_search_adds_no_grid_dimension():
+    # 8 sequences of 384 tokens, 4 query blocks each, 4 heads: 32 x 4 programs. The grid is (query block,
+    # head): the search's bound, recorded at its last step, had been taken as a third grid dimension (8 x 32
+    # x 4 tiles for 128 programs). The pages a program reads are its sequence's block-table row, so the 4
+    # query blocks of a sequence share them: DRAM reads each page once a head, 8 x 384 x 4 x 64 x 2 bytes
+    # (1.57 MB), not 4 times that (keyed by the grid alone) nor one sequence's worth (keyed by the head)
+    import numpy as np
+
+    seqs, qblocks, tokens, page, h, d = 8, 4, 384, 16, 4, 64
+    cu = np.arange(seqs + 1, dtype=np.int32) * qblocks
+    lens = np.full(seqs, tokens, np.int32)
+    pages = tokens // page
+    table = np.random.default_rng(0).permutation(seqs * pages).reshape(seqs, pages).astype(np.int32)
+    x = TensorSpec((seqs * pages, page, h, d), "float16")
+    out = TensorSpec((seqs * qblocks, h, d), "float32")
+    args = ((seqs * qblocks, h), cu, lens, table, x, out, seqs)
+    kw = dict(PAGES=pages, PAGE=page, TILE=32, H=h, D=d)
+    plan = _plan(_paged_blocks_of_its_sequence, *args, **kw)
+    assert sorted(plan.grid.shape) == [h, seqs * qblocks]
+    (cache,) = [t for t in plan.tensors if t.name == "x_ptr"]
+    assert cache.tile == (2, 16, 1, 64)  # 32 tokens: 16 slots of two pages
+    report = tilesight.estimate(_paged_blocks_of_its_sequence, *args, **kw, hw=HW)
+    cache_bytes = seqs * tokens * h * d * 2
+    assert report.dram_bytes == pytest.approx(cache_bytes, rel=0.08)
+
+
+@triton.jit
 def _paged_rows(x_ptr, table_ptr, lens_ptr, out_ptr, PAGES: tl.constexpr, H: tl.constexpr, D: tl.constexpr):
     # a paged cache read page by page at the block-table entries of the program's sequence; the last page
     # scaled (an `if` on the counter: the walker takes the loop one lane per program and step)

@@ -5,6 +5,9 @@ import pytest
 pytest.importorskip("triton")
 from tilesight.frontends.triton.strides import (  # noqa: E402
     Gathered,
+    Quotient,
+    Remainder,
+    Split,
     memory_run_bytes,
     propagate,
     tile_extents,
@@ -43,7 +46,10 @@ def test_a_modulus_beyond_the_tiles_span_keeps_the_walk():
     text = "%cols, %n : tensor<128xi32>"
     assert propagate("arith.remsi", text, (128,), [(1,), (0,)], [None, 14336]) == (1,)
     assert propagate("arith.remui", text, (128,), [(1,), (0,)], [None, 128]) == (1,)
-    assert propagate("arith.remsi", text, (128,), [(1,), (0,)], [None, 64]) is None
+    # % 64 folds it: half a split axis (below), no walk of its own
+    folded = propagate("arith.remsi", text, (128,), [(1,), (0,)], [None, 64])
+    assert folded == (Remainder(64, 1),)
+    assert tile_extents((128,), folded, TensorSpec((4096, 64), "float16")) is None
     assert propagate("arith.remsi", text, (128,), [(1,), (0,)], [None, None]) is None
     # a 2-D index: rows of stride 64 over 32 rows and 64 columns span 31 * 64 + 63 = 2047 values
     text2 = "%idx, %n : tensor<32x64xi32>"
@@ -123,3 +129,57 @@ def test_a_paged_tile_walks_the_tokens_of_its_page():
     assert offs == (1, 16)
     v = TensorSpec((16110, 8, 128, 16), "bfloat16")
     assert tile_extents((16, 128), offs, v) == (1, 1, 128, 16)
+
+
+def test_a_head_dimension_split_by_x_walks_both_of_its_dimensions():
+    # vLLM's paged key cache (blocks, H, D / x, PAGE, x) = (16110, 8, 16, 16, 8), bf16 (x = 8: 16 bytes):
+    # strides (16384, 2048, 128, 8, 1). Its K tile is read as block * 16384 + head * 2048 + (offs_d // x) *
+    # 128 + tok * 8 + (offs_d % x), a 128 (D) x 16 (tokens) tile. offs_d walks 8 elements of x, then a step
+    # of D / x every 8: 16 of them. The tile is 1 x 1 x 16 x 16 x 8 (4 KB; the innermost-dimensions
+    # fallback had 1 x 1 x 8 x 16 x 8, half the bytes)
+    text = "%a, %b : tensor<128x16xi32>"
+    d = propagate("tt.expand_dims", "%x {axis = 1 : i32}", (128, 1), [(1,)], [None])
+    assert d == (1, 0)
+    quot = propagate("arith.divsi", "%d, %x : tensor<128x1xi32>", (128, 1), [d, (0, 0)], [None, 8])
+    rem = propagate("arith.remsi", "%d, %x : tensor<128x1xi32>", (128, 1), [d, (0, 0)], [None, 8])
+    assert (quot, rem) == ((Quotient(8, 1), 0), (Remainder(8, 1), 0))
+    quot = propagate("arith.muli", text, (128, 1), [quot, (0, 0)], [None, 128])
+    assert quot == (Quotient(8, 128), 0)
+    tok = (0, 8)  # tok[None, :] * 8
+    offs = propagate("arith.addi", text, (128, 16), [quot, tok], [None, None])
+    offs = propagate("arith.addi", text, (128, 16), [offs, rem], [None, None])
+    assert offs == (Split(8, inner=1, outer=128), 8)
+    k = TensorSpec((16110, 8, 16, 16, 8), "bfloat16")
+    assert tile_extents((128, 16), offs, k) == (1, 1, 16, 16, 8)
+    # a 4-wide slice of the head dimension stays inside one x: 4 elements of x, one step of D / x
+    assert tile_extents((4, 16), offs, k) == (1, 1, 1, 16, 4)
+
+
+def test_only_a_quotient_and_a_remainder_of_one_period_make_a_split():
+    text = "%a, %b : tensor<128xi32>"
+    quot, rem = (Quotient(8, 128),), (Remainder(8, 1),)
+    assert propagate("arith.addi", text, (128,), [quot, (Remainder(16, 1),)], [None, None]) is None
+    assert propagate("arith.subi", text, (128,), [quot, rem], [None, None]) is None
+    assert propagate("arith.addi", text, (128,), [quot, (1,)], [None, None]) is None
+    assert propagate("arith.addi", text, (128,), [rem, quot], [None, None]) == (Split(8, 1, 128),)
+    # a divisor the index's stride does not divide, or an index moving along two axes, is no split
+    assert propagate("arith.divsi", text, (128,), [(3,)], [None, 8]) is None
+    assert propagate("arith.divsi", "%a : tensor<8x16xi32>", (8, 16), [(16, 1)], [None, 8]) is None
+    # anything else on a half (a shift, a compare) is no walk either
+    assert propagate("arith.shli", text, (128,), [quot, (0,)], [None, 2]) is None
+
+
+def test_a_tile_of_tokens_over_two_pages_walks_a_page_and_the_slots_of_each():
+    # vLLM's unified attention: a 32-token tile of 16-token pages of a (blocks, PAGE, H, D) = (16110, 16, 8,
+    # 128) cache, table[tok // 16][:, None] * 16384 + (tok % 16)[:, None] * 1024 + head * 128 + offs_d: the
+    # token axis reads 16 slots of a page, then the next page; a 2 x 16 x 1 x 128 tile (8 KB)
+    text = "%a, %b : tensor<32x128xi64>"
+    page = (Gathered(16 * 8 * 128), 0)
+    slot = propagate("arith.remsi", "%t, %p : tensor<32x1xi32>", (32, 1), [(1, 0), (0, 0)], [None, 16])
+    assert slot == (Remainder(16, 1), 0)
+    slot = propagate("arith.muli", "%a, %b : tensor<32x1xi32>", (32, 1), [slot, (0, 0)], [None, 1024])
+    offs = propagate("arith.addi", text, (32, 128), [page, slot], [None, None])
+    assert offs == (Split(16, inner=1024, outer=16384), 0)
+    offs = propagate("arith.addi", text, (32, 128), [offs, (0, 1)], [None, None])
+    k = TensorSpec((16110, 16, 8, 128), "bfloat16")
+    assert tile_extents((32, 128), offs, k) == (2, 16, 1, 128)
