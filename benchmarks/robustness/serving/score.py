@@ -77,9 +77,8 @@ def main() -> int:
     predicted = json.loads(args.predicted.read_text())
     measured = [json.loads(x) for x in args.measured.read_text().splitlines() if x.strip()]
     rows, apart = score(predicted, measured)
-    print(
-        f"{'case':40s} {'family':9s} {'measured':>9s} {'predicted':>9s} {'error':>7s} {'floor err':>9s}  bound"
-    )
+    head = f"{'case':40s} {'family':9s} {'measured':>9s} {'predicted':>9s} {'error':>7s} {'floor err':>9s}"
+    print(f"{head}  bound")
     for r in sorted(rows, key=lambda r: (r["family"], r["case"])):
         err = r["predicted_us"] / r["measured_us"] - 1.0
         floor = r["floor_us"] / r["measured_us"] - 1.0
