@@ -24,6 +24,8 @@ import json
 import sys
 import time
 import traceback
+import types
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +36,35 @@ ROOT = HERE.parents[2]
 DRAW_SCALE = 0.1
 
 
+@dataclass(frozen=True)
+class _Descriptor:
+    """What ``tilesight.tensor_descriptor`` stands for where TileSight does not import (below)."""
+
+    spec: Any
+    block_shape: list[int]
+    padding: str = "zero"
+
+
 def _import_path(kernels: Path) -> None:
-    """Make ``cases`` and the extracted modules importable, and ``tilesight`` from this checkout (its
-    ``frontends`` folder is the ``tilesight.frontends`` package, which a checkout that was never installed
-    does not map)."""
+    """Make ``cases`` and the extracted modules importable, and ``tilesight`` from this checkout: the whole
+    package where it imports (its ``frontends`` folder mapped to ``tilesight.frontends``, which a checkout
+    that was never installed does not do), else (the GPU machine has only torch and triton) a stand-in
+    holding ``TensorSpec`` (``tilesight/tensorspec.py`` itself) and ``tensor_descriptor``."""
     for p in (ROOT, HERE, kernels.resolve()):
         sys.path.insert(0, str(p))
-    import tilesight
+    try:
+        import tilesight
+    except ImportError:
+        for name in [m for m in sys.modules if m == "tilesight" or m.startswith("tilesight.")]:
+            del sys.modules[name]
+        stand_in = types.ModuleType("tilesight")
+        stand_in.__path__ = [str(ROOT / "tilesight")]  # its submodules import; its __init__ does not run
+        sys.modules["tilesight"] = stand_in
+        from tilesight.tensorspec import TensorSpec
 
+        stand_in.TensorSpec = TensorSpec  # type: ignore[attr-defined]
+        stand_in.tensor_descriptor = _Descriptor  # type: ignore[attr-defined]
+        return
     try:
         import tilesight.frontends  # noqa: F401
     except ImportError:
@@ -84,10 +107,14 @@ def _tensor(spec: Any, gen: Any) -> Any:
 def _materialise(value: Any, gen: Any) -> Any:
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    from tilesight import TensorSpec
+    from tilesight.tensorspec import TensorSpec
 
     if isinstance(value, TensorSpec):
         return _tensor(value, gen)
+    if isinstance(value, _Descriptor):
+        base = _tensor(value.spec, gen)
+        return TensorDescriptor(base, list(base.shape), list(base.stride()), list(value.block_shape),
+                                value.padding)  # fmt: skip
     if isinstance(value, TensorDescriptor):
         base = _tensor(value.base.spec, gen)
         return TensorDescriptor(base, list(value.shape), list(value.strides), list(value.block_shape),
