@@ -42,11 +42,17 @@ class ExecutionOrder:
     waves: int
 
 
-def execution_order(plan: TilePlan, hw: HardwareProfile, resident: int | None = None) -> ExecutionOrder:
+def execution_order(
+    plan: TilePlan, hw: HardwareProfile, resident: int | None = None, keep: np.ndarray | None = None
+) -> ExecutionOrder:
     """Waves and positions of every launch index of ``plan`` on ``hw`` (``resident`` overrides the per-SM
-    residency computed by :func:`resident_blocks`)."""
+    residency computed by :func:`resident_blocks`). ``keep`` (a mask over the launch indices of an ordinary
+    grid): only those tiles are dispatched, in their launch order (the others return before doing any work,
+    and free their slot at once)."""
     grid = plan.grid
     coords = grid.coordinates()
+    if keep is not None and not grid.persistent:
+        coords = coords[keep]
     tiles = coords.shape[0]
     per_sm = resident if resident is not None else resident_blocks(plan, hw)
     slots = hw.sm_count * per_sm
