@@ -852,3 +852,26 @@ def test_a_loop_of_no_trips_is_walked_as_no_access(w_elsewhere):
     hits, looked_up = 65536 + 63 * 1024 * w_elsewhere, 2 * 65536 + 65536 * w_elsewhere
     assert traffic.l2_hit_rate == pytest.approx(hits / looked_up)
     assert ("w" in traffic.tensors) == w_elsewhere
+
+
+def test_tiles_that_return_early_stay_out_of_the_walk():
+    # A MoE-like grid of 8 x 4 tiles of a 1024^2 GEMM (128 x 256 x 64 tiles) whose last 2 block rows return
+    # early (``if pid_m * BM >= num_tokens_post_padded: return``): 24 of the 32 tiles run. Everything fits
+    # L2, so DRAM reads each block the live tiles touch once: A's 6 live rows (6 x 128 x 1024 x 2 bytes =
+    # 1.5 MiB) and all of B (2 MiB). Walking all 32 tiles at the guard's 0.75 share read 0.75 x (2 + 2) MiB
+    gemm = gemm_plan(1024, 1024, 1024, 128, 256, 64)
+    grid = gemm.grid
+    rows = grid.coordinates()[:, list(grid.dims).index("m")]
+    taken = tuple(int(r < 6) for r in rows)
+    guard = Loop("if_1", 1, gemm.body, mean_trips=sum(taken) / len(taken), trips_by_program=taken)
+    plan = dataclasses.replace(gemm, body=(guard,))
+    assert model_mod.early_returns(plan)[0] is guard
+    traffic, _ = sdcm_breakdown(plan, H200, **BARE)
+    assert traffic.dram_read_bytes == pytest.approx(6 * 128 * 1024 * 2 + 1024 * 1024 * 2)
+    # every program running the guard: the plan as it was
+    every = dataclasses.replace(guard, trips_by_program=(1,) * len(taken), mean_trips=None)
+    assert model_mod.early_returns(dataclasses.replace(gemm, body=(every,))) is None
+    # tiled work before the return (a whole A tile read by every program): the walk keeps every tile
+    (load_a,) = [a for a, _ in gemm.actions() if a.name == "load_a"]
+    before = dataclasses.replace(gemm, body=(dataclasses.replace(load_a, name="load_a_first"), guard))
+    assert model_mod.early_returns(before) is None
