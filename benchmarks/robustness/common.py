@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-HW = "h200"
+# The profile every sweep predicts for: h200, or the one ROBUSTNESS_HW names (its case processes inherit it)
+HW = os.environ.get("ROBUSTNESS_HW", "h200")
 
 PREDICTED = "predicted"
 REFUSED = "refused"
