@@ -277,7 +277,7 @@ def early_returns(plan: TilePlan) -> tuple[Loop, np.ndarray] | None:
             if math.prod(plan.tensor(act.tensor).tile) > 1:
                 return None
     live = np.asarray(guard.trips_by_program, dtype=bool)
-    if live.size != plan.grid.coordinates().shape[0]:
+    if live.size != plan.grid.tiles:
         return None
     return guard, live
 
