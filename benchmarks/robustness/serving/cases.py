@@ -25,6 +25,7 @@ import numpy as np
 import triton.language as tl
 
 from tilesight import TensorSpec, tensor_descriptor
+from tilesight.tensorspec import contiguous_strides
 
 SEED = 0
 
@@ -71,14 +72,6 @@ def T(shape: tuple[int, ...], dtype: str = "float16", strides: Any = None, value
     return TensorSpec(tuple(shape), dtype, strides, values=values)
 
 
-def contig(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, acc = [], 1
-    for extent in reversed(shape):
-        strides.append(acc)
-        acc *= extent
-    return tuple(reversed(strides))
-
-
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -120,7 +113,7 @@ def _vllm_decode_common(rng, B, HQ, HKV, D, lo, hi, page=16, splits=8):
     k = T(kshape, "bfloat16")
     v = T(kshape, "bfloat16")
     att = T((B, HQ, splits, D + 1), "float32")
-    return lens, bt, npages, q, k, v, att, contig(kshape)
+    return lens, bt, npages, q, k, v, att, contiguous_strides(kshape)
 
 
 def attn_decode_bounds(lens, HQ, HKV, D, esz=2):
@@ -195,7 +188,7 @@ def _unified(rng, num_seqs, qlens, kvlens, HQ=32, HKV=8, D=128, page=16, use_3d=
     total_q_blocks = ntok // BLOCK_Q + num_seqs
     tile = 16 if use_3d else 32
     kshape = (npages, page, HKV, D)
-    ks = contig(kshape)
+    ks = contiguous_strides(kshape)
     q = T((ntok, HQ, D), "bfloat16")
     out = T((ntok, HQ, D), "bfloat16")
     kw = dict(output_ptr=out, query_ptr=q, key_cache_ptr=T(kshape, "bfloat16"),
@@ -292,7 +285,7 @@ def v_prefix_prefill_8x512_ctx2k(rng):
     ntok = B * qlen
     kc_shape = (npages, HKV, D // x, page, x)
     vc_shape = (npages, HKV, D, page)
-    kcs, vcs = contig(kc_shape), contig(vc_shape)
+    kcs, vcs = contiguous_strides(kc_shape), contiguous_strides(vc_shape)
     args = (T((ntok, HQ, D), "bfloat16"), T((ntok, HKV, D), "bfloat16"), T((ntok, HKV, D), "bfloat16"),
             T(kc_shape, "bfloat16"), T(vc_shape, "bfloat16"), None, T(bt.shape, "int32", values=bt),
             1 / math.sqrt(D), T((1,), "float32"), T((1,), "float32"), 1.0, T((B + 1,), "int32", values=start),
@@ -323,7 +316,7 @@ def v_paged_decode_2d_b64_kv4k(rng):
     bt, npages = block_table(rng, lens, page)
     kc_shape = (npages, HKV, D // x, page, x)
     vc_shape = (npages, HKV, D, page)
-    kcs, vcs = contig(kc_shape), contig(vc_shape)
+    kcs, vcs = contiguous_strides(kc_shape), contiguous_strides(vc_shape)
     cu = np.arange(B + 1, dtype=np.int32)
     kw = dict(output_ptr=T((B, HQ, D), "bfloat16"), query_ptr=T((B, HQ, D), "bfloat16"),
               key_cache_ptr=T(kc_shape, "bfloat16"), value_cache_ptr=T(vc_shape, "bfloat16"), sink_ptr=None,
@@ -451,7 +444,7 @@ def v_fused_moe_fp8_block_tma_e64_m512(rng):
     C = T((M, topk, N), "bfloat16")
     EM = sid.size
     grid = (cdiv(EM, 64) * cdiv(N, 128),)
-    bss = contig((E, N // 128, K // 128))
+    bss = contiguous_strides((E, N // 128, K // 128))
     args = (A, Bspec, b_desc, C, None, As, Bs, T((M, topk), "float32"), T(sid.shape, "int32", values=sid),
             T(eid.shape, "int32", values=eid), T((1,), "int32", values=ntpp), None, N, K, EM, M * topk, K, 1,
             N * K, 1, K, N, 1, K // 128, 1, bss[0], bss[2], bss[1], 0, 0, 128, 128)  # fmt: skip
@@ -582,7 +575,7 @@ def v_reshape_and_cache_flash_4096tok(rng):
     nblocks = 2048
     slots = rng.permutation(nblocks * page)[:ntok].astype(np.int64)
     kc = (nblocks, page, H, D)
-    cs = contig(kc)
+    cs = contiguous_strides(kc)
     n = H * D
     tile = min(2048, 1 << (n - 1).bit_length())
     kw = dict(key_ptr=T((ntok, H, D), "bfloat16"), value_ptr=T((ntok, H, D), "bfloat16"),

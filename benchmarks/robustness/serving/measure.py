@@ -50,7 +50,7 @@ def _import_path(kernels: Path) -> None:
     package where it imports (its ``frontends`` folder mapped to ``tilesight.frontends``, which a checkout
     that was never installed does not do), else (the GPU machine has only torch and triton) a stand-in
     holding ``TensorSpec`` (``tilesight/tensorspec.py`` itself) and ``tensor_descriptor``."""
-    for p in (ROOT, HERE, kernels.resolve()):
+    for p in (ROOT, HERE.parent, HERE, kernels.resolve()):
         sys.path.insert(0, str(p))
     try:
         import tilesight
@@ -148,13 +148,14 @@ def main() -> int:
     args = ap.parse_args()
     _import_path(args.kernels)
     import cases
+    import common  # benchmarks/robustness (on the path above): its imports are the standard library's
     import torch
     import triton
 
     from kernels.triton.tma_gemm import install_allocator
 
     install_allocator()
-    names = [n for n in cases.CASES if not args.only or any(s in n for s in args.only.split(","))]
+    names = common.selected(cases.CASES, args.only)
     gen = torch.Generator(device="cuda")
     gen.manual_seed(0)
     args.out.parent.mkdir(parents=True, exist_ok=True)
