@@ -342,6 +342,32 @@ def selected(names: Iterable[str], only: str | None) -> list[str]:
     return [n for n in names if not only or any(s in n for s in only.split(","))]
 
 
+def tree_sweep(
+    ap: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    script: Path,
+    names: Iterable[str],
+    run_case: Callable[..., None],
+    *,
+    sweep: str,
+    repo_url: str,
+) -> int:
+    """The rest of ``main`` for a sweep over one source tree (``--src``, checked by the caller: FlagGems,
+    TileLang's examples): ``--case`` runs one case here and prints its report; else every case ``--only``
+    keeps runs in its own process, and the results go to ``--out`` with the tree's commit."""
+    src = args.src.resolve()
+    if args.case:
+        run_case(src, args.case, verbose=True)
+        return 0
+    if args.out is None:
+        ap.error("give --out (or --case NAME)")
+    chosen = selected(names, args.only)
+    started = now()
+    records = run_children(script, src, chosen, jobs=args.jobs, timeout_s=args.timeout)
+    source = {"repo": repo_url, "commit": source_commit(args.src), "cases": len(chosen)}
+    return finish(args.out, sweep=sweep, source=source, records=records, started=started)
+
+
 def finish(
     out: Path, *, sweep: str, source: dict[str, Any], records: list[dict[str, Any]], started: dt.datetime
 ) -> int:

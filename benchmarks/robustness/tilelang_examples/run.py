@@ -86,18 +86,9 @@ def main() -> int:
         ap.error("give --src (or TILELANG_SRC): a folder with TileLang's examples/, e.g. from fetch.sh")
     if not (args.src / "examples").is_dir():
         ap.error(f"{args.src} has no examples/ folder")
-    if args.case:
-        run_case(args.src.resolve(), args.case, verbose=True)
-        return 0
-    if args.out is None:
-        ap.error("give --out (or --case NAME)")
-    names = common.selected(cases.CASES, args.only)
-    started = common.now()
-    records = common.run_children(
-        Path(__file__), args.src.resolve(), names, jobs=args.jobs, timeout_s=args.timeout
+    return common.tree_sweep(
+        ap, args, Path(__file__), cases.CASES, run_case, sweep="tilelang_examples", repo_url=REPO_URL
     )
-    source = {"repo": REPO_URL, "commit": common.source_commit(args.src), "cases": len(names)}
-    return common.finish(args.out, sweep="tilelang_examples", source=source, records=records, started=started)
 
 
 if __name__ == "__main__":
