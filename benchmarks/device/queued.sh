@@ -143,17 +143,17 @@ h200=0
 status=0
 steps=${*:-}
 if [[ -z $steps ]]; then
-  echo "queued.sh: nothing queued; name steps (v90 v89 onewave streamfma alu hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
+  echo "queued.sh: nothing queued; name steps (v91 v90 v89 onewave streamfma alu hot robust small copyw barrier moeblind layout moe v87 v86 v85 alone regsa wrapped sfumix v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2
   exit 0
 fi
 for step in $steps; do
-  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != v89 && $step != v90 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $step != hot && $step != alu && $step != streamfma && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
+  if [[ $step != v82 && $step != v83 && $step != v84 && $step != v85 && $step != v86 && $step != v88 && $step != v89 && $step != v90 && $step != v91 && $step != wrapped && $step != mask && $step != alone && $step != regsa && $step != layout && $step != moe && $step != moeblind && $step != barrier && $step != small && $step != copyw && $step != robust && $step != hot && $step != alu && $step != streamfma && $h200 != 1 && "${QUEUED_ANY_GPU:-0}" != 1 ]]; then
     echo "queued.sh: this GPU is '${gpu:-none found}', not an H200; step $step not run (QUEUED_ANY_GPU=1 runs it)" >&2
     status=3
     continue
   fi
   case $step in
-    v82|v83|v84|v85|v86|v87|v88|v89|v90) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
+    v82|v83|v84|v85|v86|v87|v88|v89|v90|v91) if [[ $h200 == 1 ]]; then dir=validation${step#v}; else dir=h100_validation${step#v}; fi
          budget=200; [[ $step == v84 ]] && budget=240  # v84's 132 attention launches compile longer
          OUT=$out/$dir bash benchmarks/triton_sweep/run.sh --validation${step#v} --budget-s $budget ;;
     onewave) NCU_L2_SET=onewave NCU_L2_EXTRA=$extra OUT=$out/onewave timeout 300 bash benchmarks/ncu_l2/run.sh ;;
@@ -198,9 +198,9 @@ for step in $steps; do
     copyw) OUT=$out/copy_width timeout 200 bash benchmarks/ncu_diag/run_copy_width.sh ;;
     lone) mkdir -p "$out/lone" && timeout 150 python3 benchmarks/calibrate/stage_latency.py --lone \
             --out "$out/lone/calibration_lone_step.json" ;;
-    *) echo "queued.sh: unknown step $step (v90 v89 onewave streamfma alu hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
+    *) echo "queued.sh: unknown step $step (v91 v90 v89 onewave streamfma alu hot robust small copyw barrier moeblind layout moe v87 sfumix v86 v85 alone regsa wrapped v84 v83 mask lrc lrc2 v82 v81 v77 deep c62 v74 v75 v76 c62b tma lone)" >&2; false ;;
   esac || status=$?
 done
-(cd "$out" && tar czf queued.tgz $(ls -d onewave c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 validation89 h100_validation89 validation90 h100_validation90 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot alu stream_fma 2>/dev/null)) \
+(cd "$out" && tar czf queued.tgz $(ls -d onewave c62 c62_run2 validation74 validation75 validation76 validation77 validation81 validation82 h100_validation82 validation83 h100_validation83 validation84 h100_validation84 validation85 h100_validation85 validation86 h100_validation86 validation87 h100_validation87 validation88 h100_validation88 validation89 h100_validation89 validation90 h100_validation90 validation91 h100_validation91 tma_attn attn_mask attn_lone lrc_pairs lrc_pairs2 wrapped regs_a sfu_mix lone layout moe moe_blind barrier warps_small copy_width robust hot alu stream_fma 2>/dev/null)) \
     || status=$?
 exit "$status"

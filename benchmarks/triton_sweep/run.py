@@ -70,6 +70,7 @@ def compile_all(records: list[dict], workers: int, deadline: float) -> dict[str,
 
 # Validation sets a flag measures instead of the main sweep, latest first: of several flags, the latest wins.
 VALIDATION_SETS = {
+    "validation91": "the ninety-first validation set (GEMM twins of one tile row and two, stop 88)",
     "validation90": "the ninetieth validation set (the CUDA-DRAM norm blind, stop 83)",
     "validation89": "the eighty-ninth validation set (a twentieth random sample, stop 83)",
     "validation87": "the eighty-seventh validation set (the one-loop softmax's scale folded or not, stop 74)",

@@ -2491,6 +2491,38 @@ def validation86_cases() -> list[Case]:
     return _all_held_out(cases, "validation86")
 
 
+def validation91_cases() -> list[Case]:
+    """GEMM twins of one tile row and two (stop 88, ``benchmarks/monotonic_audit.py``): the tutorial GEMM at
+    twelve (N, K, config) draws of seed 91, each at M = BLOCK_M (one tile row), BLOCK_M + 1 (a second row
+    of one valid row) and 2 x BLOCK_M (two full rows), decode-shaped: the rows share every B tile in step.
+    The model predicts the second row faster than the first alone (the DRAM queue's threshold and a lone
+    block's copy rate read the share of bytes DRAM serves, not the reads that wait for a fetch in flight);
+    predicted before it runs with the committed model and, in ``predicted_waiting_share.json``, with both
+    rules on the waiting share (``waiting_share.patch``), so its timings say which side is right."""
+    import random
+
+    rng = random.Random(91)
+    configs = (
+        GemmConfig(64, 128, 32, 4, 4, 8), GemmConfig(64, 256, 32, 4, 4, 8), GemmConfig(64, 128, 64, 4, 3, 8),
+        GemmConfig(64, 64, 64, 4, 4, 1), GemmConfig(128, 128, 32, 4, 4, 1), GemmConfig(128, 128, 64, 8, 3, 8),
+        GemmConfig(128, 256, 64, 8, 3, 8), GemmConfig(128, 64, 64, 4, 3, 1),
+    )  # fmt: skip
+    cases: dict[str, Case] = {}
+    drawn: set[tuple[int, int, GemmConfig]] = set()
+    while len(drawn) < 12:
+        n = rng.choice((4096, 5120, 8192, 11008, 12288, 14336))
+        k = rng.choice((2048, 4096, 8192))
+        cfg = rng.choice(configs)
+        if (n, k, cfg) in drawn:
+            continue
+        name = f"v91_{len(drawn):02d}"
+        drawn.add((n, k, cfg))
+        for m in (cfg.block_m, cfg.block_m + 1, 2 * cfg.block_m):
+            case = gemm_case("grouped", (f"{name}_m{m}", m, n, k), "float16", cfg)
+            cases.setdefault(case.id, case)
+    return _all_held_out(list(cases.values()), "v91")
+
+
 def validation90_cases() -> list[Case]:
     """The CUDA-DRAM norm blind (stop 83, ``cuda_ddr_norm_p``): loop-free element-wise and row kernels, whose
     arithmetic and DRAM times the rule combines, at sizes no set has timed: 16 GELUs (exact and tanh, 16 and

@@ -276,6 +276,30 @@ def test_fold_scale_set_pairs_every_launch_with_its_folded_twin():
         sc.attention_case(1, 2, 256, 64, False, (64, 64, 4, 3), staged=True, fold_scale=True)
 
 
+def test_gemm_twin_set_pairs_one_tile_row_with_two():
+    """Validation 91 times twelve distinct (N, K, config) draws of the tutorial GEMM at M = BLOCK_M (one tile
+    row), BLOCK_M + 1 and 2 x BLOCK_M (two rows): 36 launches, all held out and valid, each draw's three
+    launches one config and one N and K, and the grid's tile rows 1, 2 and 2."""
+    val = sc.validation91_cases()
+    assert len(val) == 36 and len({c.id for c in val}) == 36
+    assert all(c.split == "holdout" and c.family == "gemm" for c in val)
+    by_draw: dict[str, list] = {}
+    for i, c in enumerate(val):
+        schema.validate_record(skipped_record(c), f"validation91 case {i}")
+        by_draw.setdefault(c.id.split("/")[3].rsplit("_m", 1)[0], []).append(c)
+    assert len(by_draw) == 12
+    draws = set()
+    for twins in by_draw.values():
+        problems = [c.to_json()["problem"] for c in twins]
+        block_m = twins[0].constexprs["BLOCK_M"]
+        assert [p["M"] for p in problems] == [block_m, block_m + 1, 2 * block_m]
+        assert len({(p["N"], p["K"]) for p in problems}) == 1
+        assert len({c.id.split("/")[4] for c in twins}) == 1
+        assert [-(-p["M"] // block_m) for p in problems] == [1, 2, 2]
+        draws.add((problems[0]["N"], problems[0]["K"], twins[0].id.split("/")[4]))
+    assert len(draws) == 12
+
+
 def test_nineteenth_random_sample_is_new_held_out_and_valid():
     """Validation 85 draws the random sample's 60 launches (24 GEMM, 14 attention, 22 row and element-wise
     kernels), all held out, its GEMMs and attention at sizes the eighteenth sample did not draw (the gather,
