@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The measurements written for a lent GPU (stops 62-83), by name: stop 82 ran the queued ones (alu hot robust,
 # v85-v88, moeblind regsa sfumix wrapped, small copyw moe layout, alone, barrier) on the H200; stop 87 the ones queued
-# since (v89 onewave streamfma v90, onewave twice). Nothing is queued now.
+# since (v89 onewave streamfma v90, onewave twice). Queued now: v91 (stop 88).
 # With no step named it runs nothing and lists the steps:
 #
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
@@ -46,6 +46,9 @@
 #       4096 / 8 warps: how the CUDA cores' time and the DRAM's combine where they meet; about 2 minutes, either
 #       GPU); its file goes to benchmarks/data/calibration_stream_fma.json (an H100's:
 #       calibration_stream_fma_h100.json), read by `python benchmarks/probe_report.py stream_fma [--data FILE]`;
+# v91:  validation 91 (stop 88: GEMM twins of one tile row and two, 36 launches predicted with the committed
+#       model and with waiting_share.patch), about 2 minutes; on any GPU: an H100's folder is h100_validation91/
+#       (its predictions would need the h100 profile: none are recorded for it);
 # v90:  validation 90 (stop 83: the CUDA-DRAM norm blind, 40 loop-free element-wise and row launches predicted
 #       with and without the rule for both profiles), about 2 minutes; on any GPU: an H100's folder is
 #       h100_validation90/;
