@@ -47,8 +47,8 @@
 #       GPU); its file goes to benchmarks/data/calibration_stream_fma.json (an H100's:
 #       calibration_stream_fma_h100.json), read by `python benchmarks/probe_report.py stream_fma [--data FILE]`;
 # v91:  validation 91 (stop 88: GEMM twins of one tile row and two, 36 launches predicted with the committed
-#       model and with waiting_share.patch), about 2 minutes; on any GPU: an H100's folder is h100_validation91/
-#       (its predictions would need the h100 profile: none are recorded for it);
+#       model and with waiting_share.patch, for both profiles), about 2 minutes; on any GPU: an H100's folder is
+#       h100_validation91/ (scored with --hw h100 against validation91/predicted_h100*.json);
 # v90:  validation 90 (stop 83: the CUDA-DRAM norm blind, 40 loop-free element-wise and row launches predicted
 #       with and without the rule for both profiles), about 2 minutes; on any GPU: an H100's folder is
 #       h100_validation90/;
