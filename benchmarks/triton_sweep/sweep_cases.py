@@ -2507,7 +2507,7 @@ def validation91_cases() -> list[Case]:
         GemmConfig(64, 64, 64, 4, 4, 1), GemmConfig(128, 128, 32, 4, 4, 1), GemmConfig(128, 128, 64, 8, 3, 8),
         GemmConfig(128, 256, 64, 8, 3, 8), GemmConfig(128, 64, 64, 4, 3, 1),
     )  # fmt: skip
-    cases: dict[str, Case] = {}
+    cases: list[Case] = []
     drawn: set[tuple[int, int, GemmConfig]] = set()
     while len(drawn) < 12:
         n = rng.choice((4096, 5120, 8192, 11008, 12288, 14336))
@@ -2518,9 +2518,8 @@ def validation91_cases() -> list[Case]:
         name = f"v91_{len(drawn):02d}"
         drawn.add((n, k, cfg))
         for m in (cfg.block_m, cfg.block_m + 1, 2 * cfg.block_m):
-            case = gemm_case("grouped", (f"{name}_m{m}", m, n, k), "float16", cfg)
-            cases.setdefault(case.id, case)
-    return _all_held_out(list(cases.values()), "v91")
+            cases.append(gemm_case("grouped", (f"{name}_m{m}", m, n, k), "float16", cfg))
+    return _all_held_out(cases, "v91")
 
 
 def validation90_cases() -> list[Case]:
