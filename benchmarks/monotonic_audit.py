@@ -20,16 +20,16 @@ fuzzer is ``fuzz_frontends.py``.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+HERE = Path(__file__).resolve().parent
+for _folder in (HERE.parent, HERE, HERE / "triton_sweep"):  # the kernels, accuracy.py, sweep_cases.py
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 KINDS = ("gemm", "softmax", "attention")
 TOLERANCE = 0.02  # a twin may come out this much faster before it counts (the model's fixed points' noise)
@@ -86,51 +86,28 @@ def draw(kind: str, rng: random.Random) -> Draw:
     raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def predictor(hw: str = "h200") -> Callable[[str, tuple, tuple[int, ...]], tuple[float, str]]:
-    """The function that predicts one launch of a draw: ``(kind, config, sizes)`` to ``(latency in us,
-    bottleneck)``."""
-    import triton
+def predictor(hw: str = "h200") -> Callable[[str, tuple, tuple[int, ...]], float]:
+    """The function that predicts one launch of a draw, ``(kind, config, sizes)`` to its latency in us: the
+    launch built by the sweeps' own case builders (``sweep_cases.gemm_case``, ``row_case``,
+    ``attention_case``), predicted as ``accuracy.py`` predicts a measured case, so a draw is a case the
+    sweeps can time as it is."""
+    import accuracy
+    import sweep_cases
 
-    import tilesight
-    from kernels.triton.attention import attention_fwd_kernel
-    from kernels.triton.gemm import matmul_grid, matmul_kernel
-    from kernels.triton.softmax import softmax_kernel
-    from tilesight.tensorspec import TensorSpec
-
-    def predict(kind: str, cfg: tuple, sizes: tuple[int, ...]) -> tuple[float, str]:
+    def predict(kind: str, cfg: tuple, sizes: tuple[int, ...]) -> float:
         if kind == "gemm":
             m, n, k = sizes
-            bm, bn, bk, warps, stages, group = cfg
-            a, b, c = (
-                TensorSpec((m, k), "float16"),
-                TensorSpec((k, n), "float16"),
-                TensorSpec((m, n), "float16"),
-            )
-            grid = matmul_grid(m, n, {"BLOCK_M": bm, "BLOCK_N": bn})
-            args = (a, b, c, m, n, k, k, 1, n, 1, n, 1)
-            meta = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group)
-            report = tilesight.estimate(
-                matmul_kernel, grid, *args, hw=hw, num_warps=warps, num_stages=stages, **meta
-            )
+            shape = ("audit", m, n, k)
+            case = sweep_cases.gemm_case("grouped", shape, "float16", sweep_cases.GemmConfig(*cfg))
         elif kind == "softmax":
             rows, cols = sizes
             warps, dtype = cfg
-            x = TensorSpec((rows, cols), dtype)
-            report = tilesight.estimate(
-                softmax_kernel, (rows,), x, x, cols, cols, cols, hw=hw, num_warps=warps, num_stages=1,
-                BLOCK=triton.next_power_of_2(cols),
-            )  # fmt: skip
+            case = sweep_cases.row_case("softmax", rows, cols, dtype, warps)
         else:
             heads, n = sizes
             dim, (bm, bn), warps, stages, causal = cfg
-            q = TensorSpec((1, heads, n, dim), "float16")
-            strides = (heads * n * dim, n * dim, dim, 1)
-            report = tilesight.estimate(
-                attention_fwd_kernel, (math.ceil(n / bm), heads), q, q, q, q, dim**-0.5, *strides, heads, n,
-                hw=hw, num_warps=warps, num_stages=stages, HEAD_DIM=dim, BLOCK_M=bm, BLOCK_N=bn,
-                CAUSAL=causal,
-            )  # fmt: skip
-        return report.latency_us, str(report.bottleneck)
+            case = sweep_cases.attention_case(1, heads, n, dim, causal, (bm, bn, warps, stages))
+        return accuracy.predict_us(case.to_json(), case.id, hw)
 
     return predict
 
@@ -144,8 +121,8 @@ def audit(draws: list[Draw], predict, tol: float = TOLERANCE) -> tuple[int, list
     done, bad = 0, []
     for d in draws:
         try:
-            base, _ = predict(d.kind, d.config, d.base)
-            bigger, _ = predict(d.kind, d.config, d.bigger)
+            base = predict(d.kind, d.config, d.base)
+            bigger = predict(d.kind, d.config, d.bigger)
         except TileSightError:
             continue
         done += 1

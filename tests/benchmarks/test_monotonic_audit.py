@@ -50,7 +50,7 @@ def test_the_audit_counts_pairs_and_skips_refused_launches(audit):
         rows = sizes[0]
         if rows == 7:
             raise LaunchError("resources.smem_bytes", 300_000, 232_448, "h200")
-        return (50.0 if rows == 65 else float(rows)), "tc"
+        return 50.0 if rows == 65 else float(rows)
 
     cfg = (64, 64, 32, 4, 3, 1)
     draws = [
