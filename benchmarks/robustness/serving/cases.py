@@ -41,6 +41,10 @@ class Launch:
     kwargs: dict[str, Any]
     ideal_bytes: float
     ideal_flops: float
+    # argument index -> the TensorSpec each address of a uint64 pointer table there points at (vLLM's LoRA
+    # kernels take several slices' weights as such a table): the model reads the table as the tensor it is,
+    # the GPU run fills it with real tensors' addresses (measure.py)
+    pointees: dict[int, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -548,7 +552,8 @@ def _lora_shrink(rng, slices):
     kw = dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, EVEN_K=K % (BK * SK) == 0, SPLIT_K=SK, GROUP_SIZE_M=8,
               SLICE_NUM=slices, USE_GDC=False, launch_pdl=False, num_warps=4, num_stages=2)  # fmt: skip
     by = slices * (M * K * 2 + L * R * K * 2 + M * R * 4)
-    return Launch(m._lora_shrink_kernel, grid, args, kw, by, 2.0 * slices * M * R * K)
+    pointees = {} if slices == 1 else {1: T((L, R, K), "bfloat16")}
+    return Launch(m._lora_shrink_kernel, grid, args, kw, by, 2.0 * slices * M * R * K, pointees)
 
 
 LORA_SHRINK = "vllm/lora/ops/triton_ops/lora_shrink_op.py:_lora_shrink_kernel"

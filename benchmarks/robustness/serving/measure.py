@@ -7,7 +7,10 @@ scored blind (``score.py``). A case's tensors are built from its ``TensorSpec``s
 given, the contents given where the case gives them (block tables, sequence lengths, MoE routing, LoRA token
 orders), otherwise small normal draws for floating-point tensors and zeros for integer ones; a host-side TMA
 descriptor is rebuilt over its real tensor. Timing is ``triton.testing.do_bench`` (warm-up 25 ms, 100 ms of
-repeats, its L2 flush between them), as the other sweeps here.
+repeats, its L2 flush between them), as the other sweeps here. Each case runs in a process of its own, so a
+kernel that faults costs its own row only (an illegal address leaves a process's CUDA context unusable); a
+uint64 table of addresses (``Launch.pointees``: vLLM's multi-slice LoRA weights) is filled with the
+addresses of real tensors of its pointee spec.
 
 The kernel modules are the ones ``extract.py`` writes (vLLM's and SGLang's kernels, copied out of their
 archives: never committed); carry that folder to the GPU machine::
@@ -21,6 +24,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 import time
 import traceback
@@ -129,6 +134,13 @@ def measure(name: str, cases: Any, gen: Any) -> dict[str, Any]:
     launch = cases.CASES[name].launch()
     args = [_materialise(a, gen) for a in launch.args]
     kwargs = {k: _materialise(v, gen) for k, v in launch.kwargs.items()}
+    # a uint64 table of addresses gets tensors of its pointee spec to point at, kept alive with the launch
+    pointees = []
+    for index, spec in getattr(launch, "pointees", {}).items():
+        table = args[index]
+        pointees.append([_tensor(spec, gen) for _ in range(table.numel())])
+        addresses = torch.tensor([t.data_ptr() for t in pointees[-1]], dtype=torch.uint64)
+        table.copy_(addresses.reshape(table.shape))
     grid = tuple(launch.grid)
 
     def run() -> None:
@@ -140,11 +152,32 @@ def measure(name: str, cases: Any, gen: Any) -> dict[str, Any]:
     return {"case": name, "status": "ok", "p50_us": 1e3 * p50, "p20_us": 1e3 * p20, "p80_us": 1e3 * p80}
 
 
+def _run_isolated(name: str, kernels: Path) -> dict[str, Any]:
+    """One case timed in a process of its own (``--case``): a kernel that faults (an illegal address leaves
+    the process's CUDA context unusable) costs its own row, not the sweep's remaining cases."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--kernels", str(kernels), "--out", os.devnull,
+           "--case", name]  # fmt: skip
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=CASE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"case": name, "status": "error", "error": f"timed out after {CASE_TIMEOUT_S} s"}
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if done.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    tail = (done.stderr or done.stdout)[-1200:]
+    return {"case": name, "status": "error", "error": f"exit status {done.returncode}", "trace": tail}
+
+
+# one case's compile and timing, with room to spare (the slowest case, a 4k-token MoE, takes seconds)
+CASE_TIMEOUT_S = 300
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernels", type=Path, required=True, help="the modules extract.py wrote")
     ap.add_argument("--out", type=Path, required=True, help="timings (JSON lines) and a .meta.json beside")
     ap.add_argument("--only", default="", help="comma-separated substrings of the case names to run")
+    ap.add_argument("--case", default="", help=argparse.SUPPRESS)  # the child of _run_isolated
     args = ap.parse_args()
     _import_path(args.kernels)
     import cases
@@ -155,19 +188,22 @@ def main() -> int:
     from kernels.triton.tma_gemm import install_allocator
 
     install_allocator()
+    if args.case:  # one case in this process (the sweep's child): its row on the last line of stdout
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(0)
+        try:
+            row = measure(args.case, cases, gen)
+        except Exception as e:  # a case that does not run here is a row, not the end of the sweep
+            row = {"case": args.case, "status": "error", "error": f"{type(e).__name__}: {e}"[:400],
+                   "trace": traceback.format_exc()[-1200:]}  # fmt: skip
+        print(json.dumps(row), flush=True)
+        return 0
     names = common.selected(cases.CASES, args.only)
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(0)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     started = time.time()
     with args.out.open("w") as f:
         for name in names:
-            try:
-                row = measure(name, cases, gen)
-            except Exception as e:  # a case that does not run here is a row, not the end of the sweep
-                row = {"case": name, "status": "error", "error": f"{type(e).__name__}: {e}"[:400],
-                       "trace": traceback.format_exc()[-1200:]}  # fmt: skip
-            torch.cuda.empty_cache()
+            row = _run_isolated(name, args.kernels)
             print(json.dumps({k: v for k, v in row.items() if k != "trace"}), flush=True)
             f.write(json.dumps(row) + "\n")
     meta = {
