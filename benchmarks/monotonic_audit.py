@@ -1,6 +1,7 @@
 """More work never predicts faster: random launches of the reference kernels beside a bigger twin (CPU).
 
     python benchmarks/monotonic_audit.py [--seed 1] [--count 200] [--kind gemm|softmax|attention] [--tol 0.02]
+    python benchmarks/monotonic_audit.py --measured benchmarks/data/h100_validation91 --recorded-file F [...]
 
 Each draw is a launch of one of the reference Triton kernels and its twin with more of the work that does not
 change how the kernel is compiled: more GEMM rows ``M`` (the tutorial GEMM, ``kernels.triton.gemm``; the
@@ -131,6 +132,47 @@ def audit(draws: list[Draw], predict, tol: float = TOLERANCE) -> tuple[int, list
     return done, bad
 
 
+def measured_twins(
+    rows: list[dict], predictions: dict[str, dict[str, float]], tol: float = TOLERANCE
+) -> tuple[list[str], dict[str, int]]:
+    """The audit's GEMM case against a timed set (validation 91: each (N, K, config) at several M): a line
+    per (N, K, config) with the measured and each prediction file's latencies in order of M, and how many
+    of them have a later M faster than the first beyond ``tol``, measured (key ``"measured"``) and per
+    prediction file. ``rows`` are the set's GEMM records, ``predictions`` file name -> case id -> us."""
+    groups: dict[tuple, list[tuple[int, str, float]]] = {}
+    for r in rows:
+        p = r["problem"]
+        key = (p["N"], p["K"], r["id"].rsplit("/", 1)[-1])
+        groups.setdefault(key, []).append((int(p["M"]), r["id"], float(r["measured_us"]["p50"])))
+    lines, faster = [], {"measured": 0, **{name: 0 for name in predictions}}
+    for key, cases in sorted(groups.items()):
+        cases.sort()
+        series = {"measured": [us for _, _, us in cases]}
+        for name, pred in predictions.items():
+            missing = [cid for _, cid, _ in cases if cid not in pred]
+            if missing:
+                raise ValueError(f"{name}: no prediction for {missing[0]!r}")
+            series[name] = [pred[cid] for _, cid, _ in cases]
+        for name, us in series.items():
+            faster[name] += any(violation(us[0], later, tol) for later in us[1:])
+        m = "/".join(str(mm) for mm, _, _ in cases)
+        cols = " | ".join(f"{name} " + " ".join(f"{u:7.1f}" for u in us) for name, us in series.items())
+        lines.append(f"N={key[0]} K={key[1]} {key[2]} M={m}: {cols}")
+    return lines, faster
+
+
+def _measured_main(folder: Path, files: list[str], tol: float) -> int:
+    import json
+
+    rows = [json.loads(ln) for ln in (folder / "triton_gemm.jsonl").read_text().splitlines() if ln.strip()]
+    rows = [r for r in rows if r.get("status", "ok") == "ok"]
+    predictions = {f: json.loads((folder / f).read_text())["predicted_us"] for f in files}
+    lines, faster = measured_twins(rows, predictions, tol)
+    print("\n".join(lines))
+    print(", ".join(f"{name}: {n} of {len(lines)} with a bigger twin faster" for name, n in faster.items()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
@@ -138,7 +180,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kind", choices=KINDS, action="append", help="kinds to draw (default: all)")
     ap.add_argument("--tol", type=float, default=TOLERANCE, help="how much faster a twin may come out")
     ap.add_argument("--hw", default="h200")
+    ap.add_argument(
+        "--measured",
+        type=Path,
+        help="a timed twin set (validation 91's folder): its twins, measured and predicted",
+    )
+    ap.add_argument(
+        "--recorded-file", action="append", default=None,
+        help="with --measured: prediction files in the folder (default: predicted_before_measuring.json)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
+    if args.measured is not None:
+        files = args.recorded_file or ["predicted_before_measuring.json"]
+        for f in files:
+            if not (args.measured / f).is_file():
+                ap.error(f"--measured {args.measured}: no {f}")
+        if not (args.measured / "triton_gemm.jsonl").is_file():
+            ap.error(f"--measured {args.measured}: no triton_gemm.jsonl (not timed yet?)")
+        return _measured_main(args.measured, files, args.tol)
     if args.count < 1:
         ap.error(f"--count must be >= 1, got {args.count}")
     if not 0 <= args.tol < 1:

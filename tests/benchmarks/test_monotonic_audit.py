@@ -68,3 +68,25 @@ def test_unknown_kinds_and_bad_arguments_are_named(audit):
         audit.draw("conv", random.Random(0))
     with pytest.raises(SystemExit):
         audit.main(["--count", "0"])
+
+
+def test_measured_twins_count_a_later_size_faster_than_the_first(audit):
+    def row(m, n, cfg, us):
+        return {"id": f"gemm/grouped/float16/v91_{m}x{n}/{cfg}", "problem": {"M": m, "N": n, "K": 64},
+                "measured_us": {"p50": us}}  # fmt: skip
+
+    rows = [row(65, 512, "c1", 11.0), row(64, 512, "c1", 10.0), row(128, 512, "c1", 10.1),
+            row(64, 1024, "c2", 20.0), row(65, 1024, "c2", 21.0), row(128, 1024, "c2", 19.0)]  # fmt: skip
+    ids = {r["id"]: r for r in rows}
+    # 'fast' has every twin at 0.9 of its measured time (both draws then have one faster), 'same' none
+    fast = {i: 0.9 * r["measured_us"]["p50"] if r["problem"]["M"] > 64 else r["measured_us"]["p50"]
+            for i, r in ids.items()}  # fmt: skip
+    same = {i: 10.0 for i in ids}
+    lines, faster = audit.measured_twins(rows, {"fast": fast, "same": same})
+    # measured: c2's M = 128 is 5% faster than M = 64 (beyond the 2% tolerance), c1's nothing
+    assert faster == {"measured": 1, "fast": 2, "same": 0}
+    assert len(lines) == 2 and lines[0].startswith(
+        "N=512 K=64 c1 M=64/65/128: measured    10.0    11.0    10.1"
+    )
+    with pytest.raises(ValueError, match="no prediction"):
+        audit.measured_twins(rows, {"short": {}})
