@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The measurements written for a lent GPU (stops 62-83), by name: stop 82 ran the queued ones (alu hot robust,
 # v85-v88, moeblind regsa sfumix wrapped, small copyw moe layout, alone, barrier) on the H200; stop 87 the ones queued
-# since (v89 onewave streamfma v90, onewave twice). Queued now: v91 (stop 88).
+# since (v89 onewave streamfma v90, onewave twice). Queued now: v91 (stop 88; an H100 ran it at stop 89, kept in
+# h100_validation91/, so the H200 run is what stays queued).
 # With no step named it runs nothing and lists the steps:
 #
 #   OUT=... bash benchmarks/device/queued.sh v75 v76 lone    # the steps named (the device tool sets OUT; a call
