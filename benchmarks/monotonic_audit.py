@@ -162,11 +162,12 @@ def measured_twins(
 
 
 def _measured_main(folder: Path, files: list[str], tol: float) -> int:
-    import json
+    """The timed set's measured GEMM records and recorded predictions, read as ``accuracy.py`` reads them
+    (a missing or unmeasured file is its :class:`accuracy.DataError`)."""
+    import accuracy
 
-    rows = [json.loads(ln) for ln in (folder / "triton_gemm.jsonl").read_text().splitlines() if ln.strip()]
-    rows = [r for r in rows if r.get("status", "ok") == "ok"]
-    predictions = {f: json.loads((folder / f).read_text())["predicted_us"] for f in files}
+    rows = [rec for rec, _ in accuracy.load(folder, "gemm/")]
+    predictions = {f: accuracy.recorded_predictions(folder, f) for f in files}
     lines, faster = measured_twins(rows, predictions, tol)
     print("\n".join(lines))
     print(", ".join(f"{name}: {n} of {len(lines)} with a bigger twin faster" for name, n in faster.items()))
@@ -191,13 +192,14 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     args = ap.parse_args(argv)
     if args.measured is not None:
-        files = args.recorded_file or ["predicted_before_measuring.json"]
-        for f in files:
-            if not (args.measured / f).is_file():
-                ap.error(f"--measured {args.measured}: no {f}")
-        if not (args.measured / "triton_gemm.jsonl").is_file():
-            ap.error(f"--measured {args.measured}: no triton_gemm.jsonl (not timed yet?)")
-        return _measured_main(args.measured, files, args.tol)
+        from accuracy import DataError
+
+        try:
+            return _measured_main(
+                args.measured, args.recorded_file or ["predicted_before_measuring.json"], args.tol
+            )
+        except DataError as e:
+            ap.error(f"--measured: {e}")
     if args.count < 1:
         ap.error(f"--count must be >= 1, got {args.count}")
     if not 0 <= args.tol < 1:

@@ -30,18 +30,17 @@ K = 4096
 
 
 def predict_us(row: dict, hw: str) -> float:
-    """The model's latency for one timed row (CPU)."""
-    import tilesight
-    from kernels.triton.gemm import matmul_kernel
-    from tilesight import TensorSpec
+    """The model's latency for one timed row (CPU): the launch the sweeps' ``gemm_case`` builds, predicted
+    as ``accuracy.py`` predicts a measured case."""
+    for folder in (ROOT / "benchmarks", ROOT / "benchmarks" / "triton_sweep"):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    import accuracy
+    import sweep_cases
 
-    bm, bn, bk, w, s = row["config"]
-    m, n, k = row["M"], row["N"], row["K"]
-    a, b, c = TensorSpec((m, k), "float16"), TensorSpec((k, n), "float16"), TensorSpec((m, n), "float16")
-    report = tilesight.estimate(matmul_kernel, (row["tiles"],), a, b, c, m, n, k, k, 1, n, 1, n, 1, hw=hw,
-                                BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=1, num_warps=w,
-                                num_stages=s)  # fmt: skip
-    return report.latency_s * 1e6
+    cfg = sweep_cases.GemmConfig(*row["config"], group_m=1)
+    case = sweep_cases.gemm_case("grouped", ("wave_tail", row["M"], row["N"], row["K"]), "float16", cfg)
+    return accuracy.predict_us(case.to_json(), case.id, hw)
 
 
 def score(path: Path, hw: str) -> int:

@@ -136,7 +136,7 @@ def measure(name: str, cases: Any, gen: Any) -> dict[str, Any]:
     kwargs = {k: _materialise(v, gen) for k, v in launch.kwargs.items()}
     # a uint64 table of addresses gets tensors of its pointee spec to point at, kept alive with the launch
     pointees = []
-    for index, spec in getattr(launch, "pointees", {}).items():
+    for index, spec in launch.pointees.items():
         table = args[index]
         pointees.append([_tensor(spec, gen) for _ in range(table.numel())])
         addresses = torch.tensor([t.data_ptr() for t in pointees[-1]], dtype=torch.uint64)
