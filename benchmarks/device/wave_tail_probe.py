@@ -73,6 +73,8 @@ def main() -> int:
     ap.add_argument("--hw", default="h200")
     args = ap.parse_args()
     if args.score is not None:
+        if not args.score.is_file():
+            ap.error(f"--score {args.score}: no such file")
         return score(args.score, args.hw)
     if args.out is None:
         ap.error("--out or --score")
